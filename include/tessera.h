@@ -1,0 +1,16 @@
+/**
+ * @file tessera.h
+ * @brief tessera: irregular and sparse computation on NVIDIA GPUs, with a CPU
+ *        backend that gives the same answers where no GPU is present.
+ *
+ * One include gives the whole public C API. Every function returns a
+ * ::ts_status; ts_last_error() gives the detail of a failure.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include "tessera/core.h"
+#include "tessera/sparse.h"
+#include "tessera/io.h"
+
+#endif /* TESSERA_H */

@@ -1,0 +1,190 @@
+/**
+ * @file tessera/core.h
+ * @brief Status codes, version, the context (backend, device, stream), buffers.
+ *
+ * Every call returns a ::ts_status. A failed call leaves a message with the
+ * detail (file and line, row, column) that ts_last_error() returns. A context
+ * is used by one host thread at a time; calls that take a NULL context keep
+ * their message in storage local to the calling thread.
+ */
+#ifndef TESSERA_CORE_H
+#define TESSERA_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @name Version */
+/**@{*/
+#define TESSERA_VERSION_MAJOR 0
+#define TESSERA_VERSION_MINOR 1
+#define TESSERA_VERSION_PATCH 0
+/** Version as one integer: major * 10000 + minor * 100 + patch. */
+#define TESSERA_VERSION                                                        \
+  (TESSERA_VERSION_MAJOR * 10000 + TESSERA_VERSION_MINOR * 100 +              \
+   TESSERA_VERSION_PATCH)
+/**@}*/
+
+#if defined(_WIN32)
+#define TS_API
+#elif defined(__GNUC__)
+#define TS_API __attribute__((visibility("default")))
+#else
+#define TS_API
+#endif
+
+/** Status returned by every tessera call. */
+typedef enum ts_status {
+  TS_SUCCESS = 0,                /**< The call did what it was asked. */
+  TS_ERROR_INVALID_ARGUMENT = 1, /**< A NULL pointer, negative size, bad enum. */
+  TS_ERROR_INVALID_MATRIX = 2,   /**< A container failed validation. */
+  TS_ERROR_OUT_OF_MEMORY = 3,    /**< A host or device allocation failed. */
+  TS_ERROR_OVERFLOW = 4,         /**< A size does not fit the index type. */
+  TS_ERROR_IO = 5,               /**< A file could not be opened, read or written. */
+  TS_ERROR_PARSE = 6,            /**< Malformed Matrix Market text. */
+  TS_ERROR_UNSUPPORTED = 7,      /**< Valid input tessera does not handle (complex values). */
+  TS_ERROR_NO_DEVICE = 8,        /**< CUDA was asked for but no usable GPU or driver. */
+  TS_ERROR_CUDA = 9,             /**< A CUDA call or kernel failed. */
+  TS_ERROR_INTERNAL = 10         /**< A bug in tessera; please report it. */
+} ts_status;
+
+/** Short fixed English text for a status ("invalid argument"). Never NULL. */
+TS_API const char *ts_status_string(ts_status status);
+
+/** Library version at run time (TESSERA_VERSION of the built library). */
+TS_API int ts_version(void);
+
+/** Value type of matrix and vector entries. */
+typedef enum ts_dtype {
+  TS_FLOAT32 = 0, /**< IEEE single precision. */
+  TS_FLOAT64 = 1  /**< IEEE double precision. */
+} ts_dtype;
+
+/** Size in bytes of one value of @p dtype (4 or 8; 0 for an unknown type). */
+TS_API size_t ts_dtype_size(ts_dtype dtype);
+
+/** Which implementation runs a context's work. */
+typedef enum ts_backend {
+  TS_BACKEND_AUTO = 0, /**< CUDA if a GPU and driver are usable, else CPU. */
+  TS_BACKEND_CPU = 1,  /**< Host threads (OpenMP). */
+  TS_BACKEND_CUDA = 2  /**< An NVIDIA GPU. */
+} ts_backend;
+
+/** Name of a backend ("cpu", "cuda", "auto"). */
+TS_API const char *ts_backend_name(ts_backend backend);
+
+/** Options for ts_context_create(); zero-initialise, then set fields. */
+typedef struct ts_context_options {
+  ts_backend backend; /**< Requested backend; AUTO by default. */
+  int device;         /**< CUDA device ordinal (default 0). */
+  void *stream;       /**< cudaStream_t to run on; NULL = the context's own stream. */
+  int num_threads;    /**< CPU threads; 0 = OpenMP's default. */
+} ts_context_options;
+
+/** Opaque execution context. One host thread at a time. */
+typedef struct ts_context ts_context;
+
+/**
+ * Create a context. @p options may be NULL (AUTO backend, device 0).
+ * Forcing TS_BACKEND_CUDA where no GPU is usable returns TS_ERROR_NO_DEVICE
+ * and sets *ctx to NULL; the reason is in ts_last_error(NULL).
+ */
+TS_API ts_status ts_context_create(ts_context **ctx,
+                                   const ts_context_options *options);
+
+/** Destroy a context (waits for its outstanding GPU work). NULL is a no-op. */
+TS_API void ts_context_destroy(ts_context *ctx);
+
+/** Backend the context resolved to (never AUTO). */
+TS_API ts_backend ts_context_backend(const ts_context *ctx);
+
+/** Properties of the device behind a context. */
+typedef struct ts_device_info {
+  char name[256];            /**< "NVIDIA H200" or the CPU's description. */
+  int ordinal;               /**< CUDA device ordinal, -1 on the CPU. */
+  int compute_major;         /**< Compute capability (0 on the CPU). */
+  int compute_minor;         /**< Compute capability (0 on the CPU). */
+  int multiprocessors;       /**< SMs, or CPU threads available. */
+  int64_t global_memory;     /**< Bytes of device memory (0 on the CPU). */
+  int64_t l2_cache_bytes;    /**< L2 size in bytes (0 on the CPU). */
+  int64_t shared_per_block;  /**< Largest opt-in shared memory per block. */
+  int driver_version;        /**< CUDA driver version (0 on the CPU). */
+  int runtime_version;       /**< CUDA runtime version (0 on the CPU). */
+} ts_device_info;
+
+/** Fill @p info for the context's device. */
+TS_API ts_status ts_context_device_info(ts_context *ctx, ts_device_info *info);
+
+/**
+ * Wait for all work queued on the context's stream. A fault inside an earlier
+ * kernel surfaces here as TS_ERROR_CUDA, with the operation that launched it
+ * named in the message. On the CPU backend this returns TS_SUCCESS at once.
+ */
+TS_API ts_status ts_context_sync(ts_context *ctx);
+
+/** The context's CUDA stream (cudaStream_t) or NULL on the CPU backend. */
+TS_API void *ts_context_stream(const ts_context *ctx);
+
+/**
+ * Message of the last failed call on @p ctx, or, for ctx NULL, of the last
+ * failed call in this thread that had no context. "" when none failed.
+ */
+TS_API const char *ts_last_error(const ts_context *ctx);
+
+/** Where a buffer's bytes live. */
+typedef enum ts_memory {
+  TS_MEMORY_HOST = 0,  /**< Host memory, readable by the CPU. */
+  TS_MEMORY_DEVICE = 1 /**< Backend memory: GPU memory on CUDA, host memory on CPU. */
+} ts_memory;
+
+/** A block of bytes in host or backend memory, owned by tessera. */
+typedef struct ts_buffer ts_buffer;
+
+/** Allocate @p bytes (0 allowed) in @p memory for @p ctx. */
+TS_API ts_status ts_buffer_create(ts_context *ctx, ts_memory memory,
+                                  size_t bytes, ts_buffer **buffer);
+
+/** Free a buffer (NULL is a no-op). Waits for the context's stream first. */
+TS_API void ts_buffer_destroy(ts_buffer *buffer);
+
+/** Address of the buffer's first byte (NULL for a 0-byte buffer). */
+TS_API void *ts_buffer_data(const ts_buffer *buffer);
+
+/** Size in bytes. */
+TS_API size_t ts_buffer_size(const ts_buffer *buffer);
+
+/** Where the buffer lives. */
+TS_API ts_memory ts_buffer_memory(const ts_buffer *buffer);
+
+/**
+ * Copy @p bytes from host memory @p src into @p buffer at @p offset.
+ * Completes before returning (the host memory may be reused at once).
+ */
+TS_API ts_status ts_buffer_upload(ts_context *ctx, ts_buffer *buffer,
+                                  size_t offset, const void *src,
+                                  size_t bytes);
+
+/**
+ * Copy @p bytes from @p buffer at @p offset into host memory @p dst.
+ * Synchronising: faults of earlier kernels surface here.
+ */
+TS_API ts_status ts_buffer_download(ts_context *ctx, const ts_buffer *buffer,
+                                    size_t offset, void *dst, size_t bytes);
+
+/** Copy between two buffers, asynchronously on the context's stream. */
+TS_API ts_status ts_buffer_copy(ts_context *ctx, ts_buffer *dst,
+                                size_t dst_offset, const ts_buffer *src,
+                                size_t src_offset, size_t bytes);
+
+/** Set every byte of a buffer to @p value (asynchronous on CUDA). */
+TS_API ts_status ts_buffer_fill_bytes(ts_context *ctx, ts_buffer *buffer,
+                                      int value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_CORE_H */

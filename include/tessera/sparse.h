@@ -1,0 +1,208 @@
+/**
+ * @file tessera/sparse.h
+ * @brief Sparse containers (COO, CSR, CSC) in host memory, conversions,
+ *        validation, and SpMV.
+ *
+ * Dimensions are at most INT32_MAX (indices are 32-bit); nonzero counts and
+ * offsets are 64-bit. A size beyond either limit is refused with
+ * TS_ERROR_OVERFLOW, never wrapped.
+ *
+ * Containers are plain structs that tessera allocates (ts_*_create) and
+ * frees (ts_*_destroy); their arrays may be filled by the caller.
+ */
+#ifndef TESSERA_SPARSE_H
+#define TESSERA_SPARSE_H
+
+#include "tessera/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest row or column count (indices are int32_t). */
+#define TS_MAX_DIMENSION INT32_MAX
+
+/** How the stored entries relate to the whole matrix. */
+typedef enum ts_symmetry {
+  TS_GENERAL = 0,        /**< Every entry is stored. */
+  TS_SYMMETRIC = 1,      /**< Lower triangle stored; A(j,i) = A(i,j). */
+  TS_SKEW_SYMMETRIC = 2, /**< Strict lower triangle stored; A(j,i) = -A(i,j). */
+  TS_HERMITIAN = 3       /**< As symmetric for real values. */
+} ts_symmetry;
+
+/** Name of a symmetry ("general", "symmetric", ...). */
+TS_API const char *ts_symmetry_name(ts_symmetry symmetry);
+
+/** Coordinate (triplet) matrix: entry k is (row_idx[k], col_idx[k], values[k]). */
+typedef struct ts_coo {
+  int64_t rows;         /**< Number of rows. */
+  int64_t cols;         /**< Number of columns. */
+  int64_t nnz;          /**< Stored entries (explicit zeros count). */
+  int64_t capacity;     /**< Allocated entries (>= nnz). */
+  int32_t *row_idx;     /**< Zero-based row of each entry. */
+  int32_t *col_idx;     /**< Zero-based column of each entry. */
+  void *values;         /**< nnz values of type dtype. */
+  ts_dtype dtype;       /**< Value type. */
+  ts_symmetry symmetry; /**< What the stored entries represent. */
+} ts_coo;
+
+/** Compressed sparse row matrix. */
+typedef struct ts_csr {
+  int64_t rows;         /**< Number of rows. */
+  int64_t cols;         /**< Number of columns. */
+  int64_t nnz;          /**< Stored entries = row_ptr[rows]. */
+  int64_t *row_ptr;     /**< rows + 1 offsets, row_ptr[0] = 0. */
+  int32_t *col_idx;     /**< Column of each entry, sorted within a row. */
+  void *values;         /**< nnz values of type dtype. */
+  ts_dtype dtype;       /**< Value type. */
+  ts_symmetry symmetry; /**< What the stored entries represent. */
+} ts_csr;
+
+/** Compressed sparse column matrix. */
+typedef struct ts_csc {
+  int64_t rows;         /**< Number of rows. */
+  int64_t cols;         /**< Number of columns. */
+  int64_t nnz;          /**< Stored entries = col_ptr[cols]. */
+  int64_t *col_ptr;     /**< cols + 1 offsets, col_ptr[0] = 0. */
+  int32_t *row_idx;     /**< Row of each entry, sorted within a column. */
+  void *values;         /**< nnz values of type dtype. */
+  ts_dtype dtype;       /**< Value type. */
+  ts_symmetry symmetry; /**< What the stored entries represent. */
+} ts_csc;
+
+/** Allocate a COO matrix with room for @p capacity entries; nnz starts at 0. */
+TS_API ts_status ts_coo_create(ts_context *ctx, int64_t rows, int64_t cols,
+                               int64_t capacity, ts_dtype dtype,
+                               ts_coo **coo);
+/** Free a COO matrix (NULL is a no-op). */
+TS_API void ts_coo_destroy(ts_coo *coo);
+
+/** Allocate a CSR matrix of @p nnz entries; row_ptr is zeroed. */
+TS_API ts_status ts_csr_create(ts_context *ctx, int64_t rows, int64_t cols,
+                               int64_t nnz, ts_dtype dtype, ts_csr **csr);
+/** Free a CSR matrix (NULL is a no-op). */
+TS_API void ts_csr_destroy(ts_csr *csr);
+
+/** Allocate a CSC matrix of @p nnz entries; col_ptr is zeroed. */
+TS_API ts_status ts_csc_create(ts_context *ctx, int64_t rows, int64_t cols,
+                               int64_t nnz, ts_dtype dtype, ts_csc **csc);
+/** Free a CSC matrix (NULL is a no-op). */
+TS_API void ts_csc_destroy(ts_csc *csc);
+
+/** Deep copy of a CSR matrix. */
+TS_API ts_status ts_csr_copy(ts_context *ctx, const ts_csr *src, ts_csr **dst);
+
+/** Options for conversions from COO. */
+typedef enum ts_duplicates {
+  TS_DUPLICATES_SUM = 0,   /**< Entries at the same (i,j) are added (default). */
+  TS_DUPLICATES_ERROR = 1  /**< Duplicates are refused: TS_ERROR_INVALID_MATRIX. */
+} ts_duplicates;
+
+/**
+ * CSR from COO: entries sorted by (row, column), duplicates handled as
+ * @p duplicates says, explicit zeros kept. Indices are checked for range.
+ * The result keeps the COO's symmetry tag and value type.
+ */
+TS_API ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo,
+                                 ts_duplicates duplicates, ts_csr **csr);
+
+/** COO from CSR, in row-major order. */
+TS_API ts_status ts_coo_from_csr(ts_context *ctx, const ts_csr *csr,
+                                 ts_coo **coo);
+
+/** CSC from CSR (same matrix, column-major storage). */
+TS_API ts_status ts_csc_from_csr(ts_context *ctx, const ts_csr *csr,
+                                 ts_csc **csc);
+
+/** CSR from CSC (same matrix, row-major storage). */
+TS_API ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc,
+                                 ts_csr **csr);
+
+/** B = A^T as a new CSR matrix (rows and columns swapped). */
+TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a,
+                                  ts_csr **at);
+
+/**
+ * Expand a symmetric, skew-symmetric or hermitian COO into a general one
+ * holding both triangles (mirror entries are added; the diagonal once).
+ * A general input is copied.
+ */
+TS_API ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo,
+                                         ts_coo **general);
+
+/**
+ * Check a CSR matrix: offsets start at 0, are monotone and end at nnz;
+ * column indices are in range, strictly increasing within each row (so no
+ * duplicates). On failure returns TS_ERROR_INVALID_MATRIX and the message
+ * names the offending row and entry.
+ */
+TS_API ts_status ts_csr_check(ts_context *ctx, const ts_csr *csr);
+
+/** The same checks for CSC, by column. */
+TS_API ts_status ts_csc_check(ts_context *ctx, const ts_csc *csc);
+
+/** Check a COO matrix: indices in range, nnz <= capacity. */
+TS_API ts_status ts_coo_check(ts_context *ctx, const ts_coo *coo);
+
+/** Row-length and pattern statistics of a CSR matrix. */
+typedef struct ts_csr_stats {
+  int64_t rows;            /**< Rows. */
+  int64_t cols;            /**< Columns. */
+  int64_t nnz;             /**< Stored entries. */
+  int64_t min_row;         /**< Shortest row. */
+  int64_t max_row;         /**< Longest row. */
+  double mean_row;         /**< Mean row length. */
+  double stddev_row;       /**< Standard deviation of row lengths. */
+  int64_t empty_rows;      /**< Rows with no entry. */
+  int64_t max_col;         /**< Longest column (entries in one column). */
+  int64_t empty_cols;      /**< Columns with no entry. */
+  int64_t diagonal;        /**< Stored diagonal entries. */
+  int64_t bandwidth;       /**< max |i - j| over stored entries. */
+  double pattern_symmetry; /**< Fraction of off-diagonal entries whose mirror is stored (1 = symmetric pattern). */
+  double value_symmetry;   /**< Fraction of off-diagonal entries with A(j,i) == A(i,j). */
+} ts_csr_stats;
+
+/** Compute ::ts_csr_stats (symmetry fields need a square, checked matrix). */
+TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr,
+                                      ts_csr_stats *stats);
+
+/**
+ * y = alpha * A * x + beta * y on the host (CPU backend, OpenMP), with A, x
+ * and y of A's value type and in host memory. A must be TS_GENERAL (expand
+ * symmetric storage first). @p ctx may be NULL. beta = 0 ignores y's input
+ * (NaN in y does not propagate). Deterministic: each row is summed in order.
+ */
+TS_API ts_status ts_csr_spmv_host(ts_context *ctx, double alpha,
+                                  const ts_csr *a, const void *x, double beta,
+                                  void *y);
+
+/** A prepared SpMV: the matrix in backend memory, ready to run many times. */
+typedef struct ts_spmv_plan ts_spmv_plan;
+
+/**
+ * Prepare y = alpha*A*x + beta*y on the context's backend: copies A into
+ * backend memory (GPU memory on CUDA) and sizes any workspace.
+ */
+TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a,
+                                     ts_spmv_plan **plan);
+
+/** Free a plan (NULL is a no-op). */
+TS_API void ts_spmv_plan_destroy(ts_spmv_plan *plan);
+
+/**
+ * Run the plan: x (cols values) and y (rows values) are buffers in
+ * TS_MEMORY_DEVICE of the plan's context. Allocates nothing and does not
+ * wait for the GPU; faults surface at the next ts_context_sync().
+ */
+TS_API ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha,
+                                 const ts_buffer *x, double beta,
+                                 ts_buffer *y);
+
+/** Bytes a plan's SpMV must move at least (matrix, x, y read and written). */
+TS_API int64_t ts_spmv_plan_bytes(const ts_spmv_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_SPARSE_H */

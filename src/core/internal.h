@@ -1,0 +1,67 @@
+/* Internal declarations shared by tessera's sources; not installed. */
+#ifndef TESSERA_INTERNAL_H
+#define TESSERA_INTERNAL_H
+
+#include "tessera.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSI_MESSAGE_SIZE 1024
+
+struct ts_context {
+  ts_backend backend;
+  int device;
+  void *stream;      /* cudaStream_t */
+  bool owns_stream;  /* created by tessera, destroyed with the context */
+  int num_threads;
+  const char *last_async_op; /* operation of the most recent launch */
+  ts_progress_fn progress;
+  void *progress_user;
+  char message[TSI_MESSAGE_SIZE];
+};
+
+/* Record a printf-style message for ctx (thread-local when ctx is NULL) and
+ * return status, so that error paths read `return tsi_error(ctx, ...)`. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+ts_status tsi_error(ts_context *ctx, ts_status status, const char *format, ...);
+
+/* Message storage for ctx (thread-local when ctx is NULL). */
+char *tsi_message_slot(ts_context *ctx);
+
+/* Allocation helpers: NULL on overflow or failure; count * size checked. */
+void *tsi_malloc_array(int64_t count, size_t size);
+void *tsi_calloc_array(int64_t count, size_t size);
+
+/* a * b into *out unless it passes INT64_MAX; returns false on overflow. */
+bool tsi_mul_overflows(int64_t a, int64_t b, int64_t *out);
+
+/* Report progress; returns TS_ERROR_INVALID_ARGUMENT when cancelled. */
+ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total);
+
+/* CUDA side of the context; stubs when tessera is built without CUDA. */
+int tsi_cuda_available(void);
+ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *options);
+void tsi_cuda_context_release(ts_context *ctx);
+ts_status tsi_cuda_sync(ts_context *ctx);
+ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info);
+ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes);
+void tsi_cuda_free(void *ptr);
+ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *dst, const void *src, size_t bytes);
+ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *dst, const void *src, size_t bytes);
+ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, size_t bytes);
+ts_status tsi_cuda_memset(ts_context *ctx, void *dst, int value, size_t bytes);
+/* Check the launch just queued by `op`; records op for later faults. */
+ts_status tsi_cuda_check_launch(ts_context *ctx, const char *op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_INTERNAL_H */

@@ -1,0 +1,85 @@
+/* A small test harness: CHECK records a failure and carries on; the
+ * program ends with the plain line "N passed, N failed" and exits non-zero
+ * if anything failed. Exit code 77 means skipped (CTest shows it). */
+#ifndef TESSERA_TEST_COMMON_H
+#define TESSERA_TEST_COMMON_H
+
+#include "tessera.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int test_passed, test_failed;
+
+#define CHECK(cond)                                                                  \
+  do {                                                                               \
+    if (cond) {                                                                      \
+      test_passed++;                                                                 \
+    } else {                                                                         \
+      test_failed++;                                                                 \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
+    }                                                                                \
+  } while (0)
+
+#define CHECK_MSG(cond, ...)                                                         \
+  do {                                                                               \
+    if (cond) {                                                                      \
+      test_passed++;                                                                 \
+    } else {                                                                         \
+      test_failed++;                                                                 \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);       \
+      fprintf(stderr, __VA_ARGS__);                                                  \
+      fputc('\n', stderr);                                                           \
+    }                                                                                \
+  } while (0)
+
+/* A call expected to succeed; prints the status and message otherwise. */
+#define CHECK_OK(ctx, call)                                                          \
+  do {                                                                               \
+    ts_status check_ok_status = (call);                                              \
+    CHECK_MSG(check_ok_status == TS_SUCCESS, "%s: %s", ts_status_string(check_ok_status), \
+              ts_last_error(ctx));                                                   \
+  } while (0)
+
+/* A call expected to fail with `status`. */
+#define CHECK_STATUS(ctx, call, status)                                              \
+  do {                                                                               \
+    ts_status check_status_got = (call);                                             \
+    CHECK_MSG(check_status_got == (status), "got %s, want %s (%s)",                  \
+              ts_status_string(check_status_got), ts_status_string(status), ts_last_error(ctx)); \
+  } while (0)
+
+static inline int test_finish(void) {
+  printf("%d passed, %d failed\n", test_passed, test_failed);
+  return test_failed == 0 ? 0 : 1;
+}
+
+static inline int test_skip(const char *why) {
+  printf("SKIPPED: %s\n", why);
+  return 77;
+}
+
+/* Folder of the Matrix Market corpus, or NULL when absent. */
+static inline const char *test_matrices_dir(void) {
+  const char *dir = getenv("TESSERA_MATRICES");
+  if (!dir || !*dir) return NULL;
+  char manifest[4096];
+  snprintf(manifest, sizeof manifest, "%s/MANIFEST.tsv", dir);
+  FILE *f = fopen(manifest, "r");
+  if (!f) return NULL;
+  fclose(f);
+  return dir;
+}
+
+/* Deterministic pseudo-random doubles in [-1, 1) (splitmix64). */
+static inline double test_random(unsigned long long *state) {
+  unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+#endif
