@@ -6,10 +6,14 @@
 
 const char *ts_symmetry_name(ts_symmetry symmetry) {
   switch (symmetry) {
-  case TS_GENERAL: return "general";
-  case TS_SYMMETRIC: return "symmetric";
-  case TS_SKEW_SYMMETRIC: return "skew-symmetric";
-  case TS_HERMITIAN: return "hermitian";
+  case TS_GENERAL:
+    return "general";
+  case TS_SYMMETRIC:
+    return "symmetric";
+  case TS_SKEW_SYMMETRIC:
+    return "skew-symmetric";
+  case TS_HERMITIAN:
+    return "hermitian";
   }
   return "unknown";
 }
@@ -21,10 +25,17 @@ static ts_status check_shape(ts_context *ctx, const char *op, int64_t rows, int6
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: negative size (%lld x %lld, %lld entries)", op,
                      (long long)rows, (long long)cols, (long long)count);
   if (rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION)
-    return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld x %lld exceeds the largest dimension %d", op,
-                     (long long)rows, (long long)cols, TS_MAX_DIMENSION);
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld x %lld exceeds the largest dimension %d", op, (long long)rows,
+                     (long long)cols, TS_MAX_DIMENSION);
   if (ts_dtype_size(dtype) == 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", op, (int)dtype);
+  /* The widest array (indices or values) must have a byte size that fits
+   * int64 and size_t: refused here rather than reported as out of memory. */
+  size_t widest = ts_dtype_size(dtype) > sizeof(int32_t) ? ts_dtype_size(dtype) : sizeof(int32_t);
+  int64_t bytes = 0;
+  if (tsi_mul_overflows(count, (int64_t)widest, &bytes) || (uint64_t)bytes > (uint64_t)SIZE_MAX)
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld entries of %zu bytes exceed the largest addressable size", op,
+                     (long long)count, widest);
   return TS_SUCCESS;
 }
 
@@ -32,14 +43,16 @@ static ts_status out_of_memory(ts_context *ctx, const char *op, int64_t count) {
   return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld entries", op, (long long)count);
 }
 
-ts_status ts_coo_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t capacity, ts_dtype dtype,
-                        ts_coo **coo) {
-  if (!coo) return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_coo_create: coo is NULL");
+ts_status ts_coo_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t capacity, ts_dtype dtype, ts_coo **coo) {
+  if (!coo)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_coo_create: coo is NULL");
   *coo = NULL;
   ts_status st = check_shape(ctx, "ts_coo_create", rows, cols, capacity, dtype);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   ts_coo *m = calloc(1, sizeof *m);
-  if (!m) return out_of_memory(ctx, "ts_coo_create", capacity);
+  if (!m)
+    return out_of_memory(ctx, "ts_coo_create", capacity);
   m->rows = rows;
   m->cols = cols;
   m->capacity = capacity;
@@ -56,7 +69,8 @@ ts_status ts_coo_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t cap
 }
 
 void ts_coo_destroy(ts_coo *coo) {
-  if (!coo) return;
+  if (!coo)
+    return;
   free(coo->row_idx);
   free(coo->col_idx);
   free(coo->values);
@@ -69,17 +83,21 @@ static ts_status compressed_create(ts_context *ctx, const char *op, int64_t majo
   *ptr = tsi_calloc_array(majors + 1, sizeof(int64_t));
   *idx = tsi_malloc_array(nnz, sizeof(int32_t));
   *values = tsi_malloc_array(nnz, ts_dtype_size(dtype));
-  if (!*ptr || !*idx || !*values) return out_of_memory(ctx, op, nnz);
+  if (!*ptr || !*idx || !*values)
+    return out_of_memory(ctx, op, nnz);
   return TS_SUCCESS;
 }
 
 ts_status ts_csr_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz, ts_dtype dtype, ts_csr **csr) {
-  if (!csr) return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_create: csr is NULL");
+  if (!csr)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_create: csr is NULL");
   *csr = NULL;
   ts_status st = check_shape(ctx, "ts_csr_create", rows, cols, nnz, dtype);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   ts_csr *m = calloc(1, sizeof *m);
-  if (!m) return out_of_memory(ctx, "ts_csr_create", nnz);
+  if (!m)
+    return out_of_memory(ctx, "ts_csr_create", nnz);
   m->rows = rows;
   m->cols = cols;
   m->nnz = nnz;
@@ -94,7 +112,8 @@ ts_status ts_csr_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz
 }
 
 void ts_csr_destroy(ts_csr *csr) {
-  if (!csr) return;
+  if (!csr)
+    return;
   free(csr->row_ptr);
   free(csr->col_idx);
   free(csr->values);
@@ -102,12 +121,15 @@ void ts_csr_destroy(ts_csr *csr) {
 }
 
 ts_status ts_csc_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz, ts_dtype dtype, ts_csc **csc) {
-  if (!csc) return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csc_create: csc is NULL");
+  if (!csc)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csc_create: csc is NULL");
   *csc = NULL;
   ts_status st = check_shape(ctx, "ts_csc_create", rows, cols, nnz, dtype);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   ts_csc *m = calloc(1, sizeof *m);
-  if (!m) return out_of_memory(ctx, "ts_csc_create", nnz);
+  if (!m)
+    return out_of_memory(ctx, "ts_csc_create", nnz);
   m->rows = rows;
   m->cols = cols;
   m->nnz = nnz;
@@ -122,7 +144,8 @@ ts_status ts_csc_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz
 }
 
 void ts_csc_destroy(ts_csc *csc) {
-  if (!csc) return;
+  if (!csc)
+    return;
   free(csc->col_ptr);
   free(csc->row_idx);
   free(csc->values);
@@ -130,9 +153,14 @@ void ts_csc_destroy(ts_csc *csc) {
 }
 
 ts_status ts_csr_copy(ts_context *ctx, const ts_csr *src, ts_csr **dst) {
-  if (!src || !dst) return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_copy: NULL argument");
+  if (!src || !dst)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_copy: NULL argument");
+  *dst = NULL;
+  if (!src->row_ptr || (src->nnz > 0 && (!src->col_idx || !src->values)))
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "ts_csr_copy: source arrays are NULL");
   ts_status st = ts_csr_create(ctx, src->rows, src->cols, src->nnz, src->dtype, dst);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   memcpy((*dst)->row_ptr, src->row_ptr, (size_t)(src->rows + 1) * sizeof(int64_t));
   memcpy((*dst)->col_idx, src->col_idx, (size_t)src->nnz * sizeof(int32_t));
   memcpy((*dst)->values, src->values, (size_t)src->nnz * ts_dtype_size(src->dtype));

@@ -1,0 +1,33 @@
+/* Counting transpose of a compressed layout: group entries by their minor
+ * index (CSR -> CSC, or CSR(A) -> CSR(A^T)). The classic two-pass counting
+ * sort (as in Gustavson, "Two fast algorithms for sparse matrices:
+ * multiplication and permuted transposition", ACM TOMS 1978). */
+#include "convert_internal.h"
+
+#include <string.h>
+
+void tsi_compressed_transpose(int64_t majors, int64_t minors, int64_t nnz, const int64_t *ptr, const int32_t *idx,
+                              const void *values, ts_dtype dtype, int64_t *out_ptr, int32_t *out_idx,
+                              void *out_values) {
+  memset(out_ptr, 0, (size_t)(minors + 1) * sizeof *out_ptr);
+  for (int64_t k = 0; k < nnz; k++)
+    out_ptr[idx[k] + 1]++;
+  for (int64_t j = 0; j < minors; j++)
+    out_ptr[j + 1] += out_ptr[j];
+  /* out_ptr[j] is the cursor of group j; scattering majors in increasing
+   * order keeps each group sorted and the sort stable. */
+  for (int64_t i = 0; i < majors; i++) {
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      int64_t dest = out_ptr[idx[k]]++;
+      out_idx[dest] = (int32_t)i;
+      if (dtype == TS_FLOAT32)
+        ((float *)out_values)[dest] = ((const float *)values)[k];
+      else
+        ((double *)out_values)[dest] = ((const double *)values)[k];
+    }
+  }
+  /* Each cursor now holds the end of its group = the start of the next. */
+  for (int64_t j = minors; j > 0; j--)
+    out_ptr[j] = out_ptr[j - 1];
+  out_ptr[0] = 0;
+}

@@ -1,0 +1,105 @@
+/* Statistics of a CSR matrix's stored entries: row lengths (min, max, mean,
+ * population standard deviation, empty rows), column counts, diagonal,
+ * bandwidth, and for square matrices the fraction of off-diagonal entries
+ * whose mirror is stored (and holds an equal value), found by binary search
+ * in the mirror's sorted row: O(nnz log(max row)). */
+#include "convert_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Position of column j in the sorted row [lo, hi) of cols, or -1. */
+static int64_t find_column(const int32_t *cols, int64_t lo, int64_t hi, int32_t j) {
+  int64_t end = hi;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cols[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && cols[lo] == j ? lo : -1;
+}
+
+ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats *stats) {
+  if (!csr || !stats)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_stats_compute: NULL argument");
+  ts_status st =
+      tsi_compressed_check(ctx, "ts_csr_stats_compute", "row", "column", csr->rows, csr->cols, csr->rows, csr->cols,
+                           csr->nnz, csr->row_ptr, csr->col_idx, csr->values, csr->dtype, csr->symmetry);
+  if (st != TS_SUCCESS)
+    return st;
+  int64_t rows = csr->rows, cols = csr->cols, nnz = csr->nnz;
+  const int64_t *ptr = csr->row_ptr;
+  const int32_t *col_idx = csr->col_idx;
+  int64_t *col_count = tsi_calloc_array(cols, sizeof(int64_t));
+  if (!col_count)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_csr_stats_compute: cannot allocate %lld column counts",
+                     (long long)cols);
+
+  ts_csr_stats s;
+  memset(&s, 0, sizeof s);
+  s.rows = rows;
+  s.cols = cols;
+  s.nnz = nnz;
+  s.min_row = rows > 0 ? INT64_MAX : 0;
+  s.mean_row = rows > 0 ? (double)nnz / (double)rows : 0.0;
+  double squares = 0.0;
+  for (int64_t i = 0; i < rows; i++) {
+    int64_t n = ptr[i + 1] - ptr[i];
+    if (n < s.min_row)
+      s.min_row = n;
+    if (n > s.max_row)
+      s.max_row = n;
+    if (n == 0)
+      s.empty_rows++;
+    /* Two passes (mean first) avoid the cancellation of sum(x^2) - n*mean^2. */
+    squares += ((double)n - s.mean_row) * ((double)n - s.mean_row);
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      int64_t j = col_idx[k];
+      col_count[j]++;
+      if (j == i)
+        s.diagonal++;
+      int64_t distance = j > i ? j - i : i - j;
+      if (distance > s.bandwidth)
+        s.bandwidth = distance;
+    }
+  }
+  s.stddev_row = rows > 0 ? sqrt(squares / (double)rows) : 0.0;
+  for (int64_t j = 0; j < cols; j++) {
+    if (col_count[j] > s.max_col)
+      s.max_col = col_count[j];
+    if (col_count[j] == 0)
+      s.empty_cols++;
+  }
+
+  if (rows == cols) {
+    int64_t off_diagonal = nnz - s.diagonal, mirrored = 0, equal = 0;
+    bool single = csr->dtype == TS_FLOAT32;
+    const float *vf = csr->values;
+    const double *vd = csr->values;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : mirrored, equal) num_threads(tsi_thread_count(ctx)) \
+    if (nnz > 100000)
+#endif
+    for (int64_t i = 0; i < rows; i++) {
+      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+        int32_t j = col_idx[k];
+        if (j == i)
+          continue;
+        int64_t m = find_column(col_idx, ptr[j], ptr[j + 1], (int32_t)i);
+        if (m < 0)
+          continue;
+        mirrored++;
+        if (single ? vf[m] == vf[k] : vd[m] == vd[k])
+          equal++;
+      }
+    }
+    s.pattern_symmetry = off_diagonal > 0 ? (double)mirrored / (double)off_diagonal : 1.0;
+    s.value_symmetry = off_diagonal > 0 ? (double)equal / (double)off_diagonal : 1.0;
+  }
+  free(col_count);
+  *stats = s;
+  return TS_SUCCESS;
+}
