@@ -9,18 +9,26 @@
 #include <stdlib.h>
 
 template <typename Value, typename Offset, int Lanes>
-__global__ void spmv_csr_vector(int64_t rows, const Offset *__restrict__ row_ptr,
-                                const int32_t *__restrict__ col_idx, const Value *__restrict__ values,
-                                Value alpha, const Value *__restrict__ x, Value beta, Value *__restrict__ y) {
+__global__ void spmv_csr_vector(int64_t rows, const Offset *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+                                const Value *__restrict__ values, Value alpha, const Value *__restrict__ x, Value beta,
+                                Value *__restrict__ y) {
   int64_t thread = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int64_t row = thread / Lanes;
   int lane = (int)(thread % Lanes);
-  if (row >= rows) return;
+  /* Threads past the last row stay for the shuffles: a full-mask shuffle
+   * must not name threads that have exited. */
+  bool active = row < rows;
   Value sum = 0;
-  for (Offset k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += Lanes) sum += values[k] * __ldg(&x[col_idx[k]]);
+  if (active) {
+    Offset end = row_ptr[row + 1];
+    for (Offset k = row_ptr[row] + lane; k < end; k += Lanes)
+      sum += values[k] * __ldg(&x[col_idx[k]]);
+  }
   /* Group of Lanes consecutive threads; a row never straddles a warp. */
-  for (int offset = Lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, Lanes);
-  if (lane == 0) y[row] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[row];
+  for (int offset = Lanes / 2; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset, Lanes);
+  if (active && lane == 0)
+    y[row] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[row];
 }
 
 template <typename Value, typename Offset>
@@ -30,9 +38,9 @@ static void launch(const ts_spmv_plan *p, Value alpha, const Value *x, Value bet
   unsigned grid = (unsigned)((threads + block - 1) / block);
   const Offset *rp = (const Offset *)p->d_row_ptr;
   const Value *v = (const Value *)p->d_values;
-#define TSI_LAUNCH(L)                                                                                 \
-  case L:                                                                                             \
-    spmv_csr_vector<Value, Offset, L><<<grid, block, 0, stream>>>(p->rows, rp, p->d_col_idx, v, alpha, x, beta, y); \
+#define TSI_LAUNCH(L)                                                                                                  \
+  case L:                                                                                                              \
+    spmv_csr_vector<Value, Offset, L><<<grid, block, 0, stream>>>(p->rows, rp, p->d_col_idx, v, alpha, x, beta, y);    \
     break
   switch (p->lanes_per_row) {
     TSI_LAUNCH(1);
@@ -52,24 +60,31 @@ extern "C" ts_status tsi_spmv_cuda_upload(ts_spmv_plan *p, const ts_csr *a) {
   p->wide_offsets = a->nnz > INT32_MAX;
   size_t offset_size = p->wide_offsets ? sizeof(int64_t) : sizeof(int32_t);
   ts_status st = tsi_cuda_malloc(ctx, &p->d_row_ptr, (size_t)(a->rows + 1) * offset_size);
-  if (st == TS_SUCCESS) st = tsi_cuda_malloc(ctx, (void **)&p->d_col_idx, (size_t)a->nnz * sizeof(int32_t) + 1);
-  if (st == TS_SUCCESS) st = tsi_cuda_malloc(ctx, &p->d_values, (size_t)a->nnz * vsize + 1);
-  if (st != TS_SUCCESS) return st;
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(ctx, (void **)&p->d_col_idx, (size_t)a->nnz * sizeof(int32_t) + 1);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(ctx, &p->d_values, (size_t)a->nnz * vsize + 1);
+  if (st != TS_SUCCESS)
+    return st;
   if (p->wide_offsets) {
     st = tsi_cuda_memcpy_to_device(ctx, p->d_row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
   } else {
     int32_t *narrow = (int32_t *)tsi_malloc_array(a->rows + 1, sizeof(int32_t));
-    if (!narrow) return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmv_plan_create: out of host memory");
-    for (int64_t i = 0; i <= a->rows; i++) narrow[i] = (int32_t)a->row_ptr[i];
+    if (!narrow)
+      return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmv_plan_create: out of host memory");
+    for (int64_t i = 0; i <= a->rows; i++)
+      narrow[i] = (int32_t)a->row_ptr[i];
     st = tsi_cuda_memcpy_to_device(ctx, p->d_row_ptr, narrow, (size_t)(a->rows + 1) * sizeof(int32_t));
     free(narrow);
   }
   if (st == TS_SUCCESS && a->nnz > 0)
     st = tsi_cuda_memcpy_to_device(ctx, p->d_col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
-  if (st == TS_SUCCESS && a->nnz > 0) st = tsi_cuda_memcpy_to_device(ctx, p->d_values, a->values, (size_t)a->nnz * vsize);
+  if (st == TS_SUCCESS && a->nnz > 0)
+    st = tsi_cuda_memcpy_to_device(ctx, p->d_values, a->values, (size_t)a->nnz * vsize);
   double mean = a->rows > 0 ? (double)a->nnz / (double)a->rows : 0;
   int lanes = 1;
-  while (lanes < 32 && lanes < mean) lanes *= 2;
+  while (lanes < 32 && lanes < mean)
+    lanes *= 2;
   p->lanes_per_row = lanes;
   return st;
 }
@@ -81,7 +96,8 @@ extern "C" void tsi_spmv_cuda_release(ts_spmv_plan *p) {
 }
 
 extern "C" ts_status tsi_spmv_cuda_execute(ts_spmv_plan *p, double alpha, const void *x, double beta, void *y) {
-  if (p->rows == 0) return TS_SUCCESS;
+  if (p->rows == 0)
+    return TS_SUCCESS;
   cudaStream_t stream = (cudaStream_t)p->ctx->stream;
   if (p->dtype == TS_FLOAT32) {
     if (p->wide_offsets)
