@@ -1,0 +1,253 @@
+/* COO or CSR -> Matrix Market coordinate text (gzip for ".gz" paths), with
+ * values printed so that they read back bit-identical. */
+#include "mm_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* Text is formatted into this buffer and written in one call when full. */
+#define WRITE_BUFFER ((size_t)4 << 20)
+/* Longest entry line: two 10-digit indices, a 32-byte value, blanks, '\n'. */
+#define LONGEST_LINE 64
+
+typedef struct mm_writer {
+  ts_context *ctx;
+  const char *path;
+  FILE *plain;
+  gzFile gz;
+  char *buffer;
+  size_t length;
+  ts_mm_field field;
+  int precision;
+  ts_dtype dtype;
+  ts_symmetry symmetry;
+  int64_t rows, cols;
+  const void *values;
+} mm_writer;
+
+static bool ends_with(const char *text, const char *suffix) {
+  size_t n = strlen(text), m = strlen(suffix);
+  return n >= m && strcmp(text + n - m, suffix) == 0;
+}
+
+static ts_status writer_flush(mm_writer *w) {
+  if (w->length == 0)
+    return TS_SUCCESS;
+  if (w->gz) {
+    if (gzwrite(w->gz, w->buffer, (unsigned)w->length) != (int)w->length) {
+      int code = 0;
+      const char *why = gzerror(w->gz, &code);
+      return tsi_error(w->ctx, TS_ERROR_IO, "%s: %s", w->path, code == Z_ERRNO ? strerror(errno) : why);
+    }
+  } else if (fwrite(w->buffer, 1, w->length, w->plain) != w->length) {
+    return tsi_error(w->ctx, TS_ERROR_IO, "%s: %s", w->path, strerror(errno));
+  }
+  w->length = 0;
+  return TS_SUCCESS;
+}
+
+static ts_status writer_open(mm_writer *w) {
+  w->buffer = malloc(WRITE_BUFFER);
+  if (!w->buffer)
+    return tsi_error(w->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a write buffer", w->path);
+  if (ends_with(w->path, ".gz")) {
+    w->gz = gzopen(w->path, "wb");
+    if (!w->gz)
+      return tsi_error(w->ctx, TS_ERROR_IO, "%s: %s", w->path, errno ? strerror(errno) : "gzopen failed");
+    gzbuffer(w->gz, 1u << 20);
+  } else {
+    w->plain = fopen(w->path, "wb");
+    if (!w->plain)
+      return tsi_error(w->ctx, TS_ERROR_IO, "%s: %s", w->path, strerror(errno));
+  }
+  return TS_SUCCESS;
+}
+
+/* Flush and close; on failure the partial file is removed. */
+static ts_status writer_close(mm_writer *w, ts_status st) {
+  bool opened = w->plain || w->gz;
+  if (st == TS_SUCCESS)
+    st = writer_flush(w);
+  if (w->gz) {
+    int code = gzclose(w->gz);
+    if (code != Z_OK && st == TS_SUCCESS)
+      st = tsi_error(w->ctx, TS_ERROR_IO, "%s: %s", w->path, code == Z_ERRNO ? strerror(errno) : "gzip close failed");
+  }
+  if (w->plain && fclose(w->plain) != 0 && st == TS_SUCCESS)
+    st = tsi_error(w->ctx, TS_ERROR_IO, "%s: %s", w->path, strerror(errno));
+  if (st != TS_SUCCESS && opened)
+    remove(w->path);
+  free(w->buffer);
+  return st;
+}
+
+static void put_text(mm_writer *w, const char *text) {
+  size_t n = strlen(text);
+  memcpy(w->buffer + w->length, text, n);
+  w->length += n;
+}
+
+static ts_status write_header(mm_writer *w, int64_t nnz) {
+  const char *field = w->field == TS_MM_INTEGER ? "integer" : w->field == TS_MM_PATTERN ? "pattern" : "real";
+  char line[256];
+  snprintf(line, sizeof line,
+           "%%%%MatrixMarket matrix coordinate %s %s\n%% written by tessera %d.%d.%d\n%lld %lld %lld\n", field,
+           ts_symmetry_name(w->symmetry), TESSERA_VERSION_MAJOR, TESSERA_VERSION_MINOR, TESSERA_VERSION_PATCH,
+           (long long)w->rows, (long long)w->cols, (long long)nnz);
+  put_text(w, line);
+  return TS_SUCCESS;
+}
+
+/* Write entry k at zero-based (row, col). Symmetric storage is written as
+ * its lower triangle: an upper entry is mirrored (negated when skew). */
+static ts_status write_entry(mm_writer *w, int64_t k, int64_t row, int64_t col) {
+  if (row < 0 || row >= w->rows || col < 0 || col >= w->cols)
+    return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX,
+                     "%s: entry %lld at (%lld, %lld) is outside the %lld x %lld matrix", w->path, (long long)k,
+                     (long long)row, (long long)col, (long long)w->rows, (long long)w->cols);
+  double value = 0.0;
+  if (w->values)
+    value = w->dtype == TS_FLOAT32 ? (double)((const float *)w->values)[k] : ((const double *)w->values)[k];
+  if (w->symmetry != TS_GENERAL && row < col) {
+    int64_t swap = row;
+    row = col;
+    col = swap;
+    if (w->symmetry == TS_SKEW_SYMMETRIC)
+      value = -value;
+  }
+  if (w->symmetry == TS_SKEW_SYMMETRIC && row == col)
+    return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld is on the diagonal of a skew-symmetric matrix",
+                     w->path, (long long)k);
+  if (w->length + LONGEST_LINE > WRITE_BUFFER) {
+    ts_status st = writer_flush(w);
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  char *out = w->buffer + w->length;
+  int n = tsi_mm_format_uint64(out, (uint64_t)row + 1u);
+  out[n++] = ' ';
+  n += tsi_mm_format_uint64(out + n, (uint64_t)col + 1u);
+  if (w->field != TS_MM_PATTERN) {
+    out[n++] = ' ';
+    if (!isfinite(value))
+      return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld has the non-finite value %g", w->path,
+                       (long long)k, value);
+    if (w->field == TS_MM_INTEGER) {
+      if (!(fabs(value) < 9223372036854775808.0) || value != trunc(value))
+        return tsi_error(w->ctx, TS_ERROR_INVALID_ARGUMENT,
+                         "%s: entry %lld has the value %.17g, not an integer (integer field)", w->path, (long long)k,
+                         value);
+      if (value < 0)
+        out[n++] = '-';
+      n += tsi_mm_format_uint64(out + n, (uint64_t)fabs(value));
+    } else {
+      int length = tsi_mm_format_value(out + n, value, w->dtype, w->precision);
+      if (length < 0)
+        return tsi_error(w->ctx, TS_ERROR_INTERNAL, "%s: cannot format entry %lld", w->path, (long long)k);
+      n += length;
+    }
+  }
+  out[n++] = '\n';
+  w->length += (size_t)n;
+  return TS_SUCCESS;
+}
+
+static ts_status check_options(ts_context *ctx, const char *op, const char *path, const ts_mm_write_options *options,
+                               mm_writer *w) {
+  w->ctx = ctx;
+  w->path = path;
+  w->field = options ? options->field : TS_MM_REAL;
+  w->precision = options ? options->precision : 0;
+  if (!path)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: path is NULL", op);
+  if (w->field != TS_MM_REAL && w->field != TS_MM_INTEGER && w->field != TS_MM_PATTERN)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: field %d cannot be written (real, integer or pattern)", op,
+                     (int)w->field);
+  if (w->precision < 0 || w->precision > 17)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: precision %d outside 0..17", op, w->precision);
+  return TS_SUCCESS;
+}
+
+static ts_status check_matrix(ts_context *ctx, const char *op, int64_t rows, int64_t cols, int64_t nnz, ts_dtype dtype,
+                              ts_symmetry symmetry, bool arrays_present) {
+  if (rows < 0 || cols < 0 || nnz < 0 || rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: invalid shape %lld x %lld with %lld entries", op,
+                     (long long)rows, (long long)cols, (long long)nnz);
+  if (ts_dtype_size(dtype) == 0)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: unknown value type %d", op, (int)dtype);
+  if ((unsigned)symmetry > (unsigned)TS_HERMITIAN)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: unknown symmetry %d", op, (int)symmetry);
+  if (symmetry != TS_GENERAL && rows != cols)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: a %s matrix must be square, not %lld x %lld", op,
+                     ts_symmetry_name(symmetry), (long long)rows, (long long)cols);
+  if (nnz > 0 && !arrays_present)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL index or value array", op);
+  return TS_SUCCESS;
+}
+
+ts_status ts_mm_write_coo(ts_context *ctx, const char *path, const ts_coo *coo, const ts_mm_write_options *options) {
+  const char *op = "ts_mm_write_coo";
+  mm_writer w;
+  memset(&w, 0, sizeof w);
+  ts_status st = check_options(ctx, op, path, options, &w);
+  if (st != TS_SUCCESS)
+    return st;
+  if (!coo)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: coo is NULL", op);
+  st = check_matrix(ctx, op, coo->rows, coo->cols, coo->nnz, coo->dtype, coo->symmetry,
+                    coo->row_idx && coo->col_idx && (coo->values || w.field == TS_MM_PATTERN));
+  if (st != TS_SUCCESS)
+    return st;
+  w.dtype = coo->dtype;
+  w.symmetry = coo->symmetry;
+  w.rows = coo->rows;
+  w.cols = coo->cols;
+  w.values = coo->values;
+  st = writer_open(&w);
+  if (st == TS_SUCCESS)
+    st = write_header(&w, coo->nnz);
+  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS; k++)
+    st = write_entry(&w, k, coo->row_idx[k], coo->col_idx[k]);
+  return writer_close(&w, st);
+}
+
+ts_status ts_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, const ts_mm_write_options *options) {
+  const char *op = "ts_mm_write_csr";
+  mm_writer w;
+  memset(&w, 0, sizeof w);
+  ts_status st = check_options(ctx, op, path, options, &w);
+  if (st != TS_SUCCESS)
+    return st;
+  if (!csr)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: csr is NULL", op);
+  st = check_matrix(ctx, op, csr->rows, csr->cols, csr->nnz, csr->dtype, csr->symmetry,
+                    csr->col_idx && (csr->values || w.field == TS_MM_PATTERN));
+  if (st != TS_SUCCESS)
+    return st;
+  if (!csr->row_ptr || csr->row_ptr[0] != 0 || csr->row_ptr[csr->rows] != csr->nnz)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: row offsets must run from 0 to nnz = %lld", op,
+                     (long long)csr->nnz);
+  w.dtype = csr->dtype;
+  w.symmetry = csr->symmetry;
+  w.rows = csr->rows;
+  w.cols = csr->cols;
+  w.values = csr->values;
+  st = writer_open(&w);
+  if (st == TS_SUCCESS)
+    st = write_header(&w, csr->nnz);
+  for (int64_t row = 0; row < csr->rows && st == TS_SUCCESS; row++) {
+    int64_t begin = csr->row_ptr[row], end = csr->row_ptr[row + 1];
+    if (begin > end || end > csr->nnz) {
+      st = tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: row offsets of row %lld (%lld..%lld) are not monotone", op,
+                     (long long)row, (long long)begin, (long long)end);
+      break;
+    }
+    for (int64_t k = begin; k < end && st == TS_SUCCESS; k++)
+      st = write_entry(&w, k, row, csr->col_idx[k]);
+  }
+  return writer_close(&w, st);
+}
