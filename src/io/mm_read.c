@@ -159,21 +159,41 @@ static ts_status file_open(ts_context *ctx, const char *path, mm_file *file, cha
   return TS_SUCCESS;
 }
 
-/* Read up to `want` bytes; 0 at the end of the file. */
-static ts_status file_read(ts_context *ctx, mm_file *file, char *out, size_t want, size_t *got) {
+/* zlib's reason for a gzip failure, without the "path: " it starts with. */
+static const char *gzip_reason(const mm_file *file) {
+  int code = Z_OK;
+  const char *why = gzerror(file->gz, &code);
+  if (code == Z_ERRNO)
+    return strerror(errno);
+  if (!why || !*why)
+    return "read error";
+  size_t path_length = strlen(file->path);
+  if (strncmp(why, file->path, path_length) == 0 && strncmp(why + path_length, ": ", 2) == 0)
+    why += path_length + 2;
+  return why;
+}
+
+/* Read up to `want` bytes; 0 at the end of the file. Errors name `line`,
+ * the line being read. */
+static ts_status file_read(ts_context *ctx, mm_file *file, int64_t line, char *out, size_t want, size_t *got) {
   *got = 0;
   if (file->gz) {
     while (want > 0) {
       unsigned part = want > (1u << 30) ? (1u << 30) : (unsigned)want;
       int n = gzread(file->gz, out + *got, part);
-      if (n < 0) {
-        int code = 0;
-        const char *why = gzerror(file->gz, &code);
-        return tsi_error(ctx, TS_ERROR_IO, "%s: gzip: %s", file->path,
-                         code == Z_ERRNO ? strerror(errno) : (why ? why : "read error"));
-      }
-      if (n == 0)
+      if (n < 0)
+        return tsi_error(ctx, TS_ERROR_IO, "%s:%lld: gzip: %s", file->path, (long long)line, gzip_reason(file));
+      if (n == 0) {
+        /* zlib reports a stream cut short only through gzerror. What came
+         * before is handed over first; the error stays for the next call,
+         * once the lines before it have been parsed and counted. */
+        int code = Z_OK;
+        gzerror(file->gz, &code);
+        if (code != Z_OK && *got == 0)
+          return tsi_error(ctx, TS_ERROR_IO, "%s:%lld: gzip: %s (truncated or corrupt file)", file->path,
+                           (long long)line, gzip_reason(file));
         break;
+      }
       *got += (size_t)n;
       want -= (size_t)n;
     }
@@ -181,7 +201,7 @@ static ts_status file_read(ts_context *ctx, mm_file *file, char *out, size_t wan
   }
   *got = fread(out, 1, want, file->plain);
   if (*got < want && ferror(file->plain))
-    return tsi_error(ctx, TS_ERROR_IO, "%s: %s", file->path, strerror(errno));
+    return tsi_error(ctx, TS_ERROR_IO, "%s:%lld: %s", file->path, (long long)line, strerror(errno));
   return TS_SUCCESS;
 }
 
@@ -236,7 +256,7 @@ static ts_status read_file(ts_context *ctx, const char *path, tsi_mm_parser *ps,
         buffer = grown;
         capacity = larger;
       }
-      st = file_read(ctx, &file, buffer + length, capacity - length, &got);
+      st = file_read(ctx, &file, ps->line + 1, buffer + length, capacity - length, &got);
       if (st != TS_SUCCESS)
         goto cleanup;
       at_end = got == 0;
