@@ -94,36 +94,54 @@ TS_API ts_status ts_context_set_progress(ts_context *ctx, ts_progress_fn fn,
 
 /*
  * Generators. Every generator is deterministic from its seed: the same
- * arguments give the same matrix whatever the number of threads. Results are
- * CSR, general storage, sorted, without duplicates.
+ * arguments give the same matrix, byte for byte, whatever the number of
+ * threads (random numbers are hashes of (seed, row or edge, draw), not a
+ * shared sequence). Results are CSR, general storage, sorted, without
+ * duplicates. Bad arguments return TS_ERROR_INVALID_ARGUMENT, sizes past
+ * TS_MAX_DIMENSION rows or columns TS_ERROR_OVERFLOW. Long runs report
+ * progress through the context's callback (ts_context_set_progress()).
  */
 
-/** 2-D 5-point Laplacian on an nx-by-ny grid: 4 on the diagonal, -1 to neighbours. */
+/**
+ * 2-D 5-point Laplacian on an nx-by-ny grid (nx, ny >= 1), natural ordering
+ * (row x + nx*y): 4 on the diagonal, -1 to neighbours;
+ * nnz = 5 nx ny - 2 nx - 2 ny.
+ */
 TS_API ts_status ts_gen_laplacian_2d(ts_context *ctx, int64_t nx, int64_t ny,
                                      ts_dtype dtype, ts_csr **csr);
 
-/** 3-D 7-point Laplacian on an nx-by-ny-by-nz grid: 6 on the diagonal, -1 to neighbours. */
+/**
+ * 3-D 7-point Laplacian on an nx-by-ny-by-nz grid, natural ordering
+ * (row x + nx*(y + ny*z)): 6 on the diagonal, -1 to neighbours.
+ */
 TS_API ts_status ts_gen_laplacian_3d(ts_context *ctx, int64_t nx, int64_t ny,
                                      int64_t nz, ts_dtype dtype, ts_csr **csr);
 
 /**
  * n-by-n banded matrix with @p lower sub- and @p upper super-diagonals, all
- * stored; random values in [-1, 1) off the diagonal, diagonal dominant.
+ * stored (widths >= 0, clipped to n - 1); random values in [-1, 1) off the
+ * diagonal, A(i,i) = 1 + sum_j |A(i,j)| (strictly diagonally dominant).
  */
 TS_API ts_status ts_gen_banded(ts_context *ctx, int64_t n, int64_t lower,
                                int64_t upper, uint64_t seed, ts_dtype dtype,
                                ts_csr **csr);
 
-/** rows-by-cols matrix, each row with @p per_row distinct uniformly random columns. */
+/**
+ * rows-by-cols matrix, each row with @p per_row (0 to cols) distinct
+ * uniformly random columns; values uniform in [-1, 1).
+ */
 TS_API ts_status ts_gen_random_uniform(ts_context *ctx, int64_t rows,
                                        int64_t cols, int64_t per_row,
                                        uint64_t seed, ts_dtype dtype,
                                        ts_csr **csr);
 
 /**
- * Power-law row lengths: the row of rank r (rows ranked in a random order)
- * has about C / r^exponent distinct random columns, C chosen so that the
- * total is about @p nnz (capped at @p cols per row, at least 1 per row).
+ * Power-law row lengths: the row of rank r (ranks 1..rows given by a seeded
+ * random permutation of the rows) has min(cols, max(1, round(C / r^exponent)))
+ * distinct uniformly random columns, C found by bisection so that the total
+ * is as close as possible to @p nnz (rows <= nnz <= rows * cols,
+ * exponent > 0). The longest row is about C. Values uniform in [-1, 1).
+ * Example: rows = cols = 2^22, nnz = 68.7 M, exponent 0.9 gives C = 1.88 M.
  */
 TS_API ts_status ts_gen_power_law(ts_context *ctx, int64_t rows, int64_t cols,
                                   int64_t nnz, double exponent, uint64_t seed,
@@ -141,7 +159,13 @@ typedef struct ts_rmat_params {
 /** Graph500 parameters: a = 0.57, b = c = 0.19, scrambled, undirected. */
 TS_API ts_rmat_params ts_rmat_graph500(int scale, int edge_factor);
 
-/** R-MAT graph as a square matrix: duplicates merged, self-loops kept, values random in (0, 1]. */
+/**
+ * R-MAT graph (Chakrabarti et al. 2004) as a 2^scale square matrix
+ * (scale 0 to 30, edge_factor >= 1, a, b, c >= 0, a + b + c <= 1):
+ * edge_factor * 2^scale edges drawn, symmetric adds each edge's mirror,
+ * duplicates merged (so nnz <= 2 * edges), self-loops kept, values random
+ * in (0, 1] (equal for both directions of an undirected edge).
+ */
 TS_API ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params,
                              uint64_t seed, ts_dtype dtype, ts_csr **csr);
 
@@ -153,12 +177,26 @@ typedef struct ts_circuit_params {
   int dense_nets;        /**< Very dense rows/columns, like supply nets (default 3). */
   double dense_fraction; /**< Fraction of rows each dense net touches (default 0.05). */
   double asymmetry;      /**< Fraction of off-diagonal entries without a mirror (default 0.05). */
+  int mesh_radius;       /**< Grid part: each node wires to random nodes at most this many grid steps away, 1 to 16 (default 3; 3 gives about 30x fill at locality 1, 10^5 rows). */
 } ts_circuit_params;
 
-/** Default circuit parameters for @p n rows. */
+/**
+ * Default circuit parameters for @p n rows: avg_degree 4, locality 0,
+ * 3 dense nets (none below 100 rows) touching 5% of the rows each,
+ * asymmetry 0.05, mesh_radius 3.
+ */
 TS_API ts_circuit_params ts_circuit_defaults(int64_t n);
 
-/** Circuit-like unsymmetric matrix: diagonally dominant, nearly symmetric pattern. */
+/**
+ * Circuit-like unsymmetric matrix: strictly diagonally dominant (negative
+ * off-diagonal values, independent for A(i,j) and A(j,i)), nearly
+ * symmetric pattern. Nodes 0 .. dense_nets-1 are the dense nets; a share
+ * @c locality of the others lies on a 2-D grid, wired within mesh_radius
+ * steps; the rest form small fully connected cells, each hanging from one
+ * earlier node (a tree of cells, which AMD orders with almost no fill).
+ * avg_degree counts the grid and cell wiring of a node in A + A^T, not the
+ * dense nets (0 to 1000).
+ */
 TS_API ts_status ts_gen_circuit(ts_context *ctx,
                                 const ts_circuit_params *params, uint64_t seed,
                                 ts_dtype dtype, ts_csr **csr);

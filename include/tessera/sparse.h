@@ -118,14 +118,25 @@ TS_API ts_status ts_csc_from_csr(ts_context *ctx, const ts_csr *csr,
 TS_API ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc,
                                  ts_csr **csr);
 
-/** B = A^T as a new CSR matrix (rows and columns swapped). */
+/**
+ * B = A^T as a new CSR matrix (rows and columns swapped). For symmetric or
+ * hermitian storage A^T = A, so B is a copy keeping the stored triangle and
+ * the tag (transposing the stored triangle would move it to the upper side,
+ * against the tag's convention); for skew-symmetric storage B = -A, a copy
+ * with negated values. The input must pass ts_csr_check().
+ */
 TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a,
                                   ts_csr **at);
 
 /**
  * Expand a symmetric, skew-symmetric or hermitian COO into a general one
  * holding both triangles (mirror entries are added; the diagonal once).
- * A general input is copied.
+ * A general input is copied. Each off-diagonal (i, j, v) is followed by its
+ * mirror (j, i, v), or (j, i, -v) for skew-symmetric; an entry stored in the
+ * upper triangle is mirrored just the same (an entry stored in both triangles
+ * then appears twice: ts_csr_from_coo() sums such duplicates). A stored
+ * diagonal entry is kept once, also for skew-symmetric. The result is tagged
+ * TS_GENERAL; a count that would pass INT64_MAX gives TS_ERROR_OVERFLOW.
  */
 TS_API ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo,
                                          ts_coo **general);
@@ -144,7 +155,13 @@ TS_API ts_status ts_csc_check(ts_context *ctx, const ts_csc *csc);
 /** Check a COO matrix: indices in range, nnz <= capacity. */
 TS_API ts_status ts_coo_check(ts_context *ctx, const ts_coo *coo);
 
-/** Row-length and pattern statistics of a CSR matrix. */
+/**
+ * Row-length and pattern statistics of a CSR matrix's stored entries (for
+ * symmetric storage, of the stored triangle: expand it first for the whole
+ * matrix). stddev_row is the population standard deviation. The symmetry
+ * fractions are 0 for a non-square matrix and 1 when no off-diagonal entry
+ * is stored; values are compared with == (NaN never matches).
+ */
 typedef struct ts_csr_stats {
   int64_t rows;            /**< Rows. */
   int64_t cols;            /**< Columns. */
@@ -162,9 +179,21 @@ typedef struct ts_csr_stats {
   double value_symmetry;   /**< Fraction of off-diagonal entries with A(j,i) == A(i,j). */
 } ts_csr_stats;
 
-/** Compute ::ts_csr_stats (symmetry fields need a square, checked matrix). */
+/** Compute ::ts_csr_stats; the matrix must pass ts_csr_check(). */
 TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr,
                                       ts_csr_stats *stats);
+
+/**
+ * Fill estimate of a square matrix: the entries of the LU factors when the
+ * pattern is taken as symmetric, i.e. of the Cholesky factor L of the
+ * pattern of A + A^T ordered by AMD (SuiteSparse). *lu_nnz = nnz(L + U) =
+ * 2 nnz(L) - n (the diagonal counted once); *l_nnz = nnz(L) with its
+ * diagonal (@p l_nnz may be NULL). Pivoting for stability may add fill on
+ * unsymmetric matrices; this is the figure before it. Returns
+ * TS_ERROR_UNSUPPORTED when tessera was built without SuiteSparse AMD.
+ */
+TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a,
+                                      int64_t *lu_nnz, int64_t *l_nnz);
 
 /**
  * y = alpha * A * x + beta * y on the host (CPU backend, OpenMP), with A, x

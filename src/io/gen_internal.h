@@ -1,0 +1,55 @@
+/* Helpers shared by the matrix generators (src/io/gen_*.c): argument checks,
+ * sorting of column lists, distinct random column sets, and the assembly of
+ * a CSR matrix from unsorted rows with repeats. */
+#ifndef TESSERA_GEN_INTERNAL_H
+#define TESSERA_GEN_INTERNAL_H
+
+#include "internal.h"
+#include "gen_random.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Rows generated between two progress reports (and cancellation checks). */
+#define TSI_GEN_CHUNK ((int64_t)1 << 20)
+
+/* Checks shared by every generator: output pointer, value type. Sets *csr to
+ * NULL first. */
+ts_status tsi_gen_check_output(ts_context *ctx, const char *op, ts_dtype dtype, ts_csr **csr);
+
+/* Turn counts held in ptr[1..rows] into offsets (ptr[0] = 0); returns the
+ * total. */
+int64_t tsi_gen_prefix_sum(int64_t *ptr, int64_t rows);
+
+/* Sort k non-negative int32 values increasingly; scratch holds k values
+ * (unused for k <= 32). */
+void tsi_sort_int32(int32_t *values, int64_t k, int32_t *scratch);
+
+/* Per-thread workspace of tsi_sample_sorted(), sized for samples of at most
+ * max_k values out of n. */
+typedef struct tsi_sample_workspace {
+  int32_t *table; /* open-addressing hash set, -1 = empty */
+  int64_t table_mask;
+  int32_t *scratch; /* sort scratch */
+} tsi_sample_workspace;
+
+bool tsi_sample_workspace_init(tsi_sample_workspace *ws, int64_t n, int64_t max_k);
+void tsi_sample_workspace_free(tsi_sample_workspace *ws);
+
+/* out[0..k) = k distinct values of [0, n), increasing, uniformly drawn from
+ * the random sequence `key`; 0 <= k <= n. */
+void tsi_sample_sorted(uint64_t key, int64_t n, int64_t k, int32_t *out, tsi_sample_workspace *ws);
+
+/* raw_ptr / raw_cols hold `rows` rows of columns in any order, with repeats.
+ * Sorts each row in place, drops repeats, and creates *csr (TS_GENERAL) with
+ * the distinct columns; its values are left for the caller to fill. */
+ts_status tsi_gen_compact_rows(ts_context *ctx, const char *op, int64_t rows, int64_t cols, const int64_t *raw_ptr,
+                               int32_t *raw_cols, ts_dtype dtype, ts_csr **csr);
+
+/* Fill the columns and values of `out`, whose row_ptr is set: row i gets
+ * row_ptr[i+1] - row_ptr[i] distinct uniformly random columns (seeded by
+ * (seed, i)) and values uniform in [-1, 1). Reports progress by rows. */
+ts_status tsi_gen_fill_sampled_rows(ts_context *ctx, const char *op, ts_csr *out, uint64_t seed);
+
+#endif /* TESSERA_GEN_INTERNAL_H */
