@@ -1,0 +1,251 @@
+/* Time y = A*x through the SpMV plan API on the context's backend and check
+ * y against ts_csr_spmv_host in double precision (used by demo and spmv). */
+#include "cli_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Timed bursts; the reported time is the median of their per-call times. */
+#define CLI_SPMV_BURSTS 5
+/* With no --repeat, a burst is sized to last about this long. */
+#define CLI_SPMV_BURST_SECONDS 0.1
+#define CLI_SPMV_MAX_REPEAT 100000
+#define CLI_SPMV_CALIBRATION_SECONDS 0.02
+
+/* x_j in [-1, 1), a multiple of 1/1024, so float and double hold the same
+ * value. Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4) spreads the values. */
+static double x_value(int64_t j) {
+  uint64_t hash = (uint64_t)j * UINT64_C(0x9E3779B97F4A7C15);
+  return (double)((int64_t)(hash >> 53) - 1024) / 1024.0;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A double-precision copy of A (the same values, widened when A is single). */
+static ts_status widen_to_double(ts_context *ctx, const ts_csr *a, ts_csr **wide) {
+  ts_status status = ts_csr_create(ctx, a->rows, a->cols, a->nnz, TS_FLOAT64, wide);
+  if (status != TS_SUCCESS)
+    return status;
+  ts_csr *w = *wide;
+  w->symmetry = a->symmetry;
+  memcpy(w->row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof *a->row_ptr);
+  if (a->nnz > 0)
+    memcpy(w->col_idx, a->col_idx, (size_t)a->nnz * sizeof *a->col_idx);
+  const float *from = a->values;
+  double *to = w->values;
+  for (int64_t k = 0; k < a->nnz; k++)
+    to[k] = (double)from[k];
+  return TS_SUCCESS;
+}
+
+/* max_i |y_i - yref_i| / (|A||x|)_i; a row with (|A||x|)_i = 0 must give y_i = yref_i exactly. */
+static double max_relative_error(const ts_csr *a64, const double *x, const double *y_ref, const void *y,
+                                 ts_dtype dtype) {
+  const double *values = a64->values;
+  double worst = 0.0;
+  for (int64_t i = 0; i < a64->rows; i++) {
+    double scale = 0.0;
+    for (int64_t k = a64->row_ptr[i]; k < a64->row_ptr[i + 1]; k++)
+      scale += fabs(values[k]) * fabs(x[a64->col_idx[k]]);
+    double yi = dtype == TS_FLOAT32 ? (double)((const float *)y)[i] : ((const double *)y)[i];
+    double difference = fabs(yi - y_ref[i]);
+    double error = difference == 0.0 ? 0.0 : (scale > 0.0 ? difference / scale : INFINITY);
+    if (!(error <= worst))
+      worst = error; /* a NaN in y makes the error NaN, which fails */
+  }
+  return worst;
+}
+
+ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli_spmv_result *result) {
+  memset(result, 0, sizeof *result);
+  ts_spmv_plan *plan = NULL;
+  ts_buffer *x = NULL, *y = NULL;
+  ts_csr *widened = NULL;
+  void *x_host = NULL, *y_host = NULL;
+  double *x_ref = NULL, *y_ref = NULL;
+  size_t value_size = ts_dtype_size(a->dtype);
+
+  result->backend = ts_context_backend(ctx);
+  result->rows = a->rows;
+  result->cols = a->cols;
+  result->nnz = a->nnz;
+  result->dtype = a->dtype;
+  result->bursts = CLI_SPMV_BURSTS;
+  ts_status status = ts_context_device_info(ctx, &result->device);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+
+  /* +1 so that a 0-row or 0-column matrix still gets a valid pointer. */
+  x_host = malloc((size_t)(a->cols + 1) * value_size);
+  y_host = malloc((size_t)(a->rows + 1) * value_size);
+  x_ref = malloc((size_t)(a->cols + 1) * sizeof *x_ref);
+  y_ref = malloc((size_t)(a->rows + 1) * sizeof *y_ref);
+  if (!x_host || !y_host || !x_ref || !y_ref) {
+    status = TS_ERROR_OUT_OF_MEMORY;
+    cli_set_error("no host memory for the SpMV vectors (%lld rows, %lld columns)", (long long)a->rows,
+                  (long long)a->cols);
+    goto cleanup;
+  }
+  for (int64_t j = 0; j < a->cols; j++) {
+    x_ref[j] = x_value(j);
+    if (a->dtype == TS_FLOAT32)
+      ((float *)x_host)[j] = (float)x_ref[j];
+    else
+      ((double *)x_host)[j] = x_ref[j];
+  }
+
+  status = ts_spmv_plan_create(ctx, a, &plan);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->cols * value_size, &x);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->rows * value_size, &y);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  status = ts_buffer_upload(ctx, x, 0, x_host, (size_t)a->cols * value_size);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  result->bytes = ts_spmv_plan_bytes(plan);
+
+  /* Warm-up: the first call pays one-off costs (module load, caches). */
+  double start = cli_now();
+  status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
+  if (status == TS_SUCCESS)
+    status = ts_context_sync(ctx);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  result->first_ms = 1e3 * (cli_now() - start);
+
+  if (repeat <= 0) {
+    /* Double the count until a burst lasts CLI_SPMV_CALIBRATION_SECONDS: one
+     * slow call (a busy host) then cannot set the size alone. */
+    double per_call = 0.0;
+    for (int64_t count = 1; count <= CLI_SPMV_MAX_REPEAT; count *= 2) {
+      start = cli_now();
+      for (int64_t k = 0; k < count && status == TS_SUCCESS; k++)
+        status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
+      if (status == TS_SUCCESS)
+        status = ts_context_sync(ctx);
+      if (status != TS_SUCCESS)
+        goto cleanup;
+      double elapsed = cli_now() - start;
+      per_call = elapsed / (double)count;
+      if (elapsed >= CLI_SPMV_CALIBRATION_SECONDS)
+        break;
+    }
+    double wanted = per_call > 0.0 ? ceil(CLI_SPMV_BURST_SECONDS / per_call) : CLI_SPMV_MAX_REPEAT;
+    repeat = wanted < 1.0 ? 1 : (wanted > CLI_SPMV_MAX_REPEAT ? CLI_SPMV_MAX_REPEAT : (int64_t)wanted);
+  }
+  result->repeat = repeat;
+
+  /* Bursts of back-to-back calls ending in one sync: the per-call time
+   * includes no host round trip, as in an application's loop. */
+  double per_call_ms[CLI_SPMV_BURSTS];
+  for (int burst = 0; burst < CLI_SPMV_BURSTS; burst++) {
+    start = cli_now();
+    for (int64_t k = 0; k < repeat && status == TS_SUCCESS; k++)
+      status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
+    if (status == TS_SUCCESS)
+      status = ts_context_sync(ctx);
+    if (status != TS_SUCCESS)
+      goto cleanup;
+    per_call_ms[burst] = 1e3 * (cli_now() - start) / (double)repeat;
+  }
+  qsort(per_call_ms, CLI_SPMV_BURSTS, sizeof per_call_ms[0], compare_doubles);
+  result->median_ms = per_call_ms[CLI_SPMV_BURSTS / 2];
+  result->min_ms = per_call_ms[0];
+  result->gbps = result->median_ms > 0.0 ? (double)result->bytes / (result->median_ms * 1e-3) / 1e9 : 0.0;
+
+  /* beta = 0, so y holds A*x from the last call. */
+  status = ts_buffer_download(ctx, y, 0, y_host, (size_t)a->rows * value_size);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  const ts_csr *a64 = a;
+  if (a->dtype != TS_FLOAT64) {
+    status = widen_to_double(ctx, a, &widened);
+    if (status != TS_SUCCESS)
+      goto cleanup;
+    a64 = widened;
+  }
+  status = ts_csr_spmv_host(ctx, 1.0, a64, x_ref, 0.0, y_ref);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  result->max_error = max_relative_error(a64, x_ref, y_ref, y_host, a->dtype);
+
+  /* A k-term dot product in precision u errs by at most about k*u relative to
+   * |A||x| (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+   * section 3.1), whatever the summation order; add the reference's own error
+   * and the final rounding of y. */
+  int64_t longest = 0;
+  for (int64_t i = 0; i < a->rows; i++) {
+    int64_t length = a->row_ptr[i + 1] - a->row_ptr[i];
+    if (length > longest)
+      longest = length;
+  }
+  double unit_roundoff = a->dtype == TS_FLOAT32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
+  result->tolerance = (double)(longest + 2) * (unit_roundoff + ldexp(1.0, -53));
+  result->pass = result->max_error <= result->tolerance;
+
+cleanup:
+  ts_csr_destroy(widened);
+  ts_buffer_destroy(x);
+  ts_buffer_destroy(y);
+  ts_spmv_plan_destroy(plan);
+  free(x_host);
+  free(y_host);
+  free(x_ref);
+  free(y_ref);
+  return status;
+}
+
+static const char *precision_name(ts_dtype dtype) { return dtype == TS_FLOAT32 ? "single" : "double"; }
+
+void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *r) {
+  if (r->backend == TS_BACKEND_CUDA)
+    cli_line(out, "backend", "cuda (device %d, compute capability %d.%d, %d SMs)", r->device.ordinal,
+             r->device.compute_major, r->device.compute_minor, r->device.multiprocessors);
+  else
+    cli_line(out, "backend", "cpu (%d threads)", r->device.multiprocessors);
+  cli_line(out, "device", "%s", r->device.name);
+  cli_line(out, "matrix", "%s", matrix);
+  cli_line(out, "rows", "%lld", (long long)r->rows);
+  cli_line(out, "cols", "%lld", (long long)r->cols);
+  cli_line(out, "nnz", "%lld", (long long)r->nnz);
+  cli_line(out, "precision", "%s", precision_name(r->dtype));
+  cli_line(out, "time per call", "%.4f ms (median of %d bursts of %lld calls; fastest %.4f ms; first call %.3f ms)",
+           r->median_ms, r->bursts, (long long)r->repeat, r->min_ms, r->first_ms);
+  cli_line(out, "bandwidth", "%.2f GB/s (%.2f MB of compulsory traffic per call)", r->gbps, (double)r->bytes / 1e6);
+  cli_line(out, "check", "max error %.3g relative to |A||x| (tolerance %.3g): %s", r->max_error, r->tolerance,
+           r->pass ? "PASS" : "FAIL");
+}
+
+void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r) {
+  cli_json_text(json, "backend", ts_backend_name(r->backend));
+  cli_json_text(json, "device", r->device.name);
+  if (r->backend == TS_BACKEND_CUDA) {
+    cli_json_int(json, "device_ordinal", r->device.ordinal);
+    cli_json_int(json, "compute_major", r->device.compute_major);
+    cli_json_int(json, "compute_minor", r->device.compute_minor);
+  }
+  cli_json_int(json, "multiprocessors", r->device.multiprocessors);
+  cli_json_text(json, "matrix", matrix);
+  cli_json_int(json, "rows", r->rows);
+  cli_json_int(json, "cols", r->cols);
+  cli_json_int(json, "nnz", r->nnz);
+  cli_json_text(json, "precision", precision_name(r->dtype));
+  cli_json_int(json, "repeat", r->repeat);
+  cli_json_int(json, "bursts", r->bursts);
+  cli_json_real(json, "ms_per_call", r->median_ms);
+  cli_json_real(json, "ms_per_call_min", r->min_ms);
+  cli_json_real(json, "ms_first_call", r->first_ms);
+  cli_json_int(json, "bytes_per_call", r->bytes);
+  cli_json_real(json, "gb_per_s", r->gbps);
+  cli_json_real(json, "max_error", r->max_error);
+  cli_json_real(json, "tolerance", r->tolerance);
+  cli_json_text(json, "check", r->pass ? "PASS" : "FAIL");
+}
