@@ -378,6 +378,47 @@ static void test_random_values_against_strtod(ts_context *ctx) {
   free(text);
 }
 
+/* Tokens of 16 to 19 significant digits near the halfway points between
+ * adjacent doubles (the hardest cases for rounding), against strtod. */
+static void test_halfway_values_against_strtod(ts_context *ctx) {
+  const int count = 60000;
+  size_t capacity = (size_t)count * 48 + 128;
+  char *text = malloc(capacity);
+  char(*tokens)[40] = malloc((size_t)count * sizeof *tokens);
+  size_t length =
+      (size_t)snprintf(text, capacity, "%%%%MatrixMarket matrix coordinate real general\n%d 1 %d\n", count, count);
+  unsigned long long state = 777;
+  for (int k = 0; k < count; k++) {
+    double d = ldexp(fabs(test_random(&state)) + 0.5, (int)(test_random(&state) * 130));
+    double next = nextafter(d, INFINITY);
+    long double midpoint = ((long double)d + (long double)next) / 2; /* exact in 64 bits */
+    int digits = 15 + k % 4;                                         /* 16..19 significant digits */
+    if (k % 3 == 0)
+      snprintf(tokens[k], sizeof tokens[k], "%.*e", digits, d);
+    else
+      snprintf(tokens[k], sizeof tokens[k], "%.*Le", digits, midpoint);
+    length += (size_t)snprintf(text + length, capacity - length, "%d 1 %s\n", k + 1, tokens[k]);
+  }
+  ts_coo *coo = NULL;
+  CHECK_OK(ctx, read_text_sized(ctx, text, length, TS_FLOAT64, &coo, NULL));
+  int mismatches = 0;
+  for (int k = 0; coo && k < count; k++) {
+    double want = strtod(tokens[k], NULL), got = ((double *)coo->values)[k];
+    if (!same_bits(got, want) && mismatches++ < 5)
+      fprintf(stderr, "value '%s': got %.17g, strtod %.17g\n", tokens[k], got, want);
+  }
+  CHECK_MSG(mismatches == 0, "%d of %d near-halfway values differ from strtod", mismatches, count);
+  /* Exact ties: 2^53 + 1 and friends lie halfway between two doubles. */
+  static const char *ties[] = {"9007199254740993",     "9007199254740995",    "18014398509481986",
+                               "1152921504606846977",  "4611686018427387906", "9223372036854775809",
+                               "1.8014398509481985e16"};
+  for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++)
+    check_token(ctx, ties[i]);
+  ts_coo_destroy(coo);
+  free(tokens);
+  free(text);
+}
+
 static char tmp_path[4096];
 static const char *temp_file(const char *name) {
   const char *dir = getenv("TESSERA_TEST_TMP");
@@ -755,6 +796,7 @@ int main(void) {
   test_unterminated_memory(ctx);
   test_number_formats(ctx);
   test_random_values_against_strtod(ctx);
+  test_halfway_values_against_strtod(ctx);
   test_gzip_and_info(ctx);
   test_gzip_growth(ctx);
   test_write_read_round_trip(ctx);

@@ -2,6 +2,7 @@
  * without sscanf: the hot path of the Matrix Market reader. */
 #include "mm_internal.h"
 
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,12 +89,67 @@ static tsi_mm_number_error parse_with_strtod(const char *begin, const char *end,
   return TSI_MM_NUMBER_OK;
 }
 
+#if defined(__x86_64__) && defined(__linux__) && LDBL_MANT_DIG == 64
+#define HAVE_X87_EXTENDED 1
+/* Powers of ten that the x87 64-bit significand holds exactly (5^27 < 2^64). */
+static const long double exact_power_of_ten_extended[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+    1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* Whether long double arithmetic runs with its full 64-bit significand (the
+ * x87 precision control could have been lowered by the program). */
+static bool extended_precision_active(void) {
+  static _Atomic int state; /* 0 unknown, 1 yes, 2 no */
+  int known = state;
+  if (known == 0) {
+    volatile long double one = 1.0L, tiny = 0x1p-63L;
+    known = (one + tiny != one) ? 1 : 2;
+    state = known;
+  }
+  return known == 1;
+}
+#endif
+
+/*
+ * Second fast path, for the 17 to 19 significant digits that exact double
+ * printers (%.17g) write and that pass 2^53: with x86-64's 80-bit long
+ * double, w (< 2^64) and 10^|e| (|e| <= 27) are exact, so q = w * 10^e or
+ * w / 10^e is rounded once to 64 bits. Rounding q again to 53 bits gives the
+ * correctly rounded double unless q lies exactly on a halfway point between
+ * two doubles (low 11 bits 100 0000 0000): since halfway points are
+ * representable and rounding is monotone, q and the exact quotient are then
+ * on the same side of every halfway point. Ties go to strtod. (The double
+ * rounding argument is that of S. Figueroa, "When is double rounding
+ * innocuous?", SIGNUM Newsletter 30(3), 1995.)
+ */
+static bool parse_with_extended_precision(uint64_t mantissa, int64_t exponent, double *value) {
+#ifdef HAVE_X87_EXTENDED
+  if (exponent < -27 || exponent > 27 || !extended_precision_active())
+    return false;
+  long double q = exponent >= 0 ? (long double)mantissa * exact_power_of_ten_extended[exponent]
+                                : (long double)mantissa / exact_power_of_ten_extended[-exponent];
+  /* q >= 1e-27 and < 2^64 * 1e27: a normal number whose double is normal too. */
+  uint64_t significand;
+  memcpy(&significand, &q, sizeof significand); /* x87 layout: the 64-bit significand first */
+  if ((significand & 0x7ffu) == 0x400u)
+    return false;
+  *value = (double)q;
+  return true;
+#else
+  (void)mantissa;
+  (void)exponent;
+  (void)value;
+  return false;
+#endif
+}
+
 /*
  * Fast path after W. D. Clinger, "How to read floating point numbers
  * accurately" (PLDI 1990): when the decimal mantissa w is at most 2^53 and
  * the power of ten |e| <= 22, both w and 10^e are exact doubles, so one
- * IEEE multiplication or division rounds w * 10^e correctly. Everything else
- * (more than 19 significant digits, large exponents) goes to strtod.
+ * IEEE multiplication or division rounds w * 10^e correctly. Longer mantissas
+ * (up to 19 digits) take the extended-precision path above; everything else
+ * (more than 19 significant digits, large exponents, ties) goes to strtod.
  */
 tsi_mm_number_error tsi_mm_parse_double(const char **pos, double *value) {
   const char *start = *pos;
@@ -199,6 +255,11 @@ tsi_mm_number_error tsi_mm_parse_double(const char **pos, double *value) {
       *value = negative ? -result : result;
       return TSI_MM_NUMBER_OK;
     }
+  }
+  if (!dropped_nonzero && parse_with_extended_precision(mantissa, exponent, value)) {
+    if (negative)
+      *value = -*value;
+    return TSI_MM_NUMBER_OK;
   }
   tsi_mm_number_error status = parse_with_strtod(start, p, value);
   if (status != TSI_MM_NUMBER_OK)
