@@ -5,7 +5,7 @@
 
 void tsi_mm_describe_token(char *out, size_t out_size, const char *token) {
   size_t length = 0;
-  while (length + 1 < out_size && length < 24 && !tsi_mm_is_delimiter(token[length])) {
+  while (length + 1 < out_size && length < 24 && !tsi_mm_is_delimiter(token[length]) && token[length] != '\0') {
     char c = token[length];
     out[length] = (c >= 0x20 && c < 0x7f) ? c : '?';
     length++;
@@ -49,8 +49,9 @@ static bool word_is(const char *word, size_t length, const char *lower) {
 }
 
 static ts_status parse_error(tsi_mm_parser *ps, ts_status status, const char *what, const char *word) {
-  char shown[32];
-  tsi_mm_describe_token(shown, sizeof shown, word ? word : "");
+  char shown[32] = "";
+  if (word)
+    tsi_mm_describe_token(shown, sizeof shown, word);
   return tsi_error(ps->ctx, status, "%s:%lld: %s%s%s%s", ps->name, (long long)ps->line, what, word ? " '" : "",
                    word ? shown : "", word ? "'" : "");
 }

@@ -60,8 +60,8 @@ typedef struct tsi_mm_parser {
   ts_context *ctx;
   const char *name; /* the path, or "<memory>", for messages */
   ts_dtype dtype;
-  bool header_only;  /* stop after the size line */
-  int64_t size_hint; /* most entries the input can hold (-1 unknown) */
+  bool header_only;    /* stop after the size line */
+  int64_t input_bytes; /* size of the whole text, -1 unknown (bounds the first allocation) */
   tsi_mm_stage stage;
   int64_t line; /* lines handed over so far (the last one's number) */
   ts_mm_info info;
@@ -72,7 +72,7 @@ typedef struct tsi_mm_parser {
 
 /* Start a parse. */
 void tsi_mm_parser_init(tsi_mm_parser *parser, ts_context *ctx, const char *name, ts_dtype dtype, bool header_only,
-                        int64_t size_hint);
+                        int64_t input_bytes);
 
 /* Parse the complete lines in [begin, end): end[-1] must be '\n'. */
 ts_status tsi_mm_parse_lines(tsi_mm_parser *parser, const char *begin, const char *end);
@@ -88,7 +88,8 @@ void tsi_mm_parser_release(tsi_mm_parser *parser);
 ts_status tsi_mm_parse_banner(tsi_mm_parser *parser, const char *begin, const char *end);
 ts_status tsi_mm_parse_size_line(tsi_mm_parser *parser, const char *begin, const char *end);
 
-/* Copy a token for a message: printable characters only, at most 24. */
+/* Copy a token for a message: printable characters only, at most 24, up to
+ * a delimiter or a NUL (a token in the text always has a '\n' after it). */
 void tsi_mm_describe_token(char *out, size_t out_size, const char *token);
 
 #ifdef __cplusplus

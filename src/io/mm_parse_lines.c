@@ -11,13 +11,13 @@
 #define INITIAL_ENTRIES_UNKNOWN_SIZE ((int64_t)1 << 22)
 
 void tsi_mm_parser_init(tsi_mm_parser *ps, ts_context *ctx, const char *name, ts_dtype dtype, bool header_only,
-                        int64_t size_hint) {
+                        int64_t input_bytes) {
   memset(ps, 0, sizeof *ps);
   ps->ctx = ctx;
   ps->name = name;
   ps->dtype = dtype;
   ps->header_only = header_only;
-  ps->size_hint = size_hint;
+  ps->input_bytes = input_bytes;
   ps->stage = TSI_MM_STAGE_BANNER;
 }
 
@@ -55,7 +55,9 @@ static int64_t array_first_row(const ts_mm_info *info, int64_t col) {
 static ts_status start_entries(tsi_mm_parser *ps) {
   ts_mm_info *info = &ps->info;
   int64_t capacity = info->entries;
-  int64_t bound = ps->size_hint >= 0 ? ps->size_hint : INITIAL_ENTRIES_UNKNOWN_SIZE;
+  /* The shortest lines, "1 1\n" and "1\n", bound the entries a text can hold. */
+  int64_t shortest_line = info->format == TS_MM_ARRAY ? 2 : 4;
+  int64_t bound = ps->input_bytes >= 0 ? ps->input_bytes / shortest_line + 1 : INITIAL_ENTRIES_UNKNOWN_SIZE;
   if (capacity > bound)
     capacity = bound;
   ts_status st = ts_coo_create(ps->ctx, info->rows, info->cols, capacity, ps->dtype, &ps->coo);

@@ -15,8 +15,6 @@
 #define HEADER_CHUNK ((size_t)64 << 10)
 /* Progress is reported (and cancellation checked) after about this much text. */
 #define PROGRESS_STEP ((size_t)4 << 20)
-/* The shortest coordinate line ("1 1\n") bounds how many entries a text holds. */
-#define SHORTEST_ENTRY_LINE 4
 
 static const char memory_name[] = "<memory>";
 
@@ -79,7 +77,7 @@ ts_status ts_mm_read_memory(ts_context *ctx, const char *text, size_t size, ts_d
   if (st != TS_SUCCESS)
     return st;
   tsi_mm_parser ps;
-  tsi_mm_parser_init(&ps, ctx, memory_name, dtype, false, (int64_t)(size / SHORTEST_ENTRY_LINE) + 1);
+  tsi_mm_parser_init(&ps, ctx, memory_name, dtype, false, (int64_t)size);
   char *tail_copy = NULL;
   const char *end = text + size;
   const char *newline = last_newline(text, end);
@@ -232,7 +230,7 @@ static ts_status read_file(ts_context *ctx, const char *path, tsi_mm_parser *ps,
     goto cleanup;
   bool gzip = file.gz != NULL;
   if (!gzip && file.size >= 0)
-    ps->size_hint = file.size / SHORTEST_ENTRY_LINE + 1;
+    ps->input_bytes = file.size;
   int64_t offset = 0; /* text bytes before buffer[0] */
   bool at_end = false;
   bool first = !gzip;
