@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Render tessera benchmark CSVs as Markdown tables and PNG plots.
+
+Usage: report.py [--out DIR] CSV_OR_FOLDER...
+
+Each CSV written by the benchmark harness starts with "# key: value" lines
+(the run metadata), then a header row and data rows. Every CSV becomes a
+Markdown section of DIR/report.md; SpMV results (columns matrix, dtype,
+variant, gbps) also become a bar chart of GB/s per matrix and variant with
+the measured copy bandwidth drawn as a line (DIR/<csv name>.png). Needs only
+python3; the plots need matplotlib and are skipped, with a note, without it.
+"""
+
+import argparse
+import csv
+import math
+import os
+import sys
+
+
+def read_harness_csv(path):
+    """Return (metadata dict, header list, list of row dicts)."""
+    meta, lines = {}, []
+    with open(path, newline="") as f:
+        for line in f:
+            if line.startswith("#"):
+                key, sep, value = line[1:].strip().partition(":")
+                if sep:
+                    meta[key.strip()] = value.strip()
+            elif line.strip():
+                lines.append(line)
+    rows = list(csv.reader(lines))
+    if not rows:
+        return meta, [], []
+    header = rows[0]
+    data = [dict(zip(header, r)) for r in rows[1:] if len(r) == len(header)]
+    return meta, header, data
+
+
+def markdown_table(header, rows):
+    def cell(text):
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        out.append("| " + " | ".join(cell(r.get(h, "")) for h in header) + " |")
+    return "\n".join(out)
+
+
+def to_float(text):
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return float("nan")
+    return value
+
+
+def is_spmv(header):
+    return all(c in header for c in ("matrix", "dtype", "variant", "gbps"))
+
+
+def spmv_summary(rows):
+    """Geomean of speed_vs_alg1 per (variant, dtype) over matrices."""
+    groups = {}
+    for r in rows:
+        speed = to_float(r.get("speed_vs_alg1"))
+        if speed > 0 and math.isfinite(speed):
+            groups.setdefault((r["variant"], r["dtype"]), []).append(speed)
+    lines = []
+    for (variant, dtype), speeds in sorted(groups.items()):
+        geomean = math.exp(sum(math.log(s) for s in speeds) / len(speeds))
+        lines.append(f"- {variant}, {dtype}: geomean speed vs cuSPARSE ALG1 {geomean:.3f} over {len(speeds)} matrices")
+    return "\n".join(lines)
+
+
+def plot_spmv(rows, meta, png_path, title):
+    """Grouped bars: GB/s per matrix (one panel per value type), one bar per variant."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dtypes = sorted({r["dtype"] for r in rows})
+    matrices = list(dict.fromkeys(r["matrix"] for r in rows))
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    copy_gbps = to_float(meta.get("copy_gbps"))
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(6 * len(dtypes), 4.5), squeeze=False, sharey=True)
+    width = 0.8 / max(1, len(variants))
+    for ax, dtype in zip(axes[0], dtypes):
+        for v, variant in enumerate(variants):
+            heights = []
+            for m in matrices:
+                match = [r for r in rows if r["dtype"] == dtype and r["matrix"] == m and r["variant"] == variant]
+                heights.append(to_float(match[0]["gbps"]) if match else 0.0)
+            positions = [i + (v - (len(variants) - 1) / 2) * width for i in range(len(matrices))]
+            ax.bar(positions, [0 if math.isnan(h) else h for h in heights], width, label=variant)
+        if copy_gbps > 0:
+            ax.axhline(copy_gbps, color="black", linestyle="--", linewidth=1)
+            ax.text(len(matrices) - 0.5, copy_gbps, f" copy {copy_gbps:.0f} GB/s", va="bottom", ha="right", fontsize=8)
+        ax.set_xticks(range(len(matrices)))
+        ax.set_xticklabels(matrices, rotation=15, fontsize=8)
+        ax.set_title(f"{title} ({dtype})")
+        ax.set_ylabel("GB/s of compulsory traffic")
+        ax.legend(fontsize=8)
+    footer = " ".join(f"{k}={meta[k]}" for k in ("device", "commit", "date_utc") if k in meta)
+    fig.text(0.01, 0.01, footer, fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+
+
+def collect_inputs(paths):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files.extend(sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".csv")))
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            print(f"report.py: {p}: no such file or folder", file=sys.stderr)
+    return files
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("inputs", nargs="+", help="CSV files or folders holding them")
+    parser.add_argument("--out", default="bench-out/report", help="output folder (default bench-out/report)")
+    args = parser.parse_args()
+
+    files = collect_inputs(args.inputs)
+    if not files:
+        print("report.py: no CSV files found", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    try:
+        import matplotlib  # noqa: F401
+
+        have_matplotlib = True
+    except ImportError:
+        have_matplotlib = False
+
+    sections, written = ["# tessera benchmark report", ""], []
+    for path in files:
+        name = os.path.splitext(os.path.basename(path))[0]
+        try:
+            meta, header, rows = read_harness_csv(path)
+        except (OSError, csv.Error, UnicodeDecodeError) as err:
+            print(f"report.py: {path}: {err}", file=sys.stderr)
+            continue
+        sections += [f"## {name}", ""]
+        sections += [f"- {k}: {v}" for k, v in meta.items()] + [""]
+        if not header:
+            sections += ["(no rows)", ""]
+            continue
+        sections += [markdown_table(header, rows), ""]
+        if is_spmv(header) and rows:
+            summary = spmv_summary(rows)
+            if summary:
+                sections += [summary, ""]
+            if have_matplotlib:
+                png = os.path.join(args.out, name + ".png")
+                plot_spmv(rows, meta, png, name)
+                sections += [f"![{name}]({name}.png)", ""]
+                written.append(png)
+            else:
+                sections += ["(plot skipped: matplotlib is not installed)", ""]
+    report = os.path.join(args.out, "report.md")
+    with open(report, "w") as f:
+        f.write("\n".join(sections))
+    written.insert(0, report)
+    for w in written:
+        print(f"wrote {w}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
