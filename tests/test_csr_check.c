@@ -175,7 +175,7 @@ static void test_csc_violations(void) {
   c->row_idx[k + 1] = a;
   char want[256];
   CHECK_STATUS(NULL, ts_csc_check(NULL, c), TS_ERROR_INVALID_MATRIX);
-  snprintf(want, sizeof want, "column 1, entry %lld: row %d follows row %d (rows must increase)", (long long)(k + 1),
+  snprintf(want, sizeof want, "column 1, entry %lld: row %d follows row %d (rows must increase)", (long long)k + 1,
            (int)a, (int)b);
   CHECK(message_has(NULL, want));
   c->row_idx[k] = 20;

@@ -27,18 +27,19 @@ static double value_at(const void *values, ts_dtype dtype, int64_t k) {
 static int64_t check_one(const char *name, const ts_csr *a, double alpha, double beta, unsigned long long *seed,
                          int nan_y) {
   ts_dtype dtype = a->dtype;
+  const int64_t rows = a->rows, cols = a->cols;
   size_t vs = ts_dtype_size(dtype);
-  void *x = malloc((size_t)a->cols * vs + 8), *y = malloc((size_t)a->rows * vs + 8);
-  double *y0 = malloc((size_t)a->rows * sizeof(double) + 8);
-  double *ref = calloc((size_t)a->rows + 1, sizeof(double)), *bound = calloc((size_t)a->rows + 1, sizeof(double));
-  for (int64_t j = 0; j < a->cols; j++) {
+  void *x = malloc((size_t)cols * vs + 8), *y = malloc((size_t)rows * vs + 8);
+  double *y0 = calloc((size_t)rows + 1, sizeof(double));
+  double *ref = calloc((size_t)rows + 1, sizeof(double)), *bound = calloc((size_t)rows + 1, sizeof(double));
+  for (int64_t j = 0; j < cols; j++) {
     double v = test_random(seed);
     if (dtype == TS_FLOAT32)
       ((float *)x)[j] = (float)v;
     else
       ((double *)x)[j] = v;
   }
-  for (int64_t i = 0; i < a->rows; i++) {
+  for (int64_t i = 0; i < rows; i++) {
     double v = nan_y ? NAN : test_random(seed);
     if (dtype == TS_FLOAT32)
       ((float *)y)[i] = (float)v;
@@ -47,7 +48,7 @@ static int64_t check_one(const char *name, const ts_csr *a, double alpha, double
     y0[i] = value_at(y, dtype, i);
   }
   /* Reference over the entries as COO, in double. */
-  for (int64_t i = 0; i < a->rows; i++)
+  for (int64_t i = 0; i < rows; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double p = value_at(a->values, dtype, k) * value_at(x, dtype, a->col_idx[k]);
       ref[i] += p;
@@ -59,7 +60,7 @@ static int64_t check_one(const char *name, const ts_csr *a, double alpha, double
   double u = dtype == TS_FLOAT32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
   double tiny = dtype == TS_FLOAT32 ? FLT_MIN : DBL_MIN;
   int64_t bad = 0;
-  for (int64_t i = 0; i < a->rows; i++) {
+  for (int64_t i = 0; i < rows; i++) {
     double want = alpha * ref[i] + (beta == 0 ? 0.0 : beta * y0[i]);
     double n = (double)(a->row_ptr[i + 1] - a->row_ptr[i]) + 2;
     double gamma = n * u / (1 - n * u);
