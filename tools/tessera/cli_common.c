@@ -329,23 +329,37 @@ ts_status cli_progress_attach(ts_context *ctx, cli_progress *progress, bool quie
   memset(progress, 0, sizeof *progress);
   progress->enabled = !quiet;
   progress->terminal = isatty(STDERR_FILENO) != 0;
+  progress->command_start = cli_now();
   signal(SIGINT, on_interrupt);
   return ts_context_set_progress(ctx, report_progress, progress);
 }
 
 void cli_progress_begin(cli_progress *progress, const char *label) {
+  if (!progress)
+    return;
   progress->label = label;
   progress->start = cli_now();
   progress->last_report = progress->start;
   progress->last_percent = -1;
   progress->printed = false;
+  if (progress->enabled && progress->start - progress->command_start >= CLI_PROGRESS_DELAY_S) {
+    fprintf(stderr, progress->terminal ? "\r%s..." : "%s...\n", label);
+    fflush(stderr);
+    progress->printed = true;
+  }
 }
 
-void cli_progress_end(cli_progress *progress) {
-  if (progress->printed) {
+void cli_progress_end(cli_progress *progress, ts_status status) {
+  if (!progress)
+    return;
+  if (progress->printed && status == TS_SUCCESS) {
     double seconds = cli_now() - progress->start;
-    fprintf(stderr, progress->terminal ? "\r%s: done in %.1f s\n" : "%s: done in %.1f s\n", progress->label, seconds);
+    /* Trailing spaces cover a longer "label: 100%" on a terminal. */
+    fprintf(stderr, progress->terminal ? "\r%s: done in %.1f s    \n" : "%s: done in %.1f s\n", progress->label,
+            seconds);
     fflush(stderr);
+  } else if (progress->printed && progress->terminal) {
+    fputc('\n', stderr); /* the error message gets a line of its own */
   }
   progress->printed = false;
   progress->label = NULL;

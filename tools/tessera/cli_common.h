@@ -107,25 +107,29 @@ void cli_set_error(const char *format, ...);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
-/* Progress of long library calls, on stderr: nothing during the first two
- * seconds, then a few updates a second ("reading: 43%"), with carriage
- * returns on a terminal and plain lines otherwise. */
+/* Progress of long operations, on stderr. A phase that the library reports
+ * on ("reading: 43%") prints nothing during its first two seconds, then a
+ * few updates a second, with carriage returns on a terminal and plain lines
+ * otherwise. Once the command has run two seconds, each later phase is
+ * announced as it starts ("converting...") so that a slow step is named. */
 typedef struct cli_progress {
-  const char *label;  /* "reading", "generating" */
-  double start;       /* when the phase began */
-  double last_report; /* when the last update was printed */
-  int last_percent;   /* last percentage printed */
-  bool enabled;       /* false with --quiet */
-  bool terminal;      /* stderr is a terminal */
-  bool printed;       /* something of this phase is on screen */
+  const char *label;    /* "reading", "generating" */
+  double command_start; /* when cli_progress_attach() ran */
+  double start;         /* when the phase began */
+  double last_report;   /* when the last update was printed */
+  int last_percent;     /* last percentage printed */
+  bool enabled;         /* false with --quiet */
+  bool terminal;        /* stderr is a terminal */
+  bool printed;         /* something of this phase is on screen */
 } cli_progress;
 
 /* Install Ctrl-C handling and the progress callback on @p ctx. */
 ts_status cli_progress_attach(ts_context *ctx, cli_progress *progress, bool quiet);
 /* Start a phase named @p label. */
 void cli_progress_begin(cli_progress *progress, const char *label);
-/* End the phase: completes the line if anything was printed. */
-void cli_progress_end(cli_progress *progress);
+/* End the phase: "label: done in 3.1 s" if anything of it was printed and
+ * @p status is success. (Both accept a NULL @p progress.) */
+void cli_progress_end(cli_progress *progress, ts_status status);
 /* Whether Ctrl-C was pressed. */
 bool cli_interrupted(void);
 
@@ -217,7 +221,8 @@ typedef struct cli_spmv_result {
 
 /* Time y = A*x through the plan API (@p repeat calls per burst, 0 = about
  * 0.1 s per burst) and check y against ts_csr_spmv_host in double. */
-ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli_spmv_result *result);
+ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr *a, int64_t repeat,
+                           cli_spmv_result *result);
 
 /* The table (or the JSON members) of a result; @p matrix names the matrix. */
 void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *result);

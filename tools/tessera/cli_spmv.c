@@ -60,7 +60,8 @@ static double max_relative_error(const ts_csr *a64, const double *x, const doubl
   return worst;
 }
 
-ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli_spmv_result *result) {
+ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr *a, int64_t repeat,
+                           cli_spmv_result *result) {
   memset(result, 0, sizeof *result);
   ts_spmv_plan *plan = NULL;
   ts_buffer *x = NULL, *y = NULL;
@@ -98,7 +99,9 @@ ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli
       ((double *)x_host)[j] = x_ref[j];
   }
 
+  cli_progress_begin(progress, "planning");
   status = ts_spmv_plan_create(ctx, a, &plan);
+  cli_progress_end(progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->cols * value_size, &x);
@@ -112,6 +115,7 @@ ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli
     goto cleanup;
   result->bytes = ts_spmv_plan_bytes(plan);
 
+  cli_progress_begin(progress, "timing");
   /* Warm-up: the first call pays one-off costs (module load, caches). */
   double start = cli_now();
   status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
@@ -156,12 +160,14 @@ ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli
       goto cleanup;
     per_call_ms[burst] = 1e3 * (cli_now() - start) / (double)repeat;
   }
+  cli_progress_end(progress, status);
   qsort(per_call_ms, CLI_SPMV_BURSTS, sizeof per_call_ms[0], compare_doubles);
   result->median_ms = per_call_ms[CLI_SPMV_BURSTS / 2];
   result->min_ms = per_call_ms[0];
   result->gbps = result->median_ms > 0.0 ? (double)result->bytes / (result->median_ms * 1e-3) / 1e9 : 0.0;
 
   /* beta = 0, so y holds A*x from the last call. */
+  cli_progress_begin(progress, "checking");
   status = ts_buffer_download(ctx, y, 0, y_host, (size_t)a->rows * value_size);
   if (status != TS_SUCCESS)
     goto cleanup;
@@ -190,8 +196,10 @@ ts_status cli_spmv_measure(ts_context *ctx, const ts_csr *a, int64_t repeat, cli
   double unit_roundoff = a->dtype == TS_FLOAT32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
   result->tolerance = (double)(longest + 2) * (unit_roundoff + ldexp(1.0, -53));
   result->pass = result->max_error <= result->tolerance;
+  cli_progress_end(progress, status);
 
 cleanup:
+  cli_progress_end(progress, status);
   ts_csr_destroy(widened);
   ts_buffer_destroy(x);
   ts_buffer_destroy(y);

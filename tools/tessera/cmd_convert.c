@@ -60,7 +60,7 @@ static int run_convert(int argc, char **argv) {
   double start = cli_now();
   cli_progress_begin(&progress, "reading");
   status = ts_mm_read(ctx, paths[0], (ts_dtype)precision, &stored, &header);
-  cli_progress_end(&progress);
+  cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   const ts_coo *output = stored;
@@ -76,7 +76,7 @@ static int run_convert(int argc, char **argv) {
   write_options.precision = 0;
   cli_progress_begin(&progress, "writing");
   status = ts_mm_write_coo(ctx, paths[1], output, &write_options);
-  cli_progress_end(&progress);
+  cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   if (!quiet)

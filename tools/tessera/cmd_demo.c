@@ -73,13 +73,13 @@ static int run_demo(int argc, char **argv) {
   double start = cli_now();
   cli_progress_begin(&progress, "generating");
   status = ts_gen_laplacian_2d(ctx, side, side, (ts_dtype)precision, &a);
-  cli_progress_end(&progress);
+  cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   double generate_seconds = cli_now() - start;
 
   cli_spmv_result result;
-  status = cli_spmv_measure(ctx, a, repeat, &result);
+  status = cli_spmv_measure(ctx, &progress, a, repeat, &result);
   if (status != TS_SUCCESS)
     goto cleanup;
 

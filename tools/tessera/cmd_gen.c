@@ -280,7 +280,7 @@ static int run_gen(int argc, char **argv) {
   double start = cli_now();
   cli_progress_begin(&progress, "generating");
   status = generate(ctx, kind, &s, description, sizeof description, &a);
-  cli_progress_end(&progress);
+  cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   double generate_seconds = cli_now() - start;
@@ -290,7 +290,7 @@ static int run_gen(int argc, char **argv) {
     start = cli_now();
     cli_progress_begin(&progress, "writing");
     status = ts_mm_write_csr(ctx, s.output, a, NULL);
-    cli_progress_end(&progress);
+    cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
     write_seconds = cli_now() - start;
@@ -298,7 +298,9 @@ static int run_gen(int argc, char **argv) {
   bool show_stats = !s.output || s.stats;
   ts_csr_stats stats;
   if (show_stats) {
+    cli_progress_begin(&progress, "statistics");
     status = ts_csr_stats_compute(ctx, a, &stats);
+    cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
@@ -306,7 +308,7 @@ static int run_gen(int argc, char **argv) {
   if (s.fill) {
     cli_progress_begin(&progress, "fill estimate");
     status = cli_fill_compute(ctx, a, &fill);
-    cli_progress_end(&progress);
+    cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }

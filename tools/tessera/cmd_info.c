@@ -56,14 +56,16 @@ static int run_info(int argc, char **argv) {
   if (status != TS_SUCCESS)
     goto cleanup;
   ts_csr_stats stats;
+  cli_progress_begin(&progress, "statistics");
   status = ts_csr_stats_compute(ctx, matrix.csr, &stats);
+  cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   cli_fill fill = {0};
   if (fill_wanted) {
     cli_progress_begin(&progress, "fill estimate");
     status = cli_fill_compute(ctx, matrix.csr, &fill);
-    cli_progress_end(&progress);
+    cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }

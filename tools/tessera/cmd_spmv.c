@@ -60,7 +60,7 @@ static int run_spmv(int argc, char **argv) {
     goto cleanup;
 
   cli_spmv_result result;
-  status = cli_spmv_measure(ctx, matrix.csr, repeat, &result);
+  status = cli_spmv_measure(ctx, &progress, matrix.csr, repeat, &result);
   if (status != TS_SUCCESS)
     goto cleanup;
   if (json) {
