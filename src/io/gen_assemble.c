@@ -79,3 +79,117 @@ cleanup:
   ts_csr_destroy(out);
   return st;
 }
+
+/* Bucket of a row: rows >> shift, at most 4096 buckets. */
+static int bucket_shift(int64_t rows) {
+  int shift = 0;
+  while ((rows >> shift) > 4096)
+    shift++;
+  return shift;
+}
+
+ts_status tsi_gen_csr_from_pairs(ts_context *ctx, const char *op, int64_t rows, int64_t cols, const int32_t *rows_of,
+                                 const int32_t *cols_of, int64_t count, bool add_mirrors, ts_dtype dtype,
+                                 ts_csr **csr) {
+  ts_status st = TS_SUCCESS;
+  const int shift = bucket_shift(rows);
+  const int64_t buckets = ((rows - 1) >> shift) + 1;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  int64_t *histogram = tsi_calloc_array((int64_t)threads * buckets + 1, sizeof(int64_t));
+  int64_t *bucket_start = tsi_calloc_array(buckets + 1, sizeof(int64_t));
+  int64_t *raw_ptr = tsi_calloc_array(rows + 1, sizeof(int64_t));
+  uint64_t *bucketed = NULL;
+  int32_t *raw_cols = NULL;
+  if (!histogram || !bucket_start || !raw_ptr)
+    goto out_of_memory;
+
+    /* 1. Per-thread histograms of entries per bucket over static blocks. */
+#pragma omp parallel num_threads(threads)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    int64_t first = count * t / nt, last = count * (t + 1) / nt;
+    int64_t *mine = histogram + (int64_t)t * buckets;
+    for (int64_t e = first; e < last; e++) {
+      mine[rows_of[e] >> shift]++;
+      if (add_mirrors && rows_of[e] != cols_of[e])
+        mine[cols_of[e] >> shift]++;
+    }
+  }
+  /* 2. Offsets, bucket-major, so that each bucket's entries are contiguous. */
+  int64_t total = 0;
+  for (int64_t b = 0; b < buckets; b++) {
+    bucket_start[b] = total;
+    for (int t = 0; t < threads; t++) {
+      int64_t c = histogram[(int64_t)t * buckets + b];
+      histogram[(int64_t)t * buckets + b] = total;
+      total += c;
+    }
+  }
+  bucket_start[buckets] = total;
+  bucketed = tsi_malloc_array(total > 0 ? total : 1, sizeof(uint64_t));
+  raw_cols = tsi_malloc_array(total > 0 ? total : 1, sizeof(int32_t));
+  if (!bucketed || !raw_cols)
+    goto out_of_memory;
+
+    /* 3. Scatter (row, column) keys into their buckets; same blocks as 1. */
+#pragma omp parallel num_threads(threads)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    int64_t first = count * t / nt, last = count * (t + 1) / nt;
+    int64_t *cursor = histogram + (int64_t)t * buckets;
+    for (int64_t e = first; e < last; e++) {
+      uint64_t u = (uint32_t)rows_of[e], v = (uint32_t)cols_of[e];
+      bucketed[cursor[u >> shift]++] = u << 32 | v;
+      if (add_mirrors && u != v)
+        bucketed[cursor[v >> shift]++] = v << 32 | u;
+    }
+  }
+  /* 4. Row lengths: each bucket owns its rows, so no two threads write one. */
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = 0; b < buckets; b++)
+    for (int64_t k = bucket_start[b]; k < bucket_start[b + 1]; k++)
+      raw_ptr[(bucketed[k] >> 32) + 1]++;
+  tsi_gen_prefix_sum(raw_ptr, rows);
+  /* 5. Counting sort by row inside each bucket, into the raw rows, with
+   * raw_ptr of the bucket's own rows as cursors: afterwards raw_ptr[r] is
+   * the end of row r, i.e. the start of row r + 1, and the bucket's first
+   * row starts where the bucket does. */
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = 0; b < buckets; b++) {
+    int64_t row_first = b << shift, row_end = (b + 1) << shift;
+    if (row_end > rows)
+      row_end = rows;
+    for (int64_t k = bucket_start[b]; k < bucket_start[b + 1]; k++)
+      raw_cols[raw_ptr[bucketed[k] >> 32]++] = (int32_t)(bucketed[k] & 0xffffffffULL);
+    for (int64_t r = row_end - 1; r > row_first; r--)
+      raw_ptr[r] = raw_ptr[r - 1];
+    raw_ptr[row_first] = bucket_start[b];
+  }
+  free(bucketed);
+  bucketed = NULL;
+  free(histogram);
+  histogram = NULL;
+  st = tsi_gen_compact_rows(ctx, op, rows, cols, raw_ptr, raw_cols, dtype, csr);
+  goto cleanup;
+out_of_memory:
+  st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the entry lists (%lld entries)", op,
+                 (long long)count);
+cleanup:
+  free(histogram);
+  free(bucket_start);
+  free(raw_ptr);
+  free(bucketed);
+  free(raw_cols);
+  return st;
+}

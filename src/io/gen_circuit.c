@@ -55,24 +55,19 @@ typedef struct circuit_model {
   int32_t *dense_members; /* dense * dense_size */
 } circuit_model;
 
-/* Where entries go: pass 0 counts row lengths, pass 1 scatters columns. */
+/* Where one unit's entries go: counted only (rows NULL), or written from
+ * the unit's offset in the pair lists. */
 typedef struct entry_sink {
-  int pass;
-  int64_t *counts; /* pass 0: counts[row + 1] */
-  int64_t *cursor; /* pass 1: next free slot of each row */
-  int32_t *raw;
+  int32_t *rows, *cols;
+  int64_t at;
 } entry_sink;
 
 static void put_entry(entry_sink *sink, int64_t row, int64_t col) {
-  if (sink->pass == 0) {
-#pragma omp atomic
-    sink->counts[row + 1]++;
-  } else {
-    int64_t at;
-#pragma omp atomic capture
-    at = sink->cursor[row]++;
-    sink->raw[at] = (int32_t)col;
+  if (sink->rows) {
+    sink->rows[sink->at] = (int32_t)row;
+    sink->cols[sink->at] = (int32_t)col;
   }
+  sink->at++;
 }
 
 /* Wire u and v: both entries, or, for a fraction of the pairs decided by a
@@ -135,30 +130,49 @@ static void put_dense_net(const circuit_model *m, entry_sink *sink, int64_t d) {
     put_edge(m, sink, d, members[k]);
 }
 
-static ts_status put_all(ts_context *ctx, const circuit_model *m, entry_sink *sink) {
+static void put_unit(const circuit_model *m, entry_sink *sink, int64_t u) {
+  if (u < m->cells)
+    put_cell(m, sink, u);
+  else if (u < m->cells + m->mesh)
+    put_grid_node(m, sink, u - m->cells);
+  else
+    put_dense_net(m, sink, u - m->cells - m->mesh);
+}
+
+/* Two passes over the units (cells, grid nodes, dense nets): count each
+ * one's entries, then write them at the unit's offset. Every unit draws
+ * from its own counters, so the lists do not depend on the threads. */
+static ts_status make_pairs(ts_context *ctx, const char *op, const circuit_model *m, int64_t *unit_offset,
+                            int32_t **rows_out, int32_t **cols_out, int64_t *count) {
   int64_t units = m->cells + m->mesh + m->dense;
-  for (int64_t start = 0; start < units; start += TSI_GEN_CHUNK) {
-    int64_t end = start + TSI_GEN_CHUNK < units ? start + TSI_GEN_CHUNK : units;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t start = 0; start < units; start += TSI_GEN_CHUNK) {
+      int64_t end = start + TSI_GEN_CHUNK < units ? start + TSI_GEN_CHUNK : units;
 #pragma omp parallel for schedule(dynamic, 256)
-    for (int64_t u = start; u < end; u++) {
-      if (u < m->cells)
-        put_cell(m, sink, u);
-      else if (u < m->cells + m->mesh)
-        put_grid_node(m, sink, u - m->cells);
-      else
-        put_dense_net(m, sink, u - m->cells - m->mesh);
+      for (int64_t u = start; u < end; u++) {
+        entry_sink sink = {pass ? *rows_out : NULL, pass ? *cols_out : NULL, pass ? unit_offset[u] : 0};
+        put_unit(m, &sink, u);
+        if (!pass)
+          unit_offset[u + 1] = sink.at;
+      }
+      ts_status st = tsi_progress(ctx, pass * units + end, 2 * units);
+      if (st != TS_SUCCESS)
+        return st;
     }
-    ts_status st = tsi_progress(ctx, sink->pass * units + end, 2 * units);
-    if (st != TS_SUCCESS)
-      return st;
+    if (pass == 0) {
+      /* The diagonal goes after the units' entries. */
+      *count = tsi_gen_prefix_sum(unit_offset, units) + m->n;
+      *rows_out = tsi_malloc_array(*count, sizeof(int32_t));
+      *cols_out = tsi_malloc_array(*count, sizeof(int32_t));
+      if (!*rows_out || !*cols_out)
+        return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld entries", op, (long long)*count);
+    }
   }
-  /* The diagonal. */
+  int64_t diagonal_first = unit_offset[units];
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < m->n; i++) {
-    if (sink->pass == 0)
-      sink->counts[i + 1]++;
-    else
-      sink->raw[sink->cursor[i]++] = (int32_t)i;
+    (*rows_out)[diagonal_first + i] = (int32_t)i;
+    (*cols_out)[diagonal_first + i] = (int32_t)i;
   }
   return TS_SUCCESS;
 }
@@ -299,37 +313,26 @@ ts_status ts_gen_circuit(ts_context *ctx, const ts_circuit_params *params, uint6
 
   circuit_model m = {0};
   ts_csr *out = NULL;
-  entry_sink sink = {0};
+  int64_t *unit_offset = NULL, count = 0;
+  int32_t *rows_of = NULL, *cols_of = NULL;
   int64_t n = params->n;
   st = build_model(ctx, op, params, seed, &m);
   if (st != TS_SUCCESS)
     goto cleanup;
-
-  sink.counts = tsi_calloc_array(n + 1, sizeof(int64_t));
-  if (!sink.counts) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld row counts", op, (long long)n);
+  unit_offset = tsi_calloc_array(m.cells + m.mesh + m.dense + 1, sizeof(int64_t));
+  if (!unit_offset) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the unit offsets", op);
     goto cleanup;
   }
-  st = put_all(ctx, &m, &sink);
+  st = make_pairs(ctx, op, &m, unit_offset, &rows_of, &cols_of, &count);
   if (st != TS_SUCCESS)
     goto cleanup;
-  int64_t raw_count = tsi_gen_prefix_sum(sink.counts, n);
-  sink.cursor = tsi_malloc_array(n, sizeof(int64_t));
-  sink.raw = tsi_malloc_array(raw_count, sizeof(int32_t));
-  if (!sink.cursor || !sink.raw) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld entries", op, (long long)raw_count);
-    goto cleanup;
-  }
-  for (int64_t i = 0; i < n; i++)
-    sink.cursor[i] = sink.counts[i];
-  /* Scatter order inside a row depends on the threads; rows are sorted next. */
-  sink.pass = 1;
-  st = put_all(ctx, &m, &sink);
+  st = tsi_gen_csr_from_pairs(ctx, op, n, n, rows_of, cols_of, count, false, dtype, &out);
   if (st != TS_SUCCESS)
     goto cleanup;
-  st = tsi_gen_compact_rows(ctx, op, n, n, sink.counts, sink.raw, dtype, &out);
-  if (st != TS_SUCCESS)
-    goto cleanup;
+  free(rows_of);
+  free(cols_of);
+  rows_of = cols_of = NULL;
 
 #pragma omp parallel for schedule(dynamic, 1024)
   for (int64_t i = 0; i < n; i++) {
@@ -356,9 +359,9 @@ ts_status ts_gen_circuit(ts_context *ctx, const ts_circuit_params *params, uint6
 cleanup:
   free(m.cell_start);
   free(m.dense_members);
-  free(sink.counts);
-  free(sink.cursor);
-  free(sink.raw);
+  free(unit_offset);
+  free(rows_of);
+  free(cols_of);
   ts_csr_destroy(out);
   return st;
 }

@@ -47,6 +47,14 @@ void tsi_sample_sorted(uint64_t key, int64_t n, int64_t k, int32_t *out, tsi_sam
 ts_status tsi_gen_compact_rows(ts_context *ctx, const char *op, int64_t rows, int64_t cols, const int64_t *raw_ptr,
                                int32_t *raw_cols, ts_dtype dtype, ts_csr **csr);
 
+/* CSR (TS_GENERAL, values left for the caller) of the pattern of `count`
+ * entries (rows_of[e], cols_of[e]), plus each one's mirror when
+ * add_mirrors; repeats merged. Entries are bucketed by row blocks with
+ * per-thread histograms, so no atomics, and the result does not depend on
+ * the thread count. */
+ts_status tsi_gen_csr_from_pairs(ts_context *ctx, const char *op, int64_t rows, int64_t cols, const int32_t *rows_of,
+                                 const int32_t *cols_of, int64_t count, bool add_mirrors, ts_dtype dtype, ts_csr **csr);
+
 /* Fill the columns and values of `out`, whose row_ptr is set: row i gets
  * row_ptr[i+1] - row_ptr[i] distinct uniformly random columns (seeded by
  * (seed, i)) and values uniform in [-1, 1). Reports progress by rows. */

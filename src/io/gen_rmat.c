@@ -51,7 +51,10 @@ static void rmat_edge(const quadrant_thresholds *t, int scale, uint64_t key, int
     if ((level & 1) == 0)
       bits = tsi_random_draw(key, (uint64_t)(level / 2));
     uint64_t r = (level & 1) ? (bits >> 32) : (bits & 0xffffffffULL);
-    int down = r >= t->ab, right = (r >= t->a && r < t->ab) || r >= t->abc;
+    /* Branch-free: the quadrant is random, so branches mispredict. right is
+     * set in [a, a+b) and [a+b+c, 1). */
+    int above_a = r >= t->a, down = r >= t->ab, above_abc = r >= t->abc;
+    int right = above_a ^ down ^ above_abc;
     row = 2 * row + down;
     col = 2 * col + right;
   }
@@ -79,15 +82,11 @@ ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params, uint64_t se
   ts_csr *out = NULL;
   int32_t *src = tsi_malloc_array(edges, sizeof(int32_t));
   int32_t *dst = tsi_malloc_array(edges, sizeof(int32_t));
-  int64_t *offsets = tsi_calloc_array(n + 1, sizeof(int64_t));
-  int64_t *cursor = NULL;
-  int32_t *raw = NULL;
-  if (!src || !dst || !offsets) {
+  if (!src || !dst) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld edges", op, (long long)edges);
     goto cleanup;
   }
-
-  /* Pass 1: draw every edge (from its own counter) and count row lengths. */
+  /* Every edge drawn from its own counter. */
   for (int64_t start = 0; start < edges; start += TSI_GEN_CHUNK) {
     int64_t end = start + TSI_GEN_CHUNK < edges ? start + TSI_GEN_CHUNK : edges;
 #pragma omp parallel for schedule(static)
@@ -100,52 +99,17 @@ ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params, uint64_t se
       }
       src[e] = (int32_t)u;
       dst[e] = (int32_t)v;
-#pragma omp atomic
-      offsets[u + 1]++;
-      if (symmetric && u != v) {
-#pragma omp atomic
-        offsets[v + 1]++;
-      }
     }
     st = tsi_progress(ctx, end, edges);
     if (st != TS_SUCCESS)
       goto cleanup;
   }
-  int64_t raw_count = tsi_gen_prefix_sum(offsets, n);
-  cursor = tsi_malloc_array(n, sizeof(int64_t));
-  raw = tsi_malloc_array(raw_count, sizeof(int32_t));
-  if (!cursor || !raw) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld edge entries", op, (long long)raw_count);
-    goto cleanup;
-  }
-  for (int64_t i = 0; i < n; i++)
-    cursor[i] = offsets[i];
-
-    /* Pass 2: scatter into rows. The order inside a row depends on the
-     * threads, but each row is sorted next, so the matrix does not. */
-#pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < edges; e++) {
-    int64_t u = src[e], v = dst[e], at;
-#pragma omp atomic capture
-    at = cursor[u]++;
-    raw[at] = (int32_t)v;
-    if (symmetric && u != v) {
-#pragma omp atomic capture
-      at = cursor[v]++;
-      raw[at] = (int32_t)u;
-    }
-  }
-  free(src);
-  free(dst);
-  free(cursor);
-  src = dst = NULL;
-  cursor = NULL;
-
-  st = tsi_gen_compact_rows(ctx, op, n, n, offsets, raw, dtype, &out);
+  st = tsi_gen_csr_from_pairs(ctx, op, n, n, src, dst, edges, symmetric, dtype, &out);
   if (st != TS_SUCCESS)
     goto cleanup;
-  free(raw);
-  raw = NULL;
+  free(src);
+  free(dst);
+  src = dst = NULL;
 #pragma omp parallel for schedule(dynamic, 1024)
   for (int64_t i = 0; i < n; i++) {
     for (int64_t k = out->row_ptr[i]; k < out->row_ptr[i + 1]; k++) {
@@ -160,9 +124,6 @@ ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params, uint64_t se
 cleanup:
   free(src);
   free(dst);
-  free(offsets);
-  free(cursor);
-  free(raw);
   ts_csr_destroy(out);
   return st;
 }
