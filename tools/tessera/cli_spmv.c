@@ -60,6 +60,20 @@ static double max_relative_error(const ts_csr *a64, const double *x, const doubl
   return worst;
 }
 
+/* @p count back-to-back calls ending in one sync: the per-call time then
+ * includes no host round trip, as in an application's loop. */
+static ts_status timed_burst(ts_context *ctx, ts_spmv_plan *plan, const ts_buffer *x, ts_buffer *y, int64_t count,
+                             double *seconds) {
+  double start = cli_now();
+  ts_status status = TS_SUCCESS;
+  for (int64_t k = 0; k < count && status == TS_SUCCESS; k++)
+    status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
+  if (status == TS_SUCCESS)
+    status = ts_context_sync(ctx);
+  *seconds = cli_now() - start;
+  return status;
+}
+
 ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr *a, int64_t repeat,
                            cli_spmv_result *result) {
   memset(result, 0, sizeof *result);
@@ -117,48 +131,43 @@ ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr
 
   cli_progress_begin(progress, "timing");
   /* Warm-up: the first call pays one-off costs (module load, caches). */
-  double start = cli_now();
-  status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
-  if (status == TS_SUCCESS)
-    status = ts_context_sync(ctx);
+  double first_seconds = 0.0;
+  status = timed_burst(ctx, plan, x, y, 1, &first_seconds);
   if (status != TS_SUCCESS)
     goto cleanup;
-  result->first_ms = 1e3 * (cli_now() - start);
+  result->first_ms = 1e3 * first_seconds;
 
   if (repeat <= 0) {
-    /* Double the count until a burst lasts CLI_SPMV_CALIBRATION_SECONDS: one
-     * slow call (a busy host) then cannot set the size alone. */
+    /* Double the count until a burst lasts CLI_SPMV_CALIBRATION_SECONDS,
+     * then run that burst once more and keep the faster: a single stall (a
+     * busy host) cannot then shrink the bursts on its own. */
     double per_call = 0.0;
     for (int64_t count = 1; count <= CLI_SPMV_MAX_REPEAT; count *= 2) {
-      start = cli_now();
-      for (int64_t k = 0; k < count && status == TS_SUCCESS; k++)
-        status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
-      if (status == TS_SUCCESS)
-        status = ts_context_sync(ctx);
+      double elapsed = 0.0;
+      status = timed_burst(ctx, plan, x, y, count, &elapsed);
       if (status != TS_SUCCESS)
         goto cleanup;
-      double elapsed = cli_now() - start;
       per_call = elapsed / (double)count;
-      if (elapsed >= CLI_SPMV_CALIBRATION_SECONDS)
+      if (elapsed >= CLI_SPMV_CALIBRATION_SECONDS) {
+        status = timed_burst(ctx, plan, x, y, count, &elapsed);
+        if (status != TS_SUCCESS)
+          goto cleanup;
+        per_call = fmin(per_call, elapsed / (double)count);
         break;
+      }
     }
     double wanted = per_call > 0.0 ? ceil(CLI_SPMV_BURST_SECONDS / per_call) : CLI_SPMV_MAX_REPEAT;
     repeat = wanted < 1.0 ? 1 : (wanted > CLI_SPMV_MAX_REPEAT ? CLI_SPMV_MAX_REPEAT : (int64_t)wanted);
   }
   result->repeat = repeat;
 
-  /* Bursts of back-to-back calls ending in one sync: the per-call time
-   * includes no host round trip, as in an application's loop. */
   double per_call_ms[CLI_SPMV_BURSTS];
   for (int burst = 0; burst < CLI_SPMV_BURSTS; burst++) {
-    start = cli_now();
-    for (int64_t k = 0; k < repeat && status == TS_SUCCESS; k++)
-      status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
-    if (status == TS_SUCCESS)
-      status = ts_context_sync(ctx);
+    double elapsed = 0.0;
+    status = timed_burst(ctx, plan, x, y, repeat, &elapsed);
     if (status != TS_SUCCESS)
       goto cleanup;
-    per_call_ms[burst] = 1e3 * (cli_now() - start) / (double)repeat;
+    per_call_ms[burst] = 1e3 * elapsed / (double)repeat;
   }
   cli_progress_end(progress, status);
   qsort(per_call_ms, CLI_SPMV_BURSTS, sizeof per_call_ms[0], compare_doubles);
