@@ -173,7 +173,7 @@ TS_API ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params,
 typedef struct ts_circuit_params {
   int64_t n;             /**< Rows = columns. */
   double avg_degree;     /**< Mean off-diagonal entries per row (default 4). */
-  double locality;       /**< 0 = hierarchical netlist (little fill under AMD, L+U about 1.1x A); 1 = laid out on a 2-D grid (fills like a mesh, 20x A or more at 10^5 rows); values between mix the two. */
+  double locality;       /**< Share of nodes on the 2-D grid: 0 = hierarchical netlist (little fill under AMD: L+U about 1.2-1.4x A, the dense nets included); 1 = laid out on a grid (fills like a mesh: about 30x A at 10^5 rows); values between mix the two. */
   int dense_nets;        /**< Very dense rows/columns, like supply nets (default 3). */
   double dense_fraction; /**< Fraction of rows each dense net touches (default 0.05). */
   double asymmetry;      /**< Fraction of off-diagonal entries without a mirror (default 0.05). */
