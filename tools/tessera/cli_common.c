@@ -245,9 +245,21 @@ int cli_parse(const char *command, const char *help, int argc, char **argv, cli_
 
 static volatile sig_atomic_t interrupt_requested;
 
+/* The first Ctrl-C asks the running library call to stop (through the
+ * progress callback) and the command to stop at its next step; a second one
+ * ends the process at once, for a step that does not report progress. */
 static void on_interrupt(int signal_number) {
-  (void)signal_number;
   interrupt_requested = 1;
+  signal(signal_number, SIG_DFL);
+}
+
+/* Called between steps: end the command if Ctrl-C was pressed. */
+static void exit_if_interrupted(const cli_progress *progress) {
+  if (interrupt_requested) {
+    bool line_open = progress && progress->printed && progress->terminal;
+    fprintf(stderr, "%stessera: interrupted\n", line_open ? "\n" : "");
+    exit(CLI_EXIT_INTERRUPTED);
+  }
 }
 
 bool cli_interrupted(void) { return interrupt_requested != 0; }
@@ -335,6 +347,7 @@ ts_status cli_progress_attach(ts_context *ctx, cli_progress *progress, bool quie
 }
 
 void cli_progress_begin(cli_progress *progress, const char *label) {
+  exit_if_interrupted(progress);
   if (!progress)
     return;
   progress->label = label;
@@ -350,6 +363,7 @@ void cli_progress_begin(cli_progress *progress, const char *label) {
 }
 
 void cli_progress_end(cli_progress *progress, ts_status status) {
+  exit_if_interrupted(progress);
   if (!progress)
     return;
   if (progress->printed && status == TS_SUCCESS) {

@@ -123,7 +123,10 @@ typedef struct cli_progress {
   bool printed;         /* something of this phase is on screen */
 } cli_progress;
 
-/* Install Ctrl-C handling and the progress callback on @p ctx. */
+/* Install Ctrl-C handling and the progress callback on @p ctx. After a
+ * Ctrl-C, the running library call is cancelled if it reports progress, and
+ * the next cli_progress_begin() or cli_progress_end() ends the process with
+ * status 130; a second Ctrl-C ends it at once. */
 ts_status cli_progress_attach(ts_context *ctx, cli_progress *progress, bool quiet);
 /* Start a phase named @p label. */
 void cli_progress_begin(cli_progress *progress, const char *label);
