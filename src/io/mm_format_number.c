@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 int tsi_mm_format_uint64(char *out, uint64_t value) {
   char reversed[20];
@@ -50,6 +51,18 @@ static bool reads_back(char *out, int length, double value, ts_dtype dtype) {
   return parsed == value;
 }
 
+/* Whether the digits hold "000" or "999" (before any exponent). */
+static bool has_digit_run(const char *text, int length) {
+  int zeros = 0, nines = 0;
+  for (int i = 0; i < length && text[i] != 'e'; i++) {
+    zeros = text[i] == '0' ? zeros + 1 : 0;
+    nines = text[i] == '9' ? nines + 1 : 0;
+    if (zeros >= 3 || nines >= 3)
+      return true;
+  }
+  return false;
+}
+
 int tsi_mm_format_value(char *out, double value, ts_dtype dtype, int precision) {
   if (precision > 0)
     return print_digits(out, value, precision > 17 ? 17 : precision);
@@ -60,12 +73,19 @@ int tsi_mm_format_value(char *out, double value, ts_dtype dtype, int precision) 
       out[length++] = '-';
     return length + tsi_mm_format_uint64(out + length, (uint64_t)fabs(value));
   }
-  /* 9 significant digits identify every float, 17 every double; try a
-   * shorter form first because most values in real files have one. */
-  int shorter = dtype == TS_FLOAT32 ? 7 : 15;
+  /* 9 significant digits identify every float, 17 every double. A run of
+   * zeros or nines in them means the value came from a shorter decimal
+   * (0.1 prints as 0.10000000000000001): then the shorter form is tried and
+   * kept when it reads back exactly. Other values cost one snprintf. */
   int longest = dtype == TS_FLOAT32 ? 9 : 17;
-  int length = print_digits(out, value, shorter);
-  if (length > 0 && reads_back(out, length, value, dtype))
+  int length = print_digits(out, value, longest);
+  if (length <= 0 || !has_digit_run(out, length))
     return length;
-  return print_digits(out, value, longest);
+  char shorter[32];
+  int shorter_length = print_digits(shorter, value, dtype == TS_FLOAT32 ? 7 : 15);
+  if (shorter_length > 0 && reads_back(shorter, shorter_length, value, dtype)) {
+    memcpy(out, shorter, (size_t)shorter_length);
+    return shorter_length;
+  }
+  return length;
 }
