@@ -36,7 +36,7 @@ static void test_device_info(ts_context *ctx) {
   CHECK(info.multiprocessors > 0);
   CHECK(info.global_memory >= ((int64_t)1 << 30));
   CHECK(info.l2_cache_bytes > 0);
-  CHECK(info.shared_per_block >= 48 * 1024);
+  CHECK(info.shared_per_block >= (int64_t)48 * 1024);
   CHECK(info.driver_version >= 1000 && info.runtime_version >= 1000);
   printf("device: %s, compute %d.%d, %d SMs, %.1f GiB, driver %d, runtime %d\n", info.name, info.compute_major,
          info.compute_minor, info.multiprocessors, (double)info.global_memory / (1 << 30), info.driver_version,

@@ -148,10 +148,10 @@ static int64_t check_spmv(const char *what, const ts_csr *a, double alpha, doubl
                           int nan_y) {
   size_t v = ts_dtype_size(a->dtype);
   int64_t bad = 0;
-  void *x = malloc((size_t)a->cols * v + 8), *y_in = malloc((size_t)a->rows * v + 8);
-  void *y_out = malloc((size_t)a->rows * v + 8);
-  double *xd = malloc((size_t)a->cols * sizeof(double) + 8), *ref = malloc((size_t)a->rows * sizeof(double) + 8);
-  double *yd = malloc((size_t)a->rows * sizeof(double) + 8);
+  void *x = calloc((size_t)a->cols + 1, v), *y_in = calloc((size_t)a->rows + 1, v);
+  void *y_out = calloc((size_t)a->rows + 1, v);
+  double *xd = calloc((size_t)a->cols + 1, sizeof(double)), *ref = calloc((size_t)a->rows + 1, sizeof(double));
+  double *yd = calloc((size_t)a->rows + 1, sizeof(double));
   ts_csr *w = widen(a);
   if (!x || !y_in || !y_out || !xd || !ref || !yd || !w) {
     CHECK_MSG(0, "%s: out of host memory", what);
@@ -227,7 +227,7 @@ static void test_hand_made(ts_dtype dtype) {
   if (!a)
     return;
   double x[3] = {1, -2, 0.5}, y[4] = {9, 9, 9, 9}, yin[4] = {1, 2, 3, 4};
-  float xf[3] = {1, -2, 0.5f}, yf[4], yinf[4] = {1, 2, 3, 4};
+  float xf[3] = {1, -2, 0.5f}, yf[4] = {9, 9, 9, 9}, yinf[4] = {1, 2, 3, 4};
   const double want[4] = {2 + 1, 2, 3 - 8 + 2.5 + 3, -12 + 4}; /* A x + y */
   ts_status st = dtype == TS_FLOAT32 ? gpu_spmv(a, 1.0, xf, 1.0, yinf, yf) : gpu_spmv(a, 1.0, x, 1.0, yin, y);
   CHECK_OK(gpu, st);

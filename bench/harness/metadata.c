@@ -13,27 +13,45 @@
 #define TSB_GIT_COMMIT "unknown"
 #endif
 
+/* The value of key's entry (added when absent), or NULL when the table is full. */
+static char *value_slot(tsb_metadata *meta, const char *key) {
+  for (int i = 0; i < meta->count; i++)
+    if (strcmp(meta->key[i], key) == 0)
+      return meta->value[i];
+  if (meta->count == TSB_META_MAX)
+    return NULL;
+  int slot = meta->count++;
+  snprintf(meta->key[slot], sizeof meta->key[slot], "%s", key);
+  return meta->value[slot];
+}
+
+/* One line per entry, whatever the value held. */
+static void flatten_line(char *value) {
+  for (char *p = value; *p; p++)
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+}
+
 void tsb_metadata_set(tsb_metadata *meta, const char *key, const char *format, ...) {
   if (!meta || !key || !format)
     return;
-  int slot = -1;
-  for (int i = 0; i < meta->count; i++)
-    if (strcmp(meta->key[i], key) == 0)
-      slot = i;
-  if (slot < 0) {
-    if (meta->count == TSB_META_MAX)
-      return;
-    slot = meta->count++;
-    snprintf(meta->key[slot], sizeof meta->key[slot], "%s", key);
-  }
+  char *value = value_slot(meta, key);
+  if (!value)
+    return;
   va_list args;
   va_start(args, format);
-  vsnprintf(meta->value[slot], sizeof meta->value[slot], format, args);
+  vsnprintf(value, sizeof meta->value[0], format, args);
   va_end(args);
-  /* One line per entry, whatever the value held. */
-  for (char *p = meta->value[slot]; *p; p++)
-    if (*p == '\n' || *p == '\r')
-      *p = ' ';
+  flatten_line(value);
+}
+
+/* tsb_metadata_set for a plain string. */
+static void set_text(tsb_metadata *meta, const char *key, const char *text) {
+  char *value = value_slot(meta, key);
+  if (!value)
+    return;
+  snprintf(value, sizeof meta->value[0], "%s", text);
+  flatten_line(value);
 }
 
 const char *tsb_metadata_get(const tsb_metadata *meta, const char *key) {
@@ -61,15 +79,15 @@ void tsb_metadata_collect(tsb_metadata *meta, ts_context *ctx, int argc, char **
   char date[64] = "unknown";
   if (gmtime_r(&now, &utc))
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  tsb_metadata_set(meta, "date_utc", "%s", date);
+  set_text(meta, "date_utc", date);
 
   const char *commit = getenv("TESSERA_COMMIT");
-  tsb_metadata_set(meta, "commit", "%s", commit && *commit ? commit : TSB_GIT_COMMIT);
+  set_text(meta, "commit", commit && *commit ? commit : TSB_GIT_COMMIT);
   char host[256] = "unknown";
   if (gethostname(host, sizeof host) != 0)
     snprintf(host, sizeof host, "unknown");
   host[sizeof host - 1] = '\0';
-  tsb_metadata_set(meta, "host", "%s", host);
+  set_text(meta, "host", host);
   tsb_metadata_set(meta, "tessera_version", "%d", ts_version());
 
   ts_device_info info;
@@ -77,14 +95,14 @@ void tsb_metadata_collect(tsb_metadata *meta, ts_context *ctx, int argc, char **
     char driver[32], runtime[32];
     format_cuda_version(driver, sizeof driver, info.driver_version);
     format_cuda_version(runtime, sizeof runtime, info.runtime_version);
-    tsb_metadata_set(meta, "backend", "%s", ts_backend_name(ts_context_backend(ctx)));
-    tsb_metadata_set(meta, "device", "%s", info.name);
+    set_text(meta, "backend", ts_backend_name(ts_context_backend(ctx)));
+    set_text(meta, "device", info.name);
     if (info.compute_major > 0)
       tsb_metadata_set(meta, "compute_capability", "%d.%d", info.compute_major, info.compute_minor);
-    tsb_metadata_set(meta, "cuda_driver", "%s", driver);
-    tsb_metadata_set(meta, "cuda_runtime", "%s", runtime);
+    set_text(meta, "cuda_driver", driver);
+    set_text(meta, "cuda_runtime", runtime);
   } else {
-    tsb_metadata_set(meta, "device", "none");
+    set_text(meta, "device", "none");
   }
 
   /* The command line, each argument quoted when it holds a space. */
@@ -98,7 +116,7 @@ void tsb_metadata_collect(tsb_metadata *meta, ts_context *ctx, int argc, char **
       break;
     used += (size_t)n;
   }
-  tsb_metadata_set(meta, "command", "%s", command);
+  set_text(meta, "command", command);
 }
 
 void tsb_metadata_print(const tsb_metadata *meta, FILE *file, const char *prefix) {

@@ -24,12 +24,14 @@ ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *optio
     (void)cudaGetLastError();
     return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(err));
   }
-  if (count == 0) return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no usable CUDA device: none found");
+  if (count == 0)
+    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no usable CUDA device: none found");
   int device = options->device;
   if (device < 0 || device >= count)
     return tsi_error(ctx, TS_ERROR_NO_DEVICE, "CUDA device %d requested but %d present", device, count);
   err = cudaSetDevice(device);
-  if (err == cudaSuccess) err = cudaFree(0); /* create the primary context now */
+  if (err == cudaSuccess)
+    err = cudaFree(0); /* create the primary context now */
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     return tsi_error(ctx, TS_ERROR_NO_DEVICE, "CUDA device %d unusable: %s", device, cudaGetErrorString(err));
@@ -41,7 +43,8 @@ ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *optio
   } else {
     cudaStream_t stream;
     err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    if (err != cudaSuccess) return cuda_error(ctx, err, "cudaStreamCreate");
+    if (err != cudaSuccess)
+      return cuda_error(ctx, err, "cudaStreamCreate");
     ctx->stream = stream;
     ctx->owns_stream = true;
   }
@@ -51,7 +54,8 @@ ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *optio
 void tsi_cuda_context_release(ts_context *ctx) {
   (void)cudaSetDevice(ctx->device);
   (void)cudaStreamSynchronize((cudaStream_t)ctx->stream);
-  if (ctx->owns_stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+  if (ctx->owns_stream)
+    (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
   ctx->stream = NULL;
 }
 
@@ -69,14 +73,16 @@ ts_status tsi_cuda_sync(ts_context *ctx) {
 ts_status tsi_cuda_check_launch(ts_context *ctx, const char *op) {
   ctx->last_async_op = op;
   cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return cuda_error(ctx, err, op);
+  if (err != cudaSuccess)
+    return cuda_error(ctx, err, op);
   return TS_SUCCESS;
 }
 
 ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info) {
   cudaDeviceProp prop;
   cudaError_t err = cudaGetDeviceProperties(&prop, ctx->device);
-  if (err != cudaSuccess) return cuda_error(ctx, err, "cudaGetDeviceProperties");
+  if (err != cudaSuccess)
+    return cuda_error(ctx, err, "cudaGetDeviceProperties");
   snprintf(info->name, sizeof info->name, "%s", prop.name);
   info->ordinal = ctx->device;
   info->compute_major = prop.major;
@@ -103,12 +109,14 @@ ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
 
 void tsi_cuda_free(void *ptr) { (void)cudaFree(ptr); }
 
-static ts_status copy(ts_context *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
-                      bool wait, const char *what) {
+static ts_status copy(ts_context *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, bool wait,
+                      const char *what) {
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
-  if (err == cudaSuccess && wait) err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess) return cuda_error(ctx, err, what);
+  if (err == cudaSuccess && wait)
+    err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess)
+    return cuda_error(ctx, err, what);
   return TS_SUCCESS;
 }
 
@@ -129,6 +137,7 @@ ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, si
 ts_status tsi_cuda_memset(ts_context *ctx, void *dst, int value, size_t bytes) {
   ctx->last_async_op = "memset";
   cudaError_t err = cudaMemsetAsync(dst, value, bytes, (cudaStream_t)ctx->stream);
-  if (err != cudaSuccess) return cuda_error(ctx, err, "cudaMemsetAsync");
+  if (err != cudaSuccess)
+    return cuda_error(ctx, err, "cudaMemsetAsync");
   return TS_SUCCESS;
 }
