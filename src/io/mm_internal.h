@@ -71,22 +71,22 @@ typedef struct tsi_mm_parser {
 } tsi_mm_parser;
 
 /* Start a parse. */
-void tsi_mm_parser_init(tsi_mm_parser *parser, ts_context *ctx, const char *name, ts_dtype dtype, bool header_only,
+void tsi_mm_parser_init(tsi_mm_parser *ps, ts_context *ctx, const char *name, ts_dtype dtype, bool header_only,
                         int64_t input_bytes);
 
 /* Parse the complete lines in [begin, end): end[-1] must be '\n'. */
-ts_status tsi_mm_parse_lines(tsi_mm_parser *parser, const char *begin, const char *end);
+ts_status tsi_mm_parse_lines(tsi_mm_parser *ps, const char *begin, const char *end);
 
 /* The input ended: check that it held everything it declared. */
-ts_status tsi_mm_parser_finish(tsi_mm_parser *parser);
+ts_status tsi_mm_parser_finish(tsi_mm_parser *ps);
 
 /* Free what the parser still owns (the COO when not handed over). */
-void tsi_mm_parser_release(tsi_mm_parser *parser);
+void tsi_mm_parser_release(tsi_mm_parser *ps);
 
 /* Parse the banner (stage BANNER) or the size line (stage SIZE): one line
  * in [begin, end) with end[-1] == '\n'. */
-ts_status tsi_mm_parse_banner(tsi_mm_parser *parser, const char *begin, const char *end);
-ts_status tsi_mm_parse_size_line(tsi_mm_parser *parser, const char *begin, const char *end);
+ts_status tsi_mm_parse_banner(tsi_mm_parser *ps, const char *begin, const char *end);
+ts_status tsi_mm_parse_size_line(tsi_mm_parser *ps, const char *begin, const char *end);
 
 /* Copy a token for a message: printable characters only, at most 24, up to
  * a delimiter or a NUL (a token in the text always has a '\n' after it). */

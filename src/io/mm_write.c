@@ -175,7 +175,7 @@ static ts_status check_options(ts_context *ctx, const char *op, const char *path
 }
 
 static ts_status check_matrix(ts_context *ctx, const char *op, int64_t rows, int64_t cols, int64_t nnz, ts_dtype dtype,
-                              ts_symmetry symmetry, bool arrays_present) {
+                              ts_symmetry symmetry, bool values_present) {
   if (rows < 0 || cols < 0 || nnz < 0 || rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: invalid shape %lld x %lld with %lld entries", op,
                      (long long)rows, (long long)cols, (long long)nnz);
@@ -186,8 +186,8 @@ static ts_status check_matrix(ts_context *ctx, const char *op, int64_t rows, int
   if (symmetry != TS_GENERAL && rows != cols)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: a %s matrix must be square, not %lld x %lld", op,
                      ts_symmetry_name(symmetry), (long long)rows, (long long)cols);
-  if (nnz > 0 && !arrays_present)
-    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL index or value array", op);
+  if (nnz > 0 && !values_present)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL value array", op);
   return TS_SUCCESS;
 }
 
@@ -201,9 +201,12 @@ ts_status ts_mm_write_coo(ts_context *ctx, const char *path, const ts_coo *coo, 
   if (!coo)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: coo is NULL", op);
   st = check_matrix(ctx, op, coo->rows, coo->cols, coo->nnz, coo->dtype, coo->symmetry,
-                    coo->row_idx && coo->col_idx && (coo->values || w.field == TS_MM_PATTERN));
+                    coo->values || w.field == TS_MM_PATTERN);
   if (st != TS_SUCCESS)
     return st;
+  const int32_t *row_idx = coo->row_idx, *col_idx = coo->col_idx;
+  if (coo->nnz > 0 && (!row_idx || !col_idx))
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL index array", op);
   w.dtype = coo->dtype;
   w.symmetry = coo->symmetry;
   w.rows = coo->rows;
@@ -212,8 +215,8 @@ ts_status ts_mm_write_coo(ts_context *ctx, const char *path, const ts_coo *coo, 
   st = writer_open(&w);
   if (st == TS_SUCCESS)
     st = write_header(&w, coo->nnz);
-  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS; k++)
-    st = write_entry(&w, k, coo->row_idx[k], coo->col_idx[k]);
+  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS && row_idx && col_idx; k++)
+    st = write_entry(&w, k, row_idx[k], col_idx[k]);
   return writer_close(&w, st);
 }
 
@@ -227,9 +230,12 @@ ts_status ts_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, 
   if (!csr)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: csr is NULL", op);
   st = check_matrix(ctx, op, csr->rows, csr->cols, csr->nnz, csr->dtype, csr->symmetry,
-                    csr->col_idx && (csr->values || w.field == TS_MM_PATTERN));
+                    csr->values || w.field == TS_MM_PATTERN);
   if (st != TS_SUCCESS)
     return st;
+  const int32_t *col_idx = csr->col_idx;
+  if (csr->nnz > 0 && !col_idx)
+    return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL index array", op);
   if (!csr->row_ptr || csr->row_ptr[0] != 0 || csr->row_ptr[csr->rows] != csr->nnz)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: row offsets must run from 0 to nnz = %lld", op,
                      (long long)csr->nnz);
@@ -248,8 +254,8 @@ ts_status ts_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, 
                      (long long)row, (long long)begin, (long long)end);
       break;
     }
-    for (int64_t k = begin; k < end && st == TS_SUCCESS; k++)
-      st = write_entry(&w, k, row, csr->col_idx[k]);
+    for (int64_t k = begin; k < end && st == TS_SUCCESS && col_idx; k++)
+      st = write_entry(&w, k, row, col_idx[k]);
   }
   return writer_close(&w, st);
 }
