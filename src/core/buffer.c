@@ -57,6 +57,7 @@ void ts_buffer_destroy(ts_buffer *buffer) {
 void *ts_buffer_data(const ts_buffer *buffer) { return buffer ? buffer->data : NULL; }
 size_t ts_buffer_size(const ts_buffer *buffer) { return buffer ? buffer->bytes : 0; }
 ts_memory ts_buffer_memory(const ts_buffer *buffer) { return buffer ? buffer->memory : TS_MEMORY_HOST; }
+ts_context *tsi_buffer_context(const ts_buffer *buffer) { return buffer ? buffer->ctx : NULL; }
 
 static ts_status check_range(ts_context *ctx, const char *op, const ts_buffer *b, size_t offset, size_t bytes) {
   if (!b) return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: buffer is NULL", op);

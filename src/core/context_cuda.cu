@@ -12,6 +12,16 @@ static ts_status cuda_error(ts_context *ctx, cudaError_t err, const char *what) 
   return tsi_error(ctx, st, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+/* Make the context's device current, so that contexts on different GPUs can
+ * be used from one thread in turn. */
+ts_status tsi_cuda_activate(ts_context *ctx) {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == ctx->device) return TS_SUCCESS;
+  cudaError_t err = cudaSetDevice(ctx->device);
+  if (err != cudaSuccess) return cuda_error(ctx, err, "cudaSetDevice");
+  return TS_SUCCESS;
+}
+
 int tsi_cuda_available(void) {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
@@ -97,6 +107,8 @@ ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info) {
 }
 
 ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS) return st;
   cudaError_t err = cudaMalloc(ptr, bytes);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
@@ -111,6 +123,8 @@ void tsi_cuda_free(void *ptr) { (void)cudaFree(ptr); }
 
 static ts_status copy(ts_context *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, bool wait,
                       const char *what) {
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS) return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
   if (err == cudaSuccess && wait)
@@ -136,6 +150,8 @@ ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, si
 
 ts_status tsi_cuda_memset(ts_context *ctx, void *dst, int value, size_t bytes) {
   ctx->last_async_op = "memset";
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS) return st;
   cudaError_t err = cudaMemsetAsync(dst, value, bytes, (cudaStream_t)ctx->stream);
   if (err != cudaSuccess)
     return cuda_error(ctx, err, "cudaMemsetAsync");

@@ -42,11 +42,15 @@ void *tsi_calloc_array(int64_t count, size_t size);
 /* a * b into *out unless it passes INT64_MAX; returns false on overflow. */
 bool tsi_mul_overflows(int64_t a, int64_t b, int64_t *out);
 
+/* Context a buffer was created with. */
+ts_context *tsi_buffer_context(const ts_buffer *buffer);
+
 /* Report progress; returns TS_ERROR_INVALID_ARGUMENT when cancelled. */
 ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total);
 
 /* CUDA side of the context; stubs when tessera is built without CUDA. */
 int tsi_cuda_available(void);
+ts_status tsi_cuda_activate(ts_context *ctx);
 ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *options);
 void tsi_cuda_context_release(ts_context *ctx);
 ts_status tsi_cuda_sync(ts_context *ctx);

@@ -98,6 +98,9 @@ extern "C" void tsi_spmv_cuda_release(ts_spmv_plan *p) {
 extern "C" ts_status tsi_spmv_cuda_execute(ts_spmv_plan *p, double alpha, const void *x, double beta, void *y) {
   if (p->rows == 0)
     return TS_SUCCESS;
+  ts_status st = tsi_cuda_activate(p->ctx);
+  if (st != TS_SUCCESS)
+    return st;
   cudaStream_t stream = (cudaStream_t)p->ctx->stream;
   if (p->dtype == TS_FLOAT32) {
     if (p->wide_offsets)

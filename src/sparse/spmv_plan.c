@@ -51,6 +51,8 @@ ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, 
                                           "ts_spmv_execute: NULL argument");
   ts_context *ctx = plan->ctx;
   size_t v = ts_dtype_size(plan->dtype);
+  if (tsi_buffer_context(x) != ctx || tsi_buffer_context(y) != ctx)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_spmv_execute: x and y must belong to the plan's context");
   if (ts_buffer_memory(x) != TS_MEMORY_DEVICE || ts_buffer_memory(y) != TS_MEMORY_DEVICE)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_spmv_execute: x and y must be TS_MEMORY_DEVICE buffers");
   if (ts_buffer_size(x) < (size_t)plan->cols * v || ts_buffer_size(y) < (size_t)plan->rows * v)
