@@ -13,42 +13,41 @@
 
 static int test_passed, test_failed;
 
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
-    if (cond) {                                                                      \
-      test_passed++;                                                                 \
-    } else {                                                                         \
-      test_failed++;                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
-    }                                                                                \
+#define CHECK(cond)                                                                                                    \
+  do {                                                                                                                 \
+    if (cond) {                                                                                                        \
+      test_passed++;                                                                                                   \
+    } else {                                                                                                           \
+      test_failed++;                                                                                                   \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                         \
+    }                                                                                                                  \
   } while (0)
 
-#define CHECK_MSG(cond, ...)                                                         \
-  do {                                                                               \
-    if (cond) {                                                                      \
-      test_passed++;                                                                 \
-    } else {                                                                         \
-      test_failed++;                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);       \
-      fprintf(stderr, __VA_ARGS__);                                                  \
-      fputc('\n', stderr);                                                           \
-    }                                                                                \
+#define CHECK_MSG(cond, ...)                                                                                           \
+  do {                                                                                                                 \
+    if (cond) {                                                                                                        \
+      test_passed++;                                                                                                   \
+    } else {                                                                                                           \
+      test_failed++;                                                                                                   \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                                         \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+    }                                                                                                                  \
   } while (0)
 
 /* A call expected to succeed; prints the status and message otherwise. */
-#define CHECK_OK(ctx, call)                                                          \
-  do {                                                                               \
-    ts_status check_ok_status = (call);                                              \
-    CHECK_MSG(check_ok_status == TS_SUCCESS, "%s: %s", ts_status_string(check_ok_status), \
-              ts_last_error(ctx));                                                   \
+#define CHECK_OK(ctx, call)                                                                                            \
+  do {                                                                                                                 \
+    ts_status check_ok_status = (call);                                                                                \
+    CHECK_MSG(check_ok_status == TS_SUCCESS, "%s: %s", ts_status_string(check_ok_status), ts_last_error(ctx));         \
   } while (0)
 
 /* A call expected to fail with `status`. */
-#define CHECK_STATUS(ctx, call, status)                                              \
-  do {                                                                               \
-    ts_status check_status_got = (call);                                             \
-    CHECK_MSG(check_status_got == (status), "got %s, want %s (%s)",                  \
-              ts_status_string(check_status_got), ts_status_string(status), ts_last_error(ctx)); \
+#define CHECK_STATUS(ctx, call, status)                                                                                \
+  do {                                                                                                                 \
+    ts_status check_status_got = (call);                                                                               \
+    CHECK_MSG(check_status_got == (status), "got %s, want %s (%s)", ts_status_string(check_status_got),                \
+              ts_status_string(status), ts_last_error(ctx));                                                           \
   } while (0)
 
 static inline int test_finish(void) {
@@ -64,11 +63,13 @@ static inline int test_skip(const char *why) {
 /* Folder of the Matrix Market corpus, or NULL when absent. */
 static inline const char *test_matrices_dir(void) {
   const char *dir = getenv("TESSERA_MATRICES");
-  if (!dir || !*dir) return NULL;
+  if (!dir || !*dir)
+    return NULL;
   char manifest[4096];
   snprintf(manifest, sizeof manifest, "%s/MANIFEST.tsv", dir);
   FILE *f = fopen(manifest, "r");
-  if (!f) return NULL;
+  if (!f)
+    return NULL;
   fclose(f);
   return dir;
 }

@@ -23,9 +23,7 @@ extern "C" {
 #define TESSERA_VERSION_MINOR 1
 #define TESSERA_VERSION_PATCH 0
 /** Version as one integer: major * 10000 + minor * 100 + patch. */
-#define TESSERA_VERSION                                                        \
-  (TESSERA_VERSION_MAJOR * 10000 + TESSERA_VERSION_MINOR * 100 +              \
-   TESSERA_VERSION_PATCH)
+#define TESSERA_VERSION (TESSERA_VERSION_MAJOR * 10000 + TESSERA_VERSION_MINOR * 100 + TESSERA_VERSION_PATCH)
 /**@}*/
 
 #if defined(_WIN32)
@@ -92,8 +90,7 @@ typedef struct ts_context ts_context;
  * Forcing TS_BACKEND_CUDA where no GPU is usable returns TS_ERROR_NO_DEVICE
  * and sets *ctx to NULL; the reason is in ts_last_error(NULL).
  */
-TS_API ts_status ts_context_create(ts_context **ctx,
-                                   const ts_context_options *options);
+TS_API ts_status ts_context_create(ts_context **ctx, const ts_context_options *options);
 
 /** Destroy a context (waits for its outstanding GPU work). NULL is a no-op. */
 TS_API void ts_context_destroy(ts_context *ctx);
@@ -103,16 +100,16 @@ TS_API ts_backend ts_context_backend(const ts_context *ctx);
 
 /** Properties of the device behind a context. */
 typedef struct ts_device_info {
-  char name[256];            /**< "NVIDIA H200" or the CPU's description. */
-  int ordinal;               /**< CUDA device ordinal, -1 on the CPU. */
-  int compute_major;         /**< Compute capability (0 on the CPU). */
-  int compute_minor;         /**< Compute capability (0 on the CPU). */
-  int multiprocessors;       /**< SMs, or CPU threads available. */
-  int64_t global_memory;     /**< Bytes of device memory (0 on the CPU). */
-  int64_t l2_cache_bytes;    /**< L2 size in bytes (0 on the CPU). */
-  int64_t shared_per_block;  /**< Largest opt-in shared memory per block. */
-  int driver_version;        /**< CUDA driver version (0 on the CPU). */
-  int runtime_version;       /**< CUDA runtime version (0 on the CPU). */
+  char name[256];           /**< "NVIDIA H200" or the CPU's description. */
+  int ordinal;              /**< CUDA device ordinal, -1 on the CPU. */
+  int compute_major;        /**< Compute capability (0 on the CPU). */
+  int compute_minor;        /**< Compute capability (0 on the CPU). */
+  int multiprocessors;      /**< SMs, or CPU threads available. */
+  int64_t global_memory;    /**< Bytes of device memory (0 on the CPU). */
+  int64_t l2_cache_bytes;   /**< L2 size in bytes (0 on the CPU). */
+  int64_t shared_per_block; /**< Largest opt-in shared memory per block. */
+  int driver_version;       /**< CUDA driver version (0 on the CPU). */
+  int runtime_version;      /**< CUDA runtime version (0 on the CPU). */
 } ts_device_info;
 
 /** Fill @p info for the context's device. */
@@ -144,8 +141,7 @@ typedef enum ts_memory {
 typedef struct ts_buffer ts_buffer;
 
 /** Allocate @p bytes (0 allowed) in @p memory for @p ctx. */
-TS_API ts_status ts_buffer_create(ts_context *ctx, ts_memory memory,
-                                  size_t bytes, ts_buffer **buffer);
+TS_API ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_buffer **buffer);
 
 /** Free a buffer (NULL is a no-op). Waits for the context's stream first. */
 TS_API void ts_buffer_destroy(ts_buffer *buffer);
@@ -163,25 +159,20 @@ TS_API ts_memory ts_buffer_memory(const ts_buffer *buffer);
  * Copy @p bytes from host memory @p src into @p buffer at @p offset.
  * Completes before returning (the host memory may be reused at once).
  */
-TS_API ts_status ts_buffer_upload(ts_context *ctx, ts_buffer *buffer,
-                                  size_t offset, const void *src,
-                                  size_t bytes);
+TS_API ts_status ts_buffer_upload(ts_context *ctx, ts_buffer *buffer, size_t offset, const void *src, size_t bytes);
 
 /**
  * Copy @p bytes from @p buffer at @p offset into host memory @p dst.
  * Synchronising: faults of earlier kernels surface here.
  */
-TS_API ts_status ts_buffer_download(ts_context *ctx, const ts_buffer *buffer,
-                                    size_t offset, void *dst, size_t bytes);
+TS_API ts_status ts_buffer_download(ts_context *ctx, const ts_buffer *buffer, size_t offset, void *dst, size_t bytes);
 
 /** Copy between two buffers, asynchronously on the context's stream. */
-TS_API ts_status ts_buffer_copy(ts_context *ctx, ts_buffer *dst,
-                                size_t dst_offset, const ts_buffer *src,
+TS_API ts_status ts_buffer_copy(ts_context *ctx, ts_buffer *dst, size_t dst_offset, const ts_buffer *src,
                                 size_t src_offset, size_t bytes);
 
 /** Set every byte of a buffer to @p value (asynchronous on CUDA). */
-TS_API ts_status ts_buffer_fill_bytes(ts_context *ctx, ts_buffer *buffer,
-                                      int value);
+TS_API ts_status ts_buffer_fill_bytes(ts_context *ctx, ts_buffer *buffer, int value);
 
 #ifdef __cplusplus
 }

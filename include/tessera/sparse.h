@@ -71,21 +71,18 @@ typedef struct ts_csc {
 } ts_csc;
 
 /** Allocate a COO matrix with room for @p capacity entries; nnz starts at 0. */
-TS_API ts_status ts_coo_create(ts_context *ctx, int64_t rows, int64_t cols,
-                               int64_t capacity, ts_dtype dtype,
+TS_API ts_status ts_coo_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t capacity, ts_dtype dtype,
                                ts_coo **coo);
 /** Free a COO matrix (NULL is a no-op). */
 TS_API void ts_coo_destroy(ts_coo *coo);
 
 /** Allocate a CSR matrix of @p nnz entries; row_ptr is zeroed. */
-TS_API ts_status ts_csr_create(ts_context *ctx, int64_t rows, int64_t cols,
-                               int64_t nnz, ts_dtype dtype, ts_csr **csr);
+TS_API ts_status ts_csr_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz, ts_dtype dtype, ts_csr **csr);
 /** Free a CSR matrix (NULL is a no-op). */
 TS_API void ts_csr_destroy(ts_csr *csr);
 
 /** Allocate a CSC matrix of @p nnz entries; col_ptr is zeroed. */
-TS_API ts_status ts_csc_create(ts_context *ctx, int64_t rows, int64_t cols,
-                               int64_t nnz, ts_dtype dtype, ts_csc **csc);
+TS_API ts_status ts_csc_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz, ts_dtype dtype, ts_csc **csc);
 /** Free a CSC matrix (NULL is a no-op). */
 TS_API void ts_csc_destroy(ts_csc *csc);
 
@@ -94,8 +91,8 @@ TS_API ts_status ts_csr_copy(ts_context *ctx, const ts_csr *src, ts_csr **dst);
 
 /** Options for conversions from COO. */
 typedef enum ts_duplicates {
-  TS_DUPLICATES_SUM = 0,   /**< Entries at the same (i,j) are added (default). */
-  TS_DUPLICATES_ERROR = 1  /**< Duplicates are refused: TS_ERROR_INVALID_MATRIX. */
+  TS_DUPLICATES_SUM = 0,  /**< Entries at the same (i,j) are added (default). */
+  TS_DUPLICATES_ERROR = 1 /**< Duplicates are refused: TS_ERROR_INVALID_MATRIX. */
 } ts_duplicates;
 
 /**
@@ -103,20 +100,16 @@ typedef enum ts_duplicates {
  * @p duplicates says, explicit zeros kept. Indices are checked for range.
  * The result keeps the COO's symmetry tag and value type.
  */
-TS_API ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo,
-                                 ts_duplicates duplicates, ts_csr **csr);
+TS_API ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr);
 
 /** COO from CSR, in row-major order. */
-TS_API ts_status ts_coo_from_csr(ts_context *ctx, const ts_csr *csr,
-                                 ts_coo **coo);
+TS_API ts_status ts_coo_from_csr(ts_context *ctx, const ts_csr *csr, ts_coo **coo);
 
 /** CSC from CSR (same matrix, column-major storage). */
-TS_API ts_status ts_csc_from_csr(ts_context *ctx, const ts_csr *csr,
-                                 ts_csc **csc);
+TS_API ts_status ts_csc_from_csr(ts_context *ctx, const ts_csr *csr, ts_csc **csc);
 
 /** CSR from CSC (same matrix, row-major storage). */
-TS_API ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc,
-                                 ts_csr **csr);
+TS_API ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc, ts_csr **csr);
 
 /**
  * B = A^T as a new CSR matrix (rows and columns swapped). For symmetric or
@@ -125,8 +118,7 @@ TS_API ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc,
  * against the tag's convention); for skew-symmetric storage B = -A, a copy
  * with negated values. The input must pass ts_csr_check().
  */
-TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a,
-                                  ts_csr **at);
+TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a, ts_csr **at);
 
 /**
  * Expand a symmetric, skew-symmetric or hermitian COO into a general one
@@ -138,8 +130,7 @@ TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a,
  * diagonal entry is kept once, also for skew-symmetric. The result is tagged
  * TS_GENERAL; a count that would pass INT64_MAX gives TS_ERROR_OVERFLOW.
  */
-TS_API ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo,
-                                         ts_coo **general);
+TS_API ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo, ts_coo **general);
 
 /**
  * Check a CSR matrix: offsets start at 0, are monotone and end at nnz;
@@ -180,8 +171,7 @@ typedef struct ts_csr_stats {
 } ts_csr_stats;
 
 /** Compute ::ts_csr_stats; the matrix must pass ts_csr_check(). */
-TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr,
-                                      ts_csr_stats *stats);
+TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats *stats);
 
 /**
  * Fill estimate of a square matrix: the entries of the LU factors when the
@@ -192,8 +182,7 @@ TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr,
  * unsymmetric matrices; this is the figure before it. Returns
  * TS_ERROR_UNSUPPORTED when tessera was built without SuiteSparse AMD.
  */
-TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a,
-                                      int64_t *lu_nnz, int64_t *l_nnz);
+TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a, int64_t *lu_nnz, int64_t *l_nnz);
 
 /**
  * y = alpha * A * x + beta * y on the host (CPU backend, OpenMP), with A, x
@@ -201,9 +190,7 @@ TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a,
  * symmetric storage first). @p ctx may be NULL. beta = 0 ignores y's input
  * (NaN in y does not propagate). Deterministic: each row is summed in order.
  */
-TS_API ts_status ts_csr_spmv_host(ts_context *ctx, double alpha,
-                                  const ts_csr *a, const void *x, double beta,
-                                  void *y);
+TS_API ts_status ts_csr_spmv_host(ts_context *ctx, double alpha, const ts_csr *a, const void *x, double beta, void *y);
 
 /** A prepared SpMV: the matrix in backend memory, ready to run many times. */
 typedef struct ts_spmv_plan ts_spmv_plan;
@@ -212,8 +199,7 @@ typedef struct ts_spmv_plan ts_spmv_plan;
  * Prepare y = alpha*A*x + beta*y on the context's backend: copies A into
  * backend memory (GPU memory on CUDA) and sizes any workspace.
  */
-TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a,
-                                     ts_spmv_plan **plan);
+TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a, ts_spmv_plan **plan);
 
 /** Free a plan (NULL is a no-op). */
 TS_API void ts_spmv_plan_destroy(ts_spmv_plan *plan);
@@ -223,9 +209,7 @@ TS_API void ts_spmv_plan_destroy(ts_spmv_plan *plan);
  * TS_MEMORY_DEVICE of the plan's context. Allocates nothing and does not
  * wait for the GPU; faults surface at the next ts_context_sync().
  */
-TS_API ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha,
-                                 const ts_buffer *x, double beta,
-                                 ts_buffer *y);
+TS_API ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, double beta, ts_buffer *y);
 
 /** Bytes a plan's SpMV must move at least (matrix, x, y read and written). */
 TS_API int64_t ts_spmv_plan_bytes(const ts_spmv_plan *plan);

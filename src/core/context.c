@@ -11,19 +11,20 @@
 #endif
 
 ts_status ts_context_create(ts_context **ctx, const ts_context_options *options) {
-  if (!ctx) return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_create: ctx is NULL");
+  if (!ctx)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_create: ctx is NULL");
   *ctx = NULL;
   ts_context_options defaults = {0};
-  if (!options) options = &defaults;
-  if (options->backend != TS_BACKEND_AUTO && options->backend != TS_BACKEND_CPU &&
-      options->backend != TS_BACKEND_CUDA)
-    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT,
-                     "ts_context_create: unknown backend %d", (int)options->backend);
+  if (!options)
+    options = &defaults;
+  if (options->backend != TS_BACKEND_AUTO && options->backend != TS_BACKEND_CPU && options->backend != TS_BACKEND_CUDA)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_create: unknown backend %d", (int)options->backend);
   if (options->num_threads < 0)
-    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT,
-                     "ts_context_create: num_threads %d is negative", options->num_threads);
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_create: num_threads %d is negative",
+                     options->num_threads);
   ts_context *c = calloc(1, sizeof *c);
-  if (!c) return tsi_error(NULL, TS_ERROR_OUT_OF_MEMORY, "ts_context_create: out of host memory");
+  if (!c)
+    return tsi_error(NULL, TS_ERROR_OUT_OF_MEMORY, "ts_context_create: out of host memory");
   c->num_threads = options->num_threads;
   c->device = -1;
   c->backend = TS_BACKEND_CPU;
@@ -44,22 +45,22 @@ ts_status ts_context_create(ts_context **ctx, const ts_context_options *options)
 }
 
 void ts_context_destroy(ts_context *ctx) {
-  if (!ctx) return;
-  if (ctx->backend == TS_BACKEND_CUDA) tsi_cuda_context_release(ctx);
+  if (!ctx)
+    return;
+  if (ctx->backend == TS_BACKEND_CUDA)
+    tsi_cuda_context_release(ctx);
   free(ctx);
 }
 
-ts_backend ts_context_backend(const ts_context *ctx) {
-  return ctx ? ctx->backend : TS_BACKEND_CPU;
-}
+ts_backend ts_context_backend(const ts_context *ctx) { return ctx ? ctx->backend : TS_BACKEND_CPU; }
 
-void *ts_context_stream(const ts_context *ctx) {
-  return (ctx && ctx->backend == TS_BACKEND_CUDA) ? ctx->stream : NULL;
-}
+void *ts_context_stream(const ts_context *ctx) { return (ctx && ctx->backend == TS_BACKEND_CUDA) ? ctx->stream : NULL; }
 
 ts_status ts_context_sync(ts_context *ctx) {
-  if (!ctx) return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_sync: ctx is NULL");
-  if (ctx->backend == TS_BACKEND_CUDA) return tsi_cuda_sync(ctx);
+  if (!ctx)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_sync: ctx is NULL");
+  if (ctx->backend == TS_BACKEND_CUDA)
+    return tsi_cuda_sync(ctx);
   return TS_SUCCESS;
 }
 
@@ -67,7 +68,8 @@ ts_status ts_context_device_info(ts_context *ctx, ts_device_info *info) {
   if (!ctx || !info)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_context_device_info: NULL argument");
   memset(info, 0, sizeof *info);
-  if (ctx->backend == TS_BACKEND_CUDA) return tsi_cuda_device_info(ctx, info);
+  if (ctx->backend == TS_BACKEND_CUDA)
+    return tsi_cuda_device_info(ctx, info);
   info->ordinal = -1;
 #ifdef _OPENMP
   info->multiprocessors = ctx->num_threads > 0 ? ctx->num_threads : omp_get_max_threads();
@@ -79,14 +81,16 @@ ts_status ts_context_device_info(ts_context *ctx, ts_device_info *info) {
 }
 
 ts_status ts_context_set_progress(ts_context *ctx, ts_progress_fn fn, void *user) {
-  if (!ctx) return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_set_progress: ctx is NULL");
+  if (!ctx)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_set_progress: ctx is NULL");
   ctx->progress = fn;
   ctx->progress_user = user;
   return TS_SUCCESS;
 }
 
 ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total) {
-  if (!ctx || !ctx->progress) return TS_SUCCESS;
+  if (!ctx || !ctx->progress)
+    return TS_SUCCESS;
   if (ctx->progress(ctx->progress_user, done, total) != 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "cancelled by the progress callback");
   return TS_SUCCESS;

@@ -16,9 +16,11 @@ static ts_status cuda_error(ts_context *ctx, cudaError_t err, const char *what) 
  * be used from one thread in turn. */
 ts_status tsi_cuda_activate(ts_context *ctx) {
   int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current == ctx->device) return TS_SUCCESS;
+  if (cudaGetDevice(&current) == cudaSuccess && current == ctx->device)
+    return TS_SUCCESS;
   cudaError_t err = cudaSetDevice(ctx->device);
-  if (err != cudaSuccess) return cuda_error(ctx, err, "cudaSetDevice");
+  if (err != cudaSuccess)
+    return cuda_error(ctx, err, "cudaSetDevice");
   return TS_SUCCESS;
 }
 
@@ -108,7 +110,8 @@ ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info) {
 
 ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
   ts_status st = tsi_cuda_activate(ctx);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   cudaError_t err = cudaMalloc(ptr, bytes);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
@@ -124,7 +127,8 @@ void tsi_cuda_free(void *ptr) { (void)cudaFree(ptr); }
 static ts_status copy(ts_context *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, bool wait,
                       const char *what) {
   ts_status st = tsi_cuda_activate(ctx);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream);
   if (err == cudaSuccess && wait)
@@ -151,7 +155,8 @@ ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, si
 ts_status tsi_cuda_memset(ts_context *ctx, void *dst, int value, size_t bytes) {
   ctx->last_async_op = "memset";
   ts_status st = tsi_cuda_activate(ctx);
-  if (st != TS_SUCCESS) return st;
+  if (st != TS_SUCCESS)
+    return st;
   cudaError_t err = cudaMemsetAsync(dst, value, bytes, (cudaStream_t)ctx->stream);
   if (err != cudaSuccess)
     return cuda_error(ctx, err, "cudaMemsetAsync");

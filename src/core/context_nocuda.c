@@ -14,17 +14,50 @@ ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *optio
 }
 
 void tsi_cuda_context_release(ts_context *ctx) { (void)ctx; }
-ts_status tsi_cuda_sync(ts_context *ctx) { (void)ctx; return TS_SUCCESS; }
+ts_status tsi_cuda_sync(ts_context *ctx) {
+  (void)ctx;
+  return TS_SUCCESS;
+}
 
 static ts_status no_cuda(ts_context *ctx) {
   return tsi_error(ctx, TS_ERROR_NO_DEVICE, "tessera was built without CUDA");
 }
 
-ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info) { (void)info; return no_cuda(ctx); }
-ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) { (void)bytes; *ptr = 0; return no_cuda(ctx); }
+ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info) {
+  (void)info;
+  return no_cuda(ctx);
+}
+ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
+  (void)bytes;
+  *ptr = 0;
+  return no_cuda(ctx);
+}
 void tsi_cuda_free(void *ptr) { (void)ptr; }
-ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *d, const void *s, size_t n) { (void)d; (void)s; (void)n; return no_cuda(ctx); }
-ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *d, const void *s, size_t n) { (void)d; (void)s; (void)n; return no_cuda(ctx); }
-ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *d, const void *s, size_t n) { (void)d; (void)s; (void)n; return no_cuda(ctx); }
-ts_status tsi_cuda_memset(ts_context *ctx, void *d, int v, size_t n) { (void)d; (void)v; (void)n; return no_cuda(ctx); }
-ts_status tsi_cuda_check_launch(ts_context *ctx, const char *op) { (void)op; return no_cuda(ctx); }
+ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *d, const void *s, size_t n) {
+  (void)d;
+  (void)s;
+  (void)n;
+  return no_cuda(ctx);
+}
+ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *d, const void *s, size_t n) {
+  (void)d;
+  (void)s;
+  (void)n;
+  return no_cuda(ctx);
+}
+ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *d, const void *s, size_t n) {
+  (void)d;
+  (void)s;
+  (void)n;
+  return no_cuda(ctx);
+}
+ts_status tsi_cuda_memset(ts_context *ctx, void *d, int v, size_t n) {
+  (void)d;
+  (void)v;
+  (void)n;
+  return no_cuda(ctx);
+}
+ts_status tsi_cuda_check_launch(ts_context *ctx, const char *op) {
+  (void)op;
+  return no_cuda(ctx);
+}

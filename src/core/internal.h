@@ -16,8 +16,8 @@ extern "C" {
 struct ts_context {
   ts_backend backend;
   int device;
-  void *stream;      /* cudaStream_t */
-  bool owns_stream;  /* created by tessera, destroyed with the context */
+  void *stream;     /* cudaStream_t */
+  bool owns_stream; /* created by tessera, destroyed with the context */
   int num_threads;
   const char *last_async_op; /* operation of the most recent launch */
   ts_progress_fn progress;
@@ -30,7 +30,8 @@ struct ts_context {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-ts_status tsi_error(ts_context *ctx, ts_status status, const char *format, ...);
+ts_status
+tsi_error(ts_context *ctx, ts_status status, const char *format, ...);
 
 /* Message storage for ctx (thread-local when ctx is NULL). */
 char *tsi_message_slot(ts_context *ctx);

@@ -6,17 +6,28 @@
 
 const char *ts_status_string(ts_status status) {
   switch (status) {
-  case TS_SUCCESS: return "success";
-  case TS_ERROR_INVALID_ARGUMENT: return "invalid argument";
-  case TS_ERROR_INVALID_MATRIX: return "invalid matrix";
-  case TS_ERROR_OUT_OF_MEMORY: return "out of memory";
-  case TS_ERROR_OVERFLOW: return "size overflow";
-  case TS_ERROR_IO: return "input/output error";
-  case TS_ERROR_PARSE: return "parse error";
-  case TS_ERROR_UNSUPPORTED: return "unsupported";
-  case TS_ERROR_NO_DEVICE: return "no usable CUDA device";
-  case TS_ERROR_CUDA: return "CUDA error";
-  case TS_ERROR_INTERNAL: return "internal error";
+  case TS_SUCCESS:
+    return "success";
+  case TS_ERROR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case TS_ERROR_INVALID_MATRIX:
+    return "invalid matrix";
+  case TS_ERROR_OUT_OF_MEMORY:
+    return "out of memory";
+  case TS_ERROR_OVERFLOW:
+    return "size overflow";
+  case TS_ERROR_IO:
+    return "input/output error";
+  case TS_ERROR_PARSE:
+    return "parse error";
+  case TS_ERROR_UNSUPPORTED:
+    return "unsupported";
+  case TS_ERROR_NO_DEVICE:
+    return "no usable CUDA device";
+  case TS_ERROR_CUDA:
+    return "CUDA error";
+  case TS_ERROR_INTERNAL:
+    return "internal error";
   }
   return "unknown status";
 }
@@ -25,26 +36,29 @@ int ts_version(void) { return TESSERA_VERSION; }
 
 size_t ts_dtype_size(ts_dtype dtype) {
   switch (dtype) {
-  case TS_FLOAT32: return 4;
-  case TS_FLOAT64: return 8;
+  case TS_FLOAT32:
+    return 4;
+  case TS_FLOAT64:
+    return 8;
   }
   return 0;
 }
 
 const char *ts_backend_name(ts_backend backend) {
   switch (backend) {
-  case TS_BACKEND_AUTO: return "auto";
-  case TS_BACKEND_CPU: return "cpu";
-  case TS_BACKEND_CUDA: return "cuda";
+  case TS_BACKEND_AUTO:
+    return "auto";
+  case TS_BACKEND_CPU:
+    return "cpu";
+  case TS_BACKEND_CUDA:
+    return "cuda";
   }
   return "unknown";
 }
 
 static _Thread_local char thread_message[TSI_MESSAGE_SIZE];
 
-char *tsi_message_slot(ts_context *ctx) {
-  return ctx ? ctx->message : thread_message;
-}
+char *tsi_message_slot(ts_context *ctx) { return ctx ? ctx->message : thread_message; }
 
 ts_status tsi_error(ts_context *ctx, ts_status status, const char *format, ...) {
   char *slot = tsi_message_slot(ctx);
@@ -55,6 +69,4 @@ ts_status tsi_error(ts_context *ctx, ts_status status, const char *format, ...) 
   return status;
 }
 
-const char *ts_last_error(const ts_context *ctx) {
-  return ctx ? ctx->message : thread_message;
-}
+const char *ts_last_error(const ts_context *ctx) { return ctx ? ctx->message : thread_message; }

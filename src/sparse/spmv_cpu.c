@@ -19,7 +19,8 @@
 #undef TSI_NAME
 
 ts_status ts_csr_spmv_host(ts_context *ctx, double alpha, const ts_csr *a, const void *x, double beta, void *y) {
-  if (!a) return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_spmv_host: matrix is NULL");
+  if (!a)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_spmv_host: matrix is NULL");
   if ((a->rows > 0 && !y) || (a->nnz > 0 && !x))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_spmv_host: x or y is NULL");
   if (a->symmetry != TS_GENERAL)

@@ -1,7 +1,7 @@
 /* y = alpha*A*x + beta*y for CSR on the host; included once per value type
  * with TSI_VALUE (float or double) and TSI_NAME(x) defined. */
-static void TSI_NAME(spmv_csr_host)(const ts_csr *a, TSI_VALUE alpha, const TSI_VALUE *x, TSI_VALUE beta,
-                                    TSI_VALUE *y, int num_threads) {
+static void TSI_NAME(spmv_csr_host)(const ts_csr *a, TSI_VALUE alpha, const TSI_VALUE *x, TSI_VALUE beta, TSI_VALUE *y,
+                                    int num_threads) {
   const int64_t *row_ptr = a->row_ptr;
   const int32_t *col_idx = a->col_idx;
   const TSI_VALUE *values = (const TSI_VALUE *)a->values;
@@ -13,7 +13,8 @@ static void TSI_NAME(spmv_csr_host)(const ts_csr *a, TSI_VALUE alpha, const TSI_
 #endif
   for (int64_t i = 0; i < rows; i++) {
     TSI_VALUE sum = 0;
-    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) sum += values[k] * x[col_idx[k]];
+    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+      sum += values[k] * x[col_idx[k]];
     /* beta == 0 overwrites y, so that NaN or garbage in y does not leak in. */
     y[i] = beta == 0 ? alpha * sum : alpha * sum + beta * y[i];
   }
