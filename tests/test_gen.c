@@ -218,8 +218,8 @@ static void check_power_law(int64_t rows, int64_t cols, int64_t nnz, double expo
 }
 
 static void test_power_law(void) {
-  check_power_law(1 << 14, 1 << 14, (1 << 14) * 16, 0.9); /* longest row about 2600 */
-  check_power_law(1 << 12, 1 << 12, (1 << 12) * 12, 1.2); /* the top rows hit the cap */
+  check_power_law(1 << 14, 1 << 14, (int64_t)(1 << 14) * 16, 0.9); /* longest row about 2600 */
+  check_power_law(1 << 12, 1 << 12, (int64_t)(1 << 12) * 12, 1.2); /* the top rows hit the cap */
   check_power_law(1000, 300, 5000, 2.0);
   ts_csr *a = NULL;
   CHECK_OK(NULL, ts_gen_power_law(NULL, 100, 100, 100, 1.0, 3, TS_FLOAT64, &a));

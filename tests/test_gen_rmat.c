@@ -89,7 +89,7 @@ static void test_graph500(void) {
   if (!g)
     return;
   CHECK_OK(NULL, ts_csr_check(NULL, g));
-  int64_t n = 4096, edges = 16 * 4096;
+  int64_t n = 4096, edges = (int64_t)16 * 4096;
   CHECK(g->rows == n && g->cols == n && g->nnz <= 2 * edges && g->nnz > edges);
   int64_t max_degree = 0, asymmetric = 0, bad_values = 0, isolated = 0;
   for (int64_t i = 0; i < n; i++) {

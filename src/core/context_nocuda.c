@@ -33,28 +33,28 @@ ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
   return no_cuda(ctx);
 }
 void tsi_cuda_free(void *ptr) { (void)ptr; }
-ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *d, const void *s, size_t n) {
-  (void)d;
-  (void)s;
-  (void)n;
+ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *dst, const void *src, size_t bytes) {
+  (void)dst;
+  (void)src;
+  (void)bytes;
   return no_cuda(ctx);
 }
-ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *d, const void *s, size_t n) {
-  (void)d;
-  (void)s;
-  (void)n;
+ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *dst, const void *src, size_t bytes) {
+  (void)dst;
+  (void)src;
+  (void)bytes;
   return no_cuda(ctx);
 }
-ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *d, const void *s, size_t n) {
-  (void)d;
-  (void)s;
-  (void)n;
+ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, size_t bytes) {
+  (void)dst;
+  (void)src;
+  (void)bytes;
   return no_cuda(ctx);
 }
-ts_status tsi_cuda_memset(ts_context *ctx, void *d, int v, size_t n) {
-  (void)d;
-  (void)v;
-  (void)n;
+ts_status tsi_cuda_memset(ts_context *ctx, void *dst, int value, size_t bytes) {
+  (void)dst;
+  (void)value;
+  (void)bytes;
   return no_cuda(ctx);
 }
 ts_status tsi_cuda_check_launch(ts_context *ctx, const char *op) {

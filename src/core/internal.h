@@ -32,6 +32,10 @@ __attribute__((format(printf, 3, 4)))
 #endif
 ts_status
 tsi_error(ts_context *ctx, ts_status status, const char *format, ...);
+#ifdef __clang_analyzer__
+/* Let the static analyzer see that tsi_error returns its status argument. */
+#define tsi_error(ctx, status, ...) ((void)tsi_error((ctx), (status), __VA_ARGS__), (status))
+#endif
 
 /* Message storage for ctx (thread-local when ctx is NULL). */
 char *tsi_message_slot(ts_context *ctx);

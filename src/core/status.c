@@ -60,7 +60,7 @@ static _Thread_local char thread_message[TSI_MESSAGE_SIZE];
 
 char *tsi_message_slot(ts_context *ctx) { return ctx ? ctx->message : thread_message; }
 
-ts_status tsi_error(ts_context *ctx, ts_status status, const char *format, ...) {
+ts_status(tsi_error)(ts_context *ctx, ts_status status, const char *format, ...) {
   char *slot = tsi_message_slot(ctx);
   va_list args;
   va_start(args, format);

@@ -108,7 +108,7 @@ static void put_grid_node(const circuit_model *m, entry_sink *sink, int64_t p) {
   if (k > m->forward_count)
     k = m->forward_count;
   /* k distinct forward offsets by a partial Fisher-Yates shuffle. */
-  int order[MAX_FORWARD_OFFSETS];
+  int order[MAX_FORWARD_OFFSETS] = {0};
   for (int i = 0; i < m->forward_count; i++)
     order[i] = i;
   for (int i = 0; i < k; i++) {
