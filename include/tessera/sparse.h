@@ -192,6 +192,40 @@ TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a, int64_t 
  */
 TS_API ts_status ts_csr_spmv_host(ts_context *ctx, double alpha, const ts_csr *a, const void *x, double beta, void *y);
 
+/**
+ * How GPU work is mapped to threads (Osama, Porumbescu and Owens, "A
+ * Programming Model for GPU Load Balancing", PPoPP 2023). For SpMV a row is
+ * a tile and a nonzero an atom.
+ */
+typedef enum ts_schedule {
+  TS_SCHEDULE_AUTO = 0,          /**< Chosen per matrix from its statistics; ts_spmv_plan_explain() says why. */
+  TS_SCHEDULE_THREAD_MAPPED = 1, /**< One thread per tile. */
+  TS_SCHEDULE_WARP_MAPPED = 2,   /**< One warp per tile. */
+  TS_SCHEDULE_BLOCK_MAPPED = 3,  /**< One thread block per tile. */
+  TS_SCHEDULE_GROUP_MAPPED = 4,  /**< A group of threads (power of two, 1 to 1024) shares a set of tiles. */
+  TS_SCHEDULE_MERGE_PATH = 5,    /**< Even share of tiles + atoms per thread (Merrill and Garland). */
+  TS_SCHEDULE_WORK_ORIENTED = 6  /**< Even share of atoms per thread, tiles found by search. */
+} ts_schedule;
+
+/** Number of schedules including AUTO (for loops over all of them). */
+#define TS_SCHEDULE_COUNT 7
+
+/** Name of a schedule ("merge-path", "thread-mapped", ...). */
+TS_API const char *ts_schedule_name(ts_schedule schedule);
+
+/** Which product a plan computes. */
+typedef enum ts_operation {
+  TS_OP_NONE = 0,     /**< y = alpha * A * x + beta * y. */
+  TS_OP_TRANSPOSE = 1 /**< y = alpha * A^T * x + beta * y (x has rows entries, y cols). */
+} ts_operation;
+
+/** Options of ts_spmv_plan_create_ex(); zero-initialise, then set fields. */
+typedef struct ts_spmv_options {
+  ts_schedule schedule; /**< Schedule on the GPU (default AUTO; the CPU backend has one). */
+  ts_operation op;      /**< A or A^T (default A). */
+  int group_size;       /**< Threads per group for TS_SCHEDULE_GROUP_MAPPED: a power of two, 1 to 1024; 0 = chosen. */
+} ts_spmv_options;
+
 /** A prepared SpMV: the matrix in backend memory, ready to run many times. */
 typedef struct ts_spmv_plan ts_spmv_plan;
 
@@ -200,6 +234,27 @@ typedef struct ts_spmv_plan ts_spmv_plan;
  * backend memory (GPU memory on CUDA) and sizes any workspace.
  */
 TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a, ts_spmv_plan **plan);
+
+/**
+ * As ts_spmv_plan_create() with options (schedule, transpose, group size);
+ * @p options may be NULL (AUTO, y = alpha*A*x + beta*y). The plan holds the
+ * schedule's choice, any partition search results and all workspace, so
+ * that ts_spmv_execute() allocates nothing.
+ */
+TS_API ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv_options *options,
+                                        ts_spmv_plan **plan);
+
+/** Schedule the plan runs (never AUTO: what AUTO resolved to). */
+TS_API ts_schedule ts_spmv_plan_schedule(const ts_spmv_plan *plan);
+
+/** Group size the plan runs with (threads per group; 0 when not group-mapped). */
+TS_API int ts_spmv_plan_group_size(const ts_spmv_plan *plan);
+
+/**
+ * One line saying which schedule the plan runs and why (the statistics and
+ * thresholds behind an AUTO choice, or "requested"). Owned by the plan.
+ */
+TS_API const char *ts_spmv_plan_explain(const ts_spmv_plan *plan);
 
 /** Free a plan (NULL is a no-op). */
 TS_API void ts_spmv_plan_destroy(ts_spmv_plan *plan);

@@ -1,0 +1,47 @@
+/* The interface between the SpMV plan (host side, spmv_plan.c) and the CUDA
+ * kernels of every schedule (spmv_cuda*.cu). The plan uploads the operand,
+ * asks for the workspace size, allocates it once, calls prepare once, then
+ * run as often as the user executes. run allocates nothing and does not
+ * synchronise the host. */
+#ifndef TESSERA_SPMV_CUDA_H
+#define TESSERA_SPMV_CUDA_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The operand in GPU memory, as a CSR description: for TS_OP_TRANSPOSE the
+ * plan uploads the CSC arrays of A, which are the CSR arrays of A^T. */
+typedef struct tsi_spmv_device_matrix {
+  int64_t rows, cols, nnz; /* of the operand (A^T for the transpose) */
+  ts_dtype dtype;
+  bool wide_offsets; /* offsets are int64 (nnz > INT32_MAX), else int32 */
+  void *offsets;     /* rows + 1 */
+  int32_t *indices;  /* nnz */
+  void *values;      /* nnz */
+  /* Row-length statistics, for schedules that adapt their launch shape. */
+  int64_t max_row;
+  double mean_row;
+} tsi_spmv_device_matrix;
+
+/* Bytes of workspace the schedule needs for this operand (0 allowed). */
+size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size);
+
+/* One-time preparation (partition search, ...) into the workspace; may launch
+ * kernels on the context's stream. */
+ts_status tsi_spmv_cuda_prepare(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule,
+                                int group_size, void *workspace, size_t workspace_bytes);
+
+/* y = alpha * A * x + beta * y with the schedule; deterministic (bitwise
+ * repeatable), no allocation, no host synchronisation. */
+ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
+                            void *workspace, size_t workspace_bytes, double alpha, const void *x, double beta,
+                            void *y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
