@@ -3,6 +3,7 @@
  * Each row is reduced by a fixed shuffle tree, so results are bitwise
  * repeatable. This is the foundation's kernel; the load-balancing layer's
  * schedules replace it. */
+#include "spmv_cuda.h"
 #include "spmv_plan.h"
 
 #include <cuda_runtime.h>
@@ -114,4 +115,84 @@ extern "C" ts_status tsi_spmv_cuda_execute(ts_spmv_plan *p, double alpha, const 
       launch<double, int32_t>(p, alpha, (const double *)x, beta, (double *)y, stream);
   }
   return tsi_cuda_check_launch(p->ctx, "ts_spmv_execute");
+}
+
+/* ---- The plan/kernel interface (spmv_cuda.h). Interim: every schedule runs
+ * the CSR-vector kernel; the load-balanced kernels replace it. */
+
+static int lanes_from_mean(double mean) {
+  int lanes = 1;
+  while (lanes < 32 && lanes < mean)
+    lanes *= 2;
+  return lanes;
+}
+
+template <typename Value, typename Offset>
+static void launch_vector(const tsi_spmv_device_matrix *a, Value alpha, const Value *x, Value beta, Value *y,
+                          cudaStream_t stream) {
+  const int block = 256;
+  int lanes = lanes_from_mean(a->mean_row);
+  int64_t threads = a->rows * lanes;
+  unsigned grid = (unsigned)((threads + block - 1) / block);
+  const Offset *rp = (const Offset *)a->offsets;
+  const Value *v = (const Value *)a->values;
+#define TSI_LAUNCH(L)                                                                                                  \
+  case L:                                                                                                              \
+    spmv_csr_vector<Value, Offset, L><<<grid, block, 0, stream>>>(a->rows, rp, a->indices, v, alpha, x, beta, y);      \
+    break
+  switch (lanes) {
+    TSI_LAUNCH(1);
+    TSI_LAUNCH(2);
+    TSI_LAUNCH(4);
+    TSI_LAUNCH(8);
+    TSI_LAUNCH(16);
+  default:
+    spmv_csr_vector<Value, Offset, 32><<<grid, block, 0, stream>>>(a->rows, rp, a->indices, v, alpha, x, beta, y);
+  }
+#undef TSI_LAUNCH
+}
+
+extern "C" size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size) {
+  (void)a;
+  (void)schedule;
+  (void)group_size;
+  return 0;
+}
+
+extern "C" ts_status tsi_spmv_cuda_prepare(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule,
+                                           int group_size, void *workspace, size_t workspace_bytes) {
+  (void)ctx;
+  (void)a;
+  (void)schedule;
+  (void)group_size;
+  (void)workspace;
+  (void)workspace_bytes;
+  return TS_SUCCESS;
+}
+
+extern "C" ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule,
+                                       int group_size, void *workspace, size_t workspace_bytes, double alpha,
+                                       const void *x, double beta, void *y) {
+  (void)schedule;
+  (void)group_size;
+  (void)workspace;
+  (void)workspace_bytes;
+  if (a->rows == 0)
+    return TS_SUCCESS;
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  if (a->dtype == TS_FLOAT32) {
+    if (a->wide_offsets)
+      launch_vector<float, int64_t>(a, (float)alpha, (const float *)x, (float)beta, (float *)y, stream);
+    else
+      launch_vector<float, int32_t>(a, (float)alpha, (const float *)x, (float)beta, (float *)y, stream);
+  } else {
+    if (a->wide_offsets)
+      launch_vector<double, int64_t>(a, alpha, (const double *)x, beta, (double *)y, stream);
+    else
+      launch_vector<double, int32_t>(a, alpha, (const double *)x, beta, (double *)y, stream);
+  }
+  return tsi_cuda_check_launch(ctx, "ts_spmv_execute");
 }
