@@ -12,5 +12,6 @@
 #include "tessera/core.h"
 #include "tessera/sparse.h"
 #include "tessera/io.h"
+#include "tessera/lu.h"
 
 #endif /* TESSERA_H */

@@ -46,8 +46,18 @@ typedef enum ts_status {
   TS_ERROR_UNSUPPORTED = 7,      /**< Valid input tessera does not handle (complex values). */
   TS_ERROR_NO_DEVICE = 8,        /**< CUDA was asked for but no usable GPU or driver. */
   TS_ERROR_CUDA = 9,             /**< A CUDA call or kernel failed. */
-  TS_ERROR_INTERNAL = 10         /**< A bug in tessera; please report it. */
+  TS_ERROR_INTERNAL = 10,        /**< A bug in tessera; please report it. */
+  TS_ERROR_STRUCTURALLY_SINGULAR = 11, /**< No perfect matching: the message gives the structural rank. */
+  TS_ERROR_NUMERICALLY_SINGULAR = 12,  /**< A zero or tiny pivot: the message gives the column (user numbering). */
+  TS_ERROR_NOT_ANALYZED = 13,          /**< A factorization was asked for before the analysis. */
+  TS_ERROR_NOT_FACTORED = 14,          /**< A solve was asked for before a factorization. */
+  /** Not an error: the factorization completed, but tiny pivots were
+   * replaced (see ts_lu_stats); iterative refinement recovers accuracy. */
+  TS_WARNING_PERTURBED_PIVOTS = 100
 } ts_status;
+
+/** True for a status that is an error (warnings and TS_SUCCESS are not). */
+#define TS_IS_ERROR(status) ((status) != TS_SUCCESS && (status) < TS_WARNING_PERTURBED_PIVOTS)
 
 /** Short fixed English text for a status ("invalid argument"). Never NULL. */
 TS_API const char *ts_status_string(ts_status status);

@@ -26,6 +26,16 @@ const char *ts_status_string(ts_status status) {
     return "no usable CUDA device";
   case TS_ERROR_CUDA:
     return "CUDA error";
+  case TS_ERROR_STRUCTURALLY_SINGULAR:
+    return "structurally singular";
+  case TS_ERROR_NUMERICALLY_SINGULAR:
+    return "numerically singular";
+  case TS_ERROR_NOT_ANALYZED:
+    return "not analyzed";
+  case TS_ERROR_NOT_FACTORED:
+    return "not factored";
+  case TS_WARNING_PERTURBED_PIVOTS:
+    return "tiny pivots perturbed (warning)";
   case TS_ERROR_INTERNAL:
     return "internal error";
   }

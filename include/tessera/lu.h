@@ -1,0 +1,127 @@
+/**
+ * @file tessera/lu.h
+ * @brief Sparse LU factorization and solve for unsymmetric systems (circuit
+ *        simulation and others): analyze once, factor, refactor with new
+ *        values, solve with many right-hand sides, iterative refinement.
+ *
+ * The pipeline follows Xia, Jiang, Agrawal and Ramnath, "End-to-End LU
+ * Factorization of Large Matrices on GPUs" (PPoPP 2023): on the host a
+ * maximum-product matching with scaling (Duff and Koster 2001) and a
+ * fill-reducing ordering (SuiteSparse AMD on A+A^T, or COLAMD); then a
+ * symbolic factorization (fill found per row by traversal through
+ * lower-numbered vertices, in chunks sized from a memory budget), a
+ * levelization of the column dependencies (Kahn's topological sort), a
+ * column-based right-looking numeric factorization level by level, and
+ * triangular solves with refinement of the residual in double.
+ *
+ * Typical use, as with KLU:
+ * @code
+ *   ts_lu *lu; ts_lu_create(ctx, NULL, &lu);
+ *   ts_lu_analyze(lu, A);          // once per pattern
+ *   ts_lu_factor(lu, A);           // numeric
+ *   ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n);
+ *   ts_lu_refactor(lu, A_new);     // same pattern, new values
+ *   ts_lu_destroy(lu);
+ * @endcode
+ * All vectors are in host memory. Permutations reported in statistics and
+ * singular columns are in the user's numbering.
+ */
+#ifndef TESSERA_LU_H
+#define TESSERA_LU_H
+
+#include "tessera/core.h"
+#include "tessera/sparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Fill-reducing ordering. */
+typedef enum ts_lu_ordering {
+  TS_LU_ORDER_AMD = 0,    /**< AMD on the pattern of A+A^T (default; SuiteSparse). */
+  TS_LU_ORDER_COLAMD = 1, /**< COLAMD on A (SuiteSparse). */
+  TS_LU_ORDER_NATURAL = 2 /**< No reordering. */
+} ts_lu_ordering;
+
+/** Options of ts_lu_create(); zero-initialise, then set fields (0 = default). */
+typedef struct ts_lu_options {
+  ts_lu_ordering ordering;       /**< Fill-reducing ordering (default AMD). */
+  int no_matching;               /**< Non-zero: skip the matching and scaling. */
+  int no_perturbation;           /**< Non-zero: a tiny pivot stops with TS_ERROR_NUMERICALLY_SINGULAR. */
+  double pivot_threshold;        /**< Tiny-pivot threshold relative to the scaled matrix's max norm (default 1e-14 in double, 1e-7 in float). */
+  ts_dtype factor_dtype;         /**< Precision of the factors: TS_FLOAT64 (default) or TS_FLOAT32 (refinement stays in double). */
+  int refine_max_steps;          /**< Most iterative-refinement steps per solve (default 10; -1 = none). */
+  double refine_tolerance;       /**< Stop refining below this normwise backward error (default 1e-15). */
+  int64_t symbolic_memory_budget; /**< Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
+} ts_lu_options;
+
+/** Statistics of the last analysis, factorization and solve. */
+typedef struct ts_lu_stats {
+  int64_t n;                   /**< Order of the matrix. */
+  int64_t nnz_a;               /**< Entries of A. */
+  int64_t nnz_l;               /**< Entries of L, unit diagonal included. */
+  int64_t nnz_u;               /**< Entries of U, diagonal included. */
+  double flops;                /**< Floating-point operations of the numeric factorization. */
+  int64_t levels;              /**< Levels of the column dependency graph. */
+  int64_t max_level_size;      /**< Columns in the widest level. */
+  int64_t symbolic_chunks;     /**< Chunks the symbolic phase ran in. */
+  int64_t structural_rank;     /**< Size of the largest matching found. */
+  int64_t perturbed_pivots;    /**< Tiny pivots replaced in the last factorization. */
+  int64_t singular_column;     /**< Column (user numbering) of a zero pivot, or -1. */
+  int64_t peak_device_bytes;   /**< Largest GPU memory held at once (0 on the CPU). */
+  double time_matching;        /**< Seconds: matching and scaling. */
+  double time_ordering;        /**< Seconds: fill-reducing ordering. */
+  double time_symbolic;        /**< Seconds: symbolic factorization. */
+  double time_levelize;        /**< Seconds: levelization. */
+  double time_factor;          /**< Seconds: last numeric factorization or refactorization. */
+  double time_solve;           /**< Seconds: last solve, refinement included. */
+  double backward_error;       /**< Normwise backward error |b-Ax|/(|A||x|+|b|) of the last solve (max over right-hand sides). */
+  int refinement_steps;        /**< Refinement steps of the last solve (max over right-hand sides). */
+} ts_lu_stats;
+
+/** An LU factorization object: analysis, factors and workspace. */
+typedef struct ts_lu ts_lu;
+
+/** Create an LU object on the context's backend. @p options may be NULL. */
+TS_API ts_status ts_lu_create(ts_context *ctx, const ts_lu_options *options, ts_lu **lu);
+
+/** Free an LU object (NULL is a no-op). */
+TS_API void ts_lu_destroy(ts_lu *lu);
+
+/**
+ * Analyze a square general CSR matrix: matching and scaling (from its
+ * values), ordering, symbolic factorization, levelization. A matrix with no
+ * perfect matching gives TS_ERROR_STRUCTURALLY_SINGULAR with the structural
+ * rank in the message and the statistics.
+ */
+TS_API ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a);
+
+/**
+ * Numeric factorization of @p a, which must have the analyzed pattern.
+ * Returns TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS, or an error such as
+ * TS_ERROR_NUMERICALLY_SINGULAR (with the column) when perturbation is off.
+ */
+TS_API ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a);
+
+/**
+ * Refactor with new values and the same pattern (a Newton loop): only the
+ * numeric phase runs, reusing the analysis's permutations and scaling.
+ */
+TS_API ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a);
+
+/**
+ * Solve op(A) X = B for @p nrhs right-hand sides (column-major, leading
+ * dimensions @p ldb and @p ldx >= n), with iterative refinement in double
+ * against the matrix last factored. B and X may not overlap.
+ */
+TS_API ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x,
+                             int64_t ldx);
+
+/** Copy the statistics out. */
+TS_API ts_status ts_lu_get_stats(const ts_lu *lu, ts_lu_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_LU_H */

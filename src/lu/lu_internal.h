@@ -1,0 +1,79 @@
+/* LU internals shared by the analysis (matching, ordering, symbolic,
+ * levelization) and the numeric phases (factor, refactor, solve). */
+#ifndef TESSERA_LU_INTERNAL_H
+#define TESSERA_LU_INTERNAL_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tsi_lu_state { TSI_LU_CREATED = 0, TSI_LU_ANALYZED = 1, TSI_LU_FACTORED = 2 };
+
+/* The analyzed matrix is M = P * Dr * A * Dc * Q, where
+ *   M(i, j) = row_scale[row_perm[i]] * A(row_perm[i], col_perm[j]) * col_scale[col_perm[j]],
+ * row_perm combines the matching (a large diagonal) and the fill-reducing
+ * ordering applied symmetrically, and col_perm is the ordering. */
+struct ts_lu {
+  ts_context *ctx;
+  ts_lu_options options; /* defaults resolved */
+  enum tsi_lu_state state;
+  int64_t n;
+
+  /* Analysis: permutations and scaling, in A's numbering. */
+  int32_t *row_perm;  /* n: row i of M is row row_perm[i] of A */
+  int32_t *col_perm;  /* n: column j of M is column col_perm[j] of A */
+  double *row_scale;  /* n, indexed by A's rows (all 1 without matching) */
+  double *col_scale;  /* n, indexed by A's columns */
+
+  /* A's pattern as analyzed (refactor checks the new matrix against it) and,
+   * for each entry k of A in CSR order, its position in the L+U values. */
+  int64_t nnz_a;
+  int64_t *a_row_ptr; /* n + 1 */
+  int32_t *a_col_idx; /* nnz_a */
+  int64_t *a_to_lu;   /* nnz_a */
+
+  /* Symbolic: the pattern of L+U of M by columns, rows sorted within each
+   * column; diag_pos[j] is the position of M's (j, j); entries above it are
+   * U(:, j), entries below are L(:, j) (unit diagonal implied). */
+  int64_t lu_nnz;
+  int64_t *lu_col_ptr; /* n + 1 */
+  int32_t *lu_row_idx; /* lu_nnz */
+  int64_t *diag_pos;   /* n */
+
+  /* Levels of the column dependency graph: the columns of level l are
+   * level_cols[level_ptr[l] .. level_ptr[l + 1]); every column of a level
+   * depends only on columns of earlier levels. */
+  int64_t levels;
+  int64_t *level_ptr;  /* levels + 1 */
+  int32_t *level_cols; /* n */
+
+  /* Numeric: values aligned with lu_row_idx, in the factor precision; the
+   * numeric code owns these and anything it caches in numeric_aux. */
+  double *lu_values;     /* lu_nnz, when factor_dtype is TS_FLOAT64 */
+  float *lu_values_f32;  /* lu_nnz, when factor_dtype is TS_FLOAT32 */
+  void *numeric_aux;     /* released by tsi_lu_numeric_release */
+
+  /* Values of the matrix last factored, in A's CSR order, for the residual of
+   * iterative refinement (double). */
+  double *a_values;
+
+  ts_lu_stats stats;
+};
+
+/* Analysis phases (CPU), each filling its fields of lu and its stats. */
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);       /* row_perm (matching), row/col scale */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a);       /* composes the ordering into row/col_perm */
+ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a);   /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
+ts_status tsi_lu_levelize_cpu(ts_lu *lu);                    /* level_ptr, level_cols, levels */
+
+/* Numeric phases (CPU). */
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
+void tsi_lu_numeric_release(ts_lu *lu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
