@@ -1,23 +1,61 @@
-/* SpMV plan internals shared by spmv_plan.c and spmv_cuda.cu. */
+/* SpMV plan internals: the plan's fields, the operand's row-length shape and
+ * the AUTO heuristic (spmv_auto.c) that reads it. */
 #ifndef TESSERA_SPMV_PLAN_H
 #define TESSERA_SPMV_PLAN_H
 
 #include "internal.h"
+#include "spmv_cuda.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Room for ts_spmv_plan_explain()'s line. */
+#define TSI_SPMV_EXPLAIN_SIZE 384
+
+/* Row-length shape of the operand (A, or A^T for the transpose): what the
+ * schedules' costs depend on. */
+typedef struct tsi_spmv_shape {
+  int64_t rows, cols, nnz;
+  int64_t max_row, empty_rows;
+  double mean_row;
+  double cv_row; /* coefficient of variation: population stddev / mean (0 when mean is 0) */
+} tsi_spmv_shape;
+
+/* Shape of a CSR operand from its offsets (O(rows)). */
+void tsi_spmv_shape_of(int64_t rows, int64_t cols, const int64_t *offsets, tsi_spmv_shape *shape);
+
+/* The AUTO heuristic: the schedule (never AUTO) and its group size (a power
+ * of two for TS_SCHEDULE_GROUP_MAPPED, else 0) for @p shape; writes the
+ * statistics and thresholds that decided into @p reason. @p group_size_hint
+ * (0 = none) is the caller's group size, kept when the choice is group-mapped. */
+ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *shape, int group_size_hint, int *group_size, char *reason,
+                                 size_t reason_size);
+
+/* Group size used for TS_SCHEDULE_GROUP_MAPPED when the caller leaves it 0. */
+int tsi_spmv_default_group_size(const tsi_spmv_shape *shape);
+
 struct ts_spmv_plan {
   ts_context *ctx;
-  ts_csr *host; /* CPU backend: the plan's own copy of A */
-  int64_t rows, cols, nnz;
+  ts_operation op;
+  int64_t rows, cols, nnz; /* of A as given (the operand is A^T for the transpose) */
   ts_dtype dtype;
-  bool wide_offsets; /* CUDA: int64 row offsets (nnz > INT32_MAX) */
-  void *d_row_ptr;   /* CUDA: int32 or int64 offsets */
+  ts_schedule schedule;          /* resolved, never AUTO */
+  int group_size;                /* threads per group for group-mapped, else 0 */
+  tsi_spmv_shape shape;          /* of the operand */
+  ts_csr *host;                  /* CPU backend: the operand (A, or the CSR of A^T) */
+  tsi_spmv_device_matrix device; /* CUDA backend: the operand in GPU memory */
+  void *workspace;               /* CUDA backend: the schedule's workspace */
+  size_t workspace_bytes;
+  char explain[TSI_SPMV_EXPLAIN_SIZE];
+
+  /* The foundation kernel's entry points (below) read these; the plan no
+   * longer calls them. Both go when spmv_cuda.cu drops those entry points. */
+  bool wide_offsets;
+  void *d_row_ptr;
   int32_t *d_col_idx;
   void *d_values;
-  int lanes_per_row; /* CUDA: threads cooperating on one row */
+  int lanes_per_row;
 };
 
 ts_status tsi_spmv_cuda_upload(ts_spmv_plan *plan, const ts_csr *a);

@@ -1,0 +1,101 @@
+/* The AUTO schedule: which SpMV schedule to run for an operand, from its
+ * size and row-length shape (rows, cols, nnz, mean and longest row, the
+ * coefficient of variation of row lengths).
+ *
+ * Start: Osama, Porumbescu and Owens (PPoPP 2023, section 6.2) run
+ * merge-path unless the matrix has fewer than 500 rows or columns and fewer
+ * than 10,000 nonzeros, where thread- or group-mapped wins (V100). On the
+ * H200 the rule becomes, in order:
+ *   1. no rows or no entries: thread-mapped (one launch writes beta*y);
+ *   2. tiny (nnz < TSI_AUTO_TINY_NNZ), whatever the shape: the call costs the
+ *      launch floor, so the single-launch schedule with the lowest floor:
+ *      thread-mapped, or warp-mapped when a row is long for one thread;
+ *   3. skewed rows (cv > TSI_AUTO_SKEW_CV): merge-path, whose even share of
+ *      rows + nonzeros per thread makes time follow nnz, not the longest row;
+ *   4. regular rows: block-mapped for long rows when there are enough of
+ *      them to fill the GPU; merge-path when one row is long
+ *      (> TSI_AUTO_LONG_ROW) for a warp; warp-mapped for rows that keep a
+ *      warp busy; otherwise (short rows, large nnz) TSI_AUTO_SHORT_ROWS.
+ * Each threshold below names the measurement that set it. */
+#include "spmv_plan.h"
+
+#include <stdio.h>
+
+/* Below this many nonzeros a call is launch-bound: 10^4 fp32 entries are
+ * ~120 KB, 0.03 us at 4.3 TB/s against a ~4 us launch floor (gpu_basics,
+ * bench/results/gpu-suite-h200.md). The paper's beta. To be measured with
+ * spmv_schedules --set tiny. */
+#define TSI_AUTO_TINY_NNZ 10000
+/* Tiny matrices: one thread walks rows up to this long. To be measured. */
+#define TSI_AUTO_THREAD_MAX_ROW 32
+/* Row lengths with a coefficient of variation above this are skewed. To be
+ * measured (spmv_schedules --set powerlaw and rmat against regular). */
+#define TSI_AUTO_SKEW_CV 1.0
+/* A row longer than this is too long for one warp to walk while the rest of
+ * the GPU idles (Ginkgo's load-balanced switch is at 1024 on NVIDIA). To be
+ * measured. */
+#define TSI_AUTO_LONG_ROW 4096
+/* Regular rows at least this long on average keep a warp's 32 lanes busy.
+ * To be measured. */
+#define TSI_AUTO_WARP_MEAN 32.0
+/* Regular rows at least this long on average keep a block busy. To be
+ * measured. */
+#define TSI_AUTO_BLOCK_MEAN 1024.0
+/* Block-mapped needs this many rows (tiles) to occupy 132 SMs a few times
+ * over. To be measured. */
+#define TSI_AUTO_BLOCK_MIN_ROWS 1024
+/* Short regular rows with many nonzeros (2-D/3-D stencils, circuits): the
+ * schedule predicted fastest by the kernel layer. To be measured
+ * (spmv_schedules --set regular). */
+#define TSI_AUTO_SHORT_ROWS TS_SCHEDULE_MERGE_PATH
+/* Group size for group-mapped when nobody chose one: a warp, grown to cover
+ * the mean row. To be measured. */
+#define TSI_AUTO_GROUP_SIZE 32
+#define TSI_AUTO_MAX_GROUP_SIZE 1024
+
+int tsi_spmv_default_group_size(const tsi_spmv_shape *shape) {
+  int size = TSI_AUTO_GROUP_SIZE;
+  while (size < TSI_AUTO_MAX_GROUP_SIZE && (double)size < shape->mean_row)
+    size *= 2;
+  return size;
+}
+
+ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, int *group_size, char *reason,
+                                 size_t reason_size) {
+  ts_schedule choice;
+  char why[192];
+  if (s->rows == 0 || s->nnz == 0) {
+    choice = TS_SCHEDULE_THREAD_MAPPED;
+    snprintf(why, sizeof why, "no entries: one launch writes y");
+  } else if (s->nnz < TSI_AUTO_TINY_NNZ) {
+    choice = s->max_row <= TSI_AUTO_THREAD_MAX_ROW ? TS_SCHEDULE_THREAD_MAPPED : TS_SCHEDULE_WARP_MAPPED;
+    snprintf(why, sizeof why, "nnz < %d (tiny: launch-bound) and max row %s %d", TSI_AUTO_TINY_NNZ,
+             s->max_row <= TSI_AUTO_THREAD_MAX_ROW ? "<=" : ">", TSI_AUTO_THREAD_MAX_ROW);
+  } else if (s->cv_row > TSI_AUTO_SKEW_CV) {
+    choice = TS_SCHEDULE_MERGE_PATH;
+    snprintf(why, sizeof why, "cv %.3g > %.3g (skewed rows)", s->cv_row, TSI_AUTO_SKEW_CV);
+  } else if (s->mean_row >= TSI_AUTO_BLOCK_MEAN && s->rows >= TSI_AUTO_BLOCK_MIN_ROWS) {
+    choice = TS_SCHEDULE_BLOCK_MAPPED;
+    snprintf(why, sizeof why, "cv %.3g <= %.3g, mean row >= %.0f and rows >= %d (long regular rows)", s->cv_row,
+             TSI_AUTO_SKEW_CV, TSI_AUTO_BLOCK_MEAN, TSI_AUTO_BLOCK_MIN_ROWS);
+  } else if (s->max_row > TSI_AUTO_LONG_ROW) {
+    choice = TS_SCHEDULE_MERGE_PATH;
+    snprintf(why, sizeof why, "cv %.3g <= %.3g but max row > %d (too long for one warp)", s->cv_row, TSI_AUTO_SKEW_CV,
+             TSI_AUTO_LONG_ROW);
+  } else if (s->mean_row >= TSI_AUTO_WARP_MEAN) {
+    choice = TS_SCHEDULE_WARP_MAPPED;
+    snprintf(why, sizeof why, "cv %.3g <= %.3g, mean row >= %.0f, max row <= %d (regular rows of a warp)", s->cv_row,
+             TSI_AUTO_SKEW_CV, TSI_AUTO_WARP_MEAN, TSI_AUTO_LONG_ROW);
+  } else {
+    choice = TSI_AUTO_SHORT_ROWS;
+    snprintf(why, sizeof why, "cv %.3g <= %.3g, mean row < %.0f, nnz >= %d (short regular rows)", s->cv_row,
+             TSI_AUTO_SKEW_CV, TSI_AUTO_WARP_MEAN, TSI_AUTO_TINY_NNZ);
+  }
+  *group_size = 0;
+  if (choice == TS_SCHEDULE_GROUP_MAPPED)
+    *group_size = group_size_hint > 0 ? group_size_hint : tsi_spmv_default_group_size(s);
+  snprintf(reason, reason_size, "%lld rows, %lld cols, %lld nnz, mean row %.3g, max row %lld, cv %.3g: %s",
+           (long long)s->rows, (long long)s->cols, (long long)s->nnz, s->mean_row, (long long)s->max_row, s->cv_row,
+           why);
+  return choice;
+}
