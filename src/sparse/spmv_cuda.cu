@@ -4,10 +4,8 @@
  * repeatable. This is the foundation's kernel; the load-balancing layer's
  * schedules replace it. */
 #include "spmv_cuda.h"
-#include "spmv_plan.h"
 
 #include <cuda_runtime.h>
-#include <stdlib.h>
 
 template <typename Value, typename Offset, int Lanes>
 __global__ void spmv_csr_vector(int64_t rows, const Offset *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
@@ -30,91 +28,6 @@ __global__ void spmv_csr_vector(int64_t rows, const Offset *__restrict__ row_ptr
     sum += __shfl_down_sync(0xffffffffu, sum, offset, Lanes);
   if (active && lane == 0)
     y[row] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[row];
-}
-
-template <typename Value, typename Offset>
-static void launch(const ts_spmv_plan *p, Value alpha, const Value *x, Value beta, Value *y, cudaStream_t stream) {
-  const int block = 256;
-  int64_t threads = p->rows * p->lanes_per_row;
-  unsigned grid = (unsigned)((threads + block - 1) / block);
-  const Offset *rp = (const Offset *)p->d_row_ptr;
-  const Value *v = (const Value *)p->d_values;
-#define TSI_LAUNCH(L)                                                                                                  \
-  case L:                                                                                                              \
-    spmv_csr_vector<Value, Offset, L><<<grid, block, 0, stream>>>(p->rows, rp, p->d_col_idx, v, alpha, x, beta, y);    \
-    break
-  switch (p->lanes_per_row) {
-    TSI_LAUNCH(1);
-    TSI_LAUNCH(2);
-    TSI_LAUNCH(4);
-    TSI_LAUNCH(8);
-    TSI_LAUNCH(16);
-  default:
-    spmv_csr_vector<Value, Offset, 32><<<grid, block, 0, stream>>>(p->rows, rp, p->d_col_idx, v, alpha, x, beta, y);
-  }
-#undef TSI_LAUNCH
-}
-
-extern "C" ts_status tsi_spmv_cuda_upload(ts_spmv_plan *p, const ts_csr *a) {
-  ts_context *ctx = p->ctx;
-  size_t vsize = ts_dtype_size(a->dtype);
-  p->wide_offsets = a->nnz > INT32_MAX;
-  size_t offset_size = p->wide_offsets ? sizeof(int64_t) : sizeof(int32_t);
-  ts_status st = tsi_cuda_malloc(ctx, &p->d_row_ptr, (size_t)(a->rows + 1) * offset_size);
-  if (st == TS_SUCCESS)
-    st = tsi_cuda_malloc(ctx, (void **)&p->d_col_idx, (size_t)a->nnz * sizeof(int32_t) + 1);
-  if (st == TS_SUCCESS)
-    st = tsi_cuda_malloc(ctx, &p->d_values, (size_t)a->nnz * vsize + 1);
-  if (st != TS_SUCCESS)
-    return st;
-  if (p->wide_offsets) {
-    st = tsi_cuda_memcpy_to_device(ctx, p->d_row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
-  } else {
-    int32_t *narrow = (int32_t *)tsi_malloc_array(a->rows + 1, sizeof(int32_t));
-    if (!narrow)
-      return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmv_plan_create: out of host memory");
-    for (int64_t i = 0; i <= a->rows; i++)
-      narrow[i] = (int32_t)a->row_ptr[i];
-    st = tsi_cuda_memcpy_to_device(ctx, p->d_row_ptr, narrow, (size_t)(a->rows + 1) * sizeof(int32_t));
-    free(narrow);
-  }
-  if (st == TS_SUCCESS && a->nnz > 0)
-    st = tsi_cuda_memcpy_to_device(ctx, p->d_col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
-  if (st == TS_SUCCESS && a->nnz > 0)
-    st = tsi_cuda_memcpy_to_device(ctx, p->d_values, a->values, (size_t)a->nnz * vsize);
-  double mean = a->rows > 0 ? (double)a->nnz / (double)a->rows : 0;
-  int lanes = 1;
-  while (lanes < 32 && lanes < mean)
-    lanes *= 2;
-  p->lanes_per_row = lanes;
-  return st;
-}
-
-extern "C" void tsi_spmv_cuda_release(ts_spmv_plan *p) {
-  tsi_cuda_free(p->d_row_ptr);
-  tsi_cuda_free(p->d_col_idx);
-  tsi_cuda_free(p->d_values);
-}
-
-extern "C" ts_status tsi_spmv_cuda_execute(ts_spmv_plan *p, double alpha, const void *x, double beta, void *y) {
-  if (p->rows == 0)
-    return TS_SUCCESS;
-  ts_status st = tsi_cuda_activate(p->ctx);
-  if (st != TS_SUCCESS)
-    return st;
-  cudaStream_t stream = (cudaStream_t)p->ctx->stream;
-  if (p->dtype == TS_FLOAT32) {
-    if (p->wide_offsets)
-      launch<float, int64_t>(p, (float)alpha, (const float *)x, (float)beta, (float *)y, stream);
-    else
-      launch<float, int32_t>(p, (float)alpha, (const float *)x, (float)beta, (float *)y, stream);
-  } else {
-    if (p->wide_offsets)
-      launch<double, int64_t>(p, alpha, (const double *)x, beta, (double *)y, stream);
-    else
-      launch<double, int32_t>(p, alpha, (const double *)x, beta, (double *)y, stream);
-  }
-  return tsi_cuda_check_launch(p->ctx, "ts_spmv_execute");
 }
 
 /* ---- The plan/kernel interface (spmv_cuda.h). Interim: every schedule runs
