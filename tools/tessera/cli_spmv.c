@@ -1,8 +1,10 @@
-/* Time y = A*x through the SpMV plan API on the context's backend and check
- * y against ts_csr_spmv_host in double precision (used by demo and spmv). */
-#include "cli_common.h"
+/* Time y = op(A)*x through the SpMV plan API on the context's backend, with
+ * a schedule (or AUTO, or each in turn), and check y against
+ * ts_csr_spmv_host on op(A) in double precision (used by demo and spmv). */
+#include "cli_spmv.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,16 +76,49 @@ static ts_status timed_burst(ts_context *ctx, ts_spmv_plan *plan, const ts_buffe
   return status;
 }
 
-ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr *a, int64_t repeat,
-                           cli_spmv_result *result) {
-  memset(result, 0, sizeof *result);
+const char *const cli_schedule_choices[] = {"auto",       "thread", "warp", "block", "group",
+                                            "merge-path", "work",   "all",  NULL};
+
+/* The operand in double: A widened when single, transposed for A^T. */
+static ts_status reference_operand(ts_context *ctx, const ts_csr *a, ts_operation op, ts_csr **operand) {
+  ts_csr *widened = NULL;
+  const ts_csr *a64 = a;
+  ts_status status = TS_SUCCESS;
+  *operand = NULL;
+  if (a->dtype != TS_FLOAT64) {
+    status = widen_to_double(ctx, a, &widened);
+    if (status != TS_SUCCESS)
+      return status;
+    a64 = widened;
+  }
+  if (op == TS_OP_TRANSPOSE) {
+    status = ts_csr_transpose(ctx, a64, operand);
+    ts_csr_destroy(widened);
+  } else if (widened) {
+    *operand = widened;
+  } else {
+    status = ts_csr_copy(ctx, a64, operand);
+  }
+  return status;
+}
+
+ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts_csr *a,
+                               const cli_spmv_request *request, cli_spmv_run *run) {
+  memset(run, 0, sizeof *run);
+  cli_spmv_result *result = &run->result;
   ts_spmv_plan *plan = NULL;
   ts_buffer *x = NULL, *y = NULL;
-  ts_csr *widened = NULL;
+  ts_csr *operand = NULL;
   void *x_host = NULL, *y_host = NULL;
   double *x_ref = NULL, *y_ref = NULL;
   size_t value_size = ts_dtype_size(a->dtype);
+  int64_t repeat = request->repeat;
+  const bool transpose = request->op == TS_OP_TRANSPOSE;
+  /* x has as many entries as op(A) has columns, y as many as it has rows. */
+  const int64_t in_n = transpose ? a->rows : a->cols, out_n = transpose ? a->cols : a->rows;
 
+  run->op = request->op;
+  run->requested = request->schedule;
   result->backend = ts_context_backend(ctx);
   result->rows = a->rows;
   result->cols = a->cols;
@@ -95,17 +130,17 @@ ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr
     goto cleanup;
 
   /* +1 so that a 0-row or 0-column matrix still gets a valid pointer. */
-  x_host = malloc((size_t)(a->cols + 1) * value_size);
-  y_host = malloc((size_t)(a->rows + 1) * value_size);
-  x_ref = malloc((size_t)(a->cols + 1) * sizeof *x_ref);
-  y_ref = malloc((size_t)(a->rows + 1) * sizeof *y_ref);
+  x_host = malloc((size_t)(in_n + 1) * value_size);
+  y_host = malloc((size_t)(out_n + 1) * value_size);
+  x_ref = malloc((size_t)(in_n + 1) * sizeof *x_ref);
+  y_ref = malloc((size_t)(out_n + 1) * sizeof *y_ref);
   if (!x_host || !y_host || !x_ref || !y_ref) {
     status = TS_ERROR_OUT_OF_MEMORY;
     cli_set_error("no host memory for the SpMV vectors (%lld rows, %lld columns)", (long long)a->rows,
                   (long long)a->cols);
     goto cleanup;
   }
-  for (int64_t j = 0; j < a->cols; j++) {
+  for (int64_t j = 0; j < in_n; j++) {
     x_ref[j] = x_value(j);
     if (a->dtype == TS_FLOAT32)
       ((float *)x_host)[j] = (float)x_ref[j];
@@ -114,17 +149,24 @@ ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr
   }
 
   cli_progress_begin(progress, "planning");
-  status = ts_spmv_plan_create(ctx, a, &plan);
+  ts_spmv_options options = {0};
+  options.schedule = request->schedule;
+  options.group_size = request->group_size;
+  options.op = request->op;
+  status = ts_spmv_plan_create_ex(ctx, a, &options, &plan);
   cli_progress_end(progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
-  status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->cols * value_size, &x);
+  run->schedule = ts_spmv_plan_schedule(plan);
+  run->group_size = ts_spmv_plan_group_size(plan);
+  snprintf(run->explain, sizeof run->explain, "%s", ts_spmv_plan_explain(plan));
+  status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)in_n * value_size, &x);
   if (status != TS_SUCCESS)
     goto cleanup;
-  status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->rows * value_size, &y);
+  status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)out_n * value_size, &y);
   if (status != TS_SUCCESS)
     goto cleanup;
-  status = ts_buffer_upload(ctx, x, 0, x_host, (size_t)a->cols * value_size);
+  status = ts_buffer_upload(ctx, x, 0, x_host, (size_t)in_n * value_size);
   if (status != TS_SUCCESS)
     goto cleanup;
   result->bytes = ts_spmv_plan_bytes(plan);
@@ -175,30 +217,26 @@ ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr
   result->min_ms = per_call_ms[0];
   result->gbps = result->median_ms > 0.0 ? (double)result->bytes / (result->median_ms * 1e-3) / 1e9 : 0.0;
 
-  /* beta = 0, so y holds A*x from the last call. */
+  /* beta = 0, so y holds op(A)*x from the last call. */
   cli_progress_begin(progress, "checking");
-  status = ts_buffer_download(ctx, y, 0, y_host, (size_t)a->rows * value_size);
+  status = ts_buffer_download(ctx, y, 0, y_host, (size_t)out_n * value_size);
   if (status != TS_SUCCESS)
     goto cleanup;
-  const ts_csr *a64 = a;
-  if (a->dtype != TS_FLOAT64) {
-    status = widen_to_double(ctx, a, &widened);
-    if (status != TS_SUCCESS)
-      goto cleanup;
-    a64 = widened;
-  }
-  status = ts_csr_spmv_host(ctx, 1.0, a64, x_ref, 0.0, y_ref);
+  status = reference_operand(ctx, a, request->op, &operand);
   if (status != TS_SUCCESS)
     goto cleanup;
-  result->max_error = max_relative_error(a64, x_ref, y_ref, y_host, a->dtype);
+  status = ts_csr_spmv_host(ctx, 1.0, operand, x_ref, 0.0, y_ref);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  result->max_error = max_relative_error(operand, x_ref, y_ref, y_host, a->dtype);
 
   /* A k-term dot product in precision u errs by at most about k*u relative to
    * |A||x| (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
    * section 3.1), whatever the summation order; add the reference's own error
    * and the final rounding of y. */
   int64_t longest = 0;
-  for (int64_t i = 0; i < a->rows; i++) {
-    int64_t length = a->row_ptr[i + 1] - a->row_ptr[i];
+  for (int64_t i = 0; i < operand->rows; i++) {
+    int64_t length = operand->row_ptr[i + 1] - operand->row_ptr[i];
     if (length > longest)
       longest = length;
   }
@@ -209,7 +247,7 @@ ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr
 
 cleanup:
   cli_progress_end(progress, status);
-  ts_csr_destroy(widened);
+  ts_csr_destroy(operand);
   ts_buffer_destroy(x);
   ts_buffer_destroy(y);
   ts_spmv_plan_destroy(plan);
@@ -220,9 +258,21 @@ cleanup:
   return status;
 }
 
+ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr *a, int64_t repeat,
+                           cli_spmv_result *result) {
+  cli_spmv_request request = {TS_SCHEDULE_AUTO, 0, TS_OP_NONE, repeat};
+  cli_spmv_run run;
+  ts_status status = cli_spmv_measure_run(ctx, progress, a, &request, &run);
+  *result = run.result;
+  return status;
+}
+
 static const char *precision_name(ts_dtype dtype) { return dtype == TS_FLOAT32 ? "single" : "double"; }
 
-void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *r) {
+static const char *operation_text(ts_operation op) { return op == TS_OP_TRANSPOSE ? "y = A^T*x" : "y = A*x"; }
+
+/* backend ... precision: what every run of one matrix shares. */
+static void print_header(FILE *out, const char *matrix, const cli_spmv_result *r) {
   if (r->backend == TS_BACKEND_CUDA)
     cli_line(out, "backend", "cuda (device %d, compute capability %d.%d, %d SMs)", r->device.ordinal,
              r->device.compute_major, r->device.compute_minor, r->device.multiprocessors);
@@ -234,6 +284,9 @@ void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *r) {
   cli_line(out, "cols", "%lld", (long long)r->cols);
   cli_line(out, "nnz", "%lld", (long long)r->nnz);
   cli_line(out, "precision", "%s", precision_name(r->dtype));
+}
+
+static void print_measurement(FILE *out, const cli_spmv_result *r) {
   cli_line(out, "time per call", "%.4f ms (median of %d bursts of %lld calls; fastest %.4f ms; first call %.3f ms)",
            r->median_ms, r->bursts, (long long)r->repeat, r->min_ms, r->first_ms);
   cli_line(out, "bandwidth", "%.2f GB/s (%.2f MB of compulsory traffic per call)", r->gbps, (double)r->bytes / 1e6);
@@ -241,7 +294,12 @@ void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *r) {
            r->pass ? "PASS" : "FAIL");
 }
 
-void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r) {
+void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *r) {
+  print_header(out, matrix, r);
+  print_measurement(out, r);
+}
+
+static void json_header(cli_json *json, const char *matrix, const cli_spmv_result *r) {
   cli_json_text(json, "backend", ts_backend_name(r->backend));
   cli_json_text(json, "device", r->device.name);
   if (r->backend == TS_BACKEND_CUDA) {
@@ -255,6 +313,9 @@ void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r)
   cli_json_int(json, "cols", r->cols);
   cli_json_int(json, "nnz", r->nnz);
   cli_json_text(json, "precision", precision_name(r->dtype));
+}
+
+static void json_measurement(cli_json *json, const cli_spmv_result *r) {
   cli_json_int(json, "repeat", r->repeat);
   cli_json_int(json, "bursts", r->bursts);
   cli_json_real(json, "ms_per_call", r->median_ms);
@@ -265,4 +326,82 @@ void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r)
   cli_json_real(json, "max_error", r->max_error);
   cli_json_real(json, "tolerance", r->tolerance);
   cli_json_text(json, "check", r->pass ? "PASS" : "FAIL");
+}
+
+void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r) {
+  json_header(json, matrix, r);
+  json_measurement(json, r);
+}
+
+/* "merge-path", "group-mapped, group size 32", "merge-path (chosen by auto)". */
+static void schedule_text(const cli_spmv_run *run, char *text, size_t size) {
+  char group[32] = "";
+  if (run->group_size > 0)
+    snprintf(group, sizeof group, ", group size %d", run->group_size);
+  snprintf(text, size, "%s%s%s", ts_schedule_name(run->schedule), group,
+           run->requested == TS_SCHEDULE_AUTO ? " (chosen by auto)" : "");
+}
+
+void cli_spmv_run_print(FILE *out, const char *matrix, const cli_spmv_run *run) {
+  char schedule[96];
+  schedule_text(run, schedule, sizeof schedule);
+  print_header(out, matrix, &run->result);
+  cli_line(out, "operation", "%s", operation_text(run->op));
+  cli_line(out, "schedule", "%s", schedule);
+  cli_line(out, "reason", "%s", run->explain);
+  print_measurement(out, &run->result);
+}
+
+static void json_schedule(cli_json *json, const cli_spmv_run *run) {
+  cli_json_text(json, "schedule_requested", ts_schedule_name(run->requested));
+  cli_json_text(json, "schedule", ts_schedule_name(run->schedule));
+  cli_json_int(json, "group_size", run->group_size);
+  cli_json_text(json, "explain", run->explain);
+}
+
+void cli_spmv_run_json(cli_json *json, const char *matrix, const cli_spmv_run *run) {
+  json_header(json, matrix, &run->result);
+  cli_json_text(json, "operation", run->op == TS_OP_TRANSPOSE ? "transpose" : "none");
+  json_schedule(json, run);
+  json_measurement(json, &run->result);
+}
+
+void cli_spmv_runs_print(FILE *out, const char *matrix, const cli_spmv_run *runs, int count) {
+  if (count <= 0)
+    return;
+  print_header(out, matrix, &runs[0].result);
+  cli_line(out, "operation", "%s", operation_text(runs[0].op));
+  cli_line(out, "traffic", "%.2f MB of compulsory traffic per call", (double)runs[0].result.bytes / 1e6);
+  fprintf(out, "\n%-14s %-30s %12s %10s %11s  %s\n", "schedule", "runs as", "ms per call", "GB/s", "max error",
+          "check");
+  for (int i = 0; i < count; i++) {
+    const cli_spmv_run *run = &runs[i];
+    char schedule[96];
+    schedule_text(run, schedule, sizeof schedule);
+    fprintf(out, "%-14s %-30s %12.4f %10.2f %11.3g  %s\n", ts_schedule_name(run->requested), schedule,
+            run->result.median_ms, run->result.gbps, run->result.max_error, run->result.pass ? "PASS" : "FAIL");
+  }
+  fputc('\n', out);
+  for (int i = 0; i < count; i++)
+    if (runs[i].requested == TS_SCHEDULE_AUTO)
+      cli_line(out, "reason", "%s", runs[i].explain);
+}
+
+void cli_spmv_runs_json(cli_json *json, const char *matrix, const cli_spmv_run *runs, int count) {
+  if (count <= 0)
+    return;
+  json_header(json, matrix, &runs[0].result);
+  cli_json_text(json, "operation", runs[0].op == TS_OP_TRANSPOSE ? "transpose" : "none");
+  cli_json_int(json, "bytes_per_call", runs[0].result.bytes);
+  bool pass = true;
+  cli_json_object(json, "schedules");
+  for (int i = 0; i < count; i++) {
+    cli_json_object(json, ts_schedule_name(runs[i].requested));
+    json_schedule(json, &runs[i]);
+    json_measurement(json, &runs[i].result);
+    cli_json_close(json);
+    pass = pass && runs[i].result.pass;
+  }
+  cli_json_close(json);
+  cli_json_text(json, "check", pass ? "PASS" : "FAIL");
 }

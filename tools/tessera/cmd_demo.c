@@ -1,6 +1,6 @@
 /* tessera demo: y = A*x for a generated 2-D 5-point Laplacian, timed on the
  * chosen backend and checked against the host reference in double. */
-#include "cli_common.h"
+#include "cli_spmv.h"
 
 #include <stdio.h>
 
@@ -16,6 +16,7 @@ static const char demo_help[] = "Usage: tessera demo [options]\n"
                                 "Generate a 2-D 5-point Laplacian (4 on the diagonal, -1 to the grid\n"
                                 "neighbours), run SpMV y = A*x through the plan API on the chosen backend,\n"
                                 "time it, and check y against the host reference computed in double.\n"
+                                "The plan's schedule is AUTO: the schedule it chose and why are printed.\n"
                                 "\n"
                                 "Options:\n"
                                 "  --backend auto|cpu|cuda     where to run (default auto: the GPU when one is\n"
@@ -78,8 +79,9 @@ static int run_demo(int argc, char **argv) {
     goto cleanup;
   double generate_seconds = cli_now() - start;
 
-  cli_spmv_result result;
-  status = cli_spmv_measure(ctx, &progress, a, repeat, &result);
+  cli_spmv_run run;
+  cli_spmv_request request = {TS_SCHEDULE_AUTO, 0, TS_OP_NONE, repeat};
+  status = cli_spmv_measure_run(ctx, &progress, a, &request, &run);
   if (status != TS_SUCCESS)
     goto cleanup;
 
@@ -91,12 +93,12 @@ static int run_demo(int argc, char **argv) {
     cli_json_text(&out, "command", "demo");
     cli_json_int(&out, "grid_side", side);
     cli_json_real(&out, "generate_seconds", generate_seconds);
-    cli_spmv_json(&out, name, &result);
+    cli_spmv_run_json(&out, name, &run);
     cli_json_end(&out);
   } else {
-    cli_spmv_print(stdout, name, &result);
+    cli_spmv_run_print(stdout, name, &run);
   }
-  rc = result.pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  rc = run.result.pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 
 cleanup:
   if (status != TS_SUCCESS)

@@ -1,0 +1,45 @@
+# tessera_cli_test(): one run of the built CLI through tests/cli/run_cli.cmake,
+# shared by the tests/cli_*.cmake fragments (each includes this file; the
+# guard defines it once). TESSERA_CLI_WORK is a folder for files the tests write.
+include_guard(GLOBAL)
+set(TESSERA_CLI_WORK ${CMAKE_CURRENT_BINARY_DIR}/cli_work)
+file(MAKE_DIRECTORY ${TESSERA_CLI_WORK})
+
+# tessera_cli_test(NAME ARGS <tessera arguments>... [EXIT n] [STDOUT regex]
+#   [STDERR regex] [STDOUT_EMPTY] [JSON] [JSON_EQUALS key=value,...]
+#   [SKIP_IF_GPU] [FIXTURES_SETUP f] [FIXTURES_REQUIRED f])
+function(tessera_cli_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 T "JSON;STDOUT_EMPTY;SKIP_IF_GPU"
+    "EXIT;STDOUT;STDERR;JSON_EQUALS;FIXTURES_SETUP;FIXTURES_REQUIRED" "ARGS")
+  set(definitions -DCLI=$<TARGET_FILE:tessera_cli>)
+  if(DEFINED T_EXIT)
+    list(APPEND definitions -DEXPECT_EXIT=${T_EXIT})
+  endif()
+  if(DEFINED T_STDOUT)
+    list(APPEND definitions "-DEXPECT_STDOUT=${T_STDOUT}")
+  endif()
+  if(DEFINED T_STDERR)
+    list(APPEND definitions "-DEXPECT_STDERR=${T_STDERR}")
+  endif()
+  if(T_STDOUT_EMPTY)
+    list(APPEND definitions -DSTDOUT_EMPTY=ON)
+  endif()
+  if(T_JSON)
+    list(APPEND definitions -DJSON=ON)
+  endif()
+  if(DEFINED T_JSON_EQUALS)
+    list(APPEND definitions "-DJSON_EQUALS=${T_JSON_EQUALS}")
+  endif()
+  if(T_SKIP_IF_GPU)
+    list(APPEND definitions -DSKIP_IF_GPU=ON)
+  endif()
+  add_test(NAME cli_${name}
+    COMMAND ${CMAKE_COMMAND} ${definitions} -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli.cmake -- ${T_ARGS})
+  set_tests_properties(cli_${name} PROPERTIES LABELS cpu TIMEOUT 300 SKIP_REGULAR_EXPRESSION "SKIP:")
+  if(T_FIXTURES_SETUP)
+    set_tests_properties(cli_${name} PROPERTIES FIXTURES_SETUP ${T_FIXTURES_SETUP})
+  endif()
+  if(T_FIXTURES_REQUIRED)
+    set_tests_properties(cli_${name} PROPERTIES FIXTURES_REQUIRED ${T_FIXTURES_REQUIRED})
+  endif()
+endfunction()
