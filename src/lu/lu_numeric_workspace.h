@@ -1,0 +1,32 @@
+/* What the CPU numeric phases keep between calls in lu->numeric_aux: dense
+ * work vectors (one per thread) and norms of the matrix last factored. */
+#ifndef TESSERA_LU_NUMERIC_WORKSPACE_H
+#define TESSERA_LU_NUMERIC_WORKSPACE_H
+
+#include "lu/lu_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsi_lu_numeric_workspace {
+  int64_t n;           /* order the vectors were sized for */
+  int factor_threads;  /* dense column vectors in factor_work */
+  double *factor_work; /* factor_threads * n, all zero between columns */
+  int solve_threads;   /* vector triples in solve_work */
+  double *solve_work;  /* solve_threads * 3n: permuted vector, residual, correction */
+  double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
+  double a_norm_one;   /* max column sum of |A| */
+} tsi_lu_numeric_workspace;
+
+/* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
+tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
+
+/* Threads a CPU phase of lu runs with: the context's setting, else OpenMP's. */
+int tsi_lu_numeric_threads(const ts_lu *lu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
