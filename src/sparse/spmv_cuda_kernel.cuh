@@ -1,0 +1,104 @@
+/* The SpMV kernel written once on the load-balancing layer, instantiated per
+ * schedule, value type and offset width by spmv_cuda_*.cu; and the entry
+ * points those files give spmv_cuda.cu. */
+#ifndef TESSERA_SPMV_CUDA_KERNEL_CUH
+#define TESSERA_SPMV_CUDA_KERNEL_CUH
+
+#include "spmv_cuda.h"
+#include "tessera/lb.cuh"
+
+#include <cuda_runtime.h>
+#include <type_traits>
+
+namespace lb = tessera::lb;
+
+/* One call of run: the operand, its workspace and the vectors. */
+struct tsi_spmv_call {
+  const tsi_spmv_device_matrix *a;
+  void *workspace;
+  double alpha, beta;
+  const void *x;
+  void *y;
+  cudaStream_t stream;
+};
+
+/* y = alpha*A*x + beta*y: a row is a tile, a nonzero an atom. The matrix is
+ * streamed once (evict-first loads), x is gathered through the read-only
+ * path, y is read only when beta != 0. */
+/* Merge-path and work-oriented hold 8 blocks of 256 threads per SM within
+ * 32 registers without spilling (ptxas -v): full occupancy for the loads. */
+template <class S>
+constexpr int
+    tsi_spmv_min_blocks = (std::is_same<S, lb::merge_path>::value || std::is_same<S, lb::work_oriented>::value) ? 8 : 1;
+
+template <class S, class T, class Index>
+__global__ void __launch_bounds__(lb::block_threads<S>, tsi_spmv_min_blocks<S>)
+    tsi_spmv_kernel(lb::plan<Index> p, lb::csr_work<Index> work, const int32_t *__restrict__ cols,
+                    const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
+  __shared__ lb::storage<S, T, Index> smem;
+  lb::for_each_tile_reduce<S>(
+      p, work, smem, T(0), lb::plus{}, [=](Index k) { return __ldcs(vals + k) * __ldg(x + __ldcs(cols + k)); },
+      [=](Index row, T sum) { y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row]; });
+}
+
+template <class Index> lb::csr_work<Index> tsi_spmv_work(const tsi_spmv_device_matrix *a) {
+  return lb::make_csr_work<Index>(Index(a->rows), Index(a->nnz), static_cast<const Index *>(a->offsets));
+}
+
+/* Blocks of the kernel resident at once on the current device; the
+ * occupancy is asked once per kernel. */
+template <class S, class T, class Index> int tsi_spmv_resident_blocks() {
+  static const int per_sm = [] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tsi_spmv_kernel<S, T, Index>, lb::block_threads<S>, 0) !=
+        cudaSuccess)
+      n = 1;
+    return n > 0 ? n : 1;
+  }();
+  int device = 0, sms = 1;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    sms = 1;
+  return per_sm * sms;
+}
+
+template <class S, class T, class Index>
+lb::plan<Index> tsi_spmv_plan_of(const tsi_spmv_device_matrix *a, void *workspace) {
+  return lb::make_plan<S, T, Index>(Index(a->rows), Index(a->nnz), tsi_spmv_resident_blocks<S, T, Index>(), workspace);
+}
+
+template <class S, class T, class Index> cudaError_t tsi_spmv_launch(const tsi_spmv_call &c) {
+  lb::csr_work<Index> work = tsi_spmv_work<Index>(c.a);
+  lb::plan<Index> p = tsi_spmv_plan_of<S, T, Index>(c.a, c.workspace);
+  if (p.grid == 0)
+    return cudaSuccess;
+  tsi_spmv_kernel<S, T, Index><<<p.grid, lb::block_threads<S>, 0, c.stream>>>(
+      p, work, c.a->indices, static_cast<const T *>(c.a->values), static_cast<const T *>(c.x), T(c.alpha), T(c.beta),
+      static_cast<T *>(c.y));
+  return cudaPeekAtLastError(); /* left for tsi_cuda_check_launch() to collect */
+}
+
+/* The value type and offset width of the operand, as template arguments. */
+template <class S, template <class, class, class> class Fn, class... Args>
+auto tsi_spmv_by_type(const tsi_spmv_device_matrix *a, Args... args) {
+  if (a->dtype == TS_FLOAT32)
+    return a->wide_offsets ? Fn<S, float, int64_t>::call(a, args...) : Fn<S, float, int32_t>::call(a, args...);
+  return a->wide_offsets ? Fn<S, double, int64_t>::call(a, args...) : Fn<S, double, int32_t>::call(a, args...);
+}
+
+template <class S, class T, class Index> struct tsi_spmv_launch_fn {
+  static cudaError_t call(const tsi_spmv_device_matrix *, const tsi_spmv_call &c) {
+    return tsi_spmv_launch<S, T, Index>(c);
+  }
+};
+
+/* Entry points, one file each. */
+cudaError_t tsi_spmv_run_mapped(ts_schedule schedule, const tsi_spmv_call &c); /* spmv_cuda_mapped.cu */
+cudaError_t tsi_spmv_run_group_small(int group_size, const tsi_spmv_call &c);  /* spmv_cuda_group_small.cu: 1-32 */
+cudaError_t tsi_spmv_run_group_large(int group_size, const tsi_spmv_call &c);  /* spmv_cuda_group_large.cu: 64-1024 */
+size_t tsi_spmv_workspace_chunked(ts_schedule schedule, const tsi_spmv_device_matrix *a); /* spmv_cuda_chunked.cu */
+cudaError_t tsi_spmv_prepare_chunked(ts_schedule schedule, const tsi_spmv_device_matrix *a, void *workspace,
+                                     cudaStream_t stream);
+cudaError_t tsi_spmv_run_chunked(ts_schedule schedule, const tsi_spmv_call &c);
+
+#endif
