@@ -15,8 +15,10 @@
 #define TESSERA_CLI_WITH_OPENMP 0
 #endif
 
+extern const cli_command cli_command_solve; /* cmd_solve.c */
+
 static const cli_command *const commands[] = {
-    &cli_command_demo, &cli_command_info, &cli_command_convert, &cli_command_gen, &cli_command_spmv,
+    &cli_command_demo, &cli_command_info, &cli_command_convert, &cli_command_gen, &cli_command_spmv, &cli_command_solve,
 };
 #define COMMAND_COUNT ((int)(sizeof commands / sizeof commands[0]))
 

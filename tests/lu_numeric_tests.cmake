@@ -1,0 +1,77 @@
+# LU numeric tests. test_lu_solve and test_lu_refactor compare factor values
+# bitwise, which they read through src/lu/lu_internal.h. test_lu_corpus
+# compares with SuiteSparse KLU (and UMFPACK where KLU fails); without them
+# it prints SKIPPED and exits 77. Also: `tessera solve` runs of the CLI.
+foreach(name test_lu_solve test_lu_refactor)
+  if(TARGET ${name})
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/src/core)
+  endif()
+endforeach()
+
+find_path(TESSERA_KLU_INCLUDE_DIR klu.h PATH_SUFFIXES suitesparse)
+find_path(TESSERA_UMFPACK_INCLUDE_DIR umfpack.h PATH_SUFFIXES suitesparse)
+find_library(TESSERA_KLU_LIBRARY klu)
+find_library(TESSERA_UMFPACK_LIBRARY umfpack)
+find_library(TESSERA_BTF_LIBRARY btf)
+find_library(TESSERA_COLAMD_LIB colamd)
+find_library(TESSERA_AMD_LIB amd)
+find_library(TESSERA_SUITESPARSECONFIG_LIBRARY suitesparseconfig)
+set(TESSERA_LU_REFERENCE_LIBRARIES ${TESSERA_KLU_LIBRARY} ${TESSERA_UMFPACK_LIBRARY} ${TESSERA_BTF_LIBRARY}
+    ${TESSERA_COLAMD_LIB} ${TESSERA_AMD_LIB} ${TESSERA_SUITESPARSECONFIG_LIBRARY})
+set(TESSERA_HAVE_LU_REFERENCE ON)
+foreach(item KLU_INCLUDE_DIR UMFPACK_INCLUDE_DIR KLU_LIBRARY UMFPACK_LIBRARY BTF_LIBRARY COLAMD_LIB AMD_LIB
+             SUITESPARSECONFIG_LIBRARY)
+  if(NOT TESSERA_${item})
+    set(TESSERA_HAVE_LU_REFERENCE OFF)
+  endif()
+endforeach()
+message(STATUS "tessera: KLU and UMFPACK for the LU tests ${TESSERA_HAVE_LU_REFERENCE}")
+if(TARGET test_lu_corpus AND TESSERA_HAVE_LU_REFERENCE)
+  target_compile_definitions(test_lu_corpus PRIVATE TESSERA_TEST_HAVE_KLU=1)
+  target_include_directories(test_lu_corpus PRIVATE ${TESSERA_KLU_INCLUDE_DIR} ${TESSERA_UMFPACK_INCLUDE_DIR})
+  target_link_libraries(test_lu_corpus PRIVATE ${TESSERA_LU_REFERENCE_LIBRARIES})
+endif()
+
+# ---- tessera solve ---------------------------------------------------------------
+if(TARGET tessera_cli)
+  include(${CMAKE_CURRENT_LIST_DIR}/cli/tessera_cli_test.cmake)
+  tessera_cli_test(help_solve ARGS solve --help STDOUT "^Usage: tessera solve")
+  # A generated circuit matrix written to a file, then solved (b = A * ones).
+  tessera_cli_test(gen_circuit_3000 ARGS gen circuit --n 3000 --seed 2 -o ${TESSERA_CLI_WORK}/circuit3000.mtx
+    STDOUT "3000 x 3000" FIXTURES_SETUP cli_circuit3000)
+  tessera_cli_test(solve_circuit ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --backend cpu
+    STDOUT "^file .*\nn +3000\n.*backend +cpu .*levels +[0-9]+\n.*perturbed pivots +0\n.*backward error +[0-9.]+e-1[5-9]\nx \\(first entries\\) +1 1 1\n"
+    FIXTURES_REQUIRED cli_circuit3000)
+  tessera_cli_test(solve_circuit_json ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --ordering colamd --json
+    JSON JSON_EQUALS "command=solve,n=3000,nnz_a=15233,ordering=colamd,matching=ON,factor_precision=double,perturbed_pivots=0"
+    FIXTURES_REQUIRED cli_circuit3000)
+  # The 10x10 Laplacian of cli_tests.cmake, natural order, float factors, A^T.
+  tessera_cli_test(solve_single_transpose ARGS solve ${TESSERA_CLI_WORK}/lap10.mtx --precision single
+    --ordering natural --no-matching --transpose
+    STDOUT "rhs +A\\^T \\* ones\n.*factor precision +single.*operation +A\\^T x = b.*refinement steps +[1-9].*backward error +[0-9.]+e-1[5-9]"
+    FIXTURES_REQUIRED cli_lap10)
+  # A right-hand side from a file: A = [2 1 0; 0 3 1; 1 0 4], b = (1, -1, 9), x = (1, -1, 2).
+  file(WRITE ${TESSERA_CLI_WORK}/hand3.mtx "%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 2\n1 2 1\n2 2 3\n2 3 1\n3 1 1\n3 3 4\n")
+  file(WRITE ${TESSERA_CLI_WORK}/hand3_b.mtx "%%MatrixMarket matrix array real general\n3 1\n1\n-1\n9\n")
+  tessera_cli_test(solve_rhs_file ARGS solve ${TESSERA_CLI_WORK}/hand3.mtx ${TESSERA_CLI_WORK}/hand3_b.mtx
+    -o ${TESSERA_CLI_WORK}/hand3_x.mtx STDOUT "rhs +.*hand3_b.mtx \\(1 column\\).*x \\(first entries\\) +1 -1 2\n")
+  tessera_cli_test(solve_rhs_wrong_size ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx ${TESSERA_CLI_WORK}/hand3_b.mtx
+    EXIT 1 STDERR "hand3_b.mtx is 3 x 1; a right-hand side needs 3000 rows" FIXTURES_REQUIRED cli_circuit3000)
+  tessera_cli_test(solve_usage ARGS solve EXIT 2 STDERR "tessera solve: missing A")
+  tessera_cli_test(solve_bad_refine ARGS solve x.mtx --refine -2 EXIT 2 STDERR "--refine")
+  tessera_cli_test(solve_missing_file ARGS solve ${TESSERA_CLI_WORK}/no_such_matrix.mtx EXIT 1
+    STDERR "tessera: .*no_such_matrix.mtx")
+  tessera_cli_test(solve_no_gpu ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --backend cuda EXIT 1
+    STDERR "tessera: no usable CUDA device" SKIP_IF_GPU FIXTURES_REQUIRED cli_circuit3000)
+  if(EXISTS ${TESSERA_MATRICES_DIR}/MANIFEST.tsv)
+    # add20: a real circuit matrix (2395 rows, 17319 entries).
+    tessera_cli_test(solve_add20 ARGS solve ${TESSERA_MATRICES_DIR}/add20.mtx
+      STDOUT "n +2395\nnnz\\(A\\) +17319\n.*backward error +[0-9.]+e-1[5-9]")
+    # klu_two_2x2 is structurally singular; a rank-1 pattern under --no-perturbation
+    # is numerically singular: exit 1 with the library's message.
+    tessera_cli_test(solve_structurally_singular ARGS solve ${TESSERA_MATRICES_DIR}/klu_two_2x2.mtx EXIT 1
+      STDERR "tessera: structurally singular.*rank 1")
+    tessera_cli_test(solve_not_square ARGS solve ${TESSERA_MATRICES_DIR}/lp_afiro.mtx EXIT 1
+      STDERR "not square")
+  endif()
+endif()

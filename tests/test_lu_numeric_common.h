@@ -1,0 +1,230 @@
+/* Helpers of the LU numeric tests: matrices built from triplets, random
+ * sparse matrices, a dense LU with partial pivoting in double (the
+ * reference), and the normwise backward error. */
+#ifndef TESSERA_TEST_LU_NUMERIC_COMMON_H
+#define TESSERA_TEST_LU_NUMERIC_COMMON_H
+
+#include "test_common.h"
+
+#include <stdint.h>
+
+/* Options with double factors and everything else at its default. */
+static inline ts_lu_options lu_test_options(void) {
+  ts_lu_options options;
+  memset(&options, 0, sizeof options);
+  options.factor_dtype = TS_FLOAT64;
+  return options;
+}
+
+/* A general double CSR matrix from triplets (duplicates summed). */
+static inline ts_csr *lu_test_csr(ts_context *ctx, int64_t n, int64_t count, const int32_t *rows, const int32_t *cols,
+                                  const double *values) {
+  ts_coo *coo = NULL;
+  ts_csr *csr = NULL;
+  if (ts_coo_create(ctx, n, n, count > 0 ? count : 1, TS_FLOAT64, &coo) != TS_SUCCESS)
+    return NULL;
+  for (int64_t k = 0; k < count; k++) {
+    coo->row_idx[k] = rows[k];
+    coo->col_idx[k] = cols[k];
+    ((double *)coo->values)[k] = values[k];
+  }
+  coo->nnz = count;
+  if (ts_csr_from_coo(ctx, coo, TS_DUPLICATES_SUM, &csr) != TS_SUCCESS)
+    csr = NULL;
+  ts_coo_destroy(coo);
+  return csr;
+}
+
+/*
+ * A random n x n matrix with about per_row off-diagonal entries per row,
+ * values in [-1, 1). With dominant set, the diagonal is 1 + the row's sum of
+ * |off-diagonal| (strictly diagonally dominant); otherwise the diagonal is a
+ * random value in [-1, 1) too, and the matrix is made nonsingular with high
+ * probability by a random permutation of full rows: row i gets a large entry
+ * in column perm(i), so no pivoting-free LU of A itself is safe.
+ */
+static inline ts_csr *lu_test_random(ts_context *ctx, int64_t n, int per_row, int dominant, unsigned long long seed) {
+  int64_t capacity = n * (per_row + 2);
+  int32_t *rows = malloc((size_t)capacity * sizeof *rows);
+  int32_t *cols = malloc((size_t)capacity * sizeof *cols);
+  double *values = malloc((size_t)capacity * sizeof *values);
+  int32_t *perm = malloc((size_t)n * sizeof *perm);
+  ts_csr *csr = NULL;
+  if (!rows || !cols || !values || !perm)
+    goto cleanup;
+  unsigned long long state = seed;
+  for (int64_t i = 0; i < n; i++)
+    perm[i] = (int32_t)i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)((test_random(&state) + 1.0) * 0.5 * (double)(i + 1));
+    if (j > i)
+      j = i;
+    int32_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double row_sum = 0.0;
+    for (int k = 0; k < per_row; k++) {
+      int64_t j = (int64_t)((test_random(&state) + 1.0) * 0.5 * (double)n);
+      if (j >= n)
+        j = n - 1;
+      if (j == i)
+        continue;
+      double v = test_random(&state);
+      rows[count] = (int32_t)i;
+      cols[count] = (int32_t)j;
+      values[count++] = v;
+      row_sum += fabs(v);
+    }
+    rows[count] = (int32_t)i;
+    cols[count] = (int32_t)i;
+    values[count++] = dominant ? 1.0 + row_sum : test_random(&state);
+    if (!dominant) {
+      rows[count] = (int32_t)i;
+      cols[count] = perm[i];
+      values[count++] = 4.0 + 2.0 * test_random(&state);
+    }
+  }
+  csr = lu_test_csr(ctx, n, count, rows, cols, values);
+cleanup:
+  free(rows);
+  free(cols);
+  free(values);
+  free(perm);
+  return csr;
+}
+
+/* Dense row-major copy of a double CSR matrix (or of its transpose). */
+static inline double *lu_test_dense(const ts_csr *a, int transpose) {
+  int64_t n = a->rows;
+  double *d = calloc((size_t)(n * n), sizeof *d);
+  if (!d)
+    return NULL;
+  const double *v = (const double *)a->values;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
+      int64_t j = a->col_idx[e];
+      if (transpose)
+        d[j * n + i] += v[e];
+      else
+        d[i * n + j] += v[e];
+    }
+  return d;
+}
+
+/* Solve the dense row-major system d x = b in place (d and b overwritten)
+ * by Gaussian elimination with partial pivoting; returns 0, or -1 when a
+ * pivot is exactly zero. */
+static inline int lu_test_dense_solve(double *d, double *b, int64_t n) {
+  for (int64_t k = 0; k < n; k++) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < n; i++)
+      if (fabs(d[i * n + k]) > fabs(d[p * n + k]))
+        p = i;
+    if (d[p * n + k] == 0.0)
+      return -1;
+    if (p != k) {
+      for (int64_t j = 0; j < n; j++) {
+        double t = d[k * n + j];
+        d[k * n + j] = d[p * n + j];
+        d[p * n + j] = t;
+      }
+      double t = b[k];
+      b[k] = b[p];
+      b[p] = t;
+    }
+    for (int64_t i = k + 1; i < n; i++) {
+      double f = d[i * n + k] / d[k * n + k];
+      if (f == 0.0)
+        continue;
+      for (int64_t j = k + 1; j < n; j++)
+        d[i * n + j] -= f * d[k * n + j];
+      b[i] -= f * b[k];
+    }
+  }
+  for (int64_t k = n - 1; k >= 0; k--) {
+    double s = b[k];
+    for (int64_t j = k + 1; j < n; j++)
+      s -= d[k * n + j] * b[j];
+    b[k] = s / d[k * n + k];
+  }
+  return 0;
+}
+
+/* |A^{-1}|_inf |A|_inf from the dense matrix (n solves; small n only). */
+static inline double lu_test_condition(const ts_csr *a) {
+  int64_t n = a->rows;
+  double *d = lu_test_dense(a, 0), *work = malloc((size_t)(n * n) * sizeof *work), *e = malloc((size_t)n * sizeof *e);
+  double *inv_row_sum = calloc((size_t)n, sizeof *inv_row_sum);
+  double a_norm = 0.0, inv_norm = 0.0;
+  if (!d || !work || !e || !inv_row_sum)
+    goto cleanup;
+  for (int64_t i = 0; i < n; i++) {
+    double s = 0.0;
+    for (int64_t j = 0; j < n; j++)
+      s += fabs(d[i * n + j]);
+    a_norm = fmax(a_norm, s);
+  }
+  for (int64_t j = 0; j < n; j++) {
+    memcpy(work, d, (size_t)(n * n) * sizeof *work);
+    for (int64_t i = 0; i < n; i++)
+      e[i] = i == j ? 1.0 : 0.0;
+    if (lu_test_dense_solve(work, e, n) != 0) {
+      inv_norm = INFINITY;
+      break;
+    }
+    for (int64_t i = 0; i < n; i++)
+      inv_row_sum[i] += fabs(e[i]); /* column j of A^{-1} */
+  }
+  for (int64_t i = 0; i < n && isfinite(inv_norm); i++)
+    inv_norm = fmax(inv_norm, inv_row_sum[i]);
+cleanup:
+  free(d);
+  free(work);
+  free(e);
+  free(inv_row_sum);
+  return a_norm * inv_norm;
+}
+
+/* y = op(A) x in double. */
+static inline void lu_test_multiply(const ts_csr *a, int transpose, const double *x, double *y) {
+  const double *v = (const double *)a->values;
+  for (int64_t i = 0; i < a->rows; i++)
+    y[i] = 0.0;
+  for (int64_t i = 0; i < a->rows; i++)
+    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
+      if (transpose)
+        y[a->col_idx[e]] += v[e] * x[i];
+      else
+        y[i] += v[e] * x[a->col_idx[e]];
+    }
+}
+
+/* Normwise backward error |b - op(A) x|_inf / (|op(A)|_inf |x|_inf + |b|_inf),
+ * computed here independently of the library. */
+static inline double lu_test_backward_error(const ts_csr *a, int transpose, const double *x, const double *b) {
+  int64_t n = a->rows;
+  double *ax = malloc((size_t)(n > 0 ? n : 1) * sizeof *ax), *sums = calloc((size_t)(n > 0 ? n : 1), sizeof *sums);
+  const double *v = (const double *)a->values;
+  double r = 0.0, xn = 0.0, bn = 0.0, an = 0.0;
+  lu_test_multiply(a, transpose, x, ax);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
+      sums[transpose ? a->col_idx[e] : i] += fabs(v[e]);
+  for (int64_t i = 0; i < n; i++) {
+    r = fmax(r, fabs(b[i] - ax[i]));
+    xn = fmax(xn, fabs(x[i]));
+    bn = fmax(bn, fabs(b[i]));
+    an = fmax(an, sums[i]);
+    if (!isfinite(x[i]))
+      r = INFINITY;
+  }
+  free(ax);
+  free(sums);
+  double scale = an * xn + bn;
+  return scale > 0.0 ? r / scale : r;
+}
+
+#endif

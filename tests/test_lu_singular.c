@@ -1,0 +1,231 @@
+/* LU on singular inputs: structurally singular patterns give the structural
+ * rank; numerically singular matrices stop at the right column when
+ * perturbation is off, and are solved as the perturbed system otherwise;
+ * wrong call orders and a refactor with another pattern are refused. */
+#include "test_lu_numeric_common.h"
+
+static ts_context *ctx;
+
+/* Analyze a matrix given by triplets and expect a structural rank. */
+static void expect_structural(const char *what, int64_t n, int64_t count, const int32_t *rows, const int32_t *cols,
+                              int64_t rank) {
+  ts_csr *a = lu_test_csr(ctx, n, count, rows, cols, (const double[]){1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(a != NULL);
+  for (int matching = 0; matching < 2; matching++) {
+    ts_lu_options options = lu_test_options();
+    options.no_matching = !matching;
+    ts_lu *lu = NULL;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    CHECK_STATUS(ctx, ts_lu_analyze(lu, a), TS_ERROR_STRUCTURALLY_SINGULAR);
+    char expect[64];
+    snprintf(expect, sizeof expect, "%lld", (long long)rank);
+    CHECK_MSG(strstr(ts_last_error(ctx), expect) != NULL, "%s: message '%s' lacks the rank %s", what,
+              ts_last_error(ctx), expect);
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK_MSG(stats.structural_rank == rank, "%s: structural rank %lld, want %lld", what,
+              (long long)stats.structural_rank, (long long)rank);
+    /* Nothing was analyzed, so nothing can be factored or solved. */
+    CHECK_STATUS(ctx, ts_lu_factor(lu, a), TS_ERROR_NOT_ANALYZED);
+    double b[4] = {1, 1, 1, 1}, x[4];
+    CHECK_STATUS(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n), TS_ERROR_NOT_FACTORED);
+    ts_lu_destroy(lu);
+  }
+  ts_csr_destroy(a);
+}
+
+static void test_structurally_singular(void) {
+  /* Row 1 empty. */
+  expect_structural("empty row", 3, 4, (const int32_t[]){0, 0, 2, 2}, (const int32_t[]){0, 1, 1, 2}, 2);
+  /* Column 2 empty. */
+  expect_structural("empty column", 3, 4, (const int32_t[]){0, 1, 1, 2}, (const int32_t[]){0, 0, 1, 1}, 2);
+  /* Rows 0 and 1 hold only column 0. */
+  expect_structural("two rows, one column", 3, 4, (const int32_t[]){0, 1, 2, 2}, (const int32_t[]){0, 0, 1, 2}, 2);
+}
+
+/* The corpus's klu_two_2x2 (KLU's two.mtx): one entry in a 2x2 matrix. */
+static void test_corpus_two(void) {
+  const char *dir = test_matrices_dir();
+  if (!dir) {
+    printf("SKIPPED (part): klu_two_2x2 needs TESSERA_MATRICES\n");
+    return;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/klu_two_2x2.mtx", dir);
+  ts_coo *coo = NULL;
+  ts_csr *a = NULL;
+  CHECK_OK(ctx, ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL));
+  CHECK_OK(ctx, ts_csr_from_coo(ctx, coo, TS_DUPLICATES_SUM, &a));
+  ts_lu *lu = NULL;
+  ts_lu_options options = lu_test_options();
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_STATUS(ctx, ts_lu_analyze(lu, a), TS_ERROR_STRUCTURALLY_SINGULAR);
+  ts_lu_stats stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  CHECK(stats.structural_rank == 1);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+  ts_coo_destroy(coo);
+}
+
+/* Factor a with perturbation off: the column (user numbering) reported. */
+static int64_t singular_column(const ts_csr *a, const ts_lu_options *options) {
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  CHECK_STATUS(ctx, ts_lu_factor(lu, a), TS_ERROR_NUMERICALLY_SINGULAR);
+  ts_lu_stats stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  char expect[64];
+  snprintf(expect, sizeof expect, "column %lld", (long long)stats.singular_column);
+  CHECK_MSG(strstr(ts_last_error(ctx), expect) != NULL, "message '%s' does not name %s", ts_last_error(ctx), expect);
+  double b[8] = {1, 1, 1, 1, 1, 1, 1, 1}, x[8];
+  CHECK_STATUS(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, a->rows, x, a->rows), TS_ERROR_NOT_FACTORED);
+  ts_lu_destroy(lu);
+  return stats.singular_column;
+}
+
+/* Rows 1 and 3 are equal (values too): rank 3. In the natural order without
+ * matching, elimination makes row 3 exactly zero, so column 3 fails. */
+static ts_csr *duplicate_rows(void) {
+  const int32_t rows[] = {0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3};
+  const int32_t cols[] = {0, 1, 0, 1, 2, 3, 1, 2, 3, 0, 1, 2, 3};
+  const double values[] = {4, 1, 1, 5, 2, 3, 2, 6, 1, 1, 5, 2, 3};
+  return lu_test_csr(ctx, 4, 13, rows, cols, values);
+}
+
+static void test_numerically_singular(void) {
+  ts_lu_options plain = lu_test_options();
+  plain.ordering = TS_LU_ORDER_NATURAL;
+  plain.no_matching = 1;
+  plain.no_perturbation = 1;
+  ts_lu_options full = lu_test_options();
+  full.no_perturbation = 1;
+
+  const int32_t rows[] = {0, 0, 1, 1}, cols[] = {0, 1, 0, 1};
+  ts_csr *ones = lu_test_csr(ctx, 2, 4, rows, cols, (const double[]){1, 1, 1, 1});
+  CHECK(singular_column(ones, &plain) == 1);
+  int64_t column = singular_column(ones, &full);
+  CHECK(column == 0 || column == 1);
+
+  ts_csr *dup = duplicate_rows();
+  CHECK(singular_column(dup, &plain) == 3);
+  column = singular_column(dup, &full);
+  CHECK(column >= 0 && column < 4);
+
+  /* A tiny pivot (1e-15 relative) is singular under the default threshold
+   * 1e-14, and accepted under a threshold of 1e-16. */
+  ts_csr *tiny = lu_test_csr(ctx, 2, 4, rows, cols, (const double[]){1, 1, 1, 1 + 1e-15});
+  CHECK(singular_column(tiny, &plain) == 1);
+  ts_lu_options lenient = plain;
+  lenient.pivot_threshold = 1e-16;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &lenient, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, tiny));
+  CHECK_OK(ctx, ts_lu_factor(lu, tiny));
+  ts_lu_destroy(lu);
+
+  ts_csr_destroy(ones);
+  ts_csr_destroy(dup);
+  ts_csr_destroy(tiny);
+}
+
+/*
+ * With perturbation on, [[1, 1], [1, 1 + d]] with a tiny d factors as
+ * L = [[1, 0], [1, 1]], U = [[1, 1], [0, s * 1e-14]] (s the sign of d, +1 for
+ * d = 0; the largest entry is 1). Without refinement, the solve returns the
+ * solution of that perturbed system: x2 = (b2 - b1) / u22, x1 = b1 - x2.
+ */
+static void test_perturbed(void) {
+  const int32_t rows[] = {0, 0, 1, 1}, cols[] = {0, 1, 0, 1};
+  const double deltas[] = {0.0, -0x1p-52, 0x1p-50};
+  for (int c = 0; c < 3; c++) {
+    ts_csr *a = lu_test_csr(ctx, 2, 4, rows, cols, (const double[]){1, 1, 1, 1 + deltas[c]});
+    ts_lu_options options = lu_test_options();
+    options.ordering = TS_LU_ORDER_NATURAL;
+    options.no_matching = 1;
+    options.refine_max_steps = -1;
+    ts_lu *lu = NULL;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    CHECK_OK(ctx, ts_lu_analyze(lu, a));
+    CHECK_STATUS(ctx, ts_lu_factor(lu, a), TS_WARNING_PERTURBED_PIVOTS);
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK(stats.perturbed_pivots == 1 && stats.singular_column == -1);
+    double b[2] = {1, 2}, x[2];
+    CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 2, x, 2));
+    double u22 = deltas[c] < 0 ? -1e-14 : 1e-14;
+    double x2 = (b[1] - b[0]) / u22, x1 = b[0] - x2;
+    CHECK_MSG(fabs(x[1] - x2) <= 1e-12 * fabs(x2) && fabs(x[0] - x1) <= 1e-12 * fabs(x1),
+              "delta %g: x = (%.17g, %.17g), want (%.17g, %.17g)", deltas[c], x[0], x[1], x1, x2);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+
+  /* Default options on the rank-deficient 4x4 with a consistent right-hand
+   * side b = A * (1, 2, 3, 4): refinement finds a solution of A x = b. */
+  ts_csr *dup = duplicate_rows();
+  double x_true[4] = {1, 2, 3, 4}, b[4], x[4];
+  lu_test_multiply(dup, 0, x_true, b);
+  ts_lu_options options = lu_test_options();
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, dup));
+  CHECK_STATUS(ctx, ts_lu_factor(lu, dup), TS_WARNING_PERTURBED_PIVOTS);
+  ts_lu_stats stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  CHECK(stats.perturbed_pivots >= 1);
+  CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 4, x, 4));
+  double berr = lu_test_backward_error(dup, 0, x, b);
+  CHECK_MSG(berr <= 1e-14, "consistent singular system: backward error %.3g", berr);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(dup);
+}
+
+/* A refactor with another pattern is refused and keeps the old factors. */
+static void test_pattern_change(void) {
+  ts_csr *a = lu_test_random(ctx, 30, 3, 1, 21);
+  ts_csr *other = lu_test_random(ctx, 30, 3, 1, 22);
+  ts_csr *smaller = lu_test_random(ctx, 29, 3, 1, 21);
+  ts_lu_options options = lu_test_options();
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  CHECK_STATUS(ctx, ts_lu_refactor(lu, other), TS_ERROR_INVALID_ARGUMENT);
+  /* The first row where the two random patterns differ. */
+  int64_t first = -1;
+  for (int64_t i = 0; i < 30 && first < 0; i++) {
+    int64_t len = a->row_ptr[i + 1] - a->row_ptr[i];
+    if (other->row_ptr[i] != a->row_ptr[i] || other->row_ptr[i + 1] != a->row_ptr[i + 1] ||
+        memcmp(a->col_idx + a->row_ptr[i], other->col_idx + other->row_ptr[i], (size_t)len * sizeof(int32_t)) != 0)
+      first = i;
+  }
+  char expect[64];
+  snprintf(expect, sizeof expect, "row %lld differs", (long long)first);
+  CHECK_MSG(strstr(ts_last_error(ctx), expect) != NULL, "message '%s' lacks '%s'", ts_last_error(ctx), expect);
+  CHECK_STATUS(ctx, ts_lu_refactor(lu, smaller), TS_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ctx, ts_lu_factor(lu, other), TS_ERROR_INVALID_ARGUMENT);
+  double b[30], x[30];
+  for (int i = 0; i < 30; i++)
+    b[i] = 1.0;
+  CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 30, x, 30));
+  CHECK(lu_test_backward_error(a, 0, x, b) <= 1e-14);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+  ts_csr_destroy(other);
+  ts_csr_destroy(smaller);
+}
+
+int main(void) {
+  ts_context_options copts = {0};
+  copts.backend = TS_BACKEND_CPU;
+  CHECK_OK(NULL, ts_context_create(&ctx, &copts));
+  test_structurally_singular();
+  test_corpus_two();
+  test_numerically_singular();
+  test_perturbed();
+  test_pattern_change();
+  ts_context_destroy(ctx);
+  return test_finish();
+}
