@@ -7,8 +7,11 @@ Each CSV written by the benchmark harness starts with "# key: value" lines
 (the run metadata), then a header row and data rows. Every CSV becomes a
 Markdown section of DIR/report.md; SpMV results (columns matrix, dtype,
 variant, gbps) also become a bar chart of GB/s per matrix and variant with
-the measured copy bandwidth drawn as a line (DIR/<csv name>.png). Needs only
-python3; the plots need matplotlib and are skipped, with a note, without it.
+the measured copy bandwidth drawn as a line (DIR/<csv name>.png). SpMV
+schedule sweeps (spmv_schedules: a ran_as column, many matrices) get instead
+geometric means by nnz bin and a scatter of speed over cuSPARSE ALG1 against
+nnz (log axes), one marker per schedule. Needs only python3; the plots need
+matplotlib and are skipped, with a note, without it.
 """
 
 import argparse
@@ -57,6 +60,75 @@ def to_float(text):
 
 def is_spmv(header):
     return all(c in header for c in ("matrix", "dtype", "variant", "gbps"))
+
+
+def is_schedule_sweep(header):
+    return is_spmv(header) and "ran_as" in header and "speed_vs_alg1" in header
+
+
+NNZ_BINS = [(0, 1e4, "nnz < 1e4"), (1e4, 1e6, "1e4 <= nnz < 1e6"), (1e6, 1e7, "1e6 <= nnz < 1e7"),
+            (1e7, float("inf"), "nnz >= 1e7"), (0, float("inf"), "all")]
+
+
+def geomean(values):
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def schedule_sweep_summary(rows):
+    """Markdown: geomean speed vs ALG1 per variant, by nnz bin and value type."""
+    variants = [v for v in dict.fromkeys(r["variant"] for r in rows) if v != "cusparse_alg1"]
+    lines = ["| bin | dtype | matrices | " + " | ".join(variants) + " |", "|" + "---|" * (3 + len(variants))]
+    for dtype in sorted({r["dtype"] for r in rows}):
+        for lo, hi, label in NNZ_BINS:
+            chosen = [r for r in rows if r["dtype"] == dtype and lo <= to_float(r["nnz"]) < hi]
+            matrices = len({r["matrix"] for r in chosen})
+            if not matrices:
+                continue
+            cells = []
+            for v in variants:
+                g = geomean([to_float(r["speed_vs_alg1"]) for r in chosen if r["variant"] == v])
+                cells.append("-" if math.isnan(g) else f"{g:.3f}")
+            lines.append(f"| {label} | {dtype} | {matrices} | " + " | ".join(cells) + " |")
+    failed = sorted({f"{r['matrix']} {r['dtype']} {r['variant']}" for r in rows if r.get("check") != "ok"})
+    lines.append("")
+    lines.append("Geometric mean speed against cuSPARSE ALG1 (above 1: faster).")
+    if failed:
+        lines.append("CHECK FAILED: " + ", ".join(failed))
+    return "\n".join(lines)
+
+
+def plot_schedule_sweep(rows, meta, png_path, title):
+    """Speed over cuSPARSE ALG1 against nnz, log axes, one marker per variant, one panel per value type."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dtypes = sorted({r["dtype"] for r in rows})
+    variants = [v for v in dict.fromkeys(r["variant"] for r in rows) if v != "cusparse_alg1"]
+    markers = ["o", "s", "^", "v", "D", "P", "*", "X", "<", ">"]
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(7 * len(dtypes), 5), squeeze=False, sharey=True)
+    for ax, dtype in zip(axes[0], dtypes):
+        for i, variant in enumerate(variants):
+            points = [(to_float(r["nnz"]), to_float(r["speed_vs_alg1"])) for r in rows
+                      if r["dtype"] == dtype and r["variant"] == variant]
+            points = [(n, s) for n, s in points if n > 0 and s > 0 and math.isfinite(s)]
+            if points:
+                ax.scatter([p[0] for p in points], [p[1] for p in points], marker=markers[i % len(markers)], s=22,
+                           alpha=0.75, label=variant)
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("nonzeros")
+        ax.set_ylabel("speed over cuSPARSE CSR ALG1 (time ALG1 / time)")
+        ax.set_title(f"{title} ({dtype})")
+        ax.legend(fontsize=8)
+    footer = " ".join(f"{k}={meta[k]}" for k in ("device", "commit", "date_utc") if k in meta)
+    fig.text(0.01, 0.01, footer, fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
 
 
 def spmv_summary(rows):
@@ -151,6 +223,16 @@ def main():
         sections += [f"- {k}: {v}" for k, v in meta.items()] + [""]
         if not header:
             sections += ["(no rows)", ""]
+            continue
+        if is_schedule_sweep(header) and rows:
+            sections += [schedule_sweep_summary(rows), "", f"Every row: {os.path.basename(path)}.", ""]
+            if have_matplotlib:
+                png = os.path.join(args.out, name + ".png")
+                plot_schedule_sweep(rows, meta, png, name)
+                sections += [f"![{name}]({name}.png)", ""]
+                written.append(png)
+            else:
+                sections += ["(plot skipped: matplotlib is not installed)", ""]
             continue
         sections += [markdown_table(header, rows), ""]
         if is_spmv(header) and rows:

@@ -237,9 +237,19 @@ TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a, ts_spmv_p
 
 /**
  * As ts_spmv_plan_create() with options (schedule, transpose, group size);
- * @p options may be NULL (AUTO, y = alpha*A*x + beta*y). The plan holds the
- * schedule's choice, any partition search results and all workspace, so
- * that ts_spmv_execute() allocates nothing.
+ * @p options may be NULL (AUTO, y = alpha*A*x + beta*y). An unknown schedule
+ * or operation, or a group size that is not 0 or a power of two from 1 to
+ * 1024, gives TS_ERROR_INVALID_ARGUMENT (a group size is checked with any
+ * schedule, used only by group-mapped); A must pass ts_csr_check() and be
+ * TS_GENERAL. For TS_OP_TRANSPOSE the plan stores A^T as CSR (A's CSC
+ * arrays, built on the host once). AUTO reads the row lengths of the
+ * operand (A, or A^T); ts_spmv_plan_explain() gives its reason. On CUDA the
+ * offsets are int32 unless nnz > INT32_MAX (the environment variable
+ * TESSERA_SPMV_FORCE_WIDE_OFFSETS=1, read here, forces int64 offsets on any
+ * matrix: a testing aid). The CPU backend has one implementation: the
+ * schedule is recorded, not used. The plan holds the schedule's choice, any
+ * partition search results and all workspace, so that ts_spmv_execute()
+ * allocates nothing.
  */
 TS_API ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv_options *options,
                                         ts_spmv_plan **plan);
@@ -261,12 +271,18 @@ TS_API void ts_spmv_plan_destroy(ts_spmv_plan *plan);
 
 /**
  * Run the plan: x (cols values) and y (rows values) are buffers in
- * TS_MEMORY_DEVICE of the plan's context. Allocates nothing and does not
- * wait for the GPU; faults surface at the next ts_context_sync().
+ * TS_MEMORY_DEVICE of the plan's context; for TS_OP_TRANSPOSE x has rows
+ * values and y cols. Allocates nothing and does not wait for the GPU;
+ * faults surface at the next ts_context_sync().
  */
 TS_API ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, double beta, ts_buffer *y);
 
-/** Bytes a plan's SpMV must move at least (matrix, x, y read and written). */
+/**
+ * Bytes a plan's SpMV must move at least: the operand's values, column
+ * indices and row offsets once (an offset is 4 bytes on CUDA with int32
+ * offsets, else 8), x once, y read and written (whether beta is 0 is known
+ * only at execution, so y's read is always counted). 0 for a NULL plan.
+ */
 TS_API int64_t ts_spmv_plan_bytes(const ts_spmv_plan *plan);
 
 #ifdef __cplusplus
