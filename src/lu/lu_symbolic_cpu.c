@@ -24,6 +24,8 @@ static int64_t slot_words(int64_t n, int64_t bound) { return n + 2 * bound; }
  * balance across threads, capped so large orders stay modest. */
 #define TSI_LU_SYMBOLIC_ROWS_PER_THREAD 16
 #define TSI_LU_SYMBOLIC_DEFAULT_CAP ((int64_t)256 << 20)
+/* Smallest order whose chunks run on several threads. */
+#define TSI_LU_SYMBOLIC_PARALLEL_ORDER 2048
 
 typedef struct symbolic_rows {
   int64_t n;
@@ -130,13 +132,15 @@ static int64_t row_pattern(const symbolic_rows *s, int32_t i, int32_t *stamp, in
 static int64_t run_part(const symbolic_rows *s, int32_t *workspace, int64_t begin, int64_t end, int64_t chunk,
                         int64_t bound, int write, int threads) {
   int64_t words = slot_words(s->n, bound), chunks = 0;
+  /* Waking the threads for each chunk costs more than small orders' rows. */
+  int parallel = threads > 1 && s->n >= TSI_LU_SYMBOLIC_PARALLEL_ORDER;
   /* Stamps left by other rows in this memory could equal a row's mark. */
   int64_t used = (chunk < end - begin ? chunk : end - begin) * words;
   memset(workspace, 0, (size_t)used * sizeof(int32_t));
   for (int64_t first = begin; first < end; first += chunk) {
     int64_t last = first + chunk < end ? first + chunk : end;
     chunks++;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (parallel)
     for (int64_t i = first; i < last; i++) {
       int32_t *stamp = workspace + (i - first) * words;
       int32_t *heap = stamp + s->n;
@@ -277,7 +281,7 @@ static ts_status count_factors(ts_lu *lu) {
  * time). */
 static int64_t chunk_rows(int64_t budget, int64_t words, int64_t rows) {
   int64_t bytes_per_row = words * (int64_t)sizeof(int32_t);
-  int64_t chunk = budget / bytes_per_row;
+  int64_t chunk = bytes_per_row > 0 ? budget / bytes_per_row : 1;
   if (chunk < 1)
     chunk = 1;
   if (chunk > rows)

@@ -1,0 +1,209 @@
+/* ts_lu_create / ts_lu_analyze / ts_lu_get_stats: option checks and
+ * defaults, input checks, empty and 1 x 1 matrices, a second analysis
+ * replacing the first (also after a failed one), statistics of a circuit
+ * matrix under each ordering. */
+#include "test_lu_analysis_common.h"
+
+static void test_options(void) {
+  ts_lu *lu = NULL;
+  CHECK_STATUS(NULL, ts_lu_create(NULL, NULL, NULL), TS_ERROR_INVALID_ARGUMENT);
+
+  CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
+  CHECK(lu->options.ordering == TS_LU_ORDER_AMD && lu->options.factor_dtype == TS_FLOAT64);
+  CHECK(lu->options.pivot_threshold == 1e-14 && lu->options.refine_max_steps == 10);
+  CHECK(lu->options.refine_tolerance == 1e-15 && lu->options.symbolic_memory_budget == 0);
+  CHECK(lu->state == TSI_LU_CREATED && lu->stats.singular_column == -1);
+  ts_lu_destroy(lu);
+
+  ts_lu_options options = {0};
+  options.factor_dtype = TS_FLOAT32;
+  options.refine_max_steps = -1;
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  CHECK(lu->options.pivot_threshold == 1e-7 && lu->options.refine_max_steps == -1);
+  ts_lu_destroy(lu);
+
+  const char *what[7] = {"ordering",         "factor_dtype",     "pivot_threshold",       "pivot_threshold NaN",
+                         "refine_max_steps", "refine_tolerance", "symbolic_memory_budget"};
+  for (int bad = 0; bad < 7; bad++) {
+    memset(&options, 0, sizeof options);
+    options.factor_dtype = TS_FLOAT64;
+    switch (bad) {
+    case 0:
+      options.ordering = (ts_lu_ordering)7;
+      break;
+    case 1:
+      options.factor_dtype = (ts_dtype)5;
+      break;
+    case 2:
+      options.pivot_threshold = -1.0;
+      break;
+    case 3:
+      options.pivot_threshold = NAN;
+      break;
+    case 4:
+      options.refine_max_steps = -2;
+      break;
+    case 5:
+      options.refine_tolerance = -1e-3;
+      break;
+    default:
+      options.symbolic_memory_budget = -1;
+      break;
+    }
+    lu = (ts_lu *)&options; /* must be reset to NULL on failure */
+    CHECK_MSG(ts_lu_create(NULL, &options, &lu) == TS_ERROR_INVALID_ARGUMENT, "%s accepted", what[bad]);
+    CHECK(lu == NULL);
+    CHECK(strstr(ts_last_error(NULL), "ts_lu_create") != NULL);
+  }
+
+  ts_lu_stats stats;
+  CHECK_STATUS(NULL, ts_lu_get_stats(NULL, &stats), TS_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
+  CHECK_STATUS(NULL, ts_lu_get_stats(lu, NULL), TS_ERROR_INVALID_ARGUMENT);
+  ts_lu_destroy(lu);
+  ts_lu_destroy(NULL);
+}
+
+static void test_inputs(void) {
+  ts_lu *lu = NULL;
+  ts_lu_options options = {0};
+  options.factor_dtype = TS_FLOAT64;
+  options.ordering = TS_LU_ORDER_NATURAL;
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  CHECK_STATUS(NULL, ts_lu_analyze(NULL, NULL), TS_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(NULL, ts_lu_analyze(lu, NULL), TS_ERROR_INVALID_ARGUMENT);
+
+  ts_csr *rectangular = NULL;
+  ts_csr_create(NULL, 3, 4, 0, TS_FLOAT64, &rectangular);
+  CHECK_STATUS(NULL, ts_lu_analyze(lu, rectangular), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ts_last_error(NULL), "not square (3 x 4)") != NULL);
+  ts_csr_destroy(rectangular);
+
+  double dense[9] = {4, 1, 0, 1, 4, 1, 0, 1, 4};
+  ts_csr *a = csr_from_dense(3, dense, NULL);
+  a->symmetry = TS_SYMMETRIC;
+  CHECK_STATUS(NULL, ts_lu_analyze(lu, a), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ts_last_error(NULL), "symmetric storage") != NULL);
+  a->symmetry = TS_GENERAL;
+  /* Unsorted columns in row 1 fail ts_csr_check. */
+  int32_t saved = a->col_idx[3];
+  a->col_idx[3] = a->col_idx[4];
+  a->col_idx[4] = saved;
+  CHECK_STATUS(NULL, ts_lu_analyze(lu, a), TS_ERROR_INVALID_MATRIX);
+  a->col_idx[4] = a->col_idx[3];
+  a->col_idx[3] = saved;
+  CHECK(lu->state == TSI_LU_CREATED);
+  CHECK_OK(NULL, ts_lu_analyze(lu, a));
+  CHECK(lu->state == TSI_LU_ANALYZED);
+  ts_csr_destroy(a);
+  ts_lu_destroy(lu);
+}
+
+static void test_small_orders(void) {
+  for (int64_t n = 0; n <= 1; n++) {
+    double one = 2.5;
+    ts_csr *a = csr_from_dense(n, &one, NULL);
+    ts_lu *lu = NULL;
+    ts_lu_options options = {0};
+    options.factor_dtype = TS_FLOAT64;
+    CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+    CHECK_OK(NULL, ts_lu_analyze(lu, a));
+    ts_lu_stats stats;
+    ts_lu_get_stats(lu, &stats);
+    CHECK(stats.n == n && stats.nnz_a == n && stats.levels == n && stats.structural_rank == n);
+    CHECK(stats.nnz_l == n && stats.nnz_u == n && lu->lu_nnz == n);
+    if (n == 1) {
+      CHECK(lu->diag_pos[0] == 0 && lu->a_to_lu[0] == 0);
+      CHECK(fabs(lu->row_scale[0] * 2.5 * lu->col_scale[0] - 1.0) < 1e-15);
+    }
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+}
+
+/* A new analysis replaces the old one: sizes follow the new matrix, and a
+ * failed analysis leaves none behind but allows another. */
+static void test_reanalysis(void) {
+  unsigned long long state = 4242;
+  ts_csr *small = random_matrix(30, 0.1, 1, &state);
+  ts_csr *large = random_matrix(50, 0.1, 1, &state);
+  double singular_dense[4] = {1, 1, 0, 0};
+  ts_csr *singular = csr_from_dense(2, singular_dense, NULL);
+  ts_lu *lu = NULL;
+  ts_lu_stats stats;
+  CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
+  CHECK_OK(NULL, ts_lu_analyze(lu, small));
+  CHECK_OK(NULL, ts_lu_analyze(lu, large));
+  ts_lu_get_stats(lu, &stats);
+  CHECK(stats.n == 50 && stats.nnz_a == large->nnz && lu->n == 50);
+  unsigned char *dense = matched_dense_pattern(lu, large);
+  dense_symbolic(dense, 50);
+  CHECK(compare_pattern(lu, dense) == 0);
+  free(dense);
+
+  CHECK_STATUS(NULL, ts_lu_analyze(lu, singular), TS_ERROR_STRUCTURALLY_SINGULAR);
+  ts_lu_get_stats(lu, &stats);
+  CHECK(stats.structural_rank == 1 && stats.n == 2 && lu->state == TSI_LU_CREATED);
+  CHECK(lu->row_perm == NULL && lu->lu_col_ptr == NULL && lu->level_ptr == NULL && lu->a_row_ptr == NULL);
+
+  CHECK_OK(NULL, ts_lu_analyze(lu, small));
+  ts_lu_get_stats(lu, &stats);
+  CHECK(stats.n == 30 && stats.structural_rank == 30 && lu->state == TSI_LU_ANALYZED);
+  CHECK(memcmp(lu->a_row_ptr, small->row_ptr, 31 * sizeof(int64_t)) == 0);
+  CHECK(memcmp(lu->a_col_idx, small->col_idx, (size_t)small->nnz * sizeof(int32_t)) == 0);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(small);
+  ts_csr_destroy(large);
+  ts_csr_destroy(singular);
+}
+
+/* Statistics of a circuit matrix under each ordering. */
+static void test_circuit_stats(void) {
+  ts_circuit_params params = ts_circuit_defaults(4000);
+  params.locality = 0.5;
+  ts_csr *a = NULL;
+  CHECK_OK(NULL, ts_gen_circuit(NULL, &params, 11, TS_FLOAT64, &a));
+  const ts_lu_ordering orderings[3] = {TS_LU_ORDER_AMD, TS_LU_ORDER_COLAMD, TS_LU_ORDER_NATURAL};
+  int64_t fill[3] = {0};
+  for (int o = 0; o < 3; o++) {
+    ts_lu_options options = {0};
+    options.factor_dtype = TS_FLOAT64;
+    options.ordering = orderings[o];
+    ts_lu *lu = NULL;
+    ts_lu_stats stats;
+    CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+    CHECK_OK(NULL, ts_lu_analyze(lu, a));
+    ts_lu_get_stats(lu, &stats);
+    CHECK(stats.n == a->rows && stats.nnz_a == a->nnz && stats.structural_rank == a->rows);
+    CHECK(stats.nnz_l + stats.nnz_u - a->rows == lu->lu_nnz && lu->lu_nnz >= a->nnz);
+    CHECK(stats.levels == lu->levels && stats.levels >= 1 && stats.max_level_size >= 1);
+    CHECK(stats.symbolic_chunks >= 2 && stats.flops > 0.0);
+    CHECK(stats.time_matching >= 0.0 && stats.time_ordering >= 0.0 && stats.time_symbolic >= 0.0 &&
+          stats.time_levelize >= 0.0);
+    /* The permutations are permutations. */
+    unsigned char *seen_rows = calloc((size_t)a->rows, 1), *seen_cols = calloc((size_t)a->rows, 1);
+    int64_t bad = 0;
+    for (int64_t k = 0; k < a->rows; k++) {
+      bad += seen_rows[lu->row_perm[k]]++ != 0;
+      bad += seen_cols[lu->col_perm[k]]++ != 0;
+    }
+    CHECK(bad == 0);
+    free(seen_rows);
+    free(seen_cols);
+    fill[o] = lu->lu_nnz;
+    ts_lu_destroy(lu);
+  }
+  /* Both fill-reducing orderings beat the natural order on this matrix. */
+  CHECK_MSG(fill[0] < fill[2] && fill[1] < fill[2], "fill AMD %lld, COLAMD %lld, natural %lld", (long long)fill[0],
+            (long long)fill[1], (long long)fill[2]);
+  ts_csr_destroy(a);
+}
+
+int main(void) {
+  test_options();
+  test_inputs();
+  test_small_orders();
+  test_reanalysis();
+  test_circuit_stats();
+  return test_finish();
+}
