@@ -48,19 +48,7 @@ struct ts_spmv_plan {
   void *workspace;               /* CUDA backend: the schedule's workspace */
   size_t workspace_bytes;
   char explain[TSI_SPMV_EXPLAIN_SIZE];
-
-  /* The foundation kernel's entry points (below) read these; the plan no
-   * longer calls them. Both go when spmv_cuda.cu drops those entry points. */
-  bool wide_offsets;
-  void *d_row_ptr;
-  int32_t *d_col_idx;
-  void *d_values;
-  int lanes_per_row;
 };
-
-ts_status tsi_spmv_cuda_upload(ts_spmv_plan *plan, const ts_csr *a);
-void tsi_spmv_cuda_release(ts_spmv_plan *plan);
-ts_status tsi_spmv_cuda_execute(ts_spmv_plan *plan, double alpha, const void *x, double beta, void *y);
 
 #ifdef __cplusplus
 }
