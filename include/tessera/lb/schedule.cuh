@@ -59,14 +59,23 @@ template <> struct traits<work_oriented> {
 /* Threads per block a kernel using schedule S must be launched with. */
 template <class S> constexpr int block_threads = detail::traits<S>::block;
 
-/* Items (atoms, or tiles + atoms) each thread stages per chunk: 8, or 6 when
- * values or indices are 8 bytes (keeps eight 256-thread blocks per SM). */
-template <class T, class Index> constexpr int items_per_thread = (sizeof(T) > 4 || sizeof(Index) > 4) ? 6 : 8;
+/* Shared bytes per staged item: a tile end or result, and an atom value. */
+template <class T, class Index>
+constexpr int item_bytes = int((sizeof(T) > sizeof(Index) ? sizeof(T) : sizeof(Index)) + sizeof(T));
 
-/* Items per thread of a group-mapped chunk: fewer for groups of 512 and 1024
- * threads, so that a block's shared memory stays within 48 KB. */
-template <int G, class T, class Index>
-constexpr int group_items_per_thread = G >= 512 ? 2048 / G : items_per_thread<T, Index>;
+/* Items (atoms, or tiles + atoms) each of `Threads` threads stages per chunk:
+ * about 24 KB of shared memory per block, at most 8 (8 for 4-byte values and
+ * indices, 6 for doubles): eight 256-thread blocks fit on an SM. */
+template <int Threads, class T, class Index>
+constexpr int items_for = 24576 / (Threads * item_bytes<T, Index>) > 8   ? 8
+                          : 24576 / (Threads * item_bytes<T, Index>) < 1 ? 1
+                                                                         : 24576 / (Threads * item_bytes<T, Index>);
+
+template <class T, class Index> constexpr int items_per_thread = items_for<256, T, Index>;
+
+/* Items per thread of a group-mapped chunk (groups above 256 threads fill
+ * their own block). */
+template <int G, class T, class Index> constexpr int group_items_per_thread = items_for<(G > 256 ? G : 256), T, Index>;
 
 /* A point on the path through tiles and atoms: `tile` tiles closed and `atom`
  * atoms consumed. */
