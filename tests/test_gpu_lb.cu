@@ -107,7 +107,7 @@ static std::vector<tile_set> make_cases(void) {
   cases.push_back(from_sizes("irregular", sizes));
   /* Many tiles, heavy-tailed sizes: many blocks and many split tiles. */
   sizes.clear();
-  for (int i = 0; i < 100000; i++) {
+  for (int i = 0; i < 30000; i++) {
     uint32_t r = next_random() % 1000;
     sizes.push_back(r < 900 ? int(r % 12) : r < 995 ? int(next_random() % 300) : int(next_random() % 3000));
   }
