@@ -114,10 +114,10 @@ static inline double *lu_test_dense(const ts_csr *a, int transpose) {
   return d;
 }
 
-/* Solve the dense row-major system d x = b in place (d and b overwritten)
- * by Gaussian elimination with partial pivoting; returns 0, or -1 when a
- * pivot is exactly zero. */
-static inline int lu_test_dense_solve(double *d, double *b, int64_t n) {
+/* Solve the dense row-major system d X = B in place for m right-hand sides
+ * (B is n x m, column-major; d and B overwritten) by Gaussian elimination
+ * with partial pivoting; returns 0, or -1 when a pivot is exactly zero. */
+static inline int lu_test_dense_solve_many(double *d, double *b, int64_t n, int64_t m) {
   for (int64_t k = 0; k < n; k++) {
     int64_t p = k;
     for (int64_t i = k + 1; i < n; i++)
@@ -131,9 +131,11 @@ static inline int lu_test_dense_solve(double *d, double *b, int64_t n) {
         d[k * n + j] = d[p * n + j];
         d[p * n + j] = t;
       }
-      double t = b[k];
-      b[k] = b[p];
-      b[p] = t;
+      for (int64_t c = 0; c < m; c++) {
+        double t = b[c * n + k];
+        b[c * n + k] = b[c * n + p];
+        b[c * n + p] = t;
+      }
     }
     for (int64_t i = k + 1; i < n; i++) {
       double f = d[i * n + k] / d[k * n + k];
@@ -141,50 +143,51 @@ static inline int lu_test_dense_solve(double *d, double *b, int64_t n) {
         continue;
       for (int64_t j = k + 1; j < n; j++)
         d[i * n + j] -= f * d[k * n + j];
-      b[i] -= f * b[k];
+      for (int64_t c = 0; c < m; c++)
+        b[c * n + i] -= f * b[c * n + k];
     }
   }
-  for (int64_t k = n - 1; k >= 0; k--) {
-    double s = b[k];
-    for (int64_t j = k + 1; j < n; j++)
-      s -= d[k * n + j] * b[j];
-    b[k] = s / d[k * n + k];
+  for (int64_t c = 0; c < m; c++) {
+    double *x = b + c * n;
+    for (int64_t k = n - 1; k >= 0; k--) {
+      double s = x[k];
+      for (int64_t j = k + 1; j < n; j++)
+        s -= d[k * n + j] * x[j];
+      x[k] = s / d[k * n + k];
+    }
   }
   return 0;
 }
 
-/* |A^{-1}|_inf |A|_inf from the dense matrix (n solves; small n only). */
+static inline int lu_test_dense_solve(double *d, double *b, int64_t n) { return lu_test_dense_solve_many(d, b, n, 1); }
+
+/* |A^{-1}|_inf |A|_inf from the dense matrix (small n only). */
 static inline double lu_test_condition(const ts_csr *a) {
   int64_t n = a->rows;
-  double *d = lu_test_dense(a, 0), *work = malloc((size_t)(n * n) * sizeof *work), *e = malloc((size_t)n * sizeof *e);
-  double *inv_row_sum = calloc((size_t)n, sizeof *inv_row_sum);
+  double *d = lu_test_dense(a, 0), *inverse = calloc((size_t)(n * n), sizeof *inverse);
   double a_norm = 0.0, inv_norm = 0.0;
-  if (!d || !work || !e || !inv_row_sum)
+  if (!d || !inverse)
     goto cleanup;
   for (int64_t i = 0; i < n; i++) {
     double s = 0.0;
     for (int64_t j = 0; j < n; j++)
       s += fabs(d[i * n + j]);
     a_norm = fmax(a_norm, s);
+    inverse[i * n + i] = 1.0;
   }
-  for (int64_t j = 0; j < n; j++) {
-    memcpy(work, d, (size_t)(n * n) * sizeof *work);
-    for (int64_t i = 0; i < n; i++)
-      e[i] = i == j ? 1.0 : 0.0;
-    if (lu_test_dense_solve(work, e, n) != 0) {
-      inv_norm = INFINITY;
-      break;
-    }
-    for (int64_t i = 0; i < n; i++)
-      inv_row_sum[i] += fabs(e[i]); /* column j of A^{-1} */
+  if (lu_test_dense_solve_many(d, inverse, n, n) != 0) {
+    inv_norm = INFINITY;
+    goto cleanup;
   }
-  for (int64_t i = 0; i < n && isfinite(inv_norm); i++)
-    inv_norm = fmax(inv_norm, inv_row_sum[i]);
+  for (int64_t i = 0; i < n; i++) {
+    double s = 0.0;
+    for (int64_t j = 0; j < n; j++)
+      s += fabs(inverse[j * n + i]); /* row i of A^{-1}: column j holds A^{-1} e_j */
+    inv_norm = fmax(inv_norm, s);
+  }
 cleanup:
   free(d);
-  free(work);
-  free(e);
-  free(inv_row_sum);
+  free(inverse);
   return a_norm * inv_norm;
 }
 
