@@ -80,8 +80,7 @@ static int tessera_analyze(void *p) {
   ts_lu_destroy(s->lu);
   s->lu = NULL;
   ts_lu_options options;
-  memset(&options, 0, sizeof options);
-  options.factor_dtype = TS_FLOAT64;
+  memset(&options, 0, sizeof options); /* the defaults: double factors, AMD */
   if (ts_lu_create(s->ctx, &options, &s->lu) != TS_SUCCESS || ts_lu_analyze(s->lu, s->a) != TS_SUCCESS)
     return 1;
   return 0;

@@ -9,41 +9,52 @@ static void test_options(void) {
   CHECK_STATUS(NULL, ts_lu_create(NULL, NULL, NULL), TS_ERROR_INVALID_ARGUMENT);
 
   CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
-  CHECK(lu->options.ordering == TS_LU_ORDER_AMD && lu->options.factor_dtype == TS_FLOAT64);
+  CHECK(lu->options.ordering == TS_LU_ORDER_AMD && lu->options.float_factors == 0);
+  CHECK(lu->options.no_matching == 0 && lu->options.no_perturbation == 0);
   CHECK(lu->options.pivot_threshold == 1e-14 && lu->options.refine_max_steps == 10);
   CHECK(lu->options.refine_tolerance == 1e-15 && lu->options.symbolic_memory_budget == 0);
   CHECK(lu->state == TSI_LU_CREATED && lu->stats.singular_column == -1);
+  ts_lu_options from_null = lu->options;
   ts_lu_destroy(lu);
 
-  ts_lu_options options = {0};
-  options.factor_dtype = TS_FLOAT32;
+  /* A zero-initialised struct means exactly the defaults of NULL. */
+  ts_lu_options options;
+  memset(&options, 0, sizeof options);
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  const ts_lu_options *zero = &lu->options;
+  CHECK(zero->ordering == from_null.ordering && zero->no_matching == from_null.no_matching &&
+        zero->no_perturbation == from_null.no_perturbation && zero->pivot_threshold == from_null.pivot_threshold &&
+        zero->float_factors == from_null.float_factors && zero->refine_max_steps == from_null.refine_max_steps &&
+        zero->refine_tolerance == from_null.refine_tolerance &&
+        zero->symbolic_memory_budget == from_null.symbolic_memory_budget);
+  ts_lu_destroy(lu);
+
+  memset(&options, 0, sizeof options);
+  options.float_factors = 5; /* any non-zero value */
   options.refine_max_steps = -1;
   CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  CHECK(lu->options.float_factors == 1);
   CHECK(lu->options.pivot_threshold == 1e-7 && lu->options.refine_max_steps == -1);
   ts_lu_destroy(lu);
 
-  const char *what[7] = {"ordering",         "factor_dtype",     "pivot_threshold",       "pivot_threshold NaN",
+  const char *what[6] = {"ordering",         "pivot_threshold",  "pivot_threshold NaN",
                          "refine_max_steps", "refine_tolerance", "symbolic_memory_budget"};
-  for (int bad = 0; bad < 7; bad++) {
+  for (int bad = 0; bad < 6; bad++) {
     memset(&options, 0, sizeof options);
-    options.factor_dtype = TS_FLOAT64;
     switch (bad) {
     case 0:
       options.ordering = (ts_lu_ordering)7;
       break;
     case 1:
-      options.factor_dtype = (ts_dtype)5;
-      break;
-    case 2:
       options.pivot_threshold = -1.0;
       break;
-    case 3:
+    case 2:
       options.pivot_threshold = NAN;
       break;
-    case 4:
+    case 3:
       options.refine_max_steps = -2;
       break;
-    case 5:
+    case 4:
       options.refine_tolerance = -1e-3;
       break;
     default:
@@ -67,7 +78,6 @@ static void test_options(void) {
 static void test_inputs(void) {
   ts_lu *lu = NULL;
   ts_lu_options options = {0};
-  options.factor_dtype = TS_FLOAT64;
   options.ordering = TS_LU_ORDER_NATURAL;
   CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
   CHECK_STATUS(NULL, ts_lu_analyze(NULL, NULL), TS_ERROR_INVALID_ARGUMENT);
@@ -105,7 +115,6 @@ static void test_small_orders(void) {
     ts_csr *a = csr_from_dense(n, &one, NULL);
     ts_lu *lu = NULL;
     ts_lu_options options = {0};
-    options.factor_dtype = TS_FLOAT64;
     CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
     CHECK_OK(NULL, ts_lu_analyze(lu, a));
     ts_lu_stats stats;
@@ -167,7 +176,6 @@ static void test_circuit_stats(void) {
   int64_t fill[3] = {0};
   for (int o = 0; o < 3; o++) {
     ts_lu_options options = {0};
-    options.factor_dtype = TS_FLOAT64;
     options.ordering = orderings[o];
     ts_lu *lu = NULL;
     ts_lu_stats stats;

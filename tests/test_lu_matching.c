@@ -71,7 +71,6 @@ static void test_brute_force(void) {
       brute_force(n, dense, &best, &rank);
 
       ts_lu_options options = {0};
-      options.factor_dtype = TS_FLOAT64;
       options.ordering = TS_LU_ORDER_NATURAL;
       ts_lu *lu = NULL;
       CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
@@ -182,7 +181,6 @@ static ts_status analyze_dense(int64_t n, const double *dense, const unsigned ch
                                ts_lu **out) {
   ts_csr *a = csr_from_dense(n, dense, present);
   ts_lu_options options = {0};
-  options.factor_dtype = TS_FLOAT64;
   options.ordering = TS_LU_ORDER_NATURAL;
   options.no_matching = no_matching;
   ts_lu *lu = NULL;
@@ -274,7 +272,6 @@ static void test_float_input(void) {
     ((double *)a->values)[k] = (double)v;
   }
   ts_lu_options options = {0};
-  options.factor_dtype = TS_FLOAT64;
   options.ordering = TS_LU_ORDER_NATURAL;
   ts_lu *lu = NULL, *luf = NULL;
   ts_lu_create(NULL, &options, &lu);

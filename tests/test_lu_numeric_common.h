@@ -8,11 +8,10 @@
 
 #include <stdint.h>
 
-/* Options with double factors and everything else at its default. */
+/* The default options (double factors, AMD, matching and perturbation on). */
 static inline ts_lu_options lu_test_options(void) {
   ts_lu_options options;
   memset(&options, 0, sizeof options);
-  options.factor_dtype = TS_FLOAT64;
   return options;
 }
 

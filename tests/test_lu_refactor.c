@@ -35,12 +35,12 @@ static double solve_and_check(ts_lu *lu, const ts_csr *a, const char *what, doub
 
 /* Analyzed with A1 for both; one factors A1 then refactors A2, the other
  * factors A2 directly: the factors and the solutions are bitwise equal. */
-static void test_refactor_equals_factor(int dominant, ts_dtype factor_dtype) {
+static void test_refactor_equals_factor(int dominant, int float_factors) {
   const int64_t n = 400;
   ts_csr *a1 = lu_test_random(ctx, n, 5, dominant, 31);
   ts_csr *a2 = perturbed_copy(a1, 0.3, 32);
   ts_lu_options options = lu_test_options();
-  options.factor_dtype = factor_dtype;
+  options.float_factors = float_factors;
   ts_lu *refactored = NULL, *factored = NULL;
   CHECK_OK(ctx, ts_lu_create(ctx, &options, &refactored));
   CHECK_OK(ctx, ts_lu_create(ctx, &options, &factored));
@@ -52,9 +52,9 @@ static void test_refactor_equals_factor(int dominant, ts_dtype factor_dtype) {
   CHECK_OK(ctx, ts_lu_refactor(refactored, a2));
   CHECK_OK(ctx, ts_lu_factor(factored, a2));
   CHECK(refactored->lu_nnz == factored->lu_nnz);
-  size_t bytes = (size_t)refactored->lu_nnz * (factor_dtype == TS_FLOAT32 ? sizeof(float) : sizeof(double));
-  const void *v1 = factor_dtype == TS_FLOAT32 ? (const void *)refactored->lu_values_f32 : refactored->lu_values;
-  const void *v2 = factor_dtype == TS_FLOAT32 ? (const void *)factored->lu_values_f32 : factored->lu_values;
+  size_t bytes = (size_t)refactored->lu_nnz * (float_factors ? sizeof(float) : sizeof(double));
+  const void *v1 = float_factors ? (const void *)refactored->lu_values_f32 : refactored->lu_values;
+  const void *v2 = float_factors ? (const void *)factored->lu_values_f32 : factored->lu_values;
   CHECK(v1 && v2 && memcmp(v1, v2, bytes) == 0);
   solve_and_check(refactored, a2, "refactored", x1);
   solve_and_check(factored, a2, "factored", x2);
@@ -122,9 +122,9 @@ int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
-  test_refactor_equals_factor(1, TS_FLOAT64);
-  test_refactor_equals_factor(0, TS_FLOAT64);
-  test_refactor_equals_factor(1, TS_FLOAT32);
+  test_refactor_equals_factor(1, 0);
+  test_refactor_equals_factor(0, 0);
+  test_refactor_equals_factor(1, 1);
   test_newton_loop();
   ts_context_destroy(ctx);
   return test_finish();

@@ -187,7 +187,7 @@ static void test_float_factors(ts_context *ctx) {
     b[i] = test_random(&state);
   for (int refine = 0; refine < 2; refine++) {
     ts_lu_options options = lu_test_options();
-    options.factor_dtype = TS_FLOAT32;
+    options.float_factors = 1;
     options.refine_max_steps = refine ? 0 : -1;
     ts_lu *lu = factor(ctx, a, &options);
     CHECK(lu && lu->lu_values_f32 != NULL && lu->lu_values == NULL);

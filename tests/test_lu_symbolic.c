@@ -6,7 +6,6 @@
 
 static ts_lu *analyze(const ts_csr *a, ts_lu_ordering ordering, int64_t budget, ts_status *status) {
   ts_lu_options options = {0};
-  options.factor_dtype = TS_FLOAT64;
   options.ordering = ordering;
   options.symbolic_memory_budget = budget;
   ts_lu *lu = NULL;
@@ -130,7 +129,6 @@ static void test_arrow(void) {
   dense[0] = 10.0;
   ts_csr *a = csr_from_dense(n, dense, NULL);
   ts_lu_options options = {0};
-  options.factor_dtype = TS_FLOAT64;
   options.ordering = TS_LU_ORDER_NATURAL;
   options.no_matching = 1;
   ts_lu *lu = NULL;

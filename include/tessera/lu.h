@@ -43,40 +43,48 @@ typedef enum ts_lu_ordering {
   TS_LU_ORDER_NATURAL = 2 /**< No reordering. */
 } ts_lu_ordering;
 
-/** Options of ts_lu_create(); zero-initialise, then set fields (0 = default). */
+/**
+ * Options of ts_lu_create(). A zero-initialised struct (or NULL) means the
+ * defaults: double factors, AMD ordering, matching and scaling on, pivot
+ * perturbation on, and the defaults below for the rest; set only the fields
+ * to change.
+ */
 typedef struct ts_lu_options {
-  ts_lu_ordering ordering;       /**< Fill-reducing ordering (default AMD). */
-  int no_matching;               /**< Non-zero: skip the matching and scaling. */
-  int no_perturbation;           /**< Non-zero: a tiny pivot stops with TS_ERROR_NUMERICALLY_SINGULAR. */
-  double pivot_threshold;        /**< Tiny-pivot threshold relative to the scaled matrix's max norm (default 1e-14 in double, 1e-7 in float). */
-  ts_dtype factor_dtype;         /**< Precision of the factors: TS_FLOAT64 (default) or TS_FLOAT32 (refinement stays in double). */
-  int refine_max_steps;          /**< Most iterative-refinement steps per solve (default 10; -1 = none). */
-  double refine_tolerance;       /**< Stop refining below this normwise backward error (default 1e-15). */
-  int64_t symbolic_memory_budget; /**< Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
+  ts_lu_ordering ordering; /**< Fill-reducing ordering (default AMD). */
+  int no_matching;         /**< Non-zero: skip the matching and scaling. */
+  int no_perturbation;     /**< Non-zero: a tiny pivot stops with TS_ERROR_NUMERICALLY_SINGULAR. */
+  /** Tiny-pivot threshold relative to the scaled matrix's max norm (default 1e-14 in double, 1e-7 in float). */
+  double pivot_threshold;
+  int float_factors;       /**< Non-zero: factors in single precision (refinement stays in double). */
+  int refine_max_steps;    /**< Most iterative-refinement steps per solve (default 10; -1 = none). */
+  double refine_tolerance; /**< Stop refining below this normwise backward error (default 1e-15). */
+  /** Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
+  int64_t symbolic_memory_budget;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */
 typedef struct ts_lu_stats {
-  int64_t n;                   /**< Order of the matrix. */
-  int64_t nnz_a;               /**< Entries of A. */
-  int64_t nnz_l;               /**< Entries of L, unit diagonal included. */
-  int64_t nnz_u;               /**< Entries of U, diagonal included. */
-  double flops;                /**< Floating-point operations of the numeric factorization. */
-  int64_t levels;              /**< Levels of the column dependency graph. */
-  int64_t max_level_size;      /**< Columns in the widest level. */
-  int64_t symbolic_chunks;     /**< Chunks the symbolic phase ran in. */
-  int64_t structural_rank;     /**< Size of the largest matching found. */
-  int64_t perturbed_pivots;    /**< Tiny pivots replaced in the last factorization. */
-  int64_t singular_column;     /**< Column (user numbering) of a zero pivot, or -1. */
-  int64_t peak_device_bytes;   /**< Largest GPU memory held at once (0 on the CPU). */
-  double time_matching;        /**< Seconds: matching and scaling. */
-  double time_ordering;        /**< Seconds: fill-reducing ordering. */
-  double time_symbolic;        /**< Seconds: symbolic factorization. */
-  double time_levelize;        /**< Seconds: levelization. */
-  double time_factor;          /**< Seconds: last numeric factorization or refactorization. */
-  double time_solve;           /**< Seconds: last solve, refinement included. */
-  double backward_error;       /**< Normwise backward error |b-Ax|/(|A||x|+|b|) of the last solve (max over right-hand sides). */
-  int refinement_steps;        /**< Refinement steps of the last solve (max over right-hand sides). */
+  int64_t n;                 /**< Order of the matrix. */
+  int64_t nnz_a;             /**< Entries of A. */
+  int64_t nnz_l;             /**< Entries of L, unit diagonal included. */
+  int64_t nnz_u;             /**< Entries of U, diagonal included. */
+  double flops;              /**< Floating-point operations of the numeric factorization. */
+  int64_t levels;            /**< Levels of the column dependency graph. */
+  int64_t max_level_size;    /**< Columns in the widest level. */
+  int64_t symbolic_chunks;   /**< Chunks the symbolic phase ran in. */
+  int64_t structural_rank;   /**< Size of the largest matching found. */
+  int64_t perturbed_pivots;  /**< Tiny pivots replaced in the last factorization. */
+  int64_t singular_column;   /**< Column (user numbering) of a zero pivot, or -1. */
+  int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */
+  double time_matching;      /**< Seconds: matching and scaling. */
+  double time_ordering;      /**< Seconds: fill-reducing ordering. */
+  double time_symbolic;      /**< Seconds: symbolic factorization. */
+  double time_levelize;      /**< Seconds: levelization. */
+  double time_factor;        /**< Seconds: last numeric factorization or refactorization. */
+  double time_solve;         /**< Seconds: last solve, refinement included. */
+  /** Normwise backward error |b-Ax|/(|A||x|+|b|) of the last solve (max over right-hand sides). */
+  double backward_error;
+  int refinement_steps; /**< Refinement steps of the last solve (max over right-hand sides). */
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */

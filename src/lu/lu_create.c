@@ -12,28 +12,24 @@
 #define TSI_LU_REFINE_MAX_STEPS 10
 #define TSI_LU_REFINE_TOLERANCE 1e-15
 
-/* Check the caller's options and replace each 0 by its default. The factor
- * precision is taken literally: TS_FLOAT32 is the value 0 of ts_dtype, so
- * only a NULL options pointer selects the TS_FLOAT64 default. */
+/* Check the caller's options and replace each 0 by its default, so that a
+ * zero-initialised struct and NULL mean the same. float_factors is kept as
+ * 0 or 1. */
 static ts_status resolve_options(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved) {
   const char *op = "ts_lu_create";
   ts_lu_options o;
-  if (given) {
+  if (given)
     o = *given;
-  } else {
+  else
     memset(&o, 0, sizeof o);
-    o.factor_dtype = TS_FLOAT64;
-  }
   if (o.ordering != TS_LU_ORDER_AMD && o.ordering != TS_LU_ORDER_COLAMD && o.ordering != TS_LU_ORDER_NATURAL)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown ordering %d", op, (int)o.ordering);
-  if (o.factor_dtype != TS_FLOAT32 && o.factor_dtype != TS_FLOAT64)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: factor_dtype %d is neither TS_FLOAT32 nor TS_FLOAT64", op,
-                     (int)o.factor_dtype);
+  o.float_factors = o.float_factors != 0;
   if (!(o.pivot_threshold >= 0.0) || !isfinite(o.pivot_threshold))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: pivot_threshold %g is not a finite value >= 0", op,
                      o.pivot_threshold);
   if (o.pivot_threshold == 0.0)
-    o.pivot_threshold = o.factor_dtype == TS_FLOAT32 ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+    o.pivot_threshold = o.float_factors ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
   if (o.refine_max_steps < -1)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "%s: refine_max_steps %d (want -1 for none, 0 for the default, or more)", op, o.refine_max_steps);

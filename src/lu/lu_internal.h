@@ -22,10 +22,10 @@ struct ts_lu {
   int64_t n;
 
   /* Analysis: permutations and scaling, in A's numbering. */
-  int32_t *row_perm;  /* n: row i of M is row row_perm[i] of A */
-  int32_t *col_perm;  /* n: column j of M is column col_perm[j] of A */
-  double *row_scale;  /* n, indexed by A's rows (all 1 without matching) */
-  double *col_scale;  /* n, indexed by A's columns */
+  int32_t *row_perm; /* n: row i of M is row row_perm[i] of A */
+  int32_t *col_perm; /* n: column j of M is column col_perm[j] of A */
+  double *row_scale; /* n, indexed by A's rows (all 1 without matching) */
+  double *col_scale; /* n, indexed by A's columns */
 
   /* A's pattern as analyzed (refactor checks the new matrix against it) and,
    * for each entry k of A in CSR order, its position in the L+U values. */
@@ -51,9 +51,9 @@ struct ts_lu {
 
   /* Numeric: values aligned with lu_row_idx, in the factor precision; the
    * numeric code owns these and anything it caches in numeric_aux. */
-  double *lu_values;     /* lu_nnz, when factor_dtype is TS_FLOAT64 */
-  float *lu_values_f32;  /* lu_nnz, when factor_dtype is TS_FLOAT32 */
-  void *numeric_aux;     /* released by tsi_lu_numeric_release */
+  double *lu_values;    /* lu_nnz, when float_factors is 0 */
+  float *lu_values_f32; /* lu_nnz, when float_factors is set */
+  void *numeric_aux;    /* released by tsi_lu_numeric_release */
 
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
@@ -63,10 +63,10 @@ struct ts_lu {
 };
 
 /* Analysis phases (CPU), each filling its fields of lu and its stats. */
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);       /* row_perm (matching), row/col scale */
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a);       /* composes the ordering into row/col_perm */
-ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a);   /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
-ts_status tsi_lu_levelize_cpu(ts_lu *lu);                    /* level_ptr, level_cols, levels */
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);     /* row_perm (matching), row/col scale */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a);     /* composes the ordering into row/col_perm */
+ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a); /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
+ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_cols, levels */
 
 /* Numeric phases (CPU). */
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);

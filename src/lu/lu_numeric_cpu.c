@@ -220,7 +220,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
   const int threads = tsi_lu_numeric_threads(lu);
-  const bool single = lu->options.factor_dtype == TS_FLOAT32;
+  const bool single = lu->options.float_factors != 0;
   status = reserve_factor_work(lu, ws, threads);
   if (status == TS_SUCCESS)
     status = reserve_factor_values(lu, single);

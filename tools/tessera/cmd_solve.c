@@ -176,7 +176,7 @@ static int run_solve(int argc, char **argv) {
   lu_options.ordering = (ts_lu_ordering)ordering;
   lu_options.no_matching = no_matching;
   lu_options.no_perturbation = no_perturbation;
-  lu_options.factor_dtype = (ts_dtype)precision;
+  lu_options.float_factors = precision == TS_FLOAT32;
   lu_options.refine_max_steps = refine == 0 ? -1 : (int)refine;
   status = ts_lu_create(ctx, &lu_options, &lu);
   if (status != TS_SUCCESS)
