@@ -40,32 +40,10 @@ typedef struct result {
 
 static ts_context *ctx;
 
-/*
- * Matrices KLU factors (with partial pivoting) but tessera's static
- * pivoting does not solve to BERR_GOAL with the default pivot threshold
- * (1e-14): many pivots cancel to zero, and their replacement by
- * 1e-14 max|M| leaves the factored matrix too far from A for the refinement
- * to converge. They are recorded, not hidden: each must reach the goal with
- * the larger threshold KNOWN_MISS_THRESHOLD (fewer, larger perturbations).
- */
-#define KNOWN_MISS_THRESHOLD 1e-10
-static const char *known_miss(const char *name) {
-  static const char *const misses[][2] = {
-      {"jagmesh7", "pattern matrix (all values 1): about 200 pivots cancel to zero"},
-      {"plskz362", "skew-symmetric (zero diagonal): tiny pivots after the 2x2 pairs the matching forms"},
-  };
-  for (size_t k = 0; k < sizeof misses / sizeof misses[0]; k++)
-    if (strcmp(name, misses[k][0]) == 0)
-      return misses[k][1];
-  return NULL;
-}
-
-/* tessera with double factors (pivot_threshold 0: the default): analyze,
+/* tessera with the default options (double factors, AMD): analyze,
  * factor, solve; the status of the first failing phase, else the factor's. */
-static ts_status tessera_solve(const ts_csr *a, const double *b, double *x, double pivot_threshold,
-                               ts_lu_stats *stats) {
+static ts_status tessera_solve(const ts_csr *a, const double *b, double *x, ts_lu_stats *stats) {
   ts_lu_options options = lu_test_options();
-  options.pivot_threshold = pivot_threshold;
   ts_lu *lu = NULL;
   memset(stats, 0, sizeof *stats);
   ts_status status = ts_lu_create(ctx, &options, &lu);
@@ -191,7 +169,7 @@ static void run_matrix(const char *dir, const char *name, result *r) {
     r->reference_berr = lu_test_backward_error(a, 0, x_ref, b);
 
   ts_lu_stats stats;
-  ts_status status = tessera_solve(a, b, x, 0.0, &stats);
+  ts_status status = tessera_solve(a, b, x, &stats);
   r->perturbed = stats.perturbed_pivots;
   if (status == TS_ERROR_STRUCTURALLY_SINGULAR) {
     snprintf(r->tessera, sizeof r->tessera, "structurally singular (rank %lld)", (long long)stats.structural_rank);
@@ -205,22 +183,9 @@ static void run_matrix(const char *dir, const char *name, result *r) {
 
   if (found == 1) {
     /* KLU factored it: tessera must solve it to the goal and agree with KLU. */
-    const char *why = known_miss(name);
-    if (!(r->berr <= BERR_GOAL) && why) {
-      /* Still checked: a larger pivot threshold must reach the goal. */
-      ts_lu_stats retry;
-      double *x_retry = malloc((size_t)n * sizeof *x_retry);
-      ts_status retry_status = tessera_solve(a, b, x_retry, KNOWN_MISS_THRESHOLD, &retry);
-      double retry_berr = TS_IS_ERROR(retry_status) ? NAN : lu_test_backward_error(a, 0, x_retry, b);
-      free(x_retry);
-      r->verdict = retry_berr <= BERR_GOAL ? "known miss" : "FAIL";
-      snprintf(r->note, sizeof r->note, "%s; pivot_threshold %.0e: berr %.2e, %d steps", why, KNOWN_MISS_THRESHOLD,
-               retry_berr, retry.refinement_steps);
-    } else if (!(r->berr <= BERR_GOAL)) {
+    if (!(r->berr <= BERR_GOAL)) {
       r->verdict = "FAIL";
       snprintf(r->note, sizeof r->note, "backward error above %.0e", BERR_GOAL);
-    } else if (why) {
-      snprintf(r->note, sizeof r->note, "listed as a known miss, but reached the goal");
     }
     if (!isnan(r->berr)) {
       double diff = 0.0, scale = 0.0;

@@ -4,6 +4,8 @@
  * wrong call orders and a refactor with another pattern are refused. */
 #include "test_lu_numeric_common.h"
 
+#include <float.h>
+
 static ts_context *ctx;
 
 /* Analyze a matrix given by triplets and expect a structural rank. */
@@ -132,34 +134,46 @@ static void test_numerically_singular(void) {
 
 /*
  * With perturbation on, [[1, 1], [1, 1 + d]] with a tiny d factors as
- * L = [[1, 0], [1, 1]], U = [[1, 1], [0, s * 1e-14]] (s the sign of d, +1 for
- * d = 0; the largest entry is 1). Without refinement, the solve returns the
- * solution of that perturbed system: x2 = (b2 - b1) / u22, x1 = b1 - x2.
+ * L = [[1, 0], [1, 1]], U = [[1, 1], [0, s * r]] (s the sign of d, +1 for
+ * d = 0; the largest entry is 1), r = sqrt(eps) of the factors' precision,
+ * or the pivot threshold when that is larger. Without refinement, the solve
+ * returns the solution of that perturbed system: x2 = (b2 - b1) / u22,
+ * x1 = b1 - x2.
  */
 static void test_perturbed(void) {
   const int32_t rows[] = {0, 0, 1, 1}, cols[] = {0, 1, 0, 1};
   const double deltas[] = {0.0, -0x1p-52, 0x1p-50};
-  for (int c = 0; c < 3; c++) {
-    ts_csr *a = lu_test_csr(ctx, 2, 4, rows, cols, (const double[]){1, 1, 1, 1 + deltas[c]});
-    ts_lu_options options = lu_test_options();
-    options.ordering = TS_LU_ORDER_NATURAL;
-    options.no_matching = 1;
-    options.refine_max_steps = -1;
-    ts_lu *lu = NULL;
-    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-    CHECK_OK(ctx, ts_lu_analyze(lu, a));
-    CHECK_STATUS(ctx, ts_lu_factor(lu, a), TS_WARNING_PERTURBED_PIVOTS);
-    ts_lu_stats stats;
-    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
-    CHECK(stats.perturbed_pivots == 1 && stats.singular_column == -1);
-    double b[2] = {1, 2}, x[2];
-    CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 2, x, 2));
-    double u22 = deltas[c] < 0 ? -1e-14 : 1e-14;
-    double x2 = (b[1] - b[0]) / u22, x1 = b[0] - x2;
-    CHECK_MSG(fabs(x[1] - x2) <= 1e-12 * fabs(x2) && fabs(x[0] - x1) <= 1e-12 * fabs(x1),
-              "delta %g: x = (%.17g, %.17g), want (%.17g, %.17g)", deltas[c], x[0], x[1], x1, x2);
-    ts_lu_destroy(lu);
-    ts_csr_destroy(a);
+  const struct {
+    int float_factors;
+    double threshold, replacement, tolerance;
+  } rules[] = {{0, 0.0, sqrt(DBL_EPSILON), 1e-12}, {1, 0.0, (float)sqrt(FLT_EPSILON), 1e-6}, {0, 1e-6, 1e-6, 1e-12}};
+  for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+    for (int c = 0; c < 3; c++) {
+      ts_csr *a = lu_test_csr(ctx, 2, 4, rows, cols, (const double[]){1, 1, 1, 1 + deltas[c]});
+      ts_lu_options options = lu_test_options();
+      options.ordering = TS_LU_ORDER_NATURAL;
+      options.no_matching = 1;
+      options.refine_max_steps = -1;
+      options.float_factors = rules[r].float_factors;
+      options.pivot_threshold = rules[r].threshold;
+      ts_lu *lu = NULL;
+      CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+      CHECK_OK(ctx, ts_lu_analyze(lu, a));
+      CHECK_STATUS(ctx, ts_lu_factor(lu, a), TS_WARNING_PERTURBED_PIVOTS);
+      ts_lu_stats stats;
+      CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+      CHECK(stats.perturbed_pivots == 1 && stats.singular_column == -1);
+      double b[2] = {1, 2}, x[2];
+      CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 2, x, 2));
+      /* d is below every threshold here, and 1 + d rounds to 1 in float. */
+      double u22 = deltas[c] < 0 && !rules[r].float_factors ? -rules[r].replacement : rules[r].replacement;
+      double x2 = (b[1] - b[0]) / u22, x1 = b[0] - x2;
+      double tolerance = rules[r].tolerance;
+      CHECK_MSG(fabs(x[1] - x2) <= tolerance * fabs(x2) && fabs(x[0] - x1) <= tolerance * fabs(x1),
+                "rule %zu, delta %g: x = (%.17g, %.17g), want (%.17g, %.17g)", r, deltas[c], x[0], x[1], x1, x2);
+      ts_lu_destroy(lu);
+      ts_csr_destroy(a);
+    }
   }
 
   /* Default options on the rank-deficient 4x4 with a consistent right-hand

@@ -53,10 +53,20 @@ typedef struct ts_lu_options {
   ts_lu_ordering ordering; /**< Fill-reducing ordering (default AMD). */
   int no_matching;         /**< Non-zero: skip the matching and scaling. */
   int no_perturbation;     /**< Non-zero: a tiny pivot stops with TS_ERROR_NUMERICALLY_SINGULAR. */
-  /** Tiny-pivot threshold relative to the scaled matrix's max norm (default 1e-14 in double, 1e-7 in float). */
+  /**
+   * Tiny-pivot threshold relative to max|M|, the largest entry of the scaled
+   * and permuted matrix M (default 1e-14 with double factors, 1e-7 with
+   * float factors). A pivot u_kk with |u_kk| < pivot_threshold * max|M| is
+   * replaced by sign(u_kk) * sqrt(eps) * max|M| (the sign of 0 taken as +),
+   * eps being the machine epsilon of the factors' precision: the value
+   * SuperLU_DIST's static pivoting gives tiny pivots (Li and Demmel, ACM TOMS
+   * 29(2), 2003). A threshold above sqrt(eps) replaces by the threshold
+   * instead. The factors are then those of a nearby matrix, and the
+   * refinement of ts_lu_solve() recovers the accuracy.
+   */
   double pivot_threshold;
   int float_factors;       /**< Non-zero: factors in single precision (refinement stays in double). */
-  int refine_max_steps;    /**< Most iterative-refinement steps per solve (default 10; -1 = none). */
+  int refine_max_steps;    /**< Most iterative-refinement steps per solve (default 30; -1 = none). */
   double refine_tolerance; /**< Stop refining below this normwise backward error (default 1e-15). */
   /** Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
   int64_t symbolic_memory_budget;
@@ -64,15 +74,21 @@ typedef struct ts_lu_options {
 
 /** Statistics of the last analysis, factorization and solve. */
 typedef struct ts_lu_stats {
-  int64_t n;                 /**< Order of the matrix. */
-  int64_t nnz_a;             /**< Entries of A. */
-  int64_t nnz_l;             /**< Entries of L, unit diagonal included. */
-  int64_t nnz_u;             /**< Entries of U, diagonal included. */
-  double flops;              /**< Floating-point operations of the numeric factorization. */
-  int64_t levels;            /**< Levels of the column dependency graph. */
-  int64_t max_level_size;    /**< Columns in the widest level. */
-  int64_t symbolic_chunks;   /**< Chunks the symbolic phase ran in. */
-  int64_t structural_rank;   /**< Size of the largest matching found. */
+  int64_t n;               /**< Order of the matrix. */
+  int64_t nnz_a;           /**< Entries of A. */
+  int64_t nnz_l;           /**< Entries of L, unit diagonal included. */
+  int64_t nnz_u;           /**< Entries of U, diagonal included. */
+  double flops;            /**< Floating-point operations of the numeric factorization. */
+  int64_t levels;          /**< Levels of the column dependency graph. */
+  int64_t max_level_size;  /**< Columns in the widest level. */
+  int64_t symbolic_chunks; /**< Chunks the symbolic phase ran in. */
+  /**
+   * Size of the largest matching found. With the matching on (the default),
+   * explicit zeros are left out: they cannot be pivots. So a matrix whose
+   * explicit zeros complete a perfect matching (zenios) has a structural rank
+   * below n here where KLU's maximum transversal, which counts them, reports n.
+   */
+  int64_t structural_rank;
   int64_t perturbed_pivots;  /**< Tiny pivots replaced in the last factorization. */
   int64_t singular_column;   /**< Column (user numbering) of a zero pivot, or -1. */
   int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */

@@ -65,7 +65,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
     outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
   } else if (fabs(pivot) < rule->tiny || pivot == 0.0) {
     if (rule->perturb) {
-      /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign. */
+      /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
       pivot = pivot < 0.0 ? -rule->replacement : rule->replacement;
       outcome->kind = TSI_LU_PIVOT_PERTURBED;
     } else {

@@ -33,7 +33,7 @@ static const char solve_help[] = "Usage: tessera solve A.mtx [B.mtx] [options]\n
                                  "  --no-matching               no matching and scaling (A's diagonal is used)\n"
                                  "  --no-perturbation           a tiny pivot is an error (exit 1) instead of\n"
                                  "                              being perturbed\n"
-                                 "  --refine N                  at most N refinement steps (default 10; 0: none)\n"
+                                 "  --refine N                  at most N refinement steps (default 30; 0: none)\n"
                                  "  --transpose                 solve A^T X = B\n"
                                  "  -o, --output FILE           write X as Matrix Market (n x columns of B)\n"
                                  "  --json                      print one JSON object on stdout, nothing else\n"
@@ -101,7 +101,7 @@ static ts_status write_solution(ts_context *ctx, const char *path, const double 
 static int run_solve(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD;
   bool no_matching = false, no_perturbation = false, transpose = false, json = false, quiet = false;
-  int64_t refine = 10;
+  int64_t refine = 30;
   const char *output = NULL;
   cli_option options[] = {
       {.name = "--backend", .kind = CLI_CHOICE, .target = &backend, .choices = cli_backend_choices},
