@@ -5,6 +5,7 @@
 #define TESSERA_TEST_LU_ANALYSIS_COMMON_H
 
 #include "test_common.h"
+#include "test_lu_orderings.h"
 
 #include "lu/lu_internal.h"
 

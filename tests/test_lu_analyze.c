@@ -115,6 +115,7 @@ static void test_small_orders(void) {
     ts_csr *a = csr_from_dense(n, &one, NULL);
     ts_lu *lu = NULL;
     ts_lu_options options = {0};
+    options.ordering = lu_test_fill_ordering();
     CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
     CHECK_OK(NULL, ts_lu_analyze(lu, a));
     ts_lu_stats stats;
@@ -140,7 +141,9 @@ static void test_reanalysis(void) {
   ts_csr *singular = csr_from_dense(2, singular_dense, NULL);
   ts_lu *lu = NULL;
   ts_lu_stats stats;
-  CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
+  ts_lu_options options = {0};
+  options.ordering = lu_test_fill_ordering();
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
   CHECK_OK(NULL, ts_lu_analyze(lu, small));
   CHECK_OK(NULL, ts_lu_analyze(lu, large));
   ts_lu_get_stats(lu, &stats);
@@ -175,6 +178,8 @@ static void test_circuit_stats(void) {
   const ts_lu_ordering orderings[3] = {TS_LU_ORDER_AMD, TS_LU_ORDER_COLAMD, TS_LU_ORDER_NATURAL};
   int64_t fill[3] = {0};
   for (int o = 0; o < 3; o++) {
+    if (lu_test_skip_without(orderings[o], "circuit statistics"))
+      continue;
     ts_lu_options options = {0};
     options.ordering = orderings[o];
     ts_lu *lu = NULL;
@@ -201,9 +206,9 @@ static void test_circuit_stats(void) {
     fill[o] = lu->lu_nnz;
     ts_lu_destroy(lu);
   }
-  /* Both fill-reducing orderings beat the natural order on this matrix. */
-  CHECK_MSG(fill[0] < fill[2] && fill[1] < fill[2], "fill AMD %lld, COLAMD %lld, natural %lld", (long long)fill[0],
-            (long long)fill[1], (long long)fill[2]);
+  /* Both fill-reducing orderings (where built) beat the natural order on this matrix. */
+  CHECK_MSG((fill[0] == 0 || fill[0] < fill[2]) && (fill[1] == 0 || fill[1] < fill[2]),
+            "fill AMD %lld, COLAMD %lld, natural %lld", (long long)fill[0], (long long)fill[1], (long long)fill[2]);
   ts_csr_destroy(a);
 }
 

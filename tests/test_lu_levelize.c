@@ -62,7 +62,7 @@ static void test_random_patterns(void) {
     double density = trial % 3 == 0 ? 0.01 : trial % 3 == 1 ? 0.04 : 0.12;
     ts_csr *a = random_matrix(n, density, 1, &state);
     ts_lu_options options = {0};
-    options.ordering = trial % 2 ? TS_LU_ORDER_AMD : TS_LU_ORDER_NATURAL;
+    options.ordering = trial % 2 ? lu_test_fill_ordering() : TS_LU_ORDER_NATURAL;
     ts_lu *lu = NULL;
     ts_lu_create(NULL, &options, &lu);
     ts_status st = ts_lu_analyze(lu, a);

@@ -5,13 +5,16 @@
 #define TESSERA_TEST_LU_NUMERIC_COMMON_H
 
 #include "test_common.h"
+#include "test_lu_orderings.h"
 
 #include <stdint.h>
 
-/* The default options (double factors, AMD, matching and perturbation on). */
+/* The default options (double factors, AMD, matching and perturbation on),
+ * with the natural order in a build without SuiteSparse AMD. */
 static inline ts_lu_options lu_test_options(void) {
   ts_lu_options options;
   memset(&options, 0, sizeof options);
+  options.ordering = lu_test_fill_ordering();
   return options;
 }
 

@@ -55,10 +55,17 @@ static int64_t check_maps_and_counts(const ts_lu *lu, const ts_csr *a) {
 static void test_against_dense(void) {
   unsigned long long state = 2024;
   const ts_lu_ordering orderings[3] = {TS_LU_ORDER_NATURAL, TS_LU_ORDER_AMD, TS_LU_ORDER_COLAMD};
+  int have[3];
+  for (int o = 0; o < 3; o++)
+    have[o] = !lu_test_skip_without(orderings[o], "symbolic against dense elimination");
   for (int trial = 0; trial < 120; trial++) {
     int64_t n = 1 + (trial * 37) % 80;
     double density = trial % 3 == 0 ? 0.02 : trial % 3 == 1 ? 0.06 : 0.15;
     ts_csr *a = random_matrix(n, density, 1, &state);
+    if (!have[trial % 3]) {
+      ts_csr_destroy(a); /* still drawn: the later trials keep their matrices */
+      continue;
+    }
     ts_status st;
     ts_lu *lu = analyze(a, orderings[trial % 3], 0, &st);
     CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(NULL));
@@ -92,12 +99,13 @@ static void test_chunks(void) {
   ts_csr *a = NULL;
   CHECK_OK(NULL, ts_gen_circuit(NULL, &params, 5, TS_FLOAT64, &a));
   ts_status st;
+  const ts_lu_ordering ordering = lu_test_fill_ordering();
   /* One chunk per part: a budget above the whole working set. */
-  ts_lu *whole = analyze(a, TS_LU_ORDER_AMD, (int64_t)3000 * 3000 * 12 + 1000, &st);
+  ts_lu *whole = analyze(a, ordering, (int64_t)3000 * 3000 * 12 + 1000, &st);
   CHECK_OK(NULL, st);
   CHECK(whole->stats.symbolic_chunks == 2);
   /* Room for about 20 rows of the second half at once. */
-  ts_lu *chunked = analyze(a, TS_LU_ORDER_AMD, (int64_t)20 * 3000 * 12, &st);
+  ts_lu *chunked = analyze(a, ordering, (int64_t)20 * 3000 * 12, &st);
   CHECK_OK(NULL, st);
   /* 1500 rows of 8n bytes in chunks of 30, then 1500 of 12n in chunks of 20. */
   CHECK_MSG(chunked->stats.symbolic_chunks == 50 + 75, "chunks %lld", (long long)chunked->stats.symbolic_chunks);
@@ -109,8 +117,9 @@ static void test_chunks(void) {
   /* AMD keeps fill well below the natural order's on a mesh-like circuit. */
   ts_lu *natural = analyze(a, TS_LU_ORDER_NATURAL, 0, &st);
   CHECK_OK(NULL, st);
-  CHECK_MSG(2 * whole->lu_nnz < natural->lu_nnz, "AMD %lld, natural %lld", (long long)whole->lu_nnz,
-            (long long)natural->lu_nnz);
+  if (ordering == TS_LU_ORDER_AMD)
+    CHECK_MSG(2 * whole->lu_nnz < natural->lu_nnz, "AMD %lld, natural %lld", (long long)whole->lu_nnz,
+              (long long)natural->lu_nnz);
   ts_lu_destroy(whole);
   ts_lu_destroy(chunked);
   ts_lu_destroy(natural);
@@ -137,12 +146,14 @@ static void test_arrow(void) {
   CHECK(lu->lu_nnz == n * n);
   CHECK(lu->stats.nnz_l == n * (n + 1) / 2 && lu->stats.nnz_u == n * (n + 1) / 2);
   ts_lu_destroy(lu);
-  options.ordering = TS_LU_ORDER_AMD;
-  ts_lu_create(NULL, &options, &lu);
-  CHECK_OK(NULL, ts_lu_analyze(lu, a));
-  CHECK(lu->lu_nnz == a->nnz);
-  CHECK(lu->col_perm[n - 1] == 0);
-  ts_lu_destroy(lu);
+  if (!lu_test_skip_without(TS_LU_ORDER_AMD, "the arrowhead under AMD")) {
+    options.ordering = TS_LU_ORDER_AMD;
+    ts_lu_create(NULL, &options, &lu);
+    CHECK_OK(NULL, ts_lu_analyze(lu, a));
+    CHECK(lu->lu_nnz == a->nnz);
+    CHECK(lu->col_perm[n - 1] == 0);
+    ts_lu_destroy(lu);
+  }
   ts_csr_destroy(a);
 }
 
@@ -152,6 +163,9 @@ static void test_corpus(void) {
     printf("SKIPPED: corpus (TESSERA_MATRICES not set)\n");
     return;
   }
+  /* The fill limit and the comparison with the estimate assume AMD. */
+  if (lu_test_skip_without(TS_LU_ORDER_AMD, "corpus"))
+    return;
   char path[4096];
   snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
   FILE *manifest = fopen(path, "r");
