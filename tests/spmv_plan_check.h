@@ -41,14 +41,15 @@ typedef struct spmv_check_result {
 } spmv_check_result;
 
 /*
- * Plan op(A) with @p options on @p ctx, then for beta = 0 (y poisoned with
- * NaN) and beta = -0.75 (y random) run once and check; with @p repeats > 1
- * also run the beta = 0 case that many times and compare bitwise. x is
- * random in [-1, 1), alpha = 1.5. Failures are counted as CHECKs and printed
- * with @p name.
+ * Plan op(A) with @p options on @p ctx, then for each of the @p beta_count
+ * betas run once and check (beta = 0: y poisoned with NaN; else y random);
+ * with @p repeats > 1 also run the first beta that many times and compare
+ * bitwise. x is random in [-1, 1), alpha = 1.5. Failures are counted as
+ * CHECKs and printed with @p name.
  */
-static spmv_check_result spmv_check_plan(ts_context *ctx, const char *name, const ts_csr *a,
-                                         const ts_spmv_options *options, int repeats, unsigned long long *seed) {
+static spmv_check_result spmv_check_plan_betas(ts_context *ctx, const char *name, const ts_csr *a,
+                                               const ts_spmv_options *options, const double *betas, int beta_count,
+                                               int repeats, unsigned long long *seed) {
   spmv_check_result result;
   memset(&result, 0, sizeof result);
   const ts_dtype dtype = a->dtype;
@@ -102,8 +103,7 @@ static spmv_check_result spmv_check_plan(ts_context *ctx, const char *name, cons
   result.group_size = ts_spmv_plan_group_size(plan);
   CHECK_MSG(result.schedule != TS_SCHEDULE_AUTO, "%s: the plan reports AUTO", name);
 
-  const double betas[2] = {0.0, -0.75};
-  for (int b = 0; b < 2; b++) {
+  for (int b = 0; b < beta_count; b++) {
     double beta = betas[b];
     if (out_n > 0) {
       if (beta == 0.0)
@@ -141,15 +141,18 @@ static spmv_check_result spmv_check_plan(ts_context *ctx, const char *name, cons
     CHECK_MSG(bad == 0, "%s %s %s: %lld of %lld entries wrong (beta %g)", name, op_name,
               ts_schedule_name(result.schedule), (long long)bad, (long long)out_n, beta);
     result.bad += bad;
-    if (beta == 0.0 && out_n > 0)
+    if (b == 0 && out_n > 0)
       memcpy(first, y, (size_t)out_n * vs);
   }
 
   /* Bitwise repeatability: the same inputs give the same bits. */
-  for (int r = 1; r < repeats && out_n > 0; r++) {
-    st = ts_buffer_fill_bytes(ctx, yb, 0xFF);
+  for (int r = 1; r < repeats && beta_count > 0 && out_n > 0; r++) {
+    if (betas[0] == 0.0)
+      st = ts_buffer_fill_bytes(ctx, yb, 0xFF);
+    else
+      st = ts_buffer_upload(ctx, yb, 0, y0, (size_t)out_n * vs);
     if (st == TS_SUCCESS)
-      st = ts_spmv_execute(plan, alpha, xb, 0.0, yb);
+      st = ts_spmv_execute(plan, alpha, xb, betas[0], yb);
     if (st == TS_SUCCESS)
       st = ts_buffer_download(ctx, yb, 0, y, (size_t)out_n * vs);
     CHECK_MSG(st == TS_SUCCESS, "%s %s repeat %d: %s", name, op_name, r, ts_last_error(ctx));
@@ -177,11 +180,21 @@ cleanup:
   return result;
 }
 
+/* spmv_check_plan_betas() with beta = 0 (y poisoned with NaN) and beta = -0.75. */
+static inline spmv_check_result spmv_check_plan(ts_context *ctx, const char *name, const ts_csr *a,
+                                                const ts_spmv_options *options, int repeats, unsigned long long *seed) {
+  static const double betas[2] = {0.0, -0.75};
+  return spmv_check_plan_betas(ctx, name, a, options, betas, 2, repeats, seed);
+}
+
 /* A general CSR from a Matrix Market file of the corpus: read, expand
  * symmetric storage, convert (duplicates summed). NULL on failure (checked). */
 static ts_csr *spmv_check_read_corpus(const char *dir, const char *name, ts_dtype dtype) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
+  int length = snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
+  CHECK_MSG(length > 0 && (size_t)length < sizeof path, "%s: path too long", name);
+  if (length <= 0 || (size_t)length >= sizeof path)
+    return NULL;
   ts_coo *stored = NULL, *general = NULL;
   ts_csr *a = NULL;
   ts_status st = ts_mm_read(NULL, path, dtype, &stored, NULL);
@@ -197,7 +210,7 @@ static ts_csr *spmv_check_read_corpus(const char *dir, const char *name, ts_dtyp
 
 /* Names of the corpus matrices in MANIFEST.tsv order; returns the count
  * (at most @p capacity), 0 when the corpus is absent. */
-static int spmv_check_corpus_names(const char *dir, char names[][128], int capacity) {
+static inline int spmv_check_corpus_names(const char *dir, char names[][128], int capacity) {
   char path[4096], line[8192];
   snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
   FILE *manifest = fopen(path, "r");
@@ -207,6 +220,31 @@ static int spmv_check_corpus_names(const char *dir, char names[][128], int capac
     if (sscanf(line, "%127[^\t]", name) != 1 || strcmp(name, "name") == 0)
       continue;
     memcpy(names[count++], name, sizeof name);
+  }
+  if (manifest)
+    fclose(manifest);
+  return count;
+}
+
+/* One corpus matrix as MANIFEST.tsv describes it (nnz as stored: half of a
+ * symmetric matrix). */
+typedef struct spmv_check_corpus_entry {
+  char name[128];
+  long long rows, cols, nnz;
+} spmv_check_corpus_entry;
+
+/* The corpus in MANIFEST.tsv order with sizes; returns the count (at most
+ * @p capacity), 0 when the corpus is absent. */
+static inline int spmv_check_corpus_list(const char *dir, spmv_check_corpus_entry *entries, int capacity) {
+  char path[4096], line[8192];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+  FILE *manifest = fopen(path, "r");
+  int count = 0;
+  while (manifest && count < capacity && fgets(line, sizeof line, manifest)) {
+    spmv_check_corpus_entry e;
+    if (sscanf(line, "%127[^\t]\t%lld\t%lld\t%lld", e.name, &e.rows, &e.cols, &e.nnz) != 4)
+      continue; /* the header, or a line without sizes */
+    entries[count++] = e;
   }
   if (manifest)
     fclose(manifest);

@@ -3,13 +3,29 @@
  * tile, every tile is finished exactly once with the right reduction, float
  * sums match a double reference and repeat bitwise; stride ranges cover
  * their index sets exactly once; a persistent kernel on the infinite range
- * stops when the work runs out. */
+ * stops when the work runs out.
+ *
+ * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
+ * inputs shrink to tens of thousands of atoms that still reach every path:
+ * several chunks per block, tiles split across threads and across 2 to 129
+ * blocks (the last block's combine, with more than one record per thread),
+ * runs of empty tiles longer than a chunk, partial last chunks and groups.
+ * The mapped schedules then run on one resident block (grid-stride loops,
+ * shared memory reused from tile to tile), and a resident count whose plan
+ * repeats a smaller one's is skipped. Racecheck costs about 0.16 s per
+ * kernel launch on the H200: it runs one kernel per case (the 16-byte tile
+ * spans) once, only the schedules that use shared memory (not thread- and
+ * warp-mapped; groups of 4 and 256 take the barriers of 32 and 1024), only
+ * the inputs with more than one tile, and the mapped schedules only on the
+ * irregular and heavy-tail ones. */
 #include "tessera/lb.cuh"
 
 #include "test_common.h"
 
+#include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace lb = tessera::lb;
@@ -61,12 +77,50 @@ template <class S, class Work> __global__ void tile_sums(lb::plan<int> p, Work w
       p, w, smem, 0.0f, lb::plus{}, [=](int atom) { return values[atom]; }, [=](int tile, float s) { out[tile] = s; });
 }
 
+/* ---- what runs ---- */
+
+/* The kernels of one check and how often the float sums repeat. */
+struct kernel_set {
+  bool atoms;   /* for_each_atom: every atom once, in its tile */
+  bool spans;   /* tile spans: every tile finished once, every atom valued once */
+  int sum_runs; /* float sums against double, bitwise over the runs (0: none) */
+};
+
+struct selection {
+  const char *name;
+  bool small;         /* the inputs for compute-sanitizer */
+  bool mapped_wide;   /* the mapped schedules on 5 and all resident blocks, not only 1 */
+  bool racecheck;     /* shared-memory schedules and inputs of several tiles only */
+  kernel_set kernels; /* per (schedule, input, resident blocks) */
+};
+
+static selection choose_selection(void) {
+  const char *tool = getenv("TESSERA_UNDER_SANITIZER");
+  if (!tool || !*tool)
+    return selection{"full", false, true, false, kernel_set{true, true, 3}};
+  if (strcmp(tool, "racecheck") == 0)
+    return selection{"racecheck: small inputs of several tiles, shared-memory schedules, tile spans only, once", true,
+                     false, true, kernel_set{false, true, 0}};
+  return selection{"sanitizer: small inputs, sums twice", true, false, false, kernel_set{true, true, 2}};
+}
+
+static double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /* ---- inputs ---- */
 
 struct tile_set {
   const char *name;
   std::vector<int> offsets; /* tiles + 1 */
 };
+
+static const tile_set *find_case(const std::vector<tile_set> &cases, const char *name) {
+  for (const tile_set &c : cases)
+    if (strcmp(c.name, name) == 0)
+      return &c;
+  return nullptr;
+}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint32_t next_random(void) {
@@ -83,31 +137,41 @@ static tile_set from_sizes(const char *name, const std::vector<int> &sizes) {
   return t;
 }
 
-static std::vector<tile_set> make_cases(void) {
+/* Chunks hold 256 * V items: V = 8 for 4-byte values (2048 items), 3 for
+ * the 16-byte spans (768). The small inputs keep every size that matters
+ * above those. */
+static std::vector<tile_set> make_cases(bool small, bool racecheck) {
   std::vector<tile_set> cases;
-  cases.push_back(from_sizes("no tiles", {}));
-  cases.push_back(from_sizes("one atom", {1}));
-  cases.push_back(from_sizes("one empty tile", {0}));
-  cases.push_back(from_sizes("all empty", std::vector<int>(10000, 0)));
-  cases.push_back(from_sizes("one long tile", {200000}));
+  if (!racecheck) {
+    cases.push_back(from_sizes("no tiles", {}));
+    cases.push_back(from_sizes("one atom", {1}));
+    cases.push_back(from_sizes("one empty tile", {0}));
+  }
+  /* More empty tiles than a chunk holds (merge-path: two chunks or more;
+   * work-oriented: one thread walks them all, past the staged slots). */
+  cases.push_back(from_sizes("all empty", std::vector<int>(small ? 2100 : 10000, 0)));
+  /* Small: 99,000 atoms are 129 span chunks, so on the whole device 129
+   * blocks share the tile and the last block's threads take 2 records each. */
+  cases.push_back(from_sizes("one long tile", {small ? 99000 : 200000}));
   /* Irregular: short random tiles, runs of empty tiles longer than a chunk,
    * a tile just above a chunk, a long tile in the middle, empties at the end. */
   std::vector<int> sizes;
   for (int i = 0; i < 100; i++)
     sizes.push_back(int(next_random() % 41));
-  sizes.insert(sizes.end(), 5000, 0);
+  sizes.insert(sizes.end(), small ? 2100 : 5000, 0);
   for (int i = 0; i < 50; i++)
     sizes.push_back(int(next_random() % 9));
-  sizes.push_back(50000);
+  sizes.push_back(small ? 5000 : 50000);
   for (int i = 0; i < 300; i++)
     sizes.push_back(i % 3 == 0 ? 0 : int(next_random() % 20));
   sizes.push_back(2049);
   sizes.push_back(1);
   sizes.insert(sizes.end(), 500, 0);
   cases.push_back(from_sizes("irregular", sizes));
-  /* Many tiles, heavy-tailed sizes: many blocks and many split tiles. */
+  /* Many tiles, heavy-tailed sizes: many blocks and many split tiles (small:
+   * 2000 tiles, about 46,000 atoms, 63 span chunks). */
   sizes.clear();
-  for (int i = 0; i < 30000; i++) {
+  for (int i = 0; i < (small ? 2000 : 30000); i++) {
     uint32_t r = next_random() % 1000;
     sizes.push_back(r < 900 ? int(r % 12) : r < 995 ? int(next_random() % 300) : int(next_random() % 3000));
   }
@@ -146,7 +210,8 @@ template <class S, class T, class Work> struct planned {
 };
 
 template <class S, class Work>
-static void check_schedule(const char *schedule, const tile_set &c, const Work &w, int resident, bool sums) {
+static void check_schedule(const char *schedule, const tile_set &c, const Work &w, int resident,
+                           const kernel_set &kernels) {
   const int tiles = int(c.offsets.size()) - 1, atoms = c.offsets.back();
   const int block = lb::block_threads<S>;
   std::vector<int> expected_tile(atoms);
@@ -160,7 +225,7 @@ static void check_schedule(const char *schedule, const tile_set &c, const Work &
   span *spans = device_copy(std::vector<span>(tiles, span{-1, -1, -1, 0}));
 
   /* Every atom once, in its tile. */
-  {
+  if (kernels.atoms) {
     planned<S, int, Work> p(w, resident);
     if (p.plan.grid > 0)
       record_atoms<S><<<p.plan.grid, block>>>(p.plan, w, tile_of, visits);
@@ -180,7 +245,7 @@ static void check_schedule(const char *schedule, const tile_set &c, const Work &
   }
 
   /* Every tile finished once with its atoms' span; every atom valued once. */
-  {
+  if (kernels.spans) {
     CUDA_CHECK(cudaMemset(visits, 0, (atoms + 1) * sizeof(int)));
     planned<S, span, Work> p(w, resident);
     if (p.plan.grid > 0)
@@ -213,8 +278,8 @@ static void check_schedule(const char *schedule, const tile_set &c, const Work &
               first >= 0 ? c.offsets[first + 1] - c.offsets[first] : 0, first >= 0 ? c.offsets[first] : 0);
   }
 
-  /* Float sums against a double reference, bitwise equal over three runs. */
-  if (sums) {
+  /* Float sums against a double reference, bitwise equal over the runs. */
+  if (kernels.sum_runs > 0) {
     std::vector<float> values(atoms);
     for (int a = 0; a < atoms; a++)
       values[a] = float(int(next_random() % 2001) - 1000) / 37.0f;
@@ -222,7 +287,7 @@ static void check_schedule(const char *schedule, const tile_set &c, const Work &
     float *d_out = device_copy(std::vector<float>(tiles, 0.0f));
     planned<S, float, Work> p(w, resident);
     std::vector<float> first_run;
-    for (int run = 0; run < 3; run++) {
+    for (int run = 0; run < kernels.sum_runs; run++) {
       CUDA_CHECK(cudaMemset(d_out, 0xff, (tiles + 1) * sizeof(float))); /* poison: NaN */
       if (p.plan.grid > 0)
         tile_sums<S><<<p.plan.grid, block>>>(p.plan, w, d_values, d_out);
@@ -259,22 +324,46 @@ static void check_schedule(const char *schedule, const tile_set &c, const Work &
   cudaFree(spans);
 }
 
-template <class S> static void check_all_cases(const char *schedule, const std::vector<tile_set> &cases, int sm_count) {
+template <class S>
+static void check_all_cases(const char *schedule, const std::vector<tile_set> &cases, int sm_count,
+                            const selection &sel) {
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t failures_before = test_failed;
+  /* One resident block (a single block, or few blocks with many chunks
+   * each), a handful, and the whole device. The mapped schedules only cap
+   * their grid with it: one resident block (4 blocks, grid-stride) covers
+   * their paths. */
+  const bool chunked = lb::detail::traits<S>::chunked;
+  const int residents[] = {1, 5, 8 * sm_count};
+  const int resident_count = chunked || sel.mapped_wide ? 3 : 1;
   for (const tile_set &c : cases) {
     const int tiles = int(c.offsets.size()) - 1, atoms = c.offsets.back();
+    /* Racecheck: the irregular and heavy-tail inputs hold every shared-memory
+     * path of the mapped schedules (sets of empty tiles, tiles longer than a
+     * chunk); the single long tile and the empty tiles are for the chunked ones. */
+    if (sel.racecheck && !chunked && (tiles < 2 || atoms == 0))
+      continue;
     int *d_offsets = device_copy(c.offsets);
     lb::csr_work<int> w = lb::make_csr_work(tiles, atoms, d_offsets);
-    /* One resident block (a single block, or few blocks with many chunks
-     * each), a handful, and the whole device. */
-    const int residents[] = {1, 5, 8 * sm_count};
-    for (int resident : residents)
-      check_schedule<S>(schedule, c, w, resident, true);
+    for (int r = 0; r < resident_count; r++) {
+      /* The sanitizer skips a resident count whose plan (grid and chunks per
+       * block; spans have the most chunks) repeats a smaller one's. */
+      auto plan_of = [&](int resident) { return lb::make_plan<S, span, int>(tiles, atoms, resident, nullptr); };
+      const lb::plan<int> p = plan_of(residents[r]);
+      bool repeated = false;
+      for (int q = 0; q < r && sel.small; q++)
+        repeated |= plan_of(residents[q]).grid == p.grid && plan_of(residents[q]).per_block == p.per_block;
+      if (!repeated)
+        check_schedule<S>(schedule, c, w, residents[r], sel.kernels);
+    }
     cudaFree(d_offsets);
   }
+  printf("%-24s %s in %.2f s\n", schedule, test_failed == failures_before ? "ok" : "FAILED", seconds_since(start));
+  fflush(stdout);
 }
 
 /* The same tiles described as sorted COO row indices. */
-template <class S> static void check_coo(const char *schedule, const tile_set &c, int sm_count) {
+template <class S> static void check_coo(const char *schedule, const tile_set &c, int sm_count, const selection &sel) {
   const int tiles = int(c.offsets.size()) - 1, atoms = c.offsets.back();
   std::vector<int> rows(atoms);
   for (int t = 0; t < tiles; t++)
@@ -282,7 +371,7 @@ template <class S> static void check_coo(const char *schedule, const tile_set &c
       rows[a] = t;
   int *d_rows = device_copy(rows);
   lb::coo_work<int, int> w = lb::make_coo_work(tiles, atoms, (const int *)d_rows);
-  check_schedule<S>(schedule, c, w, 8 * sm_count, false);
+  check_schedule<S>(schedule, c, w, 8 * sm_count, kernel_set{sel.kernels.atoms, true, 0});
   cudaFree(d_rows);
 }
 
@@ -406,21 +495,43 @@ int main(void) {
   int sm_count = 1;
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
 
+  const selection sel = choose_selection();
+  std::vector<tile_set> cases = make_cases(sel.small, sel.racecheck);
+  long long total_atoms = 0;
+  for (const tile_set &c : cases)
+    total_atoms += c.offsets.back();
+  printf("selection: %s; %zu inputs, %lld atoms in all; resident blocks 1, 5, %d (mapped schedules: %s)\n", sel.name,
+         cases.size(), total_atoms, 8 * sm_count, sel.mapped_wide ? "all three" : "1 only");
+  fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
+
   check_searches();
   check_ranges();
-  std::vector<tile_set> cases = make_cases();
-  check_all_cases<lb::thread_mapped>("thread-mapped", cases, sm_count);
-  check_all_cases<lb::warp_mapped>("warp-mapped", cases, sm_count);
-  check_all_cases<lb::block_mapped>("block-mapped", cases, sm_count);
-  check_all_cases<lb::group_mapped<1>>("group-mapped 1", cases, sm_count);
-  check_all_cases<lb::group_mapped<4>>("group-mapped 4", cases, sm_count);
-  check_all_cases<lb::group_mapped<32>>("group-mapped 32", cases, sm_count);
-  check_all_cases<lb::group_mapped<64>>("group-mapped 64", cases, sm_count);
-  check_all_cases<lb::group_mapped<256>>("group-mapped 256", cases, sm_count);
-  check_all_cases<lb::group_mapped<1024>>("group-mapped 1024", cases, sm_count);
-  check_all_cases<lb::merge_path>("merge-path", cases, sm_count);
-  check_all_cases<lb::work_oriented>("work-oriented", cases, sm_count);
-  check_coo<lb::merge_path>("merge-path (COO)", cases[5], sm_count);
-  check_coo<lb::group_mapped<32>>("group-mapped 32 (COO)", cases[5], sm_count);
+  const bool all = !sel.racecheck;
+  if (all) {
+    check_all_cases<lb::thread_mapped>("thread-mapped", cases, sm_count, sel);
+    check_all_cases<lb::warp_mapped>("warp-mapped", cases, sm_count, sel);
+  }
+  check_all_cases<lb::block_mapped>("block-mapped", cases, sm_count, sel);
+  check_all_cases<lb::group_mapped<1>>("group-mapped 1", cases, sm_count, sel);
+  if (all)
+    check_all_cases<lb::group_mapped<4>>("group-mapped 4", cases, sm_count, sel);
+  check_all_cases<lb::group_mapped<32>>("group-mapped 32", cases, sm_count, sel);
+  /* 64 and 128: several units of warps per block, each on its named barrier. */
+  check_all_cases<lb::group_mapped<64>>("group-mapped 64", cases, sm_count, sel);
+  check_all_cases<lb::group_mapped<128>>("group-mapped 128", cases, sm_count, sel);
+  if (all)
+    check_all_cases<lb::group_mapped<256>>("group-mapped 256", cases, sm_count, sel);
+  check_all_cases<lb::group_mapped<1024>>("group-mapped 1024", cases, sm_count, sel);
+  check_all_cases<lb::merge_path>("merge-path", cases, sm_count, sel);
+  check_all_cases<lb::work_oriented>("work-oriented", cases, sm_count, sel);
+  /* The irregular tiles again, described as sorted COO rows. */
+  const tile_set *irregular = find_case(cases, "irregular");
+  CHECK(irregular != nullptr);
+  if (irregular) {
+    check_coo<lb::merge_path>("merge-path (COO)", *irregular, sm_count, sel);
+    check_coo<lb::group_mapped<32>>("group-mapped 32 (COO)", *irregular, sm_count, sel);
+  }
+  printf("all schedules in %.2f s\n", seconds_since(start));
   return test_finish();
 }

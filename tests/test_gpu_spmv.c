@@ -1,12 +1,39 @@
 /* SpMV plans on the CUDA backend against ts_csr_spmv_host in double, with
  * |alpha||A||x| + |beta||y| error bounds: hand-made and random matrices in
  * float and double, edge shapes, alpha/beta combinations, NaN in y with
- * beta = 0, bitwise repeatability, the corpus, and refused arguments. */
+ * beta = 0, bitwise repeatability, the corpus, and refused arguments.
+ *
+ * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the long
+ * rows and large matrices shrink to tens of thousands of entries (still
+ * several blocks of merge-path on a split row), repeatability takes 2 runs
+ * and the corpus 5 small matrices. Racecheck costs about 0.16 s per kernel
+ * launch on the H200 and checks shared memory only: it runs the matrices
+ * whose plan (AUTO: merge-path) uses shared memory, the long rows and the
+ * skewed ones, in one value type each, once; test_gpu_spmv_schedules
+ * racechecks every schedule. */
+#define _POSIX_C_SOURCE 200112L
+
 #include "test_common.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 static ts_context *gpu;
+static int spmv_runs; /* ts_spmv_execute calls, for the time per call */
+
+/* What runs: everything, the sanitizer's selection, or racecheck's. */
+typedef enum { RUN_FULL, RUN_SANITIZER, RUN_RACECHECK } run_mode;
+static run_mode mode = RUN_FULL;
+
+/* A size: the full one, or the sanitizer's. */
+static int64_t pick(int64_t full, int64_t small) { return mode == RUN_FULL ? full : small; }
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* CSR from a row-major list of (row, col, value) triplets already sorted. */
 static ts_csr *csr_from_triplets(int64_t rows, int64_t cols, int64_t nnz, const int32_t *ri, const int32_t *ci,
@@ -127,8 +154,10 @@ static ts_status gpu_spmv(const ts_csr *a, double alpha, const void *x, double b
     st = ts_buffer_upload(gpu, bx, 0, x, (size_t)a->cols * v);
   if (st == TS_SUCCESS)
     st = ts_buffer_upload(gpu, by, 0, y_in, (size_t)a->rows * v);
-  if (st == TS_SUCCESS)
+  if (st == TS_SUCCESS) {
     st = ts_spmv_execute(plan, alpha, bx, beta, by);
+    spmv_runs++;
+  }
   if (st == TS_SUCCESS)
     st = ts_context_sync(gpu);
   if (st == TS_SUCCESS)
@@ -210,7 +239,14 @@ cleanup:
 static const double alphas[] = {1.0, 1.0, -0.5, 2.0, 0.0, 1.5};
 static const double betas[] = {0.0, 1.0, -0.5, 0.0, 2.0, 0.25};
 
+/* Racecheck: accumulate and NaN in y, beta = 0 (the scalars change no
+ * shared-memory access). */
 static void check_all_scalars(const char *what, const ts_csr *a, unsigned long long *state) {
+  if (mode == RUN_RACECHECK) {
+    check_spmv(what, a, alphas[1], betas[1], state, 0);
+    check_spmv(what, a, 1.0, 0.0, state, 1);
+    return;
+  }
   for (size_t s = 0; s < sizeof alphas / sizeof alphas[0]; s++)
     check_spmv(what, a, alphas[s], betas[s], state, 0);
   check_spmv(what, a, 1.0, 0.0, state, 1); /* NaN in y, beta = 0 */
@@ -276,21 +312,32 @@ static void test_edge_shapes(ts_dtype dtype) {
   if (a)
     check_all_scalars("1000x1", a, &state);
   ts_csr_destroy(a);
-  /* A single row of 10^6 entries (a dense 1 x 10^6 row). */
-  int lengths_long[1] = {1000000};
-  a = random_csr(1, 1000000, lengths_long, 1, dtype, &state);
-  CHECK(a && a->nnz == 1000000);
+}
+
+/* Long rows: alone, and among short and empty ones. */
+static void test_long_rows(ts_dtype dtype) {
+  unsigned long long state = 29;
+  ts_csr *a = NULL;
+  /* A single dense row of 10^6 entries (sanitizer: 20,000, still split
+   * across 10 to 14 blocks of merge-path). */
+  const int long_row = (int)pick(1000000, 20000);
+  int lengths_long[1] = {long_row};
+  a = random_csr(1, long_row, lengths_long, 1, dtype, &state);
+  CHECK(a && a->nnz == long_row);
   if (a) {
-    check_spmv("1 x 10^6", a, 1.0, 0.0, &state, 1);
-    check_spmv("1 x 10^6", a, -0.5, 2.0, &state, 0);
+    check_spmv("1 x long row", a, 1.0, 0.0, &state, 1);
+    if (mode != RUN_RACECHECK)
+      check_spmv("1 x long row", a, -0.5, 2.0, &state, 0);
   }
   ts_csr_destroy(a);
-  /* One long row among short and empty ones (the lane count comes from the
-   * mean, so the long row is split across few lanes). */
-  int lengths_mixed[8] = {0, 3, 0, 1, 5, 0, 2, 20000};
-  a = random_csr(4096, 30000, lengths_mixed, 8, dtype, &state);
+  /* Long rows among short and empty ones (the lane count comes from the
+   * mean, so the long rows are split across few lanes). */
+  int lengths_mixed[8] = {0, 3, 0, 1, 5, 0, 2, (int)pick(20000, 2500)};
+  char what[64];
+  snprintf(what, sizeof what, "mixed rows %lldx%lld", (long long)pick(4096, 256), (long long)pick(30000, 3000));
+  a = random_csr(pick(4096, 256), pick(30000, 3000), lengths_mixed, 8, dtype, &state);
   if (a)
-    check_all_scalars("mixed rows 4096x30000", a, &state);
+    check_all_scalars(what, a, &state);
   ts_csr_destroy(a);
 }
 
@@ -300,7 +347,7 @@ static void test_random_shapes(ts_dtype dtype) {
   const int means[] = {1, 2, 3, 6, 12, 24, 48, 200};
   for (size_t m = 0; m < sizeof means / sizeof means[0]; m++) {
     int lengths[5] = {means[m], 0, 2 * means[m], means[m] / 2, means[m] + 1};
-    int64_t rows = 1000 + 517 * (int64_t)m, cols = 700 + 911 * (int64_t)m;
+    int64_t rows = (1000 + 517 * (int64_t)m) / pick(1, 10), cols = 700 + 911 * (int64_t)m;
     ts_csr *a = random_csr(rows, cols, lengths, 5, dtype, &state);
     CHECK(a != NULL);
     if (!a)
@@ -308,16 +355,19 @@ static void test_random_shapes(ts_dtype dtype) {
     char what[64];
     snprintf(what, sizeof what, "random %lldx%lld mean %d", (long long)rows, (long long)cols, means[m]);
     check_spmv(what, a, 1.0, 0.0, &state, 0);
-    check_spmv(what, a, -1.5, 0.25, &state, 0);
+    if (mode != RUN_RACECHECK)
+      check_spmv(what, a, -1.5, 0.25, &state, 0);
     ts_csr_destroy(a);
   }
 }
 
-/* Five runs of the same plan give the same bits. */
+/* Five runs of the same plan give the same bits (sanitizer: 2 runs of a
+ * smaller matrix of the same skew; racecheck: 1 run). */
 static void test_repeatable(ts_dtype dtype) {
   unsigned long long state = 51;
-  int lengths[4] = {40, 3, 0, 5000};
-  ts_csr *a = random_csr(20000, 20000, lengths, 4, dtype, &state);
+  const int runs = mode == RUN_FULL ? 5 : mode == RUN_SANITIZER ? 2 : 1;
+  int lengths[4] = {40, 3, 0, (int)pick(5000, 200)};
+  ts_csr *a = random_csr(pick(20000, 1000), pick(20000, 2000), lengths, 4, dtype, &state);
   CHECK(a != NULL);
   if (!a)
     return;
@@ -336,7 +386,7 @@ static void test_repeatable(ts_dtype dtype) {
   if (!plan || !bx || !by)
     goto cleanup;
   CHECK_OK(gpu, ts_buffer_upload(gpu, bx, 0, x, (size_t)a->cols * v));
-  for (int run = 0; run < 5; run++) {
+  for (int run = 0; run < runs; run++) {
     CHECK_OK(gpu, ts_buffer_fill_bytes(gpu, by, 0xFF));
     CHECK_OK(gpu, ts_spmv_execute(plan, 1.0, bx, 0.0, by));
     CHECK_OK(gpu, ts_buffer_download(gpu, by, 0, run == 0 ? first : again, (size_t)a->rows * v));
@@ -406,7 +456,13 @@ static void test_refused(void) {
   ts_csr_destroy(a);
 }
 
-/* Every corpus matrix (symmetric ones expanded), float and double. */
+static bool is_small(long long rows, long long cols, long long stored_nnz) {
+  return rows + cols <= 4000 && stored_nnz <= 20000;
+}
+
+/* Every corpus matrix (symmetric ones expanded), float and double; under
+ * the sanitizer a few small ones (rows + cols at most 4000, at most 20,000
+ * stored entries) spread over the manifest. */
 static void test_corpus(void) {
   const char *dir = test_matrices_dir();
   if (!dir) {
@@ -419,11 +475,22 @@ static void test_corpus(void) {
   if (!manifest)
     return;
   char line[8192];
-  int matrices = 0;
+  char name[256];
+  long long rows = 0, cols = 0, nnz = 0;
+  /* The sanitizer's sample: every step-th small matrix. */
+  const int samples = mode == RUN_FULL ? 0 : 5;
+  int small_count = 0;
+  while (samples > 0 && fgets(line, sizeof line, manifest))
+    if (sscanf(line, "%255[^\t]\t%lld\t%lld\t%lld", name, &rows, &cols, &nnz) == 4 && is_small(rows, cols, nnz))
+      small_count++;
+  rewind(manifest);
+  const int step = samples > 0 && small_count / samples > 1 ? small_count / samples : 1;
+  int matrices = 0, small = 0;
   unsigned long long state = 77;
   while (fgets(line, sizeof line, manifest)) {
-    char name[256];
-    if (sscanf(line, "%255[^\t]", name) != 1 || strcmp(name, "name") == 0)
+    if (sscanf(line, "%255[^\t]\t%lld\t%lld\t%lld", name, &rows, &cols, &nnz) != 4)
+      continue; /* the header */
+    if (samples > 0 && (!is_small(rows, cols, nnz) || small++ % step != 0 || matrices >= samples))
       continue;
     snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
     FILE *probe = fopen(path, "r");
@@ -465,15 +532,37 @@ int main(void) {
     fprintf(stderr, "%s\n", ts_last_error(NULL));
     return test_skip("no usable CUDA device");
   }
+  const char *tool = getenv("TESSERA_UNDER_SANITIZER");
+  if (tool && *tool)
+    mode = strcmp(tool, "racecheck") == 0 ? RUN_RACECHECK : RUN_SANITIZER;
+  static const char *mode_names[] = {
+      "full", "sanitizer (long rows of 20,000, small random shapes, 2 runs, 5 small corpus matrices)",
+      "racecheck (the merge-path matrices only: long row and mixed rows in double, 2 alpha/beta pairs; the "
+      "skewed matrix in float, 1 run)"};
+  printf("selection: %s\n", mode_names[mode]);
+  fflush(stdout);
+  const double start = now_seconds();
+  /* Racecheck: the long rows in double, the repeated run in float. */
   for (int d = 0; d < 2; d++) {
     ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
-    test_hand_made(dtype);
-    test_edge_shapes(dtype);
-    test_random_shapes(dtype);
-    test_repeatable(dtype);
+    const bool all = mode != RUN_RACECHECK;
+    if (all)
+      test_hand_made(dtype);
+    if (all)
+      test_edge_shapes(dtype);
+    if (all || d == 1)
+      test_long_rows(dtype);
+    if (all)
+      test_random_shapes(dtype);
+    if (all || d == 0)
+      test_repeatable(dtype);
   }
-  test_refused();
-  test_corpus();
+  if (mode != RUN_RACECHECK) {
+    test_refused();
+    printf("generated parts in %.1f s\n", now_seconds() - start);
+    test_corpus(); /* racecheck: the small corpus matrices run thread- or warp-mapped */
+  }
+  printf("all in %.1f s (%d SpMV calls through gpu_spmv)\n", now_seconds() - start, spmv_runs);
   ts_context_destroy(gpu);
   return test_finish();
 }
