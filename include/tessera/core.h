@@ -36,17 +36,17 @@ extern "C" {
 
 /** Status returned by every tessera call. */
 typedef enum ts_status {
-  TS_SUCCESS = 0,                /**< The call did what it was asked. */
-  TS_ERROR_INVALID_ARGUMENT = 1, /**< A NULL pointer, negative size, bad enum. */
-  TS_ERROR_INVALID_MATRIX = 2,   /**< A container failed validation. */
-  TS_ERROR_OUT_OF_MEMORY = 3,    /**< A host or device allocation failed. */
-  TS_ERROR_OVERFLOW = 4,         /**< A size does not fit the index type. */
-  TS_ERROR_IO = 5,               /**< A file could not be opened, read or written. */
-  TS_ERROR_PARSE = 6,            /**< Malformed Matrix Market text. */
-  TS_ERROR_UNSUPPORTED = 7,      /**< Valid input tessera does not handle (complex values). */
-  TS_ERROR_NO_DEVICE = 8,        /**< CUDA was asked for but no usable GPU or driver. */
-  TS_ERROR_CUDA = 9,             /**< A CUDA call or kernel failed. */
-  TS_ERROR_INTERNAL = 10,        /**< A bug in tessera; please report it. */
+  TS_SUCCESS = 0,                      /**< The call did what it was asked. */
+  TS_ERROR_INVALID_ARGUMENT = 1,       /**< A NULL pointer, negative size, bad enum. */
+  TS_ERROR_INVALID_MATRIX = 2,         /**< A container failed validation. */
+  TS_ERROR_OUT_OF_MEMORY = 3,          /**< A host or device allocation failed. */
+  TS_ERROR_OVERFLOW = 4,               /**< A size does not fit the index type. */
+  TS_ERROR_IO = 5,                     /**< A file could not be opened, read or written. */
+  TS_ERROR_PARSE = 6,                  /**< Malformed Matrix Market text. */
+  TS_ERROR_UNSUPPORTED = 7,            /**< Valid input tessera does not handle (complex values). */
+  TS_ERROR_NO_DEVICE = 8,              /**< CUDA was asked for but no usable GPU or driver. */
+  TS_ERROR_CUDA = 9,                   /**< A CUDA call or kernel failed. */
+  TS_ERROR_INTERNAL = 10,              /**< A bug in tessera; please report it. */
   TS_ERROR_STRUCTURALLY_SINGULAR = 11, /**< No perfect matching: the message gives the structural rank. */
   TS_ERROR_NUMERICALLY_SINGULAR = 12,  /**< A zero or tiny pivot: the message gives the column (user numbering). */
   TS_ERROR_NOT_ANALYZED = 13,          /**< A factorization was asked for before the analysis. */
