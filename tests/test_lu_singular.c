@@ -146,7 +146,8 @@ static void test_perturbed(void) {
   const struct {
     int float_factors;
     double threshold, replacement, tolerance;
-  } rules[] = {{0, 0.0, sqrt(DBL_EPSILON), 1e-12}, {1, 0.0, (float)sqrt(FLT_EPSILON), 1e-6}, {0, 1e-6, 1e-6, 1e-12}};
+  } rules[] = {
+      {0, 0.0, sqrt(DBL_EPSILON), 1e-12}, {1, 0.0, (float)sqrt((double)FLT_EPSILON), 1e-6}, {0, 1e-6, 1e-6, 1e-12}};
   for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
     for (int c = 0; c < 3; c++) {
       ts_csr *a = lu_test_csr(ctx, 2, 4, rows, cols, (const double[]){1, 1, 1, 1 + deltas[c]});

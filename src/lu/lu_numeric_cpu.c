@@ -98,8 +98,8 @@ static ts_status check_schedule(ts_lu *lu) {
     return tsi_error(lu->ctx, TS_ERROR_INTERNAL, "LU numeric phase: %lld levels do not cover the %lld columns",
                      (long long)lu->levels, (long long)n);
   ts_status status = TS_SUCCESS;
-  int64_t *level_of = tsi_malloc_array(n, sizeof *level_of);
-  if (!level_of && n > 0)
+  int64_t *level_of = tsi_malloc_array(n > 0 ? n : 1, sizeof *level_of);
+  if (!level_of)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the schedule check (n = %lld)",
                      (long long)n);
   for (int64_t k = 0; k < n; k++)
