@@ -1,17 +1,38 @@
 /* LU symbolic factorization: the pattern of L + U against a dense boolean
- * elimination of M (random patterns, natural, AMD and COLAMD orderings), the
- * entry map and counts, a budget that forces many chunks giving the same
- * pattern, and the corpus's square matrices (singular ones reported). */
+ * elimination of M (random patterns, natural, AMD and COLAMD orderings) for
+ * both algorithms (the row merge with symmetric pruning, and the fill-path
+ * traversal kept as the reference), the entry map and counts, budgets that
+ * force many chunks giving the same pattern, one and two threads, and the
+ * corpus's square matrices (singular ones reported). */
 #include "test_lu_analysis_common.h"
 
-static ts_lu *analyze(const ts_csr *a, ts_lu_ordering ordering, int64_t budget, ts_status *status) {
+/* Analyze with the row merge (fill_path 0) or the fill-path traversal. */
+static ts_lu *analyze_with(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, int64_t budget, int fill_path,
+                           ts_status *status) {
   ts_lu_options options = {0};
   options.ordering = ordering;
   options.symbolic_memory_budget = budget;
   ts_lu *lu = NULL;
-  ts_lu_create(NULL, &options, &lu);
+  *status = ts_lu_create(ctx, &options, &lu);
+  if (*status != TS_SUCCESS)
+    return NULL;
+  lu->symbolic_fill_path = fill_path;
   *status = ts_lu_analyze(lu, a);
   return lu;
+}
+
+static ts_lu *analyze(const ts_csr *a, ts_lu_ordering ordering, int64_t budget, ts_status *status) {
+  return analyze_with(NULL, a, ordering, budget, 0, status);
+}
+
+/* Two analyses with the same columns of L + U, entry map and counts. */
+static int same_analysis(const ts_lu *x, const ts_lu *y, const ts_csr *a) {
+  return x && y && x->lu_nnz == y->lu_nnz &&
+         memcmp(x->lu_col_ptr, y->lu_col_ptr, (size_t)(a->rows + 1) * sizeof(int64_t)) == 0 &&
+         memcmp(x->lu_row_idx, y->lu_row_idx, (size_t)x->lu_nnz * sizeof(int32_t)) == 0 &&
+         memcmp(x->diag_pos, y->diag_pos, (size_t)a->rows * sizeof(int64_t)) == 0 &&
+         memcmp(x->a_to_lu, y->a_to_lu, (size_t)a->nnz * sizeof(int64_t)) == 0 && x->stats.nnz_l == y->stats.nnz_l &&
+         x->stats.nnz_u == y->stats.nnz_u && x->stats.flops == y->stats.flops && x->levels == y->levels;
 }
 
 /* Every entry of A maps to M's entry in L + U; counts and flops follow the
@@ -77,14 +98,20 @@ static void test_against_dense(void) {
                 (int)orderings[trial % 3], (long long)differences);
       CHECK_MSG(check_maps_and_counts(lu, a) == 0, "trial %d: entry map or counts", trial);
 
-      /* A one-byte budget: one row per chunk, the same pattern. */
-      ts_lu *tiny = analyze(a, orderings[trial % 3], 1, &st);
-      CHECK(st == TS_SUCCESS);
-      if (st == TS_SUCCESS) {
-        CHECK(tiny->stats.symbolic_chunks == n);
-        CHECK(compare_pattern(tiny, dense) == 0);
+      /* A one-byte budget: one row per chunk, the same pattern; and the
+       * fill-path traversal, with both budgets. */
+      for (int fill_path = 0; fill_path < 2; fill_path++) {
+        ts_lu *tiny = analyze_with(NULL, a, orderings[trial % 3], 1, fill_path, &st);
+        CHECK(st == TS_SUCCESS);
+        if (st == TS_SUCCESS) {
+          CHECK(tiny->stats.symbolic_chunks == n);
+          CHECK_MSG(compare_pattern(tiny, dense) == 0, "trial %d, fill path %d, one row per chunk", trial, fill_path);
+        }
+        ts_lu_destroy(tiny);
       }
-      ts_lu_destroy(tiny);
+      ts_lu *reference = analyze_with(NULL, a, orderings[trial % 3], 0, 1, &st);
+      CHECK(st == TS_SUCCESS && same_analysis(lu, reference, a));
+      ts_lu_destroy(reference);
       free(dense);
     }
     ts_lu_destroy(lu);
@@ -92,7 +119,8 @@ static void test_against_dense(void) {
   }
 }
 
-/* A budget forcing at least 10 chunks gives exactly the pattern of one chunk. */
+/* Budgets forcing many chunks give exactly the pattern of large chunks, on
+ * one thread and two, for both algorithms. */
 static void test_chunks(void) {
   ts_circuit_params params = ts_circuit_defaults(3000);
   params.locality = 1.0;
@@ -103,17 +131,36 @@ static void test_chunks(void) {
   /* One chunk per part: a budget above the whole working set. */
   ts_lu *whole = analyze(a, ordering, (int64_t)3000 * 3000 * 12 + 1000, &st);
   CHECK_OK(NULL, st);
-  CHECK(whole->stats.symbolic_chunks == 2);
-  /* Room for about 20 rows of the second half at once. */
+  CHECK_MSG(whole->stats.symbolic_chunks == 2, "chunks %lld", (long long)whole->stats.symbolic_chunks);
+  /* Room for 20 rows of the second half at once: slots of 2n + n/2 words
+   * (10n bytes) in the first half, 3n words (12n bytes) in the second, so
+   * 1500 rows in chunks of 24, then 1500 in chunks of 20. */
   ts_lu *chunked = analyze(a, ordering, (int64_t)20 * 3000 * 12, &st);
   CHECK_OK(NULL, st);
-  /* 1500 rows of 8n bytes in chunks of 30, then 1500 of 12n in chunks of 20. */
-  CHECK_MSG(chunked->stats.symbolic_chunks == 50 + 75, "chunks %lld", (long long)chunked->stats.symbolic_chunks);
-  CHECK(whole->lu_nnz == chunked->lu_nnz);
-  CHECK(memcmp(whole->lu_col_ptr, chunked->lu_col_ptr, (size_t)(a->rows + 1) * sizeof(int64_t)) == 0);
-  CHECK(memcmp(whole->lu_row_idx, chunked->lu_row_idx, (size_t)whole->lu_nnz * sizeof(int32_t)) == 0);
-  CHECK(memcmp(whole->a_to_lu, chunked->a_to_lu, (size_t)a->nnz * sizeof(int64_t)) == 0);
+  CHECK_MSG(chunked->stats.symbolic_chunks == 63 + 75, "chunks %lld", (long long)chunked->stats.symbolic_chunks);
+  CHECK(same_analysis(whole, chunked, a));
   CHECK(check_maps_and_counts(chunked, a) == 0);
+  /* The fill-path traversal: one chunk per part under the large budget
+   * (slots of 8n and 12n bytes: 1500 rows of each fit), and the same result. */
+  ts_lu *reference = analyze_with(NULL, a, ordering, (int64_t)3000 * 3000 * 12 + 1000, 1, &st);
+  CHECK_OK(NULL, st);
+  CHECK(reference && reference->stats.symbolic_chunks == 2);
+  CHECK(same_analysis(whole, reference, a));
+  ts_lu_destroy(reference);
+  /* The default budget, sized from the thread count: other chunks, the
+   * same result. */
+  for (int threads = 1; threads <= 2; threads++) {
+    ts_context_options copts = {0};
+    copts.backend = TS_BACKEND_CPU;
+    copts.num_threads = threads;
+    ts_context *ctx = NULL;
+    CHECK_OK(NULL, ts_context_create(&ctx, &copts));
+    ts_lu *threaded = analyze_with(ctx, a, ordering, 0, 0, &st);
+    CHECK_OK(ctx, st);
+    CHECK_MSG(same_analysis(whole, threaded, a), "%d threads", threads);
+    ts_lu_destroy(threaded);
+    ts_context_destroy(ctx);
+  }
   /* AMD keeps fill well below the natural order's on a mesh-like circuit. */
   ts_lu *natural = analyze(a, TS_LU_ORDER_NATURAL, 0, &st);
   CHECK_OK(NULL, st);

@@ -55,6 +55,11 @@ struct ts_lu {
   float *lu_values_f32; /* lu_nnz, when float_factors is set */
   void *numeric_aux;    /* released by tsi_lu_numeric_release */
 
+  /* Non-zero: the symbolic phase finds the rows of L + U by the per-row
+   * fill-path traversal (the GPU's algorithm) instead of the row merge; the
+   * tests compare the two. Kept by a new analysis. */
+  int symbolic_fill_path;
+
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
   double *a_values;
