@@ -59,8 +59,9 @@ typedef struct ts_lu_options {
    * float factors). A pivot u_kk with |u_kk| < pivot_threshold * max|M| is
    * replaced by sign(u_kk) * sqrt(eps) * max|M| (the sign of 0 taken as +),
    * eps being the machine epsilon of the factors' precision: the value
-   * SuperLU_DIST's static pivoting gives tiny pivots (Li and Demmel, ACM TOMS
-   * 29(2), 2003). A threshold above sqrt(eps) replaces by the threshold
+   * the static pivoting of SuperLU_DIST (GESP) gives tiny pivots in Li and
+   * Demmel's description (ACM TOMS 29(2), 2003; the library's code now
+   * defaults to eps * |A|). A threshold above sqrt(eps) replaces by the threshold
    * instead. The factors are then those of a nearby matrix, and the
    * refinement of ts_lu_solve() recovers the accuracy.
    */

@@ -236,7 +236,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
     threshold = single ? 1e-7 : 1e-14; /* the documented defaults, should options come unresolved */
   /* Static pivoting (Li and Demmel, "SuperLU_DIST: a scalable distributed-
    * memory sparse direct solver for unsymmetric linear systems", ACM TOMS
-   * 29(2), 2003): a tiny pivot becomes sqrt(eps) * max|M| with its sign.
+   * 29(2), 2003, GESP): a tiny pivot becomes sqrt(eps) * max|M| with its
+   * sign (the paper's value; SuperLU_DIST's code has since moved to eps).
    * Far larger than the detection threshold, it keeps the growth in L and
    * U small, so the factored matrix stays close enough to M for the
    * refinement to converge (a replacement of 1e-14 max|M| left backward
