@@ -238,14 +238,14 @@ static void expect_auto(ts_context *ctx, const char *name, ts_csr *a, ts_operati
 static void test_auto(ts_context *ctx) {
   ts_csr *a = NULL;
   ts_gen_laplacian_2d(NULL, 10, 10, TS_FLOAT64, &a); /* 460 nnz, rows of 3 to 5 */
-  expect_auto(ctx, "laplacian 10x10", a, TS_OP_NONE, TS_SCHEDULE_THREAD_MAPPED,
+  expect_auto(ctx, "laplacian 10x10", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED,
               "100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5");
   a = NULL;
   ts_gen_random_uniform(NULL, 50, 2000, 100, 1, TS_FLOAT64, &a); /* 5000 nnz, rows of 100 */
-  expect_auto(ctx, "tiny long rows", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "nnz < 10000 (tiny");
+  expect_auto(ctx, "tiny long rows", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "nnz < 50000 (tiny");
   a = NULL;
   ts_gen_laplacian_2d(NULL, 200, 200, TS_FLOAT64, &a); /* 199,200 nnz, short regular rows */
-  expect_auto(ctx, "laplacian 200x200", a, TS_OP_NONE, TS_SCHEDULE_AUTO, "(short regular rows)");
+  expect_auto(ctx, "laplacian 200x200", a, TS_OP_NONE, TS_SCHEDULE_THREAD_MAPPED, "(short regular rows)");
   a = NULL;
   ts_gen_random_uniform(NULL, 2000, 4000, 64, 2, TS_FLOAT64, &a); /* regular rows of 64 */
   expect_auto(ctx, "uniform 64 per row", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(regular rows of a warp)");
@@ -256,8 +256,12 @@ static void test_auto(ts_context *ctx) {
   ts_gen_power_law(NULL, 1 << 14, 1 << 14, 200000, 1.0, 4, TS_FLOAT32, &a);
   expect_auto(ctx, "power law", a, TS_OP_NONE, TS_SCHEDULE_MERGE_PATH, "(skewed rows)");
   a = NULL;
-  ts_gen_random_uniform(NULL, 1, 20000, 20000, 5, TS_FLOAT32, &a); /* one row of 20,000 */
+  ts_gen_random_uniform(NULL, 1, 60000, 60000, 5, TS_FLOAT32, &a); /* one row of 60,000 */
   expect_auto(ctx, "one long row", a, TS_OP_NONE, TS_SCHEDULE_MERGE_PATH, "max row > 4096");
+  a = NULL;
+  ts_gen_random_uniform(NULL, 1, 20000, 20000, 5, TS_FLOAT32, &a); /* tiny, but one row of 20,000 */
+  expect_auto(ctx, "tiny with one long row", a, TS_OP_NONE, TS_SCHEDULE_MERGE_PATH,
+              "(tiny: launch-bound) and max row > 4096");
   /* The transpose of the single row is a single column: 20,000 rows of 1. */
   a = NULL;
   ts_gen_random_uniform(NULL, 1, 20000, 20000, 5, TS_FLOAT32, &a);

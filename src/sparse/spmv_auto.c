@@ -7,9 +7,9 @@
  * than 10,000 nonzeros, where thread- or group-mapped wins (V100). On the
  * H200 the rule becomes, in order:
  *   1. no rows or no entries: thread-mapped (one launch writes beta*y);
- *   2. tiny (nnz < TSI_AUTO_TINY_NNZ), whatever the shape: the call costs the
- *      launch floor, so the single-launch schedule with the lowest floor:
- *      thread-mapped, or warp-mapped when a row is long for one thread;
+ *   2. tiny (nnz < TSI_AUTO_TINY_NNZ): the call costs the launch floor, so
+ *      the schedule with the lowest floor, warp-mapped, unless one row is
+ *      too long for a warp (merge-path);
  *   3. skewed rows (cv > TSI_AUTO_SKEW_CV): merge-path, whose even share of
  *      rows + nonzeros per thread makes time follow nnz, not the longest row;
  *   4. regular rows: block-mapped for long rows when there are enough of
@@ -21,13 +21,11 @@
 
 #include <stdio.h>
 
-/* Below this many nonzeros a call is launch-bound: 10^4 fp32 entries are
- * ~120 KB, 0.03 us at 4.3 TB/s against a ~4 us launch floor (gpu_basics,
- * bench/results/gpu-suite-h200.md). The paper's beta. To be measured with
- * spmv_schedules --set tiny. */
-#define TSI_AUTO_TINY_NNZ 10000
-/* Tiny matrices: one thread walks rows up to this long. To be measured. */
-#define TSI_AUTO_THREAD_MAX_ROW 32
+/* Below this many nonzeros a call is launch-bound. The paper used 10^4; on
+ * the H200 (spmv_schedules --set tiny, 2026-11-29, commit ff628d5) the 2-D
+ * Laplacian 100^2 (49,600 nnz) still ran at the floor: warp-mapped 6.4 us,
+ * group-mapped 6.3, thread-mapped 7.4, merge-path 9.3. */
+#define TSI_AUTO_TINY_NNZ 50000
 /* Row lengths with a coefficient of variation above this are skewed. To be
  * measured (spmv_schedules --set powerlaw and rmat against regular). */
 #define TSI_AUTO_SKEW_CV 1.0
@@ -44,10 +42,11 @@
 /* Block-mapped needs this many rows (tiles) to occupy 132 SMs a few times
  * over. To be measured. */
 #define TSI_AUTO_BLOCK_MIN_ROWS 1024
-/* Short regular rows with many nonzeros (2-D/3-D stencils, circuits): the
- * schedule predicted fastest by the kernel layer. To be measured
- * (spmv_schedules --set regular). */
-#define TSI_AUTO_SHORT_ROWS TS_SCHEDULE_MERGE_PATH
+/* Short regular rows with many nonzeros (2-D/3-D stencils): thread-mapped
+ * was the fastest tessera schedule on all 8 matrices of spmv_schedules
+ * --set regular (H200, 2026-11-29, commit ff628d5; 2-D Laplacian 4096^2:
+ * thread 0.303 ms, work-oriented 0.436, merge-path 0.454). */
+#define TSI_AUTO_SHORT_ROWS TS_SCHEDULE_THREAD_MAPPED
 /* Group size for group-mapped when nobody chose one: a warp, grown to cover
  * the mean row. To be measured. */
 #define TSI_AUTO_GROUP_SIZE 32
@@ -68,9 +67,11 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
     choice = TS_SCHEDULE_THREAD_MAPPED;
     snprintf(why, sizeof why, "no entries: one launch writes y");
   } else if (s->nnz < TSI_AUTO_TINY_NNZ) {
-    choice = s->max_row <= TSI_AUTO_THREAD_MAX_ROW ? TS_SCHEDULE_THREAD_MAPPED : TS_SCHEDULE_WARP_MAPPED;
+    /* Warp-mapped had the lowest floor on 7 of the 8 tiny matrices measured
+     * (4.1 us on 1x1 to 460 nnz; thread-mapped equal or up to 1.4 us slower). */
+    choice = s->max_row <= TSI_AUTO_LONG_ROW ? TS_SCHEDULE_WARP_MAPPED : TS_SCHEDULE_MERGE_PATH;
     snprintf(why, sizeof why, "nnz < %d (tiny: launch-bound) and max row %s %d", TSI_AUTO_TINY_NNZ,
-             s->max_row <= TSI_AUTO_THREAD_MAX_ROW ? "<=" : ">", TSI_AUTO_THREAD_MAX_ROW);
+             s->max_row <= TSI_AUTO_LONG_ROW ? "<=" : ">", TSI_AUTO_LONG_ROW);
   } else if (s->cv_row > TSI_AUTO_SKEW_CV) {
     choice = TS_SCHEDULE_MERGE_PATH;
     snprintf(why, sizeof why, "cv %.3g > %.3g (skewed rows)", s->cv_row, TSI_AUTO_SKEW_CV);
