@@ -11,14 +11,14 @@ if(TARGET tessera_cli)
   # The 10x10 Laplacian of cli_tests.cmake (100 rows, 460 entries, rows of 3 to 5):
   # tiny, so AUTO takes the single-launch thread-mapped schedule.
   tessera_cli_test(spmv_auto_reason ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --repeat 2
-    STDOUT "operation +y = A\\*x\nschedule +thread-mapped \\(chosen by auto\\)\nreason +auto: thread-mapped for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 10000 .*check .*: PASS"
+    STDOUT "operation +y = A\\*x\nschedule +warp-mapped \\(chosen by auto\\)\nreason +auto: warp-mapped for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 .*check .*: PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --repeat 2
-    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nauto +thread-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: thread-mapped for A"
+    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nauto +warp-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: warp-mapped for A"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all_json ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --group-size 4
     --repeat 2 --json JSON
-    JSON_EQUALS "operation=none,schedules.group-mapped.group_size=4,schedules.merge-path.schedule=merge-path,schedules.auto.schedule=thread-mapped,schedules.auto.schedule_requested=auto,schedules.work-oriented.check=PASS,check=PASS"
+    JSON_EQUALS "operation=none,schedules.group-mapped.group_size=4,schedules.merge-path.schedule=merge-path,schedules.auto.schedule=warp-mapped,schedules.auto.schedule_requested=auto,schedules.work-oriented.check=PASS,check=PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_group_size ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule group --group-size 256 --repeat 2
     STDOUT "schedule +group-mapped, group size 256\nreason +requested: group-mapped, group size 256 for A .*: PASS"
@@ -37,9 +37,9 @@ if(TARGET tessera_cli)
   endif()
 
   # ---- demo names AUTO's choice ---------------------------------------------------
-  # 64x64 grid: 20224 nonzeros of rows 3 to 5: short regular rows.
-  tessera_cli_test(demo_schedule ARGS demo --size 64 --repeat 5
-    STDOUT "schedule +[a-z-]+[a-z,0-9 ]* \\(chosen by auto\\)\nreason +auto: .* 20224 nnz, .*\\(short regular rows\\)")
+  # 128x128 grid: 81408 nonzeros of rows 3 to 5: short regular rows.
+  tessera_cli_test(demo_schedule ARGS demo --size 128 --repeat 5
+    STDOUT "schedule +[a-z-]+[a-z,0-9 ]* \\(chosen by auto\\)\nreason +auto: .* 81408 nnz, .*\\(short regular rows\\)")
   tessera_cli_test(demo_schedule_json ARGS demo --size 32 --repeat 5 --json JSON
     JSON_EQUALS "schedule_requested=auto,operation=none,check=PASS")
 
