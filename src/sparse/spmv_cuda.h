@@ -31,14 +31,13 @@ size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedul
 
 /* One-time preparation (partition search, ...) into the workspace; may launch
  * kernels on the context's stream. */
-ts_status tsi_spmv_cuda_prepare(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule,
-                                int group_size, void *workspace, size_t workspace_bytes);
+ts_status tsi_spmv_cuda_prepare(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
+                                void *workspace, size_t workspace_bytes);
 
 /* y = alpha * A * x + beta * y with the schedule; deterministic (bitwise
  * repeatable), no allocation, no host synchronisation. */
 ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
-                            void *workspace, size_t workspace_bytes, double alpha, const void *x, double beta,
-                            void *y);
+                            void *workspace, size_t workspace_bytes, double alpha, const void *x, double beta, void *y);
 
 #ifdef __cplusplus
 }
