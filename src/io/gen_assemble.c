@@ -14,6 +14,16 @@ ts_status tsi_gen_check_output(ts_context *ctx, const char *op, ts_dtype dtype, 
   return TS_SUCCESS;
 }
 
+ts_status tsi_gen_check_shape(ts_context *ctx, const char *op, int64_t rows, int64_t cols) {
+  if (rows < 1 || cols < 1)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: rows and cols must be at least 1 (got %lld x %lld)", op,
+                     (long long)rows, (long long)cols);
+  if (rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION)
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld x %lld exceeds the largest dimension %d", op, (long long)rows,
+                     (long long)cols, TS_MAX_DIMENSION);
+  return TS_SUCCESS;
+}
+
 int64_t tsi_gen_prefix_sum(int64_t *ptr, int64_t rows) {
   ptr[0] = 0;
   for (int64_t i = 0; i < rows; i++)

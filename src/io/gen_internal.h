@@ -18,6 +18,9 @@
  * NULL first. */
 ts_status tsi_gen_check_output(ts_context *ctx, const char *op, ts_dtype dtype, ts_csr **csr);
 
+/* rows and cols are at least 1 and at most TS_MAX_DIMENSION. */
+ts_status tsi_gen_check_shape(ts_context *ctx, const char *op, int64_t rows, int64_t cols);
+
 /* Turn counts held in ptr[1..rows] into offsets (ptr[0] = 0); returns the
  * total. */
 int64_t tsi_gen_prefix_sum(int64_t *ptr, int64_t rows);

@@ -34,12 +34,9 @@ ts_status ts_gen_power_law(ts_context *ctx, int64_t rows, int64_t cols, int64_t 
   ts_status st = tsi_gen_check_output(ctx, op, dtype, csr);
   if (st != TS_SUCCESS)
     return st;
-  if (rows < 1 || cols < 1)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: rows and cols must be at least 1 (got %lld x %lld)", op,
-                     (long long)rows, (long long)cols);
-  if (rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION)
-    return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld x %lld exceeds the largest dimension %d", op, (long long)rows,
-                     (long long)cols, TS_MAX_DIMENSION);
+  st = tsi_gen_check_shape(ctx, op, rows, cols);
+  if (st != TS_SUCCESS)
+    return st;
   if (!(exponent > 0.0) || !isfinite(exponent))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: exponent must be finite and > 0 (got %g)", op, exponent);
   int64_t most;

@@ -8,12 +8,9 @@ ts_status ts_gen_random_uniform(ts_context *ctx, int64_t rows, int64_t cols, int
   ts_status st = tsi_gen_check_output(ctx, op, dtype, csr);
   if (st != TS_SUCCESS)
     return st;
-  if (rows < 1 || cols < 1)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: rows and cols must be at least 1 (got %lld x %lld)", op,
-                     (long long)rows, (long long)cols);
-  if (rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION)
-    return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld x %lld exceeds the largest dimension %d", op, (long long)rows,
-                     (long long)cols, TS_MAX_DIMENSION);
+  st = tsi_gen_check_shape(ctx, op, rows, cols);
+  if (st != TS_SUCCESS)
+    return st;
   if (per_row < 0 || per_row > cols)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: per_row = %lld must lie in [0, cols = %lld]", op,
                      (long long)per_row, (long long)cols);
