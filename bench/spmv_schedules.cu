@@ -86,6 +86,8 @@ struct case_result {
   double mean_row, cv_row;
   double bytes; /* compulsory traffic */
   variant_result v[V_COUNT];
+  tsb_stats gather; /* the stream-and-gather floor (no rows), when it ran */
+  bool gather_ran;
 };
 
 /* ---- the reference and its check ----------------------------------------------- */
@@ -227,6 +229,69 @@ static int measure_variant(ts_context *ctx, const options *opt, const ts_csr *a,
 struct cusparse_matrix {
   void *row_ptr, *col_idx, *values;
 };
+
+/* ---- the stream-and-gather floor ---------------------------------------------------- */
+
+/* What any row schedule must at least do: stream every (column, value) pair
+ * once, coalesced, and gather x at the column; no row offsets, no per-row
+ * sums (one partial per thread, written so the loads are not dropped). Its
+ * time bounds SpMV on matrices whose columns are scattered, where the x
+ * gathers, not DRAM, set the pace. */
+template <class T>
+__global__ void __launch_bounds__(256)
+    gather_floor_kernel(long long nnz, const int32_t *__restrict__ cols, const T *__restrict__ vals,
+                        const T *__restrict__ x, T *__restrict__ partial) {
+  T sum = 0;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += stride)
+    sum += vals[k] * x[cols[k]];
+  partial[(long long)blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+struct gather_job {
+  long long nnz;
+  const int32_t *cols;
+  const void *vals, *x;
+  void *partial;
+  bool fp32;
+  int blocks;
+};
+
+enum { GATHER_BLOCKS_PER_SM = 8 };
+
+static int run_gather_floor(void *user, void *stream) {
+  gather_job *g = (gather_job *)user;
+  cudaStream_t s = (cudaStream_t)stream;
+  if (g->fp32)
+    gather_floor_kernel<float>
+        <<<g->blocks, 256, 0, s>>>(g->nnz, g->cols, (const float *)g->vals, (const float *)g->x, (float *)g->partial);
+  else
+    gather_floor_kernel<double><<<g->blocks, 256, 0, s>>>(g->nnz, g->cols, (const double *)g->vals,
+                                                          (const double *)g->x, (double *)g->partial);
+  TSB_CUDA_TRY(cudaGetLastError());
+  return 0;
+}
+
+static int measure_gather_floor(ts_context *ctx, const options *opt, const ts_csr *a, const cusparse_matrix *m,
+                                const ts_buffer *x, case_result *c) {
+  if (a->nnz == 0)
+    return 0;
+  int device = 0, sms = 0;
+  TSB_CUDA_TRY(cudaGetDevice(&device));
+  TSB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  gather_job g = {a->nnz,
+                  (const int32_t *)m->col_idx,
+                  m->values,
+                  ts_buffer_data((ts_buffer *)x),
+                  NULL,
+                  a->dtype == TS_FLOAT32,
+                  sms * GATHER_BLOCKS_PER_SM};
+  TSB_CUDA_TRY(cudaMalloc(&g.partial, (size_t)g.blocks * 256 * sizeof(double)));
+  int bad = tsb_time_events(ts_context_stream(ctx), opt->warmup, opt->repeat, run_gather_floor, &g, &c->gather);
+  (void)cudaFree(g.partial);
+  c->gather_ran = bad == 0;
+  return bad;
+}
 
 static int upload_for_cusparse(const ts_csr *a, cusparse_matrix *m) {
   size_t v = ts_dtype_size(a->dtype);
@@ -390,6 +455,8 @@ static int run_case(ts_context *ctx, cusparseHandle_t handle, const options *opt
     if (bad)
       goto cleanup;
   }
+  if (measure_gather_floor(ctx, opt, a, &m, job.x, c) != 0)
+    goto cleanup;
   free_cusparse_matrix(&m);
 
   for (int k = 0; k < V_ALG1; k++) {
@@ -427,6 +494,9 @@ cleanup:
     if (c->v[k].failed)
       *check_failed = 1;
   }
+  if (c->gather_ran)
+    printf("    %-14s %10.4f ms %8.1f GB/s  (stream and gather only)\n", "gather floor", c->gather.median,
+           tsb_gbps(c->bytes, c->gather.median));
   if (c->v[V_AUTO].ran)
     printf("    %s\n", c->v[V_AUTO].explain);
   fflush(stdout);
@@ -666,6 +736,22 @@ static void md_per_matrix(const case_result *cases, int count, double copy_gbps)
     const variant_result *a = &c->v[V_AUTO];
     md(" %s | %s | %.3f |\n", a->ran ? ts_schedule_name(a->ran_as) : "-", best >= 0 ? variant_names[best] : "-",
        best >= 0 && a->ran && c->v[best].ms.median > 0 ? a->ms.median / c->v[best].ms.median : 0.0);
+  }
+}
+
+/* The stream-and-gather floor beside the best tessera schedule and ALG1. */
+static void md_gather_floor(const case_result *cases, int count, double copy_gbps) {
+  md("\n## Stream-and-gather floor (every (column, value) pair streamed once, x gathered; no rows)\n\n");
+  md("| matrix | dtype | floor | floor %% of copy | best tessera | best / floor | ALG1 / floor |\n");
+  md("|---|---|---|---|---|---|---|\n");
+  for (int i = 0; i < count; i++) {
+    const case_result *c = &cases[i];
+    int best = best_schedule(c);
+    if (!c->gather_ran || best < 0 || c->gather.median <= 0)
+      continue;
+    md("| %s | %s | %.4f ms | %.0f%% | %s %.4f ms | %.2f | %.2f |\n", c->name, dtype_name(c->dtype), c->gather.median,
+       100 * tsb_fraction_of(tsb_gbps(c->bytes, c->gather.median), copy_gbps), variant_names[best],
+       c->v[best].ms.median, c->v[best].ms.median / c->gather.median, c->v[V_ALG1].ms.median / c->gather.median);
   }
 }
 
@@ -1038,6 +1124,7 @@ int main(int argc, char **argv) {
     if (md_file)
       tsb_metadata_print(&meta, md_file, "- ");
     md_per_matrix(cases, count, copy.best_gbps);
+    md_gather_floor(cases, count, copy.best_gbps);
     md_bins(cases, count);
     md_auto_and_determinism(cases, count);
     md_floor(cases, count);

@@ -22,14 +22,19 @@ struct tsi_spmv_call {
   cudaStream_t stream;
 };
 
-/* y = alpha*A*x + beta*y: a row is a tile, a nonzero an atom. The matrix is
- * streamed once (evict-first loads), x is gathered through the read-only
- * path, y is read only when beta != 0. */
-/* Merge-path and work-oriented hold 8 blocks of 256 threads per SM within
- * 32 registers without spilling (ptxas -v): full occupancy for the loads. */
-template <class S>
-constexpr int
-    tsi_spmv_min_blocks = (std::is_same<S, lb::merge_path>::value || std::is_same<S, lb::work_oriented>::value) ? 8 : 1;
+/* y = alpha*A*x + beta*y: a row is a tile, a nonzero an atom; y is read only
+ * when beta != 0. Plain cached loads: with one row per thread, the warp's
+ * consecutive loads of a row's entries hit the same cache lines, and
+ * evict-first loads (__ldcs) threw them out in between (2-D Laplacian,
+ * thread-mapped: 0.277 ms with __ldcs, 0.227 ms without; bench/NOTES.md). */
+/* Every schedule but group-mapped holds 8 blocks of 256 threads per SM
+ * within 32 registers without spilling (ptxas -v; the int64-offset fp32
+ * chunked kernels spill 14 bytes): full occupancy for the loads. Left free, thread-mapped took 48 registers (5 blocks
+ * per SM) and ran the 2-D Laplacian 4096^2 in 0.271 ms instead of 0.240 ms. */
+template <class S> struct tsi_spmv_min_blocks_of { static constexpr int value = 8; };
+/* Group-mapped keeps its per-group scan in registers: capped at 32 it spills. */
+template <int G> struct tsi_spmv_min_blocks_of<lb::group_mapped<G>> { static constexpr int value = 1; };
+template <class S> constexpr int tsi_spmv_min_blocks = tsi_spmv_min_blocks_of<S>::value;
 
 template <class S, class T, class Index>
 __global__ void __launch_bounds__(lb::block_threads<S>, tsi_spmv_min_blocks<S>)
@@ -37,7 +42,7 @@ __global__ void __launch_bounds__(lb::block_threads<S>, tsi_spmv_min_blocks<S>)
                     const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
   __shared__ lb::storage<S, T, Index> smem;
   lb::for_each_tile_reduce<S>(
-      p, work, smem, T(0), lb::plus{}, [=](Index k) { return __ldcs(vals + k) * __ldg(x + __ldcs(cols + k)); },
+      p, work, smem, T(0), lb::plus{}, [=](Index k) { return vals[k] * x[cols[k]]; },
       [=](Index row, T sum) { y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row]; });
 }
 
