@@ -13,5 +13,7 @@
 #include "tessera/sparse.h"
 #include "tessera/io.h"
 #include "tessera/lu.h"
+#include "tessera/sort.h"
+#include "tessera/gemm.h"
 
 #endif /* TESSERA_H */
