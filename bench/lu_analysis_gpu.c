@@ -131,6 +131,11 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   lev_ok = lev_ok && lev_single.ok && lu->levels == cpu_level_count &&
            same_arrays(lu->level_cols, cpu_levels, (size_t)n * 4);
 
+  /* A line per matrix as it finishes, so that a cut-short run still tells. */
+  fprintf(stderr,
+          "%s: symbolic CPU %.2f, GPU %.2f / %.2f / %.2f / %.2f ms; levelize CPU %.3f, GPU %.3f / %.3f ms; %s\n", name,
+          sym_cpu.ms, sym_two.ms, sym_one.ms, sym_small.ms, sym_small_one.ms, lev_cpu.ms, lev_coop.ms, lev_single.ms,
+          sym_ok && lev_ok ? "same" : "DIFFERENT");
   tsb_table_cell(table, "%s", name);
   tsb_table_cell(table, "%lld", (long long)n);
   tsb_table_cell(table, "%lld", (long long)a->nnz);
@@ -252,8 +257,8 @@ int main(int argc, char **argv) {
                            "levelize CPU/GPU coop",
                            "same as CPU"};
   tsb_table *table = tsb_table_create(17, columns);
-  bench_generated(ctx, table, quick);
   bench_corpus(ctx, table, quick);
+  bench_generated(ctx, table, quick);
   tsb_table_write_csv(table, &meta, csv);
   tsb_table_print_markdown(table, &meta, stdout);
   tsb_table_destroy(table);

@@ -52,7 +52,8 @@ static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering
 /* The same permutations, columns of L + U, entry map and counts. */
 static inline int same_symbolic(const ts_lu *x, const ts_lu *y, const ts_csr *a) {
   size_t n = (size_t)a->rows;
-  return x && y && x->lu_nnz == y->lu_nnz && memcmp(x->row_perm, y->row_perm, n * sizeof(int32_t)) == 0 &&
+  return x && y && x->state == TSI_LU_ANALYZED && y->state == TSI_LU_ANALYZED && x->lu_nnz == y->lu_nnz &&
+         memcmp(x->row_perm, y->row_perm, n * sizeof(int32_t)) == 0 &&
          memcmp(x->col_perm, y->col_perm, n * sizeof(int32_t)) == 0 &&
          memcmp(x->lu_col_ptr, y->lu_col_ptr, (n + 1) * sizeof(int64_t)) == 0 &&
          memcmp(x->lu_row_idx, y->lu_row_idx, (size_t)x->lu_nnz * sizeof(int32_t)) == 0 &&
@@ -63,7 +64,8 @@ static inline int same_symbolic(const ts_lu *x, const ts_lu *y, const ts_csr *a)
 
 /* The same levels, columns in the same order within each. */
 static inline int same_levels(const ts_lu *x, const ts_lu *y) {
-  return x && y && x->n == y->n && x->levels == y->levels && x->stats.levels == y->stats.levels &&
+  return x && y && x->state == TSI_LU_ANALYZED && y->state == TSI_LU_ANALYZED && x->n == y->n &&
+         x->levels == y->levels && x->stats.levels == y->stats.levels &&
          x->stats.max_level_size == y->stats.max_level_size &&
          memcmp(x->level_ptr, y->level_ptr, (size_t)(x->levels + 1) * sizeof(int64_t)) == 0 &&
          memcmp(x->level_cols, y->level_cols, (size_t)x->n * sizeof(int32_t)) == 0;

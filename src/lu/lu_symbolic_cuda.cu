@@ -177,16 +177,26 @@ typedef struct row_part {
 
 static int64_t round_up4(int64_t words) { return (words + 3) / 4 * 4; }
 
+/* The parts lay their slots out differently (one part's queue overlaps the
+ * next slot's bitmap in the other's), so each part starts from cleared
+ * scratch; within a part, rows clear their own bits when done. */
+static ts_status clear_scratch(ts_lu *lu, const symbolic_chunk *c, const row_part *part) {
+  return tsi_cuda_memset(lu->ctx, c->scratch, 0, (size_t)(part->chunk_rows * part->slot_words) * sizeof(uint32_t));
+}
+
 /* Phase one over a part: chunks of chunk_rows rows. Returns the chunks. */
 static ts_status count_part(ts_lu *lu, symbolic_chunk c, const row_part *part, cudaStream_t stream, int64_t *chunks) {
   c.slot_words = part->slot_words;
+  ts_status st = clear_scratch(lu, &c, part);
+  if (st != TS_SUCCESS)
+    return st;
   for (int64_t first = part->begin; first < part->end; first += part->chunk_rows) {
     int64_t last = first + part->chunk_rows < part->end ? first + part->chunk_rows : part->end;
     c.first = (int32_t)first;
     c.last = (int32_t)last;
     unsigned blocks = (unsigned)((last - first + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
     fill_path_rows<false><<<blocks, WARPS_PER_BLOCK * 32, 0, stream>>>(c);
-    ts_status st = tsi_cuda_check_launch(lu->ctx, "LU symbolic count");
+    st = tsi_cuda_check_launch(lu->ctx, "LU symbolic count");
     if (st != TS_SUCCESS)
       return st;
     (*chunks)++;
@@ -200,6 +210,9 @@ static ts_status count_part(ts_lu *lu, symbolic_chunk c, const row_part *part, c
 static ts_status write_part(ts_lu *lu, symbolic_chunk c, const row_part *part, const int64_t *row_ptr,
                             int64_t out_capacity, int32_t *row_idx, cudaStream_t stream) {
   c.slot_words = part->slot_words;
+  ts_status st = clear_scratch(lu, &c, part);
+  if (st != TS_SUCCESS)
+    return st;
   int64_t first = part->begin;
   while (first < part->end) {
     int64_t last = first + 1;
@@ -210,7 +223,7 @@ static ts_status write_part(ts_lu *lu, symbolic_chunk c, const row_part *part, c
     c.out_base = row_ptr[first];
     unsigned blocks = (unsigned)((last - first + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
     fill_path_rows<true><<<blocks, WARPS_PER_BLOCK * 32, 0, stream>>>(c);
-    ts_status st = tsi_cuda_check_launch(lu->ctx, "LU symbolic write");
+    st = tsi_cuda_check_launch(lu->ctx, "LU symbolic write");
     if (st != TS_SUCCESS)
       return st;
     int64_t entries = row_ptr[last] - row_ptr[first];
@@ -297,9 +310,6 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
         goto cleanup;
       }
       held += scratch_words * 4;
-      /* Rows clear their bits when done, so one clearing serves all chunks. */
-      if ((st = tsi_cuda_memset(ctx, d.scratch, 0, (size_t)scratch_words * 4)) != TS_SUCCESS)
-        goto cleanup;
     }
 
     /* Phase one: count each row's entries into row_ptr[i + 1]. */
