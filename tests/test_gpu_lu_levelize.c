@@ -18,6 +18,8 @@ static int64_t misplaced_columns(const ts_lu *lu) {
   int64_t n = lu->n, bad = 0;
   int64_t *depth = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
   int64_t *level = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  for (int64_t k = 0; k < n; k++)
+    level[k] = -1; /* a column left out of every level stays off its depth */
   for (int64_t l = 0; l < lu->levels; l++)
     for (int64_t p = lu->level_ptr[l]; p < lu->level_ptr[l + 1]; p++)
       level[lu->level_cols[p]] = l;
