@@ -1,6 +1,7 @@
 /* ts_lu_analyze: matching and scaling, fill-reducing ordering, symbolic
  * factorization and levelization of a square matrix, each phase timed
- * (Xia, Jiang, Agrawal and Ramnath, PPoPP 2023, section 3.1). */
+ * (Xia, Jiang, Agrawal and Ramnath, PPoPP 2023, section 3.1); the symbolic
+ * phase and the levelization run on the GPU with a CUDA context. */
 #include "lu_analysis.h"
 #include "lu_analysis_time.h"
 
@@ -37,6 +38,14 @@ static ts_status copy_pattern(ts_lu *lu, const ts_csr *a) {
   if (a->nnz > 0)
     memcpy(lu->a_col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
   return TS_SUCCESS;
+}
+
+/* Does a phase run on the GPU: forced by the tests and benchmarks, else
+ * when the context's backend is CUDA. */
+static int phase_on_gpu(const ts_lu *lu, int device) {
+  if (device != TSI_LU_PHASE_AUTO)
+    return device == TSI_LU_PHASE_GPU;
+  return lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA;
 }
 
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
@@ -76,14 +85,14 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = tsi_lu_symbolic_cpu(lu, a);
+  st = phase_on_gpu(lu, lu->symbolic_device) ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_lu_seconds();
   lu->stats.time_symbolic = end - start;
   if (st != TS_SUCCESS)
     goto cleanup;
 
   start = end;
-  st = tsi_lu_levelize_cpu(lu);
+  st = phase_on_gpu(lu, lu->levelize_device) ? tsi_lu_levelize_cuda(lu) : tsi_lu_levelize_cpu(lu);
   end = tsi_lu_seconds();
   lu->stats.time_levelize = end - start;
   if (st != TS_SUCCESS)

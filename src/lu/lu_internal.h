@@ -60,6 +60,17 @@ struct ts_lu {
    * tests compare the two. Kept by a new analysis. */
   int symbolic_fill_path;
 
+  /* GPU analysis (lu_symbolic_cuda.cu, lu_levelize_cuda.cu): where the
+   * symbolic and levelization phases run (enum tsi_lu_phase_device; AUTO
+   * follows the context's backend), and the variants the benchmark compares:
+   * symbolic_one_chunk_size sizes every row's slot like the last rows' (one
+   * chunk size instead of the paper's two), levelize_variant picks the
+   * device-side loop (enum tsi_lu_levelize_variant). Kept by a new analysis. */
+  int symbolic_device;
+  int levelize_device;
+  int symbolic_one_chunk_size;
+  int levelize_variant;
+
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
   double *a_values;
@@ -72,6 +83,18 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);     /* row_perm (matching
 ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a);     /* composes the ordering into row/col_perm */
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a); /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
 ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_cols, levels */
+
+/* GPU analysis phases: the same results as the CPU's (pattern, entry map,
+ * counts; levels with sorted columns), TS_ERROR_UNSUPPORTED without CUDA or
+ * without a CUDA context. */
+enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
+enum tsi_lu_levelize_variant {
+  TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
+  TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */
+  TSI_LU_LEVELIZE_SINGLE_BLOCK = 2 /* one block iterates the levels with block barriers */
+};
+ts_status tsi_lu_symbolic_cuda(ts_lu *lu, const ts_csr *a);
+ts_status tsi_lu_levelize_cuda(ts_lu *lu);
 
 /* Numeric phases (CPU). */
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);

@@ -7,6 +7,10 @@
 
 #include "lu_analysis.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Default budget: enough rows in flight per thread that a chunk's rows
  * balance across threads, capped so large orders stay modest. */
 #define TSI_LU_SYMBOLIC_ROWS_PER_THREAD 16
@@ -41,7 +45,21 @@ int64_t tsi_lu_symbolic_chunk_rows(int64_t budget, int64_t words, int64_t rows);
  * rows->row_ptr and rows->row_idx. */
 ts_status tsi_lu_symbolic_fill_path_rows(ts_lu *lu, tsi_lu_rows *rows);
 
+/* Rows of L + U on the GPU, out of core (lu_symbolic_cuda.cu). */
+ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows);
+
+/* A way of finding the rows of L + U from M's rows (one of the above). */
+typedef ts_status (*tsi_lu_rows_fn)(ts_lu *lu, tsi_lu_rows *rows);
+
+/* The symbolic phase with `find_rows`: M's pattern, its rows of L + U, then
+ * the columns, the entry map and the counts (lu_symbolic_cpu.c). */
+ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows);
+
 /* Rows of L + U by the row merge with symmetric pruning (Eisenstat and Liu). */
 ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -167,6 +167,11 @@ static ts_status count_factors(ts_lu *lu) {
 }
 
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
+  return tsi_lu_symbolic_with(lu, a,
+                              lu->symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows : tsi_lu_symbolic_row_merge_rows);
+}
+
+ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows) {
   ts_status st = TS_SUCCESS;
   int64_t n = a->rows;
   tsi_lu_rows rows = {n, NULL, NULL, NULL, NULL};
@@ -179,7 +184,7 @@ ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
   st = matched_pattern(lu, a, col_inverse, row_inverse, &rows.m_ptr, &rows.m_idx);
   if (st != TS_SUCCESS)
     goto cleanup;
-  st = lu->symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows(lu, &rows) : tsi_lu_symbolic_row_merge_rows(lu, &rows);
+  st = find_rows(lu, &rows);
   if (st != TS_SUCCESS)
     goto cleanup;
   /* The rows are not needed past the columns: free M first. */
