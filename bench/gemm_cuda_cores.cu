@@ -142,6 +142,7 @@ struct options {
   const char *csv_path, *md_path;
   bool fp32, fp64, quick;
   int warmup, repeat;
+  int only_shape; /* -1: every shape */
 };
 
 static int bench_shape(ts_context *ctx, cublasHandle_t handle, ts_dtype dtype, const shape *sh, const options *opt,
@@ -285,7 +286,9 @@ static int bench_shape(ts_context *ctx, cublasHandle_t handle, ts_dtype dtype, c
 }
 
 static void usage(const char *argv0) {
-  printf("usage: %s [--precision single|double|both] [--quick] [--warmup N] [--repeat N] [--md PATH] [CSV_PATH]\n"
+  printf("usage: %s [--precision single|double|both] [--quick] [--warmup N] [--repeat N] [--shape I]\n"
+         "          [--md PATH] [CSV_PATH]\n"
+         "  --shape I runs only the I-th shape of the list (0: 1024^3, 2: 4096^3; for profilers)\n"
          "  CSV_PATH defaults to bench-out/gemm_cuda_cores.csv; the summary goes to the same path with .md\n"
          "  --quick divides every size by 8 (a check of the program, not a measurement)\n"
          "  exit status: 0 when every check passed, 1 on a failed check or error, 2 for a bad command line,\n"
@@ -300,6 +303,7 @@ int main(int argc, char **argv) {
   opt.fp32 = opt.fp64 = true;
   opt.warmup = 3;
   opt.repeat = 20;
+  opt.only_shape = -1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool has_value = i + 1 < argc;
@@ -317,6 +321,12 @@ int main(int argc, char **argv) {
       opt.warmup = atoi(argv[++i]);
     } else if (strcmp(arg, "--repeat") == 0 && has_value) {
       opt.repeat = atoi(argv[++i]);
+    } else if (strcmp(arg, "--shape") == 0 && has_value) {
+      opt.only_shape = atoi(argv[++i]);
+      if (opt.only_shape < 0 || opt.only_shape >= SHAPE_COUNT) {
+        fprintf(stderr, "error: --shape takes 0 to %d\n", SHAPE_COUNT - 1);
+        return 2;
+      }
     } else if (strcmp(arg, "--md") == 0 && has_value) {
       opt.md_path = argv[++i];
     } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -423,8 +433,9 @@ int main(int argc, char **argv) {
     if ((dtype == TS_FLOAT32 && !opt.fp32) || (dtype == TS_FLOAT64 && !opt.fp64))
       continue;
     for (int s = 0; s < SHAPE_COUNT && status == 0; s++)
-      status = bench_shape(ctx, handle, dtype, &shapes[s], &opt, dtype == TS_FLOAT32 ? peak32 : peak64, sms, t, md,
-                           &failures);
+      if (opt.only_shape < 0 || opt.only_shape == s)
+        status = bench_shape(ctx, handle, dtype, &shapes[s], &opt, dtype == TS_FLOAT32 ? peak32 : peak64, sms, t, md,
+                             &failures);
   }
   fclose(md);
   if (status == 0)

@@ -80,8 +80,8 @@ static void test_deterministic(ts_context *ctx) {
   CHECK(gemm_run_case(ctx, &g, NULL, 9, &r2) == 0);
   if (one)
     CHECK(gemm_run_case(one, &g, NULL, 9, &r3) == 0);
-  CHECK(r1 && r2 && r3 && memcmp(r1, r2, 150 * 140 * sizeof(double)) == 0 &&
-        memcmp(r1, r3, 150 * 140 * sizeof(double)) == 0);
+  CHECK(r1 && r2 && r3 && memcmp(r1, r2, (size_t)150 * 140 * sizeof(double)) == 0 &&
+        memcmp(r1, r3, (size_t)150 * 140 * sizeof(double)) == 0);
   free(r1);
   free(r2);
   free(r3);

@@ -88,10 +88,10 @@ static int64_t gemm_run_case(ts_context *ctx, const gemm_case *g_in, const ts_ge
   if (g.ldc == 0)
     g.ldc = gemm_min_ld(g.m);
   int64_t na = g.lda * ac, nb = g.ldb * bc, nc = g.ldc * g.n;
-  double *a = malloc((size_t)(na + 1) * sizeof(double));
-  double *b = malloc((size_t)(nb + 1) * sizeof(double));
-  double *c0 = malloc((size_t)(nc + 1) * sizeof(double));
-  double *c = malloc((size_t)(nc + 1) * sizeof(double));
+  double *a = calloc((size_t)(na + 1), sizeof(double));
+  double *b = calloc((size_t)(nb + 1), sizeof(double));
+  double *c0 = calloc((size_t)(nc + 1), sizeof(double));
+  double *c = calloc((size_t)(nc + 1), sizeof(double));
   int64_t wrong = -1;
   ts_buffer *da = NULL, *db = NULL, *dc = NULL;
   if (!a || !b || !c0 || !c)

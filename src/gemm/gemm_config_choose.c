@@ -11,16 +11,20 @@
  * arithmetic intensity: larger register and block tiles need fewer shared
  * and global loads per FMA). The cheapest wins; ties go to the earlier entry.
  * Small products thus take small tiles that fill the SMs, large ones the
- * largest tile. The efficiencies are the measured fraction of peak at
- * n = 4096 (bench/results/gemm-h200.md) and are the figures the SPT model is
- * meant to replace with a prediction per shape. */
+ * largest tile. The efficiencies are estimates from each tile's intensity
+ * (FMAs per shared-memory and global byte, registers per thread), not yet
+ * measurements: bench/gemm_cuda_cores measures every configuration on each
+ * shape (one CSV row per configuration), and the SPT performance model is
+ * meant to replace them with a prediction per shape. */
 #include "gemm_configs.h"
 
 #include <stdio.h>
 
-/* Fraction of the FMA peak sustained on a large square product, by id. */
+/* Estimated fraction of the FMA peak sustained on a large square product,
+ * by id: higher for larger tiles, lower for the spilling or low-occupancy
+ * variants. */
 static double config_efficiency(const tsi_gemm_config *c) {
-  static const double efficiency[] = {0.0, 0.80, 0.78, 0.78, 0.70, 0.55, 0.80, 0.75, 0.60};
+  static const double efficiency[] = {0.0, 0.80, 0.78, 0.78, 0.78, 0.70, 0.55, 0.80, 0.75, 0.60};
   if (c->id < (int)(sizeof efficiency / sizeof efficiency[0]))
     return efficiency[c->id];
   return 0.5;

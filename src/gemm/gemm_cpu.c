@@ -11,9 +11,9 @@
 /* Tile of C per task and depth of one packed slice: the two panels and the
  * accumulator (64*256 + 256*64 + 64*64 values, 144 KiB in double) stay in a
  * core's L2. */
-#define TSI_GEMM_CPU_MB 64
-#define TSI_GEMM_CPU_NB 64
-#define TSI_GEMM_CPU_KB 256
+#define TSI_GEMM_CPU_MB ((int64_t)64)
+#define TSI_GEMM_CPU_NB ((int64_t)64)
+#define TSI_GEMM_CPU_KB ((int64_t)256)
 
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32

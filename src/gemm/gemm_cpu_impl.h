@@ -23,14 +23,38 @@ static void TSI_NAME(gemm_tile)(const tsi_gemm_args *g, int64_t i0, int64_t j0, 
     for (int64_t p = 0; p < kb; p++)
       for (int64_t i = 0; i < mb; i++)
         panel_a[i + p * TSI_GEMM_CPU_MB] = TSI_NAME(op_entry)(a, g->lda, g->trans_a, i0 + i, p0 + p);
-    for (int64_t j = 0; j < nb; j++)
+    for (int64_t jj = 0; jj < nb; jj++)
       for (int64_t p = 0; p < kb; p++)
-        panel_b[p + j * TSI_GEMM_CPU_KB] = TSI_NAME(op_entry)(b, g->ldb, g->trans_b, p0 + p, j0 + j);
-    for (int64_t j = 0; j < nb; j++) {
-      TSI_VALUE *acc_col = acc + j * TSI_GEMM_CPU_MB;
+        panel_b[p + jj * TSI_GEMM_CPU_KB] = TSI_NAME(op_entry)(b, g->ldb, g->trans_b, p0 + p, j0 + jj);
+    /* Four columns of C per pass: each panel_a column is loaded once for four FMAs. */
+    int64_t j = 0;
+    for (; j + 4 <= nb; j += 4) {
+      TSI_VALUE *restrict c0 = acc + j * TSI_GEMM_CPU_MB, *restrict c1 = c0 + TSI_GEMM_CPU_MB;
+      TSI_VALUE *restrict c2 = c1 + TSI_GEMM_CPU_MB, *restrict c3 = c2 + TSI_GEMM_CPU_MB;
+      for (int64_t p = 0; p < kb; p++) {
+        const TSI_VALUE *restrict a_col = panel_a + p * TSI_GEMM_CPU_MB;
+        const TSI_VALUE *b_row = panel_b + p + j * TSI_GEMM_CPU_KB;
+        TSI_VALUE b0 = b_row[0], b1 = b_row[TSI_GEMM_CPU_KB], b2 = b_row[2 * TSI_GEMM_CPU_KB];
+        TSI_VALUE b3 = b_row[3 * TSI_GEMM_CPU_KB];
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+        for (int64_t i = 0; i < mb; i++) {
+          c0[i] += a_col[i] * b0;
+          c1[i] += a_col[i] * b1;
+          c2[i] += a_col[i] * b2;
+          c3[i] += a_col[i] * b3;
+        }
+      }
+    }
+    for (; j < nb; j++) {
+      TSI_VALUE *restrict acc_col = acc + j * TSI_GEMM_CPU_MB;
       for (int64_t p = 0; p < kb; p++) {
         TSI_VALUE bpj = panel_b[p + j * TSI_GEMM_CPU_KB];
-        const TSI_VALUE *a_col = panel_a + p * TSI_GEMM_CPU_MB;
+        const TSI_VALUE *restrict a_col = panel_a + p * TSI_GEMM_CPU_MB;
+#ifdef _OPENMP
+#pragma omp simd
+#endif
         for (int64_t i = 0; i < mb; i++)
           acc_col[i] += a_col[i] * bpj;
       }
