@@ -32,7 +32,7 @@ static const char *const impl_names[IMPL_COUNT] = {"tessera merge sort", "cub::D
 
 struct job {
   ts_context *ctx;
-  ts_sort_plan *plan;
+  ts_sort_plan *plan_keys, *plan_pairs; /* one workspace serves both */
   cudaStream_t stream;
   int64_t n;
   bool pairs;
@@ -49,7 +49,8 @@ static int run_impl(job *j, int which) {
   int n = (int)j->n;
   switch (which) {
   case IMPL_TESSERA:
-    TSB_TS_TRY(j->ctx, ts_sort_execute(j->plan, j->n, j->tkeys, j->pairs ? j->tvalues : NULL, j->twork));
+    TSB_TS_TRY(j->ctx, ts_sort_execute(j->pairs ? j->plan_pairs : j->plan_keys, j->n, j->tkeys,
+                                       j->pairs ? j->tvalues : NULL, j->twork));
     return 0;
   case IMPL_CUB_MERGE:
     if (j->pairs) {
@@ -187,10 +188,15 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < n; i++)
       host_values[i] = (uint32_t)i;
     ts_sort_options o = {TS_SORT_KEY_UINT32, TS_SORT_VALUE_UINT32, TS_SORT_ASCENDING, n};
-    TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan));
+    TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan_pairs));
+    o.value = TS_SORT_VALUE_NONE;
+    TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan_keys));
+    size_t work_bytes = ts_sort_plan_workspace_bytes(j.plan_pairs);
+    if (ts_sort_plan_workspace_bytes(j.plan_keys) > work_bytes)
+      work_bytes = ts_sort_plan_workspace_bytes(j.plan_keys);
     TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)n * 4, &j.tkeys));
     TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)n * 4, &j.tvalues));
-    TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, ts_sort_plan_workspace_bytes(j.plan), &j.twork));
+    TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, work_bytes, &j.twork));
     j.keys = (uint32_t *)ts_buffer_data(j.tkeys);
     j.values = (uint32_t *)ts_buffer_data(j.tvalues);
     TSB_CUDA_TRY(cudaMalloc(&j.input_keys, (size_t)n * 4));
@@ -236,7 +242,8 @@ int main(int argc, char **argv) {
     ts_buffer_destroy(j.tkeys);
     ts_buffer_destroy(j.tvalues);
     ts_buffer_destroy(j.twork);
-    ts_sort_plan_destroy(j.plan);
+    ts_sort_plan_destroy(j.plan_keys);
+    ts_sort_plan_destroy(j.plan_pairs);
     cudaFree(j.input_keys);
     cudaFree(j.input_values);
     cudaFree(j.out_keys);
