@@ -146,7 +146,7 @@ static int run_sort(int argc, char **argv) {
   bool pass = true;
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
-    return cli_library_error(NULL, status);
+    goto cleanup;
   if (!keys || !values || !out_keys || !out_values || (check && (!ref_keys || !ref_values))) {
     cli_set_error("no host memory for %lld keys", (long long)n);
     status = TS_ERROR_OUT_OF_MEMORY;
