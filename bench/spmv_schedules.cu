@@ -53,12 +53,12 @@ struct options {
 
 /* ---- variants ----------------------------------------------------------------- */
 
-enum { V_THREAD, V_WARP, V_BLOCK, V_GROUP, V_MERGE, V_WORK, V_AUTO, V_ALG1, V_ALG2, V_COUNT };
-static const char *const variant_names[V_COUNT] = {"thread", "warp", "block",         "group",        "merge-path",
-                                                   "work",   "auto", "cusparse_alg1", "cusparse_alg2"};
+enum { V_THREAD, V_WARP, V_BLOCK, V_GROUP, V_MERGE, V_WORK, V_SPLIT, V_AUTO, V_ALG1, V_ALG2, V_COUNT };
+static const char *const variant_names[V_COUNT] = {"thread", "warp",  "block", "group",         "merge-path",
+                                                   "work",   "split", "auto",  "cusparse_alg1", "cusparse_alg2"};
 static const ts_schedule variant_schedules[V_ALG1] = {
     TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED,   TS_SCHEDULE_BLOCK_MAPPED, TS_SCHEDULE_GROUP_MAPPED,
-    TS_SCHEDULE_MERGE_PATH,    TS_SCHEDULE_WORK_ORIENTED, TS_SCHEDULE_AUTO};
+    TS_SCHEDULE_MERGE_PATH,    TS_SCHEDULE_WORK_ORIENTED, TS_SCHEDULE_SPLIT_ROWS,   TS_SCHEDULE_AUTO};
 static bool is_tessera(int v) { return v < V_ALG1; }
 
 /* What one variant measured on one matrix. */

@@ -14,7 +14,7 @@ if(TARGET tessera_cli)
     STDOUT "operation +y = A\\*x\nschedule +warp-mapped \\(chosen by auto\\)\nreason +auto: warp-mapped for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 .*check .*: PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --repeat 2
-    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nauto +warp-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: warp-mapped for A"
+    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nsplit-rows +split-rows .* PASS\nauto +warp-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: warp-mapped for A"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all_json ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --group-size 4
     --repeat 2 --json JSON
@@ -45,7 +45,7 @@ if(TARGET tessera_cli)
 
   # ---- errors --------------------------------------------------------------------------
   tessera_cli_test(spmv_bad_schedule ARGS spmv x.mtx --schedule fastest EXIT 2
-    STDERR "invalid value 'fastest' for --schedule: expected one of auto, thread, warp, block, group, merge-path, work, all"
+    STDERR "invalid value 'fastest' for --schedule: expected one of auto, thread, warp, block, group, merge-path, work, split, all"
     STDOUT_EMPTY)
   tessera_cli_test(spmv_group_size_not_power ARGS spmv x.mtx --group-size 48 EXIT 2
     STDERR "--group-size 48 is not a power of two" STDOUT_EMPTY)

@@ -40,7 +40,7 @@ static const variant variants[] = {
     {TS_SCHEDULE_GROUP_MAPPED, 64, true},   {TS_SCHEDULE_GROUP_MAPPED, 128, true},
     {TS_SCHEDULE_GROUP_MAPPED, 256, false}, {TS_SCHEDULE_GROUP_MAPPED, 1024, true},
     {TS_SCHEDULE_MERGE_PATH, 0, true},      {TS_SCHEDULE_WORK_ORIENTED, 0, true},
-    {TS_SCHEDULE_AUTO, 0, false},
+    {TS_SCHEDULE_SPLIT_ROWS, 0, true},      {TS_SCHEDULE_AUTO, 0, false},
 };
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 

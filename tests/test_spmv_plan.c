@@ -45,7 +45,7 @@ static void test_options(ts_context *ctx) {
   CHECK(strstr(ts_last_error(ctx), "unknown schedule -1") != NULL);
   o.schedule = (ts_schedule)TS_SCHEDULE_COUNT;
   CHECK_STATUS(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &plan), TS_ERROR_INVALID_ARGUMENT);
-  CHECK(strstr(ts_last_error(ctx), "unknown schedule 7") != NULL);
+  CHECK(strstr(ts_last_error(ctx), "unknown schedule 8") != NULL);
 
   o.schedule = TS_SCHEDULE_AUTO;
   o.op = (ts_operation)2;
@@ -101,8 +101,8 @@ static void test_options(ts_context *ctx) {
 }
 
 static void test_schedule_names(void) {
-  const char *expected[TS_SCHEDULE_COUNT] = {"auto",         "thread-mapped", "warp-mapped",  "block-mapped",
-                                             "group-mapped", "merge-path",    "work-oriented"};
+  const char *expected[TS_SCHEDULE_COUNT] = {"auto",         "thread-mapped", "warp-mapped",   "block-mapped",
+                                             "group-mapped", "merge-path",    "work-oriented", "split-rows"};
   for (int s = 0; s < TS_SCHEDULE_COUNT; s++)
     CHECK_MSG(strcmp(ts_schedule_name((ts_schedule)s), expected[s]) == 0, "schedule %d: %s", s,
               ts_schedule_name((ts_schedule)s));

@@ -204,11 +204,17 @@ typedef enum ts_schedule {
   TS_SCHEDULE_BLOCK_MAPPED = 3,  /**< One thread block per tile. */
   TS_SCHEDULE_GROUP_MAPPED = 4,  /**< A group of threads (power of two, 1 to 1024) shares a set of tiles. */
   TS_SCHEDULE_MERGE_PATH = 5,    /**< Even share of tiles + atoms per thread (Merrill and Garland). */
-  TS_SCHEDULE_WORK_ORIENTED = 6  /**< Even share of atoms per thread, tiles found by search. */
+  TS_SCHEDULE_WORK_ORIENTED = 6, /**< Even share of atoms per thread, tiles found by search. */
+  /**
+   * Tiles of at most 32 atoms one per thread; longer tiles cut into pieces of
+   * 1024 atoms, one warp per piece, the pieces of a tile added in order (for
+   * a few very long rows among many short ones, such as circuit matrices).
+   */
+  TS_SCHEDULE_SPLIT_ROWS = 7
 } ts_schedule;
 
 /** Number of schedules including AUTO (for loops over all of them). */
-#define TS_SCHEDULE_COUNT 7
+#define TS_SCHEDULE_COUNT 8
 
 /** Name of a schedule ("merge-path", "thread-mapped", ...). */
 TS_API const char *ts_schedule_name(ts_schedule schedule);

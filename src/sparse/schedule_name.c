@@ -17,6 +17,8 @@ const char *ts_schedule_name(ts_schedule schedule) {
     return "merge-path";
   case TS_SCHEDULE_WORK_ORIENTED:
     return "work-oriented";
+  case TS_SCHEDULE_SPLIT_ROWS:
+    return "split-rows";
   }
   return "unknown";
 }

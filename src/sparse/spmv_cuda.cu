@@ -18,7 +18,11 @@ static bool is_chunked(ts_schedule schedule) {
 extern "C" size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size) {
   (void)group_size;
   schedule = resolved(schedule);
-  if (a->rows == 0 || !is_chunked(schedule))
+  if (a->rows == 0)
+    return 0;
+  if (schedule == TS_SCHEDULE_SPLIT_ROWS)
+    return tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, ts_dtype_size(a->dtype)).bytes;
+  if (!is_chunked(schedule))
     return 0;
   return tsi_spmv_workspace_chunked(schedule, a);
 }
@@ -68,6 +72,14 @@ extern "C" ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_ma
     if (st != TS_SUCCESS)
       return st;
   }
+  if (schedule == TS_SCHEDULE_SPLIT_ROWS && a->split_pieces > 0) {
+    size_t need = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, ts_dtype_size(a->dtype)).bytes;
+    if (!workspace || workspace_bytes < need)
+      return tsi_error(ctx, TS_ERROR_INTERNAL,
+                       "ts_spmv_execute: split-rows needs a workspace of %zu bytes, the plan "
+                       "holds %zu",
+                       need, workspace ? workspace_bytes : (size_t)0);
+  }
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
     return st;
@@ -80,6 +92,9 @@ extern "C" ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_ma
     break;
   case TS_SCHEDULE_GROUP_MAPPED:
     (void)(group_size <= 32 ? tsi_spmv_run_group_small(group_size, call) : tsi_spmv_run_group_large(group_size, call));
+    break;
+  case TS_SCHEDULE_SPLIT_ROWS:
+    (void)tsi_spmv_run_split(call);
     break;
   default:
     (void)tsi_spmv_run_chunked(schedule, call);

@@ -24,7 +24,34 @@ typedef struct tsi_spmv_device_matrix {
   /* Row-length statistics, for schedules that adapt their launch shape. */
   int64_t max_row;
   double mean_row;
+  /* Split-rows only: pieces of the long rows, and long rows of more than one
+   * piece (counted by the plan, tsi_spmv_split_count()). */
+  int64_t split_pieces, split_multi;
 } tsi_spmv_device_matrix;
+
+/* Split-rows schedule (spmv_cuda_split.cu, Osama et al.'s tile splitting in
+ * its simplest form): rows of at most TSI_SPLIT_SHORT entries go one per
+ * thread; longer rows are cut into pieces of TSI_SPLIT_PIECE entries, one
+ * per warp, and a row of several pieces adds their sums in piece order. */
+#define TSI_SPLIT_SHORT 32
+#define TSI_SPLIT_PIECE 1024
+
+/* Byte offsets of the split-rows tables in the workspace. */
+typedef struct tsi_spmv_split_layout {
+  size_t piece_row;   /* int32 per piece: its row */
+  size_t piece_begin; /* int64 per piece: its first entry */
+  size_t partial;     /* value per piece: its sum, for rows of several pieces */
+  size_t multi_row;   /* int32 per row of several pieces */
+  size_t multi_first; /* int64 per row of several pieces: its first piece (consecutive) */
+  size_t bytes;
+} tsi_spmv_split_layout;
+
+/* Pieces and rows of several pieces of a CSR operand (O(rows)). */
+void tsi_spmv_split_count(int64_t rows, const int64_t *offsets, int64_t *pieces, int64_t *multi);
+tsi_spmv_split_layout tsi_spmv_split_layout_of(int64_t pieces, int64_t multi, size_t value_size);
+/* Fill the split-rows tables of the operand into the workspace (GPU memory). */
+ts_status tsi_spmv_split_upload(ts_context *ctx, int64_t rows, const int64_t *offsets, const tsi_spmv_device_matrix *a,
+                                void *workspace);
 
 /* Bytes of workspace the schedule needs for this operand (0 allowed). */
 size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size);

@@ -105,5 +105,6 @@ size_t tsi_spmv_workspace_chunked(ts_schedule schedule, const tsi_spmv_device_ma
 cudaError_t tsi_spmv_prepare_chunked(ts_schedule schedule, const tsi_spmv_device_matrix *a, void *workspace,
                                      cudaStream_t stream);
 cudaError_t tsi_spmv_run_chunked(ts_schedule schedule, const tsi_spmv_call &c);
+cudaError_t tsi_spmv_run_split(const tsi_spmv_call &c); /* spmv_cuda_split.cu */
 
 #endif

@@ -101,9 +101,16 @@ static ts_status prepare_cuda(ts_spmv_plan *p, const ts_csr *op) {
   ts_status st = upload_operand(p, op);
   if (st != TS_SUCCESS)
     return st;
+  if (p->schedule == TS_SCHEDULE_SPLIT_ROWS)
+    tsi_spmv_split_count(op->rows, op->row_ptr, &p->device.split_pieces, &p->device.split_multi);
   p->workspace_bytes = tsi_spmv_cuda_workspace_bytes(&p->device, p->schedule, p->group_size);
   if (p->workspace_bytes > 0) {
     st = tsi_cuda_malloc(p->ctx, &p->workspace, p->workspace_bytes);
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  if (p->schedule == TS_SCHEDULE_SPLIT_ROWS) {
+    st = tsi_spmv_split_upload(p->ctx, op->rows, op->row_ptr, &p->device, p->workspace);
     if (st != TS_SUCCESS)
       return st;
   }

@@ -76,8 +76,8 @@ static ts_status timed_burst(ts_context *ctx, ts_spmv_plan *plan, const ts_buffe
   return status;
 }
 
-const char *const cli_schedule_choices[] = {"auto",       "thread", "warp", "block", "group",
-                                            "merge-path", "work",   "all",  NULL};
+const char *const cli_schedule_choices[] = {"auto",       "thread", "warp",  "block", "group",
+                                            "merge-path", "work",   "split", "all",   NULL};
 
 /* The operand in double: A widened when single, transposed for A^T. */
 static ts_status reference_operand(ts_context *ctx, const ts_csr *a, ts_operation op, ts_csr **operand) {
