@@ -588,7 +588,11 @@ static void bench_matrix(const bench_options *o, tsb_table *rows, tsb_table *sum
 #endif
       break;
     }
-    fprintf(stderr, "    %-12s %8.2f s  %s\n", solver_names[k], tsb_wall_seconds() - start, t[k].note);
+    /* Each solver's figures as they come, so that a run cut short still tells. */
+    fprintf(stderr,
+            "    %-12s %8.2f s  analyze %.3f factor %.3f refactor %.3f solve %.3f ms, nnz(L+U) %lld, berr %.1e  %s\n",
+            solver_names[k], tsb_wall_seconds() - start, t[k].analyze, t[k].factor, t[k].refactor, t[k].solve,
+            (long long)t[k].lu_nnz, t[k].berr, t[k].note);
   }
 
   double worst = 0.0;
@@ -690,10 +694,10 @@ static int next_corpus_entry(FILE *manifest, corpus_entry *e) {
     if (count < 7 || sscanf(fields[1], "%lld", &e->rows) != 1 || sscanf(fields[2], "%lld", &e->cols) != 1 ||
         sscanf(fields[3], "%lld", &e->nnz) != 1)
       continue; /* the header */
-    snprintf(e->name, sizeof e->name, "%s", fields[0]);
-    snprintf(e->symmetry, sizeof e->symmetry, "%s", fields[4]);
-    snprintf(e->field, sizeof e->field, "%s", fields[5]);
-    snprintf(e->kind, sizeof e->kind, "%s", fields[6]);
+    snprintf(e->name, sizeof e->name, "%.*s", (int)sizeof e->name - 1, fields[0]);
+    snprintf(e->symmetry, sizeof e->symmetry, "%.*s", (int)sizeof e->symmetry - 1, fields[4]);
+    snprintf(e->field, sizeof e->field, "%.*s", (int)sizeof e->field - 1, fields[5]);
+    snprintf(e->kind, sizeof e->kind, "%.*s", (int)sizeof e->kind - 1, fields[6]);
     return 1;
   }
   return 0;
