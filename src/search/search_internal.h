@@ -1,0 +1,130 @@
+/* Search internals: the order-preserving map of every key type to unsigned
+ * "ordered bits" (the kernels and the CPU backend compare only those), the
+ * plan's fields and the layouts it builds. */
+#ifndef TESSERA_SEARCH_INTERNAL_H
+#define TESSERA_SEARCH_INTERNAL_H
+
+#include "internal.h"
+#include "tessera/search.h"
+
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Room for ts_search_plan_explain()'s line. */
+#define TSI_SEARCH_EXPLAIN_SIZE 256
+
+/* Bytes of one B+-tree node: two 32-byte sectors, read with four 16-byte loads. */
+#define TSI_SEARCH_NODE_BYTES 64
+
+/* Most levels a B+-tree can have (fan-out >= 8, N < 2^63). */
+#define TSI_SEARCH_MAX_LEVELS 24
+
+/* Shared-memory table of the top of a tree, in bytes (Eytzinger prefix or
+ * B+-tree top levels): 32 KB leaves room for several blocks per SM. */
+#define TSI_SEARCH_TOP_BYTES 32768
+
+/* Ordered bits: a < b in the key order <=> map(a) < map(b) as unsigned.
+ * Signed integers flip the sign bit; floats flip all bits when negative and
+ * the sign bit otherwise; -0.0 maps as +0.0 and every NaN to the largest
+ * value (NaNs last, all equal). */
+static inline uint32_t tsi_order_bits32(ts_key_type type, uint32_t bits) {
+  if (type == TS_KEY_INT32)
+    return bits ^ 0x80000000u;
+  if (type == TS_KEY_FLOAT32) {
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+      return 0xffffffffu;
+    if (bits == 0x80000000u)
+      bits = 0;
+    return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+  }
+  return bits;
+}
+
+static inline uint64_t tsi_order_bits64(ts_key_type type, uint64_t bits) {
+  if (type == TS_KEY_FLOAT64) {
+    if ((bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
+      return 0xffffffffffffffffull;
+    if (bits == 0x8000000000000000ull)
+      bits = 0;
+    return (bits & 0x8000000000000000ull) ? ~bits : bits | 0x8000000000000000ull;
+  }
+  return bits;
+}
+
+/* Ordered bits of key i of an array of @p type, widened to 64 bits. */
+static inline uint64_t tsi_order_key(ts_key_type type, const void *keys, int64_t i) {
+  if (ts_key_type_size(type) == 4) {
+    uint32_t bits;
+    memcpy(&bits, (const char *)keys + 4 * i, 4);
+    return tsi_order_bits32(type, bits);
+  }
+  uint64_t bits;
+  memcpy(&bits, (const char *)keys + 8 * i, 8);
+  return tsi_order_bits64(type, bits);
+}
+
+/* A static B+-tree over the ordered keys (Rao and Ross's CSS-tree): level 0
+ * is the sorted array, padded to whole nodes with the largest value; entry e
+ * of level l+1 is the last real key under node e of level l. The levels are
+ * stored top first in one array, so that the top of the tree is a prefix of
+ * it (the shared-memory table). Offsets and counts are in keys. */
+typedef struct tsi_search_tree {
+  int levels;                                  /* >= 1 when n > 0 */
+  int fanout;                                  /* keys per node: 16 (4-byte keys) or 8 */
+  int64_t entries[TSI_SEARCH_MAX_LEVELS];      /* real entries of level l (level 0: n) */
+  int64_t offset[TSI_SEARCH_MAX_LEVELS];       /* where level l starts in the array */
+  int64_t total;                               /* keys in the array (all levels, padded) */
+  int64_t top_keys;                            /* prefix that fits TSI_SEARCH_TOP_BYTES */
+  int top_levels;                              /* levels wholly inside that prefix */
+} tsi_search_tree;
+
+/* Shape of the B+-tree over n keys of @p key_size bytes. */
+void tsi_search_tree_shape(int64_t n, size_t key_size, tsi_search_tree *tree);
+
+/* Fill the tree's array (tree->total keys of key_size bytes) from the
+ * ordered keys (n values, key_size bytes each). */
+void tsi_search_tree_fill(const tsi_search_tree *tree, size_t key_size, const void *ordered, void *array);
+
+/* Height h of the perfect Eytzinger tree over n keys (2^h - 1 >= n). */
+int tsi_search_eytzinger_height(int64_t n);
+
+/* Fill the Eytzinger array (2^h - 1 keys) from the ordered keys, padding with
+ * the largest value. */
+void tsi_search_eytzinger_fill(int64_t n, int height, size_t key_size, const void *ordered, void *array);
+
+struct ts_search_plan {
+  ts_context *ctx;
+  ts_key_type type;
+  size_t key_size;
+  int64_t n;
+  ts_search_algorithm algorithm; /* resolved, never AUTO */
+  size_t index_size;             /* 4 or 8 */
+  void *ordered;                 /* CPU backend: the ordered keys (host) */
+  /* CUDA backend, in GPU memory: the B+-tree array (its level 0 is the
+   * sorted ordered keys, which the binary search reads) or the Eytzinger array. */
+  void *device_layout;
+  tsi_search_tree tree;
+  int eytzinger_height;
+  int multiprocessors;
+  char explain[TSI_SEARCH_EXPLAIN_SIZE];
+};
+
+/* Host search over ordered keys: count of keys < q (lower) or <= q (upper). */
+ts_status tsi_search_cpu(ts_search_plan *plan, ts_search_bound bound, const void *queries, int64_t count,
+                         void *results);
+
+/* The CUDA side (search_cuda.cu; search_nocuda.c without CUDA). */
+ts_status tsi_search_cuda_execute(ts_search_plan *plan, ts_search_bound bound, const void *queries, int64_t count,
+                                  void *results);
+ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, ts_search_bound bound,
+                                  ts_search_batched_algorithm algorithm, const void *keys, int64_t arrays, int64_t n,
+                                  const void *queries, int64_t m, int32_t *results);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
