@@ -186,8 +186,7 @@ static void check_batched(ts_context *ctx) {
       char *keys = malloc((size_t)(arrays * n + 1) * ks), *queries = malloc((size_t)(arrays * m) * ks);
       int32_t *results = malloc((size_t)(arrays * m) * 4);
       for (int64_t a = 0; a < arrays; a++) {
-        search_sorted_keys((ts_key_type)type, keys + a * n * (int64_t)ks, n, a == 1 ? 30 : 0, a == 1 ? 33 : 63,
-                           &seed);
+        search_sorted_keys((ts_key_type)type, keys + a * n * (int64_t)ks, n, a == 1 ? 30 : 0, a == 1 ? 33 : 63, &seed);
         search_random_queries((ts_key_type)type, queries + a * m * (int64_t)ks, m, &seed);
       }
       ts_buffer *kb = make_buffer(ctx, keys, (size_t)(arrays * n) * ks);
@@ -201,12 +200,11 @@ static void check_batched(ts_context *ctx) {
           int64_t wrong = 0;
           for (int64_t a = 0; a < arrays; a++)
             for (int64_t j = 0; j < m; j++)
-              wrong += results[a * m + j] != search_naive((ts_key_type)type, (ts_search_bound)bound,
-                                                          keys + a * n * (int64_t)ks, n,
-                                                          queries + a * m * (int64_t)ks, j);
-          CHECK_MSG(wrong == 0, "batched %s n=%lld %s: %lld wrong", ts_key_type_name((ts_key_type)type),
-                    (long long)n, ts_search_batched_algorithm_name((ts_search_batched_algorithm)alg),
-                    (long long)wrong);
+              wrong +=
+                  results[a * m + j] != search_naive((ts_key_type)type, (ts_search_bound)bound,
+                                                     keys + a * n * (int64_t)ks, n, queries + a * m * (int64_t)ks, j);
+          CHECK_MSG(wrong == 0, "batched %s n=%lld %s: %lld wrong", ts_key_type_name((ts_key_type)type), (long long)n,
+                    ts_search_batched_algorithm_name((ts_search_batched_algorithm)alg), (long long)wrong);
         }
       }
       ts_buffer_destroy(kb);
@@ -227,8 +225,7 @@ static void check_bad_inputs(ts_context *ctx) {
   CHECK_STATUS(ctx, ts_search_plan_create(ctx, TS_KEY_UINT32, unsorted, 3, NULL, &plan), TS_ERROR_INVALID_ARGUMENT);
   CHECK(plan == NULL);
   CHECK(strstr(ts_last_error(ctx), "key 2") != NULL);
-  CHECK_STATUS(ctx, ts_search_plan_create(ctx, TS_KEY_FLOAT32, nan_inside, 3, NULL, &plan),
-               TS_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ctx, ts_search_plan_create(ctx, TS_KEY_FLOAT32, nan_inside, 3, NULL, &plan), TS_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ctx, ts_search_plan_create(ctx, TS_KEY_FLOAT64, nan_last, 7, NULL, &plan));
   ts_search_plan_destroy(plan);
   plan = NULL;
@@ -260,13 +257,14 @@ static void check_bad_inputs(ts_context *ctx) {
   CHECK_STATUS(ctx, ts_search_execute(plan, TS_BOUND_LOWER, NULL, 2, r), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ctx, ts_search_execute(NULL, TS_BOUND_LOWER, q, 2, r), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ctx, ts_search_execute(plan, TS_BOUND_LOWER, q, INT64_MAX / 2, r), TS_ERROR_OVERFLOW);
-  CHECK_STATUS(ctx, ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, TS_SEARCH_BATCHED_AUTO, q, 1,
-                                      TS_SEARCH_BATCHED_MAX_KEYS + 1, q, 1, r),
+  CHECK_STATUS(ctx,
+               ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, TS_SEARCH_BATCHED_AUTO, q, 1,
+                                 TS_SEARCH_BATCHED_MAX_KEYS + 1, q, 1, r),
                TS_ERROR_UNSUPPORTED);
   CHECK_STATUS(ctx, ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, TS_SEARCH_BATCHED_AUTO, q, 1, 4, q, 1, r),
                TS_ERROR_INVALID_ARGUMENT); /* 4 keys in a 3-key buffer */
-  CHECK_STATUS(ctx, ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, (ts_search_batched_algorithm)5, q, 1, 3, q,
-                                      1, r),
+  CHECK_STATUS(ctx,
+               ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, (ts_search_batched_algorithm)5, q, 1, 3, q, 1, r),
                TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ctx, ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, TS_SEARCH_BATCHED_AUTO, q, -1, 3, q, 1, r),
                TS_ERROR_INVALID_ARGUMENT);

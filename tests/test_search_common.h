@@ -6,6 +6,9 @@
 #define TESSERA_TEST_SEARCH_COMMON_H
 
 #include "test_common.h"
+#include "tessera/search.h"
+
+#include <stdbool.h>
 
 #include <stdint.h>
 

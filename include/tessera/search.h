@@ -137,8 +137,8 @@ TS_API const char *ts_search_plan_explain(const ts_search_plan *plan);
  * count entries. Allocates nothing and does not wait for the GPU; faults
  * surface at the next ts_context_sync().
  */
-TS_API ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const ts_buffer *queries,
-                                   int64_t count, ts_buffer *results);
+TS_API ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const ts_buffer *queries, int64_t count,
+                                   ts_buffer *results);
 
 /** Largest array length ts_search_batched() accepts. */
 #define TS_SEARCH_BATCHED_MAX_KEYS 2048

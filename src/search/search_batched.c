@@ -2,8 +2,7 @@
  * search per query on the CPU or the shared-memory kernels on the GPU. */
 #include "search_internal.h"
 
-static int32_t count_below_in(ts_key_type type, const void *keys, int64_t first, int64_t n, uint64_t q,
-                              bool upper) {
+static int32_t count_below_in(ts_key_type type, const void *keys, int64_t first, int64_t n, uint64_t q, bool upper) {
   if (upper) {
     if (q == (ts_key_type_size(type) == 4 ? 0xffffffffull : ~0ull))
       return (int32_t)n;

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(BATCHED_THREADS)
         unsigned j = (unsigned)i + 1;
         int tz = __ffs(j) - 1;
         int index = (1 << (height - 1 - tz)) - 1 + (int)(j >> (tz + 1));
-        s[index] = i < n ? tsi_key<T>::order(k[i]) : (Bits)~(Bits)0;
+        s[index] = i < n ? tsi_key<T>::order(k[i]) : (Bits) ~(Bits)0;
       }
     } else {
       for (int i = threadIdx.x; i < n; i += BATCHED_THREADS)
@@ -77,11 +77,11 @@ static cudaError_t launch_typed(bool conflict_limited, bool upper, const void *k
   size_t shared = ((size_t)1 << height) * sizeof(Bits); /* room for the padded tree either way */
   int grid = arrays > 65535L * 32 ? 65535 * 32 : (int)arrays;
   if (conflict_limited)
-    search_batched_kernel<T, true><<<grid, BATCHED_THREADS, shared, stream>>>(
-        (const Raw *)keys, arrays, n, height, (const Raw *)queries, m, results, upper);
+    search_batched_kernel<T, true><<<grid, BATCHED_THREADS, shared, stream>>>((const Raw *)keys, arrays, n, height,
+                                                                              (const Raw *)queries, m, results, upper);
   else
-    search_batched_kernel<T, false><<<grid, BATCHED_THREADS, shared, stream>>>(
-        (const Raw *)keys, arrays, n, height, (const Raw *)queries, m, results, upper);
+    search_batched_kernel<T, false><<<grid, BATCHED_THREADS, shared, stream>>>((const Raw *)keys, arrays, n, height,
+                                                                               (const Raw *)queries, m, results, upper);
   return cudaGetLastError();
 }
 
@@ -114,7 +114,7 @@ extern "C" ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, 
     break;
   }
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_search_batched: %s launch: %s", ts_search_batched_algorithm_name(algorithm),
-                     cudaGetErrorString(err));
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_search_batched: %s launch: %s",
+                     ts_search_batched_algorithm_name(algorithm), cudaGetErrorString(err));
   return tsi_cuda_check_launch(ctx, "ts_search_batched");
 }

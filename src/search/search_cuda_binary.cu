@@ -4,10 +4,9 @@
 #include "search_cuda_kernel.cuh"
 
 template <ts_key_type T, typename Index>
-__global__ void __launch_bounds__(256)
-    search_binary_kernel(const typename tsi_key<T>::Bits *keys, int64_t n,
-                         const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
-                         Index *__restrict__ results, bool upper) {
+__global__ void __launch_bounds__(256) search_binary_kernel(const typename tsi_key<T>::Bits *keys, int64_t n,
+                                                            const typename tsi_key<T>::Raw *__restrict__ queries,
+                                                            int64_t count, Index *__restrict__ results, bool upper) {
   typedef typename tsi_key<T>::Bits Bits;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x) {
     bool all;

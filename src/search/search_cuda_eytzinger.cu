@@ -12,8 +12,8 @@
 
 template <ts_key_type T, typename Index>
 __global__ void __launch_bounds__(EYTZINGER_THREADS)
-    search_eytzinger_kernel(const typename tsi_key<T>::Bits *__restrict__ tree, int height, int top_height,
-                            int64_t n, const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
+    search_eytzinger_kernel(const typename tsi_key<T>::Bits *__restrict__ tree, int height, int top_height, int64_t n,
+                            const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
                             Index *__restrict__ results, bool upper) {
   typedef typename tsi_key<T>::Bits Bits;
   extern __shared__ uint4 shared_raw[];
@@ -66,11 +66,9 @@ template <ts_key_type T, typename Index> static cudaError_t launch_typed(const t
                                       (l->count + EYTZINGER_THREADS * EYTZINGER_QUERIES_PER_THREAD - 1) /
                                           (EYTZINGER_THREADS * EYTZINGER_QUERIES_PER_THREAD));
   search_eytzinger_kernel<T, Index><<<grid, EYTZINGER_THREADS, shared, l->stream>>>(
-      (const Bits *)l->layout, l->eytzinger_height, top_height, l->tree.n,
-      (const typename tsi_key<T>::Raw *)l->queries, l->count, (Index *)l->results, l->upper);
+      (const Bits *)l->layout, l->eytzinger_height, top_height, l->tree.n, (const typename tsi_key<T>::Raw *)l->queries,
+      l->count, (Index *)l->results, l->upper);
   return cudaGetLastError();
 }
 
-cudaError_t tsi_search_launch_eytzinger(const tsi_search_launch *launch) {
-  TSI_SEARCH_DISPATCH(launch_typed, launch);
-}
+cudaError_t tsi_search_launch_eytzinger(const tsi_search_launch *launch) { TSI_SEARCH_DISPATCH(launch_typed, launch); }

@@ -13,8 +13,8 @@
 template <ts_key_type T, typename Index>
 __global__ void __launch_bounds__(KARY_THREADS)
     search_kary_kernel(const typename tsi_key<T>::Bits *__restrict__ tree, tsi_tree_args t,
-                       const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
-                       Index *__restrict__ results, bool upper) {
+                       const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count, Index *__restrict__ results,
+                       bool upper) {
   typedef typename tsi_key<T>::Bits Bits;
   extern __shared__ uint4 shared_raw[];
   const int64_t top_vectors = t.top_keys * (int64_t)sizeof(Bits) / 16;
@@ -54,8 +54,8 @@ __global__ void __launch_bounds__(KARY_THREADS)
 #pragma unroll
       for (int k = 0; k < KARY_QUERIES_PER_THREAD; k++) {
         int64_t child = done[k] ? 0 : node[k];
-        node[k] = child * fanout +
-                  tsi_node_count_global<Bits>((const uint4 *)(tree + t.offset[l] + child * fanout), q[k]);
+        node[k] =
+            child * fanout + tsi_node_count_global<Bits>((const uint4 *)(tree + t.offset[l] + child * fanout), q[k]);
       }
     }
 #pragma unroll
@@ -74,9 +74,9 @@ template <ts_key_type T, typename Index> static cudaError_t launch_typed(const t
   int grid = tsi_search_resident_grid(kernel, KARY_THREADS, shared, l->multiprocessors,
                                       (l->count + KARY_THREADS * KARY_QUERIES_PER_THREAD - 1) /
                                           (KARY_THREADS * KARY_QUERIES_PER_THREAD));
-  search_kary_kernel<T, Index><<<grid, KARY_THREADS, shared, l->stream>>>(
-      (const Bits *)l->layout, l->tree, (const typename tsi_key<T>::Raw *)l->queries, l->count, (Index *)l->results,
-      l->upper);
+  search_kary_kernel<T, Index><<<grid, KARY_THREADS, shared, l->stream>>>((const Bits *)l->layout, l->tree,
+                                                                          (const typename tsi_key<T>::Raw *)l->queries,
+                                                                          l->count, (Index *)l->results, l->upper);
   return cudaGetLastError();
 }
 

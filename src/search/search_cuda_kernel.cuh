@@ -55,7 +55,7 @@ template <> struct tsi_key<TS_KEY_FLOAT64> {
 /* Every kernel counts keys < q. The upper bound of q is the lower bound of
  * q + 1, except for the largest value, whose upper bound is n (*all). */
 template <typename Bits> __device__ __forceinline__ Bits tsi_prepare_query(Bits q, bool upper, bool *all) {
-  *all = upper && q == (Bits)~(Bits)0;
+  *all = upper && q == (Bits) ~(Bits)0;
   return q + (Bits)(upper && !*all);
 }
 
@@ -119,8 +119,7 @@ struct tsi_tree_args {
 
 /* Lower bound of a prepared query by descending the whole tree in global
  * memory (used once per tile by the merge-path kernel). */
-template <typename Bits>
-__device__ int64_t tsi_tree_lower_bound(const Bits *tree, const tsi_tree_args &t, Bits q) {
+template <typename Bits> __device__ int64_t tsi_tree_lower_bound(const Bits *tree, const tsi_tree_args &t, Bits q) {
   int l = t.levels - 1;
   int64_t node = tsi_node_count_global<Bits>((const uint4 *)(tree + t.offset[l]), q);
   if (node >= t.root_entries)
@@ -166,20 +165,20 @@ cudaError_t tsi_search_launch_merge_path(const tsi_search_launch *launch);
 
 /* Instantiate a launcher template for every key type and index width. */
 #define TSI_SEARCH_DISPATCH(launcher, launch)                                                                          \
-  switch ((launch)->type) {                                                                                          \
-  case TS_KEY_UINT32:                                                                                                \
+  switch ((launch)->type) {                                                                                            \
+  case TS_KEY_UINT32:                                                                                                  \
     return (launch)->wide_index ? launcher<TS_KEY_UINT32, int64_t>(launch) : launcher<TS_KEY_UINT32, int32_t>(launch); \
-  case TS_KEY_INT32:                                                                                                 \
-    return (launch)->wide_index ? launcher<TS_KEY_INT32, int64_t>(launch) : launcher<TS_KEY_INT32, int32_t>(launch); \
-  case TS_KEY_FLOAT32:                                                                                               \
-    return (launch)->wide_index ? launcher<TS_KEY_FLOAT32, int64_t>(launch)                                           \
-                                : launcher<TS_KEY_FLOAT32, int32_t>(launch);                                          \
-  case TS_KEY_UINT64:                                                                                                \
+  case TS_KEY_INT32:                                                                                                   \
+    return (launch)->wide_index ? launcher<TS_KEY_INT32, int64_t>(launch) : launcher<TS_KEY_INT32, int32_t>(launch);   \
+  case TS_KEY_FLOAT32:                                                                                                 \
+    return (launch)->wide_index ? launcher<TS_KEY_FLOAT32, int64_t>(launch)                                            \
+                                : launcher<TS_KEY_FLOAT32, int32_t>(launch);                                           \
+  case TS_KEY_UINT64:                                                                                                  \
     return (launch)->wide_index ? launcher<TS_KEY_UINT64, int64_t>(launch) : launcher<TS_KEY_UINT64, int32_t>(launch); \
-  case TS_KEY_FLOAT64:                                                                                               \
-    return (launch)->wide_index ? launcher<TS_KEY_FLOAT64, int64_t>(launch)                                           \
-                                : launcher<TS_KEY_FLOAT64, int32_t>(launch);                                          \
-  }                                                                                                                  \
+  case TS_KEY_FLOAT64:                                                                                                 \
+    return (launch)->wide_index ? launcher<TS_KEY_FLOAT64, int64_t>(launch)                                            \
+                                : launcher<TS_KEY_FLOAT64, int32_t>(launch);                                           \
+  }                                                                                                                    \
   return cudaErrorInvalidValue
 
 #endif

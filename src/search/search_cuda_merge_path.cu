@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(MERGE_PATH_THREADS)
     const int64_t first = tile * MERGE_PATH_TILE;
     Bits q[MERGE_PATH_ITEMS];
     bool all[MERGE_PATH_ITEMS];
-    Bits least = (Bits)~(Bits)0, greatest = 0;
+    Bits least = (Bits) ~(Bits)0, greatest = 0;
 #pragma unroll
     for (int k = 0; k < MERGE_PATH_ITEMS; k++) {
       int64_t i = first + k * MERGE_PATH_THREADS + threadIdx.x;
@@ -109,6 +109,4 @@ template <ts_key_type T, typename Index> static cudaError_t launch_typed(const t
   return cudaGetLastError();
 }
 
-cudaError_t tsi_search_launch_merge_path(const tsi_search_launch *launch) {
-  TSI_SEARCH_DISPATCH(launch_typed, launch);
-}
+cudaError_t tsi_search_launch_merge_path(const tsi_search_launch *launch) { TSI_SEARCH_DISPATCH(launch_typed, launch); }

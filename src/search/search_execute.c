@@ -10,8 +10,7 @@ ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const t
   if (bound != TS_BOUND_LOWER && bound != TS_BOUND_UPPER)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_search_execute: unknown bound %d", (int)bound);
   if (count < 0)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_search_execute: negative query count %lld",
-                     (long long)count);
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_search_execute: negative query count %lld", (long long)count);
   if (tsi_buffer_context(queries) != ctx || tsi_buffer_context(results) != ctx)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_search_execute: queries and results must belong to the plan's context");
@@ -21,8 +20,7 @@ ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const t
   int64_t query_bytes, result_bytes;
   if (tsi_mul_overflows(count, (int64_t)plan->key_size, &query_bytes) ||
       tsi_mul_overflows(count, (int64_t)plan->index_size, &result_bytes))
-    return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_search_execute: %lld queries overflow a byte count",
-                     (long long)count);
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_search_execute: %lld queries overflow a byte count", (long long)count);
   if (ts_buffer_size(queries) < (size_t)query_bytes || ts_buffer_size(results) < (size_t)result_bytes)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_search_execute: %lld queries need %lld bytes of queries and %lld of results; the buffers "

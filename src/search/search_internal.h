@@ -72,13 +72,13 @@ static inline uint64_t tsi_order_key(ts_key_type type, const void *keys, int64_t
  * stored top first in one array, so that the top of the tree is a prefix of
  * it (the shared-memory table). Offsets and counts are in keys. */
 typedef struct tsi_search_tree {
-  int levels;                                  /* >= 1 when n > 0 */
-  int fanout;                                  /* keys per node: 16 (4-byte keys) or 8 */
-  int64_t entries[TSI_SEARCH_MAX_LEVELS];      /* real entries of level l (level 0: n) */
-  int64_t offset[TSI_SEARCH_MAX_LEVELS];       /* where level l starts in the array */
-  int64_t total;                               /* keys in the array (all levels, padded) */
-  int64_t top_keys;                            /* prefix that fits TSI_SEARCH_TOP_BYTES */
-  int top_levels;                              /* levels wholly inside that prefix */
+  int levels;                             /* >= 1 when n > 0 */
+  int fanout;                             /* keys per node: 16 (4-byte keys) or 8 */
+  int64_t entries[TSI_SEARCH_MAX_LEVELS]; /* real entries of level l (level 0: n) */
+  int64_t offset[TSI_SEARCH_MAX_LEVELS];  /* where level l starts in the array */
+  int64_t total;                          /* keys in the array (all levels, padded) */
+  int64_t top_keys;                       /* prefix that fits TSI_SEARCH_TOP_BYTES */
+  int top_levels;                         /* levels wholly inside that prefix */
 } tsi_search_tree;
 
 /* Shape of the B+-tree over n keys of @p key_size bytes. */

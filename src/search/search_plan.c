@@ -20,8 +20,7 @@ static ts_status check_options(ts_context *ctx, ts_key_type type, const void *ke
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_search_plan_create: unknown index type %d",
                      (int)o->index_type);
   if (o->index_type == TS_INDEX_INT32 && n > INT32_MAX)
-    return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_search_plan_create: %lld keys do not fit int32 indices",
-                     (long long)n);
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_search_plan_create: %lld keys do not fit int32 indices", (long long)n);
   return TS_SUCCESS;
 }
 
@@ -58,8 +57,8 @@ static void resolve_algorithm(ts_search_plan *p, const ts_search_options *o) {
              (long long)p->n, ts_key_type_name(p->type));
   } else if (o->sorted_queries) {
     p->algorithm = TS_SEARCH_MERGE_PATH;
-    snprintf(p->explain, sizeof p->explain, "auto: merge-path: queries declared sorted (%lld %s keys)",
-             (long long)p->n, ts_key_type_name(p->type));
+    snprintf(p->explain, sizeof p->explain, "auto: merge-path: queries declared sorted (%lld %s keys)", (long long)p->n,
+             ts_key_type_name(p->type));
   } else if (tsi_search_eytzinger_height(p->n) <= top_height) {
     p->algorithm = TS_SEARCH_EYTZINGER;
     snprintf(p->explain, sizeof p->explain,
