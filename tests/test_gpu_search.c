@@ -66,6 +66,7 @@ static void check_case(ts_context *gpu, ts_context *cpu, ts_key_type type, int64
     search_sorted_keys(type, queries, count, 0, 63, seed);
   for (int bound = 0; bound <= 1; bound++) {
     size_t want_size = 0;
+    memset(want, 0, (size_t)count * 8);
     ts_search_options ref = {.index_type = TS_INDEX_INT64};
     CHECK_OK(cpu, run_plan(cpu, type, keys, n, &ref, (ts_search_bound)bound, queries, count, want, &want_size));
     for (int a = 0; a < TS_SEARCH_ALGORITHM_COUNT; a++) {

@@ -62,7 +62,7 @@ ts_status ts_search_batched(ts_context *ctx, ts_key_type type, ts_search_bound b
     algorithm = TS_SEARCH_BATCHED_CONFLICT_LIMITED;
   if (ctx->backend == TS_BACKEND_CUDA)
     return tsi_search_cuda_batched(ctx, type, bound, algorithm, ts_buffer_data(keys), arrays, n,
-                                   ts_buffer_data(queries), m, (int32_t *)ts_buffer_data(results));
+                                   ts_buffer_data(queries), m, ts_buffer_data(results));
   const void *k = ts_buffer_data(keys), *q = ts_buffer_data(queries);
   int32_t *r = ts_buffer_data(results);
   const bool upper = bound == TS_BOUND_UPPER;

@@ -87,7 +87,7 @@ static cudaError_t launch_typed(bool conflict_limited, bool upper, const void *k
 
 extern "C" ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, ts_search_bound bound,
                                              ts_search_batched_algorithm algorithm, const void *keys, int64_t arrays,
-                                             int64_t n, const void *queries, int64_t m, int32_t *results) {
+                                             int64_t n, const void *queries, int64_t m, void *results) {
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
     return st;
@@ -98,19 +98,19 @@ extern "C" ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, 
   cudaError_t err = cudaErrorInvalidValue;
   switch (type) {
   case TS_KEY_UINT32:
-    err = launch_typed<TS_KEY_UINT32>(cl, upper, keys, arrays, (int)n, queries, m, results, stream);
+    err = launch_typed<TS_KEY_UINT32>(cl, upper, keys, arrays, (int)n, queries, m, (int32_t *)results, stream);
     break;
   case TS_KEY_INT32:
-    err = launch_typed<TS_KEY_INT32>(cl, upper, keys, arrays, (int)n, queries, m, results, stream);
+    err = launch_typed<TS_KEY_INT32>(cl, upper, keys, arrays, (int)n, queries, m, (int32_t *)results, stream);
     break;
   case TS_KEY_FLOAT32:
-    err = launch_typed<TS_KEY_FLOAT32>(cl, upper, keys, arrays, (int)n, queries, m, results, stream);
+    err = launch_typed<TS_KEY_FLOAT32>(cl, upper, keys, arrays, (int)n, queries, m, (int32_t *)results, stream);
     break;
   case TS_KEY_UINT64:
-    err = launch_typed<TS_KEY_UINT64>(cl, upper, keys, arrays, (int)n, queries, m, results, stream);
+    err = launch_typed<TS_KEY_UINT64>(cl, upper, keys, arrays, (int)n, queries, m, (int32_t *)results, stream);
     break;
   case TS_KEY_FLOAT64:
-    err = launch_typed<TS_KEY_FLOAT64>(cl, upper, keys, arrays, (int)n, queries, m, results, stream);
+    err = launch_typed<TS_KEY_FLOAT64>(cl, upper, keys, arrays, (int)n, queries, m, (int32_t *)results, stream);
     break;
   }
   if (err != cudaSuccess)

@@ -121,7 +121,7 @@ ts_status tsi_search_cuda_execute(ts_search_plan *plan, ts_search_bound bound, c
                                   void *results);
 ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, ts_search_bound bound,
                                   ts_search_batched_algorithm algorithm, const void *keys, int64_t arrays, int64_t n,
-                                  const void *queries, int64_t m, int32_t *results);
+                                  const void *queries, int64_t m, void *results);
 
 #ifdef __cplusplus
 }
