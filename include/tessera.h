@@ -14,6 +14,7 @@
 #include "tessera/io.h"
 #include "tessera/lu.h"
 #include "tessera/sort.h"
+#include "tessera/search.h"
 #include "tessera/gemm.h"
 
 #endif /* TESSERA_H */
