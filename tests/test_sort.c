@@ -236,7 +236,7 @@ static void check_bad_input(ts_context *ctx) {
   CHECK(plan == NULL);
   o.max_n = 100;
   CHECK_OK(ctx, ts_sort_plan_create(ctx, &o, &plan));
-  CHECK(ts_sort_plan_workspace_bytes(plan) >= 100 * 8);
+  CHECK(ts_sort_plan_workspace_bytes(plan) >= (size_t)100 * 8);
   CHECK(ts_sort_plan_workspace_bytes(NULL) == 0);
 
   ts_buffer *keys = NULL, *values = NULL, *work = NULL, *small = NULL, *host = NULL, *tiny = NULL;
@@ -336,7 +336,7 @@ static void check_split_case(int k, int wide, int kind, const int64_t *len) {
   uint32_t keys32[TSI_SORT_MAX_WAYS * STRIDE];
   int64_t total = 0;
   for (int i = 0; i < k; i++) {
-    uint64_t *run = keys64 + i * STRIDE;
+    uint64_t *run = keys64 + (int64_t)i * STRIDE;
     for (int64_t j = 0; j < len[i]; j++) {
       uint64_t r = split_random();
       uint64_t top = wide ? UINT64_MAX : UINT32_MAX;
@@ -344,7 +344,7 @@ static void check_split_case(int k, int wide, int kind, const int64_t *len) {
     }
     qsort(run, (size_t)len[i], sizeof *run, compare_u64);
     for (int64_t j = 0; j < len[i]; j++)
-      keys32[i * STRIDE + j] = (uint32_t)keys64[i * STRIDE + j];
+      keys32[(int64_t)i * STRIDE + j] = (uint32_t)keys64[(int64_t)i * STRIDE + j];
     total += len[i];
   }
   int64_t head[TSI_SORT_MAX_WAYS] = {0}, split[TSI_SORT_MAX_WAYS];
@@ -362,7 +362,8 @@ static void check_split_case(int k, int wide, int kind, const int64_t *len) {
       break;
     int pick = -1; /* the next output of the stable merge */
     for (int i = 0; i < k; i++)
-      if (head[i] < len[i] && (pick < 0 || keys64[i * STRIDE + head[i]] < keys64[pick * STRIDE + head[pick]]))
+      if (head[i] < len[i] &&
+          (pick < 0 || keys64[(int64_t)i * STRIDE + head[i]] < keys64[(int64_t)pick * STRIDE + head[pick]]))
         pick = i;
     head[pick]++;
   }
@@ -372,9 +373,9 @@ static void check_split_case(int k, int wide, int kind, const int64_t *len) {
 
 static void check_kway_split(void) {
   static const int64_t shapes[][TSI_SORT_MAX_WAYS] = {
-      {0, 0, 0, 0, 0, 0, 0, 0},         {1, 0, 0, 0, 0, 0, 0, 0},       {0, 0, 0, 5, 0, 0, 0, 0},
-      {64, 64, 64, 64, 64, 64, 64, 64}, {64, 64, 64, 17, 0, 0, 0, 0},   {3, 64, 1, 40, 64, 0, 9, 2},
-      {64, 64, 64, 64, 64, 64, 64, 1},  {1, 2, 3, 4, 5, 6, 7, 8},       {0, 64, 0, 64, 0, 64, 0, 64},
+      {0, 0, 0, 0, 0, 0, 0, 0},         {1, 0, 0, 0, 0, 0, 0, 0},     {0, 0, 0, 5, 0, 0, 0, 0},
+      {64, 64, 64, 64, 64, 64, 64, 64}, {64, 64, 64, 17, 0, 0, 0, 0}, {3, 64, 1, 40, 64, 0, 9, 2},
+      {64, 64, 64, 64, 64, 64, 64, 1},  {1, 2, 3, 4, 5, 6, 7, 8},     {0, 64, 0, 64, 0, 64, 0, 64},
   };
   static const int ways[] = {1, 2, 3, 4, 8};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
