@@ -1,11 +1,13 @@
-/* Sort throughput: tessera's merge sort against CUB DeviceMergeSort (same
- * comparator, stable), CUB DeviceRadixSort (the ceiling for primitive keys)
- * and thrust::sort with a comparator (which takes Thrust's merge sort), on
- * uint32 keys alone and with uint32 values, for random, worst-case (E = 17,
- * u = 256: CUB's merge sort tuning) and sorted inputs. Each call sorts a
- * fresh copy of the input (the copy is not timed); medians of CUDA-event
- * times after a warm-up. tessera's output is checked against CUB merge
- * sort's, bit for bit.
+/* Sort throughput: tessera's merge sort (its default 8-way global merge
+ * passes, the 4-way ones and the pairwise ones, chosen through
+ * TESSERA_SORT_MERGE when the plans are made) against CUB DeviceMergeSort
+ * (same comparator, stable), CUB DeviceRadixSort (the ceiling for primitive
+ * keys) and thrust::sort with a comparator (which takes Thrust's merge
+ * sort), on uint32 keys alone and with uint32 values, for random,
+ * worst-case (E = 17, u = 256: CUB's merge sort tuning) and sorted inputs.
+ * Each call sorts a fresh copy of the input (the copy is not timed); medians
+ * of CUDA-event times after a warm-up. Each tessera variant's output is
+ * checked against CUB merge sort's, bit for bit.
  *
  *   sort_merge [--sizes 24,26,28] [--worst-max 26] [--repeat 10] [--csv PATH]
  */
@@ -17,6 +19,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
@@ -26,13 +29,25 @@ struct key_less {
   __host__ __device__ bool operator()(uint32_t a, uint32_t b) const { return a < b; }
 };
 
-enum impl { IMPL_TESSERA, IMPL_CUB_MERGE, IMPL_CUB_RADIX, IMPL_THRUST, IMPL_COUNT };
-static const char *const impl_names[IMPL_COUNT] = {"tessera merge sort", "cub::DeviceMergeSort", "cub::DeviceRadixSort",
-                                                   "thrust::sort (comparator)"};
+/* The tessera variants come first: IMPL_TESSERA + their index in tessera_modes. */
+enum impl {
+  IMPL_TESSERA,
+  IMPL_TESSERA_4,
+  IMPL_TESSERA_PAIRWISE,
+  IMPL_CUB_MERGE,
+  IMPL_CUB_RADIX,
+  IMPL_THRUST,
+  IMPL_COUNT
+};
+enum { TESSERA_VARIANTS = 3 };
+static const char *const tessera_modes[TESSERA_VARIANTS] = {"8", "4", "pairwise"}; /* TESSERA_SORT_MERGE */
+static const char *const impl_names[IMPL_COUNT] = {"tessera 8-way merge",    "tessera 4-way merge",
+                                                   "tessera pairwise merge", "cub::DeviceMergeSort",
+                                                   "cub::DeviceRadixSort",   "thrust::sort (comparator)"};
 
 struct job {
   ts_context *ctx;
-  ts_sort_plan *plan_keys, *plan_pairs; /* one workspace serves both */
+  ts_sort_plan *plan_keys[TESSERA_VARIANTS], *plan_pairs[TESSERA_VARIANTS]; /* one workspace serves all */
   cudaStream_t stream;
   int64_t n;
   bool pairs;
@@ -47,11 +62,12 @@ struct job {
 static int run_impl(job *j, int which) {
   size_t bytes = 0;
   int n = (int)j->n;
-  switch (which) {
-  case IMPL_TESSERA:
-    TSB_TS_TRY(j->ctx, ts_sort_execute(j->pairs ? j->plan_pairs : j->plan_keys, j->n, j->tkeys,
+  if (which < TESSERA_VARIANTS) {
+    TSB_TS_TRY(j->ctx, ts_sort_execute(j->pairs ? j->plan_pairs[which] : j->plan_keys[which], j->n, j->tkeys,
                                        j->pairs ? j->tvalues : NULL, j->twork));
     return 0;
+  }
+  switch (which) {
   case IMPL_CUB_MERGE:
     if (j->pairs) {
       TSB_CUDA_TRY(cub::DeviceMergeSort::StableSortPairs(NULL, bytes, j->keys, j->values, n, key_less(), j->stream));
@@ -119,11 +135,11 @@ static int time_impl(job *j, int which, int repeat, tsb_stats *out) {
   return 0;
 }
 
-/* tessera's result against CUB merge sort's, bit for bit. */
-static int check_against_cub(job *j, bool *same) {
+/* A tessera variant's result against CUB merge sort's, bit for bit. */
+static int check_against_cub(job *j, int variant, bool *same) {
   size_t bytes = (size_t)j->n * 4;
   std::vector<uint32_t> a(j->n), b(j->n), va(j->pairs ? j->n : 0), vb(j->pairs ? j->n : 0);
-  if (restore_input(j) || run_impl(j, IMPL_TESSERA))
+  if (restore_input(j) || run_impl(j, variant))
     return 1;
   TSB_CUDA_TRY(cudaMemcpyAsync(a.data(), j->keys, bytes, cudaMemcpyDeviceToHost, j->stream));
   if (j->pairs)
@@ -187,13 +203,20 @@ int main(int argc, char **argv) {
     std::vector<uint32_t> host(n), host_values(n);
     for (int64_t i = 0; i < n; i++)
       host_values[i] = (uint32_t)i;
-    ts_sort_options o = {TS_SORT_KEY_UINT32, TS_SORT_VALUE_UINT32, TS_SORT_ASCENDING, n};
-    TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan_pairs));
-    o.value = TS_SORT_VALUE_NONE;
-    TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan_keys));
-    size_t work_bytes = ts_sort_plan_workspace_bytes(j.plan_pairs);
-    if (ts_sort_plan_workspace_bytes(j.plan_keys) > work_bytes)
-      work_bytes = ts_sort_plan_workspace_bytes(j.plan_keys);
+    size_t work_bytes = 0;
+    for (int v = 0; v < TESSERA_VARIANTS; v++) {
+      /* The variable is read when a plan is made. */
+      setenv("TESSERA_SORT_MERGE", tessera_modes[v], 1);
+      ts_sort_options o = {TS_SORT_KEY_UINT32, TS_SORT_VALUE_UINT32, TS_SORT_ASCENDING, n};
+      TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan_pairs[v]));
+      o.value = TS_SORT_VALUE_NONE;
+      TSB_TS_TRY(ctx, ts_sort_plan_create(ctx, &o, &j.plan_keys[v]));
+      if (ts_sort_plan_workspace_bytes(j.plan_pairs[v]) > work_bytes)
+        work_bytes = ts_sort_plan_workspace_bytes(j.plan_pairs[v]);
+      if (ts_sort_plan_workspace_bytes(j.plan_keys[v]) > work_bytes)
+        work_bytes = ts_sort_plan_workspace_bytes(j.plan_keys[v]);
+    }
+    unsetenv("TESSERA_SORT_MERGE");
     TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)n * 4, &j.tkeys));
     TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)n * 4, &j.tvalues));
     TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, work_bytes, &j.twork));
@@ -214,10 +237,12 @@ int main(int argc, char **argv) {
       TSB_CUDA_TRY(cudaMemcpy(j.input_keys, host.data(), (size_t)n * 4, cudaMemcpyHostToDevice));
       for (int pairs = 0; pairs < 2; pairs++) {
         j.pairs = pairs != 0;
-        bool same = false;
-        if (check_against_cub(&j, &same))
-          return 1;
-        failed |= !same;
+        bool same[TESSERA_VARIANTS];
+        for (int v = 0; v < TESSERA_VARIANTS; v++) {
+          if (check_against_cub(&j, v, &same[v]))
+            return 1;
+          failed |= !same[v];
+        }
         tsb_stats stats[IMPL_COUNT];
         for (int which = 0; which < IMPL_COUNT; which++)
           if (time_impl(&j, which, repeat, &stats[which]))
@@ -235,15 +260,17 @@ int main(int argc, char **argv) {
           tsb_table_cell(table, "%.2f", rate[which]);
           tsb_table_cell(table, "%.2f", rate[which] / rate[IMPL_CUB_MERGE]);
           tsb_table_cell(table, "%.2f", rate[IMPL_CUB_RADIX] / rate[which]);
-          tsb_table_cell(table, "%s", which == IMPL_TESSERA ? (same ? "same as CUB" : "DIFFERS") : "");
+          tsb_table_cell(table, "%s", which < TESSERA_VARIANTS ? (same[which] ? "same as CUB" : "DIFFERS") : "");
         }
       }
     }
     ts_buffer_destroy(j.tkeys);
     ts_buffer_destroy(j.tvalues);
     ts_buffer_destroy(j.twork);
-    ts_sort_plan_destroy(j.plan_keys);
-    ts_sort_plan_destroy(j.plan_pairs);
+    for (int v = 0; v < TESSERA_VARIANTS; v++) {
+      ts_sort_plan_destroy(j.plan_keys[v]);
+      ts_sort_plan_destroy(j.plan_pairs[v]);
+    }
     cudaFree(j.input_keys);
     cudaFree(j.input_values);
     cudaFree(j.out_keys);

@@ -2,7 +2,11 @@
  * values): every key type, order and value kind, on random, few-distinct,
  * sorted, reverse and worst-case inputs and on special float values, at
  * lengths that take the block sort alone, one merge pass, and several (odd
- * and even pass counts, partial last tiles). Smaller under a sanitizer. */
+ * and even pass counts, partial last tiles, partial last groups of runs).
+ * The default K-way passes get every case; the 4-way and the pairwise passes
+ * (chosen through TESSERA_SORT_MERGE at plan creation) the random ones.
+ * Smaller under a sanitizer. */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include "tessera/sort.h"
 #include "test_common.h"
 
@@ -55,6 +59,8 @@ static ts_status sort_on(ts_context *ctx, const ts_sort_options *o, int64_t n, c
   return st;
 }
 
+static const char *merge_mode = "default";
+
 static void check_case(ts_context *gpu, ts_context *cpu, ts_sort_key key, ts_sort_order order, ts_sort_value value,
                        int input, int64_t n) {
   size_t ks = ts_sort_key_size(key), vs = ts_sort_value_size(value);
@@ -88,7 +94,8 @@ static void check_case(ts_context *gpu, ts_context *cpu, ts_sort_key key, ts_sor
     if (memcmp(cv + vs * i, gv + vs * i, vs) != 0)
       bad_value = i;
   const char *name = input == TS_SORT_INPUT_COUNT ? "specials" : ts_sort_input_name(kind);
-  CHECK_MSG(bad_key < 0 && bad_value < 0, "%s %s %s values %d n=%lld: GPU differs from CPU at key %lld, value %lld",
+  CHECK_MSG(bad_key < 0 && bad_value < 0,
+            "merge %s: %s %s %s values %d n=%lld: GPU differs from CPU at key %lld, value %lld", merge_mode,
             ts_sort_key_name(key), name, order ? "descending" : "ascending", (int)value, (long long)n,
             (long long)bad_key, (long long)bad_value);
 cleanup:
@@ -113,22 +120,40 @@ int main(void) {
   }
   const char *sanitizer = getenv("TESSERA_UNDER_SANITIZER");
   bool small = sanitizer && *sanitizer;
-  /* Tiles are 3840 keys (4-byte) and 2304 (8-byte): these take 0 to 9 merge
-   * passes; the two largest only for random keys (with and without specials). */
-  static const int64_t sizes[] = {0, 1, 2, 31, 1000, 2304, 3840, 3841, 9001, (1 << 16) + 7, 1000003};
+  /* Tiles are 3840 keys (4-byte) and 2304 (8-byte): these take 0 to 9
+   * pairwise merge passes (0 to 3 8-way ones); 3840 * 5 + 17 and the
+   * K^2 tiles + 1 lengths (3840 * 16 + 1, 2304 * 64 + 1, 3840 * 64 + 1)
+   * leave partial last groups of runs. The sizes above 9001 only for random
+   * keys (with and without specials). */
+  static const int64_t sizes[] = {0,    1,     2,     31,     1000,          2304,   3840,   3841,
+                                  9001, 19217, 61441, 147457, (1 << 16) + 7, 245761, 1000003};
   static const int64_t small_sizes[] = {31, 3841, 20000};
   const int64_t *list = small ? small_sizes : sizes;
   size_t count = small ? sizeof small_sizes / sizeof small_sizes[0] : sizeof sizes / sizeof sizes[0];
-  for (int key = 0; key < TS_SORT_KEY_COUNT; key++)
-    for (int order = 0; order < 2; order++)
-      for (int value = 0; value < TS_SORT_VALUE_COUNT; value++)
-        for (int input = 0; input <= TS_SORT_INPUT_COUNT; input++)
-          for (size_t s = 0; s < count; s++) {
-            bool randomish = input == TS_SORT_INPUT_RANDOM || input == TS_SORT_INPUT_COUNT;
-            if ((small && input != TS_SORT_INPUT_COUNT) || (!randomish && list[s] > 9001))
-              continue;
-            check_case(gpu, cpu, (ts_sort_key)key, (ts_sort_order)order, (ts_sort_value)value, input, list[s]);
-          }
+  /* NULL: the plan's default (8-way); then 4-way and pairwise. */
+  static const char *const modes[] = {NULL, "4", "pairwise"};
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    if (modes[m])
+      setenv("TESSERA_SORT_MERGE", modes[m], 1);
+    else
+      unsetenv("TESSERA_SORT_MERGE");
+    merge_mode = modes[m] ? modes[m] : "default";
+    for (int key = 0; key < TS_SORT_KEY_COUNT; key++)
+      for (int order = 0; order < 2; order++)
+        for (int value = 0; value < TS_SORT_VALUE_COUNT; value++)
+          for (int input = 0; input <= TS_SORT_INPUT_COUNT; input++)
+            for (size_t s = 0; s < count; s++) {
+              bool randomish = input == TS_SORT_INPUT_RANDOM || input == TS_SORT_INPUT_COUNT;
+              if ((small && input != TS_SORT_INPUT_COUNT) || (!randomish && list[s] > 9001))
+                continue;
+              /* The other passes: random keys that take at least one merge pass. */
+              if (modes[m] && (!randomish || list[s] <= 3840 || (small && value != TS_SORT_VALUE_INDEX)))
+                continue;
+              check_case(gpu, cpu, (ts_sort_key)key, (ts_sort_order)order, (ts_sort_value)value, input, list[s]);
+            }
+  }
+  unsetenv("TESSERA_SORT_MERGE");
+  merge_mode = "default";
   /* Worst case of CUB's tuning (E = 17, u = 256) through several passes. */
   if (!small)
     check_case(gpu, cpu, TS_SORT_KEY_UINT32, TS_SORT_ASCENDING, TS_SORT_VALUE_INDEX, TS_SORT_INPUT_WORST_CASE,

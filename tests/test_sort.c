@@ -7,6 +7,9 @@
 #include "tessera/sort.h"
 #include "test_common.h"
 
+/* The split search of the GPU K-way merge passes (internal, plain C). */
+#include "../src/sort/sort_kway_split.h"
+
 #include <stdint.h>
 
 /* ---- the reference order ---------------------------------------------------- */
@@ -233,7 +236,7 @@ static void check_bad_input(ts_context *ctx) {
   CHECK(plan == NULL);
   o.max_n = 100;
   CHECK_OK(ctx, ts_sort_plan_create(ctx, &o, &plan));
-  CHECK(ts_sort_plan_workspace_bytes(plan) >= 100 * 8);
+  CHECK(ts_sort_plan_workspace_bytes(plan) >= (size_t)100 * 8);
   CHECK(ts_sort_plan_workspace_bytes(NULL) == 0);
 
   ts_buffer *keys = NULL, *values = NULL, *work = NULL, *small = NULL, *host = NULL, *tiny = NULL;
@@ -308,6 +311,81 @@ static void check_worst_case(ts_context *ctx) {
   free(seen);
 }
 
+/* ---- split points of the K-way merge ------------------------------------------ */
+
+static uint64_t split_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t split_random(void) {
+  split_rng ^= split_rng << 13;
+  split_rng ^= split_rng >> 7;
+  split_rng ^= split_rng << 17;
+  return split_rng;
+}
+
+static int compare_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* k sorted runs of keys (kind 0: a few distinct values, 1: random bits,
+ * 2: all equal, 3: values near the top of the type) laid out with a
+ * stride; for every rank, the split search against the counts of a naive
+ * stable k-way merge (smallest head, lowest run on ties). */
+static void check_split_case(int k, int wide, int kind, const int64_t *len) {
+  enum { STRIDE = 64 };
+  uint64_t keys64[TSI_SORT_MAX_WAYS * STRIDE];
+  uint32_t keys32[TSI_SORT_MAX_WAYS * STRIDE];
+  int64_t total = 0;
+  for (int i = 0; i < k; i++) {
+    uint64_t *run = keys64 + (int64_t)i * STRIDE;
+    for (int64_t j = 0; j < len[i]; j++) {
+      uint64_t r = split_random();
+      uint64_t top = wide ? UINT64_MAX : UINT32_MAX;
+      run[j] = kind == 0 ? r % 5 : kind == 1 ? (wide ? r : r >> 32) : kind == 2 ? 7 : top - r % 3;
+    }
+    qsort(run, (size_t)len[i], sizeof *run, compare_u64);
+    for (int64_t j = 0; j < len[i]; j++)
+      keys32[(int64_t)i * STRIDE + j] = (uint32_t)keys64[(int64_t)i * STRIDE + j];
+    total += len[i];
+  }
+  int64_t head[TSI_SORT_MAX_WAYS] = {0}, split[TSI_SORT_MAX_WAYS];
+  int bad = 0;
+  for (int64_t rank = 0; rank <= total && !bad; rank++) {
+    if (wide)
+      tsi_sort_kway_split64(keys64, STRIDE, len, k, rank, split);
+    else
+      tsi_sort_kway_split32(keys32, STRIDE, len, k, rank, split);
+    for (int i = 0; i < k; i++)
+      bad |= split[i] != head[i];
+    if (bad)
+      break;
+    if (rank == total)
+      break;
+    int pick = -1; /* the next output of the stable merge */
+    for (int i = 0; i < k; i++)
+      if (head[i] < len[i] &&
+          (pick < 0 || keys64[(int64_t)i * STRIDE + head[i]] < keys64[(int64_t)pick * STRIDE + head[pick]]))
+        pick = i;
+    head[pick]++;
+  }
+  CHECK_MSG(!bad, "K-way split: k %d, %s keys, kind %d, total %lld: wrong split", k, wide ? "64-bit" : "32-bit", kind,
+            (long long)total);
+}
+
+static void check_kway_split(void) {
+  static const int64_t shapes[][TSI_SORT_MAX_WAYS] = {
+      {0, 0, 0, 0, 0, 0, 0, 0},         {1, 0, 0, 0, 0, 0, 0, 0},     {0, 0, 0, 5, 0, 0, 0, 0},
+      {64, 64, 64, 64, 64, 64, 64, 64}, {64, 64, 64, 17, 0, 0, 0, 0}, {3, 64, 1, 40, 64, 0, 9, 2},
+      {64, 64, 64, 64, 64, 64, 64, 1},  {1, 2, 3, 4, 5, 6, 7, 8},     {0, 64, 0, 64, 0, 64, 0, 64},
+  };
+  static const int ways[] = {1, 2, 3, 4, 8};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++)
+      for (int wide = 0; wide < 2; wide++)
+        for (int kind = 0; kind < 4; kind++)
+          for (int repeat = 0; repeat < 3; repeat++)
+            check_split_case(ways[w], wide, kind, shapes[s]);
+}
+
 int main(void) {
   ts_context_options opt = {0};
   opt.backend = TS_BACKEND_CPU;
@@ -329,6 +407,7 @@ int main(void) {
           }
   check_bad_input(ctx);
   check_worst_case(ctx);
+  check_kway_split();
   ts_context_destroy(ctx);
   return test_finish();
 }

@@ -9,15 +9,25 @@
  *    2 ITEMS, ... keys in shared memory, every thread making ITEMS outputs
  *    from its merge-path split. ITEMS is odd, so that thread t's accesses to
  *    word t * ITEMS + j fall in distinct banks across a warp.
- * 2. Merge passes in global memory: each pass merges pairs of sorted runs;
- *    a partition kernel finds, for every output tile, its merge-path split
- *    (Odeh et al., "Merge Path", IPDPSW 2012), and the merge kernel loads
- *    the tile's two pieces into shared memory and merges them as in 1.
+ * 2. Merge passes in global memory, by default K-way (the multiway merge of
+ *    Karsin et al., section 5): each pass merges groups of K sorted runs, so
+ *    that ceil(log_K(n / tile)) passes replace ceil(log2(n / tile)). A
+ *    partition kernel finds, for the first output of every tile, how many
+ *    keys each of the K runs gives to the outputs before it (sort_kway_split.h,
+ *    one lane per run); the merge kernel loads each run's slice of the tile
+ *    into shared memory (coalesced, one slice after the other) and merges the
+ *    K slices there in log2(K) rounds of pairwise merge path, lower runs
+ *    first on ties, before one coalesced store.
+ *    The pairwise passes (Odeh et al., "Merge Path", IPDPSW 2012: a
+ *    partition kernel per output tile, then the tile's two pieces merged in
+ *    shared memory as in 1) stay for comparison (plan->merge_ways == 2).
  * The output of each pass lands in the keys buffer or in the workspace so
- * that the last one writes the keys buffer: no final copy. Keys are mapped
- * in place before the sort and back after it when the type or the order
- * needs it (unsigned ascending does not). */
+ * that the last one writes the keys buffer: no final copy. The key map to
+ * ordered integers (and the index values) is applied as the block sort loads
+ * the keys, and the map back as the last kernel stores them (unsigned
+ * ascending needs neither). */
 #include "sort_internal.h"
+#include "sort_kway_split.h"
 
 #include <cuda_runtime.h>
 
@@ -73,9 +83,24 @@ __device__ __forceinline__ void serial_merge(const K *a_keys, const V *a_values,
   }
 }
 
+/* What the first load and the last store do to keys: the map to ordered
+ * integers (in) or back (out), and index values made on the first load. */
+struct sort_transform {
+  ts_sort_key key;
+  bool descending;
+  bool map_in, map_out, make_index;
+};
+
+template <typename K> __device__ __forceinline__ K map_key(K k, const sort_transform &t, bool to_ordered) {
+  if constexpr (sizeof(K) == 4)
+    return tsi_sort_map32(k, t.key, t.descending, to_ordered);
+  else
+    return tsi_sort_map64(k, t.key, t.descending, to_ordered);
+}
+
 template <typename K, typename V, bool HAS_V>
 __global__ void __launch_bounds__(SORT_THREADS)
-    sort_block_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n) {
+    sort_block_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, sort_transform t) {
   constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   K *s_keys = reinterpret_cast<K *>(sort_shared);
@@ -86,9 +111,15 @@ __global__ void __launch_bounds__(SORT_THREADS)
   /* Missing keys of the last tile become the largest key: they sort after
    * every real one (after equal ones too, being later) and are not stored. */
   for (int i = tid; i < TILE; i += SORT_THREADS) {
-    s_keys[i] = i < count ? in_keys[start + i] : ~K(0);
+    K k = ~K(0);
+    if (i < count) {
+      k = in_keys[start + i];
+      if (t.map_in)
+        k = map_key(k, t, true);
+    }
+    s_keys[i] = k;
     if constexpr (HAS_V)
-      s_values[i] = i < count ? in_values[start + i] : V(0);
+      s_values[i] = i >= count ? V(0) : t.make_index ? V(start + i) : in_values[start + i];
   }
   __syncthreads();
   K keys[ITEMS];
@@ -139,11 +170,13 @@ __global__ void __launch_bounds__(SORT_THREADS)
   }
   __syncthreads();
   for (int i = tid; i < count; i += SORT_THREADS) {
-    out_keys[start + i] = s_keys[i];
+    out_keys[start + i] = t.map_out ? map_key(s_keys[i], t, false) : s_keys[i];
     if constexpr (HAS_V)
       out_values[start + i] = s_values[i];
   }
 }
+
+/* ---- pairwise merge passes ------------------------------------------------ */
 
 /* Split of output tile boundary b of a pass with runs of @p width: the
  * position in keys where the boundary's A piece starts. */
@@ -163,7 +196,7 @@ __global__ void sort_partition_kernel(const K *keys, int64_t n, int64_t width, i
 template <typename K, typename V, bool HAS_V>
 __global__ void __launch_bounds__(SORT_THREADS)
     sort_merge_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, int64_t width,
-                      const int64_t *splits) {
+                      const int64_t *splits, sort_transform t) {
   constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   K *s_keys = reinterpret_cast<K *>(sort_shared);
@@ -202,26 +235,176 @@ __global__ void __launch_bounds__(SORT_THREADS)
   }
   __syncthreads();
   for (int i = tid; i < total; i += SORT_THREADS) {
-    out_keys[d0 + i] = s_keys[i];
+    out_keys[d0 + i] = t.map_out ? map_key(s_keys[i], t, false) : s_keys[i];
     if constexpr (HAS_V)
       out_values[d0 + i] = s_values[i];
   }
 }
 
-template <typename K>
-__global__ void sort_map_kernel(K *keys, int64_t n, ts_sort_key key, bool descending, bool to_ordered) {
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    if constexpr (sizeof(K) == 4)
-      keys[i] = tsi_sort_map32(keys[i], key, descending, to_ordered);
-    else
-      keys[i] = tsi_sort_map64(keys[i], key, descending, to_ordered);
+/* ---- K-way merge passes ---------------------------------------------------- */
+
+__device__ __forceinline__ int64_t run_upper(const uint32_t *run, int64_t lo, int64_t hi, uint32_t v) {
+  return tsi_sort_kway_split32_upper(run, lo, hi, v);
+}
+__device__ __forceinline__ int64_t run_upper(const uint64_t *run, int64_t lo, int64_t hi, uint64_t v) {
+  return tsi_sort_kway_split64_upper(run, lo, hi, v);
+}
+
+template <int WAYS, typename T> __device__ __forceinline__ T ways_sum(T v, unsigned mask) {
+#pragma unroll
+  for (int o = 1; o < WAYS; o *= 2)
+    v += __shfl_xor_sync(mask, v, o, WAYS);
+  return v;
+}
+
+/* For every tile b, the position in keys where each of the K runs of its
+ * group starts contributing to it: splits[b * K + i]. WAYS consecutive lanes
+ * share a tile, lane i of them owns run i; it is the search of
+ * sort_kway_split.h with the per-run loops spread over the lanes (the sums
+ * by shuffles), so the K binary searches of a step run side by side. */
+template <typename K, int WAYS>
+__global__ void sort_kway_partition_kernel(const K *keys, int64_t n, int64_t width, int64_t tile, int64_t tiles,
+                                           int64_t *splits) {
+  int64_t gid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t b = gid / WAYS;
+  int run = (int)(gid % WAYS);
+  unsigned mask = ((1u << WAYS) - 1u) << (threadIdx.x % 32 / WAYS * WAYS);
+  int64_t rank = 0, start = 0, len = 0;
+  if (b < tiles) {
+    int64_t d = b * tile, group = WAYS * width, base = d / group * group;
+    start = base + run * width < n ? base + run * width : n;
+    len = n - start < width ? n - start : width;
+    rank = d - base;
+  }
+  const K *r = keys + start;
+  K lo = len > 0 ? r[0] : ~K(0), hi = len > 0 ? r[len - 1] : K(0);
+#pragma unroll
+  for (int o = 1; o < WAYS; o *= 2) {
+    K other_lo = __shfl_xor_sync(mask, lo, o, WAYS), other_hi = __shfl_xor_sync(mask, hi, o, WAYS);
+    lo = other_lo < lo ? other_lo : lo;
+    hi = other_hi > hi ? other_hi : hi;
+  }
+  int64_t below = 0, upto = len;
+  int64_t sum_below = 0, sum_upto = ways_sum<WAYS>(len, mask);
+  while (lo < hi && sum_below != rank && sum_upto != rank) {
+    K mid = lo + (hi - lo) / 2;
+    int64_t count = run_upper(r, below, upto, mid);
+    int64_t sum = ways_sum<WAYS>(count, mask);
+    bool up = sum >= rank;
+    below = up ? below : count;
+    upto = up ? count : upto;
+    hi = up ? mid : hi;
+    lo = up ? lo : mid + 1;
+    sum_upto = up ? sum : sum_upto;
+    sum_below = up ? sum_below : sum;
+  }
+  /* Equal keys of lower runs come first: an exclusive prefix over the lanes. */
+  int64_t equal = upto - below, before = equal;
+#pragma unroll
+  for (int o = 1; o < WAYS; o *= 2) {
+    int64_t other = __shfl_up_sync(mask, before, o, WAYS);
+    if (run >= o)
+      before += other;
+  }
+  before -= equal;
+  if (b < tiles)
+    splits[b * WAYS + run] = start + below + tsi_sort_split_take(rank - sum_below, before, equal);
+}
+
+/* Merge count outputs of a = keys[ai, a_end) and b = keys[bi, b_end) (shared
+ * memory), A first on ties, into out_keys[out, out + count). */
+template <typename K, typename V, bool HAS_V>
+__device__ __forceinline__ void merge_into(const K *keys, const V *values, int ai, int a_end, int bi, int b_end,
+                                           K *out_keys, V *out_values, int out, int count) {
+  K ka = ai < a_end ? keys[ai] : K(0), kb = bi < b_end ? keys[bi] : K(0);
+  for (int j = 0; j < count; j++) {
+    bool take_a = bi >= b_end || (ai < a_end && !(kb < ka));
+    if (take_a) {
+      out_keys[out + j] = ka;
+      if constexpr (HAS_V)
+        out_values[out + j] = values[ai];
+      ai++;
+      if (ai < a_end)
+        ka = keys[ai];
+    } else {
+      out_keys[out + j] = kb;
+      if constexpr (HAS_V)
+        out_values[out + j] = values[bi];
+      bi++;
+      if (bi < b_end)
+        kb = keys[bi];
+    }
   }
 }
 
-__global__ void sort_index_kernel(int32_t *index, int64_t n) {
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    index[i] = (int32_t)i;
+/* One output tile of a K-way pass: the K slices of the tile (from the
+ * partition) are loaded one after the other into shared memory; round s
+ * (s = 1, 2, 4, ...) merges neighbouring lists of s runs each, from one
+ * shared buffer into the other, every thread making the ITEMS outputs from
+ * t * ITEMS on (a thread's outputs may span several pairs of lists: each
+ * piece has its own merge-path split). */
+template <typename K, typename V, bool HAS_V, int WAYS>
+__global__ void __launch_bounds__(SORT_THREADS)
+    sort_kway_merge_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, int64_t width,
+                           const int64_t *splits, sort_transform t) {
+  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  extern __shared__ __align__(16) unsigned char sort_shared[];
+  __shared__ int s_offset[WAYS + 1];
+  K *s_keys[2] = {reinterpret_cast<K *>(sort_shared), reinterpret_cast<K *>(sort_shared) + TILE};
+  V *s_values[2] = {reinterpret_cast<V *>(s_keys[1] + TILE), reinterpret_cast<V *>(s_keys[1] + TILE) + TILE};
+  int tid = threadIdx.x;
+  int64_t b = blockIdx.x;
+  int64_t d0 = b * TILE, d1 = d0 + TILE < n ? d0 + TILE : n;
+  int64_t group = WAYS * width, base = d0 / group * group, group_end = base + group < n ? base + group : n;
+  /* The slice of run i is [begin[i], end[i]); the next tile's split ends it
+   * unless this tile ends the group. */
+  int64_t begin[WAYS], end[WAYS];
+  int offset = 0;
+#pragma unroll
+  for (int i = 0; i < WAYS; i++) {
+    int64_t run_end = base + (int64_t)(i + 1) * width < n ? base + (int64_t)(i + 1) * width : n;
+    begin[i] = splits[b * WAYS + i];
+    end[i] = d1 == group_end ? (run_end > begin[i] ? run_end : begin[i]) : splits[(b + 1) * WAYS + i];
+    for (int j = tid; j < (int)(end[i] - begin[i]); j += SORT_THREADS) {
+      s_keys[0][offset + j] = in_keys[begin[i] + j];
+      if constexpr (HAS_V)
+        s_values[0][offset + j] = in_values[begin[i] + j];
+    }
+    if (tid == 0)
+      s_offset[i] = offset;
+    offset += (int)(end[i] - begin[i]);
+  }
+  if (tid == 0)
+    s_offset[WAYS] = offset;
+  int total = offset, from = 0;
+  int p0 = tid * ITEMS, p1 = p0 + ITEMS < total ? p0 + ITEMS : total;
+#pragma unroll
+  for (int span = 1; span < WAYS; span *= 2) {
+    __syncthreads();
+    const K *sk = s_keys[from];
+    const V *sv = s_values[from];
+    for (int p = p0; p < p1;) {
+      int first = 0; /* first run of the pair of lists that holds output p */
+      while (p >= s_offset[first + 2 * span])
+        first += 2 * span;
+      int a0 = s_offset[first], a1 = s_offset[first + span], b1 = s_offset[first + 2 * span];
+      int q = p1 < b1 ? p1 : b1, diag = p - a0;
+      int ai = merge_corank(sk + a0, a1 - a0, sk + a1, b1 - a1, diag);
+      merge_into<K, V, HAS_V>(sk, sv, a0 + ai, a1, a1 + diag - ai, b1, s_keys[from ^ 1], s_values[from ^ 1], p, q - p);
+      p = q;
+    }
+    from ^= 1;
+  }
+  __syncthreads();
+  for (int i = tid; i < total; i += SORT_THREADS) {
+    K k = s_keys[from][i];
+    out_keys[d0 + i] = t.map_out ? map_key(k, t, false) : k;
+    if constexpr (HAS_V)
+      out_values[d0 + i] = s_values[from][i];
+  }
 }
+
+/* ---- driver ------------------------------------------------------------------ */
 
 static int64_t tile_of(size_t key_size) {
   return key_size == 4 ? SORT_THREADS * sort_items<uint32_t>::value : SORT_THREADS * sort_items<uint64_t>::value;
@@ -230,13 +413,76 @@ static int64_t tile_of(size_t key_size) {
 extern "C" size_t tsi_sort_cuda_scratch_bytes(int64_t max_n, size_t key_size, size_t value_size) {
   (void)value_size;
   int64_t tile = tile_of(key_size);
-  return tsi_sort_align((size_t)((max_n + tile - 1) / tile + 1) * sizeof(int64_t));
+  /* K splits per tile boundary (the pairwise passes use one). */
+  return tsi_sort_align((size_t)((max_n + tile - 1) / tile + 1) * TSI_SORT_MAX_WAYS * sizeof(int64_t));
 }
 
-/* Grid for element-wise kernels: enough blocks to fill the GPU, no more. */
-static unsigned elementwise_blocks(int64_t n) {
-  int64_t blocks = (n + 255) / 256;
-  return (unsigned)(blocks < 4096 ? blocks : 4096);
+/* Swap the roles of the two key (and value) buffers after a pass. */
+template <typename K, typename V> static void swap_buffers(K **a, K **b, V **va, V **vb) {
+  K *k = *a;
+  *a = *b;
+  *b = k;
+  V *v = *va;
+  *va = *vb;
+  *vb = v;
+}
+
+/* The K-way passes (WAYS = 4 or 8), from src to dst and back, the last
+ * into the caller's buffers. */
+template <typename K, typename V, bool HAS_V, int WAYS>
+static ts_status kway_passes(ts_context *ctx, int64_t n, K *src_keys, V *src_values, K *dst_keys, V *dst_values,
+                             int64_t *splits, sort_transform t) {
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  int64_t tiles = (n + TILE - 1) / TILE;
+  size_t shared = 2 * (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
+  /* Two tile buffers: above the 48 KiB a block gets without asking. */
+  cudaError_t e = cudaFuncSetAttribute(sort_kway_merge_kernel<K, V, HAS_V, WAYS>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+  if (e != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_sort_execute: shared memory of %zu bytes for the merge: %s", shared,
+                     cudaGetErrorString(e));
+  ts_status st = TS_SUCCESS;
+  for (int64_t width = TILE; st == TS_SUCCESS && width < n; width *= WAYS) {
+    sort_transform last = t;
+    last.map_out = t.map_out && width * WAYS >= n;
+    int64_t lanes = tiles * WAYS;
+    sort_kway_partition_kernel<K, WAYS>
+        <<<(unsigned)((lanes + 127) / 128), 128, 0, stream>>>(src_keys, n, width, TILE, tiles, splits);
+    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way partition)");
+    if (st != TS_SUCCESS)
+      break;
+    sort_kway_merge_kernel<K, V, HAS_V, WAYS><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(
+        src_keys, src_values, dst_keys, dst_values, n, width, splits, last);
+    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way merge pass)");
+    swap_buffers(&src_keys, &dst_keys, &src_values, &dst_values);
+  }
+  return st;
+}
+
+template <typename K, typename V, bool HAS_V>
+static ts_status pairwise_passes(ts_context *ctx, int64_t n, K *src_keys, V *src_values, K *dst_keys, V *dst_values,
+                                 int64_t *splits, sort_transform t) {
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  int64_t tiles = (n + TILE - 1) / TILE;
+  size_t shared = (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
+  ts_status st = TS_SUCCESS;
+  for (int64_t width = TILE; st == TS_SUCCESS && width < n; width *= 2) {
+    sort_transform last = t;
+    last.map_out = t.map_out && width * 2 >= n;
+    int64_t boundaries = tiles + 1;
+    sort_partition_kernel<K>
+        <<<(unsigned)((boundaries + 255) / 256), 256, 0, stream>>>(src_keys, n, width, TILE, boundaries, splits);
+    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge partition)");
+    if (st != TS_SUCCESS)
+      break;
+    sort_merge_kernel<K, V, HAS_V><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(
+        src_keys, src_values, dst_keys, dst_values, n, width, splits, last);
+    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge pass)");
+    swap_buffers(&src_keys, &dst_keys, &src_values, &dst_values);
+  }
+  return st;
 }
 
 template <typename K, typename V, bool HAS_V>
@@ -251,35 +497,34 @@ static ts_status sort_run(const ts_sort_plan *plan, int64_t n, K *keys, V *value
   int64_t *splits = (int64_t *)(w + tsi_sort_align(max_n * sizeof(K)) + tsi_sort_align(max_n * plan->value_size));
   size_t shared = (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
   int64_t tiles = (n + TILE - 1) / TILE;
+  int ways = plan->merge_ways;
   int passes = 0;
-  for (int64_t width = TILE; width < n; width *= 2)
+  for (int64_t width = TILE; width < n; width *= ways)
     passes++;
+
+  sort_transform t;
+  t.key = plan->options.key;
+  t.descending = plan->options.order == TS_SORT_DESCENDING;
+  t.map_in = tsi_sort_needs_map(t.key, plan->options.order);
+  t.make_index = plan->options.value == TS_SORT_VALUE_INDEX;
+  sort_transform block = t;
+  block.map_out = t.map_in && passes == 0;
+  t.map_out = t.map_in;
 
   K *src_keys = passes % 2 == 0 ? keys : alt_keys, *dst_keys = passes % 2 == 0 ? alt_keys : keys;
   V *src_values = passes % 2 == 0 ? values : alt_values, *dst_values = passes % 2 == 0 ? alt_values : values;
   /* The block sort reads the caller's keys and writes where pass 0 reads
    * (in place is safe: a block reads its whole tile before writing). */
   sort_block_kernel<K, V, HAS_V>
-      <<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(keys, values, src_keys, src_values, n);
+      <<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(keys, values, src_keys, src_values, n, block);
   ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (block sort)");
-  for (int64_t width = TILE; st == TS_SUCCESS && width < n; width *= 2) {
-    int64_t boundaries = tiles + 1;
-    sort_partition_kernel<K>
-        <<<(unsigned)((boundaries + 255) / 256), 256, 0, stream>>>(src_keys, n, width, TILE, boundaries, splits);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge partition)");
-    if (st != TS_SUCCESS)
-      break;
-    sort_merge_kernel<K, V, HAS_V><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(src_keys, src_values, dst_keys,
-                                                                                      dst_values, n, width, splits);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge pass)");
-    K *tk = src_keys;
-    src_keys = dst_keys;
-    dst_keys = tk;
-    V *tv = src_values;
-    src_values = dst_values;
-    dst_values = tv;
-  }
-  return st;
+  if (st != TS_SUCCESS || passes == 0)
+    return st;
+  if (ways == 2)
+    return pairwise_passes<K, V, HAS_V>(ctx, n, src_keys, src_values, dst_keys, dst_values, splits, t);
+  if (ways == 4)
+    return kway_passes<K, V, HAS_V, 4>(ctx, n, src_keys, src_values, dst_keys, dst_values, splits, t);
+  return kway_passes<K, V, HAS_V, 8>(ctx, n, src_keys, src_values, dst_keys, dst_values, splits, t);
 }
 
 template <typename K>
@@ -295,34 +540,9 @@ static ts_status sort_keys_of(const ts_sort_plan *plan, int64_t n, K *keys, void
 }
 
 extern "C" ts_status tsi_sort_cuda(const ts_sort_plan *plan, int64_t n, void *keys, void *values, void *workspace) {
-  ts_context *ctx = plan->ctx;
-  ts_status st = tsi_cuda_activate(ctx);
+  ts_status st = tsi_cuda_activate(plan->ctx);
   if (st != TS_SUCCESS)
     return st;
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
-  ts_sort_key key = plan->options.key;
-  bool descending = plan->options.order == TS_SORT_DESCENDING, map = tsi_sort_needs_map(key, plan->options.order);
-  unsigned blocks = elementwise_blocks(n);
-  if (plan->options.value == TS_SORT_VALUE_INDEX) {
-    sort_index_kernel<<<blocks, 256, 0, stream>>>((int32_t *)values, n);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (index)");
-  }
-  if (st == TS_SUCCESS && map) {
-    if (plan->key_size == 4)
-      sort_map_kernel<uint32_t><<<blocks, 256, 0, stream>>>((uint32_t *)keys, n, key, descending, true);
-    else
-      sort_map_kernel<uint64_t><<<blocks, 256, 0, stream>>>((uint64_t *)keys, n, key, descending, true);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (key map)");
-  }
-  if (st == TS_SUCCESS)
-    st = plan->key_size == 4 ? sort_keys_of<uint32_t>(plan, n, (uint32_t *)keys, values, workspace)
+  return plan->key_size == 4 ? sort_keys_of<uint32_t>(plan, n, (uint32_t *)keys, values, workspace)
                              : sort_keys_of<uint64_t>(plan, n, (uint64_t *)keys, values, workspace);
-  if (st == TS_SUCCESS && map) {
-    if (plan->key_size == 4)
-      sort_map_kernel<uint32_t><<<blocks, 256, 0, stream>>>((uint32_t *)keys, n, key, descending, false);
-    else
-      sort_map_kernel<uint64_t><<<blocks, 256, 0, stream>>>((uint64_t *)keys, n, key, descending, false);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (key unmap)");
-  }
-  return st;
 }

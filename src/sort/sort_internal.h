@@ -24,7 +24,14 @@ struct ts_sort_plan {
   ts_sort_options options;
   size_t key_size, value_size; /* value_size: 4 for TS_SORT_VALUE_INDEX */
   size_t workspace_bytes;
+  /* Runs merged per global pass on the CUDA backend: 2 (pairwise merge
+   * path), 4 or 8 (K-way). TSI_SORT_MERGE_WAYS by default; the environment
+   * variable TESSERA_SORT_MERGE ("pairwise", "4" or "8"), read at plan
+   * creation, overrides it so that a benchmark can compare the passes. */
+  int merge_ways;
 };
+
+#define TSI_SORT_MERGE_WAYS 8
 
 /* Workspace layout for max_n keys: alternate keys, alternate values, then
  * the backend's own scratch; each part starts on a 256-byte boundary. */

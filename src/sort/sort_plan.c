@@ -60,6 +60,12 @@ ts_status ts_sort_plan_create(ts_context *ctx, const ts_sort_options *options, t
   p->options = *o;
   p->key_size = ts_sort_key_size(o->key);
   p->value_size = ts_sort_value_size(o->value);
+  p->merge_ways = TSI_SORT_MERGE_WAYS;
+  const char *ways = getenv("TESSERA_SORT_MERGE");
+  if (ways && strcmp(ways, "pairwise") == 0)
+    p->merge_ways = 2;
+  else if (ways && (strcmp(ways, "4") == 0 || strcmp(ways, "8") == 0))
+    p->merge_ways = ways[0] - '0';
   /* max_n <= INT32_MAX and sizes <= 8: no overflow in size_t. */
   size_t n = (size_t)o->max_n;
   p->workspace_bytes = n == 0 ? 0 : tsi_sort_align(n * p->key_size) + tsi_sort_align(n * p->value_size);
