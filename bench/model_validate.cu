@@ -1,0 +1,734 @@
+/* Validation of the performance model (include/tessera/model.h): kernels
+ * that took no part in the calibration, each described as rounds, predicted
+ * from the parameters calibrated in the same run (or read with --params),
+ * then measured (median of CUDA-event timed calls after a warm-up):
+ *   - a streaming triad a = b + s*c at several sizes and occupancies (a
+ *     shared-memory reservation caps the blocks per SM);
+ *   - a strided gather (one float per 32-byte sector, sectors in order) and
+ *     a random gather (sectors at random);
+ *   - a 32x32-tile matrix transpose through shared memory, without padding
+ *     (32-way bank conflicts on the column reads) and with one word of
+ *     padding (none);
+ *   - a tiled sum reduction (8 loads a thread, a shared-memory tree with a
+ *     barrier a level, a second launch over the block sums);
+ *   - tessera SpMV through the public API (thread-, warp-, block-mapped,
+ *     merge-path, work-oriented) on generated matrices, each predicted by
+ *     ts_model_spmv_rank() from the matrix statistics.
+ * Output: a CSV of every case (predicted, measured, error) and a Markdown
+ * summary with the median absolute error per family and overall, and the
+ * SpMV ranking: the model's pick against the measured best and AUTO's pick
+ * (generated matrices and, with --matrices DIR, the corpus). */
+#include "tessera/model.h"
+#include "tsb_cuda.h"
+
+#include <algorithm>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#define WARMUP 3
+#define REPEAT 15
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+__global__ void triad(float *__restrict__ a, const float *__restrict__ b, const float *__restrict__ c, float s,
+                      size_t n) {
+  extern __shared__ char spoiler[];
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = b[i] + s * c[i];
+  if (n == 0) /* never: keeps the reservation */
+    spoiler[threadIdx.x] = 0;
+}
+
+__global__ void gather(float *__restrict__ out, const float *__restrict__ in, size_t n, size_t in_floats, int random) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  size_t sector;
+  if (random) {
+    unsigned long long x = (i + 1) * 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 29;
+    sector = (size_t)(x & (in_floats / 8 - 1));
+  } else {
+    sector = i & (in_floats / 8 - 1);
+  }
+  out[i] = __ldcs(in + sector * 8);
+}
+
+#define TILE 32
+#define ROWS 8
+template <int Pad> __global__ void transpose(float *__restrict__ out, const float *__restrict__ in, int n) {
+  __shared__ float tile[TILE][TILE + Pad];
+  int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x];
+  __syncthreads();
+  x = blockIdx.y * TILE + threadIdx.x;
+  y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS)
+    out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+#define RED_THREADS 256
+#define RED_ITEMS 8
+__global__ void reduce_blocks(const float *__restrict__ in, float *__restrict__ partial, size_t n) {
+  __shared__ float s[RED_THREADS];
+  size_t base = (size_t)blockIdx.x * RED_THREADS * RED_ITEMS + threadIdx.x;
+  float v[RED_ITEMS];
+#pragma unroll
+  for (int k = 0; k < RED_ITEMS; k++)
+    v[k] = base + k * RED_THREADS < n ? in[base + k * RED_THREADS] : 0.0f;
+  float sum = 0;
+#pragma unroll
+  for (int k = 0; k < RED_ITEMS; k++)
+    sum += v[k];
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (int half = RED_THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      s[threadIdx.x] += s[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = s[0];
+}
+
+__global__ void reduce_final(const float *__restrict__ partial, int count, float *out) {
+  __shared__ float s[RED_THREADS];
+  float sum = 0;
+  for (int i = threadIdx.x; i < count; i += RED_THREADS)
+    sum += partial[i];
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (int half = RED_THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      s[threadIdx.x] += s[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    *out = s[0];
+}
+
+/* ---- cases -------------------------------------------------------------------- */
+
+struct job {
+  int kind; /* 0 triad, 1 gather, 2 transpose, 3 reduce, 4 spmv */
+  float *a, *b, *c;
+  size_t n;
+  int grid, threads;
+  size_t shared;
+  int random, pad, side;
+  ts_context *ctx;
+  ts_spmv_plan *plan;
+  ts_buffer *x, *y;
+};
+
+static int run_job(void *user, void *stream_ptr) {
+  job *j = (job *)user;
+  cudaStream_t stream = (cudaStream_t)stream_ptr;
+  switch (j->kind) {
+  case 0:
+    triad<<<j->grid, j->threads, j->shared, stream>>>(j->a, j->b, j->c, 1.5f, j->n);
+    break;
+  case 1:
+    gather<<<j->grid, j->threads, 0, stream>>>(j->a, j->b, j->n, j->n, j->random);
+    break;
+  case 2: {
+    dim3 grid(j->side / TILE, j->side / TILE), block(TILE, ROWS);
+    if (j->pad)
+      transpose<1><<<grid, block, 0, stream>>>(j->a, j->b, j->side);
+    else
+      transpose<0><<<grid, block, 0, stream>>>(j->a, j->b, j->side);
+    break;
+  }
+  case 3:
+    reduce_blocks<<<j->grid, RED_THREADS, 0, stream>>>(j->b, j->a, j->n);
+    reduce_final<<<1, RED_THREADS, 0, stream>>>(j->a, j->grid, j->c);
+    break;
+  default: {
+    ts_status st = ts_spmv_execute(j->plan, 1.0, j->x, 0.0, j->y);
+    if (st != TS_SUCCESS) {
+      fprintf(stderr, "ts_spmv_execute: %s\n", ts_last_error(j->ctx));
+      return 1;
+    }
+    return 0;
+  }
+  }
+  TSB_LAUNCH_TRY("validation kernel");
+  return 0;
+}
+
+struct result {
+  char family[32], name[96];
+  double predicted_us, measured_us;
+  const char *bound;
+};
+
+static std::vector<result> results;
+
+static const char *bound_name(int b) { return b == 0 ? "memory" : b == 1 ? "shared" : "operations"; }
+
+static int measure(void *stream, job *j, double *us) {
+  tsb_stats s;
+  /* One timed call first: slow cases (over 10 ms) get fewer calls. */
+  if (tsb_time_events(stream, 1, 1, run_job, j, &s) != 0)
+    return 1;
+  bool slow = s.median > 10.0;
+  if (tsb_time_events(stream, slow ? 0 : WARMUP, slow ? 3 : REPEAT, run_job, j, &s) != 0)
+    return 1;
+  *us = s.median * 1e3;
+  return 0;
+}
+
+static int record(const char *family, const char *name, double predicted_s, double measured_us, int bound) {
+  result r;
+  snprintf(r.family, sizeof r.family, "%s", family);
+  snprintf(r.name, sizeof r.name, "%s", name);
+  r.predicted_us = predicted_s * 1e6;
+  r.measured_us = measured_us;
+  r.bound = bound_name(bound);
+  results.push_back(r);
+  printf("%-10s %-44s predicted %10.2f us  measured %10.2f us  error %+6.1f %%  (%s)\n", family, name, r.predicted_us,
+         measured_us, 100.0 * (r.predicted_us - measured_us) / measured_us, r.bound);
+  return 0;
+}
+
+static int registers_of(const void *kernel) {
+  cudaFuncAttributes a;
+  return cudaFuncGetAttributes(&a, kernel) == cudaSuccess ? a.numRegs : 32;
+}
+
+static int predict(const ts_model_params *p, ts_model_kernel *k, double *seconds, int *bound) {
+  ts_model_breakdown b;
+  ts_status st = ts_model_predict_ex(NULL, p, k, seconds, &b);
+  if (st != TS_SUCCESS) {
+    fprintf(stderr, "ts_model_predict: %s\n", ts_last_error(NULL));
+    return 1;
+  }
+  *bound = b.bound;
+  return 0;
+}
+
+static int run_triads(const ts_model_params *p, void *stream, float *a, float *b, float *c, size_t max_n, bool quick) {
+  int regs = registers_of((const void *)triad);
+  TSB_CUDA_TRY(
+      cudaFuncSetAttribute(triad, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->shared_per_block_optin));
+  for (size_t n = (size_t)1 << 22; n <= max_n; n <<= (quick ? 4 : 2)) {
+    for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
+      job j = {};
+      j.kind = 0;
+      j.a = a;
+      j.b = b;
+      j.c = c;
+      j.n = n;
+      j.threads = 256;
+      j.grid = (int)((n + 255) / 256);
+      /* Reserve shared memory so that at most per_sm blocks fit an SM. */
+      j.shared = per_sm == 8 ? 0 : (size_t)(p->shared_per_sm / per_sm) / 128 * 128 - p->shared_reserved_per_block;
+      double us;
+      if (measure(stream, &j, &us))
+        return 1;
+      ts_model_round r = {};
+      r.coalesced_bytes = 12.0 * n;
+      r.bytes_per_access = 4;
+      r.independent_accesses = 2;
+      r.dependent_accesses = 1;
+      r.l2_resident = 12.0 * n <= 0.5 * p->l2_bytes;
+      r.fp32_ops = (double)n;
+      ts_model_kernel k = {};
+      k.blocks = j.grid;
+      k.threads_per_block = 256;
+      k.registers_per_thread = regs;
+      k.shared_bytes_per_block = (int64_t)j.shared;
+      k.round_count = 1;
+      k.rounds = &r;
+      double t;
+      int bound;
+      if (predict(p, &k, &t, &bound))
+        return 1;
+      char name[96];
+      snprintf(name, sizeof name, "n=2^%d, %d blocks/SM", (int)log2((double)n), per_sm);
+      record("triad", name, t, us, bound);
+    }
+  }
+  return 0;
+}
+
+static int run_gathers(const ts_model_params *p, void *stream, float *a, float *b, size_t max_n, bool quick) {
+  int regs = registers_of((const void *)gather);
+  for (int random = 0; random <= 1; random++)
+    for (size_t n = (size_t)1 << 20; n <= max_n / 8; n <<= (quick ? 4 : 2)) {
+      job j = {};
+      j.kind = 1;
+      j.a = a;
+      j.b = b;
+      j.n = n;
+      j.random = random;
+      j.threads = 256;
+      j.grid = (int)((n + 255) / 256);
+      double us;
+      if (measure(stream, &j, &us))
+        return 1;
+      /* n threads read one float of a sector each out of n/8 sectors (the
+       * input, 4n bytes): strided, thread i reads sector i mod n/8, so each
+       * sector is read 8 times, in order; random, at random. An input that
+       * fits half of L2 stays there from call to call: every sector comes
+       * from L2. Otherwise each strided pass streams the input from DRAM
+       * again (sector by sector in order), and random sectors are scattered
+       * DRAM reads. The output is written coalesced. */
+      bool fits = 4.0 * n <= 0.5 * p->l2_bytes;
+      ts_model_round r = {};
+      r.bytes_per_access = 32;
+      r.independent_accesses = 1;
+      r.dependent_accesses = 1;
+      r.coalesced_bytes = 4.0 * n;
+      if (fits)
+        r.l2_bytes = 32.0 * n;
+      else if (!random)
+        r.coalesced_bytes += 32.0 * n;
+      else
+        r.scattered_bytes = 32.0 * n;
+      ts_model_kernel k = {};
+      k.blocks = j.grid;
+      k.threads_per_block = 256;
+      k.registers_per_thread = regs;
+      k.round_count = 1;
+      k.rounds = &r;
+      double t;
+      int bound;
+      if (predict(p, &k, &t, &bound))
+        return 1;
+      char name[96];
+      snprintf(name, sizeof name, "%s, n=2^%d", random ? "random sectors" : "strided sectors", (int)log2((double)n));
+      record("gather", name, t, us, bound);
+    }
+  return 0;
+}
+
+static int run_transposes(const ts_model_params *p, void *stream, float *a, float *b, size_t max_n, bool quick) {
+  for (int side = 2048; (size_t)side * side <= max_n; side *= (quick ? 4 : 2))
+    for (int pad = 0; pad <= 1; pad++) {
+      job j = {};
+      j.kind = 2;
+      j.a = a;
+      j.b = b;
+      j.side = side;
+      j.pad = pad;
+      double us;
+      if (measure(stream, &j, &us))
+        return 1;
+      double n = (double)side * side;
+      ts_model_round r[2] = {};
+      /* Load the tile (4 rows a thread in flight), store it to shared memory. */
+      r[0].coalesced_bytes = 4.0 * n;
+      r[0].bytes_per_access = 4;
+      r[0].independent_accesses = TILE / ROWS;
+      r[0].dependent_accesses = 1;
+      r[0].shared_requests = TILE / ROWS;
+      r[0].conflict_degree = 1;
+      r[0].barriers = 1;
+      /* Read columns of the tile (32-way conflicts without padding), store. */
+      r[1].coalesced_bytes = 4.0 * n;
+      r[1].bytes_per_access = 4;
+      r[1].independent_accesses = TILE / ROWS;
+      r[1].dependent_accesses = 1;
+      r[1].shared_requests = TILE / ROWS;
+      r[1].conflict_degree = pad ? 1 : 32;
+      ts_model_kernel k = {};
+      k.blocks = (int64_t)(side / TILE) * (side / TILE);
+      k.threads_per_block = TILE * ROWS;
+      k.registers_per_thread = registers_of(pad ? (const void *)transpose<1> : (const void *)transpose<0>);
+      k.shared_bytes_per_block = (int64_t)(TILE * (TILE + pad) * sizeof(float));
+      k.round_count = 2;
+      k.rounds = r;
+      double t;
+      int bound;
+      if (predict(p, &k, &t, &bound))
+        return 1;
+      char name[96];
+      snprintf(name, sizeof name, "%dx%d, %s", side, side, pad ? "padded" : "unpadded (32-way)");
+      record("transpose", name, t, us, bound);
+    }
+  return 0;
+}
+
+static int run_reductions(const ts_model_params *p, void *stream, float *a, float *b, float *c, size_t max_n,
+                          bool quick) {
+  for (size_t n = (size_t)1 << 22; n <= max_n; n <<= (quick ? 4 : 2)) {
+    job j = {};
+    j.kind = 3;
+    j.a = a;
+    j.b = b;
+    j.c = c;
+    j.n = n;
+    j.grid = (int)((n + RED_THREADS * RED_ITEMS - 1) / (RED_THREADS * RED_ITEMS));
+    double us;
+    if (measure(stream, &j, &us))
+      return 1;
+    ts_model_round r[2] = {};
+    r[0].coalesced_bytes = 4.0 * n + 4.0 * j.grid;
+    r[0].bytes_per_access = 4;
+    r[0].independent_accesses = RED_ITEMS;
+    r[0].dependent_accesses = 1;
+    r[0].fp32_ops = (double)n;
+    r[0].shared_requests = 1;
+    r[0].barriers = 1;
+    /* The tree: 8 levels, a barrier each, two reads and a write per level
+     * by the warps still active. */
+    r[1].shared_requests = 3.0 * 8 / 2;
+    r[1].barriers = 8;
+    ts_model_kernel k = {};
+    k.blocks = j.grid;
+    k.threads_per_block = RED_THREADS;
+    k.registers_per_thread = registers_of((const void *)reduce_blocks);
+    k.shared_bytes_per_block = RED_THREADS * 4;
+    k.launches = 2; /* the final pass over the block sums is one more launch */
+    k.round_count = 2;
+    k.rounds = r;
+    double t;
+    int bound;
+    if (predict(p, &k, &t, &bound))
+      return 1;
+    char name[96];
+    snprintf(name, sizeof name, "n=2^%d, 2 launches", (int)log2((double)n));
+    record("reduction", name, t, us, bound);
+  }
+  return 0;
+}
+
+/* ---- SpMV ------------------------------------------------------------------------ */
+
+struct ranking {
+  char matrix[96];
+  int64_t nnz;
+  ts_schedule model_pick, measured_best, auto_pick;
+  double model_pick_us, best_us, auto_us;
+};
+static std::vector<ranking> rankings;
+
+static const ts_schedule spmv_schedules[TS_MODEL_SPMV_SCHEDULES] = {TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED,
+                                                                    TS_SCHEDULE_BLOCK_MAPPED, TS_SCHEDULE_MERGE_PATH,
+                                                                    TS_SCHEDULE_WORK_ORIENTED};
+
+static int run_spmv_matrix(const ts_model_params *p, ts_context *ctx, const char *name, ts_csr *a, bool validate) {
+  ts_csr_stats stats;
+  TSB_TS_TRY(ctx, ts_csr_stats_compute(ctx, a, &stats));
+  ts_model_spmv_estimate est[TS_MODEL_SPMV_SCHEDULES];
+  int count = 0;
+  TSB_TS_TRY(ctx, ts_model_spmv_rank(ctx, p, &stats, a->dtype, est, &count));
+  size_t vs = ts_dtype_size(a->dtype);
+  ts_buffer *x = NULL, *y = NULL;
+  TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->cols * vs + 8, &x));
+  TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->rows * vs + 8, &y));
+  TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, x, 0x3c)); /* small positive values in either type */
+  ranking rk = {};
+  snprintf(rk.matrix, sizeof rk.matrix, "%s", name);
+  rk.nnz = a->nnz;
+  rk.model_pick = est[0].schedule;
+  rk.best_us = INFINITY;
+  double measured[TS_SCHEDULE_COUNT] = {0};
+  for (int s = 0; s <= TS_MODEL_SPMV_SCHEDULES; s++) {
+    ts_schedule schedule = s < TS_MODEL_SPMV_SCHEDULES ? spmv_schedules[s] : TS_SCHEDULE_AUTO;
+    ts_spmv_options o = {};
+    o.schedule = schedule;
+    job j = {};
+    j.kind = 4;
+    j.ctx = ctx;
+    j.x = x;
+    j.y = y;
+    TSB_TS_TRY(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &j.plan));
+    double us;
+    int rc = measure(ts_context_stream(ctx), &j, &us);
+    ts_schedule ran = ts_spmv_plan_schedule(j.plan);
+    ts_spmv_plan_destroy(j.plan);
+    if (rc)
+      return 1;
+    if (schedule == TS_SCHEDULE_AUTO) {
+      rk.auto_pick = ran;
+      rk.auto_us = us;
+      continue;
+    }
+    measured[schedule] = us;
+    if (us < rk.best_us) {
+      rk.best_us = us;
+      rk.measured_best = schedule;
+    }
+    double predicted = 0;
+    for (int e = 0; e < count; e++)
+      if (est[e].schedule == schedule)
+        predicted = est[e].seconds;
+    char label[96];
+    snprintf(label, sizeof label, "%s, %s", name, ts_schedule_name(schedule));
+    if (validate)
+      record("spmv", label, predicted, us, 0);
+  }
+  rk.model_pick_us = measured[rk.model_pick];
+  rankings.push_back(rk);
+  ts_buffer_destroy(x);
+  ts_buffer_destroy(y);
+  return 0;
+}
+
+static int run_spmv(const ts_model_params *p, ts_context *ctx, bool quick, const char *matrices_dir) {
+  struct gen {
+    const char *name;
+    int kind;
+    int64_t size;
+  } gens[] = {
+      {"laplacian2d_1024", 0, 1024},   {"laplacian2d_2048", 0, 2048},
+      {"laplacian3d_128", 1, 128},     {"uniform_1M_x16", 2, 1 << 20},
+      {"uniform_2M_x8", 2, 1 << 21},   {"powerlaw_1M_16M", 3, 1 << 20},
+      {"powerlaw_2M_16M", 3, 1 << 21}, {"rmat_19", 4, 19},
+      {"banded_1M_w32", 5, 1 << 20},
+  };
+  int count = (int)(sizeof gens / sizeof gens[0]);
+  for (int i = 0; i < count; i++) {
+    if (quick && i % 3 != 0)
+      continue;
+    ts_csr *a = NULL;
+    ts_status st;
+    switch (gens[i].kind) {
+    case 0:
+      st = ts_gen_laplacian_2d(ctx, gens[i].size, gens[i].size, TS_FLOAT32, &a);
+      break;
+    case 1:
+      st = ts_gen_laplacian_3d(ctx, gens[i].size, gens[i].size, gens[i].size, TS_FLOAT32, &a);
+      break;
+    case 2:
+      st =
+          ts_gen_random_uniform(ctx, gens[i].size, gens[i].size, gens[i].size == (1 << 20) ? 16 : 8, 7, TS_FLOAT32, &a);
+      break;
+    case 3:
+      st = ts_gen_power_law(ctx, gens[i].size, gens[i].size, (int64_t)1 << 24, 0.9, 11, TS_FLOAT32, &a);
+      break;
+    case 4: {
+      ts_rmat_params rp = ts_rmat_graph500((int)gens[i].size, 16);
+      st = ts_gen_rmat(ctx, &rp, 5, TS_FLOAT32, &a);
+      break;
+    }
+    default:
+      st = ts_gen_banded(ctx, gens[i].size, 16, 16, 3, TS_FLOAT32, &a);
+    }
+    if (st != TS_SUCCESS) {
+      fprintf(stderr, "generating %s: %s\n", gens[i].name, ts_last_error(ctx));
+      return 1;
+    }
+    int rc = run_spmv_matrix(p, ctx, gens[i].name, a, true);
+    ts_csr_destroy(a);
+    if (rc)
+      return 1;
+  }
+  if (!matrices_dir)
+    return 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", matrices_dir);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    printf("corpus: no %s; skipped\n", path);
+    return 0;
+  }
+  char line[512];
+  bool header = true;
+  while (fgets(line, sizeof line, f)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    char *tab = strchr(line, '\t');
+    if (!tab)
+      continue;
+    *tab = '\0';
+    snprintf(path, sizeof path, "%s/%s.mtx", matrices_dir, line);
+    ts_coo *stored = NULL, *general = NULL;
+    ts_csr *a = NULL;
+    ts_status st = ts_mm_read(ctx, path, TS_FLOAT32, &stored, NULL);
+    if (st == TS_SUCCESS)
+      st = ts_coo_expand_symmetric(ctx, stored, &general);
+    if (st == TS_SUCCESS)
+      st = ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, &a);
+    ts_coo_destroy(stored);
+    ts_coo_destroy(general);
+    if (st != TS_SUCCESS) {
+      printf("corpus: %s skipped (%s)\n", line, ts_last_error(ctx));
+      continue;
+    }
+    int rc = run_spmv_matrix(p, ctx, line, a, false);
+    ts_csr_destroy(a);
+    if (rc) {
+      fclose(f);
+      return 1;
+    }
+  }
+  fclose(f);
+  return 0;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static double median_abs_error(const char *family) {
+  std::vector<double> e;
+  for (const result &r : results)
+    if (!family || strcmp(r.family, family) == 0)
+      e.push_back(fabs(r.predicted_us - r.measured_us) / r.measured_us * 100.0);
+  if (e.empty())
+    return NAN;
+  std::sort(e.begin(), e.end());
+  size_t n = e.size();
+  return n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+}
+
+static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, const char *csv, const char *md) {
+  const char *cols[] = {"family", "case", "predicted_us", "measured_us", "error_pct", "bound"};
+  tsb_table *t = tsb_table_create(6, cols);
+  if (!t)
+    return 1;
+  for (const result &r : results) {
+    tsb_table_cell(t, "%s", r.family);
+    tsb_table_cell(t, "%s", r.name);
+    tsb_table_cell(t, "%.3f", r.predicted_us);
+    tsb_table_cell(t, "%.3f", r.measured_us);
+    tsb_table_cell(t, "%.1f", 100.0 * (r.predicted_us - r.measured_us) / r.measured_us);
+    tsb_table_cell(t, "%s", r.bound);
+  }
+  int rc = tsb_table_write_csv(t, meta, csv);
+  FILE *f = fopen(md, "w");
+  if (!f) {
+    tsb_table_destroy(t);
+    return 1;
+  }
+  fprintf(f, "# Performance model: prediction against measurement\n\n");
+  tsb_metadata_print(meta, f, "- ");
+  fprintf(f,
+          "\nCalibration (same run): DRAM latency %.0f ns, L2 latency %.0f ns, shared latency %.1f ns, "
+          "DRAM %.0f GB/s (random sectors %.0f), L2 %.0f GB/s, shared %.0f GB/s, FP32 %.3g FMA/s, launch %.2f us "
+          "(device) / %.2f us (host).\n\n",
+          p->dram_latency_ns, p->l2_latency_ns, p->shared_latency_ns, p->dram_bandwidth_gbps, p->dram_random_gbps,
+          p->l2_bandwidth_gbps, p->shared_bandwidth_gbps, p->fp32_ops_per_s, p->launch_device_us, p->launch_host_us);
+  fprintf(f, "## Median absolute error\n\n| family | cases | median abs error |\n|---|---|---|\n");
+  const char *families[] = {"triad", "gather", "transpose", "reduction", "spmv"};
+  for (const char *fam : families) {
+    int n = 0;
+    for (const result &r : results)
+      n += strcmp(r.family, fam) == 0;
+    if (n)
+      fprintf(f, "| %s | %d | %.1f %% |\n", fam, n, median_abs_error(fam));
+  }
+  fprintf(f, "| **all** | %zu | **%.1f %%** |\n\n", results.size(), median_abs_error(NULL));
+  fprintf(f, "## Every case\n\n");
+  tsb_table_print_markdown(t, NULL, f);
+  if (!rankings.empty()) {
+    int model_best = 0, auto_best = 0;
+    double model_loss = 0, auto_loss = 0;
+    fprintf(f, "\n## SpMV: the model's pick against the measured best and AUTO\n\n");
+    fprintf(f, "| matrix | nnz | model pick | measured best | AUTO | model / best | AUTO / best |\n"
+               "|---|---|---|---|---|---|---|\n");
+    for (const ranking &r : rankings) {
+      double mr = r.model_pick_us / r.best_us, ar = r.auto_us / r.best_us;
+      model_best += mr <= 1.05;
+      auto_best += ar <= 1.05;
+      model_loss += log(mr);
+      auto_loss += log(ar);
+      fprintf(f, "| %s | %lld | %s | %s | %s | %.2f | %.2f |\n", r.matrix, (long long)r.nnz,
+              ts_schedule_name(r.model_pick), ts_schedule_name(r.measured_best), ts_schedule_name(r.auto_pick), mr, ar);
+    }
+    size_t n = rankings.size();
+    fprintf(f,
+            "\nWithin 5 %% of the best: model %d of %zu, AUTO %d of %zu. Geometric mean of time over the best: "
+            "model %.3f, AUTO %.3f.\n",
+            model_best, n, auto_best, n, exp(model_loss / n), exp(auto_loss / n));
+    printf("SpMV ranking: model within 5%% of best on %d of %zu (geomean %.3f), AUTO %d of %zu (geomean %.3f)\n",
+           model_best, n, exp(model_loss / n), auto_best, n, exp(auto_loss / n));
+  }
+  fclose(f);
+  tsb_table_destroy(t);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  const char *csv = "model-validate.csv", *md = NULL, *params_in = NULL, *params_out = NULL, *matrices = NULL;
+  bool quick = false;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else if (strcmp(argv[i], "--params") == 0 && i + 1 < argc)
+      params_in = argv[++i];
+    else if (strcmp(argv[i], "--params-out") == 0 && i + 1 < argc)
+      params_out = argv[++i];
+    else if (strcmp(argv[i], "--md") == 0 && i + 1 < argc)
+      md = argv[++i];
+    else if (strcmp(argv[i], "--matrices") == 0 && i + 1 < argc)
+      matrices = argv[++i];
+    else if (argv[i][0] != '-')
+      csv = argv[i];
+    else {
+      fprintf(stderr, "usage: model_validate [--quick] [--params FILE | --params-out FILE] [--matrices DIR] "
+                      "[--md FILE] [CSV]\n");
+      return 2;
+    }
+  }
+  char md_default[1024];
+  if (!md) {
+    snprintf(md_default, sizeof md_default, "%s", csv);
+    char *dot = strrchr(md_default, '.');
+    if (dot)
+      strcpy(dot, ".md");
+    else
+      strncat(md_default, ".md", sizeof md_default - strlen(md_default) - 1);
+    md = md_default;
+  }
+  ts_context_options o = {};
+  o.backend = TS_BACKEND_CUDA;
+  ts_context *ctx = NULL;
+  if (ts_context_create(&ctx, &o) != TS_SUCCESS) {
+    printf("no usable GPU: %s\n", ts_last_error(NULL));
+    return 0;
+  }
+  ts_model_params p;
+  if (params_in) {
+    TSB_TS_TRY(ctx, ts_model_params_read_json(ctx, params_in, &p));
+  } else {
+    double t0 = tsb_wall_seconds();
+    TSB_TS_TRY(ctx, ts_model_calibrate(ctx, &p));
+    printf("calibrated in %.1f s\n", tsb_wall_seconds() - t0);
+    if (params_out)
+      TSB_TS_TRY(ctx, ts_model_params_write_json(ctx, &p, params_out));
+  }
+  tsb_metadata meta;
+  tsb_metadata_collect(&meta, ctx, argc, argv);
+  tsb_metadata_set(&meta, "timing", "median of %d CUDA-event timed calls after %d warm-up calls", REPEAT, WARMUP);
+  tsb_metadata_set(&meta, "parameters", "%s", params_in ? params_in : "calibrated in this run");
+
+  size_t max_n = (size_t)1 << (quick ? 26 : 28); /* floats per buffer */
+  float *a = NULL, *b = NULL, *c = NULL;
+  TSB_CUDA_TRY(cudaMalloc((void **)&a, max_n * sizeof(float)));
+  TSB_CUDA_TRY(cudaMalloc((void **)&b, max_n * sizeof(float)));
+  TSB_CUDA_TRY(cudaMalloc((void **)&c, max_n * sizeof(float)));
+  TSB_CUDA_TRY(cudaMemset(b, 0, max_n * sizeof(float)));
+  TSB_CUDA_TRY(cudaMemset(c, 0, max_n * sizeof(float)));
+  void *stream = ts_context_stream(ctx);
+  int rc = run_triads(&p, stream, a, b, c, max_n, quick);
+  if (!rc)
+    rc = run_gathers(&p, stream, a, b, max_n, quick);
+  if (!rc)
+    rc = run_transposes(&p, stream, a, b, max_n, quick);
+  if (!rc)
+    rc = run_reductions(&p, stream, a, b, c, max_n, quick);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  if (!rc)
+    rc = run_spmv(&p, ctx, quick, matrices);
+  if (!rc) {
+    rc = write_outputs(&meta, &p, csv, md);
+    printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
+           "spmv %.1f)\n",
+           median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
+           median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("spmv"));
+  }
+  ts_context_destroy(ctx);
+  return rc;
+}

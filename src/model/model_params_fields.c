@@ -1,0 +1,48 @@
+/* The members of ts_model_params as JSON keys: one table that the writer
+ * and the reader share, so that the two cannot disagree. */
+#include "model_internal.h"
+
+const tsi_model_field tsi_model_fields[] = {
+    {"device", TSI_FIELD_TEXT, offsetof(ts_model_params, device), (int)sizeof(((ts_model_params *)0)->device)},
+    {"compute_major", TSI_FIELD_INT, offsetof(ts_model_params, compute_major), 1},
+    {"compute_minor", TSI_FIELD_INT, offsetof(ts_model_params, compute_minor), 1},
+    {"sm_count", TSI_FIELD_INT, offsetof(ts_model_params, sm_count), 1},
+    {"warp_size", TSI_FIELD_INT, offsetof(ts_model_params, warp_size), 1},
+    {"max_threads_per_sm", TSI_FIELD_INT, offsetof(ts_model_params, max_threads_per_sm), 1},
+    {"max_threads_per_block", TSI_FIELD_INT, offsetof(ts_model_params, max_threads_per_block), 1},
+    {"max_blocks_per_sm", TSI_FIELD_INT, offsetof(ts_model_params, max_blocks_per_sm), 1},
+    {"registers_per_sm", TSI_FIELD_INT, offsetof(ts_model_params, registers_per_sm), 1},
+    {"registers_per_block", TSI_FIELD_INT, offsetof(ts_model_params, registers_per_block), 1},
+    {"max_registers_per_thread", TSI_FIELD_INT, offsetof(ts_model_params, max_registers_per_thread), 1},
+    {"register_alloc_unit", TSI_FIELD_INT, offsetof(ts_model_params, register_alloc_unit), 1},
+    {"register_partitions", TSI_FIELD_INT, offsetof(ts_model_params, register_partitions), 1},
+    {"shared_per_sm", TSI_FIELD_INT64, offsetof(ts_model_params, shared_per_sm), 1},
+    {"shared_per_block_optin", TSI_FIELD_INT64, offsetof(ts_model_params, shared_per_block_optin), 1},
+    {"shared_reserved_per_block", TSI_FIELD_INT64, offsetof(ts_model_params, shared_reserved_per_block), 1},
+    {"shared_alloc_unit", TSI_FIELD_INT, offsetof(ts_model_params, shared_alloc_unit), 1},
+    {"l2_bytes", TSI_FIELD_INT64, offsetof(ts_model_params, l2_bytes), 1},
+    {"clock_ghz", TSI_FIELD_REAL, offsetof(ts_model_params, clock_ghz), 1},
+    {"dram_latency_ns", TSI_FIELD_REAL, offsetof(ts_model_params, dram_latency_ns), 1},
+    {"l2_latency_ns", TSI_FIELD_REAL, offsetof(ts_model_params, l2_latency_ns), 1},
+    {"shared_latency_ns", TSI_FIELD_REAL, offsetof(ts_model_params, shared_latency_ns), 1},
+    {"dram_bandwidth_gbps", TSI_FIELD_REAL, offsetof(ts_model_params, dram_bandwidth_gbps), 1},
+    {"dram_random_gbps", TSI_FIELD_REAL, offsetof(ts_model_params, dram_random_gbps), 1},
+    {"l2_bandwidth_gbps", TSI_FIELD_REAL, offsetof(ts_model_params, l2_bandwidth_gbps), 1},
+    {"shared_bandwidth_gbps", TSI_FIELD_REAL, offsetof(ts_model_params, shared_bandwidth_gbps), 1},
+    {"sweep_count", TSI_FIELD_INT, offsetof(ts_model_params, sweep_count), 1},
+    {"sweep_warps_per_sm", TSI_FIELD_REALS, offsetof(ts_model_params, sweep_warps_per_sm), TS_MODEL_SWEEP_POINTS},
+    {"sweep_bytes_in_flight", TSI_FIELD_REALS, offsetof(ts_model_params, sweep_bytes_in_flight), TS_MODEL_SWEEP_POINTS},
+    {"sweep_gbps", TSI_FIELD_REALS, offsetof(ts_model_params, sweep_gbps), TS_MODEL_SWEEP_POINTS},
+    {"conflict_cost", TSI_FIELD_REALS, offsetof(ts_model_params, conflict_cost), TS_MODEL_MAX_CONFLICT},
+    {"fp32_ops_per_s", TSI_FIELD_REAL, offsetof(ts_model_params, fp32_ops_per_s), 1},
+    {"fp64_ops_per_s", TSI_FIELD_REAL, offsetof(ts_model_params, fp64_ops_per_s), 1},
+    {"int_ops_per_s", TSI_FIELD_REAL, offsetof(ts_model_params, int_ops_per_s), 1},
+    {"barrier_threads", TSI_FIELD_REALS, offsetof(ts_model_params, barrier_threads), TS_MODEL_BARRIER_POINTS},
+    {"barrier_ns", TSI_FIELD_REALS, offsetof(ts_model_params, barrier_ns), TS_MODEL_BARRIER_POINTS},
+    {"launch_host_us", TSI_FIELD_REAL, offsetof(ts_model_params, launch_host_us), 1},
+    {"launch_device_us", TSI_FIELD_REAL, offsetof(ts_model_params, launch_device_us), 1},
+    {"atomic_distinct_per_s", TSI_FIELD_REAL, offsetof(ts_model_params, atomic_distinct_per_s), 1},
+    {"atomic_same_per_s", TSI_FIELD_REAL, offsetof(ts_model_params, atomic_same_per_s), 1},
+};
+
+const int tsi_model_field_count = (int)(sizeof tsi_model_fields / sizeof tsi_model_fields[0]);
