@@ -298,6 +298,43 @@ static void test_predict_shared_compute_sync(void) {
   CHECK_STATUS(NULL, ts_model_predict(&p, &k, &t), TS_ERROR_INVALID_ARGUMENT);
 }
 
+static void test_predict_barriers(void) {
+  ts_model_params p;
+  test_model_params(&p);
+  /* A chain of 10 DRAM accesses (10 us) and 100 barriers of 1024-thread
+   * blocks (100 x 50 ns = 5 us), one wave of 100 blocks. Two blocks fit an
+   * SM: the barrier time hides behind the memory time, 10 + 2 us. */
+  ts_model_round r = {0};
+  r.dependent_accesses = 10;
+  r.barriers = 100;
+  ts_model_kernel k = {0};
+  k.blocks = 100;
+  k.threads_per_block = 1024;
+  k.round_count = 1;
+  k.rounds = &r;
+  double t = 0;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  CHECK_MSG(rel_error(t, 12e-6) < 1e-9, "t = %g", t);
+  /* One block a SM (200000 shared bytes): nothing hides the waits, 17 us. */
+  k.shared_bytes_per_block = 200000;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  CHECK_MSG(rel_error(t, 17e-6) < 1e-9, "t = %g", t);
+  /* A loaded memory system: 64 warps x 32 x 4 x 16 bytes = 131072 bytes in
+   * flight a SM, past the last sweep point (80000 bytes at 4000 GB/s):
+   * Little's law gives a latency of 131072 x 100 / 4000 GB/s = 3.2768 us
+   * a step. 800 blocks of 256 (1 wave), a chain of 10: 32.768 us. */
+  ts_model_round loaded = {0};
+  loaded.dependent_accesses = 10;
+  loaded.bytes_per_access = 16;
+  loaded.independent_accesses = 4;
+  k.blocks = 800;
+  k.threads_per_block = 256;
+  k.shared_bytes_per_block = 0;
+  k.rounds = &loaded;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  CHECK_MSG(rel_error(t, 32.768e-6 + 2e-6) < 1e-9, "t = %g", t);
+}
+
 static void test_spmv_rank(void) {
   ts_model_params p;
   test_model_params(&p);
@@ -355,6 +392,7 @@ int main(void) {
   test_predict_streaming();
   test_predict_latency();
   test_predict_shared_compute_sync();
+  test_predict_barriers();
   test_spmv_rank();
   ts_context *ctx = NULL;
   ts_context_options o = {0};

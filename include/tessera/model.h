@@ -28,14 +28,19 @@
  *
  * Round r costs
  *
+ *     L      = max(L_DRAM, f * P / BW(f))   (loaded latency; L_L2 in L2)
  *     T_mem  = max( coalesced / BW(f) + scattered / min(BW(f), BW_random)
  *                   + l2_bytes / BW_L2,
  *                   waves * D * L,  C * L )
  *     T_sh   = max( W * q * c(d) * 128 / BW_shared,  waves * q * L_shared )
+ *     T_bar  = waves * barriers * S(t)
  *     T_ops  = fp32 / F32 + fp64 / F64 + int / INT + atomics / A + same / A1
- *     T_r    = max(T_mem, T_sh, T_ops) + waves * barriers * S(t)
+ *     T_r    = max(T_mem, T_sh + T_bar, T_ops)      with b >= 2 blocks a SM
+ *     T_r    = max(T_mem, T_sh, T_ops) + T_bar      with one block a SM
  *
- * with L the DRAM latency (L2 latency for an L2-resident round), D the
+ * with L the latency a dependent access waits (the DRAM latency, or more
+ * under load as the sweep's Little's law says; L2 latency for an L2-resident
+ * round, and for C when critical_in_l2 is set), D the
  * dependent accesses per thread (chain length), C the longest chain of any
  * one thread (critical path), W the warps of the kernel, q the shared-memory
  * requests per warp, c(d) the measured cost of a d-way bank conflict
@@ -161,15 +166,17 @@ typedef struct ts_model_round {
   double independent_accesses; /**< k: global accesses in flight per thread at each step (ILP); 0 = 1. */
   double dependent_accesses;   /**< D: dependent global accesses per thread (latency chain length). */
   double critical_chain;       /**< C: dependent global accesses of the longest thread (0: none beyond D). */
-  int l2_resident;             /**< Non-zero when the round's data stays in L2: L2 latency and bandwidth. */
-  double shared_requests;      /**< q: warp-wide shared-memory requests per warp. */
-  int conflict_degree;         /**< d: bank-conflict degree of those requests, 1 to 32; 0 = 1. */
-  double fp32_ops;             /**< FP32 FMA/add/mul thread instructions, whole kernel. */
-  double fp64_ops;             /**< FP64 thread instructions, whole kernel. */
-  double int_ops;              /**< Integer thread instructions, whole kernel. */
-  double atomics;              /**< Global atomics on distinct addresses, whole kernel. */
-  double atomics_same;         /**< Global atomics on one address, whole kernel. */
-  double barriers;             /**< __syncthreads per block in this round. */
+  double critical_in_l2;  /**< Non-zero when the longest thread's accesses hit L2 (a walk along lines others loaded): C
+                             costs L2 latency. */
+  int l2_resident;        /**< Non-zero when the round's data stays in L2: L2 latency and bandwidth. */
+  double shared_requests; /**< q: warp-wide shared-memory requests per warp. */
+  int conflict_degree;    /**< d: bank-conflict degree of those requests, 1 to 32; 0 = 1. */
+  double fp32_ops;        /**< FP32 FMA/add/mul thread instructions, whole kernel. */
+  double fp64_ops;        /**< FP64 thread instructions, whole kernel. */
+  double int_ops;         /**< Integer thread instructions, whole kernel. */
+  double atomics;         /**< Global atomics on distinct addresses, whole kernel. */
+  double atomics_same;    /**< Global atomics on one address, whole kernel. */
+  double barriers;        /**< __syncthreads per block in this round. */
 } ts_model_round;
 
 /** A kernel: its launch shape and rounds. Zero-initialise, then set fields. */

@@ -34,7 +34,7 @@ __global__ void tsi_model_shared_conflict(int degree, unsigned iterations, unsig
   for (unsigned i = 0; i < iterations; i += 8) {
 #pragma unroll
     for (unsigned k = 0; k < 8; k++)
-      acc += words[(((i + k) & 7u) << 10) + word];
+      acc += ((volatile unsigned *)words)[(((i + k) & 7u) << 10) + word]; /* every load issued */
   }
   if (acc == 0xFFFFFFFFu)
     *sink = acc;

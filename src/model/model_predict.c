@@ -130,11 +130,15 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     } else {
       bw = bandwidth_at(p, in_flight);
       bw_random = fmin(bw, p->dram_random_gbps * 1e9);
+      /* The latency a warp sees with f bytes in flight a SM: Little's law
+       * read backwards on the sweep (loaded latency), never below the idle
+       * latency of the pointer chase. */
+      latency = fmax(latency, in_flight * P / bw);
     }
     double l2_bw = fmin(p->l2_bandwidth_gbps * 1e9, in_flight * P / (p->l2_latency_ns * 1e-9));
     double transfer = r->coalesced_bytes / bw + r->scattered_bytes / bw_random + r->l2_bytes / l2_bw;
     double chain = waves * r->dependent_accesses * latency;
-    double critical = r->critical_chain * latency;
+    double critical = r->critical_chain * (r->critical_in_l2 ? p->l2_latency_ns * 1e-9 : latency);
     double mem = max3(transfer, chain, critical);
 
     /* Shared memory: request throughput with the conflict cost, or the
@@ -148,10 +152,14 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     double ops = r->fp32_ops / p->fp32_ops_per_s + r->fp64_ops / p->fp64_ops_per_s + r->int_ops / p->int_ops_per_s +
                  r->atomics / p->atomic_distinct_per_s + r->atomics_same / p->atomic_same_per_s;
 
+    /* Barriers occupy the SM like shared-memory work; with two or more
+     * blocks a SM the others keep memory busy meanwhile, with one block the
+     * wait is exposed. */
     double bar = waves * r->barriers * barrier_cost;
-    double worst = max3(mem, sh, ops);
-    int which = worst == mem ? 0 : worst == sh ? 1 : 2;
-    bound_time[which] += worst;
+    double sm_side = per_sm >= 2 ? sh + bar : sh;
+    double worst = max3(mem, sm_side, ops);
+    int which = worst == mem ? 0 : worst == sm_side ? 1 : 2;
+    bound_time[which] += worst + (per_sm >= 2 ? 0 : bar);
     t_mem += mem;
     t_sh += sh;
     t_ops += ops;
@@ -162,7 +170,7 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     total += bound_time[i];
   int launches = k->launches > 0 ? k->launches : 1;
   double launch = launches * p->launch_device_us * 1e-6;
-  *seconds = total + t_bar + launch;
+  *seconds = total + launch;
   if (breakdown) {
     breakdown->blocks_per_sm = per_sm;
     breakdown->warps_per_sm = m;

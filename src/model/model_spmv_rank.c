@@ -69,7 +69,10 @@ static ts_status predict_thread(ts_context *ctx, const ts_model_params *p, const
   /* row offsets, then per group of four atoms the column and x: the
    * warp waits for its longest row. */
   r.dependent_accesses = 2.0 + ceil(sh->warp_max / 4.0) * 2.0;
+  /* One thread walking a long row reads consecutive lines: after the first,
+   * its column loads and the gathered x hit L2. */
   r.critical_chain = 2.0 + ceil(sh->max_row / 4.0) * 2.0;
+  r.critical_in_l2 = 1;
   r.fp32_ops = sh->nnz;
   ts_model_kernel k = {0};
   k.blocks = (int64_t)ceil(sh->rows / BLOCK);
@@ -89,7 +92,8 @@ static ts_status predict_row_group(ts_context *ctx, const ts_model_params *p, co
   r.bytes_per_access = sh->value_bytes;
   r.independent_accesses = 1;
   r.dependent_accesses = 2.0 + ceil(sh->mean / g);
-  r.critical_chain = 2.0 + ceil(sh->max_row / g);
+  r.critical_chain = 2.0 * ceil(sh->max_row / g);
+  r.critical_in_l2 = 1;
   r.shared_requests = g > 32 ? 4.0 : 0.0;
   r.barriers = g > 32 ? 2.0 : 0.0;
   r.fp32_ops = sh->rows * g * (ceil(sh->mean / g) + log2(g));
