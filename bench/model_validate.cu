@@ -11,6 +11,8 @@
  *     padding (none);
  *   - a tiled sum reduction (8 loads a thread, a shared-memory tree with a
  *     barrier a level, a second launch over the block sums);
+ *   - tessera GEMM through the public API, every tile configuration
+ *     (ts_gemm_config_describe gives its k-step round) at n = 1024-4096;
  *   - tessera SpMV through the public API (thread-, warp-, block-mapped,
  *     merge-path, work-oriented) on generated matrices, each predicted by
  *     ts_model_spmv_rank() from the matrix statistics.
@@ -18,6 +20,7 @@
  * summary with the median absolute error per family and overall, and the
  * SpMV ranking: the model's pick against the measured best and AUTO's pick
  * (generated matrices and, with --matrices DIR, the corpus). */
+#include "tessera/gemm.h"
 #include "tessera/model.h"
 #include "tsb_cuda.h"
 
@@ -400,6 +403,96 @@ static int run_reductions(const ts_model_params *p, void *stream, float *a, floa
   return 0;
 }
 
+/* ---- GEMM ------------------------------------------------------------------------ */
+
+struct gemm_job {
+  ts_context *ctx;
+  ts_dtype dtype;
+  int64_t n;
+  ts_buffer *a, *b, *c;
+  int config;
+};
+
+static int run_gemm(void *user, void *stream) {
+  (void)stream;
+  gemm_job *g = (gemm_job *)user;
+  ts_gemm_options o = {};
+  o.config = g->config;
+  ts_status st = ts_gemm_ex(g->ctx, g->dtype, g->n, g->n, g->n, 1.0, g->a, g->n, g->b, g->n, 0.0, g->c, g->n, &o);
+  if (st != TS_SUCCESS) {
+    fprintf(stderr, "ts_gemm_ex: %s\n", ts_last_error(g->ctx));
+    return 1;
+  }
+  return 0;
+}
+
+/* Every GEMM tile configuration (ts_gemm_config_describe: one k-step of a
+ * block is one round) at square sizes: the k-steps of a block are identical
+ * rounds, so their sum is one round with every count multiplied. A and B
+ * tiles are read through L2 (each is shared by a row or column of blocks);
+ * DRAM moves A, B and C once. */
+static int run_gemms(const ts_model_params *p, ts_context *ctx, bool quick) {
+  for (int id = 1; id <= ts_gemm_config_count(); id++) {
+    ts_gemm_config_info info;
+    TSB_TS_TRY(ctx, ts_gemm_config_describe(id, &info));
+    for (int64_t n = 1024; n <= 4096; n *= (quick ? 4 : 2)) {
+      size_t vs = ts_dtype_size(info.dtype);
+      gemm_job g = {};
+      g.ctx = ctx;
+      g.dtype = info.dtype;
+      g.n = n;
+      g.config = id;
+      size_t bytes = (size_t)(n * n) * vs;
+      TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.a));
+      TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.b));
+      TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.c));
+      TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, g.a, 0x3c));
+      TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, g.b, 0x3c));
+      tsb_stats st;
+      int rc = tsb_time_events(ts_context_stream(ctx), 2, 5, run_gemm, &g, &st);
+      ts_buffer_destroy(g.a);
+      ts_buffer_destroy(g.b);
+      ts_buffer_destroy(g.c);
+      if (rc)
+        return 1;
+      double tiles = (double)((n + info.block_m - 1) / info.block_m) * (double)((n + info.block_n - 1) / info.block_n);
+      double steps = (double)((n + info.block_k - 1) / info.block_k);
+      ts_model_round r = {};
+      r.coalesced_bytes = 3.0 * (double)bytes;
+      r.l2_bytes = tiles * steps * (double)info.global_bytes;
+      r.bytes_per_access = (double)vs;
+      r.independent_accesses = (double)info.global_bytes / vs / info.threads;
+      r.dependent_accesses = steps;
+      /* Fragment loads of 16 bytes a lane, contiguous words shared by the
+       * lanes of a row: one 128-byte wavefront each; scalar stores. */
+      r.shared_requests =
+          steps * ((double)info.shared_reads / 16.0 / info.threads + (double)info.shared_writes / vs / info.threads);
+      r.conflict_degree = 1;
+      double fmas = tiles * steps * (double)info.fmas;
+      if (info.dtype == TS_FLOAT32)
+        r.fp32_ops = fmas;
+      else
+        r.fp64_ops = fmas;
+      r.barriers = steps * info.barriers;
+      ts_model_kernel k = {};
+      k.blocks = (int64_t)tiles;
+      k.threads_per_block = info.threads;
+      k.registers_per_thread = info.registers;
+      k.shared_bytes_per_block = info.shared_bytes;
+      k.round_count = 1;
+      k.rounds = &r;
+      double t;
+      int bound;
+      if (predict(p, &k, &t, &bound))
+        return 1;
+      char name[96];
+      snprintf(name, sizeof name, "%s, n=%lld", info.name, (long long)n);
+      record("gemm", name, t, st.median * 1e3, bound);
+    }
+  }
+  return 0;
+}
+
 /* ---- SpMV ------------------------------------------------------------------------ */
 
 struct ranking {
@@ -609,7 +702,7 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
           p->dram_latency_ns, p->l2_latency_ns, p->shared_latency_ns, p->dram_bandwidth_gbps, p->dram_random_gbps,
           p->l2_bandwidth_gbps, p->shared_bandwidth_gbps, p->fp32_ops_per_s, p->launch_device_us, p->launch_host_us);
   fprintf(f, "## Median absolute error\n\n| family | cases | median abs error |\n|---|---|---|\n");
-  const char *families[] = {"triad", "gather", "transpose", "reduction", "spmv"};
+  const char *families[] = {"triad", "gather", "transpose", "reduction", "gemm", "spmv"};
   for (const char *fam : families) {
     int n = 0;
     for (const result &r : results)
@@ -721,13 +814,16 @@ int main(int argc, char **argv) {
   cudaFree(b);
   cudaFree(c);
   if (!rc)
+    rc = run_gemms(&p, ctx, quick);
+  if (!rc)
     rc = run_spmv(&p, ctx, quick, matrices);
   if (!rc) {
     rc = write_outputs(&meta, &p, csv, md);
     printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
-           "spmv %.1f)\n",
+           "gemm %.1f, spmv %.1f)\n",
            median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
-           median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("spmv"));
+           median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("gemm"),
+           median_abs_error("spmv"));
   }
   ts_context_destroy(ctx);
   return rc;
