@@ -382,6 +382,38 @@ static void test_spmv_rank(void) {
   CHECK_STATUS(NULL, ts_model_spmv_rank(NULL, &p, &s, (ts_dtype)7, e, &count), TS_ERROR_INVALID_ARGUMENT);
 }
 
+/* The committed H200 calibration (data/model/h200.json, found from the test
+ * data folder): it must read, pass the check, and give a streaming kernel
+ * the time of its bytes at the calibrated bandwidth. */
+static void test_committed_calibration(void) {
+  const char *data = getenv("TESSERA_TEST_DATA");
+  if (!data || !*data)
+    return;
+  char path[2048];
+  snprintf(path, sizeof path, "%s/../../data/model/h200.json", data);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return;
+  fclose(f);
+  ts_model_params p;
+  CHECK_OK(NULL, ts_model_params_read_json(NULL, path, &p));
+  CHECK_OK(NULL, ts_model_params_check(NULL, &p));
+  CHECK(strstr(p.device, "H200") != NULL);
+  ts_model_round r = {0};
+  r.coalesced_bytes = 4e9;
+  r.bytes_per_access = 16;
+  r.independent_accesses = 4;
+  ts_model_kernel k = {0};
+  k.blocks = (int64_t)p.sm_count * 8 * 100;
+  k.threads_per_block = 256;
+  k.round_count = 1;
+  k.rounds = &r;
+  double t = 0;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  double want = 4e9 / (p.sweep_gbps[p.sweep_count - 1] * 1e9) + p.launch_device_us * 1e-6;
+  CHECK_MSG(rel_error(t, want) < 1e-6, "t = %g, want %g", t, want);
+}
+
 int main(void) {
   const char *dir = getenv("TESSERA_TEST_TMP");
   snprintf(tmp_dir, sizeof tmp_dir, "%s", dir && *dir ? dir : ".");
@@ -394,6 +426,7 @@ int main(void) {
   test_predict_shared_compute_sync();
   test_predict_barriers();
   test_spmv_rank();
+  test_committed_calibration();
   ts_context *ctx = NULL;
   ts_context_options o = {0};
   o.backend = TS_BACKEND_CPU;
