@@ -179,7 +179,7 @@ static void test_predict_streaming(void) {
   r.independent_accesses = 4;
   r.dependent_accesses = 1;
   ts_model_kernel k = {0};
-  k.blocks = 100 * 8 * 40; /* 40 waves of 8 blocks of 256 on 100 SMs */
+  k.blocks = (int64_t)100 * 8 * 40; /* 40 waves of 8 blocks of 256 on 100 SMs */
   k.threads_per_block = 256;
   k.round_count = 1;
   k.rounds = &r;
