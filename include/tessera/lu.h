@@ -71,6 +71,14 @@ typedef struct ts_lu_options {
   double refine_tolerance; /**< Stop refining below this normwise backward error (default 1e-15). */
   /** Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
   int64_t symbolic_memory_budget;
+  /**
+   * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
+   * follows the context's backend, TS_BACKEND_CPU forces the host,
+   * TS_BACKEND_CUDA forces the GPU (the context must be on CUDA). Both give
+   * deterministic factors; the GPU's may differ from the host's in the last
+   * bits (a different summation order in the last, narrow levels).
+   */
+  ts_backend backend;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */
