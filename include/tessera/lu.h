@@ -73,10 +73,10 @@ typedef struct ts_lu_options {
   int64_t symbolic_memory_budget;
   /**
    * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
-   * follows the context's backend, TS_BACKEND_CPU forces the host,
-   * TS_BACKEND_CUDA forces the GPU (the context must be on CUDA). Both give
-   * deterministic factors; the GPU's may differ from the host's in the last
-   * bits (a different summation order in the last, narrow levels).
+   * and TS_BACKEND_CPU on the host, TS_BACKEND_CUDA on the GPU (the context
+   * must be on CUDA; the factors then stay on the device and the solves run
+   * there, refinement residuals in double on the host). Both give
+   * deterministic factors, bitwise the same from run to run.
    */
   ts_backend backend;
 } ts_lu_options;

@@ -1,7 +1,7 @@
 /* ts_lu_factor, ts_lu_refactor: numeric factorization P Dr A Dc Q = L U of a
  * matrix with the analyzed pattern, using the analysis's permutations and
- * scaling, on the GPU when the context's backend is CUDA (or the option
- * backend asks for it), else on the host. */
+ * scaling, on the GPU when tsi_lu_use_gpu says so (the option backend),
+ * else on the host. */
 #include "lu/lu_numeric_workspace.h"
 
 #include <math.h>

@@ -175,7 +175,7 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
 }
 
 template <typename T, bool DENSE, int GROUP>
-__global__ void __launch_bounds__(GROUP < 256 ? 256 : GROUP)
+__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
     left_level(factor_args a, T *values, int64_t first, int64_t count) {
   const int per_block = blockDim.x / GROUP;
   const int lane = threadIdx.x % GROUP;
@@ -603,7 +603,9 @@ static ts_status compute_norms(ts_lu *lu) {
 template <typename T>
 static void launch_left_level(const factor_args &args, T *values, int64_t first, int64_t count, int group, bool dense,
                               int64_t slots, cudaStream_t stream) {
-  const int block = group < 256 ? 256 : group;
+  /* Warps share a block (8 columns); larger groups are the block, so that
+   * their barriers are the block's. */
+  const int block = group == 32 ? 256 : group;
   const int per_block = block / group;
   int64_t blocks = (count + per_block - 1) / per_block;
   if (dense && blocks * per_block > slots)
@@ -655,22 +657,25 @@ template <typename T> static void run_levels(ts_lu *lu, tsi_lu_device *dev, cuda
   }
 }
 
+/* TS_BACKEND_AUTO stays on the host until the GPU path has passed the GPU
+ * suite (tests/test_gpu_lu_*.c, compute-sanitizer); then set this to 1 so
+ * that a CUDA context's factor, refactor and solve run on the GPU. */
+#define TSI_LU_GPU_BY_DEFAULT 0
+
 extern "C" bool tsi_lu_use_gpu(const ts_lu *lu) {
-  if (!lu->ctx)
-    return false;
-  if (lu->options.backend == TS_BACKEND_CPU)
-    return false;
   if (lu->options.backend == TS_BACKEND_CUDA)
-    return true;
-  return lu->ctx->backend == TS_BACKEND_CUDA;
+    return true; /* refused later on a context without CUDA */
+  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU)
+    return false;
+  return TSI_LU_GPU_BY_DEFAULT && lu->ctx->backend == TS_BACKEND_CUDA;
 }
 
 extern "C" ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   ts_context *ctx = lu->ctx;
-  if (ctx->backend != TS_BACKEND_CUDA)
+  if (!ctx || ctx->backend != TS_BACKEND_CUDA)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "LU factorization: the GPU backend was asked for (ts_lu_options.backend) on a %s context",
-                     ts_backend_name(ctx->backend));
+                     ctx ? ts_backend_name(ctx->backend) : "NULL");
   const int64_t n = lu->n;
   if (n > 0 && (!lu->lu_col_ptr || !lu->lu_row_idx || !lu->diag_pos || !lu->level_ptr || !lu->level_cols ||
                 lu->levels < 1 || lu->level_ptr[lu->levels] != n))
