@@ -71,6 +71,14 @@ typedef struct ts_lu_options {
   double refine_tolerance; /**< Stop refining below this normwise backward error (default 1e-15). */
   /** Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
   int64_t symbolic_memory_budget;
+  /**
+   * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
+   * and TS_BACKEND_CPU on the host, TS_BACKEND_CUDA on the GPU (the context
+   * must be on CUDA; the factors then stay on the device and the solves run
+   * there, refinement residuals in double on the host). Both give
+   * deterministic factors, bitwise the same from run to run.
+   */
+  ts_backend backend;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */

@@ -48,6 +48,8 @@ static ts_status resolve_options(ts_context *ctx, const ts_lu_options *given, ts
   if (o.symbolic_memory_budget < 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: symbolic_memory_budget %lld is negative", op,
                      (long long)o.symbolic_memory_budget);
+  if (o.backend != TS_BACKEND_AUTO && o.backend != TS_BACKEND_CPU && o.backend != TS_BACKEND_CUDA)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown backend %d", op, (int)o.backend);
   *resolved = o;
   return TS_SUCCESS;
 }
@@ -74,6 +76,7 @@ ts_status ts_lu_create(ts_context *ctx, const ts_lu_options *options, ts_lu **lu
 /* Free the analysis (permutations, scaling, patterns, levels) and reset its
  * fields, keeping the options; used before a new analysis and by destroy. */
 void tsi_lu_analysis_release(ts_lu *lu) {
+  tsi_lu_cuda_release(lu); /* the device's copy of the pattern and factors */
   free(lu->row_perm);
   free(lu->col_perm);
   free(lu->row_scale);

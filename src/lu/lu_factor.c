@@ -1,6 +1,7 @@
 /* ts_lu_factor, ts_lu_refactor: numeric factorization P Dr A Dc Q = L U of a
  * matrix with the analyzed pattern, using the analysis's permutations and
- * scaling (the LU runs on the host whatever the context's backend). */
+ * scaling, on the GPU when tsi_lu_use_gpu says so (the option backend),
+ * else on the host. */
 #include "lu/lu_numeric_workspace.h"
 
 #include <math.h>
@@ -110,7 +111,12 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (status != TS_SUCCESS)
     return status;
   double start = wall_seconds();
-  status = tsi_lu_numeric_cpu(lu, a);
+  if (tsi_lu_use_gpu(lu)) {
+    status = tsi_lu_numeric_cuda(lu);
+  } else {
+    lu->factors_on_device = 0;
+    status = tsi_lu_numeric_cpu(lu, a);
+  }
   lu->stats.time_factor = wall_seconds() - start;
   if (TS_IS_ERROR(status))
     return status;

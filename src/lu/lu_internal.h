@@ -76,6 +76,21 @@ struct ts_lu {
   double *a_values;
 
   ts_lu_stats stats;
+
+  /* GPU numeric phases (lu_numeric_cuda.cu, lu_solve_cuda.cu): the pattern,
+   * levels and factor values cached on the device, uploaded at the first GPU
+   * factorization of an analysis and released with it. factors_on_device is
+   * set when the last factorization ran on the GPU: the factors are then on
+   * the device only (lu_values is stale until tsi_lu_cuda_download_factors)
+   * and ts_lu_solve solves there. */
+  void *numeric_device;
+  int factors_on_device;
+  /* Ablation switches of the GPU factorization (tests, benchmarks): the
+   * scratch (TSI_LU_SCRATCH_* of lu_numeric_cuda.h, 0 = automatic) and
+   * no_tail (non-zero: every column left-looking, no right-looking tail).
+   * Read when the device cache is built (first GPU factorization). */
+  int gpu_scratch;
+  int gpu_no_tail;
 };
 
 /* Analysis phases (CPU), each filling its fields of lu and its stats. */
@@ -99,6 +114,19 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu);
 /* Numeric phases (CPU). */
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
 void tsi_lu_numeric_release(ts_lu *lu);
+
+/* Numeric phases (GPU; stubs answering TS_ERROR_UNSUPPORTED without CUDA).
+ * tsi_lu_use_gpu: whether lu's numeric phases run on the GPU (the option
+ * backend, else the context's backend). */
+bool tsi_lu_use_gpu(const ts_lu *lu);
+ts_status tsi_lu_numeric_cuda(ts_lu *lu);
+/* x = op(A)^{-1} rhs for nrhs columns (host arrays, leading dimensions ldr
+ * and ldx) through the factors on the device. */
+ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr, double *x,
+                                    int64_t ldx);
+/* Copy the factors on the device into lu_values (or lu_values_f32). */
+ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
+void tsi_lu_cuda_release(ts_lu *lu);
 
 #ifdef __cplusplus
 }

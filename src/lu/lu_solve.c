@@ -39,11 +39,16 @@ static double wall_seconds(void) {
 #endif
 }
 
-static void apply_inverse(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y) {
+/* x = op(A)^{-1} rhs through the factors, on the GPU when they are there
+ * (y is host scratch for the host's solves). */
+static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y) {
+  if (lu->factors_on_device)
+    return tsi_lu_cuda_apply_inverse(lu, op, 1, rhs, lu->n, x, lu->n);
   if (lu->lu_values_f32)
     lu_apply_inverse_f32(lu, lu->lu_values_f32, op, rhs, x, y);
   else
     lu_apply_inverse_f64(lu, lu->lu_values, op, rhs, x, y);
+  return TS_SUCCESS;
 }
 
 /* r = b - op(A) x in double from the values last factored; returns the
@@ -85,18 +90,23 @@ static double residual(const ts_lu *lu, double a_norm, ts_operation op, const do
   return isfinite(error) ? error : INFINITY;
 }
 
-/* One right-hand side: solve, then refine while the backward error is above
- * the tolerance and each step at least halves it (a smaller gain means the
- * refinement has converged as far as the factors allow). */
-static void solve_one(const ts_lu *lu, double a_norm, ts_operation op, const double *b, double *x, double *work,
-                      int max_steps, double tolerance, double *backward_error, int *steps_taken) {
+/* One right-hand side: solve (unless x already holds the solution through
+ * the factors), then refine while the backward error is above the tolerance
+ * and each step at least halves it (a smaller gain means the refinement has
+ * converged as far as the factors allow). */
+static ts_status solve_one(ts_lu *lu, double a_norm, ts_operation op, const double *b, double *x, bool solved,
+                           double *work, int max_steps, double tolerance, double *backward_error, int *steps_taken) {
   const int64_t n = lu->n;
   double *y = work, *r = work + n, *candidate = work + 2 * n;
-  apply_inverse(lu, op, b, x, y);
+  ts_status st = solved ? TS_SUCCESS : apply_inverse(lu, op, b, x, y);
+  if (st != TS_SUCCESS)
+    return st;
   double error = residual(lu, a_norm, op, b, x, r);
   int steps = 0;
   while (steps < max_steps && error > tolerance && isfinite(error)) {
-    apply_inverse(lu, op, r, candidate, y);
+    st = apply_inverse(lu, op, r, candidate, y);
+    if (st != TS_SUCCESS)
+      return st;
     for (int64_t i = 0; i < n; i++)
       candidate[i] += x[i];
     double candidate_error = residual(lu, a_norm, op, b, candidate, r);
@@ -111,6 +121,7 @@ static void solve_one(const ts_lu *lu, double a_norm, ts_operation op, const dou
   }
   *backward_error = error;
   *steps_taken = steps;
+  return TS_SUCCESS;
 }
 
 /* [p, p + span) and [q, q + span') share a byte. */
@@ -155,7 +166,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the workspace");
-  int threads = tsi_lu_numeric_threads(lu);
+  /* The GPU's solves run one after another on the context's stream. */
+  int threads = lu->factors_on_device ? 1 : tsi_lu_numeric_threads(lu);
   if ((int64_t)threads > nrhs)
     threads = (int)nrhs;
   if (!ws->solve_work || ws->n != n || ws->solve_threads < threads) {
@@ -179,19 +191,36 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   double worst_error = 0.0;
   int most_steps = 0;
   double start = wall_seconds();
-  /* Right-hand sides are independent: one per thread at a time. */
+  ts_status status = TS_SUCCESS;
+  if (lu->factors_on_device) {
+    /* All right-hand sides through the GPU's factors at once, then the
+     * refinement of each, its corrections solved on the GPU too. */
+    status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);
+    for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
+      double error;
+      int steps;
+      status =
+          solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, true, solve_work, max_steps, tolerance, &error, &steps);
+      worst_error = fmax(worst_error, error);
+      most_steps = steps > most_steps ? steps : most_steps;
+    }
+  } else {
+    /* Right-hand sides are independent: one per thread at a time. */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(max : worst_error, most_steps)
-  for (int64_t j = 0; j < nrhs; j++) {
-    double *work = solve_work + (int64_t)solve_thread_id() * 3 * n;
-    double error;
-    int steps;
-    solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, work, max_steps, tolerance, &error, &steps);
-    if (error > worst_error)
-      worst_error = error;
-    if (steps > most_steps)
-      most_steps = steps;
+    for (int64_t j = 0; j < nrhs; j++) {
+      double *work = solve_work + (int64_t)solve_thread_id() * 3 * n;
+      double error;
+      int steps;
+      (void)solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, false, work, max_steps, tolerance, &error, &steps);
+      if (error > worst_error)
+        worst_error = error;
+      if (steps > most_steps)
+        most_steps = steps;
+    }
   }
   lu->stats.time_solve = wall_seconds() - start;
+  if (status != TS_SUCCESS)
+    return status;
   lu->stats.backward_error = worst_error;
   lu->stats.refinement_steps = most_steps;
   return TS_SUCCESS;

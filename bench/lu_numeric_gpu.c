@@ -1,0 +1,267 @@
+/* Sparse LU numeric phases, GPU against CPU on the same analysis: factor
+ * (the first one uploads the pattern), refactor, solve (with refinement),
+ * in double and float factors, plus the GPU's ablations: dense against
+ * sparse scratch, and the right-looking tail against left-looking only.
+ * Anchors: tessera's CPU path (all threads) in the same process, and GLU
+ * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
+ * circuit grid, L+U 14.5 M; see the results file).
+ *
+ * Usage: lu_numeric_gpu [--quick] [CSV_PATH]   (corpus from TESSERA_MATRICES)
+ * Each LU call returns after its stream work has finished, so phases are
+ * timed on the wall clock: the median of 5 runs after one warm-up (one run
+ * when a run takes over 2 s). */
+#include "tessera.h"
+#include "tsb.h"
+
+#include "lu/lu_internal.h"
+#include "lu/lu_numeric_cuda.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FILL_LIMIT 40000000
+
+typedef enum { PHASE_REFACTOR, PHASE_SOLVE } phase;
+
+static const ts_csr *bench_a;
+static double *bench_b, *bench_x;
+
+static int run_phase(ts_lu *lu, phase p) {
+  if (p == PHASE_REFACTOR)
+    return TS_IS_ERROR(ts_lu_refactor(lu, bench_a)) ? -1 : 0;
+  int64_t n = bench_a->rows;
+  return ts_lu_solve(lu, TS_OP_NONE, 1, bench_b, n, bench_x, n) == TS_SUCCESS ? 0 : -1;
+}
+
+/* Median milliseconds of a phase (warm-up first). */
+static double time_ms(ts_lu *lu, phase p) {
+  double samples[5];
+  double start = tsb_wall_seconds();
+  if (run_phase(lu, p) != 0)
+    return NAN;
+  double first = tsb_wall_seconds() - start;
+  int count = first > 2.0 ? 1 : 5;
+  if (count == 1)
+    return 1e3 * first;
+  for (int r = 0; r < count; r++) {
+    start = tsb_wall_seconds();
+    run_phase(lu, p);
+    samples[r] = tsb_wall_seconds() - start;
+  }
+  return 1e3 * tsb_stats_of(samples, count).median;
+}
+
+static double backward_error(const ts_csr *a, const double *x, const double *b) {
+  const double *v = (const double *)a->values;
+  double r = 0.0, an = 0.0, xn = 0.0, bn = 0.0;
+  for (int64_t i = 0; i < a->rows; i++) {
+    double s = b[i], row = 0.0;
+    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
+      s -= v[e] * x[a->col_idx[e]];
+      row += fabs(v[e]);
+    }
+    r = fmax(r, fabs(s));
+    an = fmax(an, row);
+    xn = fmax(xn, fabs(x[i]));
+    bn = fmax(bn, fabs(b[i]));
+  }
+  return r / (an * xn + bn);
+}
+
+static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int float_factors) {
+  ts_lu_options options = {0};
+  options.backend = backend;
+  options.float_factors = float_factors;
+  ts_lu *lu = NULL;
+  if (ts_lu_create(ctx, &options, &lu) != TS_SUCCESS || ts_lu_analyze(lu, a) != TS_SUCCESS) {
+    fprintf(stderr, "lu_numeric_gpu: %s\n", ts_last_error(ctx));
+    ts_lu_destroy(lu);
+    return NULL;
+  }
+  return lu;
+}
+
+/* GPU refactor time with the device cache rebuilt under other switches. */
+static double ablation_ms(ts_lu *lu, int scratch, int no_tail) {
+  tsi_lu_cuda_release(lu);
+  lu->gpu_scratch = scratch;
+  lu->gpu_no_tail = no_tail;
+  if (TS_IS_ERROR(ts_lu_factor(lu, bench_a)))
+    return NAN;
+  return time_ms(lu, PHASE_REFACTOR);
+}
+
+static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, const ts_csr *a, bool ablate) {
+  if (!a)
+    return;
+  int64_t fill = 0;
+  if (ts_csr_fill_estimate(ctx, a, &fill, NULL) != TS_SUCCESS || fill > FILL_LIMIT)
+    return;
+  const int64_t n = a->rows;
+  bench_a = a;
+  bench_b = malloc((size_t)n * sizeof *bench_b);
+  bench_x = malloc((size_t)n * sizeof *bench_x);
+  double *ones = malloc((size_t)n * sizeof *ones);
+  for (int64_t i = 0; i < n; i++)
+    ones[i] = 1.0;
+  ts_csr_spmv_host(ctx, 1.0, a, ones, 0.0, bench_b);
+  for (int float_factors = 0; float_factors < 2; float_factors++) {
+    ts_lu *cpu = analyzed(ctx, a, TS_BACKEND_CPU, float_factors);
+    ts_lu *gpu = analyzed(ctx, a, TS_BACKEND_CUDA, float_factors);
+    if (!cpu || !gpu) {
+      ts_lu_destroy(cpu);
+      ts_lu_destroy(gpu);
+      continue;
+    }
+    double start = tsb_wall_seconds();
+    ts_status cs = ts_lu_factor(cpu, a);
+    double cpu_factor = 1e3 * (tsb_wall_seconds() - start);
+    start = tsb_wall_seconds();
+    ts_status gs = ts_lu_factor(gpu, a);
+    double gpu_first = 1e3 * (tsb_wall_seconds() - start);
+    if (TS_IS_ERROR(cs) || TS_IS_ERROR(gs)) {
+      fprintf(stderr, "lu_numeric_gpu: %s: %s\n", name, ts_last_error(ctx));
+      ts_lu_destroy(cpu);
+      ts_lu_destroy(gpu);
+      continue;
+    }
+    double cpu_refactor = time_ms(cpu, PHASE_REFACTOR), gpu_refactor = time_ms(gpu, PHASE_REFACTOR);
+    double cpu_solve = time_ms(cpu, PHASE_SOLVE);
+    double cpu_berr = backward_error(a, bench_x, bench_b);
+    double gpu_solve = time_ms(gpu, PHASE_SOLVE);
+    double gpu_berr = backward_error(a, bench_x, bench_b);
+    ts_lu_stats stats;
+    ts_lu_get_stats(gpu, &stats);
+    tsi_lu_device *dev = (tsi_lu_device *)gpu->numeric_device;
+    int64_t tail = dev ? n - dev->tail_start : 0;
+    const char *mode = dev && dev->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense" : "sparse";
+    double dense = NAN, sparse = NAN, no_tail = NAN;
+    if (ablate) {
+      dense = ablation_ms(gpu, TSI_LU_SCRATCH_DENSE, 0);
+      sparse = ablation_ms(gpu, TSI_LU_SCRATCH_SPARSE, 0);
+      no_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 1) : gpu_refactor;
+    }
+    tsb_table_cell(table, "%s", name);
+    tsb_table_cell(table, "%lld", (long long)n);
+    tsb_table_cell(table, "%lld", (long long)(stats.nnz_l + stats.nnz_u - n));
+    tsb_table_cell(table, "%lld", (long long)stats.levels);
+    tsb_table_cell(table, "%lld", (long long)tail);
+    tsb_table_cell(table, "%s", float_factors ? "float" : "double");
+    tsb_table_cell(table, "%.2f", cpu_factor);
+    tsb_table_cell(table, "%.2f", cpu_refactor);
+    tsb_table_cell(table, "%.2f", gpu_first);
+    tsb_table_cell(table, "%.2f", gpu_refactor);
+    tsb_table_cell(table, "%.1fx", cpu_refactor / gpu_refactor);
+    tsb_table_cell(table, "%.2f", cpu_solve);
+    tsb_table_cell(table, "%.2f", gpu_solve);
+    tsb_table_cell(table, "%.1e / %.1e", cpu_berr, gpu_berr);
+    tsb_table_cell(table, "%s", mode);
+    tsb_table_cell(table, "%.2f", dense);
+    tsb_table_cell(table, "%.2f", sparse);
+    tsb_table_cell(table, "%.2f", no_tail);
+    tsb_table_cell(table, "%.0f", stats.peak_device_bytes / 1048576.0);
+    fflush(stdout);
+    ts_lu_destroy(cpu);
+    ts_lu_destroy(gpu);
+  }
+  free(ones);
+  free(bench_b);
+  free(bench_x);
+}
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  const char *csv = "bench-out/lu_numeric_gpu.csv";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else
+      csv = argv[i];
+  }
+  ts_context_options copts = {0};
+  copts.backend = TS_BACKEND_CUDA;
+  ts_context *ctx = NULL;
+  if (ts_context_create(&ctx, &copts) != TS_SUCCESS) {
+    fprintf(stderr, "lu_numeric_gpu: %s\n", ts_last_error(NULL));
+    return 77;
+  }
+  tsb_metadata meta;
+  tsb_metadata_collect(&meta, ctx, argc, argv);
+  tsb_metadata_set(&meta, "comparison", "tessera GPU / tessera CPU (all threads), same analysis; wall-clock medians");
+  static const char *const columns[] = {"matrix",
+                                        "n",
+                                        "nnz(L+U)",
+                                        "levels",
+                                        "tail columns",
+                                        "factors",
+                                        "CPU factor ms",
+                                        "CPU refactor ms",
+                                        "GPU first factor ms",
+                                        "GPU refactor ms",
+                                        "refactor CPU/GPU",
+                                        "CPU solve ms",
+                                        "GPU solve ms",
+                                        "berr CPU / GPU",
+                                        "scratch (auto)",
+                                        "dense refactor ms",
+                                        "sparse refactor ms",
+                                        "no-tail refactor ms",
+                                        "peak device MiB"};
+  tsb_table *table = tsb_table_create(19, columns);
+
+  /* Generated: the GLU comparison's circuit grid (316^2 = 99,856 rows), a
+   * 10^6-row netlist, a 2-D Laplacian. */
+  ts_circuit_params params = ts_circuit_defaults(quick ? 20000 : 99856);
+  params.locality = 1.0;
+  ts_csr *a = NULL;
+  ts_gen_circuit(ctx, &params, 1, TS_FLOAT64, &a);
+  bench_matrix(ctx, table, quick ? "circuit grid n=20000" : "circuit grid n=99856", a, true);
+  ts_csr_destroy(a);
+  a = NULL;
+  params = ts_circuit_defaults(quick ? 100000 : 1000000);
+  ts_gen_circuit(ctx, &params, 2, TS_FLOAT64, &a);
+  bench_matrix(ctx, table, quick ? "circuit netlist n=10^5" : "circuit netlist n=10^6", a, true);
+  ts_csr_destroy(a);
+  a = NULL;
+  int64_t side = quick ? 100 : 316;
+  ts_gen_laplacian_2d(ctx, side, side, TS_FLOAT64, &a);
+  char name[64];
+  snprintf(name, sizeof name, "laplacian2d %lldx%lld", (long long)side, (long long)side);
+  bench_matrix(ctx, table, name, a, true);
+  ts_csr_destroy(a);
+
+  /* The corpus's square unsymmetric matrices of 2000 rows and more. */
+  const char *dir = getenv("TESSERA_MATRICES");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir ? dir : ".");
+  FILE *manifest = dir ? fopen(path, "r") : NULL;
+  char line[8192];
+  while (manifest && fgets(line, sizeof line, manifest)) {
+    char mname[256], symmetry[64], field[64];
+    long long rows, cols, nnz;
+    if (sscanf(line, "%255s %lld %lld %lld %63s %63s", mname, &rows, &cols, &nnz, symmetry, field) != 6)
+      continue;
+    if (rows != cols || rows < 2000 || strcmp(symmetry, "general") != 0 || strcmp(field, "pattern") == 0 ||
+        strcmp(field, "complex") == 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s.mtx", dir, mname);
+    ts_coo *coo = NULL;
+    ts_csr *m = NULL;
+    if (ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS)
+      ts_csr_from_coo(ctx, coo, TS_DUPLICATES_SUM, &m);
+    ts_coo_destroy(coo);
+    bench_matrix(ctx, table, mname, m, false);
+    ts_csr_destroy(m);
+  }
+  if (manifest)
+    fclose(manifest);
+
+  tsb_table_write_csv(table, &meta, csv);
+  tsb_table_print_markdown(table, &meta, stdout);
+  tsb_table_destroy(table);
+  ts_context_destroy(ctx);
+  return 0;
+}

@@ -1,0 +1,807 @@
+/* Numeric LU factorization on the GPU: M = P Dr A Dc Q = L U in the symbolic
+ * pattern, level by level (Xia, Jiang, Agrawal and Ramnath, PPoPP 2023,
+ * sections 2.2 and 3.4; GLU 3.0's three level types, Peng and Tan 2020).
+ *
+ * The columns of a wide level are computed left-looking, one group of
+ * threads per column (a warp for short subcolumns, a block of 128 or 512
+ * threads for long ones): each column gathers the updates of the columns it
+ * depends on, in increasing order, into a dense scratch vector (when one per
+ * concurrent column fits) or in place, finding each row in the sorted column
+ * by binary search (sparse scratch). The last, narrow levels (the dense part
+ * of the factors) are done right-looking one column at a time, the update of
+ * the trailing columns spread over many blocks. Every entry receives its
+ * updates in increasing column order, products and differences rounded
+ * separately (no fused multiply-add), so the factors are bitwise repeatable,
+ * the same as the host's left-looking code's, and no atomics touch values.
+ * The level loop is launched from the host without synchronising; the
+ * stream waits once, for the pivot outcomes.
+ */
+#include "lu/lu_numeric_cuda.h"
+#include "lu/lu_numeric_workspace.h"
+
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PIVOT_OK = 0, PIVOT_PERTURBED = 1, PIVOT_SINGULAR = 2, PIVOT_NOT_FINITE = 3 };
+
+/* A level of at most this many columns at the end of the schedule joins the
+ * right-looking tail. */
+#define TSI_LU_TAIL_WIDTH 4
+/* Dense scratch: at most this many bytes, and no more than this many slots. */
+#define TSI_LU_SCRATCH_BYTES ((int64_t)1 << 30)
+#define TSI_LU_SCRATCH_SLOTS 2048
+
+struct factor_args {
+  int64_t n;
+  const int64_t *col_ptr;
+  const int32_t *row_idx;
+  const int64_t *diag_pos;
+  const int32_t *cols; /* the left schedule's columns */
+  const int64_t *urow_ptr;
+  const int32_t *urow_col;
+  const int64_t *urow_pos;
+  double *acc;
+  double *scratch;
+  signed char *kind;
+  const double *rule;
+};
+
+/* ---- device helpers ------------------------------------------------------------ */
+
+template <int GROUP> __device__ __forceinline__ void group_sync() {
+  if (GROUP == 32)
+    __syncwarp();
+  else
+    __syncthreads();
+}
+
+/* Position of row i in row_idx[lo, hi) (sorted), or -1. */
+__device__ __forceinline__ int64_t find_row(const int32_t *row_idx, int64_t lo, int64_t end, int32_t i) {
+  int64_t hi = end;
+  while (lo < hi) {
+    int64_t mid = lo + ((hi - lo) >> 1);
+    if (row_idx[mid] < i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (lo < end && row_idx[lo] == i) ? lo : -1;
+}
+
+/* The pivot rule of the host code (lu_numeric_cpu.c): a tiny pivot becomes
+ * sign * replacement when perturbation is on. */
+__device__ __forceinline__ int classify_pivot(double *pivot, const double *rule) {
+  double p = *pivot;
+  if (!isfinite(p))
+    return PIVOT_NOT_FINITE;
+  if (fabs(p) < rule[0] || p == 0.0) {
+    if (rule[2] != 0.0) {
+      *pivot = p < 0.0 ? -rule[1] : rule[1];
+      return PIVOT_PERTURBED;
+    }
+    return PIVOT_SINGULAR;
+  }
+  return PIVOT_OK;
+}
+
+/* x - l * u with both operations rounded (as the host computes it). */
+__device__ __forceinline__ double minus_product(double x, double l, double u) { return __dsub_rn(x, __dmul_rn(l, u)); }
+
+/* ---- scatter of M's values ------------------------------------------------------ */
+
+template <typename T>
+__global__ void scatter_values(int64_t nnz, const int32_t *a_row, const int32_t *a_col, const double *a_values,
+                               const double *row_scale, const double *col_scale, const int64_t *a_to_lu, T *values,
+                               double *acc, unsigned long long *max_bits) {
+  double local_max = 0.0;
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < nnz; e += (int64_t)gridDim.x * blockDim.x) {
+    double v = row_scale[a_row[e]] * a_values[e] * col_scale[a_col[e]];
+    T stored = (T)v;
+    values[a_to_lu[e]] = stored;
+    if ((void *)acc != (void *)values)
+      acc[a_to_lu[e]] = (double)stored;
+    local_max = fmax(local_max, fabs(v));
+  }
+  /* The bits of non-negative doubles order as the values: an exact maximum. */
+  for (int offset = 16; offset > 0; offset >>= 1)
+    local_max = fmax(local_max, __shfl_down_sync(0xffffffffu, local_max, offset));
+  if ((threadIdx.x & 31) == 0 && local_max > 0.0)
+    atomicMax(max_bits, (unsigned long long)__double_as_longlong(local_max));
+}
+
+__global__ void make_rule(const unsigned long long *max_bits, double threshold, double root_eps, int perturb,
+                          double *rule) {
+  double max_abs = __longlong_as_double((long long)*max_bits);
+  double reference = max_abs > 0.0 ? max_abs : 1.0;
+  rule[0] = threshold * max_abs;
+  rule[1] = fmax(root_eps, threshold) * reference;
+  rule[2] = perturb ? 1.0 : 0.0;
+}
+
+/* ---- left-looking levels ---------------------------------------------------------- */
+
+/* Column k by one group of GROUP threads (lane = its thread): gather the
+ * updates of the columns j of U(:, k) in increasing order, then the pivot
+ * and the division of L(:, k). x: the group's dense scratch (DENSE). */
+template <typename T, bool DENSE, int GROUP>
+__device__ void left_column(const factor_args &a, T *values, int32_t k, double *x, int lane) {
+  const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
+  double *acc = a.acc;
+  const int32_t *row_idx = a.row_idx;
+  if (DENSE) {
+    for (int64_t p = begin + lane; p < end; p += GROUP)
+      x[row_idx[p]] = acc[p];
+    group_sync<GROUP>();
+  }
+  for (int64_t p = begin; p < diag; p++) {
+    const int32_t j = row_idx[p];
+    const double u = DENSE ? x[j] : acc[p];
+    if (u == 0.0)
+      continue; /* the same for every lane: nothing written, no barrier needed */
+    const int64_t l_end = a.col_ptr[j + 1];
+    for (int64_t q = a.diag_pos[j] + 1 + lane; q < l_end; q += GROUP) {
+      const int32_t i = row_idx[q];
+      const double l = (double)values[q];
+      if (DENSE) {
+        x[i] = minus_product(x[i], l, u);
+      } else {
+        int64_t pos = find_row(row_idx, p + 1, end, i);
+        if (pos >= 0)
+          acc[pos] = minus_product(acc[pos], l, u);
+      }
+    }
+    group_sync<GROUP>();
+  }
+  double pivot = DENSE ? x[k] : acc[diag];
+  const int kind = classify_pivot(&pivot, a.rule);
+  group_sync<GROUP>(); /* x[k] read by every lane before it is cleared */
+  for (int64_t p = begin + lane; p < end; p += GROUP) {
+    double v;
+    if (DENSE) {
+      v = x[row_idx[p]];
+      x[row_idx[p]] = 0.0;
+    } else {
+      v = acc[p];
+    }
+    T out = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+    values[p] = out;
+  }
+  if (lane == 0)
+    a.kind[k] = (signed char)kind;
+  group_sync<GROUP>(); /* x is all zero again before the next column */
+}
+
+template <typename T, bool DENSE, int GROUP>
+__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
+    left_level(factor_args a, T *values, int64_t first, int64_t count) {
+  const int per_block = blockDim.x / GROUP;
+  const int lane = threadIdx.x % GROUP;
+  const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
+  const int64_t groups = (int64_t)gridDim.x * per_block;
+  double *x = DENSE ? a.scratch + group_id * a.n : nullptr;
+  for (int64_t c = group_id; c < count; c += groups)
+    left_column<T, DENSE, GROUP>(a, values, a.cols[first + c], x, lane);
+}
+
+/* ---- right-looking tail -------------------------------------------------------------- */
+
+/* The tail's columns k >= tail_start gather, in increasing order, the
+ * updates of the finished columns j < tail_start (a block per column). */
+template <typename T>
+__global__ void __launch_bounds__(256) tail_gather(factor_args a, const T *values, int64_t tail_start) {
+  const int32_t *row_idx = a.row_idx;
+  for (int64_t k = tail_start + blockIdx.x; k < a.n; k += gridDim.x) {
+    const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
+    for (int64_t p = begin; p < diag && row_idx[p] < tail_start; p++) {
+      const int32_t j = row_idx[p];
+      const double u = a.acc[p];
+      if (u == 0.0)
+        continue;
+      const int64_t l_end = a.col_ptr[j + 1];
+      for (int64_t q = a.diag_pos[j] + 1 + threadIdx.x; q < l_end; q += blockDim.x) {
+        int64_t pos = find_row(row_idx, p + 1, end, row_idx[q]);
+        if (pos >= 0)
+          a.acc[pos] = minus_product(a.acc[pos], (double)values[q], u);
+      }
+      __syncthreads();
+    }
+  }
+}
+
+/* Column j of the tail: block 0 stores column prev (factored by the
+ * previous launch); every block computes j's pivot and pushes
+ * L(:, j) * U(j, k) into the columns k of row j of U, a target per block. */
+template <typename T>
+__global__ void __launch_bounds__(256) tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
+  const int32_t *row_idx = a.row_idx;
+  if (blockIdx.x == 0 && prev >= 0) {
+    const int64_t begin = a.col_ptr[prev], diag = a.diag_pos[prev], end = a.col_ptr[prev + 1];
+    double pivot = a.acc[diag];
+    const int kind = classify_pivot(&pivot, a.rule);
+    __syncthreads(); /* acc[diag] read by all before it is overwritten */
+    for (int64_t p = begin + threadIdx.x; p < end; p += blockDim.x) {
+      double v = a.acc[p];
+      values[p] = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+    }
+    if (threadIdx.x == 0)
+      a.kind[prev] = (signed char)kind;
+  }
+  if (j < 0)
+    return;
+  const int64_t diag = a.diag_pos[j], l_end = a.col_ptr[j + 1];
+  double pivot = a.acc[diag];
+  (void)classify_pivot(&pivot, a.rule);
+  for (int64_t e = a.urow_ptr[j] + blockIdx.x; e < a.urow_ptr[j + 1]; e += gridDim.x) {
+    const int32_t k = a.urow_col[e];
+    const int64_t p_jk = a.urow_pos[e];
+    const double u = a.acc[p_jk];
+    if (u == 0.0)
+      continue;
+    const int64_t end_k = a.col_ptr[k + 1];
+    for (int64_t q = diag + 1 + threadIdx.x; q < l_end; q += blockDim.x) {
+      const double l = (double)(T)(a.acc[q] / pivot); /* the value column j stores */
+      int64_t pos = find_row(row_idx, p_jk + 1, end_k, row_idx[q]);
+      if (pos >= 0)
+        a.acc[pos] = minus_product(a.acc[pos], l, u);
+    }
+  }
+}
+
+/* ---- host side: the device cache ---------------------------------------------------- */
+
+extern "C" ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
+                                         const char *what) {
+  *ptr = NULL;
+  int64_t bytes;
+  if (tsi_mul_overflows(count > 0 ? count : 1, (int64_t)size, &bytes))
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "LU on the GPU: %s: %lld entries overflow", what, (long long)count);
+  ts_status st = tsi_cuda_malloc(ctx, ptr, (size_t)bytes);
+  if (st != TS_SUCCESS)
+    return tsi_error(ctx, st, "LU on the GPU: no device memory for %s (%lld bytes; %lld held)", what, (long long)bytes,
+                     (long long)dev->bytes);
+  dev->bytes += bytes;
+  if (dev->bytes > dev->peak)
+    dev->peak = dev->bytes;
+  return TS_SUCCESS;
+}
+
+static void device_free(tsi_lu_device *dev, void *ptr, int64_t count, size_t size) {
+  if (!ptr)
+    return;
+  tsi_cuda_free(ptr);
+  dev->bytes -= (count > 0 ? count : 1) * (int64_t)size;
+}
+
+static void free_schedule(tsi_lu_device *dev, tsi_lu_solve_schedule *s) {
+  free(s->level_ptr);
+  device_free(dev, s->items, dev->n, sizeof(int32_t));
+  memset(s, 0, sizeof *s);
+}
+
+/* Free the factor values (precision change or release). */
+static void free_values(tsi_lu_device *dev) {
+  if ((void *)dev->acc != dev->values)
+    device_free(dev, dev->acc, dev->lu_nnz, sizeof(double));
+  device_free(dev, dev->values, dev->lu_nnz, dev->single ? sizeof(float) : sizeof(double));
+  dev->acc = NULL;
+  dev->values = NULL;
+}
+
+extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
+  if (!lu)
+    return;
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  lu->numeric_device = NULL;
+  lu->factors_on_device = 0;
+  if (!dev)
+    return;
+  if (lu->ctx)
+    (void)tsi_cuda_sync(lu->ctx); /* nothing still running on the arrays */
+  const int64_t n = dev->n, nnz = dev->lu_nnz, nnz_a = dev->nnz_a;
+  device_free(dev, dev->col_ptr, n + 1, sizeof(int64_t));
+  device_free(dev, dev->row_idx, nnz, sizeof(int32_t));
+  device_free(dev, dev->diag_pos, n, sizeof(int64_t));
+  device_free(dev, dev->a_to_lu, nnz_a, sizeof(int64_t));
+  device_free(dev, dev->a_row, nnz_a, sizeof(int32_t));
+  device_free(dev, dev->a_col, nnz_a, sizeof(int32_t));
+  device_free(dev, dev->a_values, nnz_a, sizeof(double));
+  device_free(dev, dev->row_scale, n, sizeof(double));
+  device_free(dev, dev->col_scale, n, sizeof(double));
+  device_free(dev, dev->row_perm, n, sizeof(int32_t));
+  device_free(dev, dev->col_perm, n, sizeof(int32_t));
+  device_free(dev, dev->urow_ptr, n + 1, sizeof(int64_t));
+  device_free(dev, dev->lrow_ptr, n + 1, sizeof(int64_t));
+  int64_t u_count = dev->urow_ptr_host ? dev->urow_ptr_host[n] : 0;
+  device_free(dev, dev->urow_col, u_count, sizeof(int32_t));
+  device_free(dev, dev->urow_pos, u_count, sizeof(int64_t));
+  device_free(dev, dev->lrow_col, nnz - n - u_count, sizeof(int32_t));
+  device_free(dev, dev->lrow_pos, nnz - n - u_count, sizeof(int64_t));
+  device_free(dev, dev->left_cols, n, sizeof(int32_t));
+  free_values(dev);
+  device_free(dev, dev->scratch, dev->scratch_slots * n, sizeof(double));
+  device_free(dev, dev->kind, n, 1);
+  device_free(dev, dev->rule, 3, sizeof(double));
+  device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
+  free_schedule(dev, &dev->lower);
+  free_schedule(dev, &dev->upper);
+  free_schedule(dev, &dev->upper_t);
+  free_schedule(dev, &dev->lower_t);
+  device_free(dev, dev->solve_y, dev->solve_cols * n, sizeof(double));
+  device_free(dev, dev->solve_rhs, dev->solve_cols * n, sizeof(double));
+  free(dev->urow_ptr_host);
+  free(dev->left_ptr_host);
+  free(dev->left_group_host);
+  free(dev->left_cols_host);
+  free(dev->level_of_host);
+  free(dev->kind_host);
+  free(dev);
+}
+
+/* Rows of the strict upper (upper != 0) or lower part as CSR: for each row
+ * the columns in increasing order and the entries' positions in the values. */
+static ts_status build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out) {
+  const int64_t n = lu->n;
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
+  const int32_t *row_idx = lu->lu_row_idx;
+  int64_t *ptr = (int64_t *)tsi_calloc_array(n + 1, sizeof(int64_t));
+  *ptr_out = ptr;
+  *col_out = NULL;
+  *pos_out = NULL;
+  if (!ptr)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for row offsets");
+  for (int64_t k = 0; k < n; k++) {
+    int64_t lo = upper ? col_ptr[k] : diag_pos[k] + 1, hi = upper ? diag_pos[k] : col_ptr[k + 1];
+    for (int64_t p = lo; p < hi; p++)
+      ptr[row_idx[p] + 1]++;
+  }
+  for (int64_t i = 0; i < n; i++)
+    ptr[i + 1] += ptr[i];
+  int64_t count = ptr[n];
+  int32_t *col = (int32_t *)tsi_malloc_array(count > 0 ? count : 1, sizeof(int32_t));
+  int64_t *pos = (int64_t *)tsi_malloc_array(count > 0 ? count : 1, sizeof(int64_t));
+  int64_t *next = (int64_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int64_t));
+  *col_out = col;
+  *pos_out = pos;
+  if (!col || !pos || !next) {
+    free(next);
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for %lld row entries",
+                     (long long)count);
+  }
+  memcpy(next, ptr, (size_t)n * sizeof(int64_t));
+  for (int64_t k = 0; k < n; k++) {
+    int64_t lo = upper ? col_ptr[k] : diag_pos[k] + 1, hi = upper ? diag_pos[k] : col_ptr[k + 1];
+    for (int64_t p = lo; p < hi; p++) {
+      int64_t at = next[row_idx[p]]++;
+      col[at] = (int32_t)k;
+      pos[at] = p;
+    }
+  }
+  free(next);
+  return TS_SUCCESS;
+}
+
+static ts_status upload(ts_context *ctx, tsi_lu_device *dev, void **dst, const void *src, int64_t count, size_t size,
+                        const char *what) {
+  ts_status st = tsi_lu_device_alloc(ctx, dev, dst, count, size, what);
+  if (st == TS_SUCCESS && count > 0)
+    st = tsi_cuda_memcpy_to_device(ctx, *dst, src, (size_t)count * size);
+  return st;
+}
+
+/* The schedule: the tail (trailing levels of at most TSI_LU_TAIL_WIDTH
+ * columns, as columns tail_start..n-1), the other levels with their group
+ * size, from the mean length of the subcolumns each column gathers. */
+static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
+  const int64_t n = lu->n, levels = lu->levels;
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos, *level_ptr = lu->level_ptr;
+  const int32_t *row_idx = lu->lu_row_idx, *level_cols = lu->level_cols;
+  int64_t tail_columns = 0;
+  if (!lu->gpu_no_tail)
+    for (int64_t l = levels - 1; l >= 0 && level_ptr[l + 1] - level_ptr[l] <= TSI_LU_TAIL_WIDTH; l--)
+      tail_columns += level_ptr[l + 1] - level_ptr[l];
+  dev->tail_start = n - tail_columns;
+  dev->left_ptr_host = (int64_t *)tsi_malloc_array(levels + 1, sizeof(int64_t));
+  dev->left_group_host = (int *)tsi_malloc_array(levels > 0 ? levels : 1, sizeof(int));
+  dev->left_cols_host = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  dev->level_of_host = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  if (!dev->left_ptr_host || !dev->left_group_host || !dev->left_cols_host || !dev->level_of_host)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the schedule (n = %lld)",
+                     (long long)n);
+  double flops = 0.0;
+  int64_t filled = 0, kept = 0;
+  dev->left_ptr_host[0] = 0;
+  for (int64_t l = 0; l < levels; l++) {
+    double widest_mean = 0.0;
+    for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
+      const int32_t k = level_cols[c];
+      dev->level_of_host[k] = (int32_t)l;
+      int64_t gathered = 0, steps = diag_pos[k] - col_ptr[k];
+      for (int64_t p = col_ptr[k]; p < diag_pos[k]; p++) {
+        int32_t j = row_idx[p];
+        gathered += col_ptr[j + 1] - diag_pos[j] - 1;
+      }
+      flops += 2.0 * (double)gathered + (double)(col_ptr[k + 1] - diag_pos[k] - 1);
+      if (k >= dev->tail_start)
+        continue;
+      dev->left_cols_host[filled++] = k;
+      double mean = steps > 0 ? (double)gathered / (double)steps : (double)(col_ptr[k + 1] - col_ptr[k]);
+      if (mean > widest_mean)
+        widest_mean = mean;
+    }
+    if (filled > dev->left_ptr_host[kept]) {
+      dev->left_group_host[kept] = widest_mean <= 48.0 ? 32 : (widest_mean <= 256.0 ? 128 : 512);
+      dev->left_ptr_host[++kept] = filled;
+    }
+  }
+  dev->left_levels = kept;
+  dev->flops = flops;
+  return TS_SUCCESS;
+}
+
+/* Dense scratch when one n-vector per concurrent column fits the budget. */
+static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
+  int64_t widest = 0;
+  for (int64_t l = 0; l < dev->left_levels; l++) {
+    int64_t w = dev->left_ptr_host[l + 1] - dev->left_ptr_host[l];
+    if (w > widest)
+      widest = w;
+  }
+  int64_t wanted = widest < TSI_LU_SCRATCH_SLOTS ? widest : TSI_LU_SCRATCH_SLOTS;
+  if (wanted < 8)
+    wanted = 8;
+  int64_t fit = dev->n > 0 ? TSI_LU_SCRATCH_BYTES / (dev->n * (int64_t)sizeof(double)) : 0;
+  int mode = lu->gpu_scratch;
+  if (mode != TSI_LU_SCRATCH_DENSE && mode != TSI_LU_SCRATCH_SPARSE)
+    mode = fit >= wanted ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
+  if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
+    int64_t slots = wanted < fit ? wanted : fit;
+    if (slots < 8)
+      slots = 8;
+    ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->scratch, slots * dev->n, sizeof(double),
+                                       "the dense scratch columns");
+    if (st == TS_SUCCESS)
+      st = tsi_cuda_memset(lu->ctx, dev->scratch, 0, (size_t)(slots * dev->n) * sizeof(double));
+    if (st != TS_SUCCESS)
+      return st;
+    dev->scratch_slots = slots;
+  }
+  dev->scratch_mode = mode;
+  return TS_SUCCESS;
+}
+
+static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
+  ts_context *ctx = lu->ctx;
+  const int64_t n = lu->n, nnz = lu->lu_nnz, nnz_a = lu->nnz_a;
+  tsi_lu_device *dev = (tsi_lu_device *)calloc(1, sizeof *dev);
+  if (!dev)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the device cache");
+  lu->numeric_device = dev; /* released by tsi_lu_cuda_release on any failure below */
+  dev->n = n;
+  dev->lu_nnz = nnz;
+  dev->nnz_a = nnz_a;
+  dev->single = -1;
+  int64_t *lrow_ptr = NULL, *urow_pos = NULL, *lrow_pos = NULL;
+  int32_t *urow_col = NULL, *lrow_col = NULL, *a_row = NULL;
+  ts_status st = build_schedule(lu, dev);
+  if (st == TS_SUCCESS)
+    st = build_rows(lu, true, &dev->urow_ptr_host, &urow_col, &urow_pos);
+  if (st == TS_SUCCESS)
+    st = build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos);
+  if (st == TS_SUCCESS) {
+    a_row = (int32_t *)tsi_malloc_array(nnz_a > 0 ? nnz_a : 1, sizeof(int32_t));
+    if (!a_row)
+      st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for %lld row numbers", (long long)nnz_a);
+    else
+      for (int64_t i = 0; i < n; i++)
+        for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++)
+          a_row[e] = (int32_t)i;
+  }
+  const int64_t u_count = st == TS_SUCCESS ? dev->urow_ptr_host[n] : 0;
+  const int64_t l_count = st == TS_SUCCESS ? lrow_ptr[n] : 0;
+  struct {
+    void **dst;
+    const void *src;
+    int64_t count;
+    size_t size;
+    const char *what;
+  } uploads[] = {
+      {(void **)&dev->col_ptr, lu->lu_col_ptr, n + 1, sizeof(int64_t), "column offsets"},
+      {(void **)&dev->row_idx, lu->lu_row_idx, nnz, sizeof(int32_t), "row indices of L+U"},
+      {(void **)&dev->diag_pos, lu->diag_pos, n, sizeof(int64_t), "diagonal positions"},
+      {(void **)&dev->a_to_lu, lu->a_to_lu, nnz_a, sizeof(int64_t), "A's positions in L+U"},
+      {(void **)&dev->a_row, a_row, nnz_a, sizeof(int32_t), "A's rows"},
+      {(void **)&dev->a_col, lu->a_col_idx, nnz_a, sizeof(int32_t), "A's columns"},
+      {(void **)&dev->row_scale, lu->row_scale, n, sizeof(double), "row scaling"},
+      {(void **)&dev->col_scale, lu->col_scale, n, sizeof(double), "column scaling"},
+      {(void **)&dev->row_perm, lu->row_perm, n, sizeof(int32_t), "row permutation"},
+      {(void **)&dev->col_perm, lu->col_perm, n, sizeof(int32_t), "column permutation"},
+      {(void **)&dev->urow_ptr, dev->urow_ptr_host, n + 1, sizeof(int64_t), "row offsets of U"},
+      {(void **)&dev->urow_col, urow_col, u_count, sizeof(int32_t), "rows of U"},
+      {(void **)&dev->urow_pos, urow_pos, u_count, sizeof(int64_t), "rows of U"},
+      {(void **)&dev->lrow_ptr, lrow_ptr, n + 1, sizeof(int64_t), "row offsets of L"},
+      {(void **)&dev->lrow_col, lrow_col, l_count, sizeof(int32_t), "rows of L"},
+      {(void **)&dev->lrow_pos, lrow_pos, l_count, sizeof(int64_t), "rows of L"},
+      {(void **)&dev->left_cols, dev->left_cols_host, n, sizeof(int32_t), "the level schedule"},
+  };
+  for (size_t u = 0; st == TS_SUCCESS && u < sizeof uploads / sizeof uploads[0]; u++)
+    st = upload(ctx, dev, uploads[u].dst, uploads[u].src, uploads[u].count, uploads[u].size, uploads[u].what);
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_values, nnz_a, sizeof(double), "A's values");
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->kind, n, 1, "pivot outcomes");
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->rule, 3, sizeof(double), "the pivot rule");
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->max_bits, 1, sizeof(unsigned long long), "max |M|");
+  if (st == TS_SUCCESS) {
+    dev->kind_host = (signed char *)malloc((size_t)(n > 0 ? n : 1));
+    if (!dev->kind_host)
+      st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for pivot outcomes");
+  }
+  if (st == TS_SUCCESS)
+    st = reserve_scratch(lu, dev);
+  /* The uploads waited for their copies: the host arrays can go. */
+  free(a_row);
+  free(urow_col);
+  free(urow_pos);
+  free(lrow_ptr);
+  free(lrow_col);
+  free(lrow_pos);
+  *out = dev;
+  return st;
+}
+
+/* Factor values of the wanted precision (acc aliases them in double). */
+static ts_status reserve_values(ts_lu *lu, tsi_lu_device *dev, int single) {
+  if (dev->values && dev->single == single)
+    return TS_SUCCESS;
+  free_values(dev);
+  dev->single = single;
+  ts_status st = tsi_lu_device_alloc(lu->ctx, dev, &dev->values, dev->lu_nnz, single ? sizeof(float) : sizeof(double),
+                                     "the factors");
+  if (st != TS_SUCCESS)
+    return st;
+  if (!single) {
+    dev->acc = (double *)dev->values;
+    return TS_SUCCESS;
+  }
+  return tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->acc, dev->lu_nnz, sizeof(double), "the working values");
+}
+
+/* |A|_inf and |A|_1 for the refinement's backward error (host, as the CPU
+ * path keeps them). */
+static ts_status compute_norms(ts_lu *lu) {
+  tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+  const int64_t n = lu->n;
+  double *col_sum = (double *)tsi_calloc_array(n > 0 ? n : 1, sizeof(double));
+  if (!ws || !col_sum) {
+    free(col_sum);
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the norms (n = %lld)",
+                     (long long)n);
+  }
+  double norm_inf = 0.0, norm_one = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    double row_sum = 0.0;
+    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
+      double v = fabs(lu->a_values[e]);
+      row_sum += v;
+      col_sum[lu->a_col_idx[e]] += v;
+    }
+    norm_inf = fmax(norm_inf, row_sum);
+  }
+  for (int64_t j = 0; j < n; j++)
+    norm_one = fmax(norm_one, col_sum[j]);
+  free(col_sum);
+  ws->a_norm_inf = norm_inf;
+  ws->a_norm_one = norm_one;
+  return TS_SUCCESS;
+}
+
+template <typename T>
+static void launch_left_level(const factor_args &args, T *values, int64_t first, int64_t count, int group, bool dense,
+                              int64_t slots, cudaStream_t stream) {
+  /* Warps share a block (8 columns); larger groups are the block, so that
+   * their barriers are the block's. */
+  const int block = group == 32 ? 256 : group;
+  const int per_block = block / group;
+  int64_t blocks = (count + per_block - 1) / per_block;
+  if (dense && blocks * per_block > slots)
+    blocks = slots / per_block; /* each group owns one scratch slot; slots >= 8 */
+  if (blocks > 65535 * 16)
+    blocks = 65535 * 16;
+  const unsigned grid = (unsigned)blocks;
+#define TSI_LEFT(D, G) left_level<T, D, G><<<grid, block, 0, stream>>>(args, values, first, count)
+  if (dense)
+    group == 32 ? TSI_LEFT(true, 32) : (group == 128 ? TSI_LEFT(true, 128) : TSI_LEFT(true, 512));
+  else
+    group == 32 ? TSI_LEFT(false, 32) : (group == 128 ? TSI_LEFT(false, 128) : TSI_LEFT(false, 512));
+#undef TSI_LEFT
+}
+
+template <typename T> static void run_levels(ts_lu *lu, tsi_lu_device *dev, cudaStream_t stream) {
+  factor_args args;
+  args.n = dev->n;
+  args.col_ptr = dev->col_ptr;
+  args.row_idx = dev->row_idx;
+  args.diag_pos = dev->diag_pos;
+  args.cols = dev->left_cols;
+  args.urow_ptr = dev->urow_ptr;
+  args.urow_col = dev->urow_col;
+  args.urow_pos = dev->urow_pos;
+  args.acc = dev->acc;
+  args.scratch = dev->scratch;
+  args.kind = dev->kind;
+  args.rule = dev->rule;
+  T *values = (T *)dev->values;
+  const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE;
+  for (int64_t l = 0; l < dev->left_levels; l++) {
+    const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[l + 1] - first;
+    launch_left_level<T>(args, values, first, count, dev->left_group_host[l], dense, dev->scratch_slots, stream);
+  }
+  const int64_t n = dev->n, tail_start = dev->tail_start;
+  if (tail_start >= n)
+    return;
+  int64_t gather_blocks = n - tail_start;
+  tail_gather<T>
+      <<<(unsigned)(gather_blocks < 65535 ? gather_blocks : 65535), 256, 0, stream>>>(args, values, tail_start);
+  for (int64_t j = tail_start; j <= n; j++) {
+    int64_t targets = j < n ? dev->urow_ptr_host[j + 1] - dev->urow_ptr_host[j] : 0;
+    if (targets < 1)
+      targets = 1;
+    if (targets > 4096)
+      targets = 4096;
+    tail_step<T><<<(unsigned)targets, 256, 0, stream>>>(args, values, j < n ? j : -1, j > tail_start ? j - 1 : -1);
+  }
+}
+
+/* TS_BACKEND_AUTO stays on the host until the GPU path has passed the GPU
+ * suite (tests/test_gpu_lu_*.c, compute-sanitizer); then set this to 1 so
+ * that a CUDA context's factor, refactor and solve run on the GPU. */
+#define TSI_LU_GPU_BY_DEFAULT 0
+
+extern "C" bool tsi_lu_use_gpu(const ts_lu *lu) {
+  if (lu->options.backend == TS_BACKEND_CUDA)
+    return true; /* refused later on a context without CUDA */
+  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU)
+    return false;
+  return TSI_LU_GPU_BY_DEFAULT && lu->ctx->backend == TS_BACKEND_CUDA;
+}
+
+extern "C" ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
+  ts_context *ctx = lu->ctx;
+  if (!ctx || ctx->backend != TS_BACKEND_CUDA)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "LU factorization: the GPU backend was asked for (ts_lu_options.backend) on a %s context",
+                     ctx ? ts_backend_name(ctx->backend) : "NULL");
+  const int64_t n = lu->n;
+  if (n > 0 && (!lu->lu_col_ptr || !lu->lu_row_idx || !lu->diag_pos || !lu->level_ptr || !lu->level_cols ||
+                lu->levels < 1 || lu->level_ptr[lu->levels] != n))
+    return tsi_error(ctx, TS_ERROR_INTERNAL, "LU numeric phase: the analysis left its arrays incomplete");
+  if (n > INT32_MAX)
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "LU on the GPU: order %lld exceeds 32-bit row indices", (long long)n);
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  lu->factors_on_device = 0;
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  if (!dev) {
+    st = build_device(lu, &dev);
+    if (st != TS_SUCCESS) {
+      tsi_lu_cuda_release(lu);
+      return st;
+    }
+  }
+  const int single = lu->options.float_factors != 0;
+  st = reserve_values(lu, dev, single);
+  if (st == TS_SUCCESS)
+    st = compute_norms(lu);
+  if (st != TS_SUCCESS)
+    return st;
+  lu->stats.peak_device_bytes = dev->peak;
+  lu->stats.flops = dev->flops;
+  if (n == 0) {
+    lu->factors_on_device = 1;
+    return TS_SUCCESS;
+  }
+
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  const size_t value_bytes = (size_t)dev->lu_nnz * (single ? sizeof(float) : sizeof(double));
+  st = tsi_cuda_memcpy_to_device(ctx, dev->a_values, lu->a_values, (size_t)lu->nnz_a * sizeof(double));
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memset(ctx, dev->values, 0, value_bytes);
+  if (st == TS_SUCCESS && single)
+    st = tsi_cuda_memset(ctx, dev->acc, 0, (size_t)dev->lu_nnz * sizeof(double));
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memset(ctx, dev->max_bits, 0, sizeof(unsigned long long));
+  if (st != TS_SUCCESS)
+    return st;
+
+  double threshold = lu->options.pivot_threshold;
+  if (!(threshold > 0.0))
+    threshold = single ? 1e-7 : 1e-14;
+  const double root_eps = sqrt(single ? (double)FLT_EPSILON : DBL_EPSILON);
+  int64_t blocks = (lu->nnz_a + 255) / 256;
+  if (blocks > 4096)
+    blocks = 4096;
+  if (blocks < 1)
+    blocks = 1;
+  if (single)
+    scatter_values<float><<<(unsigned)blocks, 256, 0, stream>>>(lu->nnz_a, dev->a_row, dev->a_col, dev->a_values,
+                                                                dev->row_scale, dev->col_scale, dev->a_to_lu,
+                                                                (float *)dev->values, dev->acc, dev->max_bits);
+  else
+    scatter_values<double><<<(unsigned)blocks, 256, 0, stream>>>(lu->nnz_a, dev->a_row, dev->a_col, dev->a_values,
+                                                                 dev->row_scale, dev->col_scale, dev->a_to_lu,
+                                                                 (double *)dev->values, dev->acc, dev->max_bits);
+  make_rule<<<1, 1, 0, stream>>>(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule);
+  if (single)
+    run_levels<float>(lu, dev, stream);
+  else
+    run_levels<double>(lu, dev, stream);
+  st = tsi_cuda_check_launch(ctx, "LU factorization on the GPU");
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memcpy_to_host(ctx, dev->kind_host, dev->kind, (size_t)n);
+  if (st != TS_SUCCESS)
+    return st;
+
+  /* The first bad pivot in schedule order (level, then column), as the host
+   * code reports it; perturbed pivots counted. */
+  int64_t perturbed = 0, bad_column = -1, bad_level = INT64_MAX;
+  int bad_kind = PIVOT_OK;
+  for (int64_t k = 0; k < n; k++) {
+    int kind = dev->kind_host[k];
+    if (kind == PIVOT_PERTURBED)
+      perturbed++;
+    else if (kind != PIVOT_OK) {
+      int64_t level = dev->level_of_host[k];
+      if (level < bad_level || (level == bad_level && k < bad_column)) {
+        bad_level = level;
+        bad_column = k;
+        bad_kind = kind;
+      }
+    }
+  }
+  lu->stats.perturbed_pivots = perturbed;
+  lu->stats.singular_column = -1;
+  if (bad_kind != PIVOT_OK) {
+    int64_t user_column = lu->col_perm[bad_column];
+    lu->stats.singular_column = user_column;
+    if (bad_kind == PIVOT_NOT_FINITE)
+      return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
+                       "LU factorization: the pivot of column %lld is not finite (overflow; pivot %lld of %lld)",
+                       (long long)user_column, (long long)bad_column, (long long)n);
+    return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
+                     "LU factorization: matrix is numerically singular: column %lld has a zero or tiny pivot "
+                     "(|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
+                     (long long)user_column, threshold, (long long)bad_column, (long long)n);
+  }
+  lu->factors_on_device = 1;
+  return perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
+}
+
+extern "C" ts_status tsi_lu_cuda_download_factors(ts_lu *lu) {
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  if (!dev || !lu->factors_on_device)
+    return tsi_error(lu->ctx, TS_ERROR_NOT_FACTORED, "LU on the GPU: no factors on the device");
+  const int64_t count = lu->lu_nnz > 0 ? lu->lu_nnz : 1;
+  void *host;
+  if (dev->single) {
+    if (!lu->lu_values_f32)
+      lu->lu_values_f32 = (float *)tsi_malloc_array(count, sizeof(float));
+    host = lu->lu_values_f32;
+  } else {
+    if (!lu->lu_values)
+      lu->lu_values = (double *)tsi_malloc_array(count, sizeof(double));
+    host = lu->lu_values;
+  }
+  if (!host)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no host memory for %lld factor entries",
+                     (long long)lu->lu_nnz);
+  if (lu->lu_nnz == 0)
+    return TS_SUCCESS;
+  return tsi_cuda_memcpy_to_host(lu->ctx, host, dev->values,
+                                 (size_t)lu->lu_nnz * (dev->single ? sizeof(float) : sizeof(double)));
+}

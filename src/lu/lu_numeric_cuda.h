@@ -1,0 +1,89 @@
+/* What the GPU numeric phases keep on the device between calls
+ * (lu->numeric_device): the pattern of L+U, the schedule, the factor values
+ * and the solve's row-oriented copies of the pattern. Created at the first
+ * GPU factorization of an analysis; refactorization uploads only new values. */
+#ifndef TESSERA_LU_NUMERIC_CUDA_H
+#define TESSERA_LU_NUMERIC_CUDA_H
+
+#include "lu/lu_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Scratch of the left-looking kernels (lu->gpu_scratch): automatic, one
+ * dense n-vector per concurrent column, or the column itself (sparse, rows
+ * found by binary search). */
+enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
+
+/* One triangular solve's schedule: the rows (or columns) of each level. */
+typedef struct tsi_lu_solve_schedule {
+  int64_t levels;
+  int64_t *level_ptr; /* host, levels + 1 */
+  int32_t *items;     /* device, n */
+} tsi_lu_solve_schedule;
+
+typedef struct tsi_lu_device {
+  int64_t n, lu_nnz, nnz_a;
+  int64_t bytes; /* device bytes held now */
+  int64_t peak;  /* most device bytes held at once */
+
+  /* Pattern (device). */
+  int64_t *col_ptr;
+  int32_t *row_idx;
+  int64_t *diag_pos;
+  int64_t *a_to_lu;
+  int32_t *a_row; /* row of each entry of A */
+  int32_t *a_col;
+  double *row_scale, *col_scale;
+  int32_t *row_perm, *col_perm;
+  double *a_values; /* nnz_a, the values being factored */
+
+  /* Rows of U (strict upper part; columns increasing) and of L (strict
+   * lower part), each entry's position in the values: the right-looking
+   * tail pushes along rows of U, the solves gather along rows. */
+  int64_t *urow_ptr_host; /* n + 1 */
+  int64_t *urow_ptr, *lrow_ptr;
+  int32_t *urow_col, *lrow_col;
+  int64_t *urow_pos, *lrow_pos;
+
+  /* Schedule: columns below tail_start run left-looking level by level
+   * (left_cols, left_ptr_host); the others right-looking one at a time. */
+  int64_t tail_start;
+  int64_t left_levels;
+  int64_t *left_ptr_host;  /* left_levels + 1 */
+  int *left_group_host;    /* threads per column of each level: 32, 128 or 512 */
+  int32_t *left_cols;      /* device */
+  int32_t *left_cols_host; /* the same, for the singular-column report */
+  int32_t *level_of_host;  /* n: level of each column in the analysis */
+  double flops;
+
+  /* Values. */
+  int single;      /* precision the value arrays were made for */
+  void *values;    /* lu_nnz factors (float or double) */
+  double *acc;     /* lu_nnz working values in double (== values with double factors) */
+  double *scratch; /* scratch_slots * n, zero between columns (dense scratch) */
+  int64_t scratch_slots;
+  int scratch_mode;  /* TSI_LU_SCRATCH_DENSE or _SPARSE as chosen */
+  signed char *kind; /* n: pivot outcome per column */
+  signed char *kind_host;
+  double *rule;                 /* device: tiny, replacement, perturb */
+  unsigned long long *max_bits; /* device: bits of max |M| */
+
+  /* Solves (built at the first solve). */
+  int solve_ready;
+  tsi_lu_solve_schedule lower, upper, upper_t, lower_t;
+  double *solve_y; /* n * solve_cols */
+  double *solve_rhs;
+  int64_t solve_cols;
+} tsi_lu_device;
+
+/* Device allocation counted in dev->bytes and dev->peak. */
+ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
+                              const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,267 @@
+/* Triangular solves with the factors on the GPU, level-scheduled (Anderson
+ * and Saad 1989; Naumov 2011 for the GPU): x = op(A)^{-1} b for several
+ * right-hand sides. Each row (or column of the transposed factor) gathers
+ * its known terms with one warp, summed in a fixed shuffle tree, so the
+ * result is bitwise repeatable. The four schedules (L and U by rows, U^T
+ * and L^T by columns) are computed on the host at the first solve and kept. */
+#include "lu/lu_numeric_cuda.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SOLVE_LOWER = 0, SOLVE_UPPER = 1, SOLVE_UPPER_T = 2, SOLVE_LOWER_T = 3 };
+
+struct solve_args {
+  int64_t n;
+  const int64_t *col_ptr;
+  const int32_t *row_idx;
+  const int64_t *diag_pos;
+  const int64_t *lrow_ptr, *urow_ptr;
+  const int32_t *lrow_col, *urow_col;
+  const int64_t *lrow_pos, *urow_pos;
+};
+
+template <typename T, int MODE>
+__global__ void __launch_bounds__(256)
+    solve_level(solve_args a, const T *values, const int32_t *items, int64_t count, int64_t nrhs, double *y) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  for (int64_t w = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < count * nrhs; w += warps) {
+    const int32_t r = items[w % count];
+    double *yc = y + (w / count) * a.n;
+    int64_t lo, hi;
+    if (MODE == SOLVE_LOWER) {
+      lo = a.lrow_ptr[r];
+      hi = a.lrow_ptr[r + 1];
+    } else if (MODE == SOLVE_UPPER) {
+      lo = a.urow_ptr[r];
+      hi = a.urow_ptr[r + 1];
+    } else if (MODE == SOLVE_UPPER_T) {
+      lo = a.col_ptr[r];
+      hi = a.diag_pos[r];
+    } else {
+      lo = a.diag_pos[r] + 1;
+      hi = a.col_ptr[r + 1];
+    }
+    double sum = 0.0;
+    for (int64_t e = lo + lane; e < hi; e += 32) {
+      if (MODE == SOLVE_LOWER)
+        sum += (double)values[a.lrow_pos[e]] * yc[a.lrow_col[e]];
+      else if (MODE == SOLVE_UPPER)
+        sum += (double)values[a.urow_pos[e]] * yc[a.urow_col[e]];
+      else
+        sum += (double)values[e] * yc[a.row_idx[e]];
+    }
+    for (int offset = 16; offset > 0; offset >>= 1)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (lane == 0) {
+      double v = yc[r] - sum;
+      if (MODE == SOLVE_UPPER || MODE == SOLVE_UPPER_T)
+        v /= (double)values[a.diag_pos[r]];
+      yc[r] = v;
+    }
+  }
+}
+
+/* y = D P rhs (gather through perm, scale by the original index). */
+__global__ void permute_in(int64_t n, int64_t nrhs, const int32_t *perm, const double *scale, const double *rhs,
+                           double *y) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs; t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    int32_t from = perm[i];
+    y[t] = scale[from] * rhs[c * n + from];
+  }
+}
+
+/* x(perm(i)) = scale(perm(i)) * y(i). */
+__global__ void permute_out(int64_t n, int64_t nrhs, const int32_t *perm, const double *scale, const double *y,
+                            double *x) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs; t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    int32_t to = perm[i];
+    x[c * n + to] = scale[to] * y[t];
+  }
+}
+
+/* Levels of one solve: level[r] = 1 + the largest level of the entries it
+ * reads; rows then bucketed by level. */
+static ts_status make_schedule(ts_lu *lu, tsi_lu_device *dev, int mode, tsi_lu_solve_schedule *s) {
+  const int64_t n = lu->n;
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
+  const int32_t *row_idx = lu->lu_row_idx;
+  int64_t *level = (int64_t *)tsi_calloc_array(n > 0 ? n : 1, sizeof(int64_t));
+  int32_t *items = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  ts_status st = TS_SUCCESS;
+  int64_t levels = 0;
+  if (!level || !items) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedule");
+    goto cleanup;
+  }
+  for (int64_t step = 0; step < n; step++) {
+    const bool forward = mode == SOLVE_LOWER || mode == SOLVE_UPPER_T;
+    const int64_t k = forward ? step : n - 1 - step;
+    const bool lower = mode == SOLVE_LOWER || mode == SOLVE_LOWER_T;
+    const int64_t lo = lower ? diag_pos[k] + 1 : col_ptr[k], hi = lower ? col_ptr[k + 1] : diag_pos[k];
+    if (mode == SOLVE_LOWER || mode == SOLVE_UPPER) {
+      /* Column k is final here: it pushes to the rows it enters. */
+      for (int64_t p = lo; p < hi; p++)
+        if (level[row_idx[p]] < level[k] + 1)
+          level[row_idx[p]] = level[k] + 1;
+    } else {
+      for (int64_t p = lo; p < hi; p++)
+        if (level[k] < level[row_idx[p]] + 1)
+          level[k] = level[row_idx[p]] + 1;
+    }
+    if (level[k] + 1 > levels)
+      levels = level[k] + 1;
+  }
+  s->level_ptr = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
+  if (!s->level_ptr) {
+    st =
+        tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for %lld levels", (long long)levels);
+    goto cleanup;
+  }
+  for (int64_t k = 0; k < n; k++)
+    s->level_ptr[level[k] + 1]++;
+  for (int64_t l = 0; l < levels; l++)
+    s->level_ptr[l + 1] += s->level_ptr[l];
+  for (int64_t k = 0; k < n; k++)
+    items[s->level_ptr[level[k]]++] = (int32_t)k;
+  for (int64_t l = levels; l > 0; l--)
+    s->level_ptr[l] = s->level_ptr[l - 1];
+  s->level_ptr[0] = 0;
+  s->levels = levels;
+  st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&s->items, n, sizeof(int32_t), "a solve schedule");
+  if (st == TS_SUCCESS && n > 0)
+    st = tsi_cuda_memcpy_to_device(lu->ctx, s->items, items, (size_t)n * sizeof(int32_t));
+cleanup:
+  free(level);
+  free(items);
+  return st;
+}
+
+static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
+  if (dev->solve_cols >= nrhs)
+    return TS_SUCCESS;
+  tsi_cuda_free(dev->solve_y);
+  tsi_cuda_free(dev->solve_rhs);
+  dev->bytes -= 2 * dev->solve_cols * dev->n * (int64_t)sizeof(double);
+  dev->solve_y = dev->solve_rhs = NULL;
+  dev->solve_cols = 0;
+  int64_t count;
+  if (tsi_mul_overflows(nrhs, dev->n, &count))
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU solve on the GPU: %lld right-hand sides overflow",
+                     (long long)nrhs);
+  ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_y, count, sizeof(double), "solve vectors");
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_rhs, count, sizeof(double), "solve vectors");
+  if (st != TS_SUCCESS) {
+    if (dev->solve_y) {
+      tsi_cuda_free(dev->solve_y);
+      dev->bytes -= count * (int64_t)sizeof(double);
+    }
+    dev->solve_y = NULL;
+    return st;
+  }
+  dev->solve_cols = nrhs;
+  return TS_SUCCESS;
+}
+
+template <typename T, int MODE>
+static void run_schedule(const solve_args &args, const T *values, const tsi_lu_solve_schedule &s, int64_t nrhs,
+                         double *y, cudaStream_t stream) {
+  for (int64_t l = 0; l < s.levels; l++) {
+    const int64_t first = s.level_ptr[l], count = s.level_ptr[l + 1] - first;
+    int64_t blocks = (count * nrhs + 7) / 8;
+    if (blocks > 65535)
+      blocks = 65535;
+    solve_level<T, MODE><<<(unsigned)blocks, 256, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
+  }
+}
+
+template <typename T>
+static void run_solves(const tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y, cudaStream_t stream) {
+  solve_args args;
+  args.n = dev->n;
+  args.col_ptr = dev->col_ptr;
+  args.row_idx = dev->row_idx;
+  args.diag_pos = dev->diag_pos;
+  args.lrow_ptr = dev->lrow_ptr;
+  args.urow_ptr = dev->urow_ptr;
+  args.lrow_col = dev->lrow_col;
+  args.urow_col = dev->urow_col;
+  args.lrow_pos = dev->lrow_pos;
+  args.urow_pos = dev->urow_pos;
+  const T *values = (const T *)dev->values;
+  if (op == TS_OP_NONE) {
+    run_schedule<T, SOLVE_LOWER>(args, values, dev->lower, nrhs, y, stream);
+    run_schedule<T, SOLVE_UPPER>(args, values, dev->upper, nrhs, y, stream);
+  } else {
+    run_schedule<T, SOLVE_UPPER_T>(args, values, dev->upper_t, nrhs, y, stream);
+    run_schedule<T, SOLVE_LOWER_T>(args, values, dev->lower_t, nrhs, y, stream);
+  }
+}
+
+/*
+ * A = Dr^{-1} P^T M Q^T Dc^{-1}, so
+ *   A x = b:   y = P Dr b,   y = U^{-1} L^{-1} y,   x = Dc Q y;
+ *   A^T x = b: y = Q^T Dc b, y = L^{-T} U^{-T} y,   x = Dr P^T y.
+ */
+extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr,
+                                               double *x, int64_t ldx) {
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  ts_context *ctx = lu->ctx;
+  if (!dev || !lu->factors_on_device)
+    return tsi_error(ctx, TS_ERROR_NOT_FACTORED, "ts_lu_solve: no factors on the device");
+  const int64_t n = lu->n;
+  if (n == 0 || nrhs == 0)
+    return TS_SUCCESS;
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  if (!dev->solve_ready) {
+    st = make_schedule(lu, dev, SOLVE_LOWER, &dev->lower);
+    if (st == TS_SUCCESS)
+      st = make_schedule(lu, dev, SOLVE_UPPER, &dev->upper);
+    if (st == TS_SUCCESS)
+      st = make_schedule(lu, dev, SOLVE_UPPER_T, &dev->upper_t);
+    if (st == TS_SUCCESS)
+      st = make_schedule(lu, dev, SOLVE_LOWER_T, &dev->lower_t);
+    if (st != TS_SUCCESS)
+      return st;
+    dev->solve_ready = 1;
+  }
+  st = reserve_vectors(lu, dev, nrhs);
+  if (st != TS_SUCCESS)
+    return st;
+  if (dev->peak > lu->stats.peak_device_bytes)
+    lu->stats.peak_device_bytes = dev->peak;
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  cudaError_t err = cudaMemcpy2DAsync(dev->solve_rhs, (size_t)n * sizeof(double), rhs, (size_t)ldr * sizeof(double),
+                                      (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyHostToDevice, stream);
+  if (err != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: copy of the right-hand sides: %s", cudaGetErrorString(err));
+  int64_t blocks = (n * nrhs + 255) / 256;
+  if (blocks > 4096)
+    blocks = 4096;
+  const bool plain = op == TS_OP_NONE;
+  permute_in<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->row_perm : dev->col_perm,
+                                                   plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
+                                                   dev->solve_y);
+  if (dev->single)
+    run_solves<float>(dev, op, nrhs, dev->solve_y, stream);
+  else
+    run_solves<double>(dev, op, nrhs, dev->solve_y, stream);
+  permute_out<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->col_perm : dev->row_perm,
+                                                    plain ? dev->col_scale : dev->row_scale, dev->solve_y,
+                                                    dev->solve_rhs);
+  st = tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");
+  if (st != TS_SUCCESS)
+    return st;
+  err = cudaMemcpy2DAsync(x, (size_t)ldx * sizeof(double), dev->solve_rhs, (size_t)n * sizeof(double),
+                          (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyDeviceToHost, stream);
+  if (err != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: copy of the solutions: %s", cudaGetErrorString(err));
+  return tsi_cuda_sync(ctx);
+}

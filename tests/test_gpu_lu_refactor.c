@@ -1,0 +1,89 @@
+/* GPU refactorization: new values on the analyzed pattern give bitwise the
+ * factors of a fresh GPU factorization of those values (same analysis),
+ * within tolerance of the host's, and an accurate solution; a Newton-like
+ * loop of refactorizations stays accurate; double and float factors. */
+#include "test_gpu_lu_common.h"
+
+static ts_csr *perturbed_copy(const ts_csr *a, double spread, unsigned long long seed) {
+  ts_csr *copy = NULL;
+  CHECK_OK(gpu, ts_csr_copy(gpu, a, &copy));
+  if (!copy)
+    return NULL;
+  unsigned long long state = seed;
+  double *v = (double *)copy->values;
+  for (int64_t e = 0; e < copy->nnz; e++)
+    v[e] *= 1.0 + spread * test_random(&state);
+  return copy;
+}
+
+static double solve_berr(ts_lu *lu, const ts_csr *a) {
+  int64_t n = a->rows;
+  double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
+  unsigned long long state = 17;
+  for (int64_t i = 0; i < n; i++)
+    b[i] = test_random(&state);
+  CHECK_OK(gpu, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
+  double berr = lu_test_backward_error(a, 0, x, b);
+  free(b);
+  free(x);
+  return berr;
+}
+
+static void test_refactor(const char *name, ts_csr *a1, int float_factors) {
+  ts_csr *a2 = perturbed_copy(a1, 0.3, 32);
+  ts_lu *refactored = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
+  ts_lu *fresh = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
+  ts_lu *host = gpu_lu_create(TS_BACKEND_CPU, float_factors, 0);
+  CHECK_OK(gpu, ts_lu_analyze(refactored, a1));
+  CHECK_OK(gpu, ts_lu_analyze(fresh, a1));
+  CHECK_OK(gpu, ts_lu_analyze(host, a1));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(refactored, a1)));
+  double berr1 = solve_berr(refactored, a1);
+  CHECK_MSG(berr1 <= 1e-14, "%s: first factorization: backward error %.3g", name, berr1);
+  CHECK(!TS_IS_ERROR(ts_lu_refactor(refactored, a2)));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(fresh, a2)));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(host, a2)));
+  double *vr = gpu_lu_factor_values(refactored), *vf = gpu_lu_factor_values(fresh), *vh = gpu_lu_factor_values(host);
+  CHECK_MSG(memcmp(vr, vf, (size_t)refactored->lu_nnz * sizeof *vr) == 0, "%s: refactor != fresh factorization", name);
+  int bitwise = 0;
+  double diff = gpu_lu_factor_difference(host, vr, vh, &bitwise);
+  CHECK_MSG(diff <= (float_factors ? 1e-5 : 1e-12), "%s: refactored factors differ from the host's by %.3g", name,
+            diff);
+  double berr2 = solve_berr(refactored, a2);
+  CHECK_MSG(berr2 <= 1e-14, "%s: refactored: backward error %.3g", name, berr2);
+  /* Newton-like loop: small changes, each refactorization solved accurately. */
+  for (int step = 0; step < 4; step++) {
+    ts_csr *next = perturbed_copy(a1, 0.05, 100 + (unsigned long long)step);
+    CHECK(!TS_IS_ERROR(ts_lu_refactor(refactored, next)));
+    double berr = solve_berr(refactored, next);
+    CHECK_MSG(berr <= 1e-14, "%s: Newton step %d: backward error %.3g", name, step, berr);
+    ts_csr_destroy(next);
+  }
+  printf("%-16s %-6s refactor == factor, host diff %.2g (%s), backward errors %.2g %.2g\n", name,
+         float_factors ? "float" : "double", diff, bitwise ? "bitwise" : "not bitwise", berr1, berr2);
+  free(vr);
+  free(vf);
+  free(vh);
+  ts_lu_destroy(refactored);
+  ts_lu_destroy(fresh);
+  ts_lu_destroy(host);
+  ts_csr_destroy(a2);
+}
+
+int main(void) {
+  int skip = gpu_lu_setup();
+  if (skip)
+    return skip;
+  ts_csr *random = lu_test_random(gpu, small_sizes ? 150 : 500, 5, 0, 31);
+  ts_csr *grid = gpu_lu_circuit(small_sizes ? 1500 : 20000, 1.0, 8);
+  for (int float_factors = 0; float_factors < 2; float_factors++) {
+    if (random)
+      test_refactor("random", random, float_factors);
+    if (grid)
+      test_refactor("circuit grid", grid, float_factors);
+  }
+  ts_csr_destroy(random);
+  ts_csr_destroy(grid);
+  ts_context_destroy(gpu);
+  return test_finish();
+}
