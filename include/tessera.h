@@ -16,5 +16,6 @@
 #include "tessera/sort.h"
 #include "tessera/search.h"
 #include "tessera/gemm.h"
+#include "tessera/model.h"
 
 #endif /* TESSERA_H */

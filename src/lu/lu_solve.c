@@ -197,8 +197,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
      * refinement of each, its corrections solved on the GPU too. */
     status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);
     for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
-      double error;
-      int steps;
+      double error = 0.0;
+      int steps = 0;
       status =
           solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, true, solve_work, max_steps, tolerance, &error, &steps);
       worst_error = fmax(worst_error, error);
@@ -209,8 +209,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(max : worst_error, most_steps)
     for (int64_t j = 0; j < nrhs; j++) {
       double *work = solve_work + (int64_t)solve_thread_id() * 3 * n;
-      double error;
-      int steps;
+      double error = 0.0;
+      int steps = 0;
       (void)solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, false, work, max_steps, tolerance, &error, &steps);
       if (error > worst_error)
         worst_error = error;

@@ -19,10 +19,11 @@ extern const cli_command cli_command_solve;  /* cmd_solve.c */
 extern const cli_command cli_command_sort;   /* cmd_sort.c */
 extern const cli_command cli_command_gemm;   /* cmd_gemm.c */
 extern const cli_command cli_command_search; /* cmd_search.c */
+extern const cli_command cli_command_model;  /* cmd_model.c */
 
 static const cli_command *const commands[] = {
     &cli_command_demo,  &cli_command_info, &cli_command_convert, &cli_command_gen,  &cli_command_spmv,
-    &cli_command_solve, &cli_command_sort, &cli_command_search,  &cli_command_gemm,
+    &cli_command_solve, &cli_command_sort, &cli_command_search,  &cli_command_gemm, &cli_command_model,
 };
 #define COMMAND_COUNT ((int)(sizeof commands / sizeof commands[0]))
 
