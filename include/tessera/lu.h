@@ -73,9 +73,10 @@ typedef struct ts_lu_options {
   int64_t symbolic_memory_budget;
   /**
    * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
-   * and TS_BACKEND_CPU on the host, TS_BACKEND_CUDA on the GPU (the context
-   * must be on CUDA; the factors then stay on the device and the solves run
-   * there, refinement residuals in double on the host). Both give
+   * follows the context (the GPU on a CUDA context, else the host),
+   * TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the context must be on
+   * CUDA). On the GPU the factors stay on the device and the solves run
+   * there, refinement residuals in double on the host. Both give
    * deterministic factors, bitwise the same from run to run.
    */
   ts_backend backend;

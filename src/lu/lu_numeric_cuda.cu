@@ -657,10 +657,10 @@ template <typename T> static void run_levels(ts_lu *lu, tsi_lu_device *dev, cuda
   }
 }
 
-/* TS_BACKEND_AUTO stays on the host until the GPU path has passed the GPU
- * suite (tests/test_gpu_lu_*.c, compute-sanitizer); then set this to 1 so
- * that a CUDA context's factor, refactor and solve run on the GPU. */
-#define TSI_LU_GPU_BY_DEFAULT 0
+/* A CUDA context's factor, refactor and solve run on the GPU unless the
+ * options ask for the host: the GPU path passed tests/test_gpu_lu_*.c and
+ * compute-sanitizer memcheck on the H200 (bench/results/compute-sanitizer-h200.md). */
+#define TSI_LU_GPU_BY_DEFAULT 1
 
 extern "C" bool tsi_lu_use_gpu(const ts_lu *lu) {
   if (lu->options.backend == TS_BACKEND_CUDA)

@@ -24,8 +24,9 @@ static const char solve_help[] = "Usage: tessera solve A.mtx [B.mtx] [options]\n
                                  "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
                                  "\n"
                                  "Options:\n"
-                                 "  --backend auto|cpu|cuda     context backend (default auto); the LU runs on\n"
-                                 "                              the host for every backend for now\n"
+                                 "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
+                                 "                              one is usable; matching and ordering stay on\n"
+                                 "                              the host)\n"
                                  "  --precision single|double   precision of the factors (default double);\n"
                                  "                              refinement is in double either way\n"
                                  "  --ordering amd|colamd|natural\n"
@@ -254,8 +255,9 @@ static int run_solve(int argc, char **argv) {
     else
       cli_line(stdout, "rhs", "%s * ones", transpose ? "A^T" : "A");
     cli_line(stdout, "backend", "%s%s", ts_backend_name(resolved),
-             resolved == TS_BACKEND_CUDA ? " context; the LU runs on the host (no GPU LU yet)"
-                                         : " (the LU runs on the host for every backend for now)");
+             resolved == TS_BACKEND_CUDA ? " (symbolic, levels, factorization and solves on the GPU; matching and "
+                                           "ordering on the host)"
+                                         : "");
     cli_line(stdout, "factor precision", "%s", precision_name);
     cli_line(stdout, "ordering", "%s", ordering_choices[ordering]);
     cli_line(stdout, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
