@@ -254,13 +254,13 @@ static void test_auto(ts_context *ctx) {
   expect_auto(ctx, "uniform 1100 per row", a, TS_OP_NONE, TS_SCHEDULE_BLOCK_MAPPED, "(long regular rows)");
   a = NULL;
   ts_gen_power_law(NULL, 1 << 14, 1 << 14, 200000, 1.0, 4, TS_FLOAT32, &a);
-  expect_auto(ctx, "power law", a, TS_OP_NONE, TS_SCHEDULE_MERGE_PATH, "(skewed rows)");
+  expect_auto(ctx, "power law", a, TS_OP_NONE, TS_SCHEDULE_SPLIT_ROWS, "(skewed rows)");
   a = NULL;
   ts_gen_random_uniform(NULL, 1, 60000, 60000, 5, TS_FLOAT32, &a); /* one row of 60,000 */
-  expect_auto(ctx, "one long row", a, TS_OP_NONE, TS_SCHEDULE_MERGE_PATH, "max row > 4096");
+  expect_auto(ctx, "one long row", a, TS_OP_NONE, TS_SCHEDULE_SPLIT_ROWS, "max row > 4096");
   a = NULL;
   ts_gen_random_uniform(NULL, 1, 20000, 20000, 5, TS_FLOAT32, &a); /* tiny, but one row of 20,000 */
-  expect_auto(ctx, "tiny with one long row", a, TS_OP_NONE, TS_SCHEDULE_MERGE_PATH,
+  expect_auto(ctx, "tiny with one long row", a, TS_OP_NONE, TS_SCHEDULE_SPLIT_ROWS,
               "(tiny: launch-bound) and max row > 4096");
   /* The transpose of the single row is a single column: 20,000 rows of 1. */
   a = NULL;

@@ -9,11 +9,11 @@
  *   1. no rows or no entries: thread-mapped (one launch writes beta*y);
  *   2. tiny (nnz < TSI_AUTO_TINY_NNZ): the call costs the launch floor, so
  *      the schedule with the lowest floor, warp-mapped, unless one row is
- *      too long for a warp (merge-path);
- *   3. skewed rows (cv > TSI_AUTO_SKEW_CV): merge-path, whose even share of
- *      rows + nonzeros per thread makes time follow nnz, not the longest row;
+ *      too long for a warp (split-rows);
+ *   3. skewed rows (cv > TSI_AUTO_SKEW_CV): split-rows, short rows one per
+ *      thread and long rows cut into pieces, one warp each;
  *   4. regular rows: block-mapped for long rows when there are enough of
- *      them to fill the GPU; merge-path when one row is long
+ *      them to fill the GPU; split-rows when one row is long
  *      (> TSI_AUTO_LONG_ROW) for a warp; warp-mapped for rows that keep a
  *      warp busy; otherwise (short rows, large nnz) TSI_AUTO_SHORT_ROWS.
  * Each threshold below names the measurement that set it. */
@@ -26,9 +26,14 @@
  * Laplacian 100^2 (49,600 nnz) still ran at the floor: warp-mapped 6.4 us,
  * group-mapped 6.3, thread-mapped 7.4, merge-path 9.3. */
 #define TSI_AUTO_TINY_NNZ 50000
-/* Row lengths with a coefficient of variation above this are skewed. To be
- * measured (spmv_schedules --set powerlaw and rmat against regular). */
+/* Row lengths with a coefficient of variation above this are skewed. On
+ * every skewed generated matrix measured (H200, commit a072b44,
+ * spmv_schedules --set circuit,powerlaw,rmat: circuit 1 M, Zipf 0.9 and 1.2,
+ * R-MAT 20-23) split-rows was the fastest tessera schedule or within 4 % of
+ * it (circuit 1 M: 0.027 ms against work-oriented 0.042 and merge-path
+ * 0.046; Zipf 1.2: 0.078 against 0.103). */
 #define TSI_AUTO_SKEW_CV 1.0
+#define TSI_AUTO_SKEWED TS_SCHEDULE_SPLIT_ROWS
 /* A row longer than this is too long for one warp to walk while the rest of
  * the GPU idles (Ginkgo's load-balanced switch is at 1024 on NVIDIA). To be
  * measured. */
@@ -69,18 +74,18 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
   } else if (s->nnz < TSI_AUTO_TINY_NNZ) {
     /* Warp-mapped had the lowest floor on 7 of the 8 tiny matrices measured
      * (4.1 us on 1x1 to 460 nnz; thread-mapped equal or up to 1.4 us slower). */
-    choice = s->max_row <= TSI_AUTO_LONG_ROW ? TS_SCHEDULE_WARP_MAPPED : TS_SCHEDULE_MERGE_PATH;
+    choice = s->max_row <= TSI_AUTO_LONG_ROW ? TS_SCHEDULE_WARP_MAPPED : TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "nnz < %d (tiny: launch-bound) and max row %s %d", TSI_AUTO_TINY_NNZ,
              s->max_row <= TSI_AUTO_LONG_ROW ? "<=" : ">", TSI_AUTO_LONG_ROW);
   } else if (s->cv_row > TSI_AUTO_SKEW_CV) {
-    choice = TS_SCHEDULE_MERGE_PATH;
+    choice = TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "cv %.3g > %.3g (skewed rows)", s->cv_row, TSI_AUTO_SKEW_CV);
   } else if (s->mean_row >= TSI_AUTO_BLOCK_MEAN && s->rows >= TSI_AUTO_BLOCK_MIN_ROWS) {
     choice = TS_SCHEDULE_BLOCK_MAPPED;
     snprintf(why, sizeof why, "cv %.3g <= %.3g, mean row >= %.0f and rows >= %d (long regular rows)", s->cv_row,
              TSI_AUTO_SKEW_CV, TSI_AUTO_BLOCK_MEAN, TSI_AUTO_BLOCK_MIN_ROWS);
   } else if (s->max_row > TSI_AUTO_LONG_ROW) {
-    choice = TS_SCHEDULE_MERGE_PATH;
+    choice = TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "cv %.3g <= %.3g but max row > %d (too long for one warp)", s->cv_row, TSI_AUTO_SKEW_CV,
              TSI_AUTO_LONG_ROW);
   } else if (s->mean_row >= TSI_AUTO_WARP_MEAN) {
