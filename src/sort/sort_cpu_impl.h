@@ -9,10 +9,12 @@
 
 #ifdef SORT_VALUE_T
 #define SORT_MOVE_VALUE(dst, di, src, si) ((dst)[di] = (src)[si])
-#define SORT_VALUE_ARG(name) SORT_VALUE_T *name
+#define SORT_VALUE_ARG(name) SORT_VALUE_T *name             /* NOLINT(bugprone-macro-parentheses) */
+#define SORT_CONST_VALUE_ARG(name) const SORT_VALUE_T *name /* NOLINT(bugprone-macro-parentheses) */
 #else
 #define SORT_MOVE_VALUE(dst, di, src, si) ((void)0)
-#define SORT_VALUE_ARG(name) void *name
+#define SORT_VALUE_ARG(name) void *name             /* NOLINT(bugprone-macro-parentheses) */
+#define SORT_CONST_VALUE_ARG(name) const void *name /* NOLINT(bugprone-macro-parentheses) */
 #endif
 
 #define SORT_CAT2(a, b) a##b
@@ -53,8 +55,9 @@ static void SORT_CAT(SORT_NAME, _insertion)(SORT_KEY_T *keys, SORT_VALUE_ARG(val
 }
 
 /* Merge every pair of runs of @p width from src into dst. */
-static void SORT_CAT(SORT_NAME, _pass)(int64_t n, int64_t width, const SORT_KEY_T *src_keys, SORT_VALUE_ARG(src_values),
-                                       SORT_KEY_T *dst_keys, SORT_VALUE_ARG(dst_values)) {
+static void SORT_CAT(SORT_NAME, _pass)(int64_t n, int64_t width, const SORT_KEY_T *src_keys,
+                                       SORT_CONST_VALUE_ARG(src_values), SORT_KEY_T *dst_keys,
+                                       SORT_VALUE_ARG(dst_values)) {
   (void)src_values;
   (void)dst_values;
   int64_t chunks = (n + SORT_CPU_CHUNK - 1) / SORT_CPU_CHUNK;
@@ -129,5 +132,6 @@ static void SORT_NAME(int64_t n, SORT_KEY_T *keys, SORT_VALUE_ARG(values), SORT_
 
 #undef SORT_MOVE_VALUE
 #undef SORT_VALUE_ARG
+#undef SORT_CONST_VALUE_ARG
 #undef SORT_CAT
 #undef SORT_CAT2

@@ -80,18 +80,12 @@ static void interleave(uint8_t *side, int64_t len, int64_t la, int64_t oa, int64
     int64_t rest_a = la - ai, rest = len - k;
     int bank_a = (int)((oa + ai + 1) % BANKS), bank_b = (int)((ob + bi + 1) % BANKS);
     int take_a;
-    if (rest_a == 0)
-      take_a = 0;
-    else if (rest_a == rest)
-      take_a = 1;
-    else if (lane == 0)
-      take_a = ai * len <= la * k; /* A's share so far at most its share overall */
-    else if (bank_a == target[step])
-      take_a = 1;
-    else if (bank_b == target[step])
-      take_a = 0;
+    if (rest_a == 0 || rest_a == rest) /* one side is used up, or only it is left */
+      take_a = rest_a != 0;
+    else if (lane != 0 && (bank_a == target[step] || bank_b == target[step]))
+      take_a = bank_a == target[step]; /* follow lane 0's bank */
     else
-      take_a = ai * len <= la * k;
+      take_a = ai * len <= la * k; /* A's share so far at most its share overall */
     if (lane == 0)
       target[step] = take_a ? bank_a : bank_b;
     side[k] = (uint8_t)take_a;
