@@ -11,20 +11,20 @@
  * arithmetic intensity: larger register and block tiles need fewer shared
  * and global loads per FMA). The cheapest wins; ties go to the earlier entry.
  * Small products thus take small tiles that fill the SMs, large ones the
- * largest tile. The efficiencies are estimates from each tile's intensity
- * (FMAs per shared-memory and global byte, registers per thread), not yet
- * measurements: bench/gemm_cuda_cores measures every configuration on each
- * shape (one CSV row per configuration), and the SPT performance model is
- * meant to replace them with a prediction per shape. */
+ * largest tile. The efficiencies are the fractions of the CUDA-core peak
+ * each configuration sustained on 8192^3 on the H200 (bench/gemm_cuda_cores,
+ * bench/results/gemm-h200.md); the SPT performance model is meant to replace
+ * them with a prediction per shape. */
 #include "gemm_configs.h"
 
 #include <stdio.h>
 
-/* Estimated fraction of the FMA peak sustained on a large square product,
- * by id: higher for larger tiles, lower for the spilling or low-occupancy
- * variants. */
+/* Measured fraction of the FMA peak sustained on 8192^3, by id (H200,
+ * commit a072b44: s128x128x8 0.593 with 1 or 2 blocks per SM, s128x128x16
+ * 0.642, s128x256x8 0.652, s128x64x8 0.607, s64x64x8 0.591; d128x128x8 0.642,
+ * d128x64x8 0.579, d64x64x8 0.478). */
 static double config_efficiency(const tsi_gemm_config *c) {
-  static const double efficiency[] = {0.0, 0.80, 0.78, 0.78, 0.78, 0.70, 0.55, 0.80, 0.75, 0.60};
+  static const double efficiency[] = {0.0, 0.593, 0.593, 0.642, 0.652, 0.607, 0.591, 0.642, 0.579, 0.478};
   if (c->id < (int)(sizeof efficiency / sizeof efficiency[0]))
     return efficiency[c->id];
   return 0.5;
