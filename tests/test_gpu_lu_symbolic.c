@@ -147,8 +147,9 @@ static void test_corpus(ts_context *ctx) {
   CHECK(run.analysed >= (under_sanitizer() ? 5 : 20));
 }
 
-/* A CUDA context sends the analysis to the GPU without being asked; a
- * forced GPU phase without a CUDA context is refused. */
+/* A CUDA context sends the levelization to the GPU without being asked and
+ * the symbolic phase when the options ask (ts_lu_options.symbolic_backend);
+ * a forced GPU phase without a CUDA context is refused. */
 static void test_dispatch(ts_context *ctx) {
   ts_csr *a = circuit(under_sanitizer() ? 300 : 3000, 5);
   analysis_setup automatic = {TSI_LU_PHASE_AUTO, TSI_LU_PHASE_AUTO, 0, 0, 0};
@@ -159,6 +160,14 @@ static void test_dispatch(ts_context *ctx) {
   CHECK_OK(ctx, st);
   CHECK(cpu && gpu && cpu->stats.peak_device_bytes == 0 && gpu->stats.peak_device_bytes > 0);
   CHECK(same_symbolic(cpu, gpu, a) && same_levels(cpu, gpu));
+  ts_lu_options asked = {0};
+  asked.ordering = lu_test_fill_ordering();
+  asked.symbolic_backend = TS_BACKEND_CUDA;
+  ts_lu *gpu_symbolic_lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &asked, &gpu_symbolic_lu));
+  CHECK_OK(ctx, ts_lu_analyze(gpu_symbolic_lu, a));
+  CHECK(same_symbolic(cpu, gpu_symbolic_lu, a) && gpu_symbolic_lu->stats.symbolic_chunks >= 1);
+  ts_lu_destroy(gpu_symbolic_lu);
   ts_lu *refused = analyze_on(NULL, a, lu_test_fill_ordering(), gpu_symbolic(0, 0), &st);
   CHECK(st == TS_ERROR_UNSUPPORTED);
   CHECK(strstr(ts_last_error(NULL), "CUDA") != NULL);

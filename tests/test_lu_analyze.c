@@ -37,9 +37,10 @@ static void test_options(void) {
   CHECK(lu->options.pivot_threshold == 1e-7 && lu->options.refine_max_steps == -1);
   ts_lu_destroy(lu);
 
-  const char *what[6] = {"ordering",         "pivot_threshold",  "pivot_threshold NaN",
-                         "refine_max_steps", "refine_tolerance", "symbolic_memory_budget"};
-  for (int bad = 0; bad < 6; bad++) {
+  const char *what[9] = {"ordering",         "pivot_threshold",  "pivot_threshold NaN",
+                         "refine_max_steps", "refine_tolerance", "symbolic_memory_budget",
+                         "backend",          "symbolic_backend", "symbolic_backend CUDA without a context"};
+  for (int bad = 0; bad < 9; bad++) {
     memset(&options, 0, sizeof options);
     switch (bad) {
     case 0:
@@ -57,8 +58,17 @@ static void test_options(void) {
     case 4:
       options.refine_tolerance = -1e-3;
       break;
-    default:
+    case 5:
       options.symbolic_memory_budget = -1;
+      break;
+    case 6:
+      options.backend = (ts_backend)9;
+      break;
+    case 7:
+      options.symbolic_backend = (ts_backend)9;
+      break;
+    default:
+      options.symbolic_backend = TS_BACKEND_CUDA; /* no context: no GPU */
       break;
     }
     lu = (ts_lu *)&options; /* must be reset to NULL on failure */

@@ -80,6 +80,15 @@ typedef struct ts_lu_options {
    * deterministic factors, bitwise the same from run to run.
    */
   ts_backend backend;
+  /**
+   * Where the symbolic factorization runs: TS_BACKEND_AUTO (0, the default)
+   * and TS_BACKEND_CPU on the host (the row merge, measured faster on
+   * low-fill circuit matrices), TS_BACKEND_CUDA on the GPU (per-row fill
+   * paths, out of core in chunks of symbolic_memory_budget; the context must
+   * be on CUDA). Both give the same pattern. The levelization runs on the
+   * GPU whenever the context is on CUDA.
+   */
+  ts_backend symbolic_backend;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */

@@ -50,6 +50,12 @@ static ts_status resolve_options(ts_context *ctx, const ts_lu_options *given, ts
                      (long long)o.symbolic_memory_budget);
   if (o.backend != TS_BACKEND_AUTO && o.backend != TS_BACKEND_CPU && o.backend != TS_BACKEND_CUDA)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown backend %d", op, (int)o.backend);
+  if (o.symbolic_backend != TS_BACKEND_AUTO && o.symbolic_backend != TS_BACKEND_CPU &&
+      o.symbolic_backend != TS_BACKEND_CUDA)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown symbolic backend %d", op, (int)o.symbolic_backend);
+  if (o.symbolic_backend == TS_BACKEND_CUDA && (!ctx || ctx->backend != TS_BACKEND_CUDA))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the symbolic factorization on the GPU needs a CUDA context",
+                     op);
   *resolved = o;
   return TS_SUCCESS;
 }

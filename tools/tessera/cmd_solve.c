@@ -255,8 +255,8 @@ static int run_solve(int argc, char **argv) {
     else
       cli_line(stdout, "rhs", "%s * ones", transpose ? "A^T" : "A");
     cli_line(stdout, "backend", "%s%s", ts_backend_name(resolved),
-             resolved == TS_BACKEND_CUDA ? " (symbolic, levels, factorization and solves on the GPU; matching and "
-                                           "ordering on the host)"
+             resolved == TS_BACKEND_CUDA ? " (levels, factorization and solves on the GPU; matching, ordering and "
+                                           "symbolic factorization on the host)"
                                          : "");
     cli_line(stdout, "factor precision", "%s", precision_name);
     cli_line(stdout, "ordering", "%s", ordering_choices[ordering]);
