@@ -27,6 +27,10 @@
 typedef enum { PHASE_REFACTOR, PHASE_SOLVE } phase;
 
 static const ts_csr *bench_a;
+/* Command line: only matrices whose name holds this text; no CPU runs. */
+static const char *only_text;
+static bool skip_cpu;
+static bool wanted(const char *name) { return !only_text || strstr(name, only_text) != NULL; }
 static double *bench_b, *bench_x;
 
 static int run_phase(ts_lu *lu, phase p) {
@@ -109,16 +113,16 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     ones[i] = 1.0;
   ts_csr_spmv_host(ctx, 1.0, a, ones, 0.0, bench_b);
   for (int float_factors = 0; float_factors < 2; float_factors++) {
-    ts_lu *cpu = analyzed(ctx, a, TS_BACKEND_CPU, float_factors);
+    ts_lu *cpu = skip_cpu ? NULL : analyzed(ctx, a, TS_BACKEND_CPU, float_factors);
     ts_lu *gpu = analyzed(ctx, a, TS_BACKEND_CUDA, float_factors);
-    if (!cpu || !gpu) {
+    if ((!cpu && !skip_cpu) || !gpu) {
       ts_lu_destroy(cpu);
       ts_lu_destroy(gpu);
       continue;
     }
     double start = tsb_wall_seconds();
-    ts_status cs = ts_lu_factor(cpu, a);
-    double cpu_factor = 1e3 * (tsb_wall_seconds() - start);
+    ts_status cs = cpu ? ts_lu_factor(cpu, a) : TS_SUCCESS;
+    double cpu_factor = cpu ? 1e3 * (tsb_wall_seconds() - start) : NAN;
     start = tsb_wall_seconds();
     ts_status gs = ts_lu_factor(gpu, a);
     double gpu_first = 1e3 * (tsb_wall_seconds() - start);
@@ -128,9 +132,9 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
       ts_lu_destroy(gpu);
       continue;
     }
-    double cpu_refactor = time_ms(cpu, PHASE_REFACTOR), gpu_refactor = time_ms(gpu, PHASE_REFACTOR);
-    double cpu_solve = time_ms(cpu, PHASE_SOLVE);
-    double cpu_berr = backward_error(a, bench_x, bench_b);
+    double cpu_refactor = cpu ? time_ms(cpu, PHASE_REFACTOR) : NAN, gpu_refactor = time_ms(gpu, PHASE_REFACTOR);
+    double cpu_solve = cpu ? time_ms(cpu, PHASE_SOLVE) : NAN;
+    double cpu_berr = cpu ? backward_error(a, bench_x, bench_b) : NAN;
     double gpu_solve = time_ms(gpu, PHASE_SOLVE);
     double gpu_berr = backward_error(a, bench_x, bench_b);
     ts_lu_stats stats;
@@ -144,6 +148,11 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
       sparse = ablation_ms(gpu, TSI_LU_SCRATCH_SPARSE, 0);
       no_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 1) : gpu_refactor;
     }
+    printf("%s, %s factors: GPU first factor %.2f ms, refactor %.2f ms, solve %.2f ms, backward error %.1e; "
+           "CPU factor %.2f ms, refactor %.2f ms\n",
+           name, float_factors ? "float" : "double", gpu_first, gpu_refactor, gpu_solve, gpu_berr, cpu_factor,
+           cpu_refactor);
+    fflush(stdout);
     tsb_table_cell(table, "%s", name);
     tsb_table_cell(table, "%lld", (long long)n);
     tsb_table_cell(table, "%lld", (long long)(stats.nnz_l + stats.nnz_u - n));
@@ -178,7 +187,18 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = true;
-    else
+    else if (strcmp(argv[i], "--no-cpu") == 0)
+      skip_cpu = true;
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only_text = argv[++i];
+    else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
+      fprintf(stderr,
+              "usage: %s [--quick] [--no-cpu] [--only TEXT] [CSV_PATH]\n"
+              "  --no-cpu     GPU phases only (the CPU columns stay empty)\n"
+              "  --only TEXT  only the matrices whose name holds TEXT\n",
+              argv[0]);
+      return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    } else
       csv = argv[i];
   }
   ts_context_options copts = {0};
@@ -214,24 +234,32 @@ int main(int argc, char **argv) {
 
   /* Generated: the GLU comparison's circuit grid (316^2 = 99,856 rows), a
    * 10^6-row netlist, a 2-D Laplacian. */
-  ts_circuit_params params = ts_circuit_defaults(quick ? 20000 : 99856);
-  params.locality = 1.0;
-  ts_csr *a = NULL;
-  ts_gen_circuit(ctx, &params, 1, TS_FLOAT64, &a);
-  bench_matrix(ctx, table, quick ? "circuit grid n=20000" : "circuit grid n=99856", a, true);
-  ts_csr_destroy(a);
-  a = NULL;
-  params = ts_circuit_defaults(quick ? 100000 : 1000000);
-  ts_gen_circuit(ctx, &params, 2, TS_FLOAT64, &a);
-  bench_matrix(ctx, table, quick ? "circuit netlist n=10^5" : "circuit netlist n=10^6", a, true);
-  ts_csr_destroy(a);
-  a = NULL;
+  const char *grid_name = quick ? "circuit grid n=20000" : "circuit grid n=99856";
+  if (wanted(grid_name)) {
+    ts_circuit_params params = ts_circuit_defaults(quick ? 20000 : 99856);
+    params.locality = 1.0;
+    ts_csr *a = NULL;
+    ts_gen_circuit(ctx, &params, 1, TS_FLOAT64, &a);
+    bench_matrix(ctx, table, grid_name, a, true);
+    ts_csr_destroy(a);
+  }
+  const char *netlist_name = quick ? "circuit netlist n=10^5" : "circuit netlist n=10^6";
+  if (wanted(netlist_name)) {
+    ts_circuit_params params = ts_circuit_defaults(quick ? 100000 : 1000000);
+    ts_csr *a = NULL;
+    ts_gen_circuit(ctx, &params, 2, TS_FLOAT64, &a);
+    bench_matrix(ctx, table, netlist_name, a, true);
+    ts_csr_destroy(a);
+  }
   int64_t side = quick ? 100 : 316;
-  ts_gen_laplacian_2d(ctx, side, side, TS_FLOAT64, &a);
   char name[64];
   snprintf(name, sizeof name, "laplacian2d %lldx%lld", (long long)side, (long long)side);
-  bench_matrix(ctx, table, name, a, true);
-  ts_csr_destroy(a);
+  if (wanted(name)) {
+    ts_csr *a = NULL;
+    ts_gen_laplacian_2d(ctx, side, side, TS_FLOAT64, &a);
+    bench_matrix(ctx, table, name, a, true);
+    ts_csr_destroy(a);
+  }
 
   /* The corpus's square unsymmetric matrices of 2000 rows and more. */
   const char *dir = getenv("TESSERA_MATRICES");
@@ -246,6 +274,8 @@ int main(int argc, char **argv) {
       continue;
     if (rows != cols || rows < 2000 || strcmp(symmetry, "general") != 0 || strcmp(field, "pattern") == 0 ||
         strcmp(field, "complex") == 0)
+      continue;
+    if (!wanted(mname))
       continue;
     snprintf(path, sizeof path, "%s/%s.mtx", dir, mname);
     ts_coo *coo = NULL;
