@@ -120,6 +120,14 @@ typedef struct ts_lu_stats {
   /** Normwise backward error |b-Ax|/(|A||x|+|b|) of the last solve (max over right-hand sides). */
   double backward_error;
   int refinement_steps; /**< Refinement steps of the last solve (max over right-hand sides). */
+  /**
+   * Non-zero when the last solve fell back to factors with threshold partial
+   * pivoting (on the host): the statically pivoted factors had perturbed
+   * pivots and left the backward error above ten times the refinement
+   * tolerance (refinement enabled). The fallback factors are kept, and used
+   * by the following solves, until the next factorization.
+   */
+  int partial_pivoting;
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */

@@ -1,6 +1,7 @@
 /* Creation (options validated, defaults resolved), release and statistics of
  * an LU object. */
 #include "lu_analysis.h"
+#include "lu_pivoted.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ ts_status ts_lu_create(ts_context *ctx, const ts_lu_options *options, ts_lu **lu
  * fields, keeping the options; used before a new analysis and by destroy. */
 void tsi_lu_analysis_release(ts_lu *lu) {
   tsi_lu_cuda_release(lu); /* the device's copy of the pattern and factors */
+  tsi_lu_pivoted_release(lu);
   free(lu->row_perm);
   free(lu->col_perm);
   free(lu->row_scale);

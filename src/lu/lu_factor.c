@@ -3,6 +3,7 @@
  * scaling, on the GPU when tsi_lu_use_gpu says so (the option backend),
  * else on the host. */
 #include "lu/lu_numeric_workspace.h"
+#include "lu/lu_pivoted.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,6 +106,8 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     return status;
   /* From here the old factors are gone, whatever happens. */
   lu->state = TSI_LU_ANALYZED;
+  tsi_lu_pivoted_release(lu);
+  lu->stats.partial_pivoting = 0;
   lu->stats.perturbed_pivots = 0;
   lu->stats.singular_column = -1;
   status = copy_values(lu, a, caller);

@@ -91,6 +91,10 @@ struct ts_lu {
    * Read when the device cache is built (first GPU factorization). */
   int gpu_scratch;
   int gpu_no_tail;
+
+  /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
+   * every new factorization. */
+  struct tsi_lu_pivoted *pivoted;
 };
 
 /* Analysis phases (CPU), each filling its fields of lu and its stats. */

@@ -3,6 +3,7 @@
  * the factors, which may be float: mixed-precision refinement, Wilkinson
  * 1963; Moler 1967) until the normwise backward error is small. */
 #include "lu/lu_numeric_workspace.h"
+#include "lu/lu_pivoted.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -42,6 +43,10 @@ static double wall_seconds(void) {
 /* x = op(A)^{-1} rhs through the factors, on the GPU when they are there
  * (y is host scratch for the host's solves). */
 static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y) {
+  if (lu->pivoted) {
+    tsi_lu_pivoted_apply(lu, op, rhs, x, y);
+    return TS_SUCCESS;
+  }
   if (lu->factors_on_device)
     return tsi_lu_cuda_apply_inverse(lu, op, 1, rhs, lu->n, x, lu->n);
   if (lu->lu_values_f32)
@@ -167,7 +172,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   if (!ws)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the workspace");
   /* The GPU's solves run one after another on the context's stream. */
-  int threads = lu->factors_on_device ? 1 : tsi_lu_numeric_threads(lu);
+  int threads = lu->factors_on_device || lu->pivoted ? 1 : tsi_lu_numeric_threads(lu);
   if ((int64_t)threads > nrhs)
     threads = (int)nrhs;
   if (!ws->solve_work || ws->n != n || ws->solve_threads < threads) {
@@ -192,7 +197,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   int most_steps = 0;
   double start = wall_seconds();
   ts_status status = TS_SUCCESS;
-  if (lu->factors_on_device) {
+  if (lu->factors_on_device && !lu->pivoted) {
     /* All right-hand sides through the GPU's factors at once, then the
      * refinement of each, its corrections solved on the GPU too. */
     status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);
@@ -221,6 +226,28 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   lu->stats.time_solve = wall_seconds() - start;
   if (status != TS_SUCCESS)
     return status;
+  /* Static pivoting's factors may be too far from A for refinement (pivots
+   * replaced after exact cancellation): factor again with partial pivoting
+   * on the host and solve every right-hand side through those factors. */
+  if (worst_error > 10.0 * tolerance && lu->stats.perturbed_pivots > 0 && max_steps > 0 && !lu->pivoted) {
+    status = tsi_lu_pivoted_factor(lu);
+    if (status != TS_SUCCESS)
+      return status;
+    worst_error = 0.0;
+    most_steps = 0;
+    for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
+      double error = 0.0;
+      int steps = 0;
+      status =
+          solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, false, solve_work, max_steps, tolerance, &error, &steps);
+      worst_error = fmax(worst_error, error);
+      most_steps = steps > most_steps ? steps : most_steps;
+    }
+    lu->stats.time_solve = wall_seconds() - start;
+    if (status != TS_SUCCESS)
+      return status;
+  }
+  lu->stats.partial_pivoting = lu->pivoted != NULL;
   lu->stats.backward_error = worst_error;
   lu->stats.refinement_steps = most_steps;
   return TS_SUCCESS;

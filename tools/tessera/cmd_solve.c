@@ -20,7 +20,8 @@ static const char solve_help[] = "Usage: tessera solve A.mtx [B.mtx] [options]\n
                                  "Prints the phase times (matching, ordering, symbolic, levelize, factor,\n"
                                  "solve), n, nnz(A), nnz(L) (unit diagonal included), nnz(U), the fill ratio\n"
                                  "nnz(L+U)/nnz(A), flops, levels and the widest level, perturbed pivots,\n"
-                                 "refinement steps, and the normwise backward error\n"
+                                 "refinement steps, whether the solve fell back to partial pivoting, and the\n"
+                                 "normwise backward error\n"
                                  "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
                                  "\n"
                                  "Options:\n"
@@ -234,6 +235,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_int(&out, "levels", stats.levels);
     cli_json_int(&out, "max_level_size", stats.max_level_size);
     cli_json_int(&out, "perturbed_pivots", stats.perturbed_pivots);
+    cli_json_int(&out, "partial_pivoting", stats.partial_pivoting);
     cli_json_int(&out, "refinement_steps", stats.refinement_steps);
     cli_json_real(&out, "backward_error", stats.backward_error);
     cli_json_object(&out, "seconds");
@@ -276,6 +278,8 @@ static int run_solve(int argc, char **argv) {
     cli_line(stdout, "time factor", "%.4f s", stats.time_factor);
     cli_line(stdout, "time solve", "%.4f s", stats.time_solve);
     cli_line(stdout, "refinement steps", "%d", stats.refinement_steps);
+    if (stats.partial_pivoting)
+      cli_line(stdout, "partial pivoting", "yes: the solve fell back to partially pivoted factors on the host");
     cli_line(stdout, "backward error", "%.2e", stats.backward_error);
     if (n > 0) {
       char first[128];
