@@ -159,8 +159,9 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
   int32_t *reach = tsi_malloc_array(n, sizeof *reach), *stack = tsi_malloc_array(n, sizeof *stack);
   int32_t *mark = calloc((size_t)n, sizeof *mark);
   double *scratch = tsi_malloc_array(n, sizeof *scratch);
+  /* Room for a first estimate of each triangle: M's own entries. */
   if (!l.col_ptr || !u.col_ptr || !f || !x || !diagonal || !pinv || !position || !row_of_position || !reach || !stack ||
-      !mark || !scratch) {
+      !mark || !scratch || !reserve(&l, m_ptr[n] + 1) || !reserve(&u, m_ptr[n] + 1) || !l.row_idx || !u.row_idx) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the pivoted factorization (n = %lld)",
                    (long long)n);
     goto cleanup;
@@ -226,7 +227,7 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
     pinv[best] = k;
     row_of_position[k] = best;
     diagonal[k] = pivot;
-    if (!reserve(&u, n - top) || !reserve(&l, n - top)) {
+    if (!reserve(&u, n - top) || !reserve(&l, n - top) || !u.row_idx || !l.row_idx) {
       st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the pivoted factors at column %lld",
                      (long long)k);
       goto cleanup;
