@@ -138,8 +138,7 @@ cleanup:
   return status;
 }
 
-/* |A|_inf and |A|_1 of the values being factored, for the backward error. */
-static ts_status compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
+ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
   double *col_sum = tsi_calloc_array(n, sizeof *col_sum);
   if (!col_sum && n > 0)
@@ -226,7 +225,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   if (status == TS_SUCCESS)
     status = reserve_factor_values(lu, single);
   if (status == TS_SUCCESS)
-    status = compute_norms(lu, ws);
+    status = tsi_lu_compute_norms(lu, ws);
   if (status != TS_SUCCESS)
     return status;
 

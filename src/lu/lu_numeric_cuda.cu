@@ -575,29 +575,9 @@ static ts_status reserve_values(ts_lu *lu, tsi_lu_device *dev, int single) {
  * path keeps them). */
 static ts_status compute_norms(ts_lu *lu) {
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
-  const int64_t n = lu->n;
-  double *col_sum = (double *)tsi_calloc_array(n > 0 ? n : 1, sizeof(double));
-  if (!ws || !col_sum) {
-    free(col_sum);
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the norms (n = %lld)",
-                     (long long)n);
-  }
-  double norm_inf = 0.0, norm_one = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    double row_sum = 0.0;
-    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
-      double v = fabs(lu->a_values[e]);
-      row_sum += v;
-      col_sum[lu->a_col_idx[e]] += v;
-    }
-    norm_inf = fmax(norm_inf, row_sum);
-  }
-  for (int64_t j = 0; j < n; j++)
-    norm_one = fmax(norm_one, col_sum[j]);
-  free(col_sum);
-  ws->a_norm_inf = norm_inf;
-  ws->a_norm_one = norm_one;
-  return TS_SUCCESS;
+  if (!ws)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the numeric workspace");
+  return tsi_lu_compute_norms(lu, ws);
 }
 
 template <typename T>

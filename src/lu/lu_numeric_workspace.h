@@ -22,6 +22,10 @@ typedef struct tsi_lu_numeric_workspace {
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
 
+/* |A|_inf and |A|_1 of the values being factored (lu->a_values), for the
+ * refinement's backward error, into ws; both numeric paths call it. */
+ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
+
 /* Threads a CPU phase of lu runs with: the context's setting, else OpenMP's. */
 int tsi_lu_numeric_threads(const ts_lu *lu);
 
