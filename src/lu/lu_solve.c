@@ -129,6 +129,22 @@ static ts_status solve_one(ts_lu *lu, double a_norm, ts_operation op, const doub
   return TS_SUCCESS;
 }
 
+/* Each right-hand side in turn through solve_one (solved: x already holds
+ * the solutions, only refine); the worst backward error and most steps. */
+static ts_status solve_each(ts_lu *lu, double a_norm, ts_operation op, int64_t nrhs, const double *b, int64_t ldb,
+                            double *x, int64_t ldx, bool solved, double *work, int max_steps, double tolerance,
+                            double *worst_error, int *most_steps) {
+  ts_status status = TS_SUCCESS;
+  for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
+    double error = 0.0;
+    int steps = 0;
+    status = solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, solved, work, max_steps, tolerance, &error, &steps);
+    *worst_error = fmax(*worst_error, error);
+    *most_steps = steps > *most_steps ? steps : *most_steps;
+  }
+  return status;
+}
+
 /* [p, p + span) and [q, q + span') share a byte. */
 static bool ranges_overlap(const void *p, size_t p_bytes, const void *q, size_t q_bytes) {
   uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
@@ -201,14 +217,9 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     /* All right-hand sides through the GPU's factors at once, then the
      * refinement of each, its corrections solved on the GPU too. */
     status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);
-    for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
-      double error = 0.0;
-      int steps = 0;
-      status =
-          solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, true, solve_work, max_steps, tolerance, &error, &steps);
-      worst_error = fmax(worst_error, error);
-      most_steps = steps > most_steps ? steps : most_steps;
-    }
+    if (status == TS_SUCCESS)
+      status = solve_each(lu, a_norm, op, nrhs, b, ldb, x, ldx, true, solve_work, max_steps, tolerance, &worst_error,
+                          &most_steps);
   } else {
     /* Right-hand sides are independent: one per thread at a time. */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(max : worst_error, most_steps)
@@ -235,14 +246,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
       return status;
     worst_error = 0.0;
     most_steps = 0;
-    for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
-      double error = 0.0;
-      int steps = 0;
-      status =
-          solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, false, solve_work, max_steps, tolerance, &error, &steps);
-      worst_error = fmax(worst_error, error);
-      most_steps = steps > most_steps ? steps : most_steps;
-    }
+    status = solve_each(lu, a_norm, op, nrhs, b, ldb, x, ldx, false, solve_work, max_steps, tolerance, &worst_error,
+                        &most_steps);
     lu->stats.time_solve = wall_seconds() - start;
     if (status != TS_SUCCESS)
       return status;
