@@ -17,6 +17,8 @@
 
 #ifdef TESSERA_BENCH_HAVE_KLU
 #include <klu.h>
+
+#include "lu_klu_phases.h"
 #endif
 
 /* Matrices whose AMD fill estimate passes this are left out. */
@@ -28,24 +30,6 @@ typedef struct phase_times {
   double berr;
   char note[96];
 } phase_times;
-
-/* |b - A x|_inf / (|A|_inf |x|_inf + |b|_inf) in double. */
-static double backward_error(const ts_csr *a, const double *x, const double *b) {
-  const double *v = (const double *)a->values;
-  double r = 0.0, an = 0.0, xn = 0.0, bn = 0.0;
-  for (int64_t i = 0; i < a->rows; i++) {
-    double s = b[i], row = 0.0;
-    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
-      s -= v[e] * x[a->col_idx[e]];
-      row += fabs(v[e]);
-    }
-    r = fmax(r, fabs(s));
-    an = fmax(an, row);
-    xn = fmax(xn, fabs(x[i]));
-    bn = fmax(bn, fabs(b[i]));
-  }
-  return r / (an * xn + bn);
-}
 
 /* Median of up to 9 runs of a phase when a run is short. */
 typedef int (*phase_fn)(void *state);
@@ -113,7 +97,7 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
     ts_lu_stats stats;
     ts_lu_get_stats(s.lu, &stats);
     t->lu_nnz = stats.nnz_l + stats.nnz_u - stats.n;
-    t->berr = backward_error(a, s.x, b);
+    t->berr = tsb_backward_error(a, s.x, b);
     snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed", (long long)stats.levels,
              stats.refinement_steps, (long long)stats.perturbed_pivots);
   }
@@ -124,42 +108,6 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
 /* ---- KLU ---------------------------------------------------------------------- */
 
 #ifdef TESSERA_BENCH_HAVE_KLU
-typedef struct klu_state {
-  int n;
-  int *col_ptr, *row_idx;
-  double *values;
-  klu_common common;
-  klu_symbolic *symbolic;
-  klu_numeric *numeric;
-  const double *b;
-  double *x;
-} klu_state;
-
-static int klu_run_analyze(void *p) {
-  klu_state *s = p;
-  klu_free_symbolic(&s->symbolic, &s->common);
-  s->symbolic = klu_analyze(s->n, s->col_ptr, s->row_idx, &s->common);
-  return s->symbolic ? 0 : 1;
-}
-static int klu_run_factor(void *p) {
-  klu_state *s = p;
-  klu_free_numeric(&s->numeric, &s->common);
-  s->numeric = klu_factor(s->col_ptr, s->row_idx, s->values, s->symbolic, &s->common);
-  return s->numeric && s->common.status == KLU_OK ? 0 : 1;
-}
-static int klu_run_refactor(void *p) {
-  klu_state *s = p;
-  return klu_refactor(s->col_ptr, s->row_idx, s->values, s->symbolic, s->numeric, &s->common) &&
-                 s->common.status == KLU_OK
-             ? 0
-             : 1;
-}
-static int klu_run_solve(void *p) {
-  klu_state *s = p;
-  memcpy(s->x, s->b, (size_t)s->n * sizeof(double));
-  return klu_solve(s->symbolic, s->numeric, s->n, 1, s->x, &s->common) ? 0 : 1;
-}
-
 static void run_klu(ts_context *ctx, const ts_csr *a, const double *b, phase_times *t) {
   ts_csc *csc = NULL;
   if (ts_csc_from_csr(ctx, a, &csc) != TS_SUCCESS) {
@@ -183,7 +131,7 @@ static void run_klu(ts_context *ctx, const ts_csr *a, const double *b, phase_tim
     snprintf(t->note, sizeof t->note, "KLU status %d", s.common.status);
   } else {
     t->lu_nnz = s.numeric->lnz + s.numeric->unz - s.n + s.numeric->nzoff;
-    t->berr = backward_error(a, s.x, b);
+    t->berr = tsb_backward_error(a, s.x, b);
   }
   klu_free_numeric(&s.numeric, &s.common);
   klu_free_symbolic(&s.symbolic, &s.common);

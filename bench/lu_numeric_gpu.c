@@ -58,23 +58,6 @@ static double time_ms(ts_lu *lu, phase p) {
   return 1e3 * tsb_stats_of(samples, count).median;
 }
 
-static double backward_error(const ts_csr *a, const double *x, const double *b) {
-  const double *v = (const double *)a->values;
-  double r = 0.0, an = 0.0, xn = 0.0, bn = 0.0;
-  for (int64_t i = 0; i < a->rows; i++) {
-    double s = b[i], row = 0.0;
-    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
-      s -= v[e] * x[a->col_idx[e]];
-      row += fabs(v[e]);
-    }
-    r = fmax(r, fabs(s));
-    an = fmax(an, row);
-    xn = fmax(xn, fabs(x[i]));
-    bn = fmax(bn, fabs(b[i]));
-  }
-  return r / (an * xn + bn);
-}
-
 static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int float_factors) {
   ts_lu_options options = {0};
   options.backend = backend;
@@ -134,9 +117,9 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     }
     double cpu_refactor = cpu ? time_ms(cpu, PHASE_REFACTOR) : NAN, gpu_refactor = time_ms(gpu, PHASE_REFACTOR);
     double cpu_solve = cpu ? time_ms(cpu, PHASE_SOLVE) : NAN;
-    double cpu_berr = cpu ? backward_error(a, bench_x, bench_b) : NAN;
+    double cpu_berr = cpu ? tsb_backward_error(a, bench_x, bench_b) : NAN;
     double gpu_solve = time_ms(gpu, PHASE_SOLVE);
-    double gpu_berr = backward_error(a, bench_x, bench_b);
+    double gpu_berr = tsb_backward_error(a, bench_x, bench_b);
     ts_lu_stats stats;
     ts_lu_get_stats(gpu, &stats);
     tsi_lu_device *dev = (tsi_lu_device *)gpu->numeric_device;

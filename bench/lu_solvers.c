@@ -33,6 +33,8 @@
 
 #ifdef TESSERA_BENCH_HAVE_KLU
 #include <klu.h>
+
+#include "lu_klu_phases.h"
 #endif
 #ifdef TESSERA_BENCH_HAVE_UMFPACK
 #include <umfpack.h>
@@ -66,25 +68,6 @@ static ts_context *cpu_ctx, *gpu_ctx;
 static bool gpu_lu_on_host; /* the CUDA context's LU ran on the host in the probe */
 
 /* ---- helpers ---------------------------------------------------------------------- */
-
-/* |b - A x|_inf / (|A|_inf |x|_inf + |b|_inf) in double. */
-static double backward_error(const ts_csr *a, const double *x, const double *b) {
-  const double *v = (const double *)a->values;
-  double r = 0.0, an = 0.0, xn = 0.0, bn = 0.0;
-  for (int64_t i = 0; i < a->rows; i++) {
-    double s = b[i], row = 0.0;
-    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
-      s -= v[e] * x[a->col_idx[e]];
-      row += fabs(v[e]);
-    }
-    r = fmax(r, fabs(s));
-    an = fmax(an, row);
-    xn = fmax(xn, fabs(x[i]));
-    bn = fmax(bn, fabs(b[i]));
-  }
-  double denominator = an * xn + bn;
-  return denominator > 0.0 ? r / denominator : r;
-}
 
 typedef int (*phase_fn)(void *state);
 
@@ -163,7 +146,7 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
     ts_lu_stats stats;
     ts_lu_get_stats(s.lu, &stats);
     t->lu_nnz = stats.nnz_l + stats.nnz_u - stats.n;
-    t->berr = backward_error(a, s.x, b);
+    t->berr = tsb_backward_error(a, s.x, b);
     snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed%s", (long long)stats.levels,
              stats.refinement_steps, (long long)stats.perturbed_pivots,
              ctx == gpu_ctx && stats.peak_device_bytes == 0 ? "; ran on the host" : "");
@@ -175,42 +158,6 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
 /* ---- KLU (one thread, defaults) ---------------------------------------------------- */
 
 #ifdef TESSERA_BENCH_HAVE_KLU
-typedef struct klu_state {
-  int n;
-  int *col_ptr, *row_idx;
-  double *values;
-  klu_common common;
-  klu_symbolic *symbolic;
-  klu_numeric *numeric;
-  const double *b;
-  double *x;
-} klu_state;
-
-static int klu_run_analyze(void *p) {
-  klu_state *s = p;
-  klu_free_symbolic(&s->symbolic, &s->common);
-  s->symbolic = klu_analyze(s->n, s->col_ptr, s->row_idx, &s->common);
-  return s->symbolic ? 0 : 1;
-}
-static int klu_run_factor(void *p) {
-  klu_state *s = p;
-  klu_free_numeric(&s->numeric, &s->common);
-  s->numeric = klu_factor(s->col_ptr, s->row_idx, s->values, s->symbolic, &s->common);
-  return s->numeric && s->common.status == KLU_OK ? 0 : 1;
-}
-static int klu_run_refactor(void *p) {
-  klu_state *s = p;
-  return klu_refactor(s->col_ptr, s->row_idx, s->values, s->symbolic, s->numeric, &s->common) &&
-                 s->common.status == KLU_OK
-             ? 0
-             : 1;
-}
-static int klu_run_solve(void *p) {
-  klu_state *s = p;
-  memcpy(s->x, s->b, (size_t)s->n * sizeof(double));
-  return klu_solve(s->symbolic, s->numeric, s->n, 1, s->x, &s->common) ? 0 : 1;
-}
-
 /* A's transpose pattern in int (KLU's int interface); NULL when too large. */
 static int *int_col_ptr(const ts_csc *csc) {
   if (csc->nnz > INT32_MAX)
@@ -235,7 +182,7 @@ static void run_klu(const ts_csc *csc, const ts_csr *a, const double *b, phase_t
                s.common.status == KLU_SINGULAR ? " (singular)" : "");
     } else {
       t->lu_nnz = s.numeric->lnz + s.numeric->unz - s.n + s.numeric->nzoff;
-      t->berr = backward_error(a, s.x, b);
+      t->berr = tsb_backward_error(a, s.x, b);
     }
   }
   klu_free_numeric(&s.numeric, &s.common);
@@ -297,7 +244,7 @@ static void run_umfpack(const ts_csc *csc, const ts_csr *a, const double *b, pha
                s.status == UMFPACK_WARNING_singular_matrix ? " (singular)" : "");
     } else {
       t->lu_nnz = (int64_t)(s.info[UMFPACK_LNZ] + s.info[UMFPACK_UNZ] - (double)s.n);
-      t->berr = backward_error(a, s.x, b);
+      t->berr = tsb_backward_error(a, s.x, b);
       snprintf(t->note, sizeof t->note, "refactor = numeric again; solve refines (%.0f steps)",
                s.info[UMFPACK_IR_TAKEN]);
     }
@@ -469,7 +416,7 @@ static void run_cudss(const ts_csr *a, const double *b, phase_times *t) {
       if (cudssDataGet(cudss_handle, s.data, CUDSS_DATA_LU_NNZ, &lu_nnz, sizeof lu_nnz, &written) ==
           CUDSS_STATUS_SUCCESS)
         t->lu_nnz = lu_nnz;
-      t->berr = backward_error(a, s.x, b);
+      t->berr = tsb_backward_error(a, s.x, b);
       snprintf(t->note, sizeof t->note, "defaults (no refinement)");
     }
   }
@@ -819,7 +766,7 @@ static void tessera_accuracy_of(const ts_csr *a, const double *b, int float_fact
   if (!TS_IS_ERROR(status) && x) {
     ts_status solved = ts_lu_solve(lu, TS_OP_NONE, 1, b, a->rows, x, a->rows);
     if (solved == TS_SUCCESS)
-      r->berr = backward_error(a, x, b);
+      r->berr = tsb_backward_error(a, x, b);
     else
       status = solved;
   }

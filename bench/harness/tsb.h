@@ -28,6 +28,12 @@ typedef struct tsb_stats {
   double max;
 } tsb_stats;
 
+/**
+ * Normwise backward error |b - A x|_inf / (|A|_inf |x|_inf + |b|_inf) in
+ * double for a double CSR matrix (|b - A x|_inf when the denominator is 0).
+ */
+double tsb_backward_error(const ts_csr *a, const double *x, const double *b);
+
 /** Median, min, mean and max of @p n samples (the input is not changed). */
 tsb_stats tsb_stats_of(const double *samples, int n);
 
