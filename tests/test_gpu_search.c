@@ -8,17 +8,6 @@
 
 #include <stdlib.h>
 
-static ts_buffer *make_buffer(ts_context *ctx, const void *data, size_t bytes) {
-  ts_buffer *b = NULL;
-  if (ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &b) != TS_SUCCESS)
-    return NULL;
-  if (data && bytes > 0 && ts_buffer_upload(ctx, b, 0, data, bytes) != TS_SUCCESS) {
-    ts_buffer_destroy(b);
-    return NULL;
-  }
-  return b;
-}
-
 /* Results of a plan on @p ctx for @p queries (host), into @p out (8 bytes each). */
 static ts_status run_plan(ts_context *ctx, ts_key_type type, const void *keys, int64_t n, const ts_search_options *o,
                           ts_search_bound bound, const void *queries, int64_t count, int64_t *out, size_t *index_size) {
@@ -27,8 +16,8 @@ static ts_status run_plan(ts_context *ctx, ts_key_type type, const void *keys, i
   ts_buffer *q = NULL, *r = NULL;
   ts_status st = ts_search_plan_create(ctx, type, keys, n, o, &plan);
   if (st == TS_SUCCESS) {
-    q = make_buffer(ctx, queries, (size_t)count * ks);
-    r = make_buffer(ctx, NULL, (size_t)count * 8 + 8);
+    q = search_buffer(ctx, queries, (size_t)count * ks);
+    r = search_buffer(ctx, NULL, (size_t)count * 8 + 8);
     st = q && r ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
   }
   if (st == TS_SUCCESS)
@@ -111,12 +100,12 @@ static void check_batched(ts_context *gpu, ts_context *cpu, bool small) {
         search_sorted_keys((ts_key_type)type, keys + a * n * (int64_t)ks, n, a % 2 ? 30 : 0, a % 2 ? 33 : 63, &seed);
         search_random_queries((ts_key_type)type, queries + a * m * (int64_t)ks, m, &seed);
       }
-      ts_buffer *kc = make_buffer(cpu, keys, (size_t)(arrays * n) * ks),
-                *qc = make_buffer(cpu, queries, (size_t)(arrays * m) * ks);
-      ts_buffer *rc = make_buffer(cpu, NULL, (size_t)(arrays * m) * 4);
-      ts_buffer *kg = make_buffer(gpu, keys, (size_t)(arrays * n) * ks),
-                *qg = make_buffer(gpu, queries, (size_t)(arrays * m) * ks);
-      ts_buffer *rg = make_buffer(gpu, NULL, (size_t)(arrays * m) * 4);
+      ts_buffer *kc = search_buffer(cpu, keys, (size_t)(arrays * n) * ks),
+                *qc = search_buffer(cpu, queries, (size_t)(arrays * m) * ks);
+      ts_buffer *rc = search_buffer(cpu, NULL, (size_t)(arrays * m) * 4);
+      ts_buffer *kg = search_buffer(gpu, keys, (size_t)(arrays * n) * ks),
+                *qg = search_buffer(gpu, queries, (size_t)(arrays * m) * ks);
+      ts_buffer *rg = search_buffer(gpu, NULL, (size_t)(arrays * m) * 4);
       for (int bound = 0; bound <= 1; bound++) {
         CHECK_OK(cpu, ts_search_batched(cpu, (ts_key_type)type, (ts_search_bound)bound, TS_SEARCH_BATCHED_AUTO, kc,
                                         arrays, n, qc, m, rc));

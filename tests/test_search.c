@@ -9,23 +9,12 @@
 
 static const int64_t sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 100, 255, 256, 257, 1000, 4097};
 
-static ts_buffer *make_buffer(ts_context *ctx, const void *data, size_t bytes) {
-  ts_buffer *b = NULL;
-  if (ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &b) != TS_SUCCESS)
-    return NULL;
-  if (data && bytes > 0 && ts_buffer_upload(ctx, b, 0, data, bytes) != TS_SUCCESS) {
-    ts_buffer_destroy(b);
-    return NULL;
-  }
-  return b;
-}
-
 /* Every algorithm option and index width on the CPU backend against naive. */
 static void check_plan_cpu(ts_context *ctx, ts_key_type type, const void *keys, int64_t n, const void *queries,
                            int64_t count) {
   size_t ks = ts_key_type_size(type);
-  ts_buffer *q = make_buffer(ctx, queries, (size_t)count * ks);
-  ts_buffer *r = make_buffer(ctx, NULL, (size_t)count * 8);
+  ts_buffer *q = search_buffer(ctx, queries, (size_t)count * ks);
+  ts_buffer *r = search_buffer(ctx, NULL, (size_t)count * 8);
   int64_t *results = malloc((size_t)count * 8);
   CHECK(q && r && results);
   for (int a = 0; a < TS_SEARCH_ALGORITHM_COUNT && q && r && results; a++) {
@@ -189,9 +178,9 @@ static void check_batched(ts_context *ctx) {
         search_sorted_keys((ts_key_type)type, keys + a * n * (int64_t)ks, n, a == 1 ? 30 : 0, a == 1 ? 33 : 63, &seed);
         search_random_queries((ts_key_type)type, queries + a * m * (int64_t)ks, m, &seed);
       }
-      ts_buffer *kb = make_buffer(ctx, keys, (size_t)(arrays * n) * ks);
-      ts_buffer *qb = make_buffer(ctx, queries, (size_t)(arrays * m) * ks);
-      ts_buffer *rb = make_buffer(ctx, NULL, (size_t)(arrays * m) * 4);
+      ts_buffer *kb = search_buffer(ctx, keys, (size_t)(arrays * n) * ks);
+      ts_buffer *qb = search_buffer(ctx, queries, (size_t)(arrays * m) * ks);
+      ts_buffer *rb = search_buffer(ctx, NULL, (size_t)(arrays * m) * 4);
       for (int alg = 0; alg <= TS_SEARCH_BATCHED_CONFLICT_LIMITED; alg++) {
         for (int bound = 0; bound <= 1; bound++) {
           CHECK_OK(ctx, ts_search_batched(ctx, (ts_key_type)type, (ts_search_bound)bound,
@@ -246,7 +235,7 @@ static void check_bad_inputs(ts_context *ctx) {
 
   uint32_t keys[] = {1, 2, 3};
   CHECK_OK(ctx, ts_search_plan_create(ctx, TS_KEY_UINT32, keys, 3, NULL, &plan));
-  ts_buffer *q = make_buffer(ctx, keys, sizeof keys), *r = make_buffer(ctx, NULL, 8), *host = NULL;
+  ts_buffer *q = search_buffer(ctx, keys, sizeof keys), *r = search_buffer(ctx, NULL, 8), *host = NULL;
   CHECK_OK(ctx, ts_buffer_create(ctx, TS_MEMORY_HOST, 64, &host));
   CHECK_STATUS(ctx, ts_search_execute(plan, TS_BOUND_LOWER, q, 3, r), TS_ERROR_INVALID_ARGUMENT); /* r too small */
   CHECK_OK(ctx, ts_search_execute(plan, TS_BOUND_LOWER, q, 2, r));

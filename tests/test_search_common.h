@@ -109,6 +109,18 @@ static inline void search_random_queries(ts_key_type type, void *queries, int64_
   }
 }
 
+/* A device buffer of the context holding @p bytes of @p data (may be NULL). */
+static inline ts_buffer *search_buffer(ts_context *ctx, const void *data, size_t bytes) {
+  ts_buffer *b = NULL;
+  if (ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &b) != TS_SUCCESS)
+    return NULL;
+  if (data && bytes > 0 && ts_buffer_upload(ctx, b, 0, data, bytes) != TS_SUCCESS) {
+    ts_buffer_destroy(b);
+    return NULL;
+  }
+  return b;
+}
+
 static inline int64_t search_result(const void *results, size_t index_size, int64_t i) {
   return index_size == 8 ? ((const int64_t *)results)[i] : ((const int32_t *)results)[i];
 }
