@@ -247,8 +247,14 @@ static void test_auto(ts_context *ctx) {
   ts_gen_laplacian_2d(NULL, 200, 200, TS_FLOAT64, &a); /* 199,200 nnz, short regular rows */
   expect_auto(ctx, "laplacian 200x200", a, TS_OP_NONE, TS_SCHEDULE_THREAD_MAPPED, "(short regular rows)");
   a = NULL;
-  ts_gen_random_uniform(NULL, 2000, 4000, 64, 2, TS_FLOAT64, &a); /* regular rows of 64 */
-  expect_auto(ctx, "uniform 64 per row", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(regular rows of a warp)");
+  ts_gen_random_uniform(NULL, 2000, 4000, 64, 2, TS_FLOAT64, &a); /* 128,000 nnz in rows of 64 */
+  expect_auto(ctx, "small, rows of 64", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(small: one wave of warps)");
+  a = NULL;
+  ts_gen_random_uniform(NULL, 40000, 40000, 40, 2, TS_FLOAT64, &a); /* 1.6 M nnz in rows of 40 */
+  expect_auto(ctx, "uniform 40 per row", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(regular rows of a warp)");
+  a = NULL;
+  ts_gen_random_uniform(NULL, 40000, 40000, 8, 2, TS_FLOAT64, &a); /* 320,000 nnz, 40,000 short rows */
+  expect_auto(ctx, "small, many short rows", a, TS_OP_NONE, TS_SCHEDULE_AUTO, "(short regular rows)");
   a = NULL;
   ts_gen_random_uniform(NULL, 1024, 2048, 1100, 3, TS_FLOAT32, &a); /* regular rows of 1100 */
   expect_auto(ctx, "uniform 1100 per row", a, TS_OP_NONE, TS_SCHEDULE_BLOCK_MAPPED, "(long regular rows)");

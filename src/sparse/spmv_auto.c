@@ -10,9 +10,12 @@
  *   2. tiny (nnz < TSI_AUTO_TINY_NNZ): the call costs the launch floor, so
  *      the schedule with the lowest floor, warp-mapped, unless one row is
  *      too long for a warp (split-rows);
- *   3. skewed rows (cv > TSI_AUTO_SKEW_CV): split-rows, short rows one per
+ *   3. small (nnz < TSI_AUTO_SMALL_NNZ, rows <= TSI_AUTO_SMALL_ROWS) with
+ *      rows longer than a warp but none too long for one: warp-mapped, in
+ *      one launch with few enough warps to run in a single wave;
+ *   4. skewed rows (cv > TSI_AUTO_SKEW_CV): split-rows, short rows one per
  *      thread and long rows cut into pieces, one warp each;
- *   4. regular rows: block-mapped for long rows when there are enough of
+ *   5. regular rows: block-mapped for long rows when there are enough of
  *      them to fill the GPU; split-rows when one row is long
  *      (> TSI_AUTO_LONG_ROW) for a warp; warp-mapped for rows that keep a
  *      warp busy; otherwise (short rows, large nnz) TSI_AUTO_SHORT_ROWS.
@@ -26,6 +29,16 @@
  * Laplacian 100^2 (49,600 nnz) still ran at the floor: warp-mapped 6.4 us,
  * group-mapped 6.3, thread-mapped 7.4, merge-path 9.3. */
 #define TSI_AUTO_TINY_NNZ 50000
+/* Small matrices with some rows longer than a warp: warp-mapped was the
+ * fastest schedule on every corpus matrix of 5*10^4..10^6 nonzeros, at most
+ * this many rows and a longest row of 33..4096 (H200, 2026-11-30, commit
+ * fc0c307, spmv_schedules --set corpus: as-22july06 7.2 us against
+ * split-rows 10.2, MIT8 5.8 against 7.4, astro-ph 5.3 against 5.9, memplus
+ * 5.1 against 5.2, bcsstk13 4.2 against 4.2). With more rows (wing,
+ * luxembourg_osm: 62 k and 115 k rows) warp-mapped took 2-4x longer than
+ * one thread per row. */
+#define TSI_AUTO_SMALL_NNZ 1000000
+#define TSI_AUTO_SMALL_ROWS 32768
 /* Row lengths with a coefficient of variation above this are skewed. On
  * every skewed generated matrix measured (H200, commit a072b44,
  * spmv_schedules --set circuit,powerlaw,rmat: circuit 1 M, Zipf 0.9 and 1.2,
@@ -77,6 +90,11 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
     choice = s->max_row <= TSI_AUTO_LONG_ROW ? TS_SCHEDULE_WARP_MAPPED : TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "nnz < %d (tiny: launch-bound) and max row %s %d", TSI_AUTO_TINY_NNZ,
              s->max_row <= TSI_AUTO_LONG_ROW ? "<=" : ">", TSI_AUTO_LONG_ROW);
+  } else if (s->nnz < TSI_AUTO_SMALL_NNZ && s->rows <= TSI_AUTO_SMALL_ROWS && s->max_row > 32 &&
+             s->max_row <= TSI_AUTO_LONG_ROW) {
+    choice = TS_SCHEDULE_WARP_MAPPED;
+    snprintf(why, sizeof why, "nnz < %d, rows <= %d and 32 < max row <= %d (small: one wave of warps)",
+             TSI_AUTO_SMALL_NNZ, TSI_AUTO_SMALL_ROWS, TSI_AUTO_LONG_ROW);
   } else if (s->cv_row > TSI_AUTO_SKEW_CV) {
     choice = TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "cv %.3g > %.3g (skewed rows)", s->cv_row, TSI_AUTO_SKEW_CV);
