@@ -1,12 +1,14 @@
 /* Sparse LU numeric phases, GPU against CPU on the same analysis: factor
  * (the first one uploads the pattern), refactor, solve (with refinement),
  * in double and float factors, plus the GPU's ablations: dense against
- * sparse scratch, and the right-looking tail against left-looking only.
+ * sparse scratch, the tail as a dense block against column by column in
+ * the sparse pattern, and the right-looking tail against left-looking only.
  * Anchors: tessera's CPU path (all threads) in the same process, and GLU
  * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
  * circuit grid, L+U 14.5 M; see the results file).
  *
- * Usage: lu_numeric_gpu [--quick] [CSV_PATH]   (corpus from TESSERA_MATRICES)
+ * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--only TEXT] [CSV_PATH]
+ * (corpus from TESSERA_MATRICES)
  * Each LU call returns after its stream work has finished, so phases are
  * timed on the wall clock: the median of 5 runs after one warm-up (one run
  * when a run takes over 2 s). */
@@ -27,8 +29,10 @@
 typedef enum { PHASE_REFACTOR, PHASE_SOLVE } phase;
 
 static const ts_csr *bench_a;
-/* Command line: only matrices whose name holds this text; no CPU runs. */
+/* Command line: only matrices whose name holds this text; no CPU runs; no
+ * all-left-looking ablation (seconds on the circuit grid). */
 static const char *only_text;
+static bool skip_no_tail;
 static bool skip_cpu;
 static bool wanted(const char *name) { return !only_text || strstr(name, only_text) != NULL; }
 static double *bench_b, *bench_x;
@@ -72,10 +76,11 @@ static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int
 }
 
 /* GPU refactor time with the device cache rebuilt under other switches. */
-static double ablation_ms(ts_lu *lu, int scratch, int no_tail) {
+static double ablation_ms(ts_lu *lu, int scratch, int no_tail, int dense_tail) {
   tsi_lu_cuda_release(lu);
   lu->gpu_scratch = scratch;
   lu->gpu_no_tail = no_tail;
+  lu->gpu_dense_tail = dense_tail;
   if (TS_IS_ERROR(ts_lu_factor(lu, bench_a)))
     return NAN;
   return time_ms(lu, PHASE_REFACTOR);
@@ -125,11 +130,14 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     tsi_lu_device *dev = (tsi_lu_device *)gpu->numeric_device;
     int64_t tail = dev ? n - dev->tail_start : 0;
     const char *mode = dev && dev->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense" : "sparse";
-    double dense = NAN, sparse = NAN, no_tail = NAN;
+    const char *tail_mode = dev && dev->tail_dense ? "dense" : "sparse";
+    double dense = NAN, sparse = NAN, sparse_tail = NAN, no_tail = NAN;
     if (ablate) {
-      dense = ablation_ms(gpu, TSI_LU_SCRATCH_DENSE, 0);
-      sparse = ablation_ms(gpu, TSI_LU_SCRATCH_SPARSE, 0);
-      no_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 1) : gpu_refactor;
+      dense = ablation_ms(gpu, TSI_LU_SCRATCH_DENSE, 0, 0);
+      sparse = ablation_ms(gpu, TSI_LU_SCRATCH_SPARSE, 0, 0);
+      sparse_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF) : gpu_refactor;
+      if (!skip_no_tail)
+        no_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 1, 0) : gpu_refactor;
     }
     printf("%s, %s factors: GPU first factor %.2f ms, refactor %.2f ms, solve %.2f ms, backward error %.1e; "
            "CPU factor %.2f ms, refactor %.2f ms\n",
@@ -150,9 +158,10 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     tsb_table_cell(table, "%.2f", cpu_solve);
     tsb_table_cell(table, "%.2f", gpu_solve);
     tsb_table_cell(table, "%.1e / %.1e", cpu_berr, gpu_berr);
-    tsb_table_cell(table, "%s", mode);
+    tsb_table_cell(table, "%s / %s", mode, tail_mode);
     tsb_table_cell(table, "%.2f", dense);
     tsb_table_cell(table, "%.2f", sparse);
+    tsb_table_cell(table, "%.2f", sparse_tail);
     tsb_table_cell(table, "%.2f", no_tail);
     tsb_table_cell(table, "%.0f", stats.peak_device_bytes / 1048576.0);
     fflush(stdout);
@@ -172,12 +181,15 @@ int main(int argc, char **argv) {
       quick = true;
     else if (strcmp(argv[i], "--no-cpu") == 0)
       skip_cpu = true;
+    else if (strcmp(argv[i], "--no-no-tail") == 0)
+      skip_no_tail = true;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only_text = argv[++i];
     else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
       fprintf(stderr,
-              "usage: %s [--quick] [--no-cpu] [--only TEXT] [CSV_PATH]\n"
+              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--only TEXT] [CSV_PATH]\n"
               "  --no-cpu     GPU phases only (the CPU columns stay empty)\n"
+              "  --no-no-tail skip the ablation with every column left-looking\n"
               "  --only TEXT  only the matrices whose name holds TEXT\n",
               argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -208,12 +220,13 @@ int main(int argc, char **argv) {
                                         "CPU solve ms",
                                         "GPU solve ms",
                                         "berr CPU / GPU",
-                                        "scratch (auto)",
-                                        "dense refactor ms",
-                                        "sparse refactor ms",
+                                        "scratch / tail (auto)",
+                                        "dense-scratch refactor ms",
+                                        "sparse-scratch refactor ms",
+                                        "sparse-tail refactor ms",
                                         "no-tail refactor ms",
                                         "peak device MiB"};
-  tsb_table *table = tsb_table_create(19, columns);
+  tsb_table *table = tsb_table_create(20, columns);
 
   /* Generated: the GLU comparison's circuit grid (316^2 = 99,856 rows), a
    * 10^6-row netlist, a 2-D Laplacian. */

@@ -2,13 +2,16 @@
  * left-looking code of its own): the same status and perturbed pivots,
  * factors within 1e-12 (double) or 1e-5 (float) of each column's largest
  * entry, bitwise the same from run to run; every scratch and schedule
- * variant; the singular column with perturbation off; and on the square
- * corpus matrices the host solves to 1e-14, the GPU's backward error too. */
+ * variant (the tail dense or column by column); the singular column with
+ * perturbation off; and on the square corpus matrices the host solves to
+ * 1e-14, the GPU's backward error too (default tail), and the factors with
+ * the column-by-column tail (the host's order of operations). */
 #include "test_gpu_lu_common.h"
 
 /* Factor a on the host and on the GPU (scratch and tail as given) and
  * compare; returns the largest column-relative difference. */
-static double compare_factors(const char *what, const ts_csr *a, int float_factors, int scratch, int no_tail) {
+static double compare_factors(const char *what, const ts_csr *a, int float_factors, int scratch, int no_tail,
+                              int dense_tail) {
   ts_lu *cpu = gpu_lu_create(TS_BACKEND_CPU, float_factors, 0);
   ts_lu *dev = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
   double worst = INFINITY;
@@ -16,6 +19,7 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
     goto cleanup;
   dev->gpu_scratch = scratch;
   dev->gpu_no_tail = no_tail;
+  dev->gpu_dense_tail = dense_tail;
   CHECK_OK(gpu, ts_lu_analyze(cpu, a));
   CHECK_OK(gpu, ts_lu_analyze(dev, a));
   ts_status cpu_status = ts_lu_factor(cpu, a);
@@ -42,11 +46,11 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   CHECK(again_status == gpu_status);
   double *again = gpu_lu_factor_values(dev);
   CHECK_MSG(memcmp(again, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0, "%s: two GPU factorizations differ", what);
-  printf("%-34s n %7lld  L+U %9lld  levels %5lld  tail %6lld  %s  max diff %.2g  %s\n", what, (long long)dev->n,
-         (long long)dev->lu_nnz, (long long)dev->levels,
-         (long long)(dev->n - ((tsi_lu_device *)dev->numeric_device)->tail_start),
-         ((tsi_lu_device *)dev->numeric_device)->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense " : "sparse", worst,
-         bitwise ? "bitwise equal to the host" : "not bitwise equal to the host");
+  const tsi_lu_device *cache = (const tsi_lu_device *)dev->numeric_device;
+  printf("%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s\n", what, (long long)dev->n,
+         (long long)dev->lu_nnz, (long long)dev->levels, (long long)(dev->n - cache->tail_start),
+         cache->tail_dense ? "dense " : "sparse", cache->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense " : "sparse",
+         worst, bitwise ? "bitwise equal to the host" : "not bitwise equal to the host");
   free(vc);
   free(vg);
   free(again);
@@ -68,15 +72,19 @@ static void test_variants(void) {
   for (int m = 0; m < 5; m++) {
     if (!matrices[m])
       continue;
-    for (int variant = 0; variant < 6; variant++) {
-      int float_factors = variant == 5;
+    /* 0-3: scratch dense/sparse x tail/none; 4, 5: automatic (double,
+     * float); 6-8: the tail forced dense (double, float) or sparse. */
+    for (int variant = 0; variant < 9; variant++) {
+      int float_factors = variant == 5 || variant == 7;
       int scratch = variant < 4 ? (variant & 1 ? TSI_LU_SCRATCH_SPARSE : TSI_LU_SCRATCH_DENSE) : TSI_LU_SCRATCH_AUTO;
       int no_tail = variant < 4 ? (variant >> 1) : 0;
+      int dense_tail = variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF) : 0;
       char what[96];
-      snprintf(what, sizeof what, "%s %s%s%s", names[m], float_factors ? "float" : "double",
+      snprintf(what, sizeof what, "%s %s%s%s%s", names[m], float_factors ? "float" : "double",
                scratch == TSI_LU_SCRATCH_DENSE ? " dense" : (scratch == TSI_LU_SCRATCH_SPARSE ? " sparse" : ""),
-               no_tail ? " no-tail" : "");
-      compare_factors(what, matrices[m], float_factors, scratch, no_tail);
+               no_tail ? " no-tail" : "",
+               dense_tail == TSI_LU_DENSE_TAIL_ON ? " dense-tail" : (dense_tail ? " sparse-tail" : ""));
+      compare_factors(what, matrices[m], float_factors, scratch, no_tail, dense_tail);
     }
   }
   for (int m = 0; m < 5; m++)
@@ -213,7 +221,11 @@ static void test_corpus(void) {
       passed++;
     char what[300];
     snprintf(what, sizeof what, "corpus %s", name);
-    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0);
+    /* The dense tail groups the updates by panel: on ill-conditioned
+     * matrices its factors differ from the host's by more than 1e-12 of a
+     * column (plat362: 4.5e-8) while both solve to 1e-14 (checked above,
+     * default tail). The factor comparison uses the host's order. */
+    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF);
     ts_csr_destroy(a);
   }
   if (f)

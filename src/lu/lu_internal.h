@@ -87,10 +87,12 @@ struct ts_lu {
   int factors_on_device;
   /* Ablation switches of the GPU factorization (tests, benchmarks): the
    * scratch (TSI_LU_SCRATCH_* of lu_numeric_cuda.h, 0 = automatic) and
-   * no_tail (non-zero: every column left-looking, no right-looking tail).
-   * Read when the device cache is built (first GPU factorization). */
+   * no_tail (non-zero: every column left-looking, no right-looking tail),
+   * dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic). Read when the device
+   * cache is built (first GPU factorization). */
   int gpu_scratch;
   int gpu_no_tail;
+  int gpu_dense_tail;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

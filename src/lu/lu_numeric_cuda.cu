@@ -16,7 +16,9 @@
  * The level loop is launched from the host without synchronising; the
  * stream waits once, for the pivot outcomes.
  */
+#include "gemm/gemm_internal.h"
 #include "lu/lu_numeric_cuda.h"
+#include "lu/lu_numeric_cuda_device.cuh"
 #include "lu/lu_numeric_workspace.h"
 
 #include <cuda_runtime.h>
@@ -25,70 +27,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PIVOT_OK = 0, PIVOT_PERTURBED = 1, PIVOT_SINGULAR = 2, PIVOT_NOT_FINITE = 3 };
-
 /* A level of at most this many columns at the end of the schedule joins the
  * right-looking tail. */
 #define TSI_LU_TAIL_WIDTH 4
-/* Dense scratch: at most this many bytes, and no more than this many slots. */
-#define TSI_LU_SCRATCH_BYTES ((int64_t)1 << 30)
+/* Dense scratch: at most this many bytes (and a quarter of the free device
+ * memory), and no more than this many slots. Dense scratch with fewer slots
+ * than the widest level still beat the sparse scratch: circuit grid
+ * n = 99,856, 1,344 slots for levels of up to 2,048 columns: 716 ms against
+ * 1,547 (H200, bench/lu_numeric_gpu, commit fc0c307). */
+#define TSI_LU_SCRATCH_BYTES ((int64_t)2 << 30)
 #define TSI_LU_SCRATCH_SLOTS 2048
-
-struct factor_args {
-  int64_t n;
-  const int64_t *col_ptr;
-  const int32_t *row_idx;
-  const int64_t *diag_pos;
-  const int32_t *cols; /* the left schedule's columns */
-  const int64_t *urow_ptr;
-  const int32_t *urow_col;
-  const int64_t *urow_pos;
-  double *acc;
-  double *scratch;
-  signed char *kind;
-  const double *rule;
-};
-
-/* ---- device helpers ------------------------------------------------------------ */
-
-template <int GROUP> __device__ __forceinline__ void group_sync() {
-  if (GROUP == 32)
-    __syncwarp();
-  else
-    __syncthreads();
-}
-
-/* Position of row i in row_idx[lo, hi) (sorted), or -1. */
-__device__ __forceinline__ int64_t find_row(const int32_t *row_idx, int64_t lo, int64_t end, int32_t i) {
-  int64_t hi = end;
-  while (lo < hi) {
-    int64_t mid = lo + ((hi - lo) >> 1);
-    if (row_idx[mid] < i)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (lo < end && row_idx[lo] == i) ? lo : -1;
-}
-
-/* The pivot rule of the host code (lu_numeric_cpu.c): a tiny pivot becomes
- * sign * replacement when perturbation is on. */
-__device__ __forceinline__ int classify_pivot(double *pivot, const double *rule) {
-  double p = *pivot;
-  if (!isfinite(p))
-    return PIVOT_NOT_FINITE;
-  if (fabs(p) < rule[0] || p == 0.0) {
-    if (rule[2] != 0.0) {
-      *pivot = p < 0.0 ? -rule[1] : rule[1];
-      return PIVOT_PERTURBED;
-    }
-    return PIVOT_SINGULAR;
-  }
-  return PIVOT_OK;
-}
-
-/* x - l * u with both operations rounded (as the host computes it). */
-__device__ __forceinline__ double minus_product(double x, double l, double u) { return __dsub_rn(x, __dmul_rn(l, u)); }
+#define TSI_LU_SCRATCH_MIN_SLOTS 128
+/* The tail goes dense (lu_numeric_dense_tail_cuda.cu) from this many
+ * columns, when its m^2 doubles fit in this many bytes and a quarter of the
+ * free device memory. */
+#define TSI_LU_DENSE_TAIL_MIN 128
+#define TSI_LU_DENSE_TAIL_BYTES ((int64_t)4 << 30)
 
 /* ---- scatter of M's values ------------------------------------------------------ */
 
@@ -136,24 +90,61 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
       x[row_idx[p]] = acc[p];
     group_sync<GROUP>();
   }
-  for (int64_t p = begin; p < diag; p++) {
-    const int32_t j = row_idx[p];
-    const double u = DENSE ? x[j] : acc[p];
-    if (u == 0.0)
-      continue; /* the same for every lane: nothing written, no barrier needed */
-    const int64_t l_end = a.col_ptr[j + 1];
-    for (int64_t q = a.diag_pos[j] + 1 + lane; q < l_end; q += GROUP) {
-      const int32_t i = row_idx[q];
-      const double l = (double)values[q];
-      if (DENSE) {
-        x[i] = minus_product(x[i], l, u);
-      } else {
-        int64_t pos = find_row(row_idx, p + 1, end, i);
-        if (pos >= 0)
-          acc[pos] = minus_product(acc[pos], l, u);
-      }
+  /* The chain from one dependency to the next is latency: the columns j
+   * and the bounds of L(:, j) of 32 steps are loaded at once (a step per
+   * lane, then broadcast), and the first chunk of the next step's L(:, j)
+   * while the current step runs; what remains per step is x[j], then x[i]. */
+  const int warp_lane = threadIdx.x & 31;
+  for (int64_t base = begin; base < diag; base += 32) {
+    const int steps = (int)(diag - base < 32 ? diag - base : 32);
+    int32_t dep = 0;
+    int64_t dep_lo = 0, dep_hi = 0;
+    if (warp_lane < steps) {
+      dep = row_idx[base + warp_lane];
+      dep_lo = a.diag_pos[dep] + 1;
+      dep_hi = a.col_ptr[dep + 1];
     }
-    group_sync<GROUP>();
+    int64_t lo = __shfl_sync(0xffffffffu, dep_lo, 0), hi = __shfl_sync(0xffffffffu, dep_hi, 0);
+    int32_t first_row = 0;
+    double first_l = 0.0;
+    if (lo + lane < hi) {
+      first_row = row_idx[lo + lane];
+      first_l = (double)values[lo + lane];
+    }
+    for (int t = 0; t < steps; t++) {
+      const int64_t p = base + t;
+      const int32_t j = __shfl_sync(0xffffffffu, dep, t);
+      int64_t next_lo = 0, next_hi = 0;
+      int32_t next_row = 0;
+      double next_l = 0.0;
+      if (t + 1 < steps) {
+        next_lo = __shfl_sync(0xffffffffu, dep_lo, t + 1);
+        next_hi = __shfl_sync(0xffffffffu, dep_hi, t + 1);
+        if (next_lo + lane < next_hi) {
+          next_row = row_idx[next_lo + lane];
+          next_l = (double)values[next_lo + lane];
+        }
+      }
+      const double u = DENSE ? x[j] : acc[p];
+      if (u != 0.0) { /* the same for every lane: when zero, nothing written and no barrier needed */
+        for (int64_t q = lo + lane; q < hi; q += GROUP) {
+          const int32_t i = q == lo + lane ? first_row : row_idx[q];
+          const double l = q == lo + lane ? first_l : (double)values[q];
+          if (DENSE) {
+            x[i] = minus_product(x[i], l, u);
+          } else {
+            int64_t pos = find_row(row_idx, p + 1, end, i);
+            if (pos >= 0)
+              acc[pos] = minus_product(acc[pos], l, u);
+          }
+        }
+        group_sync<GROUP>();
+      }
+      lo = next_lo;
+      hi = next_hi;
+      first_row = next_row;
+      first_l = next_l;
+    }
   }
   double pivot = DENSE ? x[k] : acc[diag];
   const int kind = classify_pivot(&pivot, a.rule);
@@ -322,6 +313,8 @@ extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
   device_free(dev, dev->left_cols, n, sizeof(int32_t));
   free_values(dev);
   device_free(dev, dev->scratch, dev->scratch_slots * n, sizeof(double));
+  if (dev->tail_dense)
+    device_free(dev, dev->tail_dense, (n - dev->tail_start) * (n - dev->tail_start), sizeof(double));
   device_free(dev, dev->kind, n, 1);
   device_free(dev, dev->rule, 3, sizeof(double));
   device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
@@ -441,7 +434,17 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   return TS_SUCCESS;
 }
 
-/* Dense scratch when one n-vector per concurrent column fits the budget. */
+/* At most cap bytes, and a quarter of the device memory free now. */
+static int64_t device_budget(int64_t cap) {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
+    return (int64_t)1 << 28;
+  int64_t quarter = (int64_t)(free_bytes / 4);
+  return quarter < cap ? quarter : cap;
+}
+
+/* Dense scratch when one n-vector per concurrent column (or at least
+ * TSI_LU_SCRATCH_MIN_SLOTS of them) fits the budget. */
 static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
   int64_t widest = 0;
   for (int64_t l = 0; l < dev->left_levels; l++) {
@@ -452,10 +455,11 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
   int64_t wanted = widest < TSI_LU_SCRATCH_SLOTS ? widest : TSI_LU_SCRATCH_SLOTS;
   if (wanted < 8)
     wanted = 8;
-  int64_t fit = dev->n > 0 ? TSI_LU_SCRATCH_BYTES / (dev->n * (int64_t)sizeof(double)) : 0;
+  int64_t fit = dev->n > 0 ? device_budget(TSI_LU_SCRATCH_BYTES) / (dev->n * (int64_t)sizeof(double)) : 0;
   int mode = lu->gpu_scratch;
   if (mode != TSI_LU_SCRATCH_DENSE && mode != TSI_LU_SCRATCH_SPARSE)
-    mode = fit >= wanted ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
+    mode = fit >= (wanted < TSI_LU_SCRATCH_MIN_SLOTS ? wanted : TSI_LU_SCRATCH_MIN_SLOTS) ? TSI_LU_SCRATCH_DENSE
+                                                                                          : TSI_LU_SCRATCH_SPARSE;
   if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
     int64_t slots = wanted < fit ? wanted : fit;
     if (slots < 8)
@@ -470,6 +474,21 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
   }
   dev->scratch_mode = mode;
   return TS_SUCCESS;
+}
+
+/* The tail as one dense block when it is wide enough (or asked for) and
+ * fits; otherwise it stays column by column in the sparse pattern. */
+static ts_status reserve_dense_tail(ts_lu *lu, tsi_lu_device *dev) {
+  const int64_t m = dev->n - dev->tail_start;
+  const int mode = lu->gpu_dense_tail;
+  if (m < 1 || mode == TSI_LU_DENSE_TAIL_OFF || (mode != TSI_LU_DENSE_TAIL_ON && m < TSI_LU_DENSE_TAIL_MIN))
+    return TS_SUCCESS;
+  if (m > INT32_MAX / 2 || m * m > device_budget(TSI_LU_DENSE_TAIL_BYTES) / (int64_t)sizeof(double))
+    return TS_SUCCESS;
+  ts_status st = tsi_gemm_cuda_multiprocessors(lu->ctx, &dev->multiprocessors);
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->tail_dense, m * m, sizeof(double), "the dense tail");
+  return st;
 }
 
 static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
@@ -543,6 +562,8 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
   }
   if (st == TS_SUCCESS)
     st = reserve_scratch(lu, dev);
+  if (st == TS_SUCCESS)
+    st = reserve_dense_tail(lu, dev);
   /* The uploads waited for their copies: the host arrays can go. */
   free(a_row);
   free(urow_col);
@@ -601,7 +622,7 @@ static void launch_left_level(const factor_args &args, T *values, int64_t first,
 #undef TSI_LEFT
 }
 
-template <typename T> static void run_levels(ts_lu *lu, tsi_lu_device *dev, cudaStream_t stream) {
+template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev, cudaStream_t stream) {
   factor_args args;
   args.n = dev->n;
   args.col_ptr = dev->col_ptr;
@@ -623,7 +644,9 @@ template <typename T> static void run_levels(ts_lu *lu, tsi_lu_device *dev, cuda
   }
   const int64_t n = dev->n, tail_start = dev->tail_start;
   if (tail_start >= n)
-    return;
+    return TS_SUCCESS;
+  if (dev->tail_dense)
+    return tsi_lu_dense_tail(lu->ctx, dev, args, values, stream);
   int64_t gather_blocks = n - tail_start;
   tail_gather<T>
       <<<(unsigned)(gather_blocks < 65535 ? gather_blocks : 65535), 256, 0, stream>>>(args, values, tail_start);
@@ -635,6 +658,7 @@ template <typename T> static void run_levels(ts_lu *lu, tsi_lu_device *dev, cuda
       targets = 4096;
     tail_step<T><<<(unsigned)targets, 256, 0, stream>>>(args, values, j < n ? j : -1, j > tail_start ? j - 1 : -1);
   }
+  return TS_SUCCESS;
 }
 
 /* A CUDA context's factor, refactor and solve run on the GPU unless the
@@ -717,11 +741,9 @@ extern "C" ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
                                                                  dev->row_scale, dev->col_scale, dev->a_to_lu,
                                                                  (double *)dev->values, dev->acc, dev->max_bits);
   make_rule<<<1, 1, 0, stream>>>(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule);
-  if (single)
-    run_levels<float>(lu, dev, stream);
-  else
-    run_levels<double>(lu, dev, stream);
-  st = tsi_cuda_check_launch(ctx, "LU factorization on the GPU");
+  st = single ? run_levels<float>(lu, dev, stream) : run_levels<double>(lu, dev, stream);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_check_launch(ctx, "LU factorization on the GPU");
   if (st == TS_SUCCESS)
     st = tsi_cuda_memcpy_to_host(ctx, dev->kind_host, dev->kind, (size_t)n);
   if (st != TS_SUCCESS)

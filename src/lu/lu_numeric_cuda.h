@@ -16,6 +16,10 @@ extern "C" {
  * found by binary search). */
 enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
 
+/* The right-looking tail (lu->gpu_dense_tail): automatic, as one dense block
+ * factored by panels and GEMM, or column by column in the sparse pattern. */
+enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
+
 /* One triangular solve's schedule: the rows (or columns) of each level. */
 typedef struct tsi_lu_solve_schedule {
   int64_t levels;
@@ -57,6 +61,10 @@ typedef struct tsi_lu_device {
   int32_t *left_cols_host; /* the same, for the singular-column report */
   int32_t *level_of_host;  /* n: level of each column in the analysis */
   double flops;
+  /* The tail as a dense (n - tail_start)^2 block, column-major (device), or
+   * NULL: the tail runs column by column in the sparse pattern. */
+  double *tail_dense;
+  int multiprocessors; /* of the GPU, for the tail's GEMM configuration */
 
   /* Values. */
   int single;      /* precision the value arrays were made for */
