@@ -78,6 +78,7 @@ static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int
 /* GPU refactor time with the device cache rebuilt under other switches. */
 static double ablation_ms(ts_lu *lu, int scratch, int no_tail, int dense_tail) {
   tsi_lu_cuda_release(lu);
+  lu->gpu_tail_columns = 0;
   lu->gpu_scratch = scratch;
   lu->gpu_no_tail = no_tail;
   lu->gpu_dense_tail = dense_tail;
@@ -138,6 +139,19 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
       sparse_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF) : gpu_refactor;
       if (!skip_no_tail)
         no_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 1, 0) : gpu_refactor;
+      /* The dense tail's width against the estimate's choice (stdout). */
+      static const int64_t widths[] = {1024, 2048, 4096, 6144, 8192, 12288, 16384};
+      for (size_t w = 0; !float_factors && w < sizeof widths / sizeof widths[0] && widths[w] < n; w++) {
+        tsi_lu_cuda_release(gpu);
+        gpu->gpu_scratch = 0;
+        gpu->gpu_no_tail = 0;
+        gpu->gpu_dense_tail = 0;
+        gpu->gpu_tail_columns = widths[w];
+        double ms = TS_IS_ERROR(ts_lu_factor(gpu, a)) ? NAN : time_ms(gpu, PHASE_REFACTOR);
+        printf("%s: dense tail of %lld columns: refactor %.2f ms (chosen: %lld columns, %.2f ms)\n", name,
+               (long long)widths[w], ms, (long long)tail, gpu_refactor);
+      }
+      gpu->gpu_tail_columns = 0;
     }
     printf("%s, %s factors: GPU first factor %.2f ms, refactor %.2f ms, solve %.2f ms, backward error %.1e; "
            "CPU factor %.2f ms, refactor %.2f ms\n",

@@ -72,13 +72,15 @@ static void test_variants(void) {
   for (int m = 0; m < 5; m++) {
     if (!matrices[m])
       continue;
-    /* 0-3: scratch dense/sparse x tail/none; 4, 5: automatic (double,
-     * float); 6-8: the tail forced dense (double, float) or sparse. */
+    /* 0-3: scratch dense/sparse x sparse tail/none; 4, 5: automatic
+     * (double, float); 6-8: the tail forced dense (double, float) or
+     * sparse. */
     for (int variant = 0; variant < 9; variant++) {
       int float_factors = variant == 5 || variant == 7;
       int scratch = variant < 4 ? (variant & 1 ? TSI_LU_SCRATCH_SPARSE : TSI_LU_SCRATCH_DENSE) : TSI_LU_SCRATCH_AUTO;
       int no_tail = variant < 4 ? (variant >> 1) : 0;
-      int dense_tail = variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF) : 0;
+      int dense_tail = variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF)
+                                    : (variant < 4 ? TSI_LU_DENSE_TAIL_OFF : 0);
       char what[96];
       snprintf(what, sizeof what, "%s %s%s%s%s", names[m], float_factors ? "float" : "double",
                scratch == TSI_LU_SCRATCH_DENSE ? " dense" : (scratch == TSI_LU_SCRATCH_SPARSE ? " sparse" : ""),

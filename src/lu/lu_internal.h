@@ -88,11 +88,13 @@ struct ts_lu {
   /* Ablation switches of the GPU factorization (tests, benchmarks): the
    * scratch (TSI_LU_SCRATCH_* of lu_numeric_cuda.h, 0 = automatic) and
    * no_tail (non-zero: every column left-looking, no right-looking tail),
-   * dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic). Read when the device
+   * dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic), tail_columns (> 0:
+   * the dense tail's width instead of the estimate's). Read when the device
    * cache is built (first GPU factorization). */
   int gpu_scratch;
   int gpu_no_tail;
   int gpu_dense_tail;
+  int64_t gpu_tail_columns;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */
