@@ -60,27 +60,46 @@ template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve
   return a.row_idx[e];
 }
 
+/* How a solve reads the unknowns it depends on: plainly (they were finished
+ * by earlier launches), after waiting for their ready mark (finished by
+ * other warps of the same launch; the load then goes to L2, volatile, so
+ * neither the compiler nor L1 hands back an older value), or volatile
+ * without waiting (marks already seen by this lane). */
+enum { READ_PLAIN = 0, READ_AFTER_MARK = 1, READ_VOLATILE = 2 };
+
 /* Sum of the row's known terms: lane l takes entries lo + l, lo + l + 32, ...
- * in order, then the xor tree. y is read through L2 (__ldcg): rows finished
- * by other warps of the same launch are not in this SM's L1. */
-template <typename T, int MODE>
+ * in order, then the xor tree. The wait sits inside the loop, so a long row
+ * sums its early entries while the rows it needs last are still running. */
+template <typename T, int MODE, int READ>
 __device__ __forceinline__ double known_terms(const solve_args &a, const T *values, const double *yc, int64_t lo,
-                                              int64_t hi, int lane) {
+                                              int64_t hi, int lane, const int32_t *ready, int32_t epoch) {
   double sum = 0.0;
   for (int64_t e = lo + lane; e < hi; e += 32) {
     const int64_t pos = MODE == SOLVE_LOWER ? a.lrow_pos[e] : MODE == SOLVE_UPPER ? a.urow_pos[e] : e;
-    sum += (double)values[pos] * __ldcg(yc + entry_unknown<MODE>(a, e));
+    const int32_t u = entry_unknown<MODE>(a, e);
+    double yu;
+    if (READ == READ_PLAIN) {
+      yu = yc[u];
+    } else {
+      if (READ == READ_AFTER_MARK) {
+        const volatile int32_t *mark = ready + u;
+        while (*mark != epoch) {
+        }
+      }
+      yu = *(const volatile double *)(yc + u);
+    }
+    sum += (double)values[pos] * yu;
   }
   for (int offset = 16; offset > 0; offset >>= 1)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   return sum;
 }
 
-/* y(r) once its known terms are summed (U has a diagonal to divide by). */
+/* y(r) from its value before the solve and its known terms (U has a
+ * diagonal to divide by). */
 template <typename T, int MODE>
-__device__ __forceinline__ double row_value(const solve_args &a, const T *values, const double *yc, int32_t r,
-                                            double sum) {
-  double v = yc[r] - sum;
+__device__ __forceinline__ double row_value(const solve_args &a, const T *values, int32_t r, double own, double sum) {
+  double v = own - sum;
   if (MODE == SOLVE_UPPER || MODE == SOLVE_UPPER_T)
     v /= (double)values[a.diag_pos[r]];
   return v;
@@ -97,17 +116,17 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
     double *yc = y + (w / count) * a.n;
     int64_t lo, hi;
     row_bounds<MODE>(a, r, &lo, &hi);
-    const double sum = known_terms<T, MODE>(a, values, yc, lo, hi, lane);
+    const double sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
     if (lane == 0)
-      yc[r] = row_value<T, MODE>(a, values, yc, r, sum);
+      yc[r] = row_value<T, MODE>(a, values, r, yc[r], sum);
   }
 }
 
 /*
  * A whole triangular solve in one launch: each warp takes the next row of
- * the schedule (items, ordered by level) from *next_row, waits until
- * ready[u] == epoch for every unknown u the row reads, computes the row for
- * all right-hand sides and then marks it ready.
+ * the schedule (items, ordered by level) from *next_row, computes it for
+ * every right-hand side, waiting for ready[u] == epoch before it reads an
+ * unknown u, and then marks the row ready.
  *
  * No deadlock: the rows a row reads lie in earlier levels, hence earlier in
  * items, so they were taken by earlier tickets, by warps that are already
@@ -117,7 +136,9 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
  * are resident just saves idle warps.
  *
  * Ordering: the writer stores y, fences, then stores the mark (volatile);
- * the reader spins on the marks (volatile), fences, then reads y from L2.
+ * a reader spins on the mark (volatile) and only then issues its volatile
+ * load of y, which is served by L2, where the fence put y before the mark.
+ * The arithmetic is solve_level's, so the two agree bit for bit.
  */
 template <typename T, int MODE>
 __global__ void __launch_bounds__(SOLVE_THREADS)
@@ -134,17 +155,14 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
     const int32_t r = items[ticket];
     int64_t lo, hi;
     row_bounds<MODE>(a, r, &lo, &hi);
-    for (int64_t e = lo + lane; e < hi; e += 32) {
-      const volatile int32_t *mark = ready + entry_unknown<MODE>(a, e);
-      while (*mark != epoch) {
-      }
-    }
-    __threadfence();
     for (int64_t c = 0; c < nrhs; c++) {
       double *yc = y + c * a.n;
-      const double sum = known_terms<T, MODE>(a, values, yc, lo, hi, lane);
+      /* Only this warp writes y(r) in this launch: a plain load, early. */
+      const double own = lane == 0 ? yc[r] : 0.0;
+      const double sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
+                                : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
       if (lane == 0)
-        yc[r] = row_value<T, MODE>(a, values, yc, r, sum);
+        yc[r] = row_value<T, MODE>(a, values, r, own, sum);
     }
     if (lane == 0) {
       __threadfence();
