@@ -2,7 +2,12 @@
  * several right-hand sides (ldb, ldx > n), double and float factors, on
  * circuit matrices and a 2-D Laplacian: normwise backward error (computed
  * here, in double) at most 1e-14 after refinement, the solution close to
- * the dense reference on a small system, and bitwise the same run to run. */
+ * the dense reference on a small system, and bitwise the same run to run.
+ * The device's solves themselves (synchronisation-free, one launch per
+ * triangular solve) are checked against the factors they use (L U z = y to
+ * rounding, computed here) and bit for bit against the level-scheduled
+ * reference path, for 1 and 3 right-hand sides, op(A) = A and A^T, also
+ * across the wrap of the solve counter. */
 #include "test_gpu_lu_common.h"
 
 static void check_solves(const char *name, const ts_csr *a, int float_factors) {
@@ -44,6 +49,132 @@ static void check_solves(const char *name, const ts_csr *a, int float_factors) {
   ts_lu_destroy(lu);
 }
 
+/* Normwise backward error of the factored system for one column: with
+ * y the permuted, scaled rhs and z the solution before its permutation,
+ * |y - L U z| / (|L| |U| |z| + |y|) (A), or with U^T L^T (A^T). */
+static double factored_residual(const ts_lu *lu, const double *v, int transpose, const double *b, const double *x) {
+  const int64_t n = lu->n;
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag = lu->diag_pos;
+  const int32_t *row = lu->lu_row_idx;
+  const int32_t *in_perm = transpose ? lu->col_perm : lu->row_perm, *out_perm = transpose ? lu->row_perm : lu->col_perm;
+  const double *in_scale = transpose ? lu->col_scale : lu->row_scale;
+  const double *out_scale = transpose ? lu->row_scale : lu->col_scale;
+  double *y = malloc((size_t)n * sizeof *y), *z = malloc((size_t)n * sizeof *z);
+  double *t = calloc((size_t)n, sizeof *t), *ta = calloc((size_t)n, sizeof *ta);
+  double *w = calloc((size_t)n, sizeof *w), *wa = calloc((size_t)n, sizeof *wa);
+  for (int64_t i = 0; i < n; i++) {
+    y[i] = in_scale[in_perm[i]] * b[in_perm[i]];
+    z[i] = x[out_perm[i]] / out_scale[out_perm[i]];
+  }
+  if (!transpose) {
+    for (int64_t k = 0; k < n; k++) /* t = U z (diagonal included) */
+      for (int64_t p = col_ptr[k]; p <= diag[k]; p++) {
+        t[row[p]] += v[p] * z[k];
+        ta[row[p]] += fabs(v[p] * z[k]);
+      }
+    memcpy(w, t, (size_t)n * sizeof *w);
+    memcpy(wa, ta, (size_t)n * sizeof *wa);
+    for (int64_t k = 0; k < n; k++) /* w = L t (unit diagonal) */
+      for (int64_t p = diag[k] + 1; p < col_ptr[k + 1]; p++) {
+        w[row[p]] += v[p] * t[k];
+        wa[row[p]] += fabs(v[p]) * ta[k];
+      }
+  } else {
+    for (int64_t k = 0; k < n; k++) { /* t = L^T z */
+      t[k] = z[k];
+      ta[k] = fabs(z[k]);
+      for (int64_t p = diag[k] + 1; p < col_ptr[k + 1]; p++) {
+        t[k] += v[p] * z[row[p]];
+        ta[k] += fabs(v[p] * z[row[p]]);
+      }
+    }
+    for (int64_t k = 0; k < n; k++) /* w = U^T t */
+      for (int64_t p = col_ptr[k]; p <= diag[k]; p++) {
+        w[k] += v[p] * t[row[p]];
+        wa[k] += fabs(v[p]) * ta[row[p]];
+      }
+  }
+  double diff = 0.0, size = 0.0, y_size = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    diff = fmax(diff, fabs(y[i] - w[i]));
+    size = fmax(size, wa[i]);
+    y_size = fmax(y_size, fabs(y[i]));
+  }
+  free(y);
+  free(z);
+  free(t);
+  free(ta);
+  free(w);
+  free(wa);
+  double denominator = size + y_size;
+  return isfinite(diff) ? diff / (denominator > 0.0 ? denominator : 1.0) : INFINITY;
+}
+
+/* The device's solves (no refinement): the default synchronisation-free
+ * path against the factors and bit for bit against the level-scheduled
+ * path, repeatably, and across the wrap of the solve counter. */
+static void check_against_levels(const char *name, const ts_csr *a, int float_factors) {
+  const int64_t n = a->rows, ld = n + 3, most_rhs = 3;
+  const char *precision = float_factors ? "float" : "double";
+  ts_lu *lu = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
+  CHECK_OK(gpu, ts_lu_analyze(lu, a));
+  ts_status st = ts_lu_factor(lu, a);
+  CHECK_MSG(!TS_IS_ERROR(st), "%s: %s", name, ts_last_error(gpu));
+  CHECK(lu->factors_on_device && lu->numeric_device);
+  if (TS_IS_ERROR(st) || !lu->factors_on_device || !lu->numeric_device) {
+    ts_lu_destroy(lu);
+    return;
+  }
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  double *factors = gpu_lu_factor_values(lu);
+  const size_t bytes = (size_t)(ld * most_rhs) * sizeof(double);
+  double *b = malloc(bytes), *reference = calloc(1, bytes), *x = calloc(1, bytes), *again = calloc(1, bytes);
+  unsigned long long state = 17;
+  for (int64_t i = 0; i < ld * most_rhs; i++)
+    b[i] = test_random(&state);
+  for (int64_t nrhs = 1; nrhs <= most_rhs; nrhs += most_rhs - 1)
+    for (int op = 0; op < 2; op++) {
+      ts_operation operation = op ? TS_OP_TRANSPOSE : TS_OP_NONE;
+      dev->solve_level_scheduled = 1;
+      CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, operation, nrhs, b, ld, reference, ld));
+      dev->solve_level_scheduled = 0;
+      CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, operation, nrhs, b, ld, x, ld));
+      CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, operation, nrhs, b, ld, again, ld));
+      int same = 1, repeat = 1;
+      double worst = 0.0;
+      for (int64_t c = 0; c < nrhs; c++) {
+        same &= memcmp(x + c * ld, reference + c * ld, (size_t)n * sizeof *x) == 0;
+        repeat &= memcmp(x + c * ld, again + c * ld, (size_t)n * sizeof *x) == 0;
+        worst = fmax(worst, factored_residual(lu, factors, op, b + c * ld, x + c * ld));
+      }
+      CHECK_MSG(same, "%s %s %s nrhs %lld: synchronisation-free and level-scheduled solves differ", name, precision,
+                op ? "A^T" : "A", (long long)nrhs);
+      CHECK_MSG(repeat, "%s %s %s nrhs %lld: two synchronisation-free solves differ", name, precision, op ? "A^T" : "A",
+                (long long)nrhs);
+      CHECK_MSG(worst <= 1e-12, "%s %s %s nrhs %lld: |y - LUz| relative %.3g", name, precision, op ? "A^T" : "A",
+                (long long)nrhs, worst);
+      printf("%-22s %-6s %-3s nrhs %lld  one launch per solve == per level: %s  factored residual %.2g\n", name,
+             precision, op ? "A^T" : "A", (long long)nrhs, same ? "bitwise" : "NO", worst);
+    }
+  /* Six triangular solves from just below the counter's end: it wraps. */
+  dev->solve_epoch = INT32_MAX - 2;
+  for (int round = 0; round < 3; round++) {
+    CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, round % 2 ? TS_OP_NONE : TS_OP_TRANSPOSE, most_rhs, b, ld, x, ld));
+    CHECK(dev->solve_epoch == (round == 0 ? INT32_MAX : 2 * round));
+  }
+  CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_TRANSPOSE, most_rhs, b, ld, x, ld));
+  int same = 1;
+  for (int64_t c = 0; c < most_rhs; c++)
+    same &= memcmp(x + c * ld, reference + c * ld, (size_t)n * sizeof *x) == 0;
+  CHECK_MSG(same, "%s %s: the solve after the counter wrapped differs", name, precision);
+  free(factors);
+  free(b);
+  free(reference);
+  free(x);
+  free(again);
+  ts_lu_destroy(lu);
+}
+
 /* A small random system against the dense solve with partial pivoting. */
 static void test_dense_reference(void) {
   const int64_t n = 120;
@@ -82,6 +213,17 @@ int main(void) {
   ts_csr *netlist = gpu_lu_circuit(small_sizes ? 1500 : 50000, 0.0, 6);
   ts_csr *laplacian = NULL;
   CHECK_OK(gpu, ts_gen_laplacian_2d(gpu, small_sizes ? 30 : 150, small_sizes ? 30 : 150, TS_FLOAT64, &laplacian));
+  ts_csr *random = lu_test_random(gpu, small_sizes ? 400 : 4000, 4, 0, 11);
+  for (int float_factors = 0; float_factors < 2; float_factors++) {
+    if (random)
+      check_against_levels("random", random, float_factors);
+    if (grid)
+      check_against_levels("circuit grid", grid, float_factors);
+    if (netlist)
+      check_against_levels("circuit netlist", netlist, float_factors);
+    if (laplacian)
+      check_against_levels("laplacian 2d", laplacian, float_factors);
+  }
   for (int float_factors = 0; float_factors < 2; float_factors++) {
     if (grid)
       check_solves("circuit grid", grid, float_factors);
@@ -93,6 +235,7 @@ int main(void) {
   ts_csr_destroy(grid);
   ts_csr_destroy(netlist);
   ts_csr_destroy(laplacian);
+  ts_csr_destroy(random);
   ts_context_destroy(gpu);
   return test_finish();
 }

@@ -333,6 +333,8 @@ extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
   free_schedule(dev, &dev->lower_t);
   device_free(dev, dev->solve_y, dev->solve_cols * n, sizeof(double));
   device_free(dev, dev->solve_rhs, dev->solve_cols * n, sizeof(double));
+  device_free(dev, dev->solve_ready_mark, n, sizeof(int32_t));
+  device_free(dev, dev->solve_next_row, 2, sizeof(unsigned long long));
   free(dev->urow_ptr_host);
   free(dev->left_ptr_host);
   free(dev->left_group_host);

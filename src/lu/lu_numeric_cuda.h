@@ -84,6 +84,16 @@ typedef struct tsi_lu_device {
   double *solve_y; /* n * solve_cols */
   double *solve_rhs;
   int64_t solve_cols;
+  /* Non-zero: one launch per level (the reference the tests compare the
+   * default synchronisation-free solves with). */
+  int solve_level_scheduled;
+  /* Synchronisation-free solves: each row's ready mark holds the number of
+   * the last triangular solve that finished it (solve_epoch counts them on
+   * the host), and two row counters serve the two solves of one call. */
+  int32_t solve_epoch;
+  int32_t *solve_ready_mark;          /* device, n */
+  unsigned long long *solve_next_row; /* device, 2 */
+  int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 } tsi_lu_device;
 
 /* Device allocation counted in dev->bytes and dev->peak. */

@@ -1,16 +1,27 @@
-/* Triangular solves with the factors on the GPU, level-scheduled (Anderson
- * and Saad 1989; Naumov 2011 for the GPU): x = op(A)^{-1} b for several
- * right-hand sides. Each row (or column of the transposed factor) gathers
- * its known terms with one warp, summed in a fixed shuffle tree, so the
- * result is bitwise repeatable. The four schedules (L and U by rows, U^T
- * and L^T by columns) are computed on the host at the first solve and kept. */
+/* Triangular solves with the factors on the GPU: x = op(A)^{-1} b for
+ * several right-hand sides. Each row (or column of the transposed factor)
+ * gathers its known terms with one warp, summed in a fixed shuffle tree, so
+ * the result is bitwise repeatable. The four schedules (L and U by rows, U^T
+ * and L^T by columns: rows ordered by level, Anderson and Saad 1989) are
+ * computed on the host at the first solve and kept.
+ *
+ * By default each triangular solve is one launch without barriers (Liu, Li,
+ * Hou and Vinter, "A synchronization-free algorithm for parallel sparse
+ * triangular solves", Euro-Par 2016): a row waits on the ready marks of the
+ * rows it reads and then publishes its own. Warps take rows one at a time in
+ * the schedule's order from a counter (warp per row with rows fetched in
+ * topological order: Su et al., "CapelliniSpTRSV", 2020). The level-scheduled
+ * solve (one launch per level; Naumov 2011 for the GPU) stays as the
+ * reference: both use the same arithmetic, so they agree bit for bit. */
 #include "lu/lu_numeric_cuda.h"
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { SOLVE_LOWER = 0, SOLVE_UPPER = 1, SOLVE_UPPER_T = 2, SOLVE_LOWER_T = 3 };
+enum { SOLVE_THREADS = 256, SOLVE_WARPS = SOLVE_THREADS / 32 };
 
 struct solve_args {
   int64_t n;
@@ -22,44 +33,140 @@ struct solve_args {
   const int64_t *lrow_pos, *urow_pos;
 };
 
+/* Entries [lo, hi) of row (or column) r that the solve reads. */
+template <int MODE>
+__device__ __forceinline__ void row_bounds(const solve_args &a, int32_t r, int64_t *lo, int64_t *hi) {
+  if (MODE == SOLVE_LOWER) {
+    *lo = a.lrow_ptr[r];
+    *hi = a.lrow_ptr[r + 1];
+  } else if (MODE == SOLVE_UPPER) {
+    *lo = a.urow_ptr[r];
+    *hi = a.urow_ptr[r + 1];
+  } else if (MODE == SOLVE_UPPER_T) {
+    *lo = a.col_ptr[r];
+    *hi = a.diag_pos[r];
+  } else {
+    *lo = a.diag_pos[r] + 1;
+    *hi = a.col_ptr[r + 1];
+  }
+}
+
+/* The unknown entry e multiplies (the row it depends on). */
+template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve_args &a, int64_t e) {
+  if (MODE == SOLVE_LOWER)
+    return a.lrow_col[e];
+  if (MODE == SOLVE_UPPER)
+    return a.urow_col[e];
+  return a.row_idx[e];
+}
+
+/* How a solve reads the unknowns it depends on: plainly (they were finished
+ * by earlier launches), after waiting for their ready mark (finished by
+ * other warps of the same launch; the load then goes to L2, volatile, so
+ * neither the compiler nor L1 hands back an older value), or volatile
+ * without waiting (marks already seen by this lane). */
+enum { READ_PLAIN = 0, READ_AFTER_MARK = 1, READ_VOLATILE = 2 };
+
+/* Sum of the row's known terms: lane l takes entries lo + l, lo + l + 32, ...
+ * in order, then the xor tree. The wait sits inside the loop, so a long row
+ * sums its early entries while the rows it needs last are still running. */
+template <typename T, int MODE, int READ>
+__device__ __forceinline__ double known_terms(const solve_args &a, const T *values, const double *yc, int64_t lo,
+                                              int64_t hi, int lane, const int32_t *ready, int32_t epoch) {
+  double sum = 0.0;
+  for (int64_t e = lo + lane; e < hi; e += 32) {
+    const int64_t pos = MODE == SOLVE_LOWER ? a.lrow_pos[e] : MODE == SOLVE_UPPER ? a.urow_pos[e] : e;
+    const int32_t u = entry_unknown<MODE>(a, e);
+    double yu;
+    if (READ == READ_PLAIN) {
+      yu = yc[u];
+    } else {
+      if (READ == READ_AFTER_MARK) {
+        const volatile int32_t *mark = ready + u;
+        while (*mark != epoch) {
+        }
+      }
+      yu = *(const volatile double *)(yc + u);
+    }
+    sum += (double)values[pos] * yu;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  return sum;
+}
+
+/* y(r) from its value before the solve and its known terms (U has a
+ * diagonal to divide by). */
 template <typename T, int MODE>
-__global__ void __launch_bounds__(256)
+__device__ __forceinline__ double row_value(const solve_args &a, const T *values, int32_t r, double own, double sum) {
+  double v = own - sum;
+  if (MODE == SOLVE_UPPER || MODE == SOLVE_UPPER_T)
+    v /= (double)values[a.diag_pos[r]];
+  return v;
+}
+
+/* One level: a warp per (row, right-hand side). */
+template <typename T, int MODE>
+__global__ void __launch_bounds__(SOLVE_THREADS)
     solve_level(solve_args a, const T *values, const int32_t *items, int64_t count, int64_t nrhs, double *y) {
   const int lane = threadIdx.x & 31;
-  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
-  for (int64_t w = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < count * nrhs; w += warps) {
+  const int64_t warps = (int64_t)gridDim.x * SOLVE_WARPS;
+  for (int64_t w = (int64_t)blockIdx.x * SOLVE_WARPS + threadIdx.x / 32; w < count * nrhs; w += warps) {
     const int32_t r = items[w % count];
     double *yc = y + (w / count) * a.n;
     int64_t lo, hi;
-    if (MODE == SOLVE_LOWER) {
-      lo = a.lrow_ptr[r];
-      hi = a.lrow_ptr[r + 1];
-    } else if (MODE == SOLVE_UPPER) {
-      lo = a.urow_ptr[r];
-      hi = a.urow_ptr[r + 1];
-    } else if (MODE == SOLVE_UPPER_T) {
-      lo = a.col_ptr[r];
-      hi = a.diag_pos[r];
-    } else {
-      lo = a.diag_pos[r] + 1;
-      hi = a.col_ptr[r + 1];
+    row_bounds<MODE>(a, r, &lo, &hi);
+    const double sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
+    if (lane == 0)
+      yc[r] = row_value<T, MODE>(a, values, r, yc[r], sum);
+  }
+}
+
+/*
+ * A whole triangular solve in one launch: each warp takes the next row of
+ * the schedule (items, ordered by level) from *next_row, computes it for
+ * every right-hand side, waiting for ready[u] == epoch before it reads an
+ * unknown u, and then marks the row ready.
+ *
+ * No deadlock: the rows a row reads lie in earlier levels, hence earlier in
+ * items, so they were taken by earlier tickets, by warps that are already
+ * running (a warp takes a ticket only when it runs) and that wait only on
+ * still earlier rows; the earliest unfinished row always has all it needs.
+ * This holds however many blocks are launched; launching only as many as
+ * are resident just saves idle warps.
+ *
+ * Ordering: the writer stores y, fences, then stores the mark (volatile);
+ * a reader spins on the mark (volatile) and only then issues its volatile
+ * load of y, which is served by L2, where the fence put y before the mark.
+ * The arithmetic is solve_level's, so the two agree bit for bit.
+ */
+template <typename T, int MODE>
+__global__ void __launch_bounds__(SOLVE_THREADS)
+    solve_sync_free(solve_args a, const T *values, const int32_t *items, int64_t nrhs, double *y, int32_t *ready,
+                    int32_t epoch, unsigned long long *next_row) {
+  const int lane = threadIdx.x & 31;
+  for (;;) {
+    unsigned long long ticket = 0;
+    if (lane == 0)
+      ticket = atomicAdd(next_row, 1ULL);
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket >= (unsigned long long)a.n)
+      return;
+    const int32_t r = items[ticket];
+    int64_t lo, hi;
+    row_bounds<MODE>(a, r, &lo, &hi);
+    for (int64_t c = 0; c < nrhs; c++) {
+      double *yc = y + c * a.n;
+      /* Only this warp writes y(r) in this launch: a plain load, early. */
+      const double own = lane == 0 ? yc[r] : 0.0;
+      const double sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
+                                : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
+      if (lane == 0)
+        yc[r] = row_value<T, MODE>(a, values, r, own, sum);
     }
-    double sum = 0.0;
-    for (int64_t e = lo + lane; e < hi; e += 32) {
-      if (MODE == SOLVE_LOWER)
-        sum += (double)values[a.lrow_pos[e]] * yc[a.lrow_col[e]];
-      else if (MODE == SOLVE_UPPER)
-        sum += (double)values[a.urow_pos[e]] * yc[a.urow_col[e]];
-      else
-        sum += (double)values[e] * yc[a.row_idx[e]];
-    }
-    for (int offset = 16; offset > 0; offset >>= 1)
-      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     if (lane == 0) {
-      double v = yc[r] - sum;
-      if (MODE == SOLVE_UPPER || MODE == SOLVE_UPPER_T)
-        v /= (double)values[a.diag_pos[r]];
-      yc[r] = v;
+      __threadfence();
+      *(volatile int32_t *)(ready + r) = epoch;
     }
   }
 }
@@ -116,6 +223,7 @@ static ts_status make_schedule(ts_lu *lu, tsi_lu_device *dev, int mode, tsi_lu_s
     if (level[k] + 1 > levels)
       levels = level[k] + 1;
   }
+  free(s->level_ptr); /* left by an earlier attempt that failed further on */
   s->level_ptr = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
   if (!s->level_ptr) {
     st =
@@ -132,7 +240,8 @@ static ts_status make_schedule(ts_lu *lu, tsi_lu_device *dev, int mode, tsi_lu_s
     s->level_ptr[l] = s->level_ptr[l - 1];
   s->level_ptr[0] = 0;
   s->levels = levels;
-  st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&s->items, n, sizeof(int32_t), "a solve schedule");
+  if (!s->items)
+    st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&s->items, n, sizeof(int32_t), "a solve schedule");
   if (st == TS_SUCCESS && n > 0)
     st = tsi_cuda_memcpy_to_device(lu->ctx, s->items, items, (size_t)n * sizeof(int32_t));
 cleanup:
@@ -168,20 +277,108 @@ static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
   return TS_SUCCESS;
 }
 
+/* Ready marks, row counters and the resident blocks of each
+ * synchronisation-free kernel (once per device cache). */
+template <typename T, int MODE> static cudaError_t resident_blocks(int sms, int *blocks) {
+  int per_sm = 0;
+  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, solve_sync_free<T, MODE>, SOLVE_THREADS, 0);
+  *blocks = per_sm > 0 ? per_sm * sms : sms;
+  return err;
+}
+
+static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
+  ts_context *ctx = lu->ctx;
+  ts_status st = TS_SUCCESS;
+  if (!dev->solve_ready_mark) {
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->solve_ready_mark, dev->n, sizeof(int32_t), "solve ready marks");
+    if (st != TS_SUCCESS)
+      return st;
+    /* Epochs start at 1: a zero mark is "not ready" for every solve. */
+    cudaError_t err =
+        cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), (cudaStream_t)ctx->stream);
+    if (err != cudaSuccess)
+      return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: clearing the ready marks: %s", cudaGetErrorString(err));
+    dev->solve_epoch = 0;
+  }
+  if (!dev->solve_next_row) {
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->solve_next_row, 2, sizeof(unsigned long long), "row counters");
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  int sms = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
+  int(*b)[4] = dev->solve_resident_blocks;
+  if (err == cudaSuccess)
+    err = resident_blocks<double, SOLVE_LOWER>(sms, &b[0][SOLVE_LOWER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<double, SOLVE_UPPER>(sms, &b[0][SOLVE_UPPER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<double, SOLVE_UPPER_T>(sms, &b[0][SOLVE_UPPER_T]);
+  if (err == cudaSuccess)
+    err = resident_blocks<double, SOLVE_LOWER_T>(sms, &b[0][SOLVE_LOWER_T]);
+  if (err == cudaSuccess)
+    err = resident_blocks<float, SOLVE_LOWER>(sms, &b[1][SOLVE_LOWER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<float, SOLVE_UPPER>(sms, &b[1][SOLVE_UPPER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<float, SOLVE_UPPER_T>(sms, &b[1][SOLVE_UPPER_T]);
+  if (err == cudaSuccess)
+    err = resident_blocks<float, SOLVE_LOWER_T>(sms, &b[1][SOLVE_LOWER_T]);
+  if (err != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: occupancy of the solve kernels: %s", cudaGetErrorString(err));
+  return TS_SUCCESS;
+}
+
+/* The number of the next triangular solve; the marks are cleared when the
+ * count would wrap, so no mark can hold a later solve's number early. */
+static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t stream, int32_t *epoch) {
+  if (dev->solve_epoch == INT32_MAX) {
+    cudaError_t err = cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), stream);
+    if (err != cudaSuccess)
+      return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: clearing the ready marks: %s", cudaGetErrorString(err));
+    dev->solve_epoch = 0;
+  }
+  *epoch = ++dev->solve_epoch;
+  return TS_SUCCESS;
+}
+
+/* One triangular solve, one launch per level. */
 template <typename T, int MODE>
-static void run_schedule(const solve_args &args, const T *values, const tsi_lu_solve_schedule &s, int64_t nrhs,
-                         double *y, cudaStream_t stream) {
+static void run_levels(const solve_args &args, const T *values, const tsi_lu_solve_schedule &s, int64_t nrhs, double *y,
+                       cudaStream_t stream) {
   for (int64_t l = 0; l < s.levels; l++) {
     const int64_t first = s.level_ptr[l], count = s.level_ptr[l + 1] - first;
-    int64_t blocks = (count * nrhs + 7) / 8;
+    int64_t blocks = (count * nrhs + SOLVE_WARPS - 1) / SOLVE_WARPS;
     if (blocks > 65535)
       blocks = 65535;
-    solve_level<T, MODE><<<(unsigned)blocks, 256, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
+    solve_level<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
   }
 }
 
+/* One triangular solve, one launch: no more warps than are resident or
+ * than there are rows. `which` picks the row counter (0 or 1). */
+template <typename T, int MODE>
+static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_args &args, const T *values,
+                               const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, int which,
+                               cudaStream_t stream) {
+  int32_t epoch;
+  ts_status st = next_epoch(ctx, dev, stream, &epoch);
+  if (st != TS_SUCCESS)
+    return st;
+  int64_t blocks = dev->solve_resident_blocks[sizeof(T) == sizeof(float)][MODE],
+          wanted = (args.n + SOLVE_WARPS - 1) / SOLVE_WARPS;
+  if (blocks > wanted)
+    blocks = wanted;
+  if (blocks < 1)
+    blocks = 1;
+  solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
+      args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
+  return TS_SUCCESS;
+}
+
 template <typename T>
-static void run_solves(const tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y, cudaStream_t stream) {
+static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y,
+                            cudaStream_t stream) {
   solve_args args;
   args.n = dev->n;
   args.col_ptr = dev->col_ptr;
@@ -194,13 +391,31 @@ static void run_solves(const tsi_lu_device *dev, ts_operation op, int64_t nrhs, 
   args.lrow_pos = dev->lrow_pos;
   args.urow_pos = dev->urow_pos;
   const T *values = (const T *)dev->values;
-  if (op == TS_OP_NONE) {
-    run_schedule<T, SOLVE_LOWER>(args, values, dev->lower, nrhs, y, stream);
-    run_schedule<T, SOLVE_UPPER>(args, values, dev->upper, nrhs, y, stream);
-  } else {
-    run_schedule<T, SOLVE_UPPER_T>(args, values, dev->upper_t, nrhs, y, stream);
-    run_schedule<T, SOLVE_LOWER_T>(args, values, dev->lower_t, nrhs, y, stream);
+  const bool plain = op == TS_OP_NONE;
+  if (dev->solve_level_scheduled) {
+    if (plain) {
+      run_levels<T, SOLVE_LOWER>(args, values, dev->lower, nrhs, y, stream);
+      run_levels<T, SOLVE_UPPER>(args, values, dev->upper, nrhs, y, stream);
+    } else {
+      run_levels<T, SOLVE_UPPER_T>(args, values, dev->upper_t, nrhs, y, stream);
+      run_levels<T, SOLVE_LOWER_T>(args, values, dev->lower_t, nrhs, y, stream);
+    }
+    return TS_SUCCESS;
   }
+  cudaError_t err = cudaMemsetAsync(dev->solve_next_row, 0, 2 * sizeof(unsigned long long), stream);
+  if (err != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: clearing the row counters: %s", cudaGetErrorString(err));
+  ts_status st;
+  if (plain) {
+    st = run_sync_free<T, SOLVE_LOWER>(ctx, dev, args, values, dev->lower, nrhs, y, 0, stream);
+    if (st == TS_SUCCESS)
+      st = run_sync_free<T, SOLVE_UPPER>(ctx, dev, args, values, dev->upper, nrhs, y, 1, stream);
+  } else {
+    st = run_sync_free<T, SOLVE_UPPER_T>(ctx, dev, args, values, dev->upper_t, nrhs, y, 0, stream);
+    if (st == TS_SUCCESS)
+      st = run_sync_free<T, SOLVE_LOWER_T>(ctx, dev, args, values, dev->lower_t, nrhs, y, 1, stream);
+  }
+  return st;
 }
 
 /*
@@ -228,6 +443,8 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
       st = make_schedule(lu, dev, SOLVE_UPPER_T, &dev->upper_t);
     if (st == TS_SUCCESS)
       st = make_schedule(lu, dev, SOLVE_LOWER_T, &dev->lower_t);
+    if (st == TS_SUCCESS)
+      st = prepare_sync_free(lu, dev);
     if (st != TS_SUCCESS)
       return st;
     dev->solve_ready = 1;
@@ -249,10 +466,10 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   permute_in<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->row_perm : dev->col_perm,
                                                    plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
                                                    dev->solve_y);
-  if (dev->single)
-    run_solves<float>(dev, op, nrhs, dev->solve_y, stream);
-  else
-    run_solves<double>(dev, op, nrhs, dev->solve_y, stream);
+  st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, stream)
+                   : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, stream);
+  if (st != TS_SUCCESS)
+    return st;
   permute_out<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->col_perm : dev->row_perm,
                                                     plain ? dev->col_scale : dev->row_scale, dev->solve_y,
                                                     dev->solve_rhs);
