@@ -25,11 +25,11 @@ template <class T> __device__ T warp_sum(T v) {
 /* Of a row of several pieces, the piece warp that arrives last sums the
  * piece sums: lane i adds pieces i, i + 32, ..., then the butterfly, a fixed
  * order. The "last block" sum of the CUDA C++ Programming Guide (memory fence
- * functions): each warp stores its sum, fences, then counts itself in; the
- * one that makes the count complete sees every stored sum. It leaves the
- * counter at zero for the next call (the next launch is ordered after this
- * one on the stream). The count fits in 32 bits: a row of 2^42 entries
- * would not fit in memory. */
+ * functions; the CUDA sample threadFenceReduction), here per warp: each warp
+ * stores its sum, fences, then counts itself in; the one that makes the
+ * count complete sees every stored sum. It leaves the counter at zero for
+ * the next call (the next launch is ordered after this one on the stream).
+ * The count fits in 32 bits: a row of 2^42 entries would not fit in memory. */
 template <class T>
 __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned count, T sum, T *partial,
                                unsigned *arrivals, int32_t row, T alpha, T beta, T *y) {
