@@ -7,12 +7,15 @@
  * and generated edge shapes (empty rows, one huge row, a single column, 1x1,
  * 0x0, 3x4 without entries, a 2-D Laplacian, power-law and R-MAT rows), then
  * a few of them again with int64 offsets forced through the plan's testing
- * aid TESSERA_SPMV_FORCE_WIDE_OFFSETS.
+ * aid TESSERA_SPMV_FORCE_WIDE_OFFSETS. Split-rows alone also runs rows of
+ * 1 to 69 pieces 5 times in a row on one plan (its per-row arrival counters
+ * must be back at zero after every call).
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the same
  * shapes shrink to thousands of rows and at most 15,000 entries, still long
  * enough for rows split across threads and across 2 to 11 blocks (the last
- * block's combine); each matrix runs in its own value type only, twice, and
+ * block's combine), except split-rows' row of 34 pieces of 1024 entries;
+ * each matrix runs in its own value type only, twice, and
  * 5 small corpus matrices are sampled. Racecheck costs about 0.16 s per
  * kernel launch on the H200, so it runs only the schedules that use shared
  * memory (block-mapped, groups of 1, 32, 64, 128 and 1024, merge-path,
@@ -244,6 +247,54 @@ static void test_generated(ts_context *ctx) {
   check_generated(ctx, "R-MAT", a, &seed);
 }
 
+/* Split-rows on rows of several pieces (TSI_SPLIT_PIECE = 1024 entries):
+ * short rows of 1 to 40 entries (33 to 40: a single piece), neighbours of
+ * 1024, 1025 and 5000 entries (one, two and five pieces, the second's last
+ * piece of one entry), a last row of three pieces, and one of more than 32,
+ * so that a lane adds several piece sums (sanitizer: 34,000 entries, 34
+ * pieces). The last piece of a row to finish adds them, counted on per-row
+ * arrival counters that each call must leave at zero: one plan runs 5 times
+ * in a row (beta 0 with y poisoned, beta -0.75, then 3 repeats of beta 0
+ * compared bitwise), in both value types and both offset widths. */
+static void test_split_pieces(ts_context *ctx) {
+  unsigned long long seed = 27;
+  const int64_t rows = pick(20000, 2000), longest = pick(70000, 34000);
+  int64_t *lengths = calloc((size_t)rows, sizeof(int64_t));
+  CHECK(lengths != NULL);
+  if (!lengths)
+    return;
+  for (int64_t i = 0; i < rows; i++)
+    lengths[i] = 1 + i % 40;
+  lengths[rows / 5] = 1024;
+  lengths[rows / 5 + 1] = 1025;
+  lengths[rows / 5 + 2] = 5000;
+  lengths[rows / 2] = longest;
+  lengths[rows - 1] = 2 * 1024 + 7;
+  for (int wide = 0; wide < 2; wide++) {
+    setenv("TESSERA_SPMV_FORCE_WIDE_OFFSETS", wide ? "1" : "0", 1);
+    for (int t = 0; t < 2; t++) {
+      ts_dtype dtype = t == 0 ? TS_FLOAT32 : TS_FLOAT64;
+      char name[96];
+      snprintf(name, sizeof name, "split pieces, one row of %lld%s", (long long)longest, wide ? ", wide" : "");
+      ts_csr *a = from_row_lengths(rows, longest, lengths, dtype, &seed);
+      CHECK_MSG(a != NULL, "%s: not generated: %s", name, ts_last_error(NULL));
+      if (!a)
+        continue;
+      ts_spmv_options o = {0};
+      o.schedule = TS_SCHEDULE_SPLIT_ROWS;
+      spmv_check_result r = spmv_check_plan_betas(ctx, name, a, &o, betas, 2, 4, &seed);
+      CHECK_MSG(r.setup_failed || r.schedule == TS_SCHEDULE_SPLIT_ROWS, "%s: plan runs %s", name,
+                ts_schedule_name(r.schedule));
+      printf("%-40s %s: %s\n", name, dtype == TS_FLOAT32 ? "fp32" : "fp64",
+             r.setup_failed || r.bad || r.not_repeated ? "FAILED" : "ok");
+      plans_checked++;
+      ts_csr_destroy(a);
+    }
+  }
+  unsetenv("TESSERA_SPMV_FORCE_WIDE_OFFSETS");
+  free(lengths);
+}
+
 /* The int64-offset kernels on small matrices, through the testing aid. */
 static void test_wide_offsets(ts_context *ctx) {
   unsigned long long seed = 31;
@@ -329,6 +380,7 @@ int main(void) {
   fflush(stdout);
   const double start = now_seconds();
   test_generated(ctx);
+  test_split_pieces(ctx);
   test_wide_offsets(ctx);
   test_corpus(ctx);
   printf("%d plans checked in %.1f s\n", plans_checked, now_seconds() - start);

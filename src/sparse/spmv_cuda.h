@@ -32,7 +32,8 @@ typedef struct tsi_spmv_device_matrix {
 /* Split-rows schedule (spmv_cuda_split.cu, Osama et al.'s tile splitting in
  * its simplest form): rows of at most TSI_SPLIT_SHORT entries go one per
  * thread; longer rows are cut into pieces of TSI_SPLIT_PIECE entries, one
- * per warp, and a row of several pieces adds their sums in piece order. */
+ * per warp, and the last piece of a row of several pieces to finish adds
+ * their sums in piece order. */
 #define TSI_SPLIT_SHORT 32
 #define TSI_SPLIT_PIECE 1024
 
@@ -41,15 +42,17 @@ typedef struct tsi_spmv_split_layout {
   size_t piece_row;   /* int32 per piece: its row */
   size_t piece_begin; /* int64 per piece: its first entry */
   size_t partial;     /* value per piece: its sum, for rows of several pieces */
-  size_t multi_row;   /* int32 per row of several pieces */
-  size_t multi_first; /* int64 per row of several pieces: its first piece (consecutive) */
+  size_t arrivals;    /* uint32 per piece, used at the first piece of a row of
+                         several pieces: its pieces done so far in this call;
+                         zero between calls (none when no row has several) */
   size_t bytes;
 } tsi_spmv_split_layout;
 
 /* Pieces and rows of several pieces of a CSR operand (O(rows)). */
 void tsi_spmv_split_count(int64_t rows, const int64_t *offsets, int64_t *pieces, int64_t *multi);
 tsi_spmv_split_layout tsi_spmv_split_layout_of(int64_t pieces, int64_t multi, size_t value_size);
-/* Fill the split-rows tables of the operand into the workspace (GPU memory). */
+/* Fill the split-rows tables of the operand into the workspace (GPU memory)
+ * and zero its arrival counters. */
 ts_status tsi_spmv_split_upload(ts_context *ctx, int64_t rows, const int64_t *offsets, const tsi_spmv_device_matrix *a,
                                 void *workspace);
 

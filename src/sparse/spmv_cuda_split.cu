@@ -1,7 +1,8 @@
-/* SpMV with the split-rows schedule: one launch runs the pieces of the long
- * rows (one warp each) and the short rows (one thread each); a second adds
- * the pieces of rows cut in several, in piece order. Each sum has a fixed
- * order, so results repeat bitwise. */
+/* SpMV with the split-rows schedule in one launch: the pieces of the long
+ * rows (one warp each) and the short rows (one thread each). Of a row cut in
+ * several pieces, the piece warp that finishes last adds all the piece sums,
+ * in piece order. Each sum has a fixed order, whichever warp ends last, so
+ * results repeat bitwise. */
 #include "spmv_cuda_kernel.cuh"
 
 namespace {
@@ -21,12 +22,43 @@ template <class T> __device__ T warp_sum(T v) {
   return v;
 }
 
+/* Of a row of several pieces, the piece warp that arrives last sums the
+ * piece sums: lane i adds pieces i, i + 32, ..., then the butterfly, a fixed
+ * order. The "last block" sum of the CUDA C++ Programming Guide (memory fence
+ * functions; the CUDA sample threadFenceReduction), here per warp: each warp
+ * stores its sum, fences, then counts itself in; the one that makes the
+ * count complete sees every stored sum. It leaves the counter at zero for
+ * the next call (the next launch is ordered after this one on the stream).
+ * The count fits in 32 bits: a row of 2^42 entries would not fit in memory. */
+template <class T>
+__device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned count, T sum, T *partial,
+                               unsigned *arrivals, int32_t row, T alpha, T beta, T *y) {
+  unsigned last = 0;
+  if (lane == 0) {
+    partial[p] = sum;
+    __threadfence();
+    last = atomicAdd(&arrivals[first], 1u) == count - 1;
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0))
+    return;
+  __threadfence(); /* the other warps' sums are read after their arrival */
+  if (lane == 0)
+    arrivals[first] = 0;
+  T total = T(0);
+  for (unsigned i = lane; i < count; i += 32)
+    total += __ldcg(&partial[first + i]); /* from L2: not a stale L1 line */
+  total = warp_sum(total);
+  if (lane == 0)
+    y[row] = finish(total, alpha, beta, y, row);
+}
+
 template <class T, class Index>
 __global__ void __launch_bounds__(split_block, 8)
     split_rows_kernel(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                       const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
                       int64_t pieces, unsigned piece_blocks, const int32_t *__restrict__ piece_row,
-                      const int64_t *__restrict__ piece_begin, T *__restrict__ partial) {
+                      const int64_t *__restrict__ piece_begin, T *__restrict__ partial,
+                      unsigned *__restrict__ arrivals) {
   if (blockIdx.x < piece_blocks) {
     /* A piece of a long row: lanes take consecutive entries (coalesced). */
     const int64_t p = (int64_t)blockIdx.x * split_warps + threadIdx.x / 32;
@@ -36,20 +68,28 @@ __global__ void __launch_bounds__(split_block, 8)
     const int32_t row = piece_row[p];
     const int64_t begin = piece_begin[p], row_begin = offsets[row], row_end = offsets[row + 1];
     const int64_t end = begin + TSI_SPLIT_PIECE < row_end ? begin + TSI_SPLIT_PIECE : row_end;
+    /* A row's pieces are consecutive: its first is this one less those
+     * before. Found before the loop, so that fewer values live across it. */
+    const int64_t first = p - (begin - row_begin) / TSI_SPLIT_PIECE;
+    const unsigned count = unsigned((row_end - row_begin + TSI_SPLIT_PIECE - 1) / TSI_SPLIT_PIECE);
+    /* 32-bit steps from the piece's start: fewer registers across the loop. */
+    const T *piece_vals = vals + begin;
+    const int32_t *piece_cols = cols + begin;
+    const int length = int(end - begin);
     T sum = T(0);
 #pragma unroll 4
-    for (int64_t k = begin + lane; k < end; k += 32)
-      sum += vals[k] * x[cols[k]];
+    for (int k = lane; k < length; k += 32)
+      sum += piece_vals[k] * x[piece_cols[k]];
     sum = warp_sum(sum);
-    if (lane == 0) {
-      if (begin == row_begin && end == row_end)
+    if (count == 1) {
+      if (lane == 0)
         y[row] = finish(sum, alpha, beta, y, row);
-      else
-        partial[p] = sum;
+      return;
     }
+    add_row_pieces(lane, p, first, count, sum, partial, arrivals, row, alpha, beta, y);
     return;
   }
-  /* Short rows, one per thread; long rows are the pieces' (or the combine's). */
+  /* Short rows, one per thread; long rows are the pieces'. */
   const int64_t row = (int64_t)(blockIdx.x - piece_blocks) * split_block + threadIdx.x;
   if (row >= rows)
     return;
@@ -68,28 +108,6 @@ __global__ void __launch_bounds__(split_block, 8)
   y[row] = finish(sum, alpha, beta, y, row);
 }
 
-/* Rows of several pieces: one warp each, lane i adds pieces i, i + 32, ...,
- * then the butterfly. */
-template <class T, class Index>
-__global__ void __launch_bounds__(split_block)
-    split_combine_kernel(int64_t multi, const Index *__restrict__ offsets, const int32_t *__restrict__ multi_row,
-                         const int64_t *__restrict__ multi_first, const T *__restrict__ partial, T alpha, T beta,
-                         T *__restrict__ y) {
-  const int64_t m = (int64_t)blockIdx.x * split_warps + threadIdx.x / 32;
-  if (m >= multi)
-    return;
-  const int lane = threadIdx.x % 32;
-  const int32_t row = multi_row[m];
-  const int64_t first = multi_first[m];
-  const int64_t count = ((int64_t)offsets[row + 1] - (int64_t)offsets[row] + TSI_SPLIT_PIECE - 1) / TSI_SPLIT_PIECE;
-  T sum = T(0);
-  for (int64_t i = lane; i < count; i += 32)
-    sum += partial[first + i];
-  sum = warp_sum(sum);
-  if (lane == 0)
-    y[row] = finish(sum, alpha, beta, y, row);
-}
-
 template <class S, class T, class Index> struct split_launch {
   static cudaError_t call(const tsi_spmv_device_matrix *a, const tsi_spmv_call &c) {
     tsi_spmv_split_layout l = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, sizeof(T));
@@ -98,18 +116,12 @@ template <class S, class T, class Index> struct split_launch {
     const int32_t *piece_row = a->split_pieces ? reinterpret_cast<const int32_t *>(base + l.piece_row) : nullptr;
     const int64_t *piece_begin = a->split_pieces ? reinterpret_cast<const int64_t *>(base + l.piece_begin) : nullptr;
     T *partial = a->split_pieces ? reinterpret_cast<T *>(base + l.partial) : nullptr;
+    unsigned *arrivals = a->split_multi ? reinterpret_cast<unsigned *>(base + l.arrivals) : nullptr;
     const unsigned piece_blocks = unsigned((a->split_pieces + split_warps - 1) / split_warps);
     const unsigned row_blocks = unsigned((a->rows + split_block - 1) / split_block);
     split_rows_kernel<T, Index><<<piece_blocks + row_blocks, split_block, 0, c.stream>>>(
         a->rows, offsets, a->indices, static_cast<const T *>(a->values), static_cast<const T *>(c.x), T(c.alpha),
-        T(c.beta), static_cast<T *>(c.y), a->split_pieces, piece_blocks, piece_row, piece_begin, partial);
-    if (a->split_multi > 0) {
-      const unsigned combine_blocks = unsigned((a->split_multi + split_warps - 1) / split_warps);
-      split_combine_kernel<T, Index><<<combine_blocks, split_block, 0, c.stream>>>(
-          a->split_multi, offsets, reinterpret_cast<const int32_t *>(base + l.multi_row),
-          reinterpret_cast<const int64_t *>(base + l.multi_first), partial, T(c.alpha), T(c.beta),
-          static_cast<T *>(c.y));
-    }
+        T(c.beta), static_cast<T *>(c.y), a->split_pieces, piece_blocks, piece_row, piece_begin, partial, arrivals);
     return cudaPeekAtLastError(); /* left for tsi_cuda_check_launch() to collect */
   }
 };

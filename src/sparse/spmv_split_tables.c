@@ -1,5 +1,6 @@
 /* Split-rows schedule, host side: the table of pieces of the long rows, built
- * once at plan creation and copied into the plan's workspace. */
+ * once at plan creation and copied into the plan's workspace, and the rows'
+ * arrival counters, zeroed there. */
 #include "spmv_cuda.h"
 
 #include <stdlib.h>
@@ -23,13 +24,14 @@ static size_t align_up(size_t n) { return (n + 255) / 256 * 256; }
 
 tsi_spmv_split_layout tsi_spmv_split_layout_of(int64_t pieces, int64_t multi, size_t value_size) {
   tsi_spmv_split_layout l;
-  size_t p = (size_t)pieces, m = (size_t)multi;
+  size_t p = (size_t)pieces;
   l.piece_row = 0;
   l.piece_begin = l.piece_row + align_up(p * sizeof(int32_t));
   l.partial = l.piece_begin + align_up(p * sizeof(int64_t));
-  l.multi_row = l.partial + align_up(p * value_size);
-  l.multi_first = l.multi_row + align_up(m * sizeof(int32_t));
-  l.bytes = pieces > 0 ? l.multi_first + align_up(m * sizeof(int64_t)) : 0;
+  l.arrivals = l.partial + align_up(p * value_size);
+  /* Counters indexed by a row's first piece: the kernel finds it from the
+   * piece alone, with no table of rows of several pieces. */
+  l.bytes = pieces > 0 ? l.arrivals + (multi > 0 ? align_up(p * sizeof(uint32_t)) : 0) : 0;
   return l;
 }
 
@@ -41,21 +43,15 @@ ts_status tsi_spmv_split_upload(ts_context *ctx, int64_t rows, const int64_t *of
   tsi_spmv_split_layout l = tsi_spmv_split_layout_of(pieces, multi, ts_dtype_size(a->dtype));
   int32_t *piece_row = tsi_malloc_array(pieces, sizeof(int32_t));
   int64_t *piece_begin = tsi_malloc_array(pieces, sizeof(int64_t));
-  int32_t *multi_row = tsi_malloc_array(multi + 1, sizeof(int32_t));
-  int64_t *multi_first = tsi_malloc_array(multi + 1, sizeof(int64_t));
   ts_status st = TS_SUCCESS;
-  if (!piece_row || !piece_begin || !multi_row || !multi_first) {
+  if (!piece_row || !piece_begin) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmv_plan_create: no host memory for %lld row pieces",
                    (long long)pieces);
     goto cleanup;
   }
-  int64_t p = 0, m = 0;
+  int64_t p = 0;
   for (int64_t r = 0; r < rows; r++) {
     int64_t n = pieces_of(offsets[r + 1] - offsets[r]);
-    if (n > 1) {
-      multi_row[m] = (int32_t)r;
-      multi_first[m++] = p;
-    }
     for (int64_t k = 0; k < n; k++, p++) {
       piece_row[p] = (int32_t)r;
       piece_begin[p] = offsets[r] + k * TSI_SPLIT_PIECE;
@@ -65,14 +61,11 @@ ts_status tsi_spmv_split_upload(ts_context *ctx, int64_t rows, const int64_t *of
   st = tsi_cuda_memcpy_to_device(ctx, base + l.piece_row, piece_row, (size_t)pieces * sizeof(int32_t));
   if (st == TS_SUCCESS)
     st = tsi_cuda_memcpy_to_device(ctx, base + l.piece_begin, piece_begin, (size_t)pieces * sizeof(int64_t));
+  /* Every call leaves the counters at zero again; they start there. */
   if (st == TS_SUCCESS && multi > 0)
-    st = tsi_cuda_memcpy_to_device(ctx, base + l.multi_row, multi_row, (size_t)multi * sizeof(int32_t));
-  if (st == TS_SUCCESS && multi > 0)
-    st = tsi_cuda_memcpy_to_device(ctx, base + l.multi_first, multi_first, (size_t)multi * sizeof(int64_t));
+    st = tsi_cuda_memset(ctx, base + l.arrivals, 0, (size_t)pieces * sizeof(uint32_t));
 cleanup:
   free(piece_row);
   free(piece_begin);
-  free(multi_row);
-  free(multi_first);
   return st;
 }
