@@ -43,15 +43,6 @@
  * free device memory. */
 #define TSI_LU_DENSE_TAIL_MIN 128
 #define TSI_LU_DENSE_TAIL_BYTES ((int64_t)4 << 30)
-/* The cost estimates that place the start of the dense tail: a step of a
- * left-looking column's dependency chain (latency-bound: x[j], then x[i]),
- * a kernel launch, a panel's kernels, and the dense block's rate (tessera's
- * DGEMM on CUDA cores, about 22 TFLOP/s at 4096^3 on the H200: bench/results/
- * gemm-h200.md; less at the panels' depth of 64). */
-#define TSI_LU_STEP_SECONDS 3e-6
-#define TSI_LU_LAUNCH_SECONDS 5e-6
-#define TSI_LU_PANEL_SECONDS 1e-4
-#define TSI_LU_DENSE_FLOPS 1e13
 
 /* ---- scatter of M's values ------------------------------------------------------ */
 
@@ -404,73 +395,6 @@ static int64_t device_budget(int64_t cap) {
   return quarter < cap ? quarter : cap;
 }
 
-/* Estimated seconds of the left-looking levels over the columns below
- * start: per level, the longest dependency chain (entries of U(:, k)) of
- * its columns at TSI_LU_STEP_SECONDS a step, plus a launch. */
-static double left_seconds(const ts_lu *lu, int64_t start) {
-  double seconds = 0.0;
-  for (int64_t l = 0; l < lu->levels; l++) {
-    int64_t longest = -1;
-    for (int64_t c = lu->level_ptr[l]; c < lu->level_ptr[l + 1]; c++) {
-      const int32_t k = lu->level_cols[c];
-      const int64_t steps = lu->diag_pos[k] - lu->lu_col_ptr[k];
-      if (k < start && steps > longest)
-        longest = steps;
-    }
-    if (longest >= 0)
-      seconds += (double)longest * TSI_LU_STEP_SECONDS + TSI_LU_LAUNCH_SECONDS;
-  }
-  return seconds;
-}
-
-/* Estimated seconds of the trailing m columns as a dense block: the gather
- * (its longest chain of updates from the left columns), the panels' short
- * kernels and the GEMM's 2/3 m^3 flops. */
-static double dense_tail_seconds(const ts_lu *lu, int64_t m) {
-  const int64_t start = lu->n - m;
-  int64_t longest = 0;
-  for (int64_t k = start; k < lu->n; k++) {
-    int64_t steps = 0;
-    for (int64_t p = lu->lu_col_ptr[k]; p < lu->diag_pos[k] && lu->lu_row_idx[p] < start; p++)
-      steps++;
-    if (steps > longest)
-      longest = steps;
-  }
-  const double md = (double)m;
-  return (double)longest * TSI_LU_STEP_SECONDS + (md / 64.0 + 1.0) * TSI_LU_PANEL_SECONDS +
-         2.0 / 3.0 * md * md * md / TSI_LU_DENSE_FLOPS;
-}
-
-/* The number of trailing columns to factor as one dense block: the
- * candidate (the narrow trailing levels, or from TSI_LU_DENSE_TAIL_MIN
- * columns growing by 15 % up to what the memory budget holds) with the
- * least estimated time; 0 when none is wide enough. Columns depend only on
- * lower-numbered columns, so any trailing range can be the block. */
-static int64_t choose_dense_tail(const ts_lu *lu, int64_t narrow) {
-  const int64_t n = lu->n;
-  const double fit = sqrt((double)device_budget(TSI_LU_DENSE_TAIL_BYTES) / (double)sizeof(double));
-  const int64_t widest = (int64_t)fit < n ? (int64_t)fit : n;
-  int64_t best = 0;
-  double best_seconds = INFINITY;
-  if (narrow >= TSI_LU_DENSE_TAIL_MIN && narrow <= widest) {
-    best = narrow;
-    best_seconds = left_seconds(lu, n - narrow) + dense_tail_seconds(lu, narrow);
-  }
-  for (double m = TSI_LU_DENSE_TAIL_MIN; (int64_t)m <= widest; m *= 1.15) {
-    const double seconds = left_seconds(lu, n - (int64_t)m) + dense_tail_seconds(lu, (int64_t)m);
-    if (seconds < best_seconds) {
-      best_seconds = seconds;
-      best = (int64_t)m;
-    }
-  }
-  if (widest >= TSI_LU_DENSE_TAIL_MIN && widest == n) {
-    const double seconds = dense_tail_seconds(lu, n);
-    if (seconds < best_seconds)
-      best = n;
-  }
-  return best;
-}
-
 /* The schedule: the tail (trailing levels of at most TSI_LU_TAIL_WIDTH
  * columns, as columns tail_start..n-1), the other levels with their group
  * size, from the mean length of the subcolumns each column gathers. */
@@ -482,12 +406,13 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   if (!lu->gpu_no_tail)
     for (int64_t l = levels - 1; l >= 0 && level_ptr[l + 1] - level_ptr[l] <= TSI_LU_TAIL_WIDTH; l--)
       tail_columns += level_ptr[l + 1] - level_ptr[l];
-  if (!lu->gpu_no_tail && lu->gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF) {
-    const int64_t dense = lu->gpu_tail_columns > 0 ? (lu->gpu_tail_columns < n ? lu->gpu_tail_columns : n)
-                                                   : choose_dense_tail(lu, tail_columns);
-    if (dense > tail_columns)
-      tail_columns = dense;
-  }
+  /* A wider dense tail did not pay: on the H200 (bench/lu_numeric_gpu,
+   * commit 87529d3) the circuit grid n = 99,856 refactored in 600 ms with
+   * the narrow levels' 5,291 columns and with 1,024-4,096, 637 ms with 8,192
+   * and 964 ms with 16,384 (the left-looking time did not shrink: the
+   * trailing columns by number are not the long chains). */
+  if (!lu->gpu_no_tail && lu->gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF && lu->gpu_tail_columns > 0)
+    tail_columns = lu->gpu_tail_columns < n ? lu->gpu_tail_columns : n;
   dev->tail_start = n - tail_columns;
   dev->left_ptr_host = (int64_t *)tsi_malloc_array(levels + 1, sizeof(int64_t));
   dev->left_group_host = (int *)tsi_malloc_array(levels > 0 ? levels : 1, sizeof(int));
@@ -833,8 +758,10 @@ extern "C" ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   if (st != TS_SUCCESS)
     return st;
 
-  /* The first bad pivot in schedule order (level, then column), as the host
-   * code reports it; perturbed pivots counted. */
+  /* The first bad pivot in schedule order (level, then column; the tail
+   * after every level, by column), as the host code reports it: a later
+   * one can be the first's consequence (with perturbation off, a dense
+   * tail carries on past a zero pivot). Perturbed pivots counted. */
   int64_t perturbed = 0, bad_column = -1, bad_level = INT64_MAX;
   int bad_kind = PIVOT_OK;
   for (int64_t k = 0; k < n; k++) {
@@ -842,7 +769,7 @@ extern "C" ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
     if (kind == PIVOT_PERTURBED)
       perturbed++;
     else if (kind != PIVOT_OK) {
-      int64_t level = dev->level_of_host[k];
+      int64_t level = k < dev->tail_start ? dev->level_of_host[k] : lu->levels + (k - dev->tail_start);
       if (level < bad_level || (level == bad_level && k < bad_column)) {
         bad_level = level;
         bad_column = k;

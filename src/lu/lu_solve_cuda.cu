@@ -361,7 +361,7 @@ template <typename T, int MODE>
 static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_args &args, const T *values,
                                const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, int which,
                                cudaStream_t stream) {
-  int32_t epoch;
+  int32_t epoch = 0;
   ts_status st = next_epoch(ctx, dev, stream, &epoch);
   if (st != TS_SUCCESS)
     return st;
