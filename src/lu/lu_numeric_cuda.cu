@@ -335,49 +335,6 @@ extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
   free(dev);
 }
 
-/* Rows of the strict upper (upper != 0) or lower part as CSR: for each row
- * the columns in increasing order and the entries' positions in the values. */
-static ts_status build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out) {
-  const int64_t n = lu->n;
-  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
-  const int32_t *row_idx = lu->lu_row_idx;
-  int64_t *ptr = (int64_t *)tsi_calloc_array(n + 1, sizeof(int64_t));
-  *ptr_out = ptr;
-  *col_out = NULL;
-  *pos_out = NULL;
-  if (!ptr)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for row offsets");
-  for (int64_t k = 0; k < n; k++) {
-    int64_t lo = upper ? col_ptr[k] : diag_pos[k] + 1, hi = upper ? diag_pos[k] : col_ptr[k + 1];
-    for (int64_t p = lo; p < hi; p++)
-      ptr[row_idx[p] + 1]++;
-  }
-  for (int64_t i = 0; i < n; i++)
-    ptr[i + 1] += ptr[i];
-  int64_t count = ptr[n];
-  int32_t *col = (int32_t *)tsi_malloc_array(count > 0 ? count : 1, sizeof(int32_t));
-  int64_t *pos = (int64_t *)tsi_malloc_array(count > 0 ? count : 1, sizeof(int64_t));
-  int64_t *next = (int64_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int64_t));
-  *col_out = col;
-  *pos_out = pos;
-  if (!col || !pos || !next) {
-    free(next);
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for %lld row entries",
-                     (long long)count);
-  }
-  memcpy(next, ptr, (size_t)n * sizeof(int64_t));
-  for (int64_t k = 0; k < n; k++) {
-    int64_t lo = upper ? col_ptr[k] : diag_pos[k] + 1, hi = upper ? diag_pos[k] : col_ptr[k + 1];
-    for (int64_t p = lo; p < hi; p++) {
-      int64_t at = next[row_idx[p]]++;
-      col[at] = (int32_t)k;
-      pos[at] = p;
-    }
-  }
-  free(next);
-  return TS_SUCCESS;
-}
-
 static ts_status upload(ts_context *ctx, tsi_lu_device *dev, void **dst, const void *src, int64_t count, size_t size,
                         const char *what) {
   ts_status st = tsi_lu_device_alloc(ctx, dev, dst, count, size, what);
@@ -515,9 +472,9 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
   int32_t *urow_col = NULL, *lrow_col = NULL, *a_row = NULL;
   ts_status st = build_schedule(lu, dev);
   if (st == TS_SUCCESS)
-    st = build_rows(lu, true, &dev->urow_ptr_host, &urow_col, &urow_pos);
+    st = tsi_lu_build_rows(lu, true, &dev->urow_ptr_host, &urow_col, &urow_pos);
   if (st == TS_SUCCESS)
-    st = build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos);
+    st = tsi_lu_build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos);
   if (st == TS_SUCCESS) {
     a_row = (int32_t *)tsi_malloc_array(nnz_a > 0 ? nnz_a : 1, sizeof(int32_t));
     if (!a_row)

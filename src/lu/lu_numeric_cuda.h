@@ -96,6 +96,11 @@ typedef struct tsi_lu_device {
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 } tsi_lu_device;
 
+/* The strict upper (upper) or lower part of L+U by rows: offsets (n + 1),
+ * columns increasing within a row, positions in the values; host arrays
+ * the caller frees (lu_factor_rows.c, threads over column ranges). */
+ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out);
+
 /* Device allocation counted in dev->bytes and dev->peak. */
 ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
                               const char *what);
