@@ -24,9 +24,42 @@ static void part_bounds(const ts_lu *lu, bool upper, int64_t k, int64_t *lo, int
   *hi = upper ? lu->diag_pos[k] : lu->lu_col_ptr[k + 1];
 }
 
-ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out) {
+/* Over each part's entries in column order: count them per row (col NULL)
+ * or write them at next[row]++ (next: the part's row of start). A team
+ * smaller than asked for still covers every part. */
+static void walk_parts(const ts_lu *lu, bool upper, int threads, int64_t *start, int32_t *col, int64_t *pos) {
   const int64_t n = lu->n;
   const int32_t *row_idx = lu->lu_row_idx;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    int first = 0, step = 1;
+#ifdef _OPENMP
+    first = omp_get_thread_num();
+    step = omp_get_num_threads();
+#endif
+    for (int t = first; t < threads; t += step) {
+      int64_t *next = start + (int64_t)t * (n + 1);
+      for (int64_t k = n * t / threads; k < n * (t + 1) / threads; k++) {
+        int64_t lo, hi;
+        part_bounds(lu, upper, k, &lo, &hi);
+        for (int64_t p = lo; p < hi; p++) {
+          if (!col) {
+            next[row_idx[p]]++;
+            continue;
+          }
+          const int64_t at = next[row_idx[p]]++;
+          col[at] = (int32_t)k;
+          pos[at] = p;
+        }
+      }
+    }
+  }
+}
+
+ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out) {
+  const int64_t n = lu->n;
   *ptr_out = NULL;
   *col_out = NULL;
   *pos_out = NULL;
@@ -48,25 +81,7 @@ ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **
   }
   /* Thread t takes columns [n t / T, n (t + 1) / T); start[t][i] counts its
    * entries of row i, then becomes where they go. */
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    int first = 0, step = 1; /* a team smaller than asked still covers every part */
-#ifdef _OPENMP
-    first = omp_get_thread_num();
-    step = omp_get_num_threads();
-#endif
-    for (int t = first; t < threads; t += step) {
-      int64_t *count = start + (int64_t)t * (n + 1);
-      for (int64_t k = n * t / threads; k < n * (t + 1) / threads; k++) {
-        int64_t lo, hi;
-        part_bounds(lu, upper, k, &lo, &hi);
-        for (int64_t p = lo; p < hi; p++)
-          count[row_idx[p]]++;
-      }
-    }
-  }
+  walk_parts(lu, upper, threads, start, NULL, NULL);
   int64_t total = 0;
   for (int64_t i = 0; i < n; i++) {
     ptr[i] = total;
@@ -87,28 +102,7 @@ ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for %lld row entries",
                      (long long)total);
   }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    int first = 0, step = 1;
-#ifdef _OPENMP
-    first = omp_get_thread_num();
-    step = omp_get_num_threads();
-#endif
-    for (int t = first; t < threads; t += step) {
-      int64_t *next = start + (int64_t)t * (n + 1);
-      for (int64_t k = n * t / threads; k < n * (t + 1) / threads; k++) {
-        int64_t lo, hi;
-        part_bounds(lu, upper, k, &lo, &hi);
-        for (int64_t p = lo; p < hi; p++) {
-          const int64_t at = next[row_idx[p]]++;
-          col[at] = (int32_t)k;
-          pos[at] = p;
-        }
-      }
-    }
-  }
+  walk_parts(lu, upper, threads, start, col, pos);
   free(start);
   *ptr_out = ptr;
   *col_out = col;

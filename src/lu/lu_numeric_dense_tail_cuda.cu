@@ -99,13 +99,18 @@ __global__ void __launch_bounds__(256)
     d[(c0 + e % b) + (c0 + e / b) * m] = s[e / b][e % b];
 }
 
+/* The full panel's diagonal block into shared memory, tile[column][row]. */
+__device__ void load_diagonal_block(const double *d, int64_t m, int64_t c0, double (*tile)[panel + 1]) {
+  for (int e = threadIdx.x; e < panel * panel; e += blockDim.x)
+    tile[e / panel][e % panel] = d[(c0 + e % panel) + (c0 + e / panel) * m];
+  __syncthreads();
+}
+
 /* L21 = A21 U11^-1 below a full panel: a thread per row, forward along the
  * row with U11 in shared memory. */
 __global__ void __launch_bounds__(128) dense_lower_panel(double *d, int64_t m, int64_t c0) {
   __shared__ double u[panel][panel + 1]; /* u[column][row] = U11(row, column) */
-  for (int e = threadIdx.x; e < panel * panel; e += blockDim.x)
-    u[e / panel][e % panel] = d[(c0 + e % panel) + (c0 + e / panel) * m];
-  __syncthreads();
+  load_diagonal_block(d, m, c0, u);
   const int64_t i = c0 + panel + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i >= m)
     return;
@@ -125,9 +130,7 @@ __global__ void __launch_bounds__(128) dense_lower_panel(double *d, int64_t m, i
  * column with the unit lower L11 in shared memory. */
 __global__ void __launch_bounds__(128) dense_upper_panel(double *d, int64_t m, int64_t c0) {
   __shared__ double l[panel][panel + 1]; /* l[column][row] = L11(row, column) */
-  for (int e = threadIdx.x; e < panel * panel; e += blockDim.x)
-    l[e / panel][e % panel] = d[(c0 + e % panel) + (c0 + e / panel) * m];
-  __syncthreads();
+  load_diagonal_block(d, m, c0, l);
   const int64_t c = c0 + panel + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (c >= m)
     return;
