@@ -17,8 +17,6 @@
 
 #ifdef TESSERA_BENCH_HAVE_KLU
 #include <klu.h>
-
-#include "lu_klu_phases.h"
 #endif
 
 /* FNV-1a over bytes: equal results give equal fingerprints. */
@@ -52,38 +50,37 @@ static double median_of(double *samples, int count) { return tsb_stats_of(sample
 #ifdef TESSERA_BENCH_HAVE_KLU
 /* Median klu_analyze time in ms (A by columns: the transpose of its CSR). */
 static double klu_analyze_ms(const ts_csr *a, int repeat) {
-  klu_state s = {0};
   int n = (int)a->rows;
-  s.n = n;
-  s.col_ptr = calloc((size_t)n + 1, sizeof(int));
-  s.row_idx = malloc((size_t)a->nnz * sizeof(int));
+  int *col_ptr = calloc((size_t)n + 1, sizeof(int));
+  int *row_idx = malloc((size_t)a->nnz * sizeof(int));
   for (int64_t k = 0; k < a->nnz; k++)
-    s.col_ptr[a->col_idx[k] + 1]++;
+    col_ptr[a->col_idx[k] + 1]++;
   for (int j = 0; j < n; j++)
-    s.col_ptr[j + 1] += s.col_ptr[j];
+    col_ptr[j + 1] += col_ptr[j];
   int *fill = malloc((size_t)n * sizeof(int));
-  memcpy(fill, s.col_ptr, (size_t)n * sizeof(int));
+  memcpy(fill, col_ptr, (size_t)n * sizeof(int));
   for (int64_t i = 0; i < a->rows; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
-      s.row_idx[fill[a->col_idx[k]]++] = (int)i;
+      row_idx[fill[a->col_idx[k]]++] = (int)i;
   free(fill);
-  klu_defaults(&s.common);
+  klu_common common;
+  klu_defaults(&common);
   double samples[32];
   int count = 0;
   for (int r = 0; r <= repeat && r < 32; r++) {
     double start = tsb_wall_seconds();
-    int failed = klu_run_analyze(&s);
+    klu_symbolic *symbolic = klu_analyze(n, col_ptr, row_idx, &common);
     double seconds = tsb_wall_seconds() - start;
-    if (failed) {
+    if (!symbolic) {
       count = 0;
       break;
     }
+    klu_free_symbolic(&symbolic, &common);
     if (r > 0)
       samples[count++] = seconds;
   }
-  klu_free_symbolic(&s.symbolic, &s.common);
-  free(s.col_ptr);
-  free(s.row_idx);
+  free(col_ptr);
+  free(row_idx);
   return count > 0 ? median_of(samples, count) : NAN;
 }
 #endif
@@ -152,9 +149,9 @@ int main(int argc, char **argv) {
   }
   if (repeat < 1)
     repeat = 1;
-  const char *columns[] = {"matrix",       "n",           "nnz",         "nnz(L+U)",     "levels",
-                           "matching ms",  "ordering ms", "symbolic ms", "levelize ms",  "analyze ms",
-                           "KLU analyze ms", "ratio to KLU", "fingerprint"};
+  const char *columns[] = {"matrix",      "n",           "nnz",         "nnz(L+U)",   "levels",         "matching ms",
+                           "ordering ms", "symbolic ms", "levelize ms", "analyze ms", "KLU analyze ms", "ratio to KLU",
+                           "fingerprint"};
   tsb_table *table = tsb_table_create(13, columns);
   tsb_metadata meta;
   tsb_metadata_collect(&meta, NULL, argc, argv);

@@ -1,8 +1,8 @@
 /* Symbolic LU factorization of M = P Dr A Dc Q without pivoting: M's
  * pattern, the rows of L + U (lu_symbolic_row_merge_cpu.c, or the fill-path
  * traversal of lu_symbolic_fill_path_cpu.c when lu->symbolic_fill_path is
- * set), then the columns of L + U with sorted rows, the position of each
- * entry of A in them, and the counts and flops. */
+ * set), then, in one sweep, the columns of L + U with sorted rows, the
+ * position of each entry of A in them, and the counts and flops. */
 #include "lu_symbolic.h"
 
 #include <stdlib.h>
@@ -46,13 +46,10 @@ int64_t tsi_lu_symbolic_chunk_rows(int64_t budget, int64_t words, int64_t rows) 
 
 /* M's pattern by rows: row i is row row_perm[i] of A with its columns
  * renumbered by the inverse of col_perm. */
-static ts_status matched_pattern(ts_lu *lu, const ts_csr *a, int32_t *col_inverse, int32_t *row_inverse,
-                                 int64_t **m_ptr, int32_t **m_idx) {
+static ts_status matched_pattern(ts_lu *lu, const ts_csr *a, int32_t *col_inverse, int64_t **m_ptr, int32_t **m_idx) {
   int64_t n = a->rows;
-  for (int64_t k = 0; k < n; k++) {
+  for (int64_t k = 0; k < n; k++)
     col_inverse[lu->col_perm[k]] = (int32_t)k;
-    row_inverse[lu->row_perm[k]] = (int32_t)k;
-  }
   int64_t *ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
   int32_t *idx = tsi_malloc_array(a->nnz, sizeof(int32_t));
   if (!ptr || !idx) {
@@ -77,93 +74,98 @@ static ts_status matched_pattern(ts_lu *lu, const ts_csr *a, int32_t *col_invers
   return TS_SUCCESS;
 }
 
-/* The rows of L + U (any order within a row) to columns with sorted rows:
- * a counting sort by column visits the rows in increasing order. */
-static ts_status rows_to_columns(ts_lu *lu, const int64_t *row_ptr, const int32_t *row_idx) {
+/* The rows of L + U (any order within a row) to columns with sorted rows,
+ * in one sweep of the rows in increasing order (a counting sort by column):
+ * each entry's place is known as it is written, so the position of each
+ * entry of A (in A's CSR order) is taken there, A's row marked in the
+ * column-indexed `mark` and `entry_of` first; and the strict U entries of
+ * each row counted for the flops. */
+static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const int64_t *row_ptr, const int32_t *row_idx,
+                                 const int32_t *col_inverse) {
+  ts_status st = TS_SUCCESS;
   int64_t n = lu->n, nnz = row_ptr[n];
   lu->lu_col_ptr = tsi_calloc_array(n + 1, sizeof(int64_t));
   lu->lu_row_idx = tsi_malloc_array(nnz, sizeof(int32_t));
   lu->diag_pos = tsi_malloc_array(n, sizeof(int64_t));
-  int64_t *fill = tsi_malloc_array(n, sizeof(int64_t));
-  if (!lu->lu_col_ptr || !lu->lu_row_idx || !lu->diag_pos || !fill) {
-    free(fill);
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
-                     "ts_lu_analyze: cannot allocate the pattern of L + U (%lld entries)", (long long)nnz);
-  }
-  for (int64_t k = 0; k < nnz; k++)
-    lu->lu_col_ptr[row_idx[k] + 1]++;
-  for (int64_t j = 0; j < n; j++)
-    lu->lu_col_ptr[j + 1] += lu->lu_col_ptr[j];
-  memcpy(fill, lu->lu_col_ptr, (size_t)n * sizeof(int64_t));
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
-      int32_t j = row_idx[k];
-      if (j == i)
-        lu->diag_pos[j] = fill[j];
-      lu->lu_row_idx[fill[j]++] = (int32_t)i;
-    }
-  free(fill);
-  lu->lu_nnz = nnz;
-  return TS_SUCCESS;
-}
-
-/* Position in lu_row_idx of each entry of A (in A's CSR order). */
-static ts_status map_entries(ts_lu *lu, const ts_csr *a, const int32_t *col_inverse, const int32_t *row_inverse) {
   lu->a_to_lu = tsi_malloc_array(a->nnz, sizeof(int64_t));
-  if (!lu->a_to_lu)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the entry map (%lld entries)",
-                     (long long)a->nnz);
-  int64_t missing = -1;
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (int64_t r = 0; r < a->rows; r++) {
-    int32_t i = row_inverse[r];
+  int64_t *fill = tsi_malloc_array(n, sizeof(int64_t));
+  int64_t *entry_of = tsi_malloc_array(n, sizeof(int64_t));
+  int64_t *u_row = tsi_malloc_array(n, sizeof(int64_t));
+  int32_t *mark = tsi_calloc_array(n, sizeof(int32_t));
+  if (!lu->lu_col_ptr || !lu->lu_row_idx || !lu->diag_pos || !lu->a_to_lu || !fill || !entry_of || !u_row || !mark) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                   "ts_lu_analyze: cannot allocate the pattern of L + U (%lld entries)", (long long)nnz);
+    goto cleanup;
+  }
+  int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos, *a_to_lu = lu->a_to_lu;
+  int32_t *lu_row_idx = lu->lu_row_idx;
+  for (int64_t k = 0; k < nnz; k++)
+    col_ptr[row_idx[k] + 1]++;
+  for (int64_t j = 0; j < n; j++)
+    col_ptr[j + 1] += col_ptr[j];
+  memcpy(fill, col_ptr, (size_t)n * sizeof(int64_t));
+  for (int64_t i = 0; i < n; i++) {
+    const int32_t row_mark = (int32_t)i + 1;
+    const int64_t r = lu->row_perm[i];
     for (int64_t k = a->row_ptr[r]; k < a->row_ptr[r + 1]; k++) {
       int32_t j = col_inverse[a->col_idx[k]];
-      int64_t low = lu->lu_col_ptr[j], high = lu->lu_col_ptr[j + 1];
-      while (low < high) {
-        int64_t mid = low + (high - low) / 2;
-        if (lu->lu_row_idx[mid] < i)
-          low = mid + 1;
-        else
-          high = mid;
-      }
-      if (low < lu->lu_col_ptr[j + 1] && lu->lu_row_idx[low] == i) {
-        lu->a_to_lu[k] = low;
-      } else {
-        lu->a_to_lu[k] = -1;
-#pragma omp atomic write
-        missing = k;
+      mark[j] = row_mark;
+      entry_of[j] = k;
+    }
+    int64_t upper = 0, found = 0;
+    for (int64_t p = row_ptr[i]; p < row_ptr[i + 1]; p++) {
+      int32_t j = row_idx[p];
+      int64_t at = fill[j]++;
+      lu_row_idx[at] = (int32_t)i;
+      upper += j > i;
+      if (j == i)
+        diag_pos[j] = at;
+      if (mark[j] == row_mark) {
+        a_to_lu[entry_of[j]] = at;
+        found++;
       }
     }
-  }
-  if (missing >= 0)
-    return tsi_error(lu->ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: entry %lld of A is missing from the pattern of L + U",
+    u_row[i] = upper;
+    if (found != a->row_ptr[r + 1] - a->row_ptr[r]) {
+      /* Name the first entry of A's row missing from the row of L + U. */
+      int64_t missing = a->row_ptr[r];
+      for (int64_t k = a->row_ptr[r]; k < a->row_ptr[r + 1]; k++) {
+        int32_t j = col_inverse[a->col_idx[k]];
+        int64_t p = row_ptr[i];
+        while (p < row_ptr[i + 1] && row_idx[p] != j)
+          p++;
+        if (p == row_ptr[i + 1]) {
+          missing = k;
+          break;
+        }
+      }
+      st = tsi_error(lu->ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: entry %lld of A is missing from the pattern of L + U",
                      (long long)missing);
-  return TS_SUCCESS;
-}
+      goto cleanup;
+    }
+  }
+  lu->lu_nnz = nnz;
 
-/* nnz(L) (unit diagonal counted), nnz(U) (diagonal included) and the flops
- * of a right-looking numeric factorization in this pattern: column j does
- * |L(:, j)| divisions and 2 |L(:, j)| |U(j, :)| multiply-adds (strict parts). */
-static ts_status count_factors(ts_lu *lu) {
-  int64_t n = lu->n, strict_lower = 0;
-  int64_t *u_row = tsi_calloc_array(n, sizeof(int64_t));
-  if (!u_row)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the row counts of U");
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t k = lu->lu_col_ptr[j]; k < lu->diag_pos[j]; k++)
-      u_row[lu->lu_row_idx[k]]++;
+  /* nnz(L) (unit diagonal counted), nnz(U) (diagonal included) and the
+   * flops of a right-looking numeric factorization in this pattern: column
+   * j does |L(:, j)| divisions and 2 |L(:, j)| |U(j, :)| multiply-adds
+   * (strict parts). */
+  int64_t strict_lower = 0;
   double flops = 0.0;
   for (int64_t j = 0; j < n; j++) {
-    int64_t below = lu->lu_col_ptr[j + 1] - lu->diag_pos[j] - 1;
+    int64_t below = col_ptr[j + 1] - diag_pos[j] - 1;
     strict_lower += below;
     flops += (double)below + 2.0 * (double)below * (double)u_row[j];
   }
-  free(u_row);
   lu->stats.nnz_l = strict_lower + n;
-  lu->stats.nnz_u = lu->lu_nnz - strict_lower;
+  lu->stats.nnz_u = nnz - strict_lower;
   lu->stats.flops = flops;
-  return TS_SUCCESS;
+cleanup:
+  free(fill);
+  free(entry_of);
+  free(u_row);
+  free(mark);
+  return st;
 }
 
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
@@ -176,12 +178,11 @@ ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_r
   int64_t n = a->rows;
   tsi_lu_rows rows = {n, NULL, NULL, NULL, NULL};
   int32_t *col_inverse = tsi_malloc_array(n, sizeof(int32_t));
-  int32_t *row_inverse = tsi_malloc_array(n, sizeof(int32_t));
-  if (!col_inverse || !row_inverse) {
+  if (!col_inverse) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the symbolic phase's arrays");
     goto cleanup;
   }
-  st = matched_pattern(lu, a, col_inverse, row_inverse, &rows.m_ptr, &rows.m_idx);
+  st = matched_pattern(lu, a, col_inverse, &rows.m_ptr, &rows.m_idx);
   if (st != TS_SUCCESS)
     goto cleanup;
   st = find_rows(lu, &rows);
@@ -192,14 +193,9 @@ ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_r
   free(rows.m_idx);
   rows.m_ptr = NULL;
   rows.m_idx = NULL;
-  st = rows_to_columns(lu, rows.row_ptr, rows.row_idx);
-  if (st == TS_SUCCESS)
-    st = map_entries(lu, a, col_inverse, row_inverse);
-  if (st == TS_SUCCESS)
-    st = count_factors(lu);
+  st = rows_to_columns(lu, a, rows.row_ptr, rows.row_idx, col_inverse);
 cleanup:
   free(col_inverse);
-  free(row_inverse);
   free(rows.m_ptr);
   free(rows.m_idx);
   free(rows.row_ptr);
