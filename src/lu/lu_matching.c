@@ -189,15 +189,30 @@ static double entry_magnitude(const ts_csr *a, int64_t k) {
   return a->dtype == TS_FLOAT32 ? fabs((double)((const float *)a->values)[k]) : fabs(((const double *)a->values)[k]);
 }
 
+/* Two logarithms per entry would dominate at 10^6 rows: log|a_ij| is taken
+ * once per entry in A's order (independent entries, so on all threads with
+ * the same result), log(max_k |a_kj|) once per column, and the difference is
+ * the same number as before. */
 static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
+  ts_status st = TS_SUCCESS;
   int64_t n = a->rows;
   m->col_ptr = tsi_calloc_array(n + 1, sizeof(int64_t));
   m->row_idx = tsi_malloc_array(a->nnz, sizeof(int32_t));
   m->cost = tsi_malloc_array(a->nnz, sizeof(double));
   m->col_max = tsi_calloc_array(n, sizeof(double));
-  if (!m->col_ptr || !m->row_idx || !m->cost || !m->col_max)
-    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
-                     (long long)a->nnz);
+  double *log_magnitude = tsi_malloc_array(a->nnz, sizeof(double));
+  double *log_col_max = tsi_malloc_array(n, sizeof(double));
+  int64_t *fill = tsi_malloc_array(n, sizeof(int64_t));
+  if (!m->col_ptr || !m->row_idx || !m->cost || !m->col_max || !log_magnitude || !log_col_max || !fill) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
+                   (long long)a->nnz);
+    goto cleanup;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < a->nnz; k++) {
+    double v = entry_magnitude(a, k);
+    log_magnitude[k] = v > 0.0 ? log(v) : 0.0;
+  }
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
@@ -208,24 +223,25 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
           m->col_max[j] = v;
       }
     }
-  for (int64_t j = 0; j < n; j++)
+  for (int64_t j = 0; j < n; j++) {
     m->col_ptr[j + 1] += m->col_ptr[j];
-  int64_t *fill = tsi_malloc_array(n, sizeof(int64_t));
-  if (!fill)
-    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs");
+    log_col_max[j] = m->col_max[j] > 0.0 ? log(m->col_max[j]) : 0.0;
+  }
   memcpy(fill, m->col_ptr, (size_t)n * sizeof(int64_t));
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      if (v > 0.0) {
+      if (entry_magnitude(a, k) > 0.0) {
         int32_t j = a->col_idx[k];
         int64_t at = fill[j]++;
         m->row_idx[at] = (int32_t)i;
-        m->cost[at] = log(m->col_max[j]) - log(v);
+        m->cost[at] = log_col_max[j] - log_magnitude[k];
       }
     }
+cleanup:
+  free(log_magnitude);
+  free(log_col_max);
   free(fill);
-  return TS_SUCCESS;
+  return st;
 }
 
 /* Minimum-cost perfect matching on the costs; the caller has checked that
@@ -258,12 +274,17 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   for (int64_t j = 0; j < n; j++) {
     double smallest = INFINITY;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
-      smallest = fmin(smallest, m->cost[k]);
+      smallest = m->cost[k] < smallest ? m->cost[k] : smallest;
     v[j] = smallest;
   }
+  /* Plain comparisons, not fmin (a library call here): the costs are
+   * finite, no NaN to treat. */
   for (int64_t j = 0; j < n; j++)
-    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
-      u[m->row_idx[k]] = fmin(u[m->row_idx[k]], m->cost[k] - v[j]);
+    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
+      int32_t i = m->row_idx[k];
+      double reduced = m->cost[k] - v[j];
+      u[i] = reduced < u[i] ? reduced : u[i];
+    }
   for (int64_t j = 0; j < n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
       int32_t i = m->row_idx[k];
@@ -287,7 +308,8 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
         if (done[i] == source)
           continue;
         /* Rounding may leave a reduced cost a hair below 0. */
-        double reduced = fmax((m->cost[k] - v[col]) - u[i], 0.0);
+        double reduced = (m->cost[k] - v[col]) - u[i];
+        reduced = reduced > 0.0 ? reduced : 0.0;
         double candidate = base + reduced;
         if (candidate < dist[i]) {
           if (dist[i] == INFINITY)
