@@ -76,7 +76,7 @@ typedef struct row_merge {
 
 /* Room for `needed` entries in s->row_idx, growing it by doubling. */
 static ts_status reserve_entries(ts_lu *lu, row_merge *s, int64_t needed) {
-  if (needed <= s->capacity)
+  if (needed <= s->capacity && s->row_idx)
     return TS_SUCCESS;
   int64_t grown = s->capacity > 0 ? s->capacity : 1024;
   while (grown < needed)
