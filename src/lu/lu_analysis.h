@@ -14,4 +14,8 @@ void tsi_lu_analysis_release(ts_lu *lu);
 ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
                                  const unsigned char *skip, int32_t *col_match, int64_t *rank);
 
+/* Ask for transparent huge pages on a large array written or read at
+ * random (advice only; lu_huge_pages.c). */
+void tsi_lu_advise_huge_pages(void *memory, size_t bytes);
+
 #endif

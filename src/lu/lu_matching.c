@@ -208,6 +208,9 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
                    (long long)a->nnz);
     goto cleanup;
   }
+  /* Filled by columns in A's row order: far-apart writes. */
+  tsi_lu_advise_huge_pages(m->row_idx, (size_t)a->nnz * sizeof(int32_t));
+  tsi_lu_advise_huge_pages(m->cost, (size_t)a->nnz * sizeof(double));
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < a->nnz; k++) {
     double v = entry_magnitude(a, k);

@@ -106,6 +106,7 @@ static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const tsi_lu_rows *
                    "ts_lu_analyze: cannot allocate the pattern of L + U (%lld entries)", (long long)nnz);
     goto cleanup;
   }
+  tsi_lu_advise_huge_pages(lu->lu_row_idx, (size_t)nnz * sizeof(int32_t));
   int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos, *a_to_lu = lu->a_to_lu;
   int32_t *lu_row_idx = lu->lu_row_idx;
   for (int64_t k = 0; k < nnz; k++)

@@ -89,6 +89,8 @@ static ts_status reserve_entries(ts_lu *lu, row_merge *s, int64_t needed) {
                      (long long)needed);
   s->row_idx = bigger;
   s->capacity = grown;
+  /* Later rows read finished rows anywhere in it. */
+  tsi_lu_advise_huge_pages(bigger, (size_t)grown * sizeof(int32_t));
   return TS_SUCCESS;
 }
 
