@@ -177,11 +177,17 @@ static int32_t heap_pop(row_heap *h) {
   return top;
 }
 
+/* An entry of the cost matrix: the row and the cost read together, so one
+ * place to write when building by columns and one stream to read. */
+typedef struct cost_entry {
+  double cost;
+  int32_t row;
+} cost_entry;
+
 /* The matrix's nonzero entries by columns, with their costs. */
 typedef struct cost_csc {
   int64_t *col_ptr;
-  int32_t *row_idx;
-  double *cost;
+  cost_entry *entry;
   double *col_max;
 } cost_csc;
 
@@ -205,19 +211,17 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
   ts_status st = TS_SUCCESS;
   int64_t n = a->rows;
   m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
-  m->row_idx = tsi_malloc_array(a->nnz, sizeof(int32_t));
-  m->cost = tsi_malloc_array(a->nnz, sizeof(double));
+  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
   m->col_max = tsi_malloc_array(n, sizeof(double));
   double *log_magnitude = tsi_malloc_array(a->nnz, sizeof(double));
   cost_column *column = tsi_calloc_array(n, sizeof(cost_column));
-  if (!m->col_ptr || !m->row_idx || !m->cost || !m->col_max || !log_magnitude || !column) {
+  if (!m->col_ptr || !m->entry || !m->col_max || !log_magnitude || !column) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                    (long long)a->nnz);
     goto cleanup;
   }
   /* Filled by columns in A's row order: far-apart writes. */
-  tsi_lu_advise_huge_pages(m->row_idx, (size_t)a->nnz * sizeof(int32_t));
-  tsi_lu_advise_huge_pages(m->cost, (size_t)a->nnz * sizeof(double));
+  tsi_lu_advise_huge_pages(m->entry, (size_t)a->nnz * sizeof(cost_entry));
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < a->nnz; k++) {
     double v = entry_magnitude(a, k);
@@ -246,8 +250,7 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
       if (entry_magnitude(a, k) > 0.0) {
         cost_column *c = &column[a->col_idx[k]];
         int64_t at = c->count_or_fill++;
-        m->row_idx[at] = (int32_t)i;
-        m->cost[at] = c->max_or_log - log_magnitude[k];
+        m->entry[at] = (cost_entry){.cost = c->max_or_log - log_magnitude[k], .row = (int32_t)i};
       }
     }
 cleanup:
@@ -286,21 +289,21 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   for (int64_t j = 0; j < n; j++) {
     double smallest = INFINITY;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
-      smallest = m->cost[k] < smallest ? m->cost[k] : smallest;
+      smallest = m->entry[k].cost < smallest ? m->entry[k].cost : smallest;
     v[j] = smallest;
   }
   /* Plain comparisons, not fmin (a library call here): the costs are
    * finite, no NaN to treat. */
   for (int64_t j = 0; j < n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
-      int32_t i = m->row_idx[k];
-      double reduced = m->cost[k] - v[j];
+      int32_t i = m->entry[k].row;
+      double reduced = m->entry[k].cost - v[j];
       u[i] = reduced < u[i] ? reduced : u[i];
     }
   for (int64_t j = 0; j < n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
-      int32_t i = m->row_idx[k];
-      if (col_of_row[i] < 0 && (m->cost[k] - v[j]) - u[i] <= 0.0) {
+      int32_t i = m->entry[k].row;
+      if (col_of_row[i] < 0 && (m->entry[k].cost - v[j]) - u[i] <= 0.0) {
         col_of_row[i] = (int32_t)j;
         row_of_col[j] = i;
         break;
@@ -316,11 +319,11 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
     double base = 0.0;
     for (;;) {
       for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
-        int32_t i = m->row_idx[k];
+        int32_t i = m->entry[k].row;
         if (done[i] == source)
           continue;
         /* Rounding may leave a reduced cost a hair below 0. */
-        double reduced = (m->cost[k] - v[col]) - u[i];
+        double reduced = (m->entry[k].cost - v[col]) - u[i];
         reduced = reduced > 0.0 ? reduced : 0.0;
         double candidate = base + reduced;
         if (candidate < dist[i]) {
@@ -474,8 +477,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
 cleanup:
   free(zero);
   free(costs.col_ptr);
-  free(costs.row_idx);
-  free(costs.cost);
+  free(costs.entry);
   free(costs.col_max);
   free(u);
   free(v);
