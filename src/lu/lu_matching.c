@@ -437,6 +437,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
     goto cleanup;
   }
+  int64_t zeros = 0;
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double magnitude = entry_magnitude(a, k);
@@ -447,12 +448,16 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
         goto cleanup;
       }
       zero[k] = magnitude == 0.0;
+      zeros += zero[k];
     }
   /* Explicit zeros cannot be matched: a matrix whose nonzero entries have
-   * no perfect matching is singular whatever its other values. */
-  st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, NULL, &rank);
-  if (st != TS_SUCCESS)
-    goto cleanup;
+   * no perfect matching is singular whatever its other values. Without
+   * explicit zeros that is the search just made. */
+  if (zeros > 0) {
+    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, NULL, &rank);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+  }
   if (rank < n) {
     st = structurally_singular(lu, rank, " once its explicit zeros are left out");
     goto cleanup;
