@@ -203,30 +203,24 @@ typedef struct cost_column {
   double max_or_log;
 } cost_column;
 
-/* Two logarithms per entry would dominate at 10^6 rows: log|a_ij| is taken
- * once per entry in A's order (independent entries, so on all threads with
- * the same result), log(max_k |a_kj|) once per column, and the difference is
- * the same number as before. */
+/* Two logarithms per entry would weigh at 10^6 rows: log(max_k |a_kj|) is
+ * taken once per column, and the difference is the same number as before.
+ * (A parallel loop for the entries' logarithms lost more than it saved on
+ * the shared 2-core machine, waiting for the second thread.) */
 static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
   ts_status st = TS_SUCCESS;
   int64_t n = a->rows;
   m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
   m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
   m->col_max = tsi_malloc_array(n, sizeof(double));
-  double *log_magnitude = tsi_malloc_array(a->nnz, sizeof(double));
   cost_column *column = tsi_calloc_array(n, sizeof(cost_column));
-  if (!m->col_ptr || !m->entry || !m->col_max || !log_magnitude || !column) {
+  if (!m->col_ptr || !m->entry || !m->col_max || !column) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                    (long long)a->nnz);
     goto cleanup;
   }
   /* Filled by columns in A's row order: far-apart writes. */
   tsi_lu_advise_huge_pages(m->entry, (size_t)a->nnz * sizeof(cost_entry));
-#pragma omp parallel for schedule(static)
-  for (int64_t k = 0; k < a->nnz; k++) {
-    double v = entry_magnitude(a, k);
-    log_magnitude[k] = v > 0.0 ? log(v) : 0.0;
-  }
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
@@ -247,14 +241,14 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
   }
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      if (entry_magnitude(a, k) > 0.0) {
+      double v = entry_magnitude(a, k);
+      if (v > 0.0) {
         cost_column *c = &column[a->col_idx[k]];
         int64_t at = c->count_or_fill++;
-        m->entry[at] = (cost_entry){.cost = c->max_or_log - log_magnitude[k], .row = (int32_t)i};
+        m->entry[at] = (cost_entry){.cost = c->max_or_log - log(v), .row = (int32_t)i};
       }
     }
 cleanup:
-  free(log_magnitude);
   free(column);
   return st;
 }
