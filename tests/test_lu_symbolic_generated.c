@@ -3,15 +3,20 @@
  * rows written in place) gives exactly the columns of L + U, entry map,
  * counts and levels of the fill-path traversal, its independent reference,
  * on netlist-like and grid-like circuits, a 2-D Laplacian, under the fill
- * ordering and the natural one; and the levels are the longest dependency
- * paths, recomputed here from the columns by a queue (Kahn's sort). */
+ * ordering and the natural one, and on the corpus's square matrices of
+ * modest fill; and the levels are the longest dependency paths, recomputed
+ * here from the columns by a queue (Kahn's sort). */
 #include "test_lu_analysis_common.h"
+
+/* One thread for the reference: its chunks' barriers made it ten times
+ * slower on a shared 2-core machine. */
+static ts_context *single_thread;
 
 static ts_lu *analyze_with(const ts_csr *a, ts_lu_ordering ordering, int fill_path) {
   ts_lu_options options = {0};
   options.ordering = ordering;
   ts_lu *lu = NULL;
-  if (ts_lu_create(NULL, &options, &lu) != TS_SUCCESS)
+  if (ts_lu_create(fill_path ? single_thread : NULL, &options, &lu) != TS_SUCCESS)
     return NULL;
   lu->symbolic_fill_path = fill_path;
   ts_status st = ts_lu_analyze(lu, a);
@@ -116,7 +121,63 @@ static void compare(const char *name, const ts_csr *a, ts_lu_ordering ordering) 
   ts_lu_destroy(reference);
 }
 
+/* The corpus's square matrices of modest fill (structurally singular ones
+ * are left out: they have no symbolic phase). */
+static void compare_corpus(ts_lu_ordering ordering) {
+  const char *dir = test_matrices_dir();
+  if (!dir) {
+    printf("SKIPPED: corpus (TESSERA_MATRICES not set)\n");
+    return;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+  FILE *manifest = fopen(path, "r");
+  if (!manifest) {
+    printf("SKIPPED: corpus (no MANIFEST.tsv)\n");
+    return;
+  }
+  char line[8192];
+  int compared = 0;
+  while (fgets(line, sizeof line, manifest)) {
+    char name[256];
+    long long rows, cols, nnz;
+    if (sscanf(line, "%255s %lld %lld %lld", name, &rows, &cols, &nnz) != 4 || rows != cols || rows > 5000)
+      continue;
+    snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
+    ts_coo *coo = NULL, *general = NULL;
+    ts_csr *a = NULL;
+    if (ts_mm_read(NULL, path, TS_FLOAT64, &coo, NULL) != TS_SUCCESS)
+      continue;
+    if (ts_coo_expand_symmetric(NULL, coo, &general) == TS_SUCCESS)
+      ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a);
+    ts_coo_destroy(coo);
+    ts_coo_destroy(general);
+    int64_t estimate = 0;
+    if (!a || ts_csr_fill_estimate(NULL, a, &estimate, NULL) != TS_SUCCESS || estimate > 300000) {
+      ts_csr_destroy(a);
+      continue;
+    }
+    ts_lu_options options = {0};
+    options.ordering = ordering;
+    ts_lu *probe = NULL;
+    ts_lu_create(NULL, &options, &probe);
+    if (probe && ts_lu_analyze(probe, a) == TS_SUCCESS) {
+      compare(name, a, ordering);
+      compared++;
+    }
+    ts_lu_destroy(probe);
+    ts_csr_destroy(a);
+  }
+  fclose(manifest);
+  printf("corpus: %d matrices compared\n", compared);
+  CHECK(compared >= 10);
+}
+
 int main(void) {
+  ts_context_options context_options = {0};
+  context_options.backend = TS_BACKEND_CPU;
+  context_options.num_threads = 1;
+  CHECK_OK(NULL, ts_context_create(&single_thread, &context_options));
   const ts_lu_ordering fill = lu_test_fill_ordering();
   for (int locality = 0; locality <= 1; locality++) {
     ts_circuit_params params = ts_circuit_defaults(6000);
@@ -131,5 +192,7 @@ int main(void) {
   CHECK_OK(NULL, ts_gen_laplacian_2d(NULL, 70, 70, TS_FLOAT64, &laplacian));
   compare("laplacian 70 x 70", laplacian, fill);
   ts_csr_destroy(laplacian);
+  compare_corpus(fill);
+  ts_context_destroy(single_thread);
   return test_finish();
 }
