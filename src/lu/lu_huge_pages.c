@@ -28,7 +28,7 @@ void tsi_lu_advise_huge_pages(void *memory, size_t bytes) {
   uintptr_t begin = ((uintptr_t)memory + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
   uintptr_t end = ((uintptr_t)memory + bytes) / (uintptr_t)page * (uintptr_t)page;
   if (end > begin)
-    (void)madvise((void *)begin, end - begin, MADV_HUGEPAGE);
+    (void)madvise((char *)memory + (begin - (uintptr_t)memory), end - begin, MADV_HUGEPAGE);
 #else
   (void)memory;
   (void)bytes;
