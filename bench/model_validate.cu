@@ -19,7 +19,17 @@
  * Output: a CSV of every case (predicted, measured, error) and a Markdown
  * summary with the median absolute error per family and overall, and the
  * SpMV ranking: the model's pick against the measured best and AUTO's pick
- * (generated matrices and, with --matrices DIR, the corpus). */
+ * (generated matrices and, with --matrices DIR, the corpus).
+ *
+ * --predict-only --params FILE --measured CSV re-predicts on the host, with
+ * no GPU: every case is described exactly as the GPU run describes it (the
+ * same sizes, launch shapes and descriptions; the SpMV matrices generated
+ * again with the same seeds and their statistics computed on the host) and
+ * predicted with the current predictor, and the measured times are taken
+ * from the CSV of an earlier GPU run. Kernel register counts, which a GPU
+ * run reads from the device, are taken as 32 here: the compiled counts of
+ * the validation kernels for sm_90 (10 to 22, cuobjdump -res-usage) give
+ * the same occupancy for their 256-thread blocks (8 blocks a SM). */
 #include "tessera/gemm.h"
 #include "tessera/model.h"
 #include "tsb_cuda.h"
@@ -173,9 +183,85 @@ struct result {
 
 static std::vector<result> results;
 
+/* --predict-only: the measured times of an earlier GPU run, by case. */
+static bool predict_only = false;
+static std::vector<result> measured_rows;
+
+static int measured_of(const char *family, const char *name, double *us) {
+  for (const result &r : measured_rows)
+    if (strcmp(r.family, family) == 0 && strcmp(r.name, name) == 0) {
+      *us = r.measured_us;
+      return 0;
+    }
+  return 1;
+}
+
+/* Reads the CSV written by write_outputs(): '#' lines of run metadata (kept
+ * in @p meta as measured_<key>), a header, then family,"case",predicted,
+ * measured,error,bound. */
+static int read_measured(const char *path, tsb_metadata *meta) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    return 1;
+  }
+  char line[1024];
+  bool header = true;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0] == '#') {
+      char *colon = strchr(line, ':');
+      if (colon && meta) {
+        *colon = '\0';
+        const char *key = line + 1 + strspn(line + 1, " ");
+        if (strcmp(key, "date_utc") == 0 || strcmp(key, "commit") == 0 || strcmp(key, "device") == 0 ||
+            strcmp(key, "command") == 0) {
+          char name[64];
+          snprintf(name, sizeof name, "measured_%s", key);
+          tsb_metadata_set(meta, name, "%s", colon + 1 + strspn(colon + 1, " "));
+        }
+      }
+      continue;
+    }
+    if (header) {
+      header = false;
+      continue;
+    }
+    result r = {};
+    char *comma = strchr(line, ',');
+    if (!comma || comma[1] != '"')
+      continue;
+    *comma = '\0';
+    if (strlen(line) >= sizeof r.family)
+      continue;
+    memcpy(r.family, line, strlen(line) + 1);
+    char *name = comma + 2, *end = strchr(name, '"');
+    if (!end)
+      continue;
+    *end = '\0';
+    if (strlen(name) >= sizeof r.name)
+      continue;
+    memcpy(r.name, name, strlen(name) + 1);
+    double predicted = 0, measured = 0;
+    if (sscanf(end + 1, ",%lf,%lf", &predicted, &measured) != 2)
+      continue;
+    r.predicted_us = predicted;
+    r.measured_us = measured;
+    measured_rows.push_back(r);
+  }
+  fclose(f);
+  if (measured_rows.empty()) {
+    fprintf(stderr, "no cases in %s\n", path);
+    return 1;
+  }
+  return 0;
+}
+
 static const char *bound_name(int b) { return b == 0 ? "memory" : b == 1 ? "shared" : "operations"; }
 
 static int measure(void *stream, job *j, double *us) {
+  if (predict_only)
+    return 0; /* taken from the measured CSV once the case is named */
   tsb_stats s;
   /* One timed call first: slow cases (over 10 ms) get fewer calls. */
   if (tsb_time_events(stream, 1, 1, run_job, j, &s) != 0)
@@ -188,6 +274,11 @@ static int measure(void *stream, job *j, double *us) {
 }
 
 static int record(const char *family, const char *name, double predicted_s, double measured_us, int bound) {
+  if (predict_only && measured_of(family, name, &measured_us)) {
+    /* A case the earlier run did not have (a newer GEMM configuration). */
+    printf("%-10s %-44s predicted %10.2f us  not in the measured CSV: left out\n", family, name, predicted_s * 1e6);
+    return 0;
+  }
   result r;
   snprintf(r.family, sizeof r.family, "%s", family);
   snprintf(r.name, sizeof r.name, "%s", name);
@@ -201,6 +292,8 @@ static int record(const char *family, const char *name, double predicted_s, doub
 }
 
 static int registers_of(const void *kernel) {
+  if (predict_only)
+    return 32; /* the same occupancy as the compiled counts (file comment) */
   cudaFuncAttributes a;
   return cudaFuncGetAttributes(&a, kernel) == cudaSuccess ? a.numRegs : 32;
 }
@@ -218,8 +311,9 @@ static int predict(const ts_model_params *p, ts_model_kernel *k, double *seconds
 
 static int run_triads(const ts_model_params *p, void *stream, float *a, float *b, float *c, size_t max_n, bool quick) {
   int regs = registers_of((const void *)triad);
-  TSB_CUDA_TRY(
-      cudaFuncSetAttribute(triad, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->shared_per_block_optin));
+  if (!predict_only)
+    TSB_CUDA_TRY(
+        cudaFuncSetAttribute(triad, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->shared_per_block_optin));
   for (size_t n = (size_t)1 << 22; n <= max_n; n <<= (quick ? 4 : 2)) {
     for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
       job j = {};
@@ -255,7 +349,8 @@ static int run_triads(const ts_model_params *p, void *stream, float *a, float *b
         return 1;
       char name[96];
       snprintf(name, sizeof name, "n=2^%d, %d blocks/SM", (int)log2((double)n), per_sm);
-      record("triad", name, t, us, bound);
+      if (record("triad", name, t, us, bound))
+        return 1;
     }
   }
   return 0;
@@ -307,7 +402,8 @@ static int run_gathers(const ts_model_params *p, void *stream, float *a, float *
         return 1;
       char name[96];
       snprintf(name, sizeof name, "%s, n=2^%d", random ? "random sectors" : "strided sectors", (int)log2((double)n));
-      record("gather", name, t, us, bound);
+      if (record("gather", name, t, us, bound))
+        return 1;
     }
   return 0;
 }
@@ -354,7 +450,8 @@ static int run_transposes(const ts_model_params *p, void *stream, float *a, floa
         return 1;
       char name[96];
       snprintf(name, sizeof name, "%dx%d, %s", side, side, pad ? "padded" : "unpadded (32-way)");
-      record("transpose", name, t, us, bound);
+      if (record("transpose", name, t, us, bound))
+        return 1;
     }
   return 0;
 }
@@ -398,7 +495,8 @@ static int run_reductions(const ts_model_params *p, void *stream, float *a, floa
       return 1;
     char name[96];
     snprintf(name, sizeof name, "n=2^%d, 2 launches", (int)log2((double)n));
-    record("reduction", name, t, us, bound);
+    if (record("reduction", name, t, us, bound))
+      return 1;
   }
   return 0;
 }
@@ -443,18 +541,20 @@ static int run_gemms(const ts_model_params *p, ts_context *ctx, bool quick) {
       g.n = n;
       g.config = id;
       size_t bytes = (size_t)(n * n) * vs;
-      TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.a));
-      TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.b));
-      TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.c));
-      TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, g.a, 0x3c));
-      TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, g.b, 0x3c));
-      tsb_stats st;
-      int rc = tsb_time_events(ts_context_stream(ctx), 2, 5, run_gemm, &g, &st);
-      ts_buffer_destroy(g.a);
-      ts_buffer_destroy(g.b);
-      ts_buffer_destroy(g.c);
-      if (rc)
-        return 1;
+      tsb_stats st = {};
+      if (!predict_only) {
+        TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.a));
+        TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.b));
+        TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &g.c));
+        TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, g.a, 0x3c));
+        TSB_TS_TRY(ctx, ts_buffer_fill_bytes(ctx, g.b, 0x3c));
+        int rc = tsb_time_events(ts_context_stream(ctx), 2, 5, run_gemm, &g, &st);
+        ts_buffer_destroy(g.a);
+        ts_buffer_destroy(g.b);
+        ts_buffer_destroy(g.c);
+        if (rc)
+          return 1;
+      }
       double tiles = (double)((n + info.block_m - 1) / info.block_m) * (double)((n + info.block_n - 1) / info.block_n);
       double steps = (double)((n + info.block_k - 1) / info.block_k);
       ts_model_round r = {};
@@ -487,7 +587,8 @@ static int run_gemms(const ts_model_params *p, ts_context *ctx, bool quick) {
         return 1;
       char name[96];
       snprintf(name, sizeof name, "%s, n=%lld", info.name, (long long)n);
-      record("gemm", name, t, st.median * 1e3, bound);
+      if (record("gemm", name, t, st.median * 1e3, bound))
+        return 1;
     }
   }
   return 0;
@@ -513,6 +614,18 @@ static int run_spmv_matrix(const ts_model_params *p, ts_context *ctx, const char
   ts_model_spmv_estimate est[TS_MODEL_SPMV_SCHEDULES];
   int count = 0;
   TSB_TS_TRY(ctx, ts_model_spmv_rank(ctx, p, &stats, a->dtype, est, &count));
+  if (predict_only) { /* the predictions only; the ranking table needs AUTO, not in the CSV */
+    for (int i = 0; i < TS_MODEL_SPMV_SCHEDULES && validate; i++)
+      for (int e = 0; e < count; e++) {
+        if (est[e].schedule != spmv_schedules[i])
+          continue;
+        char label[96];
+        snprintf(label, sizeof label, "%s, %s", name, ts_schedule_name(est[e].schedule));
+        if (record("spmv", label, est[e].seconds, 0, 0))
+          return 1;
+      }
+    return 0;
+  }
   size_t vs = ts_dtype_size(a->dtype);
   ts_buffer *x = NULL, *y = NULL;
   TSB_TS_TRY(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)a->cols * vs + 8, &x));
@@ -556,8 +669,8 @@ static int run_spmv_matrix(const ts_model_params *p, ts_context *ctx, const char
         predicted = est[e].seconds;
     char label[96];
     snprintf(label, sizeof label, "%s, %s", name, ts_schedule_name(schedule));
-    if (validate)
-      record("spmv", label, predicted, us, 0);
+    if (validate && record("spmv", label, predicted, us, 0))
+      return 1;
   }
   rk.model_pick_us = measured[rk.model_pick];
   rankings.push_back(rk);
@@ -741,8 +854,59 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
   return rc;
 }
 
+/* --predict-only: every case described and predicted on the host (a CPU
+ * context: no GPU needed), measured times from an earlier run's CSV. */
+static int predict_offline(const char *params_in, const char *measured, const char *csv, const char *md, bool quick,
+                           int argc, char **argv) {
+  ts_context_options o = {};
+  o.backend = TS_BACKEND_CPU;
+  ts_context *ctx = NULL;
+  if (ts_context_create(&ctx, &o) != TS_SUCCESS) {
+    fprintf(stderr, "ts_context_create: %s\n", ts_last_error(NULL));
+    return 1;
+  }
+  ts_model_params p;
+  tsb_metadata meta;
+  tsb_metadata_collect(&meta, ctx, argc, argv);
+  int rc = ts_model_params_read_json(ctx, params_in, &p) != TS_SUCCESS;
+  if (rc)
+    fprintf(stderr, "%s: %s\n", params_in, ts_last_error(ctx));
+  if (!rc)
+    rc = read_measured(measured, &meta);
+  if (!rc) {
+    tsb_metadata_set(&meta, "timing",
+                     "measured times from %s (an earlier GPU run: measured_* above); predictions "
+                     "recomputed on the host at this commit",
+                     measured);
+    tsb_metadata_set(&meta, "parameters", "%s", params_in);
+    size_t max_n = (size_t)1 << (quick ? 26 : 28);
+    rc = run_triads(&p, NULL, NULL, NULL, NULL, max_n, quick);
+    if (!rc)
+      rc = run_gathers(&p, NULL, NULL, NULL, max_n, quick);
+    if (!rc)
+      rc = run_transposes(&p, NULL, NULL, NULL, max_n, quick);
+    if (!rc)
+      rc = run_reductions(&p, NULL, NULL, NULL, NULL, max_n, quick);
+    if (!rc)
+      rc = run_gemms(&p, ctx, quick);
+    if (!rc)
+      rc = run_spmv(&p, ctx, quick, NULL);
+  }
+  if (!rc) {
+    rc = write_outputs(&meta, &p, csv, md);
+    printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
+           "gemm %.1f, spmv %.1f)\n",
+           median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
+           median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("gemm"),
+           median_abs_error("spmv"));
+  }
+  ts_context_destroy(ctx);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const char *csv = "model-validate.csv", *md = NULL, *params_in = NULL, *params_out = NULL, *matrices = NULL;
+  const char *measured = NULL;
   bool quick = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
@@ -753,15 +917,24 @@ int main(int argc, char **argv) {
       params_out = argv[++i];
     else if (strcmp(argv[i], "--md") == 0 && i + 1 < argc)
       md = argv[++i];
+    else if (strcmp(argv[i], "--predict-only") == 0)
+      predict_only = true;
+    else if (strcmp(argv[i], "--measured") == 0 && i + 1 < argc)
+      measured = argv[++i];
     else if (strcmp(argv[i], "--matrices") == 0 && i + 1 < argc)
       matrices = argv[++i];
     else if (argv[i][0] != '-')
       csv = argv[i];
     else {
       fprintf(stderr, "usage: model_validate [--quick] [--params FILE | --params-out FILE] [--matrices DIR] "
-                      "[--md FILE] [CSV]\n");
+                      "[--md FILE] [CSV]\n"
+                      "       model_validate --predict-only --params FILE --measured CSV [--md FILE] [CSV]\n");
       return 2;
     }
+  }
+  if (predict_only && (!params_in || !measured)) {
+    fprintf(stderr, "model_validate: --predict-only needs --params FILE and --measured CSV\n");
+    return 2;
   }
   char md_default[1024];
   if (!md) {
@@ -773,6 +946,8 @@ int main(int argc, char **argv) {
       strncat(md_default, ".md", sizeof md_default - strlen(md_default) - 1);
     md = md_default;
   }
+  if (predict_only)
+    return predict_offline(params_in, measured, csv, md, quick, argc, argv);
   ts_context_options o = {};
   o.backend = TS_BACKEND_CUDA;
   ts_context *ctx = NULL;
