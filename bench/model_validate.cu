@@ -178,6 +178,7 @@ static int run_job(void *user, void *stream_ptr) {
 struct result {
   char family[32], name[96];
   double predicted_us, measured_us;
+  double earlier_us; /* --predict-only: the earlier run's prediction */
   const char *bound;
 };
 
@@ -185,12 +186,14 @@ static std::vector<result> results;
 
 /* --predict-only: the measured times of an earlier GPU run, by case. */
 static bool predict_only = false;
+static bool show_breakdown = false; /* --breakdown: print each prediction's terms */
 static std::vector<result> measured_rows;
 
-static int measured_of(const char *family, const char *name, double *us) {
+static int measured_of(const char *family, const char *name, double *us, double *earlier_us) {
   for (const result &r : measured_rows)
     if (strcmp(r.family, family) == 0 && strcmp(r.name, name) == 0) {
       *us = r.measured_us;
+      *earlier_us = r.predicted_us;
       return 0;
     }
   return 1;
@@ -274,7 +277,8 @@ static int measure(void *stream, job *j, double *us) {
 }
 
 static int record(const char *family, const char *name, double predicted_s, double measured_us, int bound) {
-  if (predict_only && measured_of(family, name, &measured_us)) {
+  double earlier_us = 0;
+  if (predict_only && measured_of(family, name, &measured_us, &earlier_us)) {
     /* A case the earlier run did not have (a newer GEMM configuration). */
     printf("%-10s %-44s predicted %10.2f us  not in the measured CSV: left out\n", family, name, predicted_s * 1e6);
     return 0;
@@ -284,6 +288,7 @@ static int record(const char *family, const char *name, double predicted_s, doub
   snprintf(r.name, sizeof r.name, "%s", name);
   r.predicted_us = predicted_s * 1e6;
   r.measured_us = measured_us;
+  r.earlier_us = earlier_us;
   r.bound = bound_name(bound);
   results.push_back(r);
   printf("%-10s %-44s predicted %10.2f us  measured %10.2f us  error %+6.1f %%  (%s)\n", family, name, r.predicted_us,
@@ -306,6 +311,11 @@ static int predict(const ts_model_params *p, ts_model_kernel *k, double *seconds
     return 1;
   }
   *bound = b.bound;
+  if (show_breakdown)
+    printf("  %d blocks/SM, %.0f warps/SM, %.0f waves: memory %.2f, shared %.2f, operations %.2f, barriers %.2f, "
+           "launch %.2f us\n",
+           b.blocks_per_sm, b.warps_per_sm, b.waves, b.memory_s * 1e6, b.shared_s * 1e6, b.ops_s * 1e6,
+           b.barrier_s * 1e6, b.launch_s * 1e6);
   return 0;
 }
 
@@ -477,9 +487,11 @@ static int run_reductions(const ts_model_params *p, void *stream, float *a, floa
     r[0].fp32_ops = (double)n;
     r[0].shared_requests = 1;
     r[0].barriers = 1;
-    /* The tree: 8 levels, a barrier each, two reads and a write per level
-     * by the warps still active. */
-    r[1].shared_requests = 3.0 * 8 / 2;
+    /* The tree: 8 levels, a barrier each; at a level of h active threads
+     * ceil(h / 32) warps read two words and write one (4, 2, then 1 warp
+     * for six levels: 12 warp-levels), and thread 0 reads the sum: 37
+     * requests a block of 8 warps. */
+    r[1].shared_requests = (3.0 * (4 + 2 + 6 * 1) + 1) / (RED_THREADS / 32);
     r[1].barriers = 8;
     ts_model_kernel k = {};
     k.blocks = j.grid;
@@ -522,6 +534,26 @@ static int run_gemm(void *user, void *stream) {
     return 1;
   }
   return 0;
+}
+
+/* Instructions of one thread's k-step besides the FMAs and the memory
+ * instructions that the description counts (global loads, shared loads and
+ * stores, the barrier): integer address arithmetic, compares, moves, loop
+ * control, and local-memory reloads where registers spill. Counted in the
+ * SASS of tsi_gemm_kernel built for sm_90 (cuobjdump -sass on
+ * gemm_cuda.cu.o), along the full-tile path of the k-loop. They take issue
+ * slots (docs/model.md, "Issue"). */
+static double gemm_other_per_step(const char *name) {
+  static const struct {
+    const char *name;
+    double other;
+  } counts[] = {{"s128x128x8-2", 67 + 3}, {"s128x128x8-1", 58}, {"s128x128x16-1", 87},
+                {"s128x256x8-1", 76},     {"s128x64x8-3", 76},  {"s64x64x8-6", 88},
+                {"d128x128x8-1", 59},     {"d128x64x8-2", 62},  {"d64x64x8-2", 62}};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    if (strcmp(counts[i].name, name) == 0)
+      return counts[i].other;
+  return 0; /* a configuration not counted: FMAs and memory instructions only */
 }
 
 /* Every GEMM tile configuration (ts_gemm_config_describe: one k-step of a
@@ -574,6 +606,7 @@ static int run_gemms(const ts_model_params *p, ts_context *ctx, bool quick) {
       else
         r.fp64_ops = fmas;
       r.barriers = steps * info.barriers;
+      r.int_ops = tiles * steps * info.threads * gemm_other_per_step(info.name);
       ts_model_kernel k = {};
       k.blocks = (int64_t)tiles;
       k.threads_per_block = info.threads;
@@ -775,11 +808,11 @@ static int run_spmv(const ts_model_params *p, ts_context *ctx, bool quick, const
 
 /* ---- output ---------------------------------------------------------------------- */
 
-static double median_abs_error(const char *family) {
+static double median_abs_error(const char *family, bool earlier = false) {
   std::vector<double> e;
   for (const result &r : results)
     if (!family || strcmp(r.family, family) == 0)
-      e.push_back(fabs(r.predicted_us - r.measured_us) / r.measured_us * 100.0);
+      e.push_back(fabs((earlier ? r.earlier_us : r.predicted_us) - r.measured_us) / r.measured_us * 100.0);
   if (e.empty())
     return NAN;
   std::sort(e.begin(), e.end());
@@ -788,8 +821,9 @@ static double median_abs_error(const char *family) {
 }
 
 static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, const char *csv, const char *md) {
-  const char *cols[] = {"family", "case", "predicted_us", "measured_us", "error_pct", "bound"};
-  tsb_table *t = tsb_table_create(6, cols);
+  const char *cols[] = {"family",    "case",  "predicted_us",         "measured_us",
+                        "error_pct", "bound", "earlier_predicted_us", "earlier_error_pct"};
+  tsb_table *t = tsb_table_create(predict_only ? 8 : 6, cols);
   if (!t)
     return 1;
   for (const result &r : results) {
@@ -799,6 +833,10 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
     tsb_table_cell(t, "%.3f", r.measured_us);
     tsb_table_cell(t, "%.1f", 100.0 * (r.predicted_us - r.measured_us) / r.measured_us);
     tsb_table_cell(t, "%s", r.bound);
+    if (predict_only) {
+      tsb_table_cell(t, "%.3f", r.earlier_us);
+      tsb_table_cell(t, "%.1f", 100.0 * (r.earlier_us - r.measured_us) / r.measured_us);
+    }
   }
   int rc = tsb_table_write_csv(t, meta, csv);
   FILE *f = fopen(md, "w");
@@ -807,23 +845,39 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
     return 1;
   }
   fprintf(f, "# Performance model: prediction against measurement\n\n");
+  if (predict_only)
+    fprintf(f, "Re-predicted on the host: the measured times are those of an earlier GPU run (its date, commit, "
+               "device and command are the measured_* lines below); the predictions are recomputed at this commit "
+               "(`commit`) from the calibration file named in `parameters`, with every case described as that run "
+               "described it. The SpMV ranking table is left out (it needs AUTO's times, not in the CSV).\n\n");
   tsb_metadata_print(meta, f, "- ");
   fprintf(f,
-          "\nCalibration (same run): DRAM latency %.0f ns, L2 latency %.0f ns, shared latency %.1f ns, "
+          "\nCalibration (%s): DRAM latency %.0f ns, L2 latency %.0f ns, shared latency %.1f ns, "
           "DRAM %.0f GB/s (random sectors %.0f), L2 %.0f GB/s, shared %.0f GB/s, FP32 %.3g FMA/s, launch %.2f us "
           "(device) / %.2f us (host).\n\n",
-          p->dram_latency_ns, p->l2_latency_ns, p->shared_latency_ns, p->dram_bandwidth_gbps, p->dram_random_gbps,
-          p->l2_bandwidth_gbps, p->shared_bandwidth_gbps, p->fp32_ops_per_s, p->launch_device_us, p->launch_host_us);
-  fprintf(f, "## Median absolute error\n\n| family | cases | median abs error |\n|---|---|---|\n");
+          predict_only ? "file" : "same run", p->dram_latency_ns, p->l2_latency_ns, p->shared_latency_ns,
+          p->dram_bandwidth_gbps, p->dram_random_gbps, p->l2_bandwidth_gbps, p->shared_bandwidth_gbps,
+          p->fp32_ops_per_s, p->launch_device_us, p->launch_host_us);
+  if (predict_only)
+    fprintf(f, "## Median absolute error\n\n| family | cases | median abs error | earlier run's predictions |\n"
+               "|---|---|---|---|\n");
+  else
+    fprintf(f, "## Median absolute error\n\n| family | cases | median abs error |\n|---|---|---|\n");
   const char *families[] = {"triad", "gather", "transpose", "reduction", "gemm", "spmv"};
   for (const char *fam : families) {
     int n = 0;
     for (const result &r : results)
       n += strcmp(r.family, fam) == 0;
-    if (n)
+    if (n && predict_only)
+      fprintf(f, "| %s | %d | %.1f %% | %.1f %% |\n", fam, n, median_abs_error(fam), median_abs_error(fam, true));
+    else if (n)
       fprintf(f, "| %s | %d | %.1f %% |\n", fam, n, median_abs_error(fam));
   }
-  fprintf(f, "| **all** | %zu | **%.1f %%** |\n\n", results.size(), median_abs_error(NULL));
+  if (predict_only)
+    fprintf(f, "| **all** | %zu | **%.1f %%** | %.1f %% |\n\n", results.size(), median_abs_error(NULL),
+            median_abs_error(NULL, true));
+  else
+    fprintf(f, "| **all** | %zu | **%.1f %%** |\n\n", results.size(), median_abs_error(NULL));
   fprintf(f, "## Every case\n\n");
   tsb_table_print_markdown(t, NULL, f);
   if (!rankings.empty()) {
@@ -917,6 +971,8 @@ int main(int argc, char **argv) {
       params_out = argv[++i];
     else if (strcmp(argv[i], "--md") == 0 && i + 1 < argc)
       md = argv[++i];
+    else if (strcmp(argv[i], "--breakdown") == 0)
+      show_breakdown = true;
     else if (strcmp(argv[i], "--predict-only") == 0)
       predict_only = true;
     else if (strcmp(argv[i], "--measured") == 0 && i + 1 < argc)
@@ -926,9 +982,10 @@ int main(int argc, char **argv) {
     else if (argv[i][0] != '-')
       csv = argv[i];
     else {
-      fprintf(stderr, "usage: model_validate [--quick] [--params FILE | --params-out FILE] [--matrices DIR] "
-                      "[--md FILE] [CSV]\n"
-                      "       model_validate --predict-only --params FILE --measured CSV [--md FILE] [CSV]\n");
+      fprintf(stderr,
+              "usage: model_validate [--quick] [--params FILE | --params-out FILE] [--matrices DIR] "
+              "[--md FILE] [CSV]\n"
+              "       model_validate --predict-only --params FILE --measured CSV [--breakdown] [--md FILE] [CSV]\n");
       return 2;
     }
   }

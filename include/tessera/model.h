@@ -32,11 +32,20 @@
  *     T_mem  = max( coalesced / BW(f) + scattered / min(BW(f), BW_random)
  *                   + l2_bytes / BW_L2,
  *                   waves * D * L,  C * L )
- *     T_sh   = max( W * q * c(d) * 128 / BW_shared,  waves * q * L_shared )
+ *     T_sh_tp = W * q * c(d) * 128 / BW_shared
  *     T_bar  = waves * barriers * S(t)
- *     T_ops  = fp32 / F32 + fp64 / F64 + int / INT + atomics / A + same / A1
- *     T_r    = max(T_mem, T_sh + T_bar, T_ops)      with b >= 2 blocks a SM
- *     T_r    = max(T_mem, T_sh, T_ops) + T_bar      with one block a SM
+ *     T_ops  = max( fp32 / F32, fp64 / F64, int / INT, atomics / A + same / A1,
+ *                   I w / F32 )
+ *              I = (fp32 + fp64 + int + atomics + same + bytes / s) / w
+ *                  + W (q + barriers)    warp instructions issued; an SM
+ *                                         issues 4 a cycle, the FP32 FMA rate
+ *     T_tp   = max(T_mem, T_sh_tp, T_ops)   throughput bound of the round
+ *     T_wait = waves (q L_shared + barriers S(t))
+ *     with b >= 2 blocks a SM (the waits of one block overlap the work of
+ *     the others; Hong and Kim's MWP-CWP):
+ *       T = max(sum_r T_tp, sum_r T_wait)
+ *     with one block a SM (nothing hides the waits):
+ *       T = sum_r (max(T_mem, T_sh, T_ops) + T_bar),  T_sh = max(T_sh_tp, waves q L_shared)
  *
  * with L the latency a dependent access waits (the DRAM latency, or more
  * under load as the sweep's Little's law says; L2 latency for an L2-resident
@@ -45,7 +54,7 @@
  * one thread (critical path), W the warps of the kernel, q the shared-memory
  * requests per warp, c(d) the measured cost of a d-way bank conflict
  * relative to none, S(t) the measured barrier cost at t threads per block.
- * The kernel costs sum_r T_r + launches * launch overhead.
+ * The kernel costs T + launches * launch overhead.
  */
 #ifndef TESSERA_MODEL_H
 #define TESSERA_MODEL_H
@@ -173,7 +182,8 @@ typedef struct ts_model_round {
   int conflict_degree;    /**< d: bank-conflict degree of those requests, 1 to 32; 0 = 1. */
   double fp32_ops;        /**< FP32 FMA/add/mul thread instructions, whole kernel. */
   double fp64_ops;        /**< FP64 thread instructions, whole kernel. */
-  double int_ops;         /**< Integer thread instructions, whole kernel. */
+  double int_ops;         /**< Integer and other thread instructions that are neither floating point nor memory
+                             (address arithmetic, compares, moves, branches), whole kernel. */
   double atomics;         /**< Global atomics on distinct addresses, whole kernel. */
   double atomics_same;    /**< Global atomics on one address, whole kernel. */
   double barriers;        /**< __syncthreads per block in this round. */
@@ -197,7 +207,7 @@ typedef struct ts_model_breakdown {
   double waves;        /**< Waves of resident blocks. */
   double memory_s;     /**< Sum over rounds of T_mem. */
   double shared_s;     /**< Sum over rounds of T_sh. */
-  double ops_s;        /**< Sum over rounds of T_ops. */
+  double ops_s;        /**< Sum over rounds of T_ops (pipes and instruction issue). */
   double barrier_s;    /**< Sum over rounds of the barrier term. */
   double launch_s;     /**< Launch overhead. */
   int bound;           /**< Which term bounds most of the time: 0 memory, 1 shared, 2 operations. */

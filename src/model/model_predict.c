@@ -2,8 +2,10 @@
  * include/tessera/model.h and docs/model.md). Sources: Karsin's SPT model
  * (rounds, latency hidden by multiplicity, synchronisation cost), Hong and
  * Kim, ISCA 2009 (memory warp parallelism bounds throughput), Volkov, PhD
- * thesis 2016 (Little's law: bandwidth = bytes in flight / latency), and the
- * roofline model (the slowest resource bounds a round). */
+ * thesis 2016 (Little's law: bandwidth = bytes in flight / latency), the
+ * roofline model (the slowest resource bounds a round), and the issue limit
+ * of an SM (NVIDIA H100 whitepaper, 2022: four schedulers, one warp
+ * instruction a cycle each). */
 #include "internal.h"
 #include "tessera/model.h"
 
@@ -115,6 +117,7 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
 
   double t_mem = 0, t_sh = 0, t_ops = 0, t_bar = 0;
   double bound_time[3] = {0, 0, 0};
+  double throughput_sum = 0, wait_sum = 0;
   for (int i = 0; i < k->round_count; i++) {
     const ts_model_round *r = &k->rounds[i];
     double s = r->bytes_per_access > 0 ? r->bytes_per_access : 4.0;
@@ -141,33 +144,67 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     double critical = r->critical_chain * (r->critical_in_l2 ? p->l2_latency_ns * 1e-9 : latency);
     double mem = max3(transfer, chain, critical);
 
-    /* Shared memory: request throughput with the conflict cost, or the
-     * latency of q dependent requests per wave. */
+    /* Shared memory: request throughput with the conflict cost; the
+     * latency of q dependent requests per wave is a wait (below). */
     int d = r->conflict_degree > 0 ? r->conflict_degree : 1;
     double sh_throughput = total_warps * r->shared_requests * p->conflict_cost[d - 1] * SHARED_REQUEST_BYTES /
                            (p->shared_bandwidth_gbps * 1e9);
-    double sh = max2(sh_throughput, waves * r->shared_requests * p->shared_latency_ns * 1e-9);
 
-    /* Operations: the pipes are issued from the same schedulers: add up. */
-    double ops = r->fp32_ops / p->fp32_ops_per_s + r->fp64_ops / p->fp64_ops_per_s + r->int_ops / p->int_ops_per_s +
-                 r->atomics / p->atomic_distinct_per_s + r->atomics_same / p->atomic_same_per_s;
+    /* Operations: each pipe's own throughput, and the issue bound. An SM
+     * issues at most one warp instruction per scheduler and cycle, 4 per
+     * cycle on compute capability 7.0 and later (NVIDIA, H100 Tensor Core
+     * GPU Architecture whitepaper, 2022: four SM sub-partitions, one warp
+     * scheduler each); FP32 FMAs run at 128 lanes a cycle, the same 4 warp
+     * instructions (CUDA C++ Programming Guide, "Arithmetic Instructions"),
+     * so the calibrated FP32 FMA rate / w is the issue rate and every other
+     * instruction of the round takes one of those slots. The round's warp
+     * instructions: its operations, one global access instruction per s
+     * bytes a thread moves, the shared requests and the barriers. */
+    double accesses = (r->coalesced_bytes + r->scattered_bytes + r->l2_bytes) / s;
+    double warp_instructions = (r->fp32_ops + r->fp64_ops + r->int_ops + r->atomics + r->atomics_same + accesses) / w +
+                               total_warps * (r->shared_requests + r->barriers);
+    double issue = warp_instructions * w / p->fp32_ops_per_s;
+    double ops = fmax(fmax(r->fp32_ops / p->fp32_ops_per_s, r->fp64_ops / p->fp64_ops_per_s),
+                      fmax(r->int_ops / p->int_ops_per_s,
+                           r->atomics / p->atomic_distinct_per_s + r->atomics_same / p->atomic_same_per_s));
+    ops = fmax(ops, issue);
 
-    /* Barriers occupy the SM like shared-memory work; with two or more
-     * blocks a SM the others keep memory busy meanwhile, with one block the
-     * wait is exposed. */
     double bar = waves * r->barriers * barrier_cost;
-    double sm_side = per_sm >= 2 ? sh + bar : sh;
-    double worst = max3(mem, sm_side, ops);
-    int which = worst == mem ? 0 : worst == sm_side ? 1 : 2;
-    bound_time[which] += worst + (per_sm >= 2 ? 0 : bar);
+    double sh_latency = waves * r->shared_requests * p->shared_latency_ns * 1e-9;
+    if (per_sm >= 2) {
+      /* Blocks on one SM run their rounds at their own pace: a block that
+       * waits (shared-memory latency, barriers) leaves the SM to the other
+       * resident blocks, as in Hong and Kim's model (ISCA 2009, section
+       * 4: the waiting periods of warps overlap the memory and compute
+       * periods of others). Throughput bounds still add from round to
+       * round (a DRAM-bound round and a conflict-bound round do not
+       * overlap: global and shared memory instructions share the SM's
+       * load/store path); waits overlap them: the kernel costs the larger
+       * of the sum of the rounds' throughput bounds and the sum of their
+       * waits. */
+      double worst = max3(mem, sh_throughput, ops);
+      int which = worst == mem ? 0 : worst == sh_throughput ? 1 : 2;
+      bound_time[which] += worst;
+      throughput_sum += worst;
+      wait_sum += sh_latency + bar;
+    } else {
+      /* One block a SM: nothing hides its barrier waits. */
+      double sh = max2(sh_throughput, sh_latency);
+      double worst = max3(mem, sh, ops);
+      int which = worst == mem ? 0 : worst == sh ? 1 : 2;
+      bound_time[which] += worst + bar;
+      throughput_sum += worst + bar;
+    }
     t_mem += mem;
-    t_sh += sh;
+    t_sh += max2(sh_throughput, sh_latency);
     t_ops += ops;
     t_bar += bar;
   }
-  double total = 0;
-  for (int i = 0; i < 3; i++)
-    total += bound_time[i];
+  double total = throughput_sum;
+  if (wait_sum > throughput_sum) {
+    total = wait_sum;
+    bound_time[1] += wait_sum - throughput_sum;
+  }
   int launches = k->launches > 0 ? k->launches : 1;
   double launch = launches * p->launch_device_us * 1e-6;
   *seconds = total + launch;
