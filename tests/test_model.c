@@ -321,29 +321,31 @@ static void test_predict_issue_overlap(void) {
   double t = 0;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
   CHECK_MSG(rel_error(t, 1.5e-3 + 2e-6) < 1e-9, "t = %g", t);
-  /* 100 blocks of 256 (8 warps a SM, 8 blocks fit). Round 1 streams 1e8
-   * bytes with 16 loads of 16 bytes in flight a thread: 8 x 32 x 16 x 16 =
-   * 65536 bytes a SM, 4000 GB/s: 25 us (its 6.25e6 / 32 load instructions
-   * issue in 0.625 us). Round 2: 1000 shared requests a warp: 800 warps x
-   * 1000 x 128 bytes / 20000 GB/s = 5.12 us of throughput, 1000 x 20 ns =
-   * 20 us of waiting. Other blocks work while one waits: 25 + 5.12 us. */
+  /* 200 blocks of 256 (two a SM, 16 warps). Round 1 streams 1e8 bytes
+   * with 16 loads of 16 bytes in flight a thread: 16 x 32 x 16 x 16 =
+   * 131072 bytes a SM, 4000 GB/s: 25 us (its 6.25e6 / 32 load
+   * instructions issue in 0.625 us). Round 2: 1000 shared requests a warp:
+   * 1600 warps x 1000 x 128 bytes / 20000 GB/s = 10.24 us of throughput,
+   * 1000 x 20 ns = 20 us of waiting. The other block works while one
+   * waits: 25 + 10.24 us. */
   ts_model_round two[2];
   memset(two, 0, sizeof two);
   two[0].coalesced_bytes = 1e8;
   two[0].bytes_per_access = 16;
   two[0].independent_accesses = 16;
   two[1].shared_requests = 1000;
-  k.blocks = 100;
+  k.blocks = 200;
   k.rounds = two;
   k.round_count = 2;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
-  CHECK_MSG(rel_error(t, 25e-6 + 5.12e-6 + 2e-6) < 1e-9, "t = %g", t);
-  /* One block a SM: the waits are exposed, 25 + 20 us. */
+  CHECK_MSG(rel_error(t, 25e-6 + 10.24e-6 + 2e-6) < 1e-9, "t = %g", t);
+  /* One block a SM (2 waves of 8 warps, 65536 bytes in flight: still
+   * 4000 GB/s): the waits are exposed, 25 + 2 x 20 us. */
   k.shared_bytes_per_block = 200000;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
-  CHECK_MSG(rel_error(t, 25e-6 + 20e-6 + 2e-6) < 1e-9, "t = %g", t);
+  CHECK_MSG(rel_error(t, 25e-6 + 40e-6 + 2e-6) < 1e-9, "t = %g", t);
   /* Waits longer than the work: 3000 requests wait 60 us against 25 +
-   * 15.36 us of throughput; the waits bound the kernel. */
+   * 30.72 us of throughput; the waits bound the kernel. */
   k.shared_bytes_per_block = 0;
   two[1].shared_requests = 3000;
   ts_model_breakdown b;
@@ -356,8 +358,9 @@ static void test_predict_barriers(void) {
   ts_model_params p;
   test_model_params(&p);
   /* A chain of 10 DRAM accesses (10 us) and 100 barriers of 1024-thread
-   * blocks (100 x 50 ns = 5 us), one wave of 100 blocks. Two blocks fit an
-   * SM: the barrier time hides behind the memory time, 10 + 2 us. */
+   * blocks (100 x 50 ns = 5 us), one wave of 100 blocks: two blocks would
+   * fit an SM, but 100 blocks on 100 SMs leave one a SM: nothing hides the
+   * waits, 10 + 5 + 2 us. */
   ts_model_round r = {0};
   r.dependent_accesses = 10;
   r.barriers = 100;
@@ -368,25 +371,43 @@ static void test_predict_barriers(void) {
   k.rounds = &r;
   double t = 0;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
-  CHECK_MSG(rel_error(t, 12e-6) < 1e-9, "t = %g", t);
-  /* One block a SM (200000 shared bytes): nothing hides the waits, 17 us. */
+  CHECK_MSG(rel_error(t, 17e-6) < 1e-9, "t = %g", t);
+  /* 200 blocks, two a SM, streaming 1e8 bytes: 64 warps x 32 x 4 bytes =
+   * 8192 bytes in flight a SM; the sweep between 1000 bytes (100 GB/s) and
+   * 10000 (1000 GB/s), linear in log f: about 922 GB/s, 108 us of
+   * transfer. Each block waits 10 x 1 us (idle latency) + 5 us of barriers
+   * while the other streams: the transfer bounds. */
+  r.coalesced_bytes = 1e8;
+  k.blocks = 200;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  double gbps = 100 + 900 * log(8192 / 1000.0) / log(10.0);
+  CHECK_MSG(rel_error(t, 1e8 / (gbps * 1e9) + 2e-6) < 1e-9, "t = %g", t);
+  /* One block a SM (200000 shared bytes), 2 waves: 32 warps keep 4096
+   * bytes in flight (about 651 GB/s), and the barriers (2 waves x 100 x
+   * 50 ns) add. */
   k.shared_bytes_per_block = 200000;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
-  CHECK_MSG(rel_error(t, 17e-6) < 1e-9, "t = %g", t);
-  /* A loaded memory system: 64 warps x 32 x 4 x 16 bytes = 131072 bytes in
-   * flight a SM, past the last sweep point (80000 bytes at 4000 GB/s):
-   * Little's law gives a latency of 131072 x 100 / 4000 GB/s = 3.2768 us
-   * a step. 800 blocks of 256 (1 wave), a chain of 10: 32.768 us. */
+  gbps = 100 + 900 * log(4096 / 1000.0) / log(10.0);
+  CHECK_MSG(rel_error(t, 1e8 / (gbps * 1e9) + 10e-6 + 2e-6) < 1e-9, "t = %g", t);
+  /* A loaded memory system, one block a SM: 32 warps x 32 x 4 x 16 bytes =
+   * 65536 bytes in flight a SM, 4000 GB/s on the sweep: Little's law gives
+   * a latency of 65536 x 100 / 4000 GB/s = 1.6384 us a step; a chain of
+   * 10 on 100 blocks of 1024: 16.384 us. */
   ts_model_round loaded = {0};
   loaded.dependent_accesses = 10;
   loaded.bytes_per_access = 16;
   loaded.independent_accesses = 4;
-  k.blocks = 800;
-  k.threads_per_block = 256;
-  k.shared_bytes_per_block = 0;
+  k.blocks = 100;
   k.rounds = &loaded;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
-  CHECK_MSG(rel_error(t, 32.768e-6 + 2e-6) < 1e-9, "t = %g", t);
+  CHECK_MSG(rel_error(t, 16.384e-6 + 2e-6) < 1e-9, "t = %g", t);
+  /* Two blocks a SM (200 blocks, no reservation): the chain is a wait at
+   * the idle latency, 10 x 1 us; its queueing would be the transfer term's
+   * (no bytes here). */
+  k.blocks = 200;
+  k.shared_bytes_per_block = 0;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  CHECK_MSG(rel_error(t, 10e-6 + 2e-6) < 1e-9, "t = %g", t);
 }
 
 static void test_spmv_rank(void) {

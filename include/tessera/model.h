@@ -39,10 +39,13 @@
  *              I = (fp32 + fp64 + int + atomics + same + bytes / s) / w
  *                  + W (q + barriers)    warp instructions issued; an SM
  *                                         issues 4 a cycle, the FP32 FMA rate
- *     T_tp   = max(T_mem, T_sh_tp, T_ops)   throughput bound of the round
- *     T_wait = waves (q L_shared + barriers S(t))
- *     with b >= 2 blocks a SM (the waits of one block overlap the work of
- *     the others; Hong and Kim's MWP-CWP):
+ *     T_tr   = the transfer part of T_mem (its first argument)
+ *     T_tp   = max(T_tr, T_sh_tp, T_ops)    throughput bound of the round
+ *     T_wait = max(waves D L0, C L0') + waves (q L_shared + barriers S(t))
+ *              L0 = the idle latency (DRAM, or L2 for an L2 round);
+ *              L0' = the L2 latency when critical_in_l2 is set, else L0
+ *     with b' = min(b, ceil(B / P)) >= 2 blocks sharing an SM (the waits
+ *     of one block overlap the work of the others; Hong and Kim):
  *       T = max(sum_r T_tp, sum_r T_wait)
  *     with one block a SM (nothing hides the waits):
  *       T = sum_r (max(T_mem, T_sh, T_ops) + T_bar),  T_sh = max(T_sh_tp, waves q L_shared)

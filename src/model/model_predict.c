@@ -114,15 +114,18 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
   double waves = ceil((double)k->blocks / resident);
   double m = fmin(per_sm * warps_per_block, ceil(total_warps / P));
   double barrier_cost = barrier_at(p, k->threads_per_block);
+  /* Blocks that actually share an SM: a grid smaller than b P leaves fewer. */
+  double co_resident = fmin((double)per_sm, ceil((double)k->blocks / P));
 
   double t_mem = 0, t_sh = 0, t_ops = 0, t_bar = 0;
   double bound_time[3] = {0, 0, 0};
-  double throughput_sum = 0, wait_sum = 0;
+  double throughput_sum = 0, wait_sum = 0, chain_wait_sum = 0;
   for (int i = 0; i < k->round_count; i++) {
     const ts_model_round *r = &k->rounds[i];
     double s = r->bytes_per_access > 0 ? r->bytes_per_access : 4.0;
     double ilp = r->independent_accesses > 0 ? r->independent_accesses : 1.0;
     double latency = (r->l2_resident ? p->l2_latency_ns : p->dram_latency_ns) * 1e-9;
+    double idle_latency = latency;
 
     /* Memory: Little's law through the measured sweep, or the L2 figures. */
     double in_flight = m * w * ilp * s;
@@ -143,6 +146,10 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     double chain = waves * r->dependent_accesses * latency;
     double critical = r->critical_chain * (r->critical_in_l2 ? p->l2_latency_ns * 1e-9 : latency);
     double mem = max3(transfer, chain, critical);
+    /* As a wait (below): the chains at the idle latency; queueing under
+     * load is the transfer term's (Little's law through the sweep). */
+    double chain_wait = fmax(waves * r->dependent_accesses * idle_latency,
+                             r->critical_chain * (r->critical_in_l2 ? p->l2_latency_ns * 1e-9 : idle_latency));
 
     /* Shared memory: request throughput with the conflict cost; the
      * latency of q dependent requests per wave is a wait (below). */
@@ -171,24 +178,30 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
 
     double bar = waves * r->barriers * barrier_cost;
     double sh_latency = waves * r->shared_requests * p->shared_latency_ns * 1e-9;
-    if (per_sm >= 2) {
+    if (co_resident >= 2) {
       /* Blocks on one SM run their rounds at their own pace: a block that
-       * waits (shared-memory latency, barriers) leaves the SM to the other
+       * waits (its chains of dependent accesses, shared-memory latency,
+       * barriers) leaves the SM and the memory system to the other
        * resident blocks, as in Hong and Kim's model (ISCA 2009, section
        * 4: the waiting periods of warps overlap the memory and compute
-       * periods of others). Throughput bounds still add from round to
+       * periods of others; memory time is latency-bound with too few
+       * warps in flight, bandwidth-bound with enough). The chains wait the
+       * idle latency: queueing under load is the bandwidth limit, which
+       * the transfer term already prices (Little's law on the sweep). Throughput bounds still add from round to
        * round (a DRAM-bound round and a conflict-bound round do not
        * overlap: global and shared memory instructions share the SM's
        * load/store path); waits overlap them: the kernel costs the larger
        * of the sum of the rounds' throughput bounds and the sum of their
        * waits. */
-      double worst = max3(mem, sh_throughput, ops);
-      int which = worst == mem ? 0 : worst == sh_throughput ? 1 : 2;
+      double worst = max3(transfer, sh_throughput, ops);
+      int which = worst == transfer ? 0 : worst == sh_throughput ? 1 : 2;
       bound_time[which] += worst;
       throughput_sum += worst;
-      wait_sum += sh_latency + bar;
+      wait_sum += chain_wait + sh_latency + bar;
+      chain_wait_sum += chain_wait;
     } else {
-      /* One block a SM: nothing hides its barrier waits. */
+      /* One block a SM: nothing hides its barrier waits, and its chains
+       * wait the loaded latency. */
       double sh = max2(sh_throughput, sh_latency);
       double worst = max3(mem, sh, ops);
       int which = worst == mem ? 0 : worst == sh ? 1 : 2;
@@ -203,7 +216,8 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
   double total = throughput_sum;
   if (wait_sum > throughput_sum) {
     total = wait_sum;
-    bound_time[1] += wait_sum - throughput_sum;
+    /* Attributed to memory when the chains are most of the waits. */
+    bound_time[2 * chain_wait_sum >= wait_sum ? 0 : 1] += wait_sum - throughput_sum;
   }
   int launches = k->launches > 0 ? k->launches : 1;
   double launch = launches * p->launch_device_us * 1e-6;
