@@ -21,13 +21,16 @@ extern "C" {
 
 /* M's pattern by rows (row i is row row_perm[i] of A, columns renumbered by
  * the inverse of col_perm) and the rows of L + U found from it: row_ptr has
- * n + 1 offsets, each row's columns in any order, its diagonal included. */
+ * n + 1 offsets, each row's columns in any order, its diagonal included;
+ * col_count, when the way of finding the rows fills it (n entries), the
+ * entries of each column, else NULL. */
 typedef struct tsi_lu_rows {
   int64_t n;
   int64_t *m_ptr;
   int32_t *m_idx;
   int64_t *row_ptr;
   int32_t *row_idx;
+  int64_t *col_count;
 } tsi_lu_rows;
 
 /* Threads of the symbolic phase: the context's setting, else OpenMP's. */

@@ -109,8 +109,11 @@ static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const tsi_lu_rows *
   tsi_lu_advise_huge_pages(lu->lu_row_idx, (size_t)nnz * sizeof(int32_t));
   int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos, *a_to_lu = lu->a_to_lu;
   int32_t *lu_row_idx = lu->lu_row_idx;
-  for (int64_t k = 0; k < nnz; k++)
-    col_ptr[row_idx[k] + 1]++;
+  if (rows->col_count)
+    memcpy(col_ptr + 1, rows->col_count, (size_t)n * sizeof(int64_t));
+  else
+    for (int64_t k = 0; k < nnz; k++)
+      col_ptr[row_idx[k] + 1]++;
   for (int64_t j = 0; j < n; j++) {
     col_ptr[j + 1] += col_ptr[j];
     cursor[j] = (column_cursor){.fill = col_ptr[j], .mark = 0, .offset = 0};
@@ -185,7 +188,7 @@ ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
 ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows) {
   ts_status st = TS_SUCCESS;
   int64_t n = a->rows;
-  tsi_lu_rows rows = {n, NULL, NULL, NULL, NULL};
+  tsi_lu_rows rows = {n, NULL, NULL, NULL, NULL, NULL};
   int32_t *col_inverse = tsi_malloc_array(n, sizeof(int32_t));
   if (!col_inverse) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the symbolic phase's arrays");
@@ -204,5 +207,6 @@ cleanup:
   free(rows.m_idx);
   free(rows.row_ptr);
   free(rows.row_idx);
+  free(rows.col_count);
   return st;
 }

@@ -62,6 +62,11 @@ typedef struct finished_row {
 
 enum list_state { UNPRUNED = 0, PRUNED = 1, PRUNED_SHORT = 2 };
 
+typedef struct vertex_state {
+  int32_t stamp;
+  int32_t column_count;
+} vertex_state;
+
 typedef struct row_merge {
   int64_t n;
   const int64_t *m_ptr; /* M by rows */
@@ -73,7 +78,10 @@ typedef struct row_merge {
   int64_t capacity; /* words of row_idx */
   int32_t *u_len;
   finished_row *finished;
-  int32_t *stamp;    /* n: i + 1 once row i has reached the vertex */
+  /* Per vertex: i + 1 once row i has reached it, and the entries of L + U
+   * found so far in its column (side by side: the count costs no access
+   * of its own, and the transpose to columns needs no counting pass). */
+  vertex_state *vertex;
   int32_t *frontier; /* n: vertices below the row to expand, from the front;
                         rows to prune, from the back (both L entries) */
   int32_t *lower;    /* n: the row's L entries */
@@ -124,16 +132,19 @@ static void prune_row(row_merge *s, int32_t k, int32_t j) {
  * number of L entries, left in s->lower for the caller to append. */
 static int64_t merge_row(row_merge *s, int32_t i) {
   const int64_t n = s->n;
-  int32_t *stamp = s->stamp, *frontier = s->frontier, *lower_entries = s->lower;
+  vertex_state *vertex = s->vertex;
+  int32_t *frontier = s->frontier, *lower_entries = s->lower;
   int32_t *upper_entries = s->row_idx + s->row_ptr[i];
   const int32_t mark = i + 1;
   int64_t upper = 0, lower = 0, depth = 0, prune = 0;
-  stamp[i] = mark;
+  vertex[i].stamp = mark;
+  vertex[i].column_count++;
   for (int64_t p = s->m_ptr[i]; p < s->m_ptr[i + 1]; p++) {
     int32_t x = s->m_idx[p];
-    if (stamp[x] == mark)
+    if (vertex[x].stamp == mark)
       continue;
-    stamp[x] = mark;
+    vertex[x].stamp = mark;
+    vertex[x].column_count++;
     if (x < i) {
       frontier[depth++] = x;
       lower_entries[lower++] = x;
@@ -149,13 +160,14 @@ static int64_t merge_row(row_merge *s, int32_t i) {
     const int unpruned = f->state == UNPRUNED;
     for (int64_t p = 0; p < length; p++) {
       int32_t x = list[p];
-      if (stamp[x] == mark) {
+      if (vertex[x].stamp == mark) {
         /* U(k, i) with L(i, k): row k can be pruned at i. */
         if (x == i && unpruned)
           frontier[n - 1 - prune++] = k;
         continue;
       }
-      stamp[x] = mark;
+      vertex[x].stamp = mark;
+      vertex[x].column_count++;
       if (x < i) {
         frontier[depth++] = x;
         lower_entries[lower++] = x;
@@ -199,10 +211,10 @@ ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows) {
   s.row_ptr = tsi_calloc_array(n + 1, sizeof(int64_t));
   s.u_len = tsi_malloc_array(n, sizeof(int32_t));
   s.finished = tsi_malloc_array(n, sizeof(finished_row));
-  s.stamp = tsi_calloc_array(n, sizeof(int32_t));
+  s.vertex = tsi_calloc_array(n, sizeof(vertex_state));
   s.frontier = tsi_malloc_array(n, sizeof(int32_t));
   s.lower = tsi_malloc_array(n, sizeof(int32_t));
-  if (!s.row_ptr || !s.u_len || !s.finished || !s.stamp || !s.frontier || !s.lower) {
+  if (!s.row_ptr || !s.u_len || !s.finished || !s.vertex || !s.frontier || !s.lower) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the symbolic phase's arrays");
     goto cleanup;
   }
@@ -229,6 +241,13 @@ ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows) {
   if (st != TS_SUCCESS)
     goto cleanup;
   lu->stats.symbolic_chunks = chunks;
+  rows->col_count = tsi_malloc_array(n, sizeof(int64_t));
+  if (!rows->col_count) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the column counts");
+    goto cleanup;
+  }
+  for (int64_t j = 0; j < n; j++)
+    rows->col_count[j] = s.vertex[j].column_count;
   rows->row_ptr = s.row_ptr;
   rows->row_idx = s.row_idx;
   s.row_ptr = NULL;
@@ -238,7 +257,7 @@ cleanup:
   free(s.row_idx);
   free(s.u_len);
   free(s.finished);
-  free(s.stamp);
+  free(s.vertex);
   free(s.frontier);
   free(s.lower);
   return st;
