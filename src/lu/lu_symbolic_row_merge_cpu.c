@@ -23,9 +23,9 @@
  * costs little here, unlike the fill-path traversal. Being sequential, the
  * merge needs one set of visit stamps, not one per row in flight, and
  * writes each row straight to its place: the stamps stay in cache, and the
- * working memory is 3n words whatever the budget (per-row slots of 2n + n
- * words made it chunk x 12n bytes, memset and cycled through, 3x slower on
- * a 10^5-row circuit). Each row's pruning is applied at once. The pattern
+ * working memory is some ten words per row whatever the budget (per-row
+ * slots of 2n + n words made it chunk x 12n bytes, memset and cycled
+ * through, 3x slower on a 10^5-row circuit). Each row's pruning is applied at once. The pattern
  * does not depend on the chunks. */
 #include "lu_symbolic.h"
 
