@@ -336,7 +336,7 @@ static int run_triads(const ts_model_params *p, void *stream, float *a, float *b
       j.grid = (int)((n + 255) / 256);
       /* Reserve shared memory so that at most per_sm blocks fit an SM. */
       j.shared = per_sm == 8 ? 0 : (size_t)(p->shared_per_sm / per_sm) / 128 * 128 - p->shared_reserved_per_block;
-      double us;
+      double us = NAN;
       if (measure(stream, &j, &us))
         return 1;
       ts_model_round r = {};
@@ -378,7 +378,7 @@ static int run_gathers(const ts_model_params *p, void *stream, float *a, float *
       j.random = random;
       j.threads = 256;
       j.grid = (int)((n + 255) / 256);
-      double us;
+      double us = NAN;
       if (measure(stream, &j, &us))
         return 1;
       /* n threads read one float of a sector each out of n/8 sectors (the
@@ -427,7 +427,7 @@ static int run_transposes(const ts_model_params *p, void *stream, float *a, floa
       j.b = b;
       j.side = side;
       j.pad = pad;
-      double us;
+      double us = NAN;
       if (measure(stream, &j, &us))
         return 1;
       double n = (double)side * side;
@@ -476,7 +476,7 @@ static int run_reductions(const ts_model_params *p, void *stream, float *a, floa
     j.c = c;
     j.n = n;
     j.grid = (int)((n + RED_THREADS * RED_ITEMS - 1) / (RED_THREADS * RED_ITEMS));
-    double us;
+    double us = NAN;
     if (measure(stream, &j, &us))
       return 1;
     ts_model_round r[2] = {};
@@ -680,7 +680,7 @@ static int run_spmv_matrix(const ts_model_params *p, ts_context *ctx, const char
     j.x = x;
     j.y = y;
     TSB_TS_TRY(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &j.plan));
-    double us;
+    double us = NAN;
     int rc = measure(ts_context_stream(ctx), &j, &us);
     ts_schedule ran = ts_spmv_plan_schedule(j.plan);
     ts_spmv_plan_destroy(j.plan);
