@@ -37,10 +37,18 @@ static void test_options(void) {
   CHECK(lu->options.pivot_threshold == 1e-7 && lu->options.refine_max_steps == -1);
   ts_lu_destroy(lu);
 
-  const char *what[9] = {"ordering",         "pivot_threshold",  "pivot_threshold NaN",
-                         "refine_max_steps", "refine_tolerance", "symbolic_memory_budget",
-                         "backend",          "symbolic_backend", "symbolic_backend CUDA without a context"};
-  for (int bad = 0; bad < 9; bad++) {
+  const char *what[11] = {"ordering",
+                          "pivot_threshold",
+                          "pivot_threshold NaN",
+                          "refine_max_steps",
+                          "refine_tolerance",
+                          "symbolic_memory_budget",
+                          "backend",
+                          "symbolic_backend",
+                          "symbolic_backend CUDA without a context",
+                          "levelize_backend",
+                          "levelize_backend CUDA without a context"};
+  for (int bad = 0; bad < 11; bad++) {
     memset(&options, 0, sizeof options);
     switch (bad) {
     case 0:
@@ -67,8 +75,14 @@ static void test_options(void) {
     case 7:
       options.symbolic_backend = (ts_backend)9;
       break;
-    default:
+    case 8:
       options.symbolic_backend = TS_BACKEND_CUDA; /* no context: no GPU */
+      break;
+    case 9:
+      options.levelize_backend = (ts_backend)9;
+      break;
+    default:
+      options.levelize_backend = TS_BACKEND_CUDA;
       break;
     }
     lu = (ts_lu *)&options; /* must be reset to NULL on failure */

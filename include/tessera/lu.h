@@ -85,10 +85,17 @@ typedef struct ts_lu_options {
    * and TS_BACKEND_CPU on the host (the row merge, measured faster on
    * low-fill circuit matrices), TS_BACKEND_CUDA on the GPU (per-row fill
    * paths, out of core in chunks of symbolic_memory_budget; the context must
-   * be on CUDA). Both give the same pattern. The levelization runs on the
-   * GPU whenever the context is on CUDA.
+   * be on CUDA). Both give the same pattern.
    */
   ts_backend symbolic_backend;
+  /**
+   * Where the levelization runs: TS_BACKEND_AUTO (0, the default) and
+   * TS_BACKEND_CPU on the host (one longest-path sweep over L+U in column
+   * order), TS_BACKEND_CUDA on the GPU (Kahn's sort in one persistent
+   * cooperative kernel; the context must be on CUDA). Both give the same
+   * levels.
+   */
+  ts_backend levelize_backend;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */

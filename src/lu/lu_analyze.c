@@ -41,23 +41,22 @@ static ts_status copy_pattern(ts_lu *lu, const ts_csr *a) {
   return TS_SUCCESS;
 }
 
-/* Does a phase run on the GPU: forced by the tests and benchmarks, else
- * when the context's backend is CUDA. */
-static int phase_on_gpu(const ts_lu *lu, int device) {
+/* Does a phase run on the GPU: forced by the tests and benchmarks (device),
+ * else when the options ask for it (backend) on a CUDA context. */
+static int phase_on_gpu(const ts_lu *lu, int device, ts_backend backend) {
   if (device != TSI_LU_PHASE_AUTO)
     return device == TSI_LU_PHASE_GPU;
-  return lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA;
+  return backend == TS_BACKEND_CUDA && lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA;
 }
-
-/* The symbolic phase runs on the GPU only when asked (options or the tests'
- * switch): on the H200 the host's row merge was faster on circuit matrices
- * (10^5 rows: 251 against 303 ms; 10^6 rows: 418 against 3,502 ms), the GPU
- * only on the 2-D Laplacian (1.3x), bench/results/lu-analysis-h200.md. */
-static int symbolic_on_gpu(const ts_lu *lu) {
-  if (lu->symbolic_device != TSI_LU_PHASE_AUTO)
-    return lu->symbolic_device == TSI_LU_PHASE_GPU;
-  return lu->options.symbolic_backend == TS_BACKEND_CUDA && lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA;
-}
+/* Both phases default to the host. Symbolic: on the H200 the host's row
+ * merge was faster on circuit matrices (10^5 rows: 251 against 303 ms; 10^6
+ * rows: 418 against 3,502 ms), the GPU only on the 2-D Laplacian (1.3x),
+ * bench/results/lu-analysis-h200.md; the row merge has since become 1.9-2.5x
+ * faster (lu-analysis-cpu.md). Levels: the GPU's cooperative Kahn sort took
+ * 1.9 ms (10^5 netlist), 18.6 ms (10^6) and 120-133 ms (Laplacian 500^2,
+ * 4,012 levels) on the H200 before its uploads; the host's longest-path
+ * sweep takes 1.4, 13.9 and 4.4 ms (Laplacian 316^2) on a 2-core machine
+ * (lu-analysis-cpu.md), 10.7 ms on the 3,299-level circuit grid. */
 
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)
@@ -96,14 +95,16 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = symbolic_on_gpu(lu) ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
+  st = phase_on_gpu(lu, lu->symbolic_device, lu->options.symbolic_backend) ? tsi_lu_symbolic_cuda(lu, a)
+                                                                           : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_lu_seconds();
   lu->stats.time_symbolic = end - start;
   if (st != TS_SUCCESS)
     goto cleanup;
 
   start = end;
-  st = phase_on_gpu(lu, lu->levelize_device) ? tsi_lu_levelize_cuda(lu) : tsi_lu_levelize_cpu(lu);
+  st = phase_on_gpu(lu, lu->levelize_device, lu->options.levelize_backend) ? tsi_lu_levelize_cuda(lu)
+                                                                           : tsi_lu_levelize_cpu(lu);
   end = tsi_lu_seconds();
   lu->stats.time_levelize = end - start;
   if (st != TS_SUCCESS)

@@ -57,6 +57,11 @@ static ts_status resolve_options(ts_context *ctx, const ts_lu_options *given, ts
   if (o.symbolic_backend == TS_BACKEND_CUDA && (!ctx || ctx->backend != TS_BACKEND_CUDA))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the symbolic factorization on the GPU needs a CUDA context",
                      op);
+  if (o.levelize_backend != TS_BACKEND_AUTO && o.levelize_backend != TS_BACKEND_CPU &&
+      o.levelize_backend != TS_BACKEND_CUDA)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown levelize backend %d", op, (int)o.levelize_backend);
+  if (o.levelize_backend == TS_BACKEND_CUDA && (!ctx || ctx->backend != TS_BACKEND_CUDA))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the levelization on the GPU needs a CUDA context", op);
   *resolved = o;
   return TS_SUCCESS;
 }

@@ -26,8 +26,8 @@ static const char solve_help[] = "Usage: tessera solve A.mtx [B.mtx] [options]\n
                                  "\n"
                                  "Options:\n"
                                  "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
-                                 "                              one is usable; matching, ordering and the\n"
-                                 "                              symbolic factorization stay on the host)\n"
+                                 "                              one is usable; matching, ordering, the symbolic\n"
+                                 "                              factorization and the levels stay on the host)\n"
                                  "  --precision single|double   precision of the factors (default double);\n"
                                  "                              refinement is in double either way\n"
                                  "  --ordering amd|colamd|natural\n"
@@ -257,8 +257,8 @@ static int run_solve(int argc, char **argv) {
     else
       cli_line(stdout, "rhs", "%s * ones", transpose ? "A^T" : "A");
     cli_line(stdout, "backend", "%s%s", ts_backend_name(resolved),
-             resolved == TS_BACKEND_CUDA ? " (levels, factorization and solves on the GPU; matching, ordering and "
-                                           "symbolic factorization on the host)"
+             resolved == TS_BACKEND_CUDA ? " (factorization and solves on the GPU; matching, ordering, symbolic "
+                                           "factorization and levels on the host)"
                                          : "");
     cli_line(stdout, "factor precision", "%s", precision_name);
     cli_line(stdout, "ordering", "%s", ordering_choices[ordering]);
