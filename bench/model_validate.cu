@@ -908,6 +908,17 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
   return rc;
 }
 
+/* The table files and the median errors on stdout. */
+static int finish(const tsb_metadata *meta, const ts_model_params *p, const char *csv, const char *md) {
+  int rc = write_outputs(meta, p, csv, md);
+  printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
+         "gemm %.1f, spmv %.1f)\n",
+         median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
+         median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("gemm"),
+         median_abs_error("spmv"));
+  return rc;
+}
+
 /* --predict-only: every case described and predicted on the host (a CPU
  * context: no GPU needed), measured times from an earlier run's CSV. */
 static int predict_offline(const char *params_in, const char *measured, const char *csv, const char *md, bool quick,
@@ -946,14 +957,8 @@ static int predict_offline(const char *params_in, const char *measured, const ch
     if (!rc)
       rc = run_spmv(&p, ctx, quick, NULL);
   }
-  if (!rc) {
-    rc = write_outputs(&meta, &p, csv, md);
-    printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
-           "gemm %.1f, spmv %.1f)\n",
-           median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
-           median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("gemm"),
-           median_abs_error("spmv"));
-  }
+  if (!rc)
+    rc = finish(&meta, &p, csv, md);
   ts_context_destroy(ctx);
   return rc;
 }
@@ -1049,14 +1054,8 @@ int main(int argc, char **argv) {
     rc = run_gemms(&p, ctx, quick);
   if (!rc)
     rc = run_spmv(&p, ctx, quick, matrices);
-  if (!rc) {
-    rc = write_outputs(&meta, &p, csv, md);
-    printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
-           "gemm %.1f, spmv %.1f)\n",
-           median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
-           median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("gemm"),
-           median_abs_error("spmv"));
-  }
+  if (!rc)
+    rc = finish(&meta, &p, csv, md);
   ts_context_destroy(ctx);
   return rc;
 }
