@@ -83,4 +83,22 @@ static inline double test_random(unsigned long long *state) {
   return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
+/* Corpus matrix dir/name.mtx as a general CSR in double: read, symmetric
+ * storage expanded, duplicates summed. NULL when any step fails (the
+ * message is in ts_last_error(ctx)). */
+static inline ts_csr *test_read_general(ts_context *ctx, const char *dir, const char *name) {
+  char path[4096];
+  int length = snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
+  if (length <= 0 || (size_t)length >= sizeof path)
+    return NULL;
+  ts_coo *coo = NULL, *general = NULL;
+  ts_csr *csr = NULL;
+  if (ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS &&
+      ts_coo_expand_symmetric(ctx, coo, &general) == TS_SUCCESS)
+    (void)ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, &csr);
+  ts_coo_destroy(coo);
+  ts_coo_destroy(general);
+  return csr;
+}
+
 #endif

@@ -101,15 +101,7 @@ static inline int for_each_corpus_matrix(void (*visit)(const char *name, const t
       continue;
     if (under_sanitizer() && rows > 3000)
       continue;
-    snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-    ts_coo *coo = NULL, *general = NULL;
-    ts_csr *a = NULL;
-    if (ts_mm_read(NULL, path, TS_FLOAT64, &coo, NULL) != TS_SUCCESS)
-      continue;
-    if (ts_coo_expand_symmetric(NULL, coo, &general) == TS_SUCCESS)
-      (void)ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a);
-    ts_coo_destroy(coo);
-    ts_coo_destroy(general);
+    ts_csr *a = test_read_general(NULL, dir, name);
     if (!a)
       continue;
     int64_t estimate = 0;

@@ -147,18 +147,7 @@ static void test_singular(void) {
   ts_csr_destroy(singular);
 }
 
-static ts_csr *read_matrix(const char *dir, const char *name) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-  ts_coo *coo = NULL, *general = NULL;
-  ts_csr *csr = NULL;
-  if (ts_mm_read(gpu, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS &&
-      ts_coo_expand_symmetric(gpu, coo, &general) == TS_SUCCESS)
-    ts_csr_from_coo(gpu, general, TS_DUPLICATES_SUM, &csr);
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
-  return csr;
-}
+static ts_csr *read_matrix(const char *dir, const char *name) { return test_read_general(gpu, dir, name); }
 
 /* Solve b = A * ones on the given backend; the backward error (computed
  * here), or infinity when the factorization fails. */

@@ -63,16 +63,8 @@ static ts_status tessera_solve(const ts_csr *a, const double *b, double *x, ts_l
 
 /* A general double CSR matrix from a corpus file (symmetric storage expanded). */
 static ts_csr *read_matrix(const char *dir, const char *name) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-  ts_coo *coo = NULL, *general = NULL;
-  ts_csr *csr = NULL;
-  if (ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS &&
-      ts_coo_expand_symmetric(ctx, coo, &general) == TS_SUCCESS)
-    ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, &csr);
+  ts_csr *csr = test_read_general(ctx, dir, name);
   CHECK_MSG(csr != NULL, "%s: %s", name, ts_last_error(ctx));
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
   return csr;
 }
 

@@ -143,15 +143,7 @@ static void compare_corpus(ts_lu_ordering ordering) {
     long long rows, cols, nnz;
     if (sscanf(line, "%255s %lld %lld %lld", name, &rows, &cols, &nnz) != 4 || rows != cols || rows > 5000)
       continue;
-    snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-    ts_coo *coo = NULL, *general = NULL;
-    ts_csr *a = NULL;
-    if (ts_mm_read(NULL, path, TS_FLOAT64, &coo, NULL) != TS_SUCCESS)
-      continue;
-    if (ts_coo_expand_symmetric(NULL, coo, &general) == TS_SUCCESS)
-      ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a);
-    ts_coo_destroy(coo);
-    ts_coo_destroy(general);
+    ts_csr *a = test_read_general(NULL, dir, name);
     int64_t estimate = 0;
     if (!a || ts_csr_fill_estimate(NULL, a, &estimate, NULL) != TS_SUCCESS || estimate > 300000) {
       ts_csr_destroy(a);
