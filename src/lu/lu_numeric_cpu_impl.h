@@ -89,13 +89,39 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   outcome->flops = flops;
 }
 
+/* Column k of level `level`, its flops and perturbed pivot counted, a bad
+ * pivot recorded when it is the first in (level, column) order. */
+static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, double *x,
+                                        const tsi_lu_pivot_rule *rule, int64_t *flops, int64_t *perturbed,
+                                        int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+  tsi_lu_column_outcome outcome;
+  TSI_NAME(lu_factor_column)(lu, values, k, x, rule, &outcome);
+  *flops += outcome.flops;
+  if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
+    (*perturbed)++;
+  } else if (outcome.kind != TSI_LU_PIVOT_OK) {
+#pragma omp critical(tsi_lu_bad_pivot)
+    {
+      if (level < *bad_level || (level == *bad_level && k < *bad_column)) {
+        *bad_column = k;
+        *bad_kind = outcome.kind;
+#pragma omp atomic write
+        *bad_level = level;
+      }
+    }
+  }
+}
+
 /*
  * All columns, level by level (the schedule of Xia et al., PPoPP 2023,
  * section 2.2, computed left-looking): one parallel region, one worksharing
- * loop per level whose implicit barrier separates the levels. A singular
- * pivot (perturbation off) stops the factorization after its level; the
- * column reported is the first in pivot order within the first such level,
- * whatever the thread count.
+ * loop per level whose implicit barrier separates the levels; runs of
+ * levels narrower than serial_width run on one thread, in level order,
+ * behind one barrier (a barrier per one-column level cost more than the
+ * column: olm1000's 999 levels refactored 4.3x slower on two threads than
+ * on one). A singular pivot (perturbation off) stops the factorization
+ * after its level; the column reported is the first in pivot order within
+ * the first such level, whatever the thread count.
  */
 static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, double *work, int threads,
                                        const tsi_lu_pivot_rule *rule, tsi_lu_factor_outcome *result) {
@@ -106,45 +132,47 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
   int64_t flops = 0, perturbed = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
+  const int64_t serial_width = threads > 1 ? 2 * (int64_t)threads : 1;
 
 #pragma omp parallel num_threads(threads)
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
     int64_t my_flops = 0, my_perturbed = 0;
-    for (int64_t level = 0; level < levels; level++) {
+    for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
-      /* Chunks of about 1/8 of a thread's share: wide levels of small
-       * columns need few scheduling steps, narrow ones still balance. */
-      int64_t chunk = (last - first) / ((int64_t)threads * 8);
-      if (chunk < 1)
-        chunk = 1;
-#pragma omp for schedule(dynamic, chunk)
-      for (int64_t c = first; c < last; c++) {
-        const int64_t k = level_cols[c];
-        tsi_lu_column_outcome outcome;
-        TSI_NAME(lu_factor_column)(lu, values, k, x, rule, &outcome);
-        my_flops += outcome.flops;
-        if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
-          my_perturbed++;
-        } else if (outcome.kind != TSI_LU_PIVOT_OK) {
-#pragma omp critical(tsi_lu_bad_pivot)
-          {
-            if (level < bad_level || (level == bad_level && k < bad_column)) {
-              bad_column = k;
-              bad_kind = outcome.kind;
-#pragma omp atomic write
-              bad_level = level;
-            }
-          }
+      int64_t next = level + 1;
+      if (last - first < serial_width) {
+        /* A run of narrow levels on one thread, in level order: one barrier
+         * for the run instead of one per level. */
+        while (next < levels && level_ptr[next + 1] - level_ptr[next] < serial_width)
+          next++;
+#pragma omp single
+        for (int64_t l = level; l < next; l++) {
+          for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
+            TSI_NAME(lu_factor_counted)(lu, values, l, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level,
+                                        &bad_column, &bad_kind);
+          if (bad_level <= l)
+            break;
         }
+      } else {
+        /* Chunks of about 1/8 of a thread's share: wide levels of small
+         * columns need few scheduling steps, narrow ones still balance. */
+        int64_t chunk = (last - first) / ((int64_t)threads * 8);
+        if (chunk < 1)
+          chunk = 1;
+#pragma omp for schedule(dynamic, chunk)
+        for (int64_t c = first; c < last; c++)
+          TSI_NAME(lu_factor_counted)(lu, values, level, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level,
+                                      &bad_column, &bad_kind);
       }
-      /* After the barrier every thread reads the same verdict for this
-       * level: later levels can only store larger level numbers. */
+      /* After the barrier every thread reads the same verdict for these
+       * levels: later levels can only store larger level numbers. */
       int64_t seen;
 #pragma omp atomic read
       seen = bad_level;
-      if (seen <= level)
+      if (seen < next)
         break;
+      level = next;
     }
 #pragma omp atomic
     flops += my_flops;
