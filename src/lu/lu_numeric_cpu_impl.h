@@ -149,8 +149,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
-            TSI_NAME(lu_factor_counted)(lu, values, l, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level,
-                                        &bad_column, &bad_kind);
+            TSI_NAME(lu_factor_counted)
+            (lu, values, l, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level, &bad_column, &bad_kind);
           if (bad_level <= l)
             break;
         }
@@ -162,8 +162,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++)
-          TSI_NAME(lu_factor_counted)(lu, values, level, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level,
-                                      &bad_column, &bad_kind);
+          TSI_NAME(lu_factor_counted)
+          (lu, values, level, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level, &bad_column, &bad_kind);
       }
       /* After the barrier every thread reads the same verdict for these
        * levels: later levels can only store larger level numbers. */
