@@ -112,6 +112,8 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
   }
 }
 
+#define TSI_FACTOR_COUNTED TSI_NAME(lu_factor_counted) /* a plain name keeps the calls' format stable */
+
 /*
  * All columns, level by level (the schedule of Xia et al., PPoPP 2023,
  * section 2.2, computed left-looking): one parallel region, one worksharing
@@ -149,8 +151,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
-            TSI_NAME(lu_factor_counted)
-            (lu, values, l, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level, &bad_column, &bad_kind);
+            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level, &bad_column,
+                               &bad_kind);
           if (bad_level <= l)
             break;
         }
@@ -162,8 +164,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++)
-          TSI_NAME(lu_factor_counted)
-          (lu, values, level, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level, &bad_column, &bad_kind);
+          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level,
+                             &bad_column, &bad_kind);
       }
       /* After the barrier every thread reads the same verdict for these
        * levels: later levels can only store larger level numbers. */
@@ -185,3 +187,4 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
   result->bad_kind = bad_kind;
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
 }
+#undef TSI_FACTOR_COUNTED
