@@ -88,6 +88,17 @@ template <int Pad> __global__ void transpose(float *__restrict__ out, const floa
 
 #define RED_THREADS 256
 #define RED_ITEMS 8
+/* The block's sum into s[0] by a halving tree in shared memory. */
+__device__ void block_tree_sum(float *s, float sum) {
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (int half = RED_THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      s[threadIdx.x] += s[threadIdx.x + half];
+    __syncthreads();
+  }
+}
+
 __global__ void reduce_blocks(const float *__restrict__ in, float *__restrict__ partial, size_t n) {
   __shared__ float s[RED_THREADS];
   size_t base = (size_t)blockIdx.x * RED_THREADS * RED_ITEMS + threadIdx.x;
@@ -99,13 +110,7 @@ __global__ void reduce_blocks(const float *__restrict__ in, float *__restrict__ 
 #pragma unroll
   for (int k = 0; k < RED_ITEMS; k++)
     sum += v[k];
-  s[threadIdx.x] = sum;
-  __syncthreads();
-  for (int half = RED_THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half)
-      s[threadIdx.x] += s[threadIdx.x + half];
-    __syncthreads();
-  }
+  block_tree_sum(s, sum);
   if (threadIdx.x == 0)
     partial[blockIdx.x] = s[0];
 }
@@ -115,13 +120,7 @@ __global__ void reduce_final(const float *__restrict__ partial, int count, float
   float sum = 0;
   for (int i = threadIdx.x; i < count; i += RED_THREADS)
     sum += partial[i];
-  s[threadIdx.x] = sum;
-  __syncthreads();
-  for (int half = RED_THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half)
-      s[threadIdx.x] += s[threadIdx.x + half];
-    __syncthreads();
-  }
+  block_tree_sum(s, sum);
   if (threadIdx.x == 0)
     *out = s[0];
 }

@@ -167,6 +167,16 @@ static void test_occupancy(void) {
 
 static double rel_error(double got, double want) { return fabs(got - want) / want; }
 
+/* A kernel of one round: blocks of threads_per_block threads. */
+static ts_model_kernel one_round_kernel(int64_t blocks, int threads_per_block, const ts_model_round *round) {
+  ts_model_kernel k = {0};
+  k.blocks = blocks;
+  k.threads_per_block = threads_per_block;
+  k.round_count = 1;
+  k.rounds = round;
+  return k;
+}
+
 static void test_predict_streaming(void) {
   ts_model_params p;
   test_model_params(&p);
@@ -222,11 +232,7 @@ static void test_predict_latency(void) {
   ts_model_round r = {0};
   r.coalesced_bytes = 100 * 32 * 50 * 4.0;
   r.dependent_accesses = 50;
-  ts_model_kernel k = {0};
-  k.blocks = 100;
-  k.threads_per_block = 32;
-  k.round_count = 1;
-  k.rounds = &r;
+  ts_model_kernel k = one_round_kernel(100, 32, &r);
   double t = 0;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
   CHECK_MSG(rel_error(t, 52e-6) < 1e-9, "t = %g", t);
@@ -261,11 +267,7 @@ static void test_predict_shared_compute_sync(void) {
   r.shared_requests = 100;
   r.conflict_degree = 4;
   r.barriers = 10;
-  ts_model_kernel k = {0};
-  k.blocks = 800;
-  k.threads_per_block = 256;
-  k.round_count = 1;
-  k.rounds = &r;
+  ts_model_kernel k = one_round_kernel(800, 256, &r);
   double t = 0;
   ts_model_breakdown b;
   CHECK_OK(NULL, ts_model_predict_ex(NULL, &p, &k, &t, &b));
@@ -313,11 +315,7 @@ static void test_predict_issue_overlap(void) {
   ts_model_round c = {0};
   c.fp32_ops = 1e10;
   c.int_ops = 5e9;
-  ts_model_kernel k = {0};
-  k.blocks = 800;
-  k.threads_per_block = 256;
-  k.round_count = 1;
-  k.rounds = &c;
+  ts_model_kernel k = one_round_kernel(800, 256, &c);
   double t = 0;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
   CHECK_MSG(rel_error(t, 1.5e-3 + 2e-6) < 1e-9, "t = %g", t);
@@ -364,11 +362,7 @@ static void test_predict_barriers(void) {
   ts_model_round r = {0};
   r.dependent_accesses = 10;
   r.barriers = 100;
-  ts_model_kernel k = {0};
-  k.blocks = 100;
-  k.threads_per_block = 1024;
-  k.round_count = 1;
-  k.rounds = &r;
+  ts_model_kernel k = one_round_kernel(100, 1024, &r);
   double t = 0;
   CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
   CHECK_MSG(rel_error(t, 17e-6) < 1e-9, "t = %g", t);
