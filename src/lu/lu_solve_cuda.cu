@@ -286,6 +286,18 @@ template <typename T, int MODE> static cudaError_t resident_blocks(int sms, int 
   return err;
 }
 
+/* The same for the four modes of one factor precision, blocks[MODE]. */
+template <typename T> static cudaError_t resident_blocks_of_modes(int sms, int *blocks) {
+  cudaError_t err = resident_blocks<T, SOLVE_LOWER>(sms, &blocks[SOLVE_LOWER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<T, SOLVE_UPPER>(sms, &blocks[SOLVE_UPPER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<T, SOLVE_UPPER_T>(sms, &blocks[SOLVE_UPPER_T]);
+  if (err == cudaSuccess)
+    err = resident_blocks<T, SOLVE_LOWER_T>(sms, &blocks[SOLVE_LOWER_T]);
+  return err;
+}
+
 static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
   ts_context *ctx = lu->ctx;
   ts_status st = TS_SUCCESS;
@@ -309,21 +321,9 @@ static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
   cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
   int(*b)[4] = dev->solve_resident_blocks;
   if (err == cudaSuccess)
-    err = resident_blocks<double, SOLVE_LOWER>(sms, &b[0][SOLVE_LOWER]);
+    err = resident_blocks_of_modes<double>(sms, b[0]);
   if (err == cudaSuccess)
-    err = resident_blocks<double, SOLVE_UPPER>(sms, &b[0][SOLVE_UPPER]);
-  if (err == cudaSuccess)
-    err = resident_blocks<double, SOLVE_UPPER_T>(sms, &b[0][SOLVE_UPPER_T]);
-  if (err == cudaSuccess)
-    err = resident_blocks<double, SOLVE_LOWER_T>(sms, &b[0][SOLVE_LOWER_T]);
-  if (err == cudaSuccess)
-    err = resident_blocks<float, SOLVE_LOWER>(sms, &b[1][SOLVE_LOWER]);
-  if (err == cudaSuccess)
-    err = resident_blocks<float, SOLVE_UPPER>(sms, &b[1][SOLVE_UPPER]);
-  if (err == cudaSuccess)
-    err = resident_blocks<float, SOLVE_UPPER_T>(sms, &b[1][SOLVE_UPPER_T]);
-  if (err == cudaSuccess)
-    err = resident_blocks<float, SOLVE_LOWER_T>(sms, &b[1][SOLVE_LOWER_T]);
+    err = resident_blocks_of_modes<float>(sms, b[1]);
   if (err != cudaSuccess)
     return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: occupancy of the solve kernels: %s", cudaGetErrorString(err));
   return TS_SUCCESS;
