@@ -478,6 +478,8 @@ static int run_case(ts_context *ctx, cusparseHandle_t handle, const options *opt
     memset(&o, 0, sizeof o);
     o.schedule = variant_schedules[k];
     o.group_size = k == V_GROUP ? opt->group_size : 0;
+    if (k == V_SPLIT && opt->group_size <= 8)
+      o.group_size = opt->group_size; /* threads a short row */
     double t0 = tsb_wall_seconds();
     ts_status st = ts_spmv_plan_create_ex(ctx, a, &o, &job.plan);
     if (st != TS_SUCCESS) {
@@ -900,6 +902,7 @@ static void usage(const char *argv0) {
          "          [--warmup N] [--repeat N] [--md PATH] [CSV_PATH]\n"
          "  --set may be repeated (default corpus); corpus reads DIR, else $TESSERA_MATRICES\n"
          "  --quick shrinks the generated sets (a check of the program, not a measurement)\n"
+         "  --group-size N sets group-mapped's group size, and with N <= 8 split-rows' threads a short row\n"
          "  CSV_PATH defaults to bench-out/spmv_schedules.csv; the Markdown goes to the same path with .md\n"
          "  exit status: 0 when every check passed, 1 on a failed check or error, 2 for a bad command line,\n"
          "  77 when no GPU is usable\n",

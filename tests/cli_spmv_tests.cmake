@@ -14,11 +14,14 @@ if(TARGET tessera_cli)
     STDOUT "operation +y = A\\*x\nschedule +warp-mapped \\(chosen by auto\\)\nreason +auto: warp-mapped for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 .*check .*: PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --repeat 2
-    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nsplit-rows +split-rows .* PASS\nauto +warp-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: warp-mapped for A"
+    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nsplit-rows +split-rows, 1 thread a short row .* PASS\nauto +warp-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: warp-mapped for A"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all_json ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --group-size 4
     --repeat 2 --json JSON
     JSON_EQUALS "operation=none,schedules.group-mapped.group_size=4,schedules.merge-path.schedule=merge-path,schedules.auto.schedule=warp-mapped,schedules.auto.schedule_requested=auto,schedules.work-oriented.check=PASS,check=PASS"
+    FIXTURES_REQUIRED cli_lap10)
+  tessera_cli_test(spmv_split_threads ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule split --group-size 4
+    --repeat 2 STDOUT "schedule +split-rows, 4 threads a short row\nreason +requested: split-rows, threads a short row 4 for A .*: PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_group_size ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule group --group-size 256 --repeat 2
     STDOUT "schedule +group-mapped, group size 256\nreason +requested: group-mapped, group size 256 for A .*: PASS"
@@ -52,5 +55,7 @@ if(TARGET tessera_cli)
   tessera_cli_test(spmv_group_size_range ARGS spmv x.mtx --group-size 2048 EXIT 2
     STDERR "--group-size 2048 is out of range" STDOUT_EMPTY)
   tessera_cli_test(spmv_group_size_foreign ARGS spmv x.mtx --schedule warp --group-size 32 EXIT 2
-    STDERR "--group-size applies to --schedule group \\(or auto, all\\), not warp" STDOUT_EMPTY)
+    STDERR "--group-size applies to --schedule group or split \\(or auto, all\\), not warp" STDOUT_EMPTY)
+  tessera_cli_test(spmv_group_size_split_range ARGS spmv x.mtx --schedule split --group-size 16 EXIT 2
+    STDERR "--group-size 16: split takes 1, 2, 4 or 8 threads a short row" STDOUT_EMPTY)
 endif()

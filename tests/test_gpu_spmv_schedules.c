@@ -43,7 +43,9 @@ static const variant variants[] = {
     {TS_SCHEDULE_GROUP_MAPPED, 64, true},   {TS_SCHEDULE_GROUP_MAPPED, 128, true},
     {TS_SCHEDULE_GROUP_MAPPED, 256, false}, {TS_SCHEDULE_GROUP_MAPPED, 1024, true},
     {TS_SCHEDULE_MERGE_PATH, 0, true},      {TS_SCHEDULE_WORK_ORIENTED, 0, true},
-    {TS_SCHEDULE_SPLIT_ROWS, 0, true},      {TS_SCHEDULE_AUTO, 0, false},
+    {TS_SCHEDULE_SPLIT_ROWS, 0, true},      {TS_SCHEDULE_SPLIT_ROWS, 1, false},
+    {TS_SCHEDULE_SPLIT_ROWS, 2, false},     {TS_SCHEDULE_SPLIT_ROWS, 8, true},
+    {TS_SCHEDULE_AUTO, 0, false},
 };
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 
@@ -118,7 +120,7 @@ static void check_all_variants(ts_context *ctx, const char *name, const ts_csr *
           if (o.schedule != TS_SCHEDULE_AUTO)
             CHECK_MSG(r.schedule == o.schedule, "%s: plan runs %s, asked %s", name, ts_schedule_name(r.schedule),
                       ts_schedule_name(o.schedule));
-          if (o.schedule == TS_SCHEDULE_GROUP_MAPPED)
+          if (o.schedule == TS_SCHEDULE_GROUP_MAPPED || (o.schedule == TS_SCHEDULE_SPLIT_ROWS && o.group_size > 0))
             CHECK_MSG(r.group_size == o.group_size, "%s: group size %d, asked %d", name, r.group_size, o.group_size);
         }
         plans_checked++;
@@ -280,14 +282,18 @@ static void test_split_pieces(ts_context *ctx) {
       CHECK_MSG(a != NULL, "%s: not generated: %s", name, ts_last_error(NULL));
       if (!a)
         continue;
-      ts_spmv_options o = {0};
-      o.schedule = TS_SCHEDULE_SPLIT_ROWS;
-      spmv_check_result r = spmv_check_plan_betas(ctx, name, a, &o, betas, 2, 4, &seed);
-      CHECK_MSG(r.setup_failed || r.schedule == TS_SCHEDULE_SPLIT_ROWS, "%s: plan runs %s", name,
-                ts_schedule_name(r.schedule));
-      printf("%-40s %s: %s\n", name, dtype == TS_FLOAT32 ? "fp32" : "fp64",
-             r.setup_failed || r.bad || r.not_repeated ? "FAILED" : "ok");
-      plans_checked++;
+      for (int lanes = 1; lanes <= 8; lanes *= 2) { /* threads a short row */
+        ts_spmv_options o = {0};
+        o.schedule = TS_SCHEDULE_SPLIT_ROWS;
+        o.group_size = lanes;
+        spmv_check_result r = spmv_check_plan_betas(ctx, name, a, &o, betas, 2, 4, &seed);
+        CHECK_MSG(r.setup_failed || (r.schedule == TS_SCHEDULE_SPLIT_ROWS && r.group_size == lanes),
+                  "%s: plan runs %s with %d threads a short row, asked %d", name, ts_schedule_name(r.schedule),
+                  r.group_size, lanes);
+        printf("%-40s %s, %d threads a short row: %s\n", name, dtype == TS_FLOAT32 ? "fp32" : "fp64", lanes,
+               r.setup_failed || r.bad || r.not_repeated ? "FAILED" : "ok");
+        plans_checked++;
+      }
       ts_csr_destroy(a);
     }
   }

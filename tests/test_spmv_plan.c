@@ -70,6 +70,22 @@ static void test_options(ts_context *ctx) {
     CHECK(ts_spmv_plan_group_size(plan) == good_sizes[i]);
     ts_spmv_plan_destroy(plan);
   }
+  /* Split-rows takes 1, 2, 4 or 8 threads a short row; 0 lets the plan choose. */
+  o.schedule = TS_SCHEDULE_SPLIT_ROWS;
+  o.group_size = 16;
+  CHECK_STATUS(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &plan), TS_ERROR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(ts_last_error(ctx), "split-rows takes 1, 2, 4 or 8 threads a short row, not 16") != NULL,
+            "message: %s", ts_last_error(ctx));
+  o.group_size = 4;
+  CHECK_OK(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &plan));
+  CHECK(ts_spmv_plan_group_size(plan) == 4);
+  CHECK(strstr(ts_spmv_plan_explain(plan), "split-rows, threads a short row 4 for A") != NULL);
+  ts_spmv_plan_destroy(plan);
+  o.group_size = 0;
+  CHECK_OK(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &plan));
+  CHECK(ts_spmv_plan_group_size(plan) == 1); /* mean row 1.5: one thread a row */
+  CHECK(strstr(ts_spmv_plan_explain(plan), "threads a short row 1 (chosen)") != NULL);
+  ts_spmv_plan_destroy(plan);
   /* A group size with another schedule is validated, then not used. */
   o.schedule = TS_SCHEDULE_WARP_MAPPED;
   o.group_size = 64;
@@ -251,7 +267,10 @@ static void test_auto(ts_context *ctx) {
   expect_auto(ctx, "small, rows of 64", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(small: one wave of warps)");
   a = NULL;
   ts_gen_random_uniform(NULL, 40000, 40000, 40, 2, TS_FLOAT64, &a); /* 1.6 M nnz in rows of 40 */
-  expect_auto(ctx, "uniform 40 per row", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(regular rows of a warp)");
+  expect_auto(ctx, "uniform 40 per row", a, TS_OP_NONE, TS_SCHEDULE_THREAD_MAPPED, "mean row < 64");
+  a = NULL;
+  ts_gen_random_uniform(NULL, 40000, 40000, 80, 2, TS_FLOAT64, &a); /* 3.2 M nnz in rows of 80 */
+  expect_auto(ctx, "uniform 80 per row", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "(regular rows of a warp)");
   a = NULL;
   ts_gen_random_uniform(NULL, 40000, 40000, 8, 2, TS_FLOAT64, &a); /* 320,000 nnz, 40,000 short rows */
   expect_auto(ctx, "small, many short rows", a, TS_OP_NONE, TS_SCHEDULE_AUTO, "(short regular rows)");

@@ -229,7 +229,8 @@ typedef enum ts_operation {
 typedef struct ts_spmv_options {
   ts_schedule schedule; /**< Schedule on the GPU (default AUTO; the CPU backend has one). */
   ts_operation op;      /**< A or A^T (default A). */
-  int group_size;       /**< Threads per group for TS_SCHEDULE_GROUP_MAPPED: a power of two, 1 to 1024; 0 = chosen. */
+  int group_size;       /**< Threads per group for TS_SCHEDULE_GROUP_MAPPED (a power of two, 1 to 1024), or per short
+                             row for TS_SCHEDULE_SPLIT_ROWS (1, 2, 4 or 8); 0 = chosen. */
 } ts_spmv_options;
 
 /** A prepared SpMV: the matrix in backend memory, ready to run many times. */
@@ -263,7 +264,7 @@ TS_API ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const 
 /** Schedule the plan runs (never AUTO: what AUTO resolved to). */
 TS_API ts_schedule ts_spmv_plan_schedule(const ts_spmv_plan *plan);
 
-/** Group size the plan runs with (threads per group; 0 when not group-mapped). */
+/** Group size the plan runs with: threads per group (group-mapped) or per short row (split-rows); 0 otherwise. */
 TS_API int ts_spmv_plan_group_size(const ts_spmv_plan *plan);
 
 /**

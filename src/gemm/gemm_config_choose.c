@@ -19,12 +19,15 @@
 
 #include <stdio.h>
 
-/* Measured fraction of the FMA peak sustained on 8192^3, by id (H200,
- * commit a072b44: s128x128x8 0.593 with 1 or 2 blocks per SM, s128x128x16
- * 0.642, s128x256x8 0.652, s128x64x8 0.607, s64x64x8 0.591; d128x128x8 0.642,
- * d128x64x8 0.579, d64x64x8 0.478). */
+/* Measured fraction of the FMA peak sustained on 8192^3, by id (H200;
+ * fp32 at commit d23566b with the BK = 16 tiles in dynamic shared memory:
+ * s128x128x8 0.622 (2 blocks per SM) and 0.563 (1), s128x128x16 0.626,
+ * s128x256x8 0.648, s128x64x8 0.610, s64x64x8 0.582, s128x256x16 0.642,
+ * s256x128x16 0.668, s128x128x16 (2 blocks) 0.620; fp64 at a072b44:
+ * d128x128x8 0.642, d128x64x8 0.579, d64x64x8 0.478). */
 static double config_efficiency(const tsi_gemm_config *c) {
-  static const double efficiency[] = {0.0, 0.593, 0.593, 0.642, 0.652, 0.607, 0.591, 0.642, 0.579, 0.478};
+  static const double efficiency[] = {0.0,   0.622, 0.563, 0.626, 0.648, 0.610, 0.582,
+                                      0.642, 0.579, 0.478, 0.642, 0.668, 0.620};
   if (c->id < (int)(sizeof efficiency / sizeof efficiency[0]))
     return efficiency[c->id];
   return 0.5;

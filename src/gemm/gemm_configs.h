@@ -35,7 +35,10 @@ extern "C" {
   X(6, TS_FLOAT32, float, 64, 64, 8, 1, 2, 8, 8, 167, 6)                                                               \
   X(7, TS_FLOAT64, double, 128, 128, 8, 2, 4, 8, 8, 250, 1)                                                            \
   X(8, TS_FLOAT64, double, 128, 64, 8, 2, 4, 8, 4, 128, 2)                                                             \
-  X(9, TS_FLOAT64, double, 64, 64, 8, 2, 4, 4, 4, 122, 2)
+  X(9, TS_FLOAT64, double, 64, 64, 8, 2, 4, 4, 4, 122, 2)                                                              \
+  X(10, TS_FLOAT32, float, 128, 256, 16, 2, 4, 8, 16, 255, 1)                                                          \
+  X(11, TS_FLOAT32, float, 256, 128, 16, 4, 2, 16, 8, 247, 1)                                                          \
+  X(12, TS_FLOAT32, float, 128, 128, 16, 2, 4, 8, 8, 128, 2)
 
 /* Elements of padding after each k-row of a shared-memory tile: keeps the
  * transposed stores (operands contiguous along k) free of bank conflicts

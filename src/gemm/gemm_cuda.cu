@@ -15,11 +15,18 @@ static ts_status launch_gemm(ts_context *ctx, const tsi_gemm_args *g) {
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_gemm: %lld x %lld output tiles pass the grid limit",
                      (long long)tiles_m, (long long)tiles_n);
   cudaStream_t stream = (cudaStream_t)ctx->stream;
+  constexpr int shared_bytes = tsi_gemm_shared_bytes<T, BM, BN, BK>();
+  auto kernel = tsi_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, TM, TN, MIN_BLOCKS>;
+  if (shared_bytes > 48 * 1024) { /* above the default limit: opt in (per device, idempotent) */
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+    if (err != cudaSuccess)
+      return tsi_error(ctx, TS_ERROR_CUDA, "ts_gemm: %d bytes of shared memory per block: %s", shared_bytes,
+                       cudaGetErrorString(err));
+  }
   /* A is read along k when transposed; B when not (column-major op(B) is k x n). */
-  tsi_gemm_kernel<T, BM, BN, BK, WARPS_M, WARPS_N, TM, TN, MIN_BLOCKS>
-      <<<(unsigned)(tiles_m * tiles_n), 32 * WARPS_M * WARPS_N, 0, stream>>>(
-          (int)g->m, (int)g->n, (int)g->k, (T)g->alpha, (T)g->beta, (const T *)g->a, g->lda, g->trans_a,
-          (const T *)g->b, g->ldb, !g->trans_b, (T *)g->c, g->ldc, (int)tiles_m, (int)tiles_n);
+  kernel<<<(unsigned)(tiles_m * tiles_n), 32 * WARPS_M * WARPS_N, shared_bytes, stream>>>(
+      (int)g->m, (int)g->n, (int)g->k, (T)g->alpha, (T)g->beta, (const T *)g->a, g->lda, g->trans_a, (const T *)g->b,
+      g->ldb, !g->trans_b, (T *)g->c, g->ldc, (int)tiles_m, (int)tiles_n);
   return tsi_cuda_check_launch(ctx, launch_name);
 }
 

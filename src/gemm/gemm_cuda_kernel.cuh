@@ -117,6 +117,11 @@ __device__ __forceinline__ void tsi_gemm_tile_of(int b, int tiles_m, int tiles_n
   *tile_n = in_group / height;
 }
 
+/* Shared memory of one block: both stages of the A and B tiles. */
+template <typename T, int BM, int BN, int BK> constexpr int tsi_gemm_shared_bytes() {
+  return 2 * BK * (BM + BN + 2 * TSI_GEMM_SHARED_PAD) * (int)sizeof(T);
+}
+
 /* MIN_BLOCKS: resident blocks per SM the register budget must allow. */
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int MIN_BLOCKS>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MIN_BLOCKS)
@@ -134,8 +139,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MIN_BLOCKS)
   static_assert(BM * BK % NT == 0 && BN * BK % NT == 0, "slices split evenly over threads");
   typedef typename tsi_gemm_vector<T>::type vec;
 
-  __shared__ __align__(16) T a_tile[2][BK * AS];
-  __shared__ __align__(16) T b_tile[2][BK * BS];
+  /* Dynamic shared memory: the deeper tiles pass the 48 KiB static limit. */
+  extern __shared__ __align__(16) unsigned char tsi_gemm_shared[];
+  T(*a_tile)[BK * AS] = reinterpret_cast<T(*)[BK * AS]>(tsi_gemm_shared);
+  T(*b_tile)[BK * BS] = reinterpret_cast<T(*)[BK * BS]>(tsi_gemm_shared + 2 * BK * AS * sizeof(T));
 
   int tile_m, tile_n;
   tsi_gemm_tile_of((int)blockIdx.x, tiles_m, tiles_n, &tile_m, &tile_n);

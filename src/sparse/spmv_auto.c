@@ -51,9 +51,12 @@
  * the GPU idles (Ginkgo's load-balanced switch is at 1024 on NVIDIA). To be
  * measured. */
 #define TSI_AUTO_LONG_ROW 4096
-/* Regular rows at least this long on average keep a warp's 32 lanes busy.
- * To be measured. */
-#define TSI_AUTO_WARP_MEAN 32.0
+/* Regular rows at least this long on average go one warp a row. At a mean
+ * of 33 one thread a row was still 1.6x faster (H200, 2026-11-30, commit
+ * d23566b, model_validate's banded_1M_w32: thread-mapped 0.121 ms, warp-mapped
+ * 0.191 ms): the thread's consecutive loads stay in its L1 lines. Between 33
+ * and 64 not measured. */
+#define TSI_AUTO_WARP_MEAN 64.0
 /* Regular rows at least this long on average keep a block busy. To be
  * measured. */
 #define TSI_AUTO_BLOCK_MEAN 1024.0
@@ -75,6 +78,20 @@ int tsi_spmv_default_group_size(const tsi_spmv_shape *shape) {
   while (size < TSI_AUTO_MAX_GROUP_SIZE && (double)size < shape->mean_row)
     size *= 2;
   return size;
+}
+
+/* Threads a short row for split-rows: one thread while rows are short
+ * enough that its loads stay in few cache lines, more as the mean row grows
+ * (the largest power of two up to mean row / TSI_AUTO_SPLIT_ROW_PER_LANE,
+ * at most 8). To be measured. */
+#define TSI_AUTO_SPLIT_ROW_PER_LANE 4.0
+#define TSI_AUTO_SPLIT_MAX_LANES 8
+
+int tsi_spmv_split_default_lanes(const tsi_spmv_shape *shape) {
+  int lanes = 1;
+  while (lanes < TSI_AUTO_SPLIT_MAX_LANES && 2.0 * lanes * TSI_AUTO_SPLIT_ROW_PER_LANE <= shape->mean_row)
+    lanes *= 2;
+  return lanes;
 }
 
 ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, int *group_size, char *reason,
@@ -118,6 +135,9 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
   *group_size = 0;
   if (choice == TS_SCHEDULE_GROUP_MAPPED)
     *group_size = group_size_hint > 0 ? group_size_hint : tsi_spmv_default_group_size(s);
+  else if (choice == TS_SCHEDULE_SPLIT_ROWS)
+    *group_size = group_size_hint > 0 && group_size_hint <= TSI_AUTO_SPLIT_MAX_LANES ? group_size_hint
+                                                                                     : tsi_spmv_split_default_lanes(s);
   snprintf(reason, reason_size, "%lld rows, %lld cols, %lld nnz, mean row %.3g, max row %lld, cv %.3g: %s",
            (long long)s->rows, (long long)s->cols, (long long)s->nnz, s->mean_row, (long long)s->max_row, s->cv_row,
            why);

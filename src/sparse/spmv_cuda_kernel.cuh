@@ -20,6 +20,7 @@ struct tsi_spmv_call {
   const void *x;
   void *y;
   cudaStream_t stream;
+  int lanes; /* split-rows: threads a short row (1, 2, 4 or 8) */
 };
 
 /* y = alpha*A*x + beta*y: a row is a tile, a nonzero an atom; y is read only

@@ -1,5 +1,5 @@
 /* SpMV with the split-rows schedule in one launch: the pieces of the long
- * rows (one warp each) and the short rows (one thread each). Of a row cut in
+ * rows (one warp each) and the short rows (1 to 8 threads each). Of a row cut in
  * several pieces, the piece warp that finishes last adds all the piece sums,
  * in piece order. Each sum has a fixed order, whichever warp ends last, so
  * results repeat bitwise. */
@@ -52,77 +52,115 @@ __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned coun
     y[row] = finish(total, alpha, beta, y, row);
 }
 
-template <class T, class Index>
+/* Short rows: LANES threads a row, lanes stride the row's entries (LANES
+ * = 1: one thread walks its row). With several lanes a warp reads a row's
+ * entries together: when the x gathers evict lines from L1 between one
+ * thread's loads (R-MAT, power law), one thread a row reads its entries from
+ * L2 again and again. The lanes' sums meet by a fixed butterfly. */
+template <class T, class Index, int LANES>
+__device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
+                           const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
+                           unsigned block) {
+  constexpr int rows_per_block = split_block / LANES;
+  const int64_t row = (int64_t)block * rows_per_block + threadIdx.x / LANES;
+  T sum = T(0);
+  bool mine = false;
+  if (row < rows) {
+    Index a = offsets[row];
+    const Index e = offsets[row + 1];
+    mine = e - a <= TSI_SPLIT_SHORT; /* longer rows are the pieces' */
+    if (mine && LANES == 1) {
+      for (; e - a >= 4; a += 4) {
+        T v0 = vals[a] * x[cols[a]], v1 = vals[a + 1] * x[cols[a + 1]];
+        T v2 = vals[a + 2] * x[cols[a + 2]], v3 = vals[a + 3] * x[cols[a + 3]];
+        sum = (((sum + v0) + v1) + v2) + v3;
+      }
+      for (; a < e; ++a)
+        sum += vals[a] * x[cols[a]];
+    } else if (mine) {
+      for (Index k = a + threadIdx.x % LANES; k < e; k += LANES)
+        sum += vals[k] * x[cols[k]];
+    }
+  }
+  if (LANES > 1) { /* every lane of the warp takes part, rows or not */
+#pragma unroll
+    for (int offset = LANES / 2; offset > 0; offset >>= 1)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  }
+  if (mine && threadIdx.x % LANES == 0)
+    y[row] = finish(sum, alpha, beta, y, row);
+}
+
+template <class T, class Index, int LANES>
 __global__ void __launch_bounds__(split_block, 8)
     split_rows_kernel(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                       const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
                       int64_t pieces, unsigned piece_blocks, const int32_t *__restrict__ piece_row,
                       const int64_t *__restrict__ piece_begin, T *__restrict__ partial,
                       unsigned *__restrict__ arrivals) {
-  if (blockIdx.x < piece_blocks) {
-    /* A piece of a long row: lanes take consecutive entries (coalesced). */
-    const int64_t p = (int64_t)blockIdx.x * split_warps + threadIdx.x / 32;
-    if (p >= pieces)
-      return;
-    const int lane = threadIdx.x % 32;
-    const int32_t row = piece_row[p];
-    const int64_t begin = piece_begin[p], row_begin = offsets[row], row_end = offsets[row + 1];
-    const int64_t end = begin + TSI_SPLIT_PIECE < row_end ? begin + TSI_SPLIT_PIECE : row_end;
-    /* A row's pieces are consecutive: its first is this one less those
-     * before. Found before the loop, so that fewer values live across it. */
-    const int64_t first = p - (begin - row_begin) / TSI_SPLIT_PIECE;
-    const unsigned count = unsigned((row_end - row_begin + TSI_SPLIT_PIECE - 1) / TSI_SPLIT_PIECE);
-    /* 32-bit steps from the piece's start: fewer registers across the loop. */
-    const T *piece_vals = vals + begin;
-    const int32_t *piece_cols = cols + begin;
-    const int length = int(end - begin);
-    T sum = T(0);
-#pragma unroll 4
-    for (int k = lane; k < length; k += 32)
-      sum += piece_vals[k] * x[piece_cols[k]];
-    sum = warp_sum(sum);
-    if (count == 1) {
-      if (lane == 0)
-        y[row] = finish(sum, alpha, beta, y, row);
-      return;
-    }
-    add_row_pieces(lane, p, first, count, sum, partial, arrivals, row, alpha, beta, y);
+  if (blockIdx.x >= piece_blocks) {
+    short_rows<T, Index, LANES>(rows, offsets, cols, vals, x, alpha, beta, y, blockIdx.x - piece_blocks);
     return;
   }
-  /* Short rows, one per thread; long rows are the pieces'. */
-  const int64_t row = (int64_t)(blockIdx.x - piece_blocks) * split_block + threadIdx.x;
-  if (row >= rows)
+  /* A piece of a long row: lanes take consecutive entries (coalesced). */
+  const int64_t p = (int64_t)blockIdx.x * split_warps + threadIdx.x / 32;
+  if (p >= pieces)
     return;
-  Index a = offsets[row];
-  const Index e = offsets[row + 1];
-  if (e - a > TSI_SPLIT_SHORT)
-    return;
+  const int lane = threadIdx.x % 32;
+  const int32_t row = piece_row[p];
+  const int64_t begin = piece_begin[p], row_begin = offsets[row], row_end = offsets[row + 1];
+  const int64_t end = begin + TSI_SPLIT_PIECE < row_end ? begin + TSI_SPLIT_PIECE : row_end;
+  /* A row's pieces are consecutive: its first is this one less those
+   * before. Found before the loop, so that fewer values live across it. */
+  const int64_t first = p - (begin - row_begin) / TSI_SPLIT_PIECE;
+  const unsigned count = unsigned((row_end - row_begin + TSI_SPLIT_PIECE - 1) / TSI_SPLIT_PIECE);
+  /* 32-bit steps from the piece's start: fewer registers across the loop. */
+  const T *piece_vals = vals + begin;
+  const int32_t *piece_cols = cols + begin;
+  const int length = int(end - begin);
   T sum = T(0);
-  for (; e - a >= 4; a += 4) {
-    T v0 = vals[a] * x[cols[a]], v1 = vals[a + 1] * x[cols[a + 1]];
-    T v2 = vals[a + 2] * x[cols[a + 2]], v3 = vals[a + 3] * x[cols[a + 3]];
-    sum = (((sum + v0) + v1) + v2) + v3;
+#pragma unroll 4
+  for (int k = lane; k < length; k += 32)
+    sum += piece_vals[k] * x[piece_cols[k]];
+  sum = warp_sum(sum);
+  if (count == 1) {
+    if (lane == 0)
+      y[row] = finish(sum, alpha, beta, y, row);
+    return;
   }
-  for (; a < e; ++a)
-    sum += vals[a] * x[cols[a]];
-  y[row] = finish(sum, alpha, beta, y, row);
+  add_row_pieces(lane, p, first, count, sum, partial, arrivals, row, alpha, beta, y);
+}
+
+template <class T, class Index, int LANES>
+cudaError_t launch_split(const tsi_spmv_device_matrix *a, const tsi_spmv_call &c) {
+  tsi_spmv_split_layout l = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, sizeof(T));
+  char *base = static_cast<char *>(c.workspace);
+  const Index *offsets = static_cast<const Index *>(a->offsets);
+  const int32_t *piece_row = a->split_pieces ? reinterpret_cast<const int32_t *>(base + l.piece_row) : nullptr;
+  const int64_t *piece_begin = a->split_pieces ? reinterpret_cast<const int64_t *>(base + l.piece_begin) : nullptr;
+  T *partial = a->split_pieces ? reinterpret_cast<T *>(base + l.partial) : nullptr;
+  unsigned *arrivals = a->split_multi ? reinterpret_cast<unsigned *>(base + l.arrivals) : nullptr;
+  const unsigned piece_blocks = unsigned((a->split_pieces + split_warps - 1) / split_warps);
+  constexpr int rows_per_block = split_block / LANES;
+  const unsigned row_blocks = unsigned((a->rows + rows_per_block - 1) / rows_per_block);
+  split_rows_kernel<T, Index, LANES><<<piece_blocks + row_blocks, split_block, 0, c.stream>>>(
+      a->rows, offsets, a->indices, static_cast<const T *>(a->values), static_cast<const T *>(c.x), T(c.alpha),
+      T(c.beta), static_cast<T *>(c.y), a->split_pieces, piece_blocks, piece_row, piece_begin, partial, arrivals);
+  return cudaPeekAtLastError(); /* left for tsi_cuda_check_launch() to collect */
 }
 
 template <class S, class T, class Index> struct split_launch {
   static cudaError_t call(const tsi_spmv_device_matrix *a, const tsi_spmv_call &c) {
-    tsi_spmv_split_layout l = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, sizeof(T));
-    char *base = static_cast<char *>(c.workspace);
-    const Index *offsets = static_cast<const Index *>(a->offsets);
-    const int32_t *piece_row = a->split_pieces ? reinterpret_cast<const int32_t *>(base + l.piece_row) : nullptr;
-    const int64_t *piece_begin = a->split_pieces ? reinterpret_cast<const int64_t *>(base + l.piece_begin) : nullptr;
-    T *partial = a->split_pieces ? reinterpret_cast<T *>(base + l.partial) : nullptr;
-    unsigned *arrivals = a->split_multi ? reinterpret_cast<unsigned *>(base + l.arrivals) : nullptr;
-    const unsigned piece_blocks = unsigned((a->split_pieces + split_warps - 1) / split_warps);
-    const unsigned row_blocks = unsigned((a->rows + split_block - 1) / split_block);
-    split_rows_kernel<T, Index><<<piece_blocks + row_blocks, split_block, 0, c.stream>>>(
-        a->rows, offsets, a->indices, static_cast<const T *>(a->values), static_cast<const T *>(c.x), T(c.alpha),
-        T(c.beta), static_cast<T *>(c.y), a->split_pieces, piece_blocks, piece_row, piece_begin, partial, arrivals);
-    return cudaPeekAtLastError(); /* left for tsi_cuda_check_launch() to collect */
+    switch (c.lanes) {
+    case 2:
+      return launch_split<T, Index, 2>(a, c);
+    case 4:
+      return launch_split<T, Index, 4>(a, c);
+    case 8:
+      return launch_split<T, Index, 8>(a, c);
+    default:
+      return launch_split<T, Index, 1>(a, c);
+    }
   }
 };
 

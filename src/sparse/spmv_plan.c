@@ -30,6 +30,10 @@ static ts_status check_options(ts_context *ctx, const ts_spmv_options *o) {
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_plan_create_ex: group size %d is not a power of two from 1 to 1024 (or 0 to choose)",
                      o->group_size);
+  if (o->schedule == TS_SCHEDULE_SPLIT_ROWS && o->group_size > 8)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_spmv_plan_create_ex: split-rows takes 1, 2, 4 or 8 threads a short row, not %d",
+                     o->group_size);
   return TS_SUCCESS;
 }
 
@@ -130,9 +134,13 @@ static void resolve_schedule(ts_spmv_plan *p, const ts_spmv_options *o) {
   p->group_size = 0;
   if (o->schedule == TS_SCHEDULE_GROUP_MAPPED)
     p->group_size = o->group_size ? o->group_size : tsi_spmv_default_group_size(s);
+  else if (o->schedule == TS_SCHEDULE_SPLIT_ROWS)
+    p->group_size = o->group_size ? o->group_size : tsi_spmv_split_default_lanes(s);
   char group[48] = "";
   if (p->group_size > 0)
-    snprintf(group, sizeof group, ", group size %d%s", p->group_size, o->group_size ? "" : " (chosen)");
+    snprintf(group, sizeof group, ", %s %d%s",
+             o->schedule == TS_SCHEDULE_SPLIT_ROWS ? "threads a short row" : "group size", p->group_size,
+             o->group_size ? "" : " (chosen)");
   snprintf(p->explain, sizeof p->explain,
            "requested: %s%s for %s (%lld rows, %lld cols, %lld nnz, mean row %.3g, max row %lld, cv %.3g)",
            ts_schedule_name(p->schedule), group, operation_name(p->op), (long long)s->rows, (long long)s->cols,

@@ -34,6 +34,8 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *shape, int group_size_hin
 
 /* Group size used for TS_SCHEDULE_GROUP_MAPPED when the caller leaves it 0. */
 int tsi_spmv_default_group_size(const tsi_spmv_shape *shape);
+/* Threads a short row (1, 2, 4 or 8) for split-rows when nobody chose. */
+int tsi_spmv_split_default_lanes(const tsi_spmv_shape *shape);
 
 struct ts_spmv_plan {
   ts_context *ctx;
@@ -41,7 +43,7 @@ struct ts_spmv_plan {
   int64_t rows, cols, nnz; /* of A as given (the operand is A^T for the transpose) */
   ts_dtype dtype;
   ts_schedule schedule;          /* resolved, never AUTO */
-  int group_size;                /* threads per group for group-mapped, else 0 */
+  int group_size;                /* threads a group (group-mapped) or a short row (split-rows), else 0 */
   tsi_spmv_shape shape;          /* of the operand */
   ts_csr *host;                  /* CPU backend: the operand (A, or the CSR of A^T) */
   tsi_spmv_device_matrix device; /* CUDA backend: the operand in GPU memory */

@@ -151,7 +151,8 @@ ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts
   cli_progress_begin(progress, "planning");
   ts_spmv_options options = {0};
   options.schedule = request->schedule;
-  options.group_size = request->group_size;
+  /* With `--schedule all`, a group size past split-rows' 8 is group-mapped's alone. */
+  options.group_size = request->schedule == TS_SCHEDULE_SPLIT_ROWS && request->group_size > 8 ? 0 : request->group_size;
   options.op = request->op;
   status = ts_spmv_plan_create_ex(ctx, a, &options, &plan);
   cli_progress_end(progress, status);
@@ -333,10 +334,13 @@ void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r)
   json_measurement(json, r);
 }
 
-/* "merge-path", "group-mapped, group size 32", "merge-path (chosen by auto)". */
+/* "merge-path", "group-mapped, group size 32", "split-rows, 2 threads a short
+ * row", "merge-path (chosen by auto)". */
 static void schedule_text(const cli_spmv_run *run, char *text, size_t size) {
-  char group[32] = "";
-  if (run->group_size > 0)
+  char group[40] = "";
+  if (run->group_size > 0 && run->schedule == TS_SCHEDULE_SPLIT_ROWS)
+    snprintf(group, sizeof group, ", %d thread%s a short row", run->group_size, run->group_size > 1 ? "s" : "");
+  else if (run->group_size > 0)
     snprintf(group, sizeof group, ", group size %d", run->group_size);
   snprintf(text, size, "%s%s%s", ts_schedule_name(run->schedule), group,
            run->requested == TS_SCHEDULE_AUTO ? " (chosen by auto)" : "");

@@ -21,7 +21,8 @@ static const char spmv_help[] = "Usage: tessera spmv FILE [options]\n"
                                 "                              or all\n"
                                 "                              (each in turn, auto last; default auto)\n"
                                 "  --group-size N              threads per group for --schedule group: a power\n"
-                                "                              of two, 1 to 1024 (default: chosen)\n"
+                                "                              of two, 1 to 1024; threads per short row for\n"
+                                "                              --schedule split: 1, 2, 4 or 8 (default: chosen)\n"
                                 "  --transpose                 y = A^T*x instead of A*x\n"
                                 "  --repeat N                  calls per timed burst (default: as many as take\n"
                                 "                              about 0.1 s)\n"
@@ -61,9 +62,12 @@ static int run_spmv(int argc, char **argv) {
     return rc;
   if (group_size & (group_size - 1))
     return cli_usage_error("spmv", "--group-size %lld is not a power of two", (long long)group_size);
-  if (group_size > 0 && schedule != TS_SCHEDULE_GROUP_MAPPED && schedule != TS_SCHEDULE_AUTO &&
-      schedule != CLI_SCHEDULE_ALL)
-    return cli_usage_error("spmv", "--group-size applies to --schedule group (or auto, all), not %s",
+  if (group_size > 8 && schedule == TS_SCHEDULE_SPLIT_ROWS)
+    return cli_usage_error("spmv", "--group-size %lld: split takes 1, 2, 4 or 8 threads a short row",
+                           (long long)group_size);
+  if (group_size > 0 && schedule != TS_SCHEDULE_GROUP_MAPPED && schedule != TS_SCHEDULE_SPLIT_ROWS &&
+      schedule != TS_SCHEDULE_AUTO && schedule != CLI_SCHEDULE_ALL)
+    return cli_usage_error("spmv", "--group-size applies to --schedule group or split (or auto, all), not %s",
                            cli_schedule_choices[schedule]);
 
   ts_context *ctx = NULL;
