@@ -80,18 +80,17 @@ int tsi_spmv_default_group_size(const tsi_spmv_shape *shape) {
   return size;
 }
 
-/* Threads a short row for split-rows: one thread while rows are short
- * enough that its loads stay in few cache lines, more as the mean row grows
- * (the largest power of two up to mean row / TSI_AUTO_SPLIT_ROW_PER_LANE,
- * at most 8). To be measured. */
-#define TSI_AUTO_SPLIT_ROW_PER_LANE 4.0
+/* Threads a short row for split-rows: one, which reads the warp's rows
+ * together through shared memory. Measured with one thread walking its own
+ * row (H200, 2026-11-30, commit d88cbbe, spmv_schedules --set
+ * rmat,powerlaw,circuit --group-size 1|2|4|8): one thread was fastest or
+ * within 2 % on 8 of 10 matrices (circuit 1 M: 0.019 ms against 0.023, 0.030,
+ * 0.047 with 2, 4, 8); 4 threads gained 4-7 % on Zipf 0.9 only. */
 #define TSI_AUTO_SPLIT_MAX_LANES 8
 
 int tsi_spmv_split_default_lanes(const tsi_spmv_shape *shape) {
-  int lanes = 1;
-  while (lanes < TSI_AUTO_SPLIT_MAX_LANES && 2.0 * lanes * TSI_AUTO_SPLIT_ROW_PER_LANE <= shape->mean_row)
-    lanes *= 2;
-  return lanes;
+  (void)shape;
+  return 1;
 }
 
 ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, int *group_size, char *reason,
