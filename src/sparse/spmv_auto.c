@@ -80,12 +80,11 @@ int tsi_spmv_default_group_size(const tsi_spmv_shape *shape) {
   return size;
 }
 
-/* Threads a short row for split-rows: one, which reads the warp's rows
- * together through shared memory. Measured with one thread walking its own
- * row (H200, 2026-11-30, commit d88cbbe, spmv_schedules --set
- * rmat,powerlaw,circuit --group-size 1|2|4|8): one thread was fastest or
- * within 2 % on 8 of 10 matrices (circuit 1 M: 0.019 ms against 0.023, 0.030,
- * 0.047 with 2, 4, 8); 4 threads gained 4-7 % on Zipf 0.9 only. */
+/* Threads a short row for split-rows: one (H200, 2026-11-30, commit
+ * d88cbbe, spmv_schedules --set rmat,powerlaw,circuit --group-size
+ * 1|2|4|8): one thread was fastest or within 2 % on 8 of 10 matrices
+ * (circuit 1 M: 0.019 ms against 0.023, 0.030, 0.047 with 2, 4, 8); 4 threads
+ * gained 4-7 % on Zipf 0.9 only. */
 #define TSI_AUTO_SPLIT_MAX_LANES 8
 
 int tsi_spmv_split_default_lanes(const tsi_spmv_shape *shape) {

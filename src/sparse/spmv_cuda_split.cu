@@ -1,6 +1,5 @@
 /* SpMV with the split-rows schedule in one launch: the pieces of the long
- * rows (one warp each) and the short rows (1 to 8 threads each; one thread
- * a row reads through a warp's stage in shared memory). Of a row cut in
+ * rows (one warp each) and the short rows (1 to 8 threads each). Of a row cut in
  * several pieces, the piece warp that finishes last adds all the piece sums,
  * in piece order. Each sum has a fixed order, whichever warp ends last, so
  * results repeat bitwise. */
@@ -53,70 +52,11 @@ __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned coun
     y[row] = finish(total, alpha, beta, y, row);
 }
 
-/* Entries a warp stages at a time for its short rows (1 KiB a warp in fp32). */
-constexpr int stage_entries = 256;
-
-/* Short rows, one thread each, read coalesced (the stream step of
- * CSR-Adaptive: Greathouse and Daga, "Efficient sparse matrix-vector
- * multiplication on GPUs using the CSR storage format", SC 2014): the warp
- * multiplies its 32 rows' entries together, lane k taking every 32nd
- * entry, into shared memory, and each thread then adds its row's products
- * in order. Read by one thread a row, a warp's loads touched 32 rows at
- * once and R-MAT 22 read 25 % more from DRAM than the matrix (ncu: 709 MB
- * against cuSPARSE's 568 MB). Rows longer than TSI_SPLIT_SHORT, the pieces',
- * break the warp's entries into runs of neighbouring short rows; the
- * products go through the stage stage_entries at a time. */
-template <class T, class Index>
-__device__ void short_rows_staged(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
-                                  const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta,
-                                  T *__restrict__ y, unsigned block, T *stage) {
-  const unsigned full = 0xffffffffu;
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)block * split_block + threadIdx.x;
-  Index a = 0, e = 0;
-  if (row < rows) {
-    a = offsets[row];
-    e = offsets[row + 1];
-  }
-  const bool mine = row < rows && e - a <= TSI_SPLIT_SHORT;
-  const int length = mine ? int(e - a) : 0;
-  int end = length; /* inclusive scan: where my products end in the warp's sequence */
-#pragma unroll
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    int before = __shfl_up_sync(full, end, offset);
-    if (lane >= offset)
-      end += before;
-  }
-  const int start = end - length, total = __shfl_sync(full, end, 31);
-  const unsigned short_lanes = __ballot_sync(full, mine);
-  T sum = T(0);
-  for (int base = 0; base < total; base += stage_entries) {
-    for (unsigned runs = short_lanes; runs;) { /* a run: neighbouring short rows, entries contiguous */
-      const int first = __ffs(runs) - 1;
-      const unsigned after = ~runs & (full << first);
-      const int last = after ? __ffs(after) - 1 : 32;
-      runs = last == 32 ? 0u : runs & (full << last);
-      const Index run_entry = __shfl_sync(full, a, first);
-      const int run_start = __shfl_sync(full, start, first), run_end = __shfl_sync(full, end, last - 1);
-      const int lo = run_start > base ? run_start : base;
-      const int hi = run_end < base + stage_entries ? run_end : base + stage_entries;
-      for (int q = lo + lane; q < hi; q += 32) {
-        const Index k = run_entry + (q - run_start);
-        stage[q - base] = vals[k] * x[cols[k]];
-      }
-    }
-    __syncwarp();
-    const int lo = start > base ? start : base, hi = end < base + stage_entries ? end : base + stage_entries;
-    for (int q = lo; q < hi; q++)
-      sum += stage[q - base];
-    __syncwarp();
-  }
-  if (mine)
-    y[row] = finish(sum, alpha, beta, y, row);
-}
-
-/* Short rows, LANES (2, 4 or 8) threads a row, lanes stride the row's
- * entries; the lanes' sums meet by a fixed butterfly. */
+/* Short rows: LANES threads a row, lanes stride the row's entries (LANES
+ * = 1: one thread walks its row). With several lanes a warp reads a row's
+ * entries together: when the x gathers evict lines from L1 between one
+ * thread's loads (R-MAT, power law), one thread a row reads its entries from
+ * L2 again and again. The lanes' sums meet by a fixed butterfly. */
 template <class T, class Index, int LANES>
 __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                            const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
@@ -126,15 +66,27 @@ __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, cons
   T sum = T(0);
   bool mine = false;
   if (row < rows) {
-    const Index a = offsets[row], e = offsets[row + 1];
+    Index a = offsets[row];
+    const Index e = offsets[row + 1];
     mine = e - a <= TSI_SPLIT_SHORT; /* longer rows are the pieces' */
-    if (mine)
+    if (mine && LANES == 1) {
+      for (; e - a >= 4; a += 4) {
+        T v0 = vals[a] * x[cols[a]], v1 = vals[a + 1] * x[cols[a + 1]];
+        T v2 = vals[a + 2] * x[cols[a + 2]], v3 = vals[a + 3] * x[cols[a + 3]];
+        sum = (((sum + v0) + v1) + v2) + v3;
+      }
+      for (; a < e; ++a)
+        sum += vals[a] * x[cols[a]];
+    } else if (mine) {
       for (Index k = a + threadIdx.x % LANES; k < e; k += LANES)
         sum += vals[k] * x[cols[k]];
+    }
   }
+  if (LANES > 1) { /* every lane of the warp takes part, rows or not */
 #pragma unroll
-  for (int offset = LANES / 2; offset > 0; offset >>= 1) /* every lane of the warp takes part */
-    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    for (int offset = LANES / 2; offset > 0; offset >>= 1)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  }
   if (mine && threadIdx.x % LANES == 0)
     y[row] = finish(sum, alpha, beta, y, row);
 }
@@ -147,13 +99,7 @@ __global__ void __launch_bounds__(split_block, 8)
                       const int64_t *__restrict__ piece_begin, T *__restrict__ partial,
                       unsigned *__restrict__ arrivals) {
   if (blockIdx.x >= piece_blocks) {
-    if (LANES == 1) {
-      __shared__ T stage[split_warps][stage_entries];
-      short_rows_staged<T, Index>(rows, offsets, cols, vals, x, alpha, beta, y, blockIdx.x - piece_blocks,
-                                  stage[threadIdx.x / 32]);
-    } else {
-      short_rows<T, Index, LANES>(rows, offsets, cols, vals, x, alpha, beta, y, blockIdx.x - piece_blocks);
-    }
+    short_rows<T, Index, LANES>(rows, offsets, cols, vals, x, alpha, beta, y, blockIdx.x - piece_blocks);
     return;
   }
   /* A piece of a long row: lanes take consecutive entries (coalesced). */
