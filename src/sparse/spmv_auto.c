@@ -39,7 +39,10 @@
  * one thread per row. */
 #define TSI_AUTO_SMALL_NNZ 1000000
 #define TSI_AUTO_SMALL_ROWS 32768
-/* Row lengths with a coefficient of variation above this are skewed. On
+/* Row lengths with a coefficient of variation above this are skewed, when
+ * some row is longer than split-rows' short rows (TSI_SPLIT_SHORT; else
+ * split-rows is one thread a row with a second grid: bayer10, cv 1.05 and
+ * rows of at most 27, took 7.0 us split against 4.5 thread-mapped). On
  * every skewed generated matrix measured (H200, commit a072b44,
  * spmv_schedules --set circuit,powerlaw,rmat: circuit 1 M, Zipf 0.9 and 1.2,
  * R-MAT 20-23) split-rows was the fastest tessera schedule or within 4 % of
@@ -110,9 +113,10 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
     choice = TS_SCHEDULE_WARP_MAPPED;
     snprintf(why, sizeof why, "nnz < %d, rows <= %d and 32 < max row <= %d (small: one wave of warps)",
              TSI_AUTO_SMALL_NNZ, TSI_AUTO_SMALL_ROWS, TSI_AUTO_LONG_ROW);
-  } else if (s->cv_row > TSI_AUTO_SKEW_CV) {
+  } else if (s->cv_row > TSI_AUTO_SKEW_CV && s->max_row > TSI_SPLIT_SHORT) {
     choice = TSI_AUTO_SKEWED;
-    snprintf(why, sizeof why, "cv %.3g > %.3g (skewed rows)", s->cv_row, TSI_AUTO_SKEW_CV);
+    snprintf(why, sizeof why, "cv %.3g > %.3g and max row > %d (skewed rows)", s->cv_row, TSI_AUTO_SKEW_CV,
+             TSI_SPLIT_SHORT);
   } else if (s->mean_row >= TSI_AUTO_BLOCK_MEAN && s->rows >= TSI_AUTO_BLOCK_MIN_ROWS) {
     choice = TS_SCHEDULE_BLOCK_MAPPED;
     snprintf(why, sizeof why, "cv %.3g <= %.3g, mean row >= %.0f and rows >= %d (long regular rows)", s->cv_row,
