@@ -11,14 +11,14 @@ if(TARGET tessera_cli)
   # The 10x10 Laplacian of cli_tests.cmake (100 rows, 460 entries, rows of 3 to 5):
   # tiny, so AUTO takes the single-launch thread-mapped schedule.
   tessera_cli_test(spmv_auto_reason ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --repeat 2
-    STDOUT "operation +y = A\\*x\nschedule +warp-mapped \\(chosen by auto\\)\nreason +auto: warp-mapped for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 .*check .*: PASS"
+    STDOUT "operation +y = A\\*x\nschedule +split-rows, 1 thread a short row \\(chosen by auto\\)\nreason +auto: split-rows for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 and max row <= 32 .*check .*: PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --repeat 2
-    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nsplit-rows +split-rows, 1 thread a short row .* PASS\nauto +warp-mapped \\(chosen by auto\\) .* PASS\n\nreason +auto: warp-mapped for A"
+    STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nsplit-rows +split-rows, 1 thread a short row .* PASS\nauto +split-rows, 1 thread a short row \\(chosen by auto\\) .* PASS\n\nreason +auto: split-rows for A"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all_json ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --group-size 4
     --repeat 2 --json JSON
-    JSON_EQUALS "operation=none,schedules.group-mapped.group_size=4,schedules.merge-path.schedule=merge-path,schedules.auto.schedule=warp-mapped,schedules.auto.schedule_requested=auto,schedules.work-oriented.check=PASS,check=PASS"
+    JSON_EQUALS "operation=none,schedules.group-mapped.group_size=4,schedules.merge-path.schedule=merge-path,schedules.auto.schedule=split-rows,schedules.auto.group_size=4,schedules.auto.schedule_requested=auto,schedules.work-oriented.check=PASS,check=PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_split_threads ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule split --group-size 4
     --repeat 2 STDOUT "schedule +split-rows, 4 threads a short row\nreason +requested: split-rows, threads a short row 4 for A .*: PASS"

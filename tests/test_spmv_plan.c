@@ -254,8 +254,9 @@ static void expect_auto(ts_context *ctx, const char *name, ts_csr *a, ts_operati
 static void test_auto(ts_context *ctx) {
   ts_csr *a = NULL;
   ts_gen_laplacian_2d(NULL, 10, 10, TS_FLOAT64, &a); /* 460 nnz, rows of 3 to 5 */
-  expect_auto(ctx, "laplacian 10x10", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED,
-              "100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5");
+  expect_auto(ctx, "laplacian 10x10", a, TS_OP_NONE, TS_SCHEDULE_SPLIT_ROWS,
+              "100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv 0.123: nnz < 50000 and max row <= 32 (tiny, "
+              "short rows");
   a = NULL;
   ts_gen_random_uniform(NULL, 50, 2000, 100, 1, TS_FLOAT64, &a); /* 5000 nnz, rows of 100 */
   expect_auto(ctx, "tiny long rows", a, TS_OP_NONE, TS_SCHEDULE_WARP_MAPPED, "nnz < 50000 (tiny");

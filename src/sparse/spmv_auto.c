@@ -7,15 +7,22 @@
  * than 10,000 nonzeros, where thread- or group-mapped wins (V100). On the
  * H200 the rule becomes, in order:
  *   1. no rows or no entries: thread-mapped (one launch writes beta*y);
- *   2. tiny (nnz < TSI_AUTO_TINY_NNZ): the call costs the launch floor, so
+ *   2. tiny (nnz < TSI_AUTO_TINY_NNZ) with no row longer than 32:
+ *      split-rows, which is then one thread a row in one launch: within 5 %
+ *      of the best on 35 and 32 of the corpus's 41 tiny matrices of such
+ *      rows in two runs (H200, commits d23566b and d51c4fb, spmv_schedules
+ *      --set corpus,tiny), warp-mapped on 21 and 31, thread-mapped on 20
+ *      and 28;
+ *   3. other tiny matrices: the call costs the launch floor, so
  *      the schedule with the lowest floor, warp-mapped, unless one row is
  *      too long for a warp (split-rows);
- *   3. small (nnz < TSI_AUTO_SMALL_NNZ, rows <= TSI_AUTO_SMALL_ROWS) with
+ *   4. small (nnz < TSI_AUTO_SMALL_NNZ, rows <= TSI_AUTO_SMALL_ROWS) with
  *      rows longer than a warp but none too long for one: warp-mapped, in
  *      one launch with few enough warps to run in a single wave;
- *   4. skewed rows (cv > TSI_AUTO_SKEW_CV): split-rows, short rows one per
- *      thread and long rows cut into pieces, one warp each;
- *   5. regular rows: block-mapped for long rows when there are enough of
+ *   5. skewed rows (cv > TSI_AUTO_SKEW_CV, a row longer than 32):
+ *      split-rows, short rows one per thread and long rows cut into pieces,
+ *      one warp each;
+ *   6. regular rows: block-mapped for long rows when there are enough of
  *      them to fill the GPU; split-rows when one row is long
  *      (> TSI_AUTO_LONG_ROW) for a warp; warp-mapped for rows that keep a
  *      warp busy; otherwise (short rows, large nnz) TSI_AUTO_SHORT_ROWS.
@@ -102,9 +109,17 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
   if (s->rows == 0 || s->nnz == 0) {
     choice = TS_SCHEDULE_THREAD_MAPPED;
     snprintf(why, sizeof why, "no entries: one launch writes y");
+  } else if (s->nnz < TSI_AUTO_TINY_NNZ && s->max_row <= TSI_SPLIT_SHORT) {
+    /* No row longer than split-rows' short rows: one thread a row in one
+     * launch with no pieces, the lowest floor measured. */
+    choice = TS_SCHEDULE_SPLIT_ROWS;
+    snprintf(why, sizeof why, "nnz < %d and max row <= %d (tiny, short rows: one thread a row, one launch)",
+             TSI_AUTO_TINY_NNZ, TSI_SPLIT_SHORT);
   } else if (s->nnz < TSI_AUTO_TINY_NNZ) {
     /* Warp-mapped had the lowest floor on 7 of the 8 tiny matrices measured
-     * (4.1 us on 1x1 to 460 nnz; thread-mapped equal or up to 1.4 us slower). */
+     * (4.1 us on 1x1 to 460 nnz; thread-mapped equal or up to 1.4 us slower);
+     * with a row longer than 32 it was within 5 % of the best on 11 and 17
+     * of the corpus's 17 (two runs, commits d23566b and d51c4fb). */
     choice = s->max_row <= TSI_AUTO_LONG_ROW ? TS_SCHEDULE_WARP_MAPPED : TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "nnz < %d (tiny: launch-bound) and max row %s %d", TSI_AUTO_TINY_NNZ,
              s->max_row <= TSI_AUTO_LONG_ROW ? "<=" : ">", TSI_AUTO_LONG_ROW);
