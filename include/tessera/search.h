@@ -79,13 +79,22 @@ typedef enum ts_search_algorithm {
    * and searches there (Baxter's vectorised sorted search, ModernGPU).
    * Queries out of order stay correct: a window too large for shared
    * memory falls back to a search in global memory. */
-  TS_SEARCH_MERGE_PATH = 4
+  TS_SEARCH_MERGE_PATH = 4,
+  /** A radix table over the bits in which the keys differ (the radix table
+   * of Kipf et al., "RadixSpline", aiDM 2020): up to 4096 buckets, about
+   * four per key, each holding the lower bound of its first value, so that
+   * a query reads two table entries and binary-searches the few keys of its
+   * bucket. Table and keys sit in shared memory when together they fit 48
+   * KiB (about 8,000 4-byte keys), else the keys are read from global
+   * memory. Keys crowded into few buckets fall back to a binary search of
+   * the bucket: always correct, fast when the keys spread. */
+  TS_SEARCH_RADIX = 5
 } ts_search_algorithm;
 
 /** Number of algorithms including AUTO (for loops over all of them). */
-#define TS_SEARCH_ALGORITHM_COUNT 5
+#define TS_SEARCH_ALGORITHM_COUNT 6
 
-/** Name of an algorithm ("auto", "binary", "eytzinger", "kary", "merge-path"). */
+/** Name of an algorithm ("auto", "binary", "eytzinger", "kary", "merge-path", "radix"). */
 TS_API const char *ts_search_algorithm_name(ts_search_algorithm algorithm);
 
 /** Width of the result indices. */

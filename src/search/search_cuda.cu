@@ -23,6 +23,7 @@ extern "C" ts_status tsi_search_cuda_execute(ts_search_plan *plan, ts_search_bou
   launch.wide_index = plan->index_size == 8;
   launch.layout = plan->device_layout;
   launch.eytzinger_height = plan->eytzinger_height;
+  launch.radix = plan->radix;
   const tsi_search_tree *tree = &plan->tree;
   launch.tree.levels = tree->levels;
   launch.tree.fanout = tree->fanout;
@@ -47,6 +48,9 @@ extern "C" ts_status tsi_search_cuda_execute(ts_search_plan *plan, ts_search_bou
     break;
   case TS_SEARCH_MERGE_PATH:
     err = tsi_search_launch_merge_path(&launch);
+    break;
+  case TS_SEARCH_RADIX:
+    err = tsi_search_launch_radix(&launch);
     break;
   default:
     err = tsi_search_launch_kary(&launch);

@@ -137,6 +137,7 @@ struct tsi_search_launch {
   const void *layout;
   int eytzinger_height;
   tsi_tree_args tree;
+  tsi_search_radix radix;
   const void *queries;
   int64_t count;
   void *results;
@@ -162,6 +163,7 @@ cudaError_t tsi_search_launch_binary(const tsi_search_launch *launch);
 cudaError_t tsi_search_launch_eytzinger(const tsi_search_launch *launch);
 cudaError_t tsi_search_launch_kary(const tsi_search_launch *launch);
 cudaError_t tsi_search_launch_merge_path(const tsi_search_launch *launch);
+cudaError_t tsi_search_launch_radix(const tsi_search_launch *launch);
 
 /* Instantiate a launcher template for every key type and index width. */
 #define TSI_SEARCH_DISPATCH(launcher, launch)                                                                          \

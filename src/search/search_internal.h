@@ -95,6 +95,27 @@ int tsi_search_eytzinger_height(int64_t n);
  * the largest value. */
 void tsi_search_eytzinger_fill(int64_t n, int height, size_t key_size, const void *ordered, void *array);
 
+/* The radix table: bucket b holds the keys whose ordered bits, shifted
+ * right by shift, equal base + b; table[b] is the lower bound of the
+ * bucket's first value (table[buckets] = n). At most
+ * 2^TSI_SEARCH_RADIX_MAX_BITS buckets, about TSI_SEARCH_RADIX_PER_KEY a key. */
+#define TSI_SEARCH_RADIX_MAX_BITS 12
+#define TSI_SEARCH_RADIX_PER_KEY 4
+typedef struct tsi_search_radix {
+  int shift;
+  uint64_t base;
+  int64_t buckets;
+  uint64_t low, high;  /* first and last key */
+  int64_t table_slots; /* buckets + 1, rounded up to whole 16 bytes */
+} tsi_search_radix;
+
+/* Shape of the radix table over n >= 1 ordered keys. */
+void tsi_search_radix_shape(int64_t n, size_t key_size, const void *ordered, tsi_search_radix *radix);
+
+/* Fill the table (radix->buckets + 1 entries) from the ordered keys. */
+void tsi_search_radix_fill(const tsi_search_radix *radix, int64_t n, size_t key_size, const void *ordered,
+                           uint32_t *table);
+
 struct ts_search_plan {
   ts_context *ctx;
   ts_key_type type;
@@ -108,6 +129,7 @@ struct ts_search_plan {
   void *device_layout;
   tsi_search_tree tree;
   int eytzinger_height;
+  tsi_search_radix radix; /* TS_SEARCH_RADIX: the layout is the table, then the ordered keys */
   int multiprocessors;
   char explain[TSI_SEARCH_EXPLAIN_SIZE];
 };

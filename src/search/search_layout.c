@@ -1,6 +1,6 @@
 /* The layouts a search plan builds once on the host: the static B+-tree
- * (levels top first, so that the top of the tree is a prefix of the array)
- * and the Eytzinger array of a perfect binary tree. Both are filled with
+ * (levels top first, so that the top of the tree is a prefix of the array),
+ * the Eytzinger array of a perfect binary tree, and the radix table. Both are filled with
  * ordered bits (search_internal.h) and padded with the largest value, which
  * no lower-bound comparison counts. */
 #include "search_internal.h"
@@ -95,4 +95,42 @@ void tsi_search_eytzinger_fill(int64_t n, int height, size_t key_size, const voi
     int64_t index = ((int64_t)1 << depth) - 1 + (int64_t)(j >> (tz + 1));
     put(array, key_size, index, i < n ? get(ordered, key_size, i) : pad);
   }
+}
+
+/* Keys below v among the n ordered keys (a lower bound by bisection). */
+static int64_t lower_bound(const void *ordered, size_t key_size, int64_t n, uint64_t v) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (get(ordered, key_size, mid) < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+void tsi_search_radix_shape(int64_t n, size_t key_size, const void *ordered, tsi_search_radix *radix) {
+  memset(radix, 0, sizeof *radix);
+  radix->low = get(ordered, key_size, 0);
+  radix->high = get(ordered, key_size, n - 1);
+  int bits = 1;
+  while (bits < TSI_SEARCH_RADIX_MAX_BITS && ((int64_t)1 << bits) < TSI_SEARCH_RADIX_PER_KEY * n)
+    bits++;
+  uint64_t differ = radix->low ^ radix->high;
+  int varying = 0; /* bits below the keys' common prefix */
+  while (varying < 64 && (differ >> varying) != 0)
+    varying++;
+  radix->shift = varying > bits ? varying - bits : 0;
+  radix->base = radix->low >> radix->shift;
+  radix->buckets = (int64_t)((radix->high >> radix->shift) - radix->base) + 1; /* <= 2^bits */
+  radix->table_slots = round_up(radix->buckets + 1, 4);
+}
+
+void tsi_search_radix_fill(const tsi_search_radix *radix, int64_t n, size_t key_size, const void *ordered,
+                           uint32_t *table) {
+  for (int64_t b = 0; b < radix->buckets; b++) /* (base + b) << shift <= high: no overflow */
+    table[b] = (uint32_t)lower_bound(ordered, key_size, n, (radix->base + (uint64_t)b) << radix->shift);
+  for (int64_t b = radix->buckets; b < radix->table_slots; b++)
+    table[b] = (uint32_t)n;
 }

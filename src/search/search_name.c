@@ -20,7 +20,8 @@ const char *ts_key_type_name(ts_key_type type) {
 }
 
 const char *ts_search_algorithm_name(ts_search_algorithm algorithm) {
-  static const char *const names[TS_SEARCH_ALGORITHM_COUNT] = {"auto", "binary", "eytzinger", "kary", "merge-path"};
+  static const char *const names[TS_SEARCH_ALGORITHM_COUNT] = {"auto", "binary",     "eytzinger",
+                                                               "kary", "merge-path", "radix"};
   return ((int)algorithm >= 0 && (int)algorithm < TS_SEARCH_ALGORITHM_COUNT) ? names[algorithm] : "unknown";
 }
 

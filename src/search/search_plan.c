@@ -83,14 +83,29 @@ static ts_status build_device_layout(ts_search_plan *p) {
     return TS_SUCCESS;
   int64_t slots;
   void *host = NULL;
-  if (p->algorithm == TS_SEARCH_EYTZINGER) {
+  size_t bytes;
+  if (p->algorithm == TS_SEARCH_RADIX) {
+    if (p->n > (int64_t)UINT32_MAX)
+      return tsi_error(ctx, TS_ERROR_UNSUPPORTED, "ts_search_plan_create: radix takes at most %lu keys, not %lld",
+                       (unsigned long)UINT32_MAX, (long long)p->n);
+    tsi_search_radix_shape(p->n, p->key_size, p->ordered, &p->radix);
+    slots = p->n;
+    bytes = (size_t)p->radix.table_slots * sizeof(uint32_t) + (size_t)p->n * p->key_size;
+    host = malloc(bytes);
+    if (host) {
+      tsi_search_radix_fill(&p->radix, p->n, p->key_size, p->ordered, host);
+      memcpy((char *)host + p->radix.table_slots * sizeof(uint32_t), p->ordered, (size_t)p->n * p->key_size);
+    }
+  } else if (p->algorithm == TS_SEARCH_EYTZINGER) {
     p->eytzinger_height = tsi_search_eytzinger_height(p->n);
     slots = ((int64_t)1 << p->eytzinger_height) - 1;
+    bytes = (size_t)slots * p->key_size;
     host = tsi_malloc_array(slots, p->key_size);
     if (host)
       tsi_search_eytzinger_fill(p->n, p->eytzinger_height, p->key_size, p->ordered, host);
   } else {
     slots = p->tree.total;
+    bytes = (size_t)slots * p->key_size;
     host = tsi_malloc_array(slots, p->key_size);
     if (host)
       tsi_search_tree_fill(&p->tree, p->key_size, p->ordered, host);
@@ -98,7 +113,6 @@ static ts_status build_device_layout(ts_search_plan *p) {
   if (!host)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_search_plan_create: no host memory for a %lld-key layout",
                      (long long)slots);
-  size_t bytes = (size_t)slots * p->key_size;
   st = tsi_cuda_malloc(ctx, &p->device_layout, bytes);
   if (st == TS_SUCCESS)
     st = tsi_cuda_memcpy_to_device(ctx, p->device_layout, host, bytes);

@@ -20,7 +20,8 @@ static const char search_help[] =
     "  --queries Q                   queries (default 2^24)\n"
     "  --type T                      uint32, int32, float, uint64 or double (default uint32)\n"
     "  --bound lower|upper           which bound (default lower)\n"
-    "  --algorithm A                 auto, binary, eytzinger, kary, merge-path, or all\n"
+    "  --algorithm A                 auto, binary, eytzinger, kary, merge-path, radix,\n"
+    "                                or all\n"
     "                                (each in turn, auto last; default auto)\n"
     "  --sorted-queries              generate sorted queries (and tell AUTO so)\n"
     "  --index int32|int64|auto      result width (default auto: int32 for N <= 2^31 - 1)\n"
@@ -39,7 +40,8 @@ static const char search_help[] =
 
 static const char *const type_choices[] = {"uint32", "int32", "float", "uint64", "double", NULL};
 static const char *const bound_choices[] = {"lower", "upper", NULL};
-static const char *const algorithm_choices[] = {"auto", "binary", "eytzinger", "kary", "merge-path", "all", NULL};
+static const char *const algorithm_choices[] = {"auto",       "binary", "eytzinger", "kary",
+                                                "merge-path", "radix",  "all",       NULL};
 static const char *const index_choices[] = {"auto", "int32", "int64", NULL};
 #define ALGORITHM_ALL TS_SEARCH_ALGORITHM_COUNT
 

@@ -1,0 +1,94 @@
+/* Radix-table search (the radix table of Kipf et al., "RadixSpline: a
+ * single-pass learned index", aiDM 2020): the query's bits below the keys'
+ * common prefix pick a bucket, whose table entry and the next bound the
+ * answer; a binary search of the few keys between them finishes. A query
+ * costs two table reads and a probe or two, where a comparison search of
+ * n keys takes log2(n) dependent probes, each a likely bank conflict in
+ * shared memory. Each block copies the table, and the keys when they fit,
+ * to shared memory once; each thread carries several queries. */
+#include "search_cuda_kernel.cuh"
+
+#define RADIX_THREADS 256
+#define RADIX_QUERIES_PER_THREAD 4
+#define RADIX_SHARED_LIMIT (48 * 1024)
+
+template <ts_key_type T, typename Index>
+__global__ void __launch_bounds__(RADIX_THREADS)
+    search_radix_kernel(const uint32_t *__restrict__ layout, tsi_search_radix r, int64_t n, bool keys_shared,
+                        const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
+                        Index *__restrict__ results, bool upper) {
+  typedef typename tsi_key<T>::Bits Bits;
+  extern __shared__ uint4 shared_raw[];
+  uint32_t *table = (uint32_t *)shared_raw;
+  const Bits *global_keys = (const Bits *)(layout + r.table_slots);
+  for (int64_t i = threadIdx.x; i < r.table_slots; i += blockDim.x)
+    table[i] = __ldg(layout + i);
+  Bits *shared_keys = (Bits *)(table + r.table_slots); /* table_slots is whole 16 bytes */
+  if (keys_shared)
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      shared_keys[i] = __ldg(global_keys + i);
+  __syncthreads();
+  const Bits *keys = keys_shared ? shared_keys : global_keys;
+  const Bits low = (Bits)r.low, high = (Bits)r.high, base = (Bits)r.base;
+  const int64_t stride = (int64_t)gridDim.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD;
+  for (int64_t first = (int64_t)blockIdx.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD + threadIdx.x; first < count;
+       first += stride) {
+    uint32_t lo[RADIX_QUERIES_PER_THREAD], hi[RADIX_QUERIES_PER_THREAD];
+    Bits q[RADIX_QUERIES_PER_THREAD];
+#pragma unroll
+    for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+      int64_t i = first + k * RADIX_THREADS;
+      bool all;
+      q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(i < count ? queries[i] : queries[first]), upper, &all);
+      if (all || q[k] > high) { /* every key is below */
+        lo[k] = hi[k] = (uint32_t)n;
+      } else if (q[k] <= low) { /* no key is below */
+        lo[k] = hi[k] = 0;
+      } else {
+        uint32_t b = (uint32_t)((q[k] >> r.shift) - base);
+        lo[k] = table[b];
+        hi[k] = table[b + 1];
+      }
+    }
+    bool searching = true;
+    while (searching) { /* the queries' bisections step together */
+      searching = false;
+#pragma unroll
+      for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+        if (lo[k] < hi[k]) {
+          uint32_t mid = lo[k] + (hi[k] - lo[k]) / 2;
+          if (keys[mid] < q[k])
+            lo[k] = mid + 1;
+          else
+            hi[k] = mid;
+          searching = searching || lo[k] < hi[k];
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+      int64_t i = first + k * RADIX_THREADS;
+      if (i < count)
+        results[i] = (Index)lo[k];
+    }
+  }
+}
+
+template <ts_key_type T, typename Index> static cudaError_t launch_typed(const tsi_search_launch *l) {
+  typedef typename tsi_key<T>::Bits Bits;
+  const tsi_search_radix &r = l->radix;
+  size_t table_bytes = (size_t)r.table_slots * sizeof(uint32_t);
+  size_t keys_bytes = (size_t)l->tree.n * sizeof(Bits);
+  bool keys_shared = table_bytes + keys_bytes <= RADIX_SHARED_LIMIT;
+  size_t shared = table_bytes + (keys_shared ? keys_bytes : 0);
+  const void *kernel = (const void *)search_radix_kernel<T, Index>;
+  int grid = tsi_search_resident_grid(kernel, RADIX_THREADS, shared, l->multiprocessors,
+                                      (l->count + RADIX_THREADS * RADIX_QUERIES_PER_THREAD - 1) /
+                                          (RADIX_THREADS * RADIX_QUERIES_PER_THREAD));
+  search_radix_kernel<T, Index><<<grid, RADIX_THREADS, shared, l->stream>>>(
+      (const uint32_t *)l->layout, r, l->tree.n, keys_shared, (const typename tsi_key<T>::Raw *)l->queries, l->count,
+      (Index *)l->results, l->upper);
+  return cudaGetLastError();
+}
+
+cudaError_t tsi_search_launch_radix(const tsi_search_launch *launch) { TSI_SEARCH_DISPATCH(launch_typed, launch); }
