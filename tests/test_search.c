@@ -81,6 +81,26 @@ static int64_t emulate_eytzinger(int height, const void *array, size_t ks, uint6
   return node - (((int64_t)1 << height) - 1);
 }
 
+/* The radix kernel's walk on the host: the bucket's bounds, then bisection. */
+static int64_t emulate_radix(const tsi_search_radix *r, const uint32_t *table, size_t ks, const void *ordered,
+                             int64_t n, uint64_t q) {
+  if (q > r->high)
+    return n;
+  if (q <= r->low)
+    return 0;
+  uint64_t b = (q >> r->shift) - r->base;
+  int64_t lo = r->packed ? table[b] & 0xffffu : table[b];
+  int64_t hi = r->packed ? lo + (table[b] >> 16) : table[b + 1];
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (at(ordered, ks, mid) < q)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 static void check_layouts(ts_key_type type, const void *keys, int64_t n, const void *queries, int64_t count) {
   size_t ks = ts_key_type_size(type);
   uint64_t largest = ks == 4 ? 0xffffffffull : ~0ull;
@@ -98,6 +118,17 @@ static void check_layouts(ts_key_type type, const void *keys, int64_t n, const v
   CHECK(((int64_t)1 << height) - 1 >= n && (height == 0 || ((int64_t)1 << (height - 1)) - 1 < n));
   void *tree = malloc((size_t)(t.total > 0 ? t.total : 1) * ks);
   void *eyt = malloc((size_t)((int64_t)1 << height) * ks);
+  tsi_search_radix radix = {0};
+  uint32_t *table = NULL;
+  if (n > 0) {
+    tsi_search_radix_shape(n, ks, ordered, &radix);
+    CHECK(radix.buckets >= 1 && radix.buckets <= ((int64_t)1 << TSI_SEARCH_RADIX_MAX_BITS));
+    CHECK(radix.table_slots > radix.buckets && radix.table_slots % 4 == 0 && radix.packed == (n < 65536));
+    table = malloc((size_t)radix.table_slots * sizeof(uint32_t));
+    CHECK(table != NULL);
+    if (table)
+      tsi_search_radix_fill(&radix, n, ks, ordered, table);
+  }
   if (n > 0) {
     tsi_search_tree_fill(&t, ks, ordered, tree);
     tsi_search_eytzinger_fill(n, height, ks, ordered, eyt);
@@ -113,7 +144,8 @@ static void check_layouts(ts_key_type type, const void *keys, int64_t n, const v
       int64_t want = search_naive(type, (ts_search_bound)bound, keys, n, queries, j);
       int64_t by_tree = all ? n : emulate_tree(&t, ks, tree, n, q);
       int64_t by_eyt = all ? n : emulate_eytzinger(height, eyt, ks, q);
-      wrong += (by_tree != want) + (by_eyt != want);
+      int64_t by_radix = all || !table ? n : emulate_radix(&radix, table, ks, ordered, n, q);
+      wrong += (by_tree != want) + (by_eyt != want) + (table && by_radix != want);
     }
   }
   CHECK_MSG(wrong == 0, "%s n=%lld: %lld layout searches wrong", ts_key_type_name(type), (long long)n,
@@ -121,6 +153,7 @@ static void check_layouts(ts_key_type type, const void *keys, int64_t n, const v
   free(ordered);
   free(tree);
   free(eyt);
+  free(table);
 }
 
 static void check_types(ts_context *ctx) {

@@ -2,14 +2,15 @@
  * single-pass learned index", aiDM 2020): the query's bits below the keys'
  * common prefix pick a bucket, whose table entry and the next bound the
  * answer; a binary search of the few keys between them finishes. A query
- * costs two table reads and a probe or two, where a comparison search of
+ * costs one table read (bound and count packed in a word below 2^16 keys)
+ * and, in about one bucket of five, a probe or two, where a comparison search of
  * n keys takes log2(n) dependent probes, each a likely bank conflict in
  * shared memory. Each block copies the table, and the keys when they fit,
  * to shared memory once; each thread carries several queries. */
 #include "search_cuda_kernel.cuh"
 
 #define RADIX_THREADS 256
-#define RADIX_QUERIES_PER_THREAD 4
+#define RADIX_QUERIES_PER_THREAD 8
 #define RADIX_SHARED_LIMIT (48 * 1024)
 
 template <ts_key_type T, typename Index>
@@ -46,8 +47,9 @@ __global__ void __launch_bounds__(RADIX_THREADS)
         lo[k] = hi[k] = 0;
       } else {
         uint32_t b = (uint32_t)((q[k] >> r.shift) - base);
-        lo[k] = table[b];
-        hi[k] = table[b + 1];
+        uint32_t entry = table[b];
+        lo[k] = r.packed ? entry & 0xffffu : entry;
+        hi[k] = r.packed ? lo[k] + (entry >> 16) : table[b + 1];
       }
     }
     bool searching = true;

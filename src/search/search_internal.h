@@ -97,7 +97,8 @@ void tsi_search_eytzinger_fill(int64_t n, int height, size_t key_size, const voi
 
 /* The radix table: bucket b holds the keys whose ordered bits, shifted
  * right by shift, equal base + b; table[b] is the lower bound of the
- * bucket's first value (table[buckets] = n). At most
+ * bucket's first value (table[buckets] = n), or, packed, that bound and the
+ * bucket's key count in one word. At most
  * 2^TSI_SEARCH_RADIX_MAX_BITS buckets, about TSI_SEARCH_RADIX_PER_KEY a key. */
 #define TSI_SEARCH_RADIX_MAX_BITS 12
 #define TSI_SEARCH_RADIX_PER_KEY 4
@@ -106,6 +107,7 @@ typedef struct tsi_search_radix {
   uint64_t base;
   int64_t buckets;
   uint64_t low, high;  /* first and last key */
+  int packed;          /* n < 2^16: entry b is first | count << 16 (one read a query), else first alone */
   int64_t table_slots; /* buckets + 1, rounded up to whole 16 bytes */
 } tsi_search_radix;
 

@@ -125,12 +125,19 @@ void tsi_search_radix_shape(int64_t n, size_t key_size, const void *ordered, tsi
   radix->base = radix->low >> radix->shift;
   radix->buckets = (int64_t)((radix->high >> radix->shift) - radix->base) + 1; /* <= 2^bits */
   radix->table_slots = round_up(radix->buckets + 1, 4);
+  radix->packed = n < 65536;
 }
 
 void tsi_search_radix_fill(const tsi_search_radix *radix, int64_t n, size_t key_size, const void *ordered,
                            uint32_t *table) {
-  for (int64_t b = 0; b < radix->buckets; b++) /* (base + b) << shift <= high: no overflow */
-    table[b] = (uint32_t)lower_bound(ordered, key_size, n, (radix->base + (uint64_t)b) << radix->shift);
+  int64_t first = 0; /* bucket 0 starts at or below the first key */
+  for (int64_t b = 0; b < radix->buckets; b++) {
+    /* (base + b + 1) << shift <= high while b + 1 < buckets: no overflow */
+    int64_t next =
+        b + 1 < radix->buckets ? lower_bound(ordered, key_size, n, (radix->base + (uint64_t)b + 1) << radix->shift) : n;
+    table[b] = radix->packed ? (uint32_t)first | (uint32_t)(next - first) << 16 : (uint32_t)first;
+    first = next;
+  }
   for (int64_t b = radix->buckets; b < radix->table_slots; b++)
-    table[b] = (uint32_t)n;
+    table[b] = (uint32_t)n; /* unpacked, entry buckets bounds the last bucket; the rest is padding */
 }
