@@ -6,7 +6,8 @@
  * and, in about one bucket of five, a probe or two, where a comparison search of
  * n keys takes log2(n) dependent probes, each a likely bank conflict in
  * shared memory. Each block copies the table, and the keys when they fit,
- * to shared memory once; each thread carries several queries. */
+ * to shared memory once; each thread carries several queries, and loads
+ * its next step's queries before it searches this step's. */
 #include "search_cuda_kernel.cuh"
 
 #define RADIX_THREADS 256
@@ -31,16 +32,29 @@ __global__ void __launch_bounds__(RADIX_THREADS)
   __syncthreads();
   const Bits *keys = keys_shared ? shared_keys : global_keys;
   const Bits low = (Bits)r.low, high = (Bits)r.high, base = (Bits)r.base;
+  typedef typename tsi_key<T>::Raw Raw;
   const int64_t stride = (int64_t)gridDim.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD;
-  for (int64_t first = (int64_t)blockIdx.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD + threadIdx.x; first < count;
-       first += stride) {
+  int64_t first = (int64_t)blockIdx.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD + threadIdx.x;
+  Raw raw[RADIX_QUERIES_PER_THREAD]; /* this step's queries, loaded during the step before */
+#pragma unroll
+  for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+    int64_t i = first + k * RADIX_THREADS;
+    raw[k] = first < count ? queries[i < count ? i : first] : Raw(0);
+  }
+  for (; first < count; first += stride) {
+    Raw next[RADIX_QUERIES_PER_THREAD];
+    const int64_t following = first + stride;
+#pragma unroll
+    for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) { /* in flight while this step searches */
+      int64_t i = following + k * RADIX_THREADS;
+      next[k] = following < count ? queries[i < count ? i : following] : raw[k];
+    }
     uint32_t lo[RADIX_QUERIES_PER_THREAD], hi[RADIX_QUERIES_PER_THREAD];
     Bits q[RADIX_QUERIES_PER_THREAD];
 #pragma unroll
     for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
-      int64_t i = first + k * RADIX_THREADS;
       bool all;
-      q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(i < count ? queries[i] : queries[first]), upper, &all);
+      q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(raw[k]), upper, &all);
       if (all || q[k] > high) { /* every key is below */
         lo[k] = hi[k] = (uint32_t)n;
       } else if (q[k] <= low) { /* no key is below */
@@ -72,6 +86,7 @@ __global__ void __launch_bounds__(RADIX_THREADS)
       int64_t i = first + k * RADIX_THREADS;
       if (i < count)
         results[i] = (Index)lo[k];
+      raw[k] = next[k];
     }
   }
 }
