@@ -55,9 +55,11 @@ typedef enum ts_search_bound {
  */
 typedef enum ts_search_algorithm {
   /** Chosen by the plan: MERGE_PATH when the options say the queries are
-   * sorted; else EYTZINGER when the whole Eytzinger tree fits the
-   * shared-memory table (N <= 8191 for 4-byte keys, 4095 for 8-byte keys);
-   * else KARY. ts_search_plan_explain() says which and why. */
+   * sorted; else RADIX for keys of at most 16 KiB (N <= 4096 4-byte or
+   * 2048 8-byte keys); else EYTZINGER when the whole
+   * Eytzinger tree fits the shared-memory table (N <= 8191 for 4-byte keys,
+   * 4095 for 8-byte keys); else KARY. ts_search_plan_explain() says which
+   * and why. */
   TS_SEARCH_AUTO = 0,
   /** Plain binary search of the sorted keys in global memory, one query per
    * thread: the baseline, as thrust::lower_bound does it. */

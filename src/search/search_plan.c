@@ -59,6 +59,11 @@ static void resolve_algorithm(ts_search_plan *p, const ts_search_options *o) {
     p->algorithm = TS_SEARCH_MERGE_PATH;
     snprintf(p->explain, sizeof p->explain, "auto: merge-path: queries declared sorted (%lld %s keys)", (long long)p->n,
              ts_key_type_name(p->type));
+  } else if (p->n * (int64_t)p->key_size <= TSI_SEARCH_RADIX_AUTO_BYTES) {
+    p->algorithm = TS_SEARCH_RADIX;
+    snprintf(p->explain, sizeof p->explain,
+             "auto: radix: %lld %s keys in <= %d bytes (a bucket a key or more; table and keys in shared memory)",
+             (long long)p->n, ts_key_type_name(p->type), TSI_SEARCH_RADIX_AUTO_BYTES);
   } else if (tsi_search_eytzinger_height(p->n) <= top_height) {
     p->algorithm = TS_SEARCH_EYTZINGER;
     snprintf(p->explain, sizeof p->explain,
