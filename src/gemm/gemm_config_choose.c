@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 /* Measured fraction of the FMA peak sustained on 8192^3, by id (H200;
- * fp32 at commit d23566b with the BK = 16 tiles in dynamic shared memory:
+ * fp32 at commit d88cbbe with the BK = 16 tiles in dynamic shared memory:
  * s128x128x8 0.622 (2 blocks per SM) and 0.563 (1), s128x128x16 0.626,
  * s128x256x8 0.648, s128x64x8 0.610, s64x64x8 0.582, s128x256x16 0.642,
  * s256x128x16 0.668, s128x128x16 (2 blocks) 0.620; fp64 at a072b44:

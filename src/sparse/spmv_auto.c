@@ -10,7 +10,7 @@
  *   2. tiny (nnz < TSI_AUTO_TINY_NNZ) with no row longer than 32:
  *      split-rows, which is then one thread a row in one launch: within 5 %
  *      of the best on 35 and 32 of the corpus's 41 tiny matrices of such
- *      rows in two runs (H200, commits d23566b and d51c4fb, spmv_schedules
+ *      rows in two runs (H200, commits d88cbbe and d51c4fb, spmv_schedules
  *      --set corpus,tiny), warp-mapped on 21 and 31, thread-mapped on 20
  *      and 28;
  *   3. other tiny matrices: the call costs the launch floor, so
@@ -63,7 +63,7 @@
 #define TSI_AUTO_LONG_ROW 4096
 /* Regular rows at least this long on average go one warp a row. At a mean
  * of 33 one thread a row was still 1.6x faster (H200, 2026-11-30, commit
- * d23566b, model_validate's banded_1M_w32: thread-mapped 0.121 ms, warp-mapped
+ * d88cbbe, model_validate's banded_1M_w32: thread-mapped 0.121 ms, warp-mapped
  * 0.191 ms): the thread's consecutive loads stay in its L1 lines. Between 33
  * and 64 not measured. */
 #define TSI_AUTO_WARP_MEAN 64.0
@@ -119,7 +119,7 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
     /* Warp-mapped had the lowest floor on 7 of the 8 tiny matrices measured
      * (4.1 us on 1x1 to 460 nnz; thread-mapped equal or up to 1.4 us slower);
      * with a row longer than 32 it was within 5 % of the best on 11 and 17
-     * of the corpus's 17 (two runs, commits d23566b and d51c4fb). */
+     * of the corpus's 17 (two runs, commits d88cbbe and d51c4fb). */
     choice = s->max_row <= TSI_AUTO_LONG_ROW ? TS_SCHEDULE_WARP_MAPPED : TSI_AUTO_SKEWED;
     snprintf(why, sizeof why, "nnz < %d (tiny: launch-bound) and max row %s %d", TSI_AUTO_TINY_NNZ,
              s->max_row <= TSI_AUTO_LONG_ROW ? "<=" : ">", TSI_AUTO_LONG_ROW);
