@@ -105,7 +105,7 @@ static void test_configs(ts_context *ctx) {
           (int64_t)(info.block_m + info.block_n) * info.block_k * (int64_t)ts_dtype_size(info.dtype));
     /* sm_90: at most 227 KiB of shared memory a block, 228 KiB an SM. */
     CHECK(info.shared_bytes >= 2 * info.global_bytes && info.shared_bytes <= 227 * 1024);
-    CHECK((int64_t)info.shared_bytes * info.blocks_per_sm <= 228 * 1024);
+    CHECK((int64_t)info.shared_bytes * info.blocks_per_sm <= (int64_t)228 * 1024);
     CHECK((int64_t)info.registers * info.threads * info.blocks_per_sm <= 65536);
     CHECK(info.barriers == 1 && info.name[0] == (info.dtype == TS_FLOAT32 ? 's' : 'd'));
     /* A forced configuration is accepted on the CPU (and ignored there). */
