@@ -147,6 +147,19 @@ static void test_corpus(ts_context *ctx) {
   CHECK(run.analysed >= (under_sanitizer() ? 5 : 20));
 }
 
+/* An analysis through the public options, asking for the phases' backends. */
+static ts_lu *analyze_asking(ts_context *ctx, const ts_csr *a, ts_backend symbolic, ts_backend levelize) {
+  ts_lu_options asked = {0};
+  asked.ordering = lu_test_fill_ordering();
+  asked.symbolic_backend = symbolic;
+  asked.levelize_backend = levelize;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &asked, &lu));
+  if (lu)
+    CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  return lu;
+}
+
 /* With a CUDA context the analysis stays on the host unless the options ask
  * (ts_lu_options.symbolic_backend, levelize_backend): the host phases are the
  * faster ones for the sizes the GPU factors. A forced GPU phase without a
@@ -161,21 +174,11 @@ static void test_dispatch(ts_context *ctx) {
   CHECK_OK(ctx, st);
   CHECK(cpu && gpu && cpu->stats.peak_device_bytes == 0 && gpu->stats.peak_device_bytes == 0);
   CHECK(same_symbolic(cpu, gpu, a) && same_levels(cpu, gpu));
-  ts_lu_options asked_levels = {0};
-  asked_levels.ordering = lu_test_fill_ordering();
-  asked_levels.levelize_backend = TS_BACKEND_CUDA;
-  ts_lu *gpu_levels_lu = NULL;
-  CHECK_OK(ctx, ts_lu_create(ctx, &asked_levels, &gpu_levels_lu));
-  CHECK_OK(ctx, ts_lu_analyze(gpu_levels_lu, a));
-  CHECK(same_levels(cpu, gpu_levels_lu) && gpu_levels_lu->stats.peak_device_bytes > 0);
+  ts_lu *gpu_levels_lu = analyze_asking(ctx, a, TS_BACKEND_AUTO, TS_BACKEND_CUDA);
+  CHECK(gpu_levels_lu && same_levels(cpu, gpu_levels_lu) && gpu_levels_lu->stats.peak_device_bytes > 0);
   ts_lu_destroy(gpu_levels_lu);
-  ts_lu_options asked = {0};
-  asked.ordering = lu_test_fill_ordering();
-  asked.symbolic_backend = TS_BACKEND_CUDA;
-  ts_lu *gpu_symbolic_lu = NULL;
-  CHECK_OK(ctx, ts_lu_create(ctx, &asked, &gpu_symbolic_lu));
-  CHECK_OK(ctx, ts_lu_analyze(gpu_symbolic_lu, a));
-  CHECK(same_symbolic(cpu, gpu_symbolic_lu, a) && gpu_symbolic_lu->stats.symbolic_chunks >= 1);
+  ts_lu *gpu_symbolic_lu = analyze_asking(ctx, a, TS_BACKEND_CUDA, TS_BACKEND_AUTO);
+  CHECK(gpu_symbolic_lu && same_symbolic(cpu, gpu_symbolic_lu, a) && gpu_symbolic_lu->stats.symbolic_chunks >= 1);
   ts_lu_destroy(gpu_symbolic_lu);
   ts_lu *refused = analyze_on(NULL, a, lu_test_fill_ordering(), gpu_symbolic(0, 0), &st);
   CHECK(st == TS_ERROR_UNSUPPORTED);
