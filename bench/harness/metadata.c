@@ -9,6 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef TSB_HAVE_COMMIT_HEADER
+#include "tsb_commit.h" /* written at build time (cmake/bench_commit.cmake) */
+#endif
 #ifndef TSB_GIT_COMMIT
 #define TSB_GIT_COMMIT "unknown"
 #endif
