@@ -1,8 +1,9 @@
 /* The layouts a search plan builds once on the host: the static B+-tree
  * (levels top first, so that the top of the tree is a prefix of the array),
- * the Eytzinger array of a perfect binary tree, and the radix table. Both are filled with
- * ordered bits (search_internal.h) and padded with the largest value, which
- * no lower-bound comparison counts. */
+ * the Eytzinger array of a perfect binary tree, and the radix table. The
+ * tree and the Eytzinger array hold ordered bits (search_internal.h), padded
+ * with the largest value, which no lower-bound comparison counts; the radix
+ * table holds indices into the ordered keys. */
 #include "search_internal.h"
 
 static uint64_t largest(size_t key_size) { return key_size == 4 ? 0xffffffffull : ~0ull; }

@@ -95,8 +95,6 @@ int tsi_spmv_default_group_size(const tsi_spmv_shape *shape) {
  * 1|2|4|8): one thread was fastest or within 2 % on 8 of 10 matrices
  * (circuit 1 M: 0.019 ms against 0.023, 0.030, 0.047 with 2, 4, 8); 4 threads
  * gained 4-7 % on Zipf 0.9 only. */
-#define TSI_AUTO_SPLIT_MAX_LANES 8
-
 int tsi_spmv_split_default_lanes(const tsi_spmv_shape *shape) {
   (void)shape;
   return 1;
@@ -153,8 +151,8 @@ ts_schedule tsi_spmv_auto_choose(const tsi_spmv_shape *s, int group_size_hint, i
   if (choice == TS_SCHEDULE_GROUP_MAPPED)
     *group_size = group_size_hint > 0 ? group_size_hint : tsi_spmv_default_group_size(s);
   else if (choice == TS_SCHEDULE_SPLIT_ROWS)
-    *group_size = group_size_hint > 0 && group_size_hint <= TSI_AUTO_SPLIT_MAX_LANES ? group_size_hint
-                                                                                     : tsi_spmv_split_default_lanes(s);
+    *group_size = group_size_hint > 0 && group_size_hint <= TSI_SPLIT_MAX_LANES ? group_size_hint
+                                                                                : tsi_spmv_split_default_lanes(s);
   snprintf(reason, reason_size, "%lld rows, %lld cols, %lld nnz, mean row %.3g, max row %lld, cv %.3g: %s",
            (long long)s->rows, (long long)s->cols, (long long)s->nnz, s->mean_row, (long long)s->max_row, s->cv_row,
            why);

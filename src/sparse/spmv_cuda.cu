@@ -83,8 +83,8 @@ extern "C" ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_ma
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
     return st;
-  if (schedule == TS_SCHEDULE_SPLIT_ROWS && group_size != 0 && group_size != 1 && group_size != 2 && group_size != 4 &&
-      group_size != 8)
+  if (schedule == TS_SCHEDULE_SPLIT_ROWS &&
+      (group_size < 0 || group_size > TSI_SPLIT_MAX_LANES || (group_size & (group_size - 1)) != 0))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_execute: split-rows takes 1, 2, 4 or 8 threads a short row, not %d", group_size);
   tsi_spmv_call call{a, workspace, alpha, beta, x, y, (cudaStream_t)ctx->stream, group_size > 0 ? group_size : 1};

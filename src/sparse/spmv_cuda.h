@@ -30,12 +30,14 @@ typedef struct tsi_spmv_device_matrix {
 } tsi_spmv_device_matrix;
 
 /* Split-rows schedule (spmv_cuda_split.cu, Osama et al.'s tile splitting in
- * its simplest form): rows of at most TSI_SPLIT_SHORT entries go one per
- * thread; longer rows are cut into pieces of TSI_SPLIT_PIECE entries, one
+ * its simplest form): rows of at most TSI_SPLIT_SHORT entries go to 1 to
+ * TSI_SPLIT_MAX_LANES threads each (one by default); longer rows are cut into pieces of TSI_SPLIT_PIECE entries, one
  * per warp, and the last piece of a row of several pieces to finish adds
  * their sums in piece order. */
 #define TSI_SPLIT_SHORT 32
 #define TSI_SPLIT_PIECE 1024
+/* Threads a short row split-rows can take: 1, 2, 4 or 8 (a power of two). */
+#define TSI_SPLIT_MAX_LANES 8
 
 /* Byte offsets of the split-rows tables in the workspace. */
 typedef struct tsi_spmv_split_layout {

@@ -53,10 +53,9 @@ __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned coun
 }
 
 /* Short rows: LANES threads a row, lanes stride the row's entries (LANES
- * = 1: one thread walks its row). With several lanes a warp reads a row's
- * entries together: when the x gathers evict lines from L1 between one
- * thread's loads (R-MAT, power law), one thread a row reads its entries from
- * L2 again and again. The lanes' sums meet by a fixed butterfly. */
+ * = 1, the default: one thread walks its row, fastest on 8 of the 10 skewed
+ * matrices measured; 4 lanes gained 4-7 % on Zipf 0.9, bench/NOTES.md). The
+ * lanes' sums meet by a fixed butterfly. */
 template <class T, class Index, int LANES>
 __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                            const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,

@@ -30,7 +30,7 @@ static ts_status check_options(ts_context *ctx, const ts_spmv_options *o) {
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_plan_create_ex: group size %d is not a power of two from 1 to 1024 (or 0 to choose)",
                      o->group_size);
-  if (o->schedule == TS_SCHEDULE_SPLIT_ROWS && o->group_size > 8)
+  if (o->schedule == TS_SCHEDULE_SPLIT_ROWS && o->group_size > TSI_SPLIT_MAX_LANES)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_plan_create_ex: split-rows takes 1, 2, 4 or 8 threads a short row, not %d",
                      o->group_size);
