@@ -4,8 +4,9 @@
  * 1. Block sort (after the base case of Karsin et al., "Analysis-driven
  *    engineering of comparison-based sorting algorithms on GPUs", ICS 2018,
  *    section 4): each block loads a tile of THREADS * ITEMS keys, each thread
- *    sorts ITEMS keys in registers (odd-even transposition: only out-of-order
- *    neighbours swap, so it is stable), then the block merges runs of ITEMS,
+ *    sorts ITEMS keys in registers (keys alone: Batcher's odd-even merge
+ *    sort network of min and max; with values: odd-even transposition, where
+ *    only out-of-order neighbours swap, so it is stable), then the block merges runs of ITEMS,
  *    2 ITEMS, ... keys in shared memory, every thread making ITEMS outputs
  *    from its merge-path split. ITEMS is odd, so that thread t's accesses to
  *    word t * ITEMS + j fall in distinct banks across a warp.
@@ -31,6 +32,8 @@
 
 #include <cuda_runtime.h>
 
+#include <utility>
+
 #define SORT_THREADS 256
 
 /* Items per thread: odd (conflict-free strided access); the tile of 4-byte
@@ -53,34 +56,79 @@ template <typename K, typename I> __device__ __forceinline__ I merge_corank(cons
   return lo;
 }
 
-/* Merge ITEMS (at most count) outputs of a[ai, la) and b[bi, lb) (shared
- * memory, keys and values side by side) into registers, A first on ties. */
+/* Merge count (at most ITEMS) outputs of two sorted lists that lie side by
+ * side in shared memory, a = [ai, a_end) and b = [bi, b_end) with a_end <=
+ * bi, into registers, a first on ties. Branch-free, one shared load of the
+ * next key an output (after CUB's SerialMerge): reads stay at or below
+ * last, the highest index that holds data. */
 template <typename K, typename V, bool HAS_V, int ITEMS>
-__device__ __forceinline__ void serial_merge(const K *a_keys, const V *a_values, int ai, int la, const K *b_keys,
-                                             const V *b_values, int bi, int lb, int count, K (&keys)[ITEMS],
-                                             V (&values)[ITEMS]) {
-  K ka = ai < la ? a_keys[ai] : K(0), kb = bi < lb ? b_keys[bi] : K(0);
+__device__ __forceinline__ void serial_merge(const K *s_keys, const V *s_values, int ai, int a_end, int bi, int b_end,
+                                             int last, int count, K (&keys)[ITEMS], V (&values)[ITEMS]) {
+  K ka = s_keys[min(ai, last)], kb = s_keys[min(bi, last)];
 #pragma unroll
   for (int j = 0; j < ITEMS; j++) {
     if (j < count) {
-      bool take_a = bi >= lb || (ai < la && !(kb < ka));
-      if (take_a) {
-        keys[j] = ka;
-        if constexpr (HAS_V)
-          values[j] = a_values[ai];
-        ai++;
-        if (ai < la)
-          ka = a_keys[ai];
-      } else {
-        keys[j] = kb;
-        if constexpr (HAS_V)
-          values[j] = b_values[bi];
-        bi++;
-        if (bi < lb)
-          kb = b_keys[bi];
-      }
+      bool take_b = bi < b_end && (ai >= a_end || kb < ka);
+      keys[j] = take_b ? kb : ka;
+      if constexpr (HAS_V)
+        values[j] = s_values[take_b ? bi : ai];
+      bi += take_b;
+      ai += !take_b;
+      K next = s_keys[min(take_b ? bi : ai, last)];
+      ka = take_b ? ka : next;
+      kb = take_b ? next : kb;
     }
   }
+}
+
+/* Odd-even merge sort network (Batcher 1968, in Knuth's iterative form) of
+ * n inputs: the index-th comparator, or the number of comparators when
+ * index is past them. Evaluated at compile time. */
+struct network_comparator {
+  int low, high, count;
+};
+__host__ __device__ constexpr network_comparator batcher_comparator(int n, int index) {
+  int c = 0;
+  for (int p = 1; p < n; p += p)
+    for (int k = p; k >= 1; k /= 2)
+      for (int j = k % p; j + k < n; j += 2 * k)
+        for (int i = 0; i < k && i + j + k < n; i++)
+          if ((i + j) / (p * 2) == (i + j + k) / (p * 2)) {
+            if (c == index)
+              return {i + j, i + j + k, c};
+            c++;
+          }
+  return {0, 0, c};
+}
+
+template <int ITEMS> __host__ __device__ constexpr int network_inputs() {
+  int n = 1;
+  while (n < ITEMS)
+    n *= 2;
+  return n;
+}
+
+/* A comparator that touches the padding (inputs ITEMS and up, all above
+ * every key) never moves anything: left out. */
+template <typename K, int ITEMS, int C> __device__ __forceinline__ void network_step(K (&keys)[ITEMS]) {
+  constexpr network_comparator c = batcher_comparator(network_inputs<ITEMS>(), C);
+  if constexpr (c.high < ITEMS && c.low < c.high) {
+    K a = keys[c.low], b = keys[c.high];
+    keys[c.low] = a < b ? a : b;
+    keys[c.high] = a < b ? b : a;
+  }
+}
+
+template <typename K, int ITEMS, int... C>
+__device__ __forceinline__ void network_apply(K (&keys)[ITEMS], std::integer_sequence<int, C...>) {
+  (network_step<K, ITEMS, C>(keys), ...);
+}
+
+/* ITEMS keys in registers sorted by the network above, padded to a power of
+ * two: min and max, no branches; not stable, so for keys alone. */
+template <typename K, int ITEMS> __device__ __forceinline__ void network_sort(K (&keys)[ITEMS]) {
+  constexpr int comparators = batcher_comparator(network_inputs<ITEMS>(), 1 << 30).count;
+  network_apply<K, ITEMS>(keys, std::make_integer_sequence<int, comparators>{});
 }
 
 /* What the first load and the last store do to keys: the map to ordered
@@ -130,21 +178,24 @@ __global__ void __launch_bounds__(SORT_THREADS)
     if constexpr (HAS_V)
       values[j] = s_values[tid * ITEMS + j];
   }
+  if constexpr (HAS_V) {
+    /* Odd-even transposition: only out-of-order neighbours swap, stable. */
 #pragma unroll
-  for (int round = 0; round < ITEMS; round++) {
+    for (int round = 0; round < ITEMS; round++) {
 #pragma unroll
-    for (int j = round & 1; j + 1 < ITEMS; j += 2) {
-      if (keys[j + 1] < keys[j]) {
-        K k = keys[j];
-        keys[j] = keys[j + 1];
-        keys[j + 1] = k;
-        if constexpr (HAS_V) {
+      for (int j = round & 1; j + 1 < ITEMS; j += 2) {
+        if (keys[j + 1] < keys[j]) {
+          K k = keys[j];
+          keys[j] = keys[j + 1];
+          keys[j + 1] = k;
           V v = values[j];
           values[j] = values[j + 1];
           values[j + 1] = v;
         }
       }
     }
+  } else {
+    network_sort<K, ITEMS>(keys);
   }
   for (int group = 2; group <= SORT_THREADS; group *= 2) {
     __syncthreads();
@@ -158,8 +209,8 @@ __global__ void __launch_bounds__(SORT_THREADS)
     int lane = tid & (group - 1), first = (tid - lane) * ITEMS, width = group / 2 * ITEMS;
     int diag = lane * ITEMS;
     int ai = merge_corank(s_keys + first, width, s_keys + first + width, width, diag);
-    serial_merge<K, V, HAS_V, ITEMS>(s_keys + first, s_values + first, ai, width, s_keys + first + width,
-                                     s_values + first + width, diag - ai, width, ITEMS, keys, values);
+    serial_merge<K, V, HAS_V, ITEMS>(s_keys, s_values, first + ai, first + width, first + width + diag - ai,
+                                     first + 2 * width, TILE - 1, ITEMS, keys, values);
   }
   __syncthreads();
 #pragma unroll
@@ -221,8 +272,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
   int diag = tid * ITEMS, count = total - diag < ITEMS ? total - diag : ITEMS;
   if (count > 0) {
     int ai = merge_corank(s_keys, na, s_keys + na, nb, diag);
-    serial_merge<K, V, HAS_V, ITEMS>(s_keys, s_values, ai, na, s_keys + na, s_values + na, diag - ai, nb, count, keys,
-                                     values);
+    serial_merge<K, V, HAS_V, ITEMS>(s_keys, s_values, ai, na, na + diag - ai, total, total - 1, count, keys, values);
   }
   __syncthreads();
 #pragma unroll
@@ -243,11 +293,21 @@ __global__ void __launch_bounds__(SORT_THREADS)
 
 /* ---- K-way merge passes ---------------------------------------------------- */
 
-__device__ __forceinline__ int64_t run_upper(const uint32_t *run, int64_t lo, int64_t hi, uint32_t v) {
-  return tsi_sort_kway_split32_upper(run, lo, hi, v);
+__device__ __forceinline__ int64_t run_upper(const uint32_t *run, int64_t lo, int64_t hi, uint32_t v, uint32_t a,
+                                             uint32_t b) {
+  return tsi_sort_kway_split32_upper(run, lo, hi, v, a, b);
 }
-__device__ __forceinline__ int64_t run_upper(const uint64_t *run, int64_t lo, int64_t hi, uint64_t v) {
-  return tsi_sort_kway_split64_upper(run, lo, hi, v);
+__device__ __forceinline__ int64_t run_upper(const uint64_t *run, int64_t lo, int64_t hi, uint64_t v, uint64_t a,
+                                             uint64_t b) {
+  return tsi_sort_kway_split64_upper(run, lo, hi, v, a, b);
+}
+__device__ __forceinline__ void split_probes(uint32_t lo, uint32_t hi, int64_t below, int64_t upto, int64_t rank,
+                                             int interpolate, uint32_t *p1, uint32_t *p2) {
+  tsi_sort_kway_split32_probes(lo, hi, below, upto, rank, interpolate, p1, p2);
+}
+__device__ __forceinline__ void split_probes(uint64_t lo, uint64_t hi, int64_t below, int64_t upto, int64_t rank,
+                                             int interpolate, uint64_t *p1, uint64_t *p2) {
+  tsi_sort_kway_split64_probes(lo, hi, below, upto, rank, interpolate, p1, p2);
 }
 
 template <int WAYS, typename T> __device__ __forceinline__ T ways_sum(T v, unsigned mask) {
@@ -286,17 +346,22 @@ __global__ void sort_kway_partition_kernel(const K *keys, int64_t n, int64_t wid
   }
   int64_t below = 0, upto = len;
   int64_t sum_below = 0, sum_upto = ways_sum<WAYS>(len, mask);
-  while (lo < hi && sum_below != rank && sum_upto != rank) {
-    K mid = lo + (hi - lo) / 2;
-    int64_t count = run_upper(r, below, upto, mid);
-    int64_t sum = ways_sum<WAYS>(count, mask);
-    bool up = sum >= rank;
-    below = up ? below : count;
-    upto = up ? count : upto;
-    hi = up ? mid : hi;
-    lo = up ? lo : mid + 1;
-    sum_upto = up ? sum : sum_upto;
-    sum_below = up ? sum_below : sum;
+  for (int interpolate = 1; lo < hi && sum_below != rank && sum_upto != rank;) {
+    K p1, p2;
+    split_probes(lo, hi, sum_below, sum_upto, rank, interpolate, &p1, &p2);
+    /* The two searches are independent: their loads overlap. */
+    int64_t c1 = run_upper(r, below, upto, p1, lo, hi);
+    int64_t c2 = p2 == p1 ? c1 : run_upper(r, below, upto, p2, lo, hi);
+    int64_t s1 = ways_sum<WAYS>(c1, mask), s2 = ways_sum<WAYS>(c2, mask);
+    bool low = s1 >= rank, mid = !low && s2 >= rank;
+    below = low ? below : mid ? c1 : c2;
+    upto = low ? c1 : mid ? c2 : upto;
+    sum_below = low ? sum_below : mid ? s1 : s2;
+    sum_upto = low ? s1 : mid ? s2 : sum_upto;
+    K span = K(hi - lo);
+    lo = low ? lo : mid ? K(p1 + 1) : K(p2 + 1);
+    hi = low ? p1 : mid ? p2 : hi;
+    interpolate = K(hi - lo) <= span / 2; /* else bisect next */
   }
   /* Equal keys of lower runs come first: an exclusive prefix over the lanes. */
   int64_t equal = upto - below, before = equal;
@@ -311,29 +376,23 @@ __global__ void sort_kway_partition_kernel(const K *keys, int64_t n, int64_t wid
     splits[b * WAYS + run] = start + below + tsi_sort_split_take(rank - sum_below, before, equal);
 }
 
-/* Merge count outputs of a = keys[ai, a_end) and b = keys[bi, b_end) (shared
- * memory), A first on ties, into out_keys[out, out + count). */
+/* Merge count outputs of a = keys[ai, a_end) and b = keys[bi, b_end)
+ * (shared memory, a_end <= bi), a first on ties, into out_keys[out, out +
+ * count); branch-free as serial_merge, reads at or below last. */
 template <typename K, typename V, bool HAS_V>
 __device__ __forceinline__ void merge_into(const K *keys, const V *values, int ai, int a_end, int bi, int b_end,
-                                           K *out_keys, V *out_values, int out, int count) {
-  K ka = ai < a_end ? keys[ai] : K(0), kb = bi < b_end ? keys[bi] : K(0);
+                                           int last, K *out_keys, V *out_values, int out, int count) {
+  K ka = keys[min(ai, last)], kb = keys[min(bi, last)];
   for (int j = 0; j < count; j++) {
-    bool take_a = bi >= b_end || (ai < a_end && !(kb < ka));
-    if (take_a) {
-      out_keys[out + j] = ka;
-      if constexpr (HAS_V)
-        out_values[out + j] = values[ai];
-      ai++;
-      if (ai < a_end)
-        ka = keys[ai];
-    } else {
-      out_keys[out + j] = kb;
-      if constexpr (HAS_V)
-        out_values[out + j] = values[bi];
-      bi++;
-      if (bi < b_end)
-        kb = keys[bi];
-    }
+    bool take_b = bi < b_end && (ai >= a_end || kb < ka);
+    out_keys[out + j] = take_b ? kb : ka;
+    if constexpr (HAS_V)
+      out_values[out + j] = values[take_b ? bi : ai];
+    bi += take_b;
+    ai += !take_b;
+    K next = keys[min(take_b ? bi : ai, last)];
+    ka = take_b ? ka : next;
+    kb = take_b ? next : kb;
   }
 }
 
@@ -390,7 +449,8 @@ __global__ void __launch_bounds__(SORT_THREADS)
       int a0 = s_offset[first], a1 = s_offset[first + span], b1 = s_offset[first + 2 * span];
       int q = p1 < b1 ? p1 : b1, diag = p - a0;
       int ai = merge_corank(sk + a0, a1 - a0, sk + a1, b1 - a1, diag);
-      merge_into<K, V, HAS_V>(sk, sv, a0 + ai, a1, a1 + diag - ai, b1, s_keys[from ^ 1], s_values[from ^ 1], p, q - p);
+      merge_into<K, V, HAS_V>(sk, sv, a0 + ai, a1, a1 + diag - ai, b1, total - 1, s_keys[from ^ 1], s_values[from ^ 1],
+                              p, q - p);
       p = q;
     }
     from ^= 1;

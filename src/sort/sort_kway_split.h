@@ -7,19 +7,29 @@
  * Search (a K-way form of merge-path co-ranking, Siebert and Traff, "Perfectly
  * load-balanced, optimal, stable, parallel merge", 2013, done on the key
  * value instead of the position, as the multiway partition of Karsin et al.,
- * ICS 2018, section 5, selects by value): bisect the key value v between the
- * smallest and the largest key for the least v with count(key <= v) >= r.
- * For each run the search keeps the bracket [count(key < lo), count(key <= hi)]
- * of the value interval [lo, hi], so every count is a binary search inside a
- * bracket that shrinks with the interval. At the end the keys below v are
- * taken, and the r - count(key < v) keys equal to v are handed out in run
- * order. It stops early once count(key < lo) or count(key <= hi) is r: the
- * runs then split there whatever v is.
- * Cost: at most (bits of the key) bisection steps, each K binary searches in
- * the brackets: about K * log2(W)^2 / 2 loads for runs of W random keys. */
+ * ICS 2018, section 5, selects by value): narrow the key interval [lo, hi]
+ * that holds the least v with count(key <= v) >= r. For each run the search
+ * keeps the bracket [count(key < lo), count(key <= hi)], so every count is a
+ * search inside a bracket that shrinks with the interval. Each step probes
+ * two values p1 <= p2 in [lo, hi) and keeps the piece of the interval that
+ * holds v: p1, p2 bracket the value that linear interpolation of the counts
+ * over [lo, hi] predicts, two standard deviations of a uniform sample apart
+ * (interpolation search: about log2 log2 W steps on spread keys); a step
+ * that did not halve the interval is followed by a bisection, so that
+ * skewed keys take at most twice the steps of a plain bisection. The
+ * searches inside the brackets interpolate the same way (the interval
+ * bounds the bracket's keys). At the end the keys below v are taken, and
+ * the r - count(key < v) keys equal to v are handed
+ * out in run order. It stops early once count(key < lo) or count(key <= hi)
+ * is r: the runs then split there whatever v is.
+ * Cost: on random keys a handful of steps, each 2 K searches of a few
+ * probes in brackets that shrink to about the square root of their size a
+ * step; at most 2 (bits of the key) steps of 2 K searches of at most
+ * 2 log2(W) probes. */
 #ifndef TESSERA_SORT_KWAY_SPLIT_H
 #define TESSERA_SORT_KWAY_SPLIT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #if defined(__CUDACC__)
@@ -39,21 +49,62 @@
  * 1..TSI_SORT_MAX_WAYS, 0 <= rank <= sum of len; split[i] receives the keys
  * of run i among the first rank outputs (their sum is rank). */
 #define TSI_SORT_SPLIT_DEFINE(NAME, KEY)                                                                               \
-  /* First position in run[lo, hi) whose key is above v (run sorted). */                                               \
-  TSI_SPLIT_FN int64_t NAME##_upper(const KEY *run, int64_t lo, int64_t hi, KEY v) {                                   \
+  /* Where in [0, span) linear interpolation puts fraction f of it, as an                                              \
+   * offset below span (the conversion back stays under 2^64). */                                                      \
+  TSI_SPLIT_FN KEY NAME##_offset(double span, double f) {                                                              \
+    double x = span * f, last = span - 1.0 < 1.8e19 ? span - 1.0 : 1.8e19;                                             \
+    x = x < 0.0 ? 0.0 : x > last ? last : x;                                                                           \
+    return (KEY)x;                                                                                                     \
+  }                                                                                                                    \
+  /* First position in run[lo, hi) whose key is above v; every key there                                               \
+   * lies in [a, b] (run sorted). Interpolation search (Perl, Itai and                                                 \
+   * Avni 1978) with a bisection after any step that did not halve the                                                 \
+   * bracket: about log2 log2 of the bracket on spread keys, at most twice                                             \
+   * the steps of a binary search otherwise. Each probe narrows [a, b]. */                                             \
+  TSI_SPLIT_FN int64_t NAME##_upper(const KEY *run, int64_t lo, int64_t hi, KEY v, KEY a, KEY b) {                     \
+    int interpolate = 1;                                                                                               \
     while (lo < hi) {                                                                                                  \
-      int64_t mid = lo + (hi - lo) / 2;                                                                                \
-      if (run[mid] <= v)                                                                                               \
+      if (v < a)                                                                                                       \
+        return lo;                                                                                                     \
+      if (v >= b)                                                                                                      \
+        return hi;                                                                                                     \
+      int64_t size = hi - lo, mid = lo + size / 2;                                                                     \
+      if (interpolate) {                                                                                               \
+        /* a <= v < b here: the fraction of [a, b] at or below v. */                                                   \
+        double f = ((double)(KEY)(v - a) + 1.0) / ((double)(KEY)(b - a) + 1.0);                                        \
+        mid = lo + (int64_t)NAME##_offset((double)size, f);                                                            \
+      }                                                                                                                \
+      KEY key = run[mid];                                                                                              \
+      if (key <= v) {                                                                                                  \
         lo = mid + 1;                                                                                                  \
-      else                                                                                                             \
+        a = key;                                                                                                       \
+      } else {                                                                                                         \
         hi = mid;                                                                                                      \
+        b = key;                                                                                                       \
+      }                                                                                                                \
+      interpolate = 2 * (hi - lo) <= size;                                                                             \
     }                                                                                                                  \
     return lo;                                                                                                         \
+  }                                                                                                                    \
+  /* The two probes of a step, lo <= p1 <= p2 < hi (needs lo < hi and                                                  \
+   * below < rank < upto, the counts of keys < lo and <= hi): around the                                               \
+   * value that interpolation of the counts predicts, two standard                                                     \
+   * deviations of a uniform sample either side, or both the midpoint. */                                              \
+  TSI_SPLIT_FN void NAME##_probes(KEY lo, KEY hi, int64_t below, int64_t upto, int64_t rank, int interpolate, KEY *p1, \
+                                  KEY *p2) {                                                                           \
+    double span = (double)(KEY)(hi - lo), window = (double)(upto - below);                                             \
+    if (!interpolate) {                                                                                                \
+      *p1 = *p2 = (KEY)(lo + (KEY)(hi - lo) / 2);                                                                      \
+      return;                                                                                                          \
+    }                                                                                                                  \
+    double at = (double)(rank - below) / window, spread = 2.0 / sqrt(window);                                          \
+    *p1 = (KEY)(lo + NAME##_offset(span, at - spread));                                                                \
+    *p2 = (KEY)(lo + NAME##_offset(span, at + spread));                                                                \
   }                                                                                                                    \
   TSI_SPLIT_FN void NAME(const KEY *keys, int64_t stride, const int64_t *len, int k, int64_t rank, int64_t *split) {   \
     int64_t below[TSI_SORT_MAX_WAYS], upto[TSI_SORT_MAX_WAYS]; /* count(key < lo), count(key <= hi) */                 \
     int64_t sum_below = 0, sum_upto = 0;                                                                               \
-    KEY lo = (KEY) ~(KEY)0, hi = 0; /* empty runs leave these: no bisection then */                                    \
+    KEY lo = (KEY) ~(KEY)0, hi = 0; /* empty runs leave these: no search then */                                       \
     for (int i = 0; i < TSI_SORT_MAX_WAYS; i++) {                                                                      \
       if (i < k) {                                                                                                     \
         below[i] = 0;                                                                                                  \
@@ -66,30 +117,38 @@
         }                                                                                                              \
       }                                                                                                                \
     }                                                                                                                  \
-    /* Inside the loop sum_below < rank < sum_upto. */                                                                 \
-    while (lo < hi && sum_below != rank && sum_upto != rank) {                                                         \
-      KEY mid = lo + (hi - lo) / 2;                                                                                    \
-      int64_t count[TSI_SORT_MAX_WAYS], sum = 0;                                                                       \
+    /* Inside the loop sum_below < rank < sum_upto; the keys of every                                                  \
+     * bracket lie in [lo, hi]. */                                                                                     \
+    for (int interpolate = 1; lo < hi && sum_below != rank && sum_upto != rank;) {                                     \
+      KEY p1, p2;                                                                                                      \
+      NAME##_probes(lo, hi, sum_below, sum_upto, rank, interpolate, &p1, &p2);                                         \
+      int64_t c1[TSI_SORT_MAX_WAYS], c2[TSI_SORT_MAX_WAYS], s1 = 0, s2 = 0;                                            \
       for (int i = 0; i < TSI_SORT_MAX_WAYS; i++) {                                                                    \
         if (i < k) {                                                                                                   \
-          count[i] = NAME##_upper(keys + i * stride, below[i], upto[i], mid);                                          \
-          sum += count[i];                                                                                             \
+          c1[i] = NAME##_upper(keys + i * stride, below[i], upto[i], p1, lo, hi);                                      \
+          c2[i] = p2 == p1 ? c1[i] : NAME##_upper(keys + i * stride, below[i], upto[i], p2, lo, hi);                   \
+          s1 += c1[i];                                                                                                 \
+          s2 += c2[i];                                                                                                 \
         }                                                                                                              \
       }                                                                                                                \
-      int up = sum >= rank;                                                                                            \
+      /* v <= p1, p1 < v <= p2, or v > p2: the piece of [lo, hi] that holds                                            \
+       * v. A step that did not halve [lo, hi] is followed by a bisection. */                                          \
+      int low = s1 >= rank, mid = !low && s2 >= rank;                                                                  \
       for (int i = 0; i < TSI_SORT_MAX_WAYS; i++) {                                                                    \
         if (i < k) {                                                                                                   \
-          below[i] = up ? below[i] : count[i];                                                                         \
-          upto[i] = up ? count[i] : upto[i];                                                                           \
+          below[i] = low ? below[i] : mid ? c1[i] : c2[i];                                                             \
+          upto[i] = low ? c1[i] : mid ? c2[i] : upto[i];                                                               \
         }                                                                                                              \
       }                                                                                                                \
-      hi = up ? mid : hi;                                                                                              \
-      lo = up ? lo : mid + 1;                                                                                          \
-      sum_upto = up ? sum : sum_upto;                                                                                  \
-      sum_below = up ? sum_below : sum;                                                                                \
+      sum_below = low ? sum_below : mid ? s1 : s2;                                                                     \
+      sum_upto = low ? s1 : mid ? s2 : sum_upto;                                                                       \
+      KEY span = (KEY)(hi - lo);                                                                                       \
+      lo = low ? lo : mid ? (KEY)(p1 + 1) : (KEY)(p2 + 1);                                                             \
+      hi = low ? p1 : mid ? p2 : hi;                                                                                   \
+      interpolate = (KEY)(hi - lo) <= span / 2;                                                                        \
     }                                                                                                                  \
     /* Every key below lo is taken; of the keys in [lo, hi] (all equal when the                                        \
-     * bisection ran out) the first need in run order. */                                                              \
+     * search ran out) the first need in run order. */                                                                 \
     int64_t need = rank - sum_below, before = 0;                                                                       \
     for (int i = 0; i < TSI_SORT_MAX_WAYS; i++) {                                                                      \
       if (i < k) {                                                                                                     \
