@@ -60,11 +60,12 @@ template <typename K, typename I> __device__ __forceinline__ I merge_corank(cons
  * side in shared memory, a = [ai, a_end) and b = [bi, b_end) with a_end <=
  * bi, into registers, a first on ties. Branch-free, one shared load of the
  * next key an output (after CUB's SerialMerge): reads stay at or below
- * last, the highest index that holds data. */
-template <typename K, typename V, bool HAS_V, int ITEMS>
+ * last, the highest index that holds data (CLAMP), or the caller has
+ * memory one key past b_end (not CLAMP). */
+template <typename K, typename V, bool HAS_V, int ITEMS, bool CLAMP = true>
 __device__ __forceinline__ void serial_merge(const K *s_keys, const V *s_values, int ai, int a_end, int bi, int b_end,
                                              int last, int count, K (&keys)[ITEMS], V (&values)[ITEMS]) {
-  K ka = s_keys[min(ai, last)], kb = s_keys[min(bi, last)];
+  K ka = s_keys[CLAMP ? min(ai, last) : ai], kb = s_keys[CLAMP ? min(bi, last) : bi];
 #pragma unroll
   for (int j = 0; j < ITEMS; j++) {
     if (j < count) {
@@ -74,7 +75,7 @@ __device__ __forceinline__ void serial_merge(const K *s_keys, const V *s_values,
         values[j] = s_values[take_b ? bi : ai];
       bi += take_b;
       ai += !take_b;
-      K next = s_keys[min(take_b ? bi : ai, last)];
+      K next = s_keys[CLAMP ? min(take_b ? bi : ai, last) : take_b ? bi : ai];
       ka = take_b ? ka : next;
       kb = take_b ? next : kb;
     }
@@ -146,13 +147,18 @@ template <typename K> __device__ __forceinline__ K map_key(K k, const sort_trans
     return tsi_sort_map64(k, t.key, t.descending, to_ordered);
 }
 
+/* Keys past the block sort's tile: the merges read one key past a list
+ * that ran out (never taken) without a bound check; 16 bytes keep the
+ * values after the keys aligned. */
+template <typename K> __host__ __device__ constexpr int block_pad() { return 16 / (int)sizeof(K); }
+
 template <typename K, typename V, bool HAS_V>
 __global__ void __launch_bounds__(SORT_THREADS)
     sort_block_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, sort_transform t) {
   constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   K *s_keys = reinterpret_cast<K *>(sort_shared);
-  V *s_values = reinterpret_cast<V *>(s_keys + TILE);
+  V *s_values = reinterpret_cast<V *>(s_keys + TILE + block_pad<K>());
   int tid = threadIdx.x;
   int64_t start = (int64_t)blockIdx.x * TILE;
   int count = n - start < TILE ? (int)(n - start) : TILE;
@@ -209,8 +215,8 @@ __global__ void __launch_bounds__(SORT_THREADS)
     int lane = tid & (group - 1), first = (tid - lane) * ITEMS, width = group / 2 * ITEMS;
     int diag = lane * ITEMS;
     int ai = merge_corank(s_keys + first, width, s_keys + first + width, width, diag);
-    serial_merge<K, V, HAS_V, ITEMS>(s_keys, s_values, first + ai, first + width, first + width + diag - ai,
-                                     first + 2 * width, TILE - 1, ITEMS, keys, values);
+    serial_merge<K, V, HAS_V, ITEMS, false>(s_keys, s_values, first + ai, first + width, first + width + diag - ai,
+                                            first + 2 * width, TILE, ITEMS, keys, values);
   }
   __syncthreads();
 #pragma unroll
@@ -555,7 +561,7 @@ static ts_status sort_run(const ts_sort_plan *plan, int64_t n, K *keys, V *value
   K *alt_keys = (K *)w;
   V *alt_values = (V *)(w + tsi_sort_align(max_n * sizeof(K)));
   int64_t *splits = (int64_t *)(w + tsi_sort_align(max_n * sizeof(K)) + tsi_sort_align(max_n * plan->value_size));
-  size_t shared = (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
+  size_t shared = (size_t)(TILE + block_pad<K>()) * sizeof(K) + (HAS_V ? (size_t)TILE * sizeof(V) : 0);
   int64_t tiles = (n + TILE - 1) / TILE;
   int ways = plan->merge_ways;
   int passes = 0;

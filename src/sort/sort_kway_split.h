@@ -13,8 +13,8 @@
  * search inside a bracket that shrinks with the interval. Each step probes
  * two values p1 <= p2 in [lo, hi) and keeps the piece of the interval that
  * holds v: p1, p2 bracket the value that linear interpolation of the counts
- * over [lo, hi] predicts, two standard deviations of a uniform sample apart
- * (interpolation search: about log2 log2 W steps on spread keys); a step
+ * over [lo, hi] predicts, about two standard deviations of a uniform
+ * sample apart (interpolation search: a handful of steps on spread keys); a step
  * that did not halve the interval is followed by a bisection, so that
  * skewed keys take at most twice the steps of a plain bisection. The
  * searches inside the brackets interpolate the same way (the interval
@@ -32,6 +32,14 @@
 #include <math.h>
 #include <stdint.h>
 
+/* The interpolation's guesses need little precision: fast device forms. */
+#if defined(__CUDA_ARCH__)
+#define TSI_SPLIT_DIVIDE(a, b) __fdividef(a, b)
+#define TSI_SPLIT_RSQRT(x) rsqrtf(x)
+#else
+#define TSI_SPLIT_DIVIDE(a, b) ((a) / (b))
+#define TSI_SPLIT_RSQRT(x) (1.0f / sqrtf(x))
+#endif
 #if defined(__CUDACC__)
 #define TSI_SPLIT_FN static inline __host__ __device__
 #else
@@ -49,12 +57,14 @@
  * 1..TSI_SORT_MAX_WAYS, 0 <= rank <= sum of len; split[i] receives the keys
  * of run i among the first rank outputs (their sum is rank). */
 #define TSI_SORT_SPLIT_DEFINE(NAME, KEY)                                                                               \
-  /* Where in [0, span) linear interpolation puts fraction f of it, as an                                              \
-   * offset below span (the conversion back stays under 2^64). */                                                      \
-  TSI_SPLIT_FN KEY NAME##_offset(double span, double f) {                                                              \
-    double x = span * f, last = span - 1.0 < 1.8e19 ? span - 1.0 : 1.8e19;                                             \
-    x = x < 0.0 ? 0.0 : x > last ? last : x;                                                                           \
-    return (KEY)x;                                                                                                     \
+  /* Where in [0, span) linear interpolation puts fraction f of it (span                                               \
+   * > 0). Single precision: a guess, whose error costs steps, never                                                   \
+   * correctness; the result is clamped below span in integers. */                                                     \
+  TSI_SPLIT_FN uint64_t NAME##_offset(uint64_t span, float f) {                                                        \
+    float x = (float)span * f;                                                                                         \
+    x = x < 0.0f ? 0.0f : x > 1.8e19f ? 1.8e19f : x;                                                                   \
+    uint64_t at = (uint64_t)x;                                                                                         \
+    return at < span ? at : span - 1;                                                                                  \
   }                                                                                                                    \
   /* First position in run[lo, hi) whose key is above v; every key there                                               \
    * lies in [a, b] (run sorted). Interpolation search (Perl, Itai and                                                 \
@@ -71,8 +81,8 @@
       int64_t size = hi - lo, mid = lo + size / 2;                                                                     \
       if (interpolate) {                                                                                               \
         /* a <= v < b here: the fraction of [a, b] at or below v. */                                                   \
-        double f = ((double)(KEY)(v - a) + 1.0) / ((double)(KEY)(b - a) + 1.0);                                        \
-        mid = lo + (int64_t)NAME##_offset((double)size, f);                                                            \
+        float f = TSI_SPLIT_DIVIDE((float)(KEY)(v - a) + 1.0f, (float)(KEY)(b - a) + 1.0f);                            \
+        mid = lo + (int64_t)NAME##_offset((uint64_t)size, f);                                                          \
       }                                                                                                                \
       KEY key = run[mid];                                                                                              \
       if (key <= v) {                                                                                                  \
@@ -88,18 +98,18 @@
   }                                                                                                                    \
   /* The two probes of a step, lo <= p1 <= p2 < hi (needs lo < hi and                                                  \
    * below < rank < upto, the counts of keys < lo and <= hi): around the                                               \
-   * value that interpolation of the counts predicts, two standard                                                     \
-   * deviations of a uniform sample either side, or both the midpoint. */                                              \
+   * value that interpolation of the counts predicts, about one standard                                               \
+   * deviation of a uniform sample either side, or both the midpoint. */                                               \
   TSI_SPLIT_FN void NAME##_probes(KEY lo, KEY hi, int64_t below, int64_t upto, int64_t rank, int interpolate, KEY *p1, \
                                   KEY *p2) {                                                                           \
-    double span = (double)(KEY)(hi - lo), window = (double)(upto - below);                                             \
+    float window = (float)(upto - below);                                                                              \
     if (!interpolate) {                                                                                                \
       *p1 = *p2 = (KEY)(lo + (KEY)(hi - lo) / 2);                                                                      \
       return;                                                                                                          \
     }                                                                                                                  \
-    double at = (double)(rank - below) / window, spread = 2.0 / sqrt(window);                                          \
-    *p1 = (KEY)(lo + NAME##_offset(span, at - spread));                                                                \
-    *p2 = (KEY)(lo + NAME##_offset(span, at + spread));                                                                \
+    float at = TSI_SPLIT_DIVIDE((float)(rank - below), window), spread = 0.5f * TSI_SPLIT_RSQRT(window);               \
+    *p1 = (KEY)(lo + NAME##_offset((KEY)(hi - lo), at - spread));                                                      \
+    *p2 = (KEY)(lo + NAME##_offset((KEY)(hi - lo), at + spread));                                                      \
   }                                                                                                                    \
   TSI_SPLIT_FN void NAME(const KEY *keys, int64_t stride, const int64_t *len, int k, int64_t rank, int64_t *split) {   \
     int64_t below[TSI_SORT_MAX_WAYS], upto[TSI_SORT_MAX_WAYS]; /* count(key < lo), count(key <= hi) */                 \
