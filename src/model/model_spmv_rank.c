@@ -139,7 +139,17 @@ static ts_status predict_chunked(ts_context *ctx, const ts_model_params *p, cons
   k.shared_bytes_per_block = (int64_t)(chunk * (sh->value_bytes > 4.0 ? 16.0 : 8.0));
   k.round_count = 3;
   k.rounds = r;
-  return ts_model_predict_ex(ctx, p, &k, t, NULL);
+  ts_status st = ts_model_predict_ex(ctx, p, &k, t, NULL);
+  if (st != TS_SUCCESS)
+    return st;
+  /* The serial tail: the block that finishes last combines the two records
+   * of every block (include/tessera/lb/tile_reduce.cuh), each of its threads
+   * walking its share of them twice, one L2 load after the other, around a
+   * segmented scan of the block; it starts after a fence and the arrival
+   * count (one dependent DRAM round trip). Nothing overlaps it. */
+  double per_thread = ceil(2.0 * chunks / BLOCK);
+  *t += (2.0 * per_thread * p->l2_latency_ns + 2.0 * log2(BLOCK) * p->shared_latency_ns + p->dram_latency_ns) * 1e-9;
+  return TS_SUCCESS;
 }
 
 ts_status ts_model_spmv_rank(ts_context *ctx, const ts_model_params *params, const ts_csr_stats *stats, ts_dtype dtype,
