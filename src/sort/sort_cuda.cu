@@ -3,7 +3,8 @@
  *
  * 1. Block sort (after the base case of Karsin et al., "Analysis-driven
  *    engineering of comparison-based sorting algorithms on GPUs", ICS 2018,
- *    section 4): each block loads a tile of THREADS * ITEMS keys, each thread
+ *    section 4): each block loads a tile of THREADS * ITEMS keys (1,024 threads
+ *    for keys alone, 512 with values: four or two merge tiles), each thread
  *    sorts ITEMS keys in registers (keys alone: Batcher's odd-even merge
  *    sort network of min and max; with values: odd-even transposition, where
  *    only out-of-order neighbours swap, so it is stable), then the block merges runs of ITEMS,
@@ -12,7 +13,8 @@
  *    word t * ITEMS + j fall in distinct banks across a warp.
  * 2. Merge passes in global memory, by default K-way (the multiway merge of
  *    Karsin et al., section 5): each pass merges groups of K sorted runs, so
- *    that ceil(log_K(n / tile)) passes replace ceil(log2(n / tile)). A
+ *    that about log_K(n / tile) passes replace ceil(log2(n / tile)); a pass
+ *    with fewer than log2(K) levels of merging left takes a smaller K. A
  *    partition kernel finds, for the first output of every tile, how many
  *    keys each of the K runs gives to the outputs before it (sort_kway_split.h,
  *    one lane per run); the merge kernel loads each run's slice of the tile
@@ -152,10 +154,21 @@ template <typename K> __device__ __forceinline__ K map_key(K k, const sort_trans
  * values after the keys aligned. */
 template <typename K> __host__ __device__ constexpr int block_pad() { return 16 / (int)sizeof(K); }
 
-template <typename K, typename V, bool HAS_V>
-__global__ void __launch_bounds__(SORT_THREADS)
+/* Threads of the block sort: a larger tile than the merge passes' (more
+ * levels at the block sort's cost, fewer global ones), as large as leaves
+ * two blocks of keys alone, or three of keys with values, an SM's shared
+ * memory. */
+template <typename K, typename V, bool HAS_V> struct block_threads {
+  static constexpr int value = HAS_V ? 512 : 1024;
+  /* Blocks an SM keeps (registers capped to fit them): as many as fit
+   * without spilling more than a few words (ptxas, sm_90). */
+  static constexpr int per_sm = HAS_V ? (sizeof(K) + sizeof(V) == 8 ? 3 : 2) : (sizeof(K) == 4 ? 2 : 1);
+};
+
+template <typename K, typename V, bool HAS_V, int THREADS>
+__global__ void __launch_bounds__(THREADS, (block_threads<K, V, HAS_V>::per_sm))
     sort_block_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, sort_transform t) {
-  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  constexpr int ITEMS = sort_items<K>::value, TILE = THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   K *s_keys = reinterpret_cast<K *>(sort_shared);
   V *s_values = reinterpret_cast<V *>(s_keys + TILE + block_pad<K>());
@@ -164,7 +177,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
   int count = n - start < TILE ? (int)(n - start) : TILE;
   /* Missing keys of the last tile become the largest key: they sort after
    * every real one (after equal ones too, being later) and are not stored. */
-  for (int i = tid; i < TILE; i += SORT_THREADS) {
+  for (int i = tid; i < TILE; i += THREADS) {
     K k = ~K(0);
     if (i < count) {
       k = in_keys[start + i];
@@ -203,7 +216,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
   } else {
     network_sort<K, ITEMS>(keys);
   }
-  for (int group = 2; group <= SORT_THREADS; group *= 2) {
+  for (int group = 2; group <= THREADS; group *= 2) {
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
@@ -226,7 +239,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
       s_values[tid * ITEMS + j] = values[j];
   }
   __syncthreads();
-  for (int i = tid; i < count; i += SORT_THREADS) {
+  for (int i = tid; i < count; i += THREADS) {
     out_keys[start + i] = t.map_out ? map_key(s_keys[i], t, false) : s_keys[i];
     if constexpr (HAS_V)
       out_values[start + i] = s_values[i];
@@ -493,79 +506,72 @@ template <typename K, typename V> static void swap_buffers(K **a, K **b, V **va,
   *vb = v;
 }
 
-/* The K-way passes (WAYS = 4 or 8), from src to dst and back, the last
- * into the caller's buffers. */
+/* The merge of every group of WAYS runs of @p width from src to dst: the
+ * partition, then the merge (pairwise for WAYS = 2, K-way otherwise). */
 template <typename K, typename V, bool HAS_V, int WAYS>
-static ts_status kway_passes(ts_context *ctx, int64_t n, K *src_keys, V *src_values, K *dst_keys, V *dst_values,
-                             int64_t *splits, sort_transform t) {
+static ts_status merge_pass(ts_context *ctx, int64_t n, int64_t width, const K *src_keys, const V *src_values,
+                            K *dst_keys, V *dst_values, int64_t *splits, sort_transform t) {
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
   int64_t tiles = (n + TILE - 1) / TILE;
-  size_t shared = 2 * (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
-  /* Two tile buffers: above the 48 KiB a block gets without asking. */
-  cudaError_t e = cudaFuncSetAttribute(sort_kway_merge_kernel<K, V, HAS_V, WAYS>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-  if (e != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_sort_execute: shared memory of %zu bytes for the merge: %s", shared,
-                     cudaGetErrorString(e));
-  ts_status st = TS_SUCCESS;
-  for (int64_t width = TILE; st == TS_SUCCESS && width < n; width *= WAYS) {
-    sort_transform last = t;
-    last.map_out = t.map_out && width * WAYS >= n;
-    int64_t lanes = tiles * WAYS;
-    sort_kway_partition_kernel<K, WAYS>
-        <<<(unsigned)((lanes + 127) / 128), 128, 0, stream>>>(src_keys, n, width, TILE, tiles, splits);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way partition)");
-    if (st != TS_SUCCESS)
-      break;
-    sort_kway_merge_kernel<K, V, HAS_V, WAYS><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(
-        src_keys, src_values, dst_keys, dst_values, n, width, splits, last);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way merge pass)");
-    swap_buffers(&src_keys, &dst_keys, &src_values, &dst_values);
-  }
-  return st;
-}
-
-template <typename K, typename V, bool HAS_V>
-static ts_status pairwise_passes(ts_context *ctx, int64_t n, K *src_keys, V *src_values, K *dst_keys, V *dst_values,
-                                 int64_t *splits, sort_transform t) {
-  cudaStream_t stream = (cudaStream_t)ctx->stream;
-  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
-  int64_t tiles = (n + TILE - 1) / TILE;
-  size_t shared = (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
-  ts_status st = TS_SUCCESS;
-  for (int64_t width = TILE; st == TS_SUCCESS && width < n; width *= 2) {
-    sort_transform last = t;
-    last.map_out = t.map_out && width * 2 >= n;
+  if constexpr (WAYS == 2) {
+    size_t shared = (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
     int64_t boundaries = tiles + 1;
     sort_partition_kernel<K>
         <<<(unsigned)((boundaries + 255) / 256), 256, 0, stream>>>(src_keys, n, width, TILE, boundaries, splits);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge partition)");
+    ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge partition)");
     if (st != TS_SUCCESS)
-      break;
-    sort_merge_kernel<K, V, HAS_V><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(
-        src_keys, src_values, dst_keys, dst_values, n, width, splits, last);
-    st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge pass)");
-    swap_buffers(&src_keys, &dst_keys, &src_values, &dst_values);
+      return st;
+    sort_merge_kernel<K, V, HAS_V><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(src_keys, src_values, dst_keys,
+                                                                                      dst_values, n, width, splits, t);
+    return tsi_cuda_check_launch(ctx, "ts_sort_execute (merge pass)");
+  } else {
+    /* Two tile buffers: above the 48 KiB a block gets without asking. */
+    size_t shared = 2 * (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
+    cudaError_t e = cudaFuncSetAttribute(sort_kway_merge_kernel<K, V, HAS_V, WAYS>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    if (e != cudaSuccess)
+      return tsi_error(ctx, TS_ERROR_CUDA, "ts_sort_execute: shared memory of %zu bytes for the merge: %s", shared,
+                       cudaGetErrorString(e));
+    int64_t lanes = tiles * WAYS;
+    sort_kway_partition_kernel<K, WAYS>
+        <<<(unsigned)((lanes + 127) / 128), 128, 0, stream>>>(src_keys, n, width, TILE, tiles, splits);
+    ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way partition)");
+    if (st != TS_SUCCESS)
+      return st;
+    sort_kway_merge_kernel<K, V, HAS_V, WAYS><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(
+        src_keys, src_values, dst_keys, dst_values, n, width, splits, t);
+    return tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way merge pass)");
   }
-  return st;
+}
+
+/* Runs merged by the next pass: the plan's K while at least log2(K) levels
+ * of pairwise merging are left, then fewer, so that no pass merges fewer
+ * runs than it pays for (a K-way pass costs log2(K) shared-memory rounds). */
+static int pass_ways(int plan_ways, int64_t width, int64_t n) {
+  int levels = 0;
+  for (int64_t w = width; w < n; w *= 2)
+    levels++;
+  int ways = plan_ways;
+  while (ways > 2 && (1 << levels) < ways)
+    ways /= 2;
+  return ways;
 }
 
 template <typename K, typename V, bool HAS_V>
 static ts_status sort_run(const ts_sort_plan *plan, int64_t n, K *keys, V *values, void *workspace) {
   ts_context *ctx = plan->ctx;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  constexpr int ITEMS = sort_items<K>::value, THREADS = block_threads<K, V, HAS_V>::value, BLOCK_TILE = THREADS * ITEMS;
   size_t max_n = (size_t)plan->options.max_n;
   char *w = (char *)workspace;
   K *alt_keys = (K *)w;
   V *alt_values = (V *)(w + tsi_sort_align(max_n * sizeof(K)));
   int64_t *splits = (int64_t *)(w + tsi_sort_align(max_n * sizeof(K)) + tsi_sort_align(max_n * plan->value_size));
-  size_t shared = (size_t)(TILE + block_pad<K>()) * sizeof(K) + (HAS_V ? (size_t)TILE * sizeof(V) : 0);
-  int64_t tiles = (n + TILE - 1) / TILE;
-  int ways = plan->merge_ways;
+  size_t shared = (size_t)(BLOCK_TILE + block_pad<K>()) * sizeof(K) + (HAS_V ? (size_t)BLOCK_TILE * sizeof(V) : 0);
+  int64_t blocks = (n + BLOCK_TILE - 1) / BLOCK_TILE;
   int passes = 0;
-  for (int64_t width = TILE; width < n; width *= ways)
+  for (int64_t width = BLOCK_TILE; width < n; width *= pass_ways(plan->merge_ways, width, n))
     passes++;
 
   sort_transform t;
@@ -575,22 +581,34 @@ static ts_status sort_run(const ts_sort_plan *plan, int64_t n, K *keys, V *value
   t.make_index = plan->options.value == TS_SORT_VALUE_INDEX;
   sort_transform block = t;
   block.map_out = t.map_in && passes == 0;
-  t.map_out = t.map_in;
+  t.map_out = false;
 
   K *src_keys = passes % 2 == 0 ? keys : alt_keys, *dst_keys = passes % 2 == 0 ? alt_keys : keys;
   V *src_values = passes % 2 == 0 ? values : alt_values, *dst_values = passes % 2 == 0 ? alt_values : values;
   /* The block sort reads the caller's keys and writes where pass 0 reads
    * (in place is safe: a block reads its whole tile before writing). */
-  sort_block_kernel<K, V, HAS_V>
-      <<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(keys, values, src_keys, src_values, n, block);
+  cudaError_t e = cudaFuncSetAttribute(sort_block_kernel<K, V, HAS_V, THREADS>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+  if (e != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "ts_sort_execute: shared memory of %zu bytes for the block sort: %s", shared,
+                     cudaGetErrorString(e));
+  sort_block_kernel<K, V, HAS_V, THREADS>
+      <<<(unsigned)blocks, THREADS, shared, stream>>>(keys, values, src_keys, src_values, n, block);
   ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (block sort)");
-  if (st != TS_SUCCESS || passes == 0)
-    return st;
-  if (ways == 2)
-    return pairwise_passes<K, V, HAS_V>(ctx, n, src_keys, src_values, dst_keys, dst_values, splits, t);
-  if (ways == 4)
-    return kway_passes<K, V, HAS_V, 4>(ctx, n, src_keys, src_values, dst_keys, dst_values, splits, t);
-  return kway_passes<K, V, HAS_V, 8>(ctx, n, src_keys, src_values, dst_keys, dst_values, splits, t);
+  for (int64_t width = BLOCK_TILE; st == TS_SUCCESS && width < n;) {
+    int ways = pass_ways(plan->merge_ways, width, n);
+    sort_transform pass = t;
+    pass.map_out = t.map_in && width * ways >= n; /* the last pass maps the keys back */
+    if (ways == 2)
+      st = merge_pass<K, V, HAS_V, 2>(ctx, n, width, src_keys, src_values, dst_keys, dst_values, splits, pass);
+    else if (ways == 4)
+      st = merge_pass<K, V, HAS_V, 4>(ctx, n, width, src_keys, src_values, dst_keys, dst_values, splits, pass);
+    else
+      st = merge_pass<K, V, HAS_V, 8>(ctx, n, width, src_keys, src_values, dst_keys, dst_values, splits, pass);
+    swap_buffers(&src_keys, &dst_keys, &src_values, &dst_values);
+    width *= ways;
+  }
+  return st;
 }
 
 template <typename K>
