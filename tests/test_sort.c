@@ -321,6 +321,11 @@ static uint64_t split_random(void) {
   return split_rng;
 }
 
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 static int compare_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
@@ -371,6 +376,47 @@ static void check_split_case(int k, int wide, int kind, const int64_t *len) {
             (long long)total);
 }
 
+/* Long runs (where the interpolating search takes over from bisection) with
+ * spread, skewed and clustered keys: for sampled ranks, the split against
+ * the counts of a naive stable merge. Kind 0: uniform 32-bit keys; 1: 2^(a
+ * random 0..31) (skewed: interpolation misses, bisection must follow); 2: a
+ * few values inside a narrow band plus rare keys near the top (clusters far
+ * from where a straight line puts them). */
+static void check_kway_split_long(int k, int kind) {
+  enum { LONG_STRIDE = 4096, RANKS = 64 };
+  static uint32_t keys[TSI_SORT_MAX_WAYS * LONG_STRIDE];
+  int64_t len[TSI_SORT_MAX_WAYS] = {0}, total = 0;
+  for (int i = 0; i < k; i++) {
+    len[i] = 1 + (int64_t)(split_random() % LONG_STRIDE);
+    uint32_t *run = keys + (int64_t)i * LONG_STRIDE;
+    for (int64_t j = 0; j < len[i]; j++) {
+      uint64_t r = split_random();
+      run[j] = kind == 0   ? (uint32_t)(r >> 32)
+               : kind == 1 ? (uint32_t)1u << (r % 32)
+                           : (r % 64 == 0 ? UINT32_MAX - (uint32_t)(r >> 40) % 8 : 1000u + (uint32_t)(r >> 40) % 16);
+    }
+    qsort(run, (size_t)len[i], sizeof *run, compare_u32);
+    total += len[i];
+  }
+  int bad = 0;
+  for (int t = 0; t <= RANKS && !bad; t++) {
+    int64_t rank = t == RANKS ? total : (int64_t)(split_random() % (uint64_t)(total + 1)), split[TSI_SORT_MAX_WAYS];
+    tsi_sort_kway_split32(keys, LONG_STRIDE, len, k, rank, split);
+    int64_t head[TSI_SORT_MAX_WAYS] = {0};
+    for (int64_t out = 0; out < rank; out++) { /* the first rank outputs of the stable merge */
+      int pick = -1;
+      for (int i = 0; i < k; i++)
+        if (head[i] < len[i] &&
+            (pick < 0 || keys[(int64_t)i * LONG_STRIDE + head[i]] < keys[(int64_t)pick * LONG_STRIDE + head[pick]]))
+          pick = i;
+      head[pick]++;
+    }
+    for (int i = 0; i < k; i++)
+      bad |= split[i] != head[i];
+  }
+  CHECK_MSG(!bad, "K-way split on long runs: k %d, kind %d, total %lld: wrong split", k, kind, (long long)total);
+}
+
 static void check_kway_split(void) {
   static const int64_t shapes[][TSI_SORT_MAX_WAYS] = {
       {0, 0, 0, 0, 0, 0, 0, 0},         {1, 0, 0, 0, 0, 0, 0, 0},     {0, 0, 0, 5, 0, 0, 0, 0},
@@ -384,6 +430,9 @@ static void check_kway_split(void) {
         for (int kind = 0; kind < 4; kind++)
           for (int repeat = 0; repeat < 3; repeat++)
             check_split_case(ways[w], wide, kind, shapes[s]);
+  for (int w = 0; w < (int)(sizeof ways / sizeof ways[0]); w++)
+    for (int kind = 0; kind < 3; kind++)
+      check_kway_split_long(ways[w], kind);
 }
 
 int main(void) {
