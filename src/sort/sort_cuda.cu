@@ -7,10 +7,11 @@
  *    for keys alone, 512 with values: four or two merge tiles), each thread
  *    sorts ITEMS keys in registers (keys alone: Batcher's odd-even merge
  *    sort network of min and max; with values: odd-even transposition, where
- *    only out-of-order neighbours swap, so it is stable), then the block merges runs of ITEMS,
- *    2 ITEMS, ... keys in shared memory, every thread making ITEMS outputs
- *    from its merge-path split. ITEMS is odd, so that thread t's accesses to
- *    word t * ITEMS + j fall in distinct banks across a warp.
+ *    only out-of-order neighbours swap, so it is stable), then the block
+ *    merges runs of ITEMS, 2 ITEMS, ... keys in shared memory, every thread
+ *    making ITEMS outputs from its merge-path split. ITEMS is odd, so that
+ *    thread t's accesses to word t * ITEMS + j fall in distinct banks across
+ *    a warp.
  * 2. Merge passes in global memory, by default K-way (the multiway merge of
  *    Karsin et al., section 5): each pass merges groups of K sorted runs, so
  *    that about log_K(n / tile) passes replace ceil(log2(n / tile)); a pass
