@@ -321,13 +321,13 @@ __device__ __forceinline__ int64_t run_upper(const uint64_t *run, int64_t lo, in
                                              uint64_t b) {
   return tsi_sort_kway_split64_upper(run, lo, hi, v, a, b);
 }
-__device__ __forceinline__ uint32_t split_probe(uint32_t lo, uint32_t hi, int64_t below, int64_t upto, int64_t rank,
-                                                int interpolate, float side) {
-  return tsi_sort_kway_split32_probe(lo, hi, below, upto, rank, interpolate, side);
+__device__ __forceinline__ tsi_sort_kway_split32_probe_pair split_probes(uint32_t lo, uint32_t hi, int64_t below,
+                                                                         int64_t upto, int64_t rank, int interpolate) {
+  return tsi_sort_kway_split32_probes(lo, hi, below, upto, rank, interpolate);
 }
-__device__ __forceinline__ uint64_t split_probe(uint64_t lo, uint64_t hi, int64_t below, int64_t upto, int64_t rank,
-                                                int interpolate, float side) {
-  return tsi_sort_kway_split64_probe(lo, hi, below, upto, rank, interpolate, side);
+__device__ __forceinline__ tsi_sort_kway_split64_probe_pair split_probes(uint64_t lo, uint64_t hi, int64_t below,
+                                                                         int64_t upto, int64_t rank, int interpolate) {
+  return tsi_sort_kway_split64_probes(lo, hi, below, upto, rank, interpolate);
 }
 
 template <int WAYS, typename T> __device__ __forceinline__ T ways_sum(T v, unsigned mask) {
@@ -367,8 +367,8 @@ __global__ void sort_kway_partition_kernel(const K *keys, int64_t n, int64_t wid
   int64_t below = 0, upto = len;
   int64_t sum_below = 0, sum_upto = ways_sum<WAYS>(len, mask);
   for (int interpolate = 1; lo < hi && sum_below != rank && sum_upto != rank;) {
-    K p1 = split_probe(lo, hi, sum_below, sum_upto, rank, interpolate, -1.0f);
-    K p2 = split_probe(lo, hi, sum_below, sum_upto, rank, interpolate, 1.0f);
+    auto probe = split_probes(lo, hi, sum_below, sum_upto, rank, interpolate);
+    K p1 = probe.low, p2 = probe.high;
     /* The two searches are independent: their loads overlap. */
     int64_t c1 = run_upper(r, below, upto, p1, lo, hi);
     int64_t c2 = p2 == p1 ? c1 : run_upper(r, below, upto, p2, lo, hi);

@@ -96,18 +96,25 @@
     }                                                                                                                  \
     return lo;                                                                                                         \
   }                                                                                                                    \
-  /* A probe of a step, in [lo, hi) (needs lo < hi and below < rank <                                                  \
-   * upto, the counts of keys < lo and <= hi): side -1 and +1 give p1 <=                                               \
-   * p2 around the value that interpolation of the counts predicts, about                                              \
-   * one standard deviation of a uniform sample either side; without                                                   \
-   * interpolation both are the midpoint. */                                                                           \
-  TSI_SPLIT_FN KEY NAME##_probe(KEY lo, KEY hi, int64_t below, int64_t upto, int64_t rank, int interpolate,            \
-                                float side) {                                                                          \
-    if (!interpolate)                                                                                                  \
-      return (KEY)(lo + (KEY)(hi - lo) / 2);                                                                           \
+  /* The two probes of a step, lo <= low <= high < hi (needs lo < hi and                                               \
+   * below < rank < upto, the counts of keys < lo and <= hi): around the                                               \
+   * value that interpolation of the counts predicts, about one standard                                               \
+   * deviation of a uniform sample either side, or both the midpoint. */                                               \
+  typedef struct NAME##_probe_pair {                                                                                   \
+    KEY low, high;                                                                                                     \
+  } NAME##_probe_pair;                                                                                                 \
+  TSI_SPLIT_FN NAME##_probe_pair NAME##_probes(KEY lo, KEY hi, int64_t below, int64_t upto, int64_t rank,              \
+                                               int interpolate) {                                                      \
+    NAME##_probe_pair p;                                                                                               \
+    if (!interpolate) {                                                                                                \
+      p.low = p.high = (KEY)(lo + (KEY)(hi - lo) / 2);                                                                 \
+      return p;                                                                                                        \
+    }                                                                                                                  \
     float window = (float)(upto - below);                                                                              \
-    float at = TSI_SPLIT_DIVIDE((float)(rank - below), window) + side * 0.5f * TSI_SPLIT_RSQRT(window);                \
-    return (KEY)(lo + NAME##_offset((KEY)(hi - lo), at));                                                              \
+    float at = TSI_SPLIT_DIVIDE((float)(rank - below), window), spread = 0.5f * TSI_SPLIT_RSQRT(window);               \
+    p.low = (KEY)(lo + NAME##_offset((KEY)(hi - lo), at - spread));                                                    \
+    p.high = (KEY)(lo + NAME##_offset((KEY)(hi - lo), at + spread));                                                   \
+    return p;                                                                                                          \
   }                                                                                                                    \
   TSI_SPLIT_FN void NAME(const KEY *keys, int64_t stride, const int64_t *len, int k, int64_t rank, int64_t *split) {   \
     int64_t below[TSI_SORT_MAX_WAYS], upto[TSI_SORT_MAX_WAYS]; /* count(key < lo), count(key <= hi) */                 \
@@ -128,8 +135,8 @@
     /* Inside the loop sum_below < rank < sum_upto; the keys of every                                                  \
      * bracket lie in [lo, hi]. */                                                                                     \
     for (int interpolate = 1; lo < hi && sum_below != rank && sum_upto != rank;) {                                     \
-      KEY p1 = NAME##_probe(lo, hi, sum_below, sum_upto, rank, interpolate, -1.0f);                                    \
-      KEY p2 = NAME##_probe(lo, hi, sum_below, sum_upto, rank, interpolate, 1.0f);                                     \
+      NAME##_probe_pair probe = NAME##_probes(lo, hi, sum_below, sum_upto, rank, interpolate);                         \
+      KEY p1 = probe.low, p2 = probe.high;                                                                             \
       int64_t c1[TSI_SORT_MAX_WAYS], c2[TSI_SORT_MAX_WAYS], s1 = 0, s2 = 0;                                            \
       for (int i = 0; i < TSI_SORT_MAX_WAYS; i++) {                                                                    \
         if (i < k) {                                                                                                   \
