@@ -182,10 +182,9 @@ cleanup:
 int main(int argc, char **argv) {
   const char *csv_path = "bench-out/gpu_basics.csv";
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      printf("usage: %s [CSV_PATH]   (default %s)\n", argv[0], csv_path);
-      return 0;
-    }
+    int rc = tsb_option_or_path(argv[0], argv[i], "[CSV_PATH]   (default bench-out/gpu_basics.csv)");
+    if (rc >= 0)
+      return rc;
     csv_path = argv[i];
   }
   ts_context_options options;

@@ -144,8 +144,12 @@ int main(int argc, char **argv) {
       quick = 1;
     else if (strcmp(argv[k], "--repeat") == 0 && k + 1 < argc)
       repeat = atoi(argv[++k]);
-    else
+    else {
+      int rc = tsb_option_or_path(argv[0], argv[k], "[--quick] [--repeat N] [CSV_PATH]");
+      if (rc >= 0)
+        return rc;
       csv = argv[k];
+    }
   }
   if (repeat < 1)
     repeat = 1;

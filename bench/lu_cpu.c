@@ -198,8 +198,12 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = true;
-    else
+    else {
+      int rc = tsb_option_or_path(argv[0], argv[i], "[--quick] [CSV_PATH]");
+      if (rc >= 0)
+        return rc;
       csv = argv[i];
+    }
   }
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;

@@ -106,6 +106,8 @@ int main(int argc, char **argv) {
       gzip = true;
     else if (strcmp(argv[i], "--keep") == 0)
       keep = true;
+    else if (argv[i][0] == '-')
+      return tsb_option_or_path(argv[0], argv[i], "FOLDER [MEGABYTES (default 1000)] [--gzip] [--keep]");
     else if (!folder)
       folder = argv[i];
     else

@@ -14,6 +14,17 @@
 extern "C" {
 #endif
 
+/* ---- command line ----------------------------------------------------------- */
+
+/**
+ * A benchmark's argument that is not one of its options: -1 when it is a
+ * path (does not start with '-'); else the usage line is printed (with
+ * @p program's name in it) and the exit status returned: 0 for -h and
+ * --help (on stdout), 2 for an unknown option (on stderr, with the option).
+ * So that a mistyped option never becomes an output file's name.
+ */
+int tsb_option_or_path(const char *program, const char *arg, const char *usage);
+
 /* ---- host clock and statistics -------------------------------------------- */
 
 /** Monotonic host wall clock in seconds. */
