@@ -56,7 +56,7 @@ if(TARGET tessera_cli)
     FIXTURES_REQUIRED cli_circuit3000)
   if(TESSERA_HAVE_COLAMD)
     tessera_cli_test(solve_circuit_json ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --ordering colamd --json
-      JSON JSON_EQUALS "command=solve,n=3000,nnz_a=15233,ordering=colamd,matching=ON,factor_precision=double,perturbed_pivots=0"
+      JSON JSON_EQUALS "command=solve,n=3000,nnz_a=15233,ordering=colamd,matching=ON,factor_precision=double,perturbed_pivots=0,symbolic_backend=cpu,levelize_backend=cpu"
       FIXTURES_REQUIRED cli_circuit3000)
   else()
     tessera_cli_skipped(solve_circuit_json "tessera solve --ordering colamd: built without SuiteSparse COLAMD")
@@ -84,6 +84,16 @@ if(TARGET tessera_cli)
     STDERR "tessera: .*no_such_matrix.mtx")
   tessera_cli_test(solve_no_gpu ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --backend cuda EXIT 1
     STDERR "tessera: no usable CUDA device" SKIP_IF_GPU FIXTURES_REQUIRED cli_circuit3000)
+  tessera_cli_test(solve_symbolic_no_gpu ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --symbolic-backend cuda
+    EXIT 1 STDERR "symbolic factorization on the GPU needs a CUDA context" SKIP_IF_GPU
+    FIXTURES_REQUIRED cli_circuit3000)
+  tessera_cli_test(solve_bad_budget ARGS solve x.mtx --symbolic-budget 0 EXIT 2 STDERR "--symbolic-budget 0 is out of range")
+  # On a GPU: the symbolic phase out of core in many chunks of a 64 KiB
+  # budget and the levels by the cooperative kernel, the same solution.
+  tessera_cli_test(solve_gpu_analysis ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx ${TESSERA_SOLVE_ORDERING}
+    --symbolic-backend cuda --symbolic-budget 65536 --levelize-backend cuda
+    STDOUT "backend +cuda \\(factorization and solves on the GPU; symbolic factorization on the GPU, levels on the GPU;.*symbolic chunks +([2-9]|[1-9][0-9]+)\n.*backward error +[0-9.]+e-1[5-9]\nx \\(first entries\\) +1 1 1\n"
+    GPU_ONLY FIXTURES_REQUIRED cli_circuit3000)
   if(EXISTS ${TESSERA_MATRICES_DIR}/MANIFEST.tsv)
     # add20: a real circuit matrix (2395 rows, 17319 entries); in the natural
     # order it fills to 4 M entries (seconds of factorization), so it needs AMD.

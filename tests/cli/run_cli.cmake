@@ -2,13 +2,14 @@
 #
 #   cmake -DCLI=<tessera> [-DEXPECT_EXIT=0] [-DEXPECT_STDOUT=<regex>]
 #         [-DEXPECT_STDERR=<regex>] [-DSTDOUT_EMPTY=ON] [-DJSON=ON]
-#         [-DJSON_EQUALS=key=value,stats.key=value] [-DSKIP_IF_GPU=ON]
+#         [-DJSON_EQUALS=key=value,stats.key=value] [-DSKIP_IF_GPU=ON | -DGPU_ONLY=ON]
 #         -P run_cli.cmake -- <arguments of tessera>
 #
 # JSON=ON: stdout must be exactly one JSON document (python3 -m json.tool,
 # and CMake's own parser); JSON_EQUALS compares members, a dot naming a
 # member of a member. SKIP_IF_GPU=ON: print "SKIP:" and stop when
-# nvidia-smi lists a GPU (the test sets SKIP_REGULAR_EXPRESSION).
+# nvidia-smi lists a GPU (the test sets SKIP_REGULAR_EXPRESSION); GPU_ONLY=ON:
+# the same where it lists none.
 cmake_minimum_required(VERSION 3.25)
 
 set(arguments)
@@ -28,14 +29,22 @@ if(NOT DEFINED EXPECT_EXIT)
   set(EXPECT_EXIT 0)
 endif()
 
-if(SKIP_IF_GPU)
+if(SKIP_IF_GPU OR GPU_ONLY)
+  set(gpu_listed OFF)
   find_program(nvidia_smi nvidia-smi)
   if(nvidia_smi)
     execute_process(COMMAND ${nvidia_smi} -L RESULT_VARIABLE smi_exit OUTPUT_VARIABLE smi_out ERROR_QUIET)
     if(smi_exit EQUAL 0 AND smi_out MATCHES "GPU [0-9]")
-      message("SKIP: a GPU is present (nvidia-smi -L lists one); this test needs a machine without one")
-      return()
+      set(gpu_listed ON)
     endif()
+  endif()
+  if(SKIP_IF_GPU AND gpu_listed)
+    message("SKIP: a GPU is present (nvidia-smi -L lists one); this test needs a machine without one")
+    return()
+  endif()
+  if(GPU_ONLY AND NOT gpu_listed)
+    message("SKIP: no GPU (nvidia-smi -L lists none); this test needs one")
+    return()
   endif()
 endif()
 

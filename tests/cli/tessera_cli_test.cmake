@@ -7,9 +7,11 @@ file(MAKE_DIRECTORY ${TESSERA_CLI_WORK})
 
 # tessera_cli_test(NAME ARGS <tessera arguments>... [EXIT n] [STDOUT regex]
 #   [STDERR regex] [STDOUT_EMPTY] [JSON] [JSON_EQUALS key=value,...]
-#   [SKIP_IF_GPU] [FIXTURES_SETUP f] [FIXTURES_REQUIRED f])
+#   [SKIP_IF_GPU | GPU_ONLY] [FIXTURES_SETUP f] [FIXTURES_REQUIRED f])
+# GPU_ONLY: the test needs a GPU; it is labelled gpu and skips (visibly)
+# where nvidia-smi lists none.
 function(tessera_cli_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "JSON;STDOUT_EMPTY;SKIP_IF_GPU"
+  cmake_parse_arguments(PARSE_ARGV 1 T "JSON;STDOUT_EMPTY;SKIP_IF_GPU;GPU_ONLY"
     "EXIT;STDOUT;STDERR;JSON_EQUALS;FIXTURES_SETUP;FIXTURES_REQUIRED" "ARGS")
   set(definitions -DCLI=$<TARGET_FILE:tessera_cli>)
   if(DEFINED T_EXIT)
@@ -30,12 +32,17 @@ function(tessera_cli_test name)
   if(DEFINED T_JSON_EQUALS)
     list(APPEND definitions "-DJSON_EQUALS=${T_JSON_EQUALS}")
   endif()
+  set(label cpu)
   if(T_SKIP_IF_GPU)
     list(APPEND definitions -DSKIP_IF_GPU=ON)
   endif()
+  if(T_GPU_ONLY)
+    list(APPEND definitions -DGPU_ONLY=ON)
+    set(label gpu)
+  endif()
   add_test(NAME cli_${name}
     COMMAND ${CMAKE_COMMAND} ${definitions} -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli.cmake -- ${T_ARGS})
-  set_tests_properties(cli_${name} PROPERTIES LABELS cpu TIMEOUT 300 SKIP_REGULAR_EXPRESSION "SKIP:")
+  set_tests_properties(cli_${name} PROPERTIES LABELS ${label} TIMEOUT 300 SKIP_REGULAR_EXPRESSION "SKIP:")
   if(T_FIXTURES_SETUP)
     set_tests_properties(cli_${name} PROPERTIES FIXTURES_SETUP ${T_FIXTURES_SETUP})
   endif()

@@ -19,15 +19,26 @@ static const char solve_help[] = "Usage: tessera solve A.mtx [B.mtx] [options]\n
                                  "\n"
                                  "Prints the phase times (matching, ordering, symbolic, levelize, factor,\n"
                                  "solve), n, nnz(A), nnz(L) (unit diagonal included), nnz(U), the fill ratio\n"
-                                 "nnz(L+U)/nnz(A), flops, levels and the widest level, perturbed pivots,\n"
-                                 "refinement steps, whether the solve fell back to partial pivoting, and the\n"
-                                 "normwise backward error\n"
+                                 "nnz(L+U)/nnz(A), flops, levels and the widest level, the symbolic phase's\n"
+                                 "chunks, the peak GPU memory, perturbed pivots, refinement steps, whether\n"
+                                 "the solve fell back to partial pivoting, and the normwise backward error\n"
                                  "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
                                  "\n"
                                  "Options:\n"
                                  "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
                                  "                              one is usable; matching, ordering, the symbolic\n"
                                  "                              factorization and the levels stay on the host)\n"
+                                 "  --symbolic-backend auto|cpu|cuda\n"
+                                 "                              where the symbolic factorization runs (default\n"
+                                 "                              auto: the host); cuda: on the GPU, out of core\n"
+                                 "                              in chunks that fit --symbolic-budget\n"
+                                 "  --symbolic-budget BYTES     memory for the symbolic phase's intermediates\n"
+                                 "                              (GPU memory with --symbolic-backend cuda;\n"
+                                 "                              default: automatic); small values force many\n"
+                                 "                              chunks\n"
+                                 "  --levelize-backend auto|cpu|cuda\n"
+                                 "                              where the levels are found (default auto: the\n"
+                                 "                              host); cuda: one cooperative kernel on the GPU\n"
                                  "  --precision single|double   precision of the factors (default double);\n"
                                  "                              refinement is in double either way\n"
                                  "  --ordering amd|colamd|natural\n"
@@ -102,11 +113,16 @@ static ts_status write_solution(ts_context *ctx, const char *path, const double 
 
 static int run_solve(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD;
+  int symbolic_backend = TS_BACKEND_AUTO, levelize_backend = TS_BACKEND_AUTO;
+  int64_t symbolic_budget = 0;
   bool no_matching = false, no_perturbation = false, transpose = false, json = false, quiet = false;
   int64_t refine = 30;
   const char *output = NULL;
   cli_option options[] = {
       {.name = "--backend", .kind = CLI_CHOICE, .target = &backend, .choices = cli_backend_choices},
+      {.name = "--symbolic-backend", .kind = CLI_CHOICE, .target = &symbolic_backend, .choices = cli_backend_choices},
+      {.name = "--symbolic-budget", .kind = CLI_INT, .target = &symbolic_budget, .imin = 1, .imax = INT64_MAX},
+      {.name = "--levelize-backend", .kind = CLI_CHOICE, .target = &levelize_backend, .choices = cli_backend_choices},
       {.name = "--precision", .kind = CLI_CHOICE, .target = &precision, .choices = cli_precision_choices},
       {.name = "--ordering", .kind = CLI_CHOICE, .target = &ordering, .choices = ordering_choices},
       {.name = "--no-matching", .kind = CLI_FLAG, .target = &no_matching},
@@ -180,6 +196,9 @@ static int run_solve(int argc, char **argv) {
   lu_options.no_perturbation = no_perturbation;
   lu_options.float_factors = precision == TS_FLOAT32;
   lu_options.refine_max_steps = refine == 0 ? -1 : (int)refine;
+  lu_options.symbolic_backend = (ts_backend)symbolic_backend;
+  lu_options.symbolic_memory_budget = symbolic_budget;
+  lu_options.levelize_backend = (ts_backend)levelize_backend;
   status = ts_lu_create(ctx, &lu_options, &lu);
   if (status != TS_SUCCESS)
     goto cleanup;
@@ -209,6 +228,10 @@ static int run_solve(int argc, char **argv) {
   }
 
   const ts_backend resolved = ts_context_backend(ctx);
+  /* The phases that follow the context (AUTO) run on its backend; the
+   * symbolic phase and the levels run on the host unless asked. */
+  const ts_backend symbolic_ran = symbolic_backend == TS_BACKEND_CUDA ? TS_BACKEND_CUDA : TS_BACKEND_CPU;
+  const ts_backend levelize_ran = levelize_backend == TS_BACKEND_CUDA ? TS_BACKEND_CUDA : TS_BACKEND_CPU;
   const int64_t lu_nnz = stats.nnz_l + stats.nnz_u - stats.n; /* the diagonal once */
   const double fill_ratio = a->nnz > 0 ? (double)lu_nnz / (double)a->nnz : 0.0;
   const char *precision_name = precision == TS_FLOAT32 ? "single" : "double";
@@ -220,7 +243,9 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "rhs", path_count == 2 ? paths[1] : "A*ones");
     cli_json_int(&out, "nrhs", nrhs);
     cli_json_text(&out, "backend", ts_backend_name(resolved));
-    cli_json_text(&out, "lu_backend", "cpu");
+    cli_json_text(&out, "lu_backend", ts_backend_name(resolved));
+    cli_json_text(&out, "symbolic_backend", ts_backend_name(symbolic_ran));
+    cli_json_text(&out, "levelize_backend", ts_backend_name(levelize_ran));
     cli_json_text(&out, "factor_precision", precision_name);
     cli_json_text(&out, "ordering", ordering_choices[ordering]);
     cli_json_bool(&out, "matching", !no_matching);
@@ -234,6 +259,8 @@ static int run_solve(int argc, char **argv) {
     cli_json_real(&out, "flops", stats.flops);
     cli_json_int(&out, "levels", stats.levels);
     cli_json_int(&out, "max_level_size", stats.max_level_size);
+    cli_json_int(&out, "symbolic_chunks", stats.symbolic_chunks);
+    cli_json_int(&out, "peak_device_bytes", stats.peak_device_bytes);
     cli_json_int(&out, "perturbed_pivots", stats.perturbed_pivots);
     cli_json_int(&out, "partial_pivoting", stats.partial_pivoting);
     cli_json_int(&out, "refinement_steps", stats.refinement_steps);
@@ -256,10 +283,13 @@ static int run_solve(int argc, char **argv) {
       cli_line(stdout, "rhs", "%s (%lld column%s)", paths[1], (long long)nrhs, nrhs == 1 ? "" : "s");
     else
       cli_line(stdout, "rhs", "%s * ones", transpose ? "A^T" : "A");
-    cli_line(stdout, "backend", "%s%s", ts_backend_name(resolved),
-             resolved == TS_BACKEND_CUDA ? " (factorization and solves on the GPU; matching, ordering, symbolic "
-                                           "factorization and levels on the host)"
-                                         : "");
+    if (resolved == TS_BACKEND_CUDA)
+      cli_line(stdout, "backend",
+               "cuda (factorization and solves on the GPU; symbolic factorization on the %s, "
+               "levels on the %s; matching and ordering on the host)",
+               symbolic_ran == TS_BACKEND_CUDA ? "GPU" : "host", levelize_ran == TS_BACKEND_CUDA ? "GPU" : "host");
+    else
+      cli_line(stdout, "backend", "%s", ts_backend_name(resolved));
     cli_line(stdout, "factor precision", "%s", precision_name);
     cli_line(stdout, "ordering", "%s", ordering_choices[ordering]);
     cli_line(stdout, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
@@ -270,6 +300,9 @@ static int run_solve(int argc, char **argv) {
     cli_line(stdout, "flops", "%.4g", stats.flops);
     cli_line(stdout, "levels", "%lld", (long long)stats.levels);
     cli_line(stdout, "max level size", "%lld", (long long)stats.max_level_size);
+    cli_line(stdout, "symbolic chunks", "%lld", (long long)stats.symbolic_chunks);
+    if (resolved == TS_BACKEND_CUDA)
+      cli_line(stdout, "peak GPU memory", "%.1f MiB", (double)stats.peak_device_bytes / (1024.0 * 1024.0));
     cli_line(stdout, "perturbed pivots", "%lld", (long long)stats.perturbed_pivots);
     cli_line(stdout, "time matching", "%.4f s", stats.time_matching);
     cli_line(stdout, "time ordering", "%.4f s", stats.time_ordering);
