@@ -229,41 +229,42 @@ template <class Work, class T, class Op, class AtomValue, class Visit, class Don
 __device__ void run_thread_mapped(const Work &w, T identity, Op op, const AtomValue &atom_value, const Visit &visit,
                                   const Done &done) {
   using Index = typename Work::index_type;
-  constexpr int head = 8;
+  constexpr int short_tile = 8;
   for (Index t : grid_stride_range<Index>(Index(0), w.tiles)) {
     Index a = w.tile_begin(t);
     const Index e = w.tile_end(t);
     T acc = identity;
-    /* The first eight values loaded at once, predicated, then combined in
-     * order: a short tile costs one round trip to memory. As a loop of four
-     * and a remainder, a tile of 5 took two (H200, 2-D Laplacian 4096^2:
-     * 0.2414 ms against 0.2285, bench/NOTES.md). */
-    {
-      const Index n = e - a;
-      T v[head];
+    if (e - a <= Index(short_tile)) {
+      /* A short tile's values loaded at once, predicated, then combined in
+       * order (with identity past its end, which changes nothing): one
+       * round trip to memory. As a loop of four and a remainder, a tile of 5
+       * took two (H200, 2-D Laplacian 4096^2: 0.2413 ms against 0.2285,
+       * bench/NOTES.md). */
+      const int n = int(e - a);
+      T v[short_tile];
 #pragma unroll
-      for (int k = 0; k < head; k++)
-        v[k] = Index(k) < n ? atom_value(a + Index(k)) : identity;
+      for (int k = 0; k < short_tile; k++)
+        v[k] = k < n ? atom_value(a + Index(k)) : identity;
 #pragma unroll
-      for (int k = 0; k < head; k++)
-        if (Index(k) < n) {
+      for (int k = 0; k < short_tile; k++) {
+        if (k < n)
           visit(t, a + Index(k));
-          acc = op(acc, v[k]);
-        }
-      a = n < Index(head) ? e : a + Index(head);
-    }
-    /* Longer tiles: four values loaded before they are combined (in order). */
-    for (; e - a >= 4; a += 4) {
-      T v0 = atom_value(a), v1 = atom_value(a + 1), v2 = atom_value(a + 2), v3 = atom_value(a + 3);
-      visit(t, a);
-      visit(t, a + 1);
-      visit(t, a + 2);
-      visit(t, a + 3);
-      acc = op(op(op(op(acc, v0), v1), v2), v3);
-    }
-    for (; a < e; ++a) {
-      visit(t, a);
-      acc = op(acc, atom_value(a));
+        acc = op(acc, v[k]);
+      }
+    } else {
+      /* Four values loaded before they are combined (in order). */
+      for (; e - a >= 4; a += 4) {
+        T v0 = atom_value(a), v1 = atom_value(a + 1), v2 = atom_value(a + 2), v3 = atom_value(a + 3);
+        visit(t, a);
+        visit(t, a + 1);
+        visit(t, a + 2);
+        visit(t, a + 3);
+        acc = op(op(op(op(acc, v0), v1), v2), v3);
+      }
+      for (; a < e; ++a) {
+        visit(t, a);
+        acc = op(acc, atom_value(a));
+      }
     }
     done(t, acc);
   }
