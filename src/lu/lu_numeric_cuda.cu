@@ -30,14 +30,6 @@
 /* A level of at most this many columns at the end of the schedule joins the
  * right-looking tail. */
 #define TSI_LU_TAIL_WIDTH 4
-/* Dense scratch: at most this many bytes (and a quarter of the free device
- * memory), and no more than this many slots. Dense scratch with fewer slots
- * than the widest level still beat the sparse scratch: circuit grid
- * n = 99,856, 1,344 slots for levels of up to 2,048 columns: 716 ms against
- * 1,547 (H200, bench/lu_numeric_gpu, commit fc0c307). */
-#define TSI_LU_SCRATCH_BYTES ((int64_t)2 << 30)
-#define TSI_LU_SCRATCH_SLOTS 2048
-#define TSI_LU_SCRATCH_MIN_SLOTS 128
 /* The tail goes dense (lu_numeric_dense_tail_cuda.cu) from this many
  * columns, when its m^2 doubles fit in this many bytes and a quarter of the
  * free device memory. */
@@ -409,8 +401,8 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   return TS_SUCCESS;
 }
 
-/* Dense scratch when one n-vector per concurrent column (or at least
- * TSI_LU_SCRATCH_MIN_SLOTS of them) fits the budget. */
+/* Dense scratch when enough n-vectors fit (tsi_lu_dense_scratch_slots()),
+ * else the sparse scratch. */
 static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
   int64_t widest = 0;
   for (int64_t l = 0; l < dev->left_levels; l++) {
@@ -418,18 +410,12 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
     if (w > widest)
       widest = w;
   }
-  int64_t wanted = widest < TSI_LU_SCRATCH_SLOTS ? widest : TSI_LU_SCRATCH_SLOTS;
-  if (wanted < 8)
-    wanted = 8;
-  int64_t fit = dev->n > 0 ? device_budget(TSI_LU_SCRATCH_BYTES) / (dev->n * (int64_t)sizeof(double)) : 0;
-  int mode = lu->gpu_scratch;
-  if (mode != TSI_LU_SCRATCH_DENSE && mode != TSI_LU_SCRATCH_SPARSE)
-    mode = fit >= (wanted < TSI_LU_SCRATCH_MIN_SLOTS ? wanted : TSI_LU_SCRATCH_MIN_SLOTS) ? TSI_LU_SCRATCH_DENSE
-                                                                                          : TSI_LU_SCRATCH_SPARSE;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
+    free_bytes = (size_t)1 << 30; /* as device_budget(): a quarter of it, 256 MiB */
+  const int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, (int64_t)free_bytes, lu->gpu_scratch);
+  const int mode = slots > 0 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
   if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
-    int64_t slots = wanted < fit ? wanted : fit;
-    if (slots < 8)
-      slots = 8;
     ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->scratch, slots * dev->n, sizeof(double),
                                        "the dense scratch columns");
     if (st == TS_SUCCESS)

@@ -16,6 +16,13 @@ extern "C" {
  * found by binary search). */
 enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
 
+/* Dense scratch slots (n-vectors, one per concurrent column) for a
+ * factorization of order n whose widest left-looking level has
+ * widest_level columns, with free_bytes of device memory free and the
+ * scratch mode asked for (TSI_LU_SCRATCH_*); 0 means the sparse scratch.
+ * Forced dense gets at least 8 slots (lu_scratch_slots.c). */
+int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free_bytes, int mode);
+
 /* The right-looking tail (lu->gpu_dense_tail): automatic, as one dense block
  * factored by panels and GEMM, or column by column in the sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
