@@ -2,7 +2,8 @@
  * alone, predicted, and ranked fastest first (docs/model.md, "SpMV"). The
  * descriptions follow the kernels on the load-balancing layer
  * (include/tessera/lb/tile_reduce.cuh): 256-thread blocks; thread-mapped
- * walks a row per thread four atoms at a time; warp- and block-mapped give a
+ * takes a row per thread, loaded whole when it has at most 8 atoms, else
+ * four atoms at a time; warp- and block-mapped give a
  * row to a warp or a block; merge-path and work-oriented stage chunks of
  * 256 x V items in shared memory (V = 8 for 4-byte values, 6 for 8-byte),
  * search each thread's start there and combine by a segmented scan. */
@@ -16,6 +17,16 @@
 /* x accesses of rows closer than this many bytes of x stay in L1/L2 lines
  * that neighbouring rows share: x is read once, coalesced. */
 #define BANDED_X_BYTES 65536.0
+/* Wider bands count as banded too when the band is a small part of the
+ * columns (a stencil's: a 3-D grid's bandwidth is rows^(2/3), a random
+ * pattern's about the columns) and the x entries between a row's farthest
+ * columns, 2 bandwidth + 1, fit a quarter of the L2 beside the streamed
+ * matrix: each diagonal's accesses are then consecutive across
+ * consecutive rows. (The 64 KiB window alone called the 3-D Laplacian
+ * 256^3, bandwidth 65,536, scattered: thread-mapped predicted 2.03 ms
+ * against 0.28 measured, H200, 2026-12-01.) */
+#define BANDED_MAX_FRACTION (1.0 / 16.0)
+#define BANDED_X_L2_SHARE 0.25
 
 typedef struct spmv_shape {
   double rows, cols, nnz, mean, max_row, warp_max, value_bytes;
@@ -43,7 +54,11 @@ static void shape_of(const ts_model_params *p, const ts_csr_stats *s, ts_dtype d
   out->matrix_bytes = out->nnz * (out->value_bytes + 4.0) + (out->rows + 1.0) * 4.0;
   out->y_bytes = out->rows * out->value_bytes;
   double x_bytes = out->cols * out->value_bytes;
-  if ((double)s->bandwidth * out->value_bytes <= BANDED_X_BYTES || out->nnz <= out->cols) {
+  const double band = (double)s->bandwidth;
+  const bool narrow = band * out->value_bytes <= BANDED_X_BYTES;
+  const bool stencil = band <= BANDED_MAX_FRACTION * out->cols &&
+                       (2.0 * band + 1.0) * out->value_bytes <= BANDED_X_L2_SHARE * (double)p->l2_bytes;
+  if (narrow || stencil || out->nnz <= out->cols) {
     out->x_coalesced = x_bytes;
   } else {
     /* Scattered x: one sector per access; the part of x that L2 holds
@@ -65,13 +80,17 @@ static ts_status predict_thread(ts_context *ctx, const ts_model_params *p, const
   ts_model_round r = {0};
   memory_of(sh, &r);
   r.bytes_per_access = sh->value_bytes;
-  r.independent_accesses = 4;
-  /* row offsets, then per group of four atoms the column and x: the
-   * warp waits for its longest row. */
-  r.dependent_accesses = 2.0 + ceil(sh->warp_max / 4.0) * 2.0;
+  /* Row offsets, then the column and x of each group of atoms loaded
+   * together: a row of at most 8 in one group, a longer one four at a time.
+   * The warp waits for its longest row, and runs both paths when its rows
+   * fall on both sides of 8 (when the longest is past 8, the others
+   * usually are not). */
+  const double short_row = 8.0;
+  r.independent_accesses = sh->warp_max <= short_row ? short_row : 4;
+  r.dependent_accesses = 2.0 + 2.0 * (sh->warp_max <= short_row ? 1.0 : 1.0 + ceil(sh->warp_max / 4.0));
   /* One thread walking a long row reads consecutive lines: after the first,
    * its column loads and the gathered x hit L2. */
-  r.critical_chain = 2.0 + ceil(sh->max_row / 4.0) * 2.0;
+  r.critical_chain = 2.0 + 2.0 * (sh->max_row <= short_row ? 1.0 : ceil(sh->max_row / 4.0));
   r.critical_in_l2 = 1;
   r.fp32_ops = sh->nnz;
   ts_model_kernel k = {0};
