@@ -335,12 +335,17 @@ static ts_status upload(ts_context *ctx, tsi_lu_device *dev, void **dst, const v
   return st;
 }
 
-/* At most cap bytes, and a quarter of the device memory free now. */
-static int64_t device_budget(int64_t cap) {
+/* Device memory free now; 1 GiB when the driver cannot say. */
+static int64_t device_free_bytes(void) {
   size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
-    return (int64_t)1 << 28;
-  int64_t quarter = (int64_t)(free_bytes / 4);
+    return (int64_t)1 << 30;
+  return (int64_t)free_bytes;
+}
+
+/* At most cap bytes, and a quarter of the device memory free now. */
+static int64_t device_budget(int64_t cap) {
+  int64_t quarter = device_free_bytes() / 4;
   return quarter < cap ? quarter : cap;
 }
 
@@ -410,10 +415,7 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
     if (w > widest)
       widest = w;
   }
-  size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
-    free_bytes = (size_t)1 << 30; /* as device_budget(): a quarter of it, 256 MiB */
-  const int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, (int64_t)free_bytes, lu->gpu_scratch);
+  const int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, device_free_bytes(), lu->gpu_scratch);
   const int mode = slots > 0 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
   if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
     ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->scratch, slots * dev->n, sizeof(double),
