@@ -30,6 +30,7 @@ typedef struct analysis_setup {
   int64_t budget; /* symbolic_memory_budget (0: default) */
   int one_chunk_size;
   int levelize_variant; /* enum tsi_lu_levelize_variant */
+  int64_t queue_words;  /* ts_lu.symbolic_queue_words (0: from the budget) */
 } analysis_setup;
 
 static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, analysis_setup setup,
@@ -45,6 +46,7 @@ static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering
   lu->levelize_device = setup.levelize_device;
   lu->symbolic_one_chunk_size = setup.one_chunk_size;
   lu->levelize_variant = setup.levelize_variant;
+  lu->symbolic_queue_words = setup.queue_words;
   *status = ts_lu_analyze(lu, a);
   return lu;
 }

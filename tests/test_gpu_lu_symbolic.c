@@ -2,14 +2,24 @@
  * of L + U, entry map and counts equal the CPU's exactly, and a dense
  * boolean elimination on small random patterns; a tiny budget forces one row
  * per chunk, a small one many chunks, the same result; one chunk size as
- * well; circuit-like matrices and the corpus's square matrices. The context's
+ * well; a per-row queue shortened from the budget or fixed at a few words
+ * (rows that outgrow it rerun with a full one), the same result again;
+ * circuit-like matrices and the corpus's square matrices. The context's
  * CUDA backend sends the analysis to the GPU by itself. */
 #include "test_gpu_lu_analysis.h"
 
-static const analysis_setup cpu_setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_CPU, 0, 0, 0};
+static const analysis_setup cpu_setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_CPU, 0, 0, 0, 0};
 
 static analysis_setup gpu_symbolic(int64_t budget, int one_chunk_size) {
-  analysis_setup setup = {TSI_LU_PHASE_GPU, TSI_LU_PHASE_CPU, budget, one_chunk_size, 0};
+  analysis_setup setup = {TSI_LU_PHASE_GPU, TSI_LU_PHASE_CPU, budget, one_chunk_size, 0, 0};
+  return setup;
+}
+
+/* The same with the per-row queue fixed: TSI_LU_FULL_QUEUE (the paper's
+ * slots), or a few words so that most rows outgrow it and rerun. */
+static analysis_setup gpu_symbolic_queue(int64_t budget, int64_t queue_words) {
+  analysis_setup setup = gpu_symbolic(budget, 0);
+  setup.queue_words = queue_words;
   return setup;
 }
 
@@ -32,7 +42,9 @@ static void test_random_patterns(ts_context *ctx) {
     CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(ctx));
     ts_lu *tiny = analyze_on(ctx, a, ordering, gpu_symbolic(1, 0), &st);
     CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(ctx));
-    if (cpu && gpu && tiny && cpu->state == TSI_LU_ANALYZED) {
+    ts_lu *rerun = analyze_on(ctx, a, ordering, gpu_symbolic_queue(0, 2), &st);
+    CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(ctx));
+    if (cpu && gpu && tiny && rerun && cpu->state == TSI_LU_ANALYZED) {
       unsigned char *dense = matched_dense_pattern(gpu, a);
       dense_symbolic(dense, n);
       CHECK_MSG(compare_pattern(gpu, dense) == 0, "trial %d (n %lld): GPU pattern against dense elimination", trial,
@@ -40,6 +52,7 @@ static void test_random_patterns(ts_context *ctx) {
       free(dense);
       CHECK_MSG(same_symbolic(cpu, gpu, a), "trial %d: GPU and CPU analyses differ", trial);
       CHECK_MSG(same_symbolic(cpu, tiny, a), "trial %d: one row per chunk differs", trial);
+      CHECK_MSG(same_symbolic(cpu, rerun, a), "trial %d: a queue of 2 words (rows rerun) differs", trial);
       CHECK_MSG(gpu->stats.symbolic_chunks == (n > 1 ? 2 : 1), "trial %d: %lld chunks", trial,
                 (long long)gpu->stats.symbolic_chunks);
       CHECK_MSG(tiny->stats.symbolic_chunks == n, "trial %d: %lld chunks for %lld rows", trial,
@@ -49,6 +62,7 @@ static void test_random_patterns(ts_context *ctx) {
     ts_lu_destroy(cpu);
     ts_lu_destroy(gpu);
     ts_lu_destroy(tiny);
+    ts_lu_destroy(rerun);
     ts_csr_destroy(a);
   }
 }
@@ -80,15 +94,34 @@ static void test_circuits(ts_context *ctx) {
       CHECK(whole && whole->stats.symbolic_chunks == 2 && single && single->stats.symbolic_chunks == 1);
     else
       CHECK(whole && whole->stats.symbolic_chunks >= 2 && single && single->stats.symbolic_chunks >= 1);
-    ts_lu *chunked = analyze_on(ctx, a, ordering, gpu_symbolic(budget_for_rows(n, 48), 0), &st);
+    /* The paper's slots (a queue of n words) under a budget of 48 of them. */
+    ts_lu *chunked = analyze_on(ctx, a, ordering, gpu_symbolic_queue(budget_for_rows(n, 48), TSI_LU_FULL_QUEUE), &st);
     CHECK_OK(ctx, st);
     CHECK_MSG(same_symbolic(cpu, chunked, a), "n %lld: 48 rows per chunk", (long long)n);
+    /* The same budget with the queue sized from it: more rows per chunk, the
+     * rows that outgrow the queue rerun; and a queue of 16 words (most rerun). */
+    ts_lu *shortened = analyze_on(ctx, a, ordering, gpu_symbolic(budget_for_rows(n, 48), 0), &st);
+    CHECK_OK(ctx, st);
+    CHECK_MSG(same_symbolic(cpu, shortened, a), "n %lld: shortened queue", (long long)n);
+    /* A queue is not shortened below 1024 words: the smaller matrices keep
+     * their full queues (n words) and chunks. */
+    if (n > 1024)
+      CHECK(shortened && chunked && shortened->stats.symbolic_chunks < chunked->stats.symbolic_chunks);
+    else
+      CHECK(shortened && chunked && shortened->stats.symbolic_chunks == chunked->stats.symbolic_chunks);
+    ts_lu *rerun = analyze_on(ctx, a, ordering, gpu_symbolic_queue(budget_for_rows(n, 48), 16), &st);
+    CHECK_OK(ctx, st);
+    CHECK_MSG(same_symbolic(cpu, rerun, a), "n %lld: a queue of 16 words", (long long)n);
+    ts_lu_destroy(shortened);
+    ts_lu_destroy(rerun);
     /* The second half in chunks of 48 rows, the first in larger ones. */
     int64_t least = (n - n / 2 + 47) / 48;
     CHECK_MSG(chunked && chunked->stats.symbolic_chunks > least && chunked->stats.symbolic_chunks < 3 * least,
               "n %lld: %lld chunks", (long long)n, chunked ? (long long)chunked->stats.symbolic_chunks : -1LL);
     CHECK(chunked && whole && chunked->stats.peak_device_bytes < whole->stats.peak_device_bytes);
-    ts_lu *one_chunk_size = analyze_on(ctx, a, ordering, gpu_symbolic(budget_for_rows(n, 48), 1), &st);
+    analysis_setup one_size = gpu_symbolic_queue(budget_for_rows(n, 48), TSI_LU_FULL_QUEUE);
+    one_size.one_chunk_size = 1;
+    ts_lu *one_chunk_size = analyze_on(ctx, a, ordering, one_size, &st);
     CHECK_OK(ctx, st);
     CHECK(same_symbolic(cpu, one_chunk_size, a));
     CHECK(one_chunk_size && chunked && one_chunk_size->stats.symbolic_chunks >= chunked->stats.symbolic_chunks);
@@ -119,13 +152,19 @@ static void corpus_matrix(const char *name, const ts_csr *a, void *user) {
   ts_status cpu_status, gpu_status, chunked_status;
   ts_lu *cpu = analyze_on(NULL, a, ordering, cpu_setup, &cpu_status);
   ts_lu *gpu = analyze_on(run->ctx, a, ordering, gpu_symbolic(0, 0), &gpu_status);
-  ts_lu *chunked = analyze_on(run->ctx, a, ordering, gpu_symbolic(budget_for_rows(a->rows, 16), 0), &chunked_status);
-  CHECK_MSG(gpu_status == cpu_status && chunked_status == cpu_status, "%s: statuses %d (CPU) %d %d (GPU): %s", name,
-            (int)cpu_status, (int)gpu_status, (int)chunked_status, ts_last_error(run->ctx));
-  if (cpu_status == TS_SUCCESS && gpu_status == TS_SUCCESS && chunked_status == TS_SUCCESS) {
+  ts_lu *chunked = analyze_on(run->ctx, a, ordering,
+                              gpu_symbolic_queue(budget_for_rows(a->rows, 16), TSI_LU_FULL_QUEUE), &chunked_status);
+  ts_status rerun_status;
+  ts_lu *rerun = analyze_on(run->ctx, a, ordering, gpu_symbolic_queue(budget_for_rows(a->rows, 16), 8), &rerun_status);
+  CHECK_MSG(gpu_status == cpu_status && chunked_status == cpu_status && rerun_status == cpu_status,
+            "%s: statuses %d (CPU) %d %d %d (GPU): %s", name, (int)cpu_status, (int)gpu_status, (int)chunked_status,
+            (int)rerun_status, ts_last_error(run->ctx));
+  if (cpu_status == TS_SUCCESS && gpu_status == TS_SUCCESS && chunked_status == TS_SUCCESS &&
+      rerun_status == TS_SUCCESS) {
     run->analysed++;
     CHECK_MSG(same_symbolic(cpu, gpu, a), "%s: GPU and CPU analyses differ", name);
     CHECK_MSG(same_symbolic(cpu, chunked, a), "%s: 16 rows per chunk differs", name);
+    CHECK_MSG(same_symbolic(cpu, rerun, a), "%s: a queue of 8 words differs", name);
     CHECK_MSG(a->rows < 64 || chunked->stats.symbolic_chunks > 2, "%s: %lld chunks", name,
               (long long)chunked->stats.symbolic_chunks);
   } else if (cpu_status == TS_ERROR_STRUCTURALLY_SINGULAR) {
@@ -134,6 +173,7 @@ static void corpus_matrix(const char *name, const ts_csr *a, void *user) {
   ts_lu_destroy(cpu);
   ts_lu_destroy(gpu);
   ts_lu_destroy(chunked);
+  ts_lu_destroy(rerun);
 }
 
 static void test_corpus(ts_context *ctx) {
@@ -166,7 +206,7 @@ static ts_lu *analyze_asking(ts_context *ctx, const ts_csr *a, ts_backend symbol
  * CUDA context is refused. */
 static void test_dispatch(ts_context *ctx) {
   ts_csr *a = circuit(under_sanitizer() ? 300 : 3000, 5);
-  analysis_setup automatic = {TSI_LU_PHASE_AUTO, TSI_LU_PHASE_AUTO, 0, 0, 0};
+  analysis_setup automatic = {TSI_LU_PHASE_AUTO, TSI_LU_PHASE_AUTO, 0, 0, 0, 0};
   ts_status st;
   ts_lu *cpu = analyze_on(NULL, a, lu_test_fill_ordering(), automatic, &st);
   CHECK_OK(NULL, st);

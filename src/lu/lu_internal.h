@@ -70,6 +70,11 @@ struct ts_lu {
   int levelize_device;
   int symbolic_one_chunk_size;
   int levelize_variant;
+  /* The GPU symbolic phase's per-row queue: 0 sizes it from the budget
+   * (rows that outgrow it rerun with a full one), TSI_LU_FULL_QUEUE gives
+   * every row the paper's full queue, > 0 caps it at that many words (the
+   * tests' way to send many rows down the rerun). Kept by a new analysis. */
+  int64_t symbolic_queue_words;
 
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
@@ -111,6 +116,8 @@ ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_c
  * counts; levels with sorted columns), TS_ERROR_UNSUPPORTED without CUDA or
  * without a CUDA context. */
 enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
+/* ts_lu.symbolic_queue_words: every row gets the full queue (the paper). */
+#define TSI_LU_FULL_QUEUE ((int64_t)-1)
 enum tsi_lu_levelize_variant {
   TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
   TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */

@@ -7,14 +7,19 @@
  * scratch fits a device-memory budget, with two chunk sizes (a row's frontier
  * holds only vertices below it, so the first half's rows need half the room);
  * each chunk's entries go back to host memory at once, so L + U may exceed
- * device memory. The columns, entry map and counts are then built on the host
- * as on the CPU path (tsi_lu_symbolic_with). */
+ * device memory. Beyond the paper: a summary of the bitmap, so that finding
+ * the next threshold does not read the whole bitmap below the row; and, where
+ * the budget leaves the GPU short of rows in flight, queues shorter than n
+ * words, the few rows whose sweeps outgrow them rerun with full ones. The
+ * columns, entry map and counts are then built on the host as on the CPU path
+ * (tsi_lu_symbolic_with). */
 #include "lu_symbolic.h"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #define WARPS_PER_BLOCK 8
 #define FULL_MASK 0xffffffffu
@@ -27,14 +32,20 @@
 typedef struct symbolic_chunk {
   const int64_t *m_ptr; /* M's pattern by rows */
   const int32_t *m_idx;
-  int32_t first, last;    /* rows of the chunk */
-  uint32_t *scratch;      /* one slot per row: bitmap of n bits, then the queue */
-  int64_t slot_words;     /* 32-bit words per slot */
-  int64_t bitmap_words;   /* words of the bitmap */
-  int64_t *row_count;     /* phase one: entries of row i at row_count[i] */
-  const int64_t *row_ptr; /* phase two: where row i's entries go, minus out_base */
+  int32_t first, last;     /* the chunk's rows, or its entries of row_list */
+  const int32_t *row_list; /* NULL: rows first .. last - 1 */
+  uint32_t *scratch;       /* one slot per row: bitmap of n bits, its summary, the queue */
+  int64_t slot_words;      /* 32-bit words per slot */
+  int64_t bitmap_words;    /* words of the bitmap */
+  int64_t summary_words;   /* words of the summary: bit w set when bitmap word w holds an entry below the row */
+  int64_t queue_words;     /* the queue's room; a row that needs more is left to a rerun */
+  int64_t *row_count;      /* phase one: entries of row i at row_count[i] */
+  const int64_t *row_ptr;  /* phase two: where row i's entries go, minus out_base */
   int64_t out_base;
+  const int64_t *list_out; /* phase two over row_list: where each listed row's entries go */
   int32_t *out;
+  int32_t *outgrown; /* phase one: rows that needed more queue than queue_words */
+  int32_t *outgrown_count;
 } symbolic_chunk;
 
 /* Set bit x; true when this call set it. A plain read first skips the atomic
@@ -46,26 +57,59 @@ static __device__ __forceinline__ bool visit(uint32_t *visited, int32_t x) {
   return !(atomicOr(&visited[x >> 5], bit) & bit);
 }
 
-/* Smallest visited vertex in [from, to), or -1 (all lanes get the answer). */
-static __device__ int32_t next_visited(const uint32_t *visited, int32_t from, int32_t to, int lane) {
+/* Flag x's bitmap word in the summary: x is an entry below the row, so a
+ * later threshold. Swept vertices are not flagged: they lie below the
+ * threshold that swept them, so below every later search, and a sweep's
+ * many visits pay no second atomic. */
+static __device__ __forceinline__ void flag(uint32_t *summary, int32_t x) {
+  uint32_t bit = 1u << ((x >> 5) & 31);
+  if (!(((volatile uint32_t *)summary)[x >> 10] & bit))
+    atomicOr(&summary[x >> 10], bit);
+}
+
+/* Smallest visited vertex in [from, to), or -1 (all lanes get the answer),
+ * where from is above every swept vertex. The warp reads from's bitmap word,
+ * then the summary, 32 words (2^15 vertices) a lane, and only the bitmap
+ * words it flags: a row's search over the vertices below it costs i / 2^20
+ * warp-wide reads plus about two per threshold, not i / 2^10. */
+static __device__ int32_t next_visited(const uint32_t *visited, const uint32_t *summary, int32_t from, int32_t to,
+                                       int lane) {
   if (from >= to)
     return -1;
-  int64_t first_word = from >> 5, end_word = ((int64_t)to + 31) >> 5;
-  for (int64_t base = first_word; base < end_word; base += 32) {
-    int64_t w = base + lane;
-    uint32_t bits = 0;
-    if (w < end_word) {
-      bits = ((const volatile uint32_t *)visited)[w];
-      if (w == first_word)
-        bits &= FULL_MASK << (from & 31);
-      if (w == end_word - 1 && (to & 31) != 0)
-        bits &= FULL_MASK >> (32 - (to & 31));
+  const int64_t first_word = from >> 5, end_word = ((int64_t)to + 31) >> 5;
+  /* The word of `from` first: thresholds often lie close together. */
+  uint32_t head = ((const volatile uint32_t *)visited)[first_word] & (FULL_MASK << (from & 31));
+  if (first_word == end_word - 1 && (to & 31) != 0)
+    head &= FULL_MASK >> (32 - (to & 31));
+  if (head)
+    return (int32_t)(first_word * 32 + __ffs(head) - 1);
+  if (first_word + 1 >= end_word)
+    return -1;
+  const int64_t first_flag = (first_word + 1) >> 5, end_flag = (end_word + 31) >> 5;
+  for (int64_t base = first_flag; base < end_flag; base += 32) {
+    int64_t s = base + lane;
+    uint32_t flags = 0;
+    if (s < end_flag) {
+      flags = ((const volatile uint32_t *)summary)[s];
+      if (s == first_flag)
+        flags &= FULL_MASK << ((first_word + 1) & 31);
+      if (s == end_flag - 1 && (end_word & 31) != 0)
+        flags &= FULL_MASK >> (32 - (end_word & 31));
     }
-    unsigned found = __ballot_sync(FULL_MASK, bits != 0);
-    if (found) {
+    for (;;) {
+      unsigned found = __ballot_sync(FULL_MASK, flags != 0);
+      if (!found)
+        break;
       int source = __ffs(found) - 1;
-      uint32_t word = __shfl_sync(FULL_MASK, bits, source);
-      return (int32_t)((base + source) * 32 + __ffs(word) - 1);
+      uint32_t source_flags = __shfl_sync(FULL_MASK, flags, source);
+      int64_t word = (base + source) * 32 + __ffs(source_flags) - 1;
+      uint32_t bits = ((const volatile uint32_t *)visited)[word];
+      if (word == end_word - 1 && (to & 31) != 0)
+        bits &= FULL_MASK >> (32 - (to & 31));
+      if (bits)
+        return (int32_t)(word * 32 + __ffs(bits) - 1);
+      if (lane == source) /* the last word, its bits all at or above `to` */
+        flags &= flags - 1;
     }
   }
   return -1;
@@ -76,23 +120,30 @@ static __device__ int32_t next_visited(const uint32_t *visited, int32_t from, in
  * the last one and below i (every visited vertex there is an L entry: swept
  * vertices lie below the threshold that swept them). From each threshold the
  * warp sweeps, breadth first, the unvisited vertices below t; a vertex above t
- * first met is an entry. The warp's lanes each expand one queued vertex. */
+ * first met is an entry. The warp's lanes each expand one queued vertex.
+ * A threshold's sweep is the same set of vertices whatever the order of the
+ * atomics, so a row whose sweep outgrows queue_words does so in both phases:
+ * it stops, and phase one lists it for a rerun with a full queue. */
 template <bool write> __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) fill_path_rows(symbolic_chunk c) {
   __shared__ int32_t tail_of[WARPS_PER_BLOCK];
   __shared__ int32_t count_of[WARPS_PER_BLOCK];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t slot = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int32_t i = (int32_t)(c.first + slot);
-  if (i >= c.last)
+  if (c.first + slot >= c.last)
     return; /* the whole warp */
+  const int32_t i = c.row_list ? c.row_list[c.first + slot] : (int32_t)(c.first + slot);
   uint32_t *visited = c.scratch + slot * c.slot_words;
-  int32_t *queue = (int32_t *)(visited + c.bitmap_words);
-  int32_t *out = write ? c.out + (c.row_ptr[i] - c.out_base) : NULL;
+  uint32_t *summary = visited + c.bitmap_words;
+  int32_t *queue = (int32_t *)(summary + c.summary_words);
+  int32_t *out = NULL;
+  if (write)
+    out = c.out + (c.row_list ? c.list_out[c.first + slot] : c.row_ptr[i] - c.out_base);
   volatile int32_t *tail = &tail_of[w];
   int32_t *count = &count_of[w];
+  const int32_t room = (int32_t)c.queue_words;
   int32_t low = i, high = i;
   if (lane == 0) {
-    atomicOr(&visited[i >> 5], 1u << (i & 31));
+    visit(visited, i);
     *count = 1;
     if (write)
       out[0] = i;
@@ -103,15 +154,18 @@ template <bool write> __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) fi
     if (visit(visited, x)) {
       low = min(low, x);
       high = max(high, x);
+      if (x < i)
+        flag(summary, x);
       int32_t at = atomicAdd(count, 1);
       if (write)
         out[at] = x;
     }
   }
   __syncwarp();
+  bool outgrown = false;
   int32_t t = -1;
-  for (;;) {
-    t = next_visited(visited, t + 1, i, lane);
+  while (!outgrown) {
+    t = next_visited(visited, summary, t + 1, i, lane);
     if (t < 0)
       break;
     if (lane == 0) {
@@ -125,6 +179,10 @@ template <bool write> __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) fi
       __syncwarp();
       if (head == end)
         break;
+      if (end > room) {
+        outgrown = true;
+        break;
+      }
       for (int32_t q = head + lane; q < end; q += 32) {
         int32_t v = queue[q];
         for (int64_t k = c.m_ptr[v]; k < c.m_ptr[v + 1]; k++) {
@@ -134,8 +192,12 @@ template <bool write> __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) fi
           low = min(low, x);
           high = max(high, x);
           if (x < t) {
-            queue[atomicAdd((int32_t *)tail, 1)] = x;
+            int32_t at = atomicAdd((int32_t *)tail, 1);
+            if (at < room)
+              queue[at] = x;
           } else {
+            if (x < i)
+              flag(summary, x);
             int32_t at = atomicAdd(count, 1);
             if (write)
               out[at] = x;
@@ -151,8 +213,14 @@ template <bool write> __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) fi
   high = __reduce_max_sync(FULL_MASK, high);
   for (int64_t word = (low >> 5) + lane; word <= (high >> 5); word += 32)
     visited[word] = 0;
-  if (!write && lane == 0)
-    c.row_count[i] = *count;
+  for (int64_t word = (low >> 10) + lane; word <= (high >> 10); word += 32)
+    summary[word] = 0;
+  if (!write && lane == 0) {
+    if (outgrown)
+      c.outgrown[atomicAdd(c.outgrown_count, 1)] = i;
+    else
+      c.row_count[i] = *count;
+  }
 }
 
 typedef struct device_arrays {
@@ -162,6 +230,8 @@ typedef struct device_arrays {
   uint32_t *scratch;
   void *scan_temp;
   int32_t *out;
+  int32_t *outgrown; /* n rows, then their count */
+  int64_t *list_out;
 } device_arrays;
 
 static ts_status cuda_failure(ts_lu *lu, cudaError_t err, const char *what) {
@@ -170,69 +240,149 @@ static ts_status cuda_failure(ts_lu *lu, cudaError_t err, const char *what) {
                    "ts_lu_analyze: GPU symbolic factorization: %s: %s", what, cudaGetErrorString(err));
 }
 
-/* A part of the rows [begin, end) with its slot size and rows per chunk. */
-typedef struct row_part {
-  int64_t begin, end, slot_words, chunk_rows;
-} row_part;
+/* A pass over rows [begin, end) (of the matrix, or of a device row list)
+ * with its slot layout and rows per chunk. */
+typedef struct row_pass {
+  int64_t begin, end;
+  const int32_t *row_list;
+  int64_t queue_words, slot_words, chunk_rows;
+} row_pass;
 
 static int64_t round_up4(int64_t words) { return (words + 3) / 4 * 4; }
 
-/* The parts lay their slots out differently (one part's queue overlaps the
- * next slot's bitmap in the other's), so each part starts from cleared
- * scratch; within a part, rows clear their own bits when done. */
-static ts_status clear_scratch(ts_lu *lu, const symbolic_chunk *c, const row_part *part) {
-  return tsi_cuda_memset(lu->ctx, c->scratch, 0, (size_t)(part->chunk_rows * part->slot_words) * sizeof(uint32_t));
+static void set_pass(symbolic_chunk *c, const row_pass *pass) {
+  c->slot_words = pass->slot_words;
+  c->queue_words = pass->queue_words;
+  c->row_list = pass->row_list;
 }
 
-/* Phase one over a part: chunks of chunk_rows rows. Returns the chunks. */
-static ts_status count_part(ts_lu *lu, symbolic_chunk c, const row_part *part, cudaStream_t stream, int64_t *chunks) {
-  c.slot_words = part->slot_words;
-  ts_status st = clear_scratch(lu, &c, part);
-  if (st != TS_SUCCESS)
-    return st;
-  for (int64_t first = part->begin; first < part->end; first += part->chunk_rows) {
-    int64_t last = first + part->chunk_rows < part->end ? first + part->chunk_rows : part->end;
-    c.first = (int32_t)first;
-    c.last = (int32_t)last;
-    unsigned blocks = (unsigned)((last - first + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
+/* Passes lay their slots out differently (one pass's queue overlaps the next
+ * slot's bitmap in another's), so each starts from cleared scratch; within a
+ * pass, rows clear their own bits when done. */
+static ts_status clear_scratch(ts_lu *lu, const symbolic_chunk *c, const row_pass *pass) {
+  return tsi_cuda_memset(lu->ctx, c->scratch, 0, (size_t)(pass->chunk_rows * pass->slot_words) * sizeof(uint32_t));
+}
+
+static ts_status launch_chunk(ts_lu *lu, symbolic_chunk c, bool write, cudaStream_t stream) {
+  unsigned blocks = (unsigned)((c.last - c.first + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
+  if (write)
+    fill_path_rows<true><<<blocks, WARPS_PER_BLOCK * 32, 0, stream>>>(c);
+  else
     fill_path_rows<false><<<blocks, WARPS_PER_BLOCK * 32, 0, stream>>>(c);
-    st = tsi_cuda_check_launch(lu->ctx, "LU symbolic count");
-    if (st != TS_SUCCESS)
-      return st;
+  return tsi_cuda_check_launch(lu->ctx, write ? "LU symbolic write" : "LU symbolic count");
+}
+
+/* Phase one over a pass: chunks of chunk_rows rows. Adds its chunks. */
+static ts_status count_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, cudaStream_t stream, int64_t *chunks) {
+  set_pass(&c, pass);
+  ts_status st = clear_scratch(lu, &c, pass);
+  for (int64_t first = pass->begin; first < pass->end && st == TS_SUCCESS; first += pass->chunk_rows) {
+    c.first = (int32_t)first;
+    c.last = (int32_t)(first + pass->chunk_rows < pass->end ? first + pass->chunk_rows : pass->end);
+    st = launch_chunk(lu, c, false, stream);
     (*chunks)++;
   }
-  return TS_SUCCESS;
+  return st;
 }
 
-/* Phase two over a part: the same rows per chunk at most, fewer where the
- * chunk's entries would pass out_capacity; each chunk's entries are copied
- * into the host rows at once. */
-static ts_status write_part(ts_lu *lu, symbolic_chunk c, const row_part *part, const int64_t *row_ptr,
+/* Phase two over a pass of consecutive rows: the same rows per chunk at
+ * most, fewer where the chunk's entries would pass out_capacity; each
+ * chunk's entries are copied into the host rows at once. Rows that outgrow
+ * the queue stop early here too and are written again by write_listed. */
+static ts_status write_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, const int64_t *row_ptr,
                             int64_t out_capacity, int32_t *row_idx, cudaStream_t stream) {
-  c.slot_words = part->slot_words;
-  ts_status st = clear_scratch(lu, &c, part);
-  if (st != TS_SUCCESS)
-    return st;
-  int64_t first = part->begin;
-  while (first < part->end) {
+  set_pass(&c, pass);
+  ts_status st = clear_scratch(lu, &c, pass);
+  int64_t first = pass->begin;
+  while (first < pass->end && st == TS_SUCCESS) {
     int64_t last = first + 1;
-    while (last < part->end && last - first < part->chunk_rows && row_ptr[last + 1] - row_ptr[first] <= out_capacity)
+    while (last < pass->end && last - first < pass->chunk_rows && row_ptr[last + 1] - row_ptr[first] <= out_capacity)
       last++;
     c.first = (int32_t)first;
     c.last = (int32_t)last;
     c.out_base = row_ptr[first];
-    unsigned blocks = (unsigned)((last - first + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
-    fill_path_rows<true><<<blocks, WARPS_PER_BLOCK * 32, 0, stream>>>(c);
-    st = tsi_cuda_check_launch(lu->ctx, "LU symbolic write");
-    if (st != TS_SUCCESS)
-      return st;
-    int64_t entries = row_ptr[last] - row_ptr[first];
-    st = tsi_cuda_memcpy_to_host(lu->ctx, row_idx + row_ptr[first], c.out, (size_t)entries * sizeof(int32_t));
-    if (st != TS_SUCCESS)
-      return st;
+    st = launch_chunk(lu, c, true, stream);
+    if (st == TS_SUCCESS)
+      st = tsi_cuda_memcpy_to_host(lu->ctx, row_idx + row_ptr[first], c.out,
+                                   (size_t)(row_ptr[last] - row_ptr[first]) * sizeof(int32_t));
     first = last;
   }
-  return TS_SUCCESS;
+  return st;
+}
+
+/* Phase two over the listed rows (sorted, on the host in `list`): chunks of
+ * at most chunk_rows rows and out_capacity entries, each listed row's
+ * entries at list_out within the chunk, copied through a host staging area
+ * into the rows. */
+static ts_status write_listed(ts_lu *lu, symbolic_chunk c, const row_pass *pass, const int32_t *list,
+                              const int64_t *row_ptr, int64_t out_capacity, int32_t *row_idx, int64_t *list_out,
+                              int64_t *d_list_out, cudaStream_t stream) {
+  const int64_t count = pass->end;
+  int64_t staging_entries = 0;
+  for (int64_t first = 0; first < count;) { /* the chunks, and each row's place in its chunk */
+    int64_t last = first, entries = 0;
+    while (last < count && last - first < pass->chunk_rows &&
+           (last == first || entries + row_ptr[list[last] + 1] - row_ptr[list[last]] <= out_capacity)) {
+      list_out[last] = entries;
+      entries += row_ptr[list[last] + 1] - row_ptr[list[last]];
+      last++;
+    }
+    if (entries > staging_entries)
+      staging_entries = entries;
+    first = last;
+  }
+  int32_t *staging = (int32_t *)tsi_malloc_array(staging_entries > 0 ? staging_entries : 1, sizeof(int32_t));
+  if (!staging)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the symbolic staging area");
+  set_pass(&c, pass);
+  c.list_out = d_list_out;
+  ts_status st = tsi_cuda_memcpy_to_device(lu->ctx, d_list_out, list_out, (size_t)count * sizeof(int64_t));
+  if (st == TS_SUCCESS)
+    st = clear_scratch(lu, &c, pass);
+  for (int64_t first = 0; first < count && st == TS_SUCCESS;) {
+    int64_t last = first + 1;
+    while (last < count && list_out[last] != 0)
+      last++;
+    c.first = (int32_t)first;
+    c.last = (int32_t)last;
+    int64_t entries = list_out[last - 1] + row_ptr[list[last - 1] + 1] - row_ptr[list[last - 1]];
+    st = launch_chunk(lu, c, true, stream);
+    if (st == TS_SUCCESS)
+      st = tsi_cuda_memcpy_to_host(lu->ctx, staging, c.out, (size_t)entries * sizeof(int32_t));
+    for (int64_t k = first; k < last && st == TS_SUCCESS; k++)
+      memcpy(row_idx + row_ptr[list[k]], staging + list_out[k],
+             (size_t)(row_ptr[list[k] + 1] - row_ptr[list[k]]) * sizeof(int32_t));
+    first = last;
+  }
+  free(staging);
+  return st;
+}
+
+static int compare_rows(const void *x, const void *y) {
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The queue of a pass whose full queue (`bound` words) leaves fewer rows in
+ * flight than the device runs: as long as `budget` allows with `rows` rows
+ * in flight, but not under the bitmap's length (a row's sweep seldom visits
+ * more than that; those that do rerun), and only where it puts more rows in
+ * flight. The tests can fix it. */
+static int64_t queue_words_for(const ts_lu *lu, int64_t budget, int64_t fixed_words, int64_t bound, int64_t rows) {
+  if (lu->symbolic_queue_words == TSI_LU_FULL_QUEUE)
+    return bound;
+  if (lu->symbolic_queue_words > 0)
+    return lu->symbolic_queue_words < bound ? lu->symbolic_queue_words : bound;
+  if (tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + bound), rows) >= rows)
+    return bound;
+  int64_t words = budget / (int64_t)sizeof(uint32_t) / rows - fixed_words;
+  int64_t least = fixed_words > 1024 ? fixed_words : 1024;
+  if (words < least)
+    words = least;
+  if (words >= bound || tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + words), rows) <=
+                            tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + bound), rows))
+    return bound; /* no more rows in flight for it */
+  return words;
 }
 
 ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
@@ -246,9 +396,9 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
   if (st != TS_SUCCESS)
     return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  device_arrays d = {NULL, NULL, NULL, NULL, NULL, NULL};
-  int64_t *row_ptr = NULL;
-  int32_t *row_idx = NULL;
+  device_arrays d = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  int64_t *row_ptr = NULL, *list_out = NULL;
+  int32_t *row_idx = NULL, *list = NULL;
   int64_t held = 0, peak = 0;
   cudaError_t err;
 
@@ -265,11 +415,14 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
     goto cleanup;
 
   {
-    /* Slots: the bitmap of n bits and a queue of the vertices below the
-     * part's last row (Algorithm 4's two parts; one part when asked). */
-    int64_t bitmap_words = (n + 31) / 32;
+    /* Slots: the bitmap of n bits, its summary and a queue of at most the
+     * vertices below the part's last row (Algorithm 4's two parts; one part
+     * when asked), shortened where the budget would leave the GPU idle. */
+    int64_t bitmap_words = (n + 31) / 32, summary_words = (bitmap_words + 31) / 32;
+    int64_t fixed_words = bitmap_words + summary_words;
     int64_t split = lu->symbolic_one_chunk_size ? 0 : n / 2;
-    row_part parts[2] = {{0, split, round_up4(bitmap_words + split), 0}, {split, n, round_up4(bitmap_words + n), 0}};
+    row_pass parts[2] = {{0, split, NULL, split, 0, 0}, {split, n, NULL, n, 0, 0}};
+    row_pass rerun = {0, 0, NULL, n, round_up4(fixed_words + n), 0};
     int64_t budget = lu->options.symbolic_memory_budget;
     if (budget <= 0) {
       size_t free_bytes = 0, total_bytes = 0;
@@ -286,15 +439,27 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
     if (in_flight < WARPS_PER_BLOCK)
       in_flight = WARPS_PER_BLOCK;
     int64_t scratch_words = 0;
-    for (int p = 0; p < 2; p++) {
-      row_part *part = &parts[p];
-      if (part->end <= part->begin)
-        continue;
-      part->chunk_rows = tsi_lu_symbolic_chunk_rows(budget, part->slot_words, part->end - part->begin);
-      if (part->chunk_rows > in_flight)
-        part->chunk_rows = in_flight;
+    bool shortened = false;
+    for (int p = 0; p < 3; p++) {
+      row_pass *pass = p < 2 ? &parts[p] : &rerun;
+      if (p < 2) {
+        if (pass->end <= pass->begin)
+          continue;
+        int64_t bound = pass->queue_words,
+                wanted = pass->end - pass->begin < in_flight ? pass->end - pass->begin : in_flight;
+        pass->queue_words = queue_words_for(lu, budget, fixed_words, bound, wanted);
+        pass->slot_words = round_up4(fixed_words + pass->queue_words);
+        shortened = shortened || pass->queue_words < bound;
+        pass->chunk_rows = tsi_lu_symbolic_chunk_rows(budget, pass->slot_words, pass->end - pass->begin);
+      } else {
+        if (!shortened)
+          break;
+        pass->chunk_rows = tsi_lu_symbolic_chunk_rows(budget, pass->slot_words, n);
+      }
+      if (pass->chunk_rows > in_flight)
+        pass->chunk_rows = in_flight;
       int64_t words = 0;
-      if (tsi_mul_overflows(part->chunk_rows, part->slot_words, &words)) {
+      if (tsi_mul_overflows(pass->chunk_rows, pass->slot_words, &words)) {
         st = tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_analyze: the symbolic workspace overflows");
         goto cleanup;
       }
@@ -311,15 +476,59 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       }
       held += scratch_words * 4;
     }
+    if (shortened) {
+      if ((st = tsi_cuda_malloc(ctx, (void **)&d.outgrown, (size_t)(n + 1) * sizeof(int32_t))) != TS_SUCCESS ||
+          (st = tsi_cuda_memset(ctx, d.outgrown + n, 0, sizeof(int32_t))) != TS_SUCCESS)
+        goto cleanup;
+      held += (n + 1) * (int64_t)sizeof(int32_t);
+    }
 
-    /* Phase one: count each row's entries into row_ptr[i + 1]. */
-    symbolic_chunk c = {d.m_ptr, d.m_idx, 0, 0, d.scratch, 0, bitmap_words, d.row_ptr + 1, NULL, 0, NULL};
+    /* Phase one: count each row's entries into row_ptr[i + 1]; the rows
+     * that outgrew a shortened queue are counted again with a full one. */
+    symbolic_chunk c = {d.m_ptr,
+                        d.m_idx,
+                        0,
+                        0,
+                        NULL,
+                        d.scratch,
+                        0,
+                        bitmap_words,
+                        summary_words,
+                        0,
+                        d.row_ptr + 1,
+                        NULL,
+                        0,
+                        NULL,
+                        NULL,
+                        d.outgrown,
+                        d.outgrown ? d.outgrown + n : NULL};
     int64_t chunks = 0;
     for (int p = 0; p < 2 && st == TS_SUCCESS; p++)
       if (parts[p].end > parts[p].begin)
-        st = count_part(lu, c, &parts[p], stream, &chunks);
+        st = count_pass(lu, c, &parts[p], stream, &chunks);
     if (st != TS_SUCCESS)
       goto cleanup;
+    int32_t listed = 0;
+    if (shortened && (st = tsi_cuda_memcpy_to_host(ctx, &listed, d.outgrown + n, sizeof(int32_t))) != TS_SUCCESS)
+      goto cleanup;
+    if (listed > 0) {
+      list = (int32_t *)tsi_malloc_array(listed, sizeof(int32_t));
+      list_out = (int64_t *)tsi_malloc_array(listed, sizeof(int64_t));
+      if (!list || !list_out) {
+        st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the symbolic rerun's rows");
+        goto cleanup;
+      }
+      /* Sorted, so that the rerun's chunks do not depend on the atomics. */
+      if ((st = tsi_cuda_memcpy_to_host(ctx, list, d.outgrown, (size_t)listed * sizeof(int32_t))) != TS_SUCCESS)
+        goto cleanup;
+      qsort(list, (size_t)listed, sizeof(int32_t), compare_rows);
+      if ((st = tsi_cuda_memcpy_to_device(ctx, d.outgrown, list, (size_t)listed * sizeof(int32_t))) != TS_SUCCESS)
+        goto cleanup;
+      rerun.end = listed;
+      rerun.row_list = d.outgrown;
+      if ((st = count_pass(lu, c, &rerun, stream, &chunks)) != TS_SUCCESS)
+        goto cleanup;
+    }
     lu->stats.symbolic_chunks = chunks;
 
     /* A device scan turns the counts into row offsets. */
@@ -374,6 +583,11 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       if ((st = tsi_cuda_malloc(ctx, (void **)&d.out, (size_t)out_capacity * sizeof(int32_t))) != TS_SUCCESS)
         goto cleanup;
       held += out_capacity * (int64_t)sizeof(int32_t);
+      if (listed > 0) {
+        if ((st = tsi_cuda_malloc(ctx, (void **)&d.list_out, (size_t)listed * sizeof(int64_t))) != TS_SUCCESS)
+          goto cleanup;
+        held += listed * (int64_t)sizeof(int64_t);
+      }
       if (held > peak)
         peak = held;
       c.row_count = NULL;
@@ -381,7 +595,9 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       c.out = d.out;
       for (int p = 0; p < 2 && st == TS_SUCCESS; p++)
         if (parts[p].end > parts[p].begin)
-          st = write_part(lu, c, &parts[p], row_ptr, out_capacity, row_idx, stream);
+          st = write_pass(lu, c, &parts[p], row_ptr, out_capacity, row_idx, stream);
+      if (st == TS_SUCCESS && listed > 0)
+        st = write_listed(lu, c, &rerun, list, row_ptr, out_capacity, row_idx, list_out, d.list_out, stream);
       if (st != TS_SUCCESS)
         goto cleanup;
     }
@@ -405,8 +621,12 @@ cleanup:
   tsi_cuda_free(d.scratch);
   tsi_cuda_free(d.scan_temp);
   tsi_cuda_free(d.out);
+  tsi_cuda_free(d.outgrown);
+  tsi_cuda_free(d.list_out);
   free(row_ptr);
   free(row_idx);
+  free(list);
+  free(list_out);
   return st;
 }
 
