@@ -107,7 +107,8 @@ typedef struct ts_lu_stats {
   double flops;            /**< Floating-point operations of the numeric factorization. */
   int64_t levels;          /**< Levels of the column dependency graph. */
   int64_t max_level_size;  /**< Columns in the widest level. */
-  int64_t symbolic_chunks; /**< Chunks the symbolic phase ran in. */
+  int64_t symbolic_chunks; /**< Chunks the symbolic phase's count ran in (on the GPU: with the reruns of rows whose
+                              sweeps outgrew a shortened queue). */
   /**
    * Size of the largest matching found. With the matching on (the default),
    * explicit zeros are left out: they cannot be pivots. So a matrix whose
