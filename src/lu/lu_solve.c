@@ -56,6 +56,11 @@ static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, do
   return TS_SUCCESS;
 }
 
+/* The larger of a norm so far and a magnitude, ignoring a NaN magnitude as
+ * fmax does; a plain comparison, since fmax is a library call here (7 % of
+ * a solve on the 10^5-row netlist, perf on the development machine). */
+static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
+
 /* r = b - op(A) x in double from the values last factored; returns the
  * normwise backward error |r|_inf / (|op(A)|_inf |x|_inf + |b|_inf), or
  * infinity when x is not finite. */
@@ -68,8 +73,8 @@ static double residual(const ts_lu *lu, double a_norm, ts_operation op, const do
   for (int64_t i = 0; i < n; i++) {
     if (!isfinite(x[i]))
       return INFINITY;
-    x_norm = fmax(x_norm, fabs(x[i]));
-    b_norm = fmax(b_norm, fabs(b[i]));
+    x_norm = larger(x_norm, fabs(x[i]));
+    b_norm = larger(b_norm, fabs(b[i]));
   }
   if (op == TS_OP_NONE) {
     for (int64_t i = 0; i < n; i++) {
@@ -87,7 +92,7 @@ static double residual(const ts_lu *lu, double a_norm, ts_operation op, const do
     }
   }
   for (int64_t i = 0; i < n; i++)
-    r_norm = fmax(r_norm, fabs(r[i]));
+    r_norm = larger(r_norm, fabs(r[i]));
   double scale = a_norm * x_norm + b_norm;
   if (scale == 0.0)
     return r_norm == 0.0 ? 0.0 : INFINITY;
