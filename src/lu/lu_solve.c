@@ -61,27 +61,51 @@ static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, do
  * a solve on the 10^5-row netlist, perf on the development machine). */
 static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
 
+/* Rows from which the residual's loops share out over the threads (fewer
+ * cost more in the fork than they save). */
+#define RESIDUAL_PARALLEL_ROWS 16384
+
+/* Threads of the residual: the numeric phase's, one inside the solve's own
+ * parallel loop over right-hand sides. */
+static int residual_threads(const ts_lu *lu) {
+#ifdef _OPENMP
+  if (omp_in_parallel() || lu->n < RESIDUAL_PARALLEL_ROWS)
+    return 1;
+  return tsi_lu_numeric_threads(lu);
+#else
+  (void)lu;
+  return 1;
+#endif
+}
+
 /* r = b - op(A) x in double from the values last factored; returns the
  * normwise backward error |r|_inf / (|op(A)|_inf |x|_inf + |b|_inf), or
- * infinity when x is not finite. */
+ * infinity when x is not finite. Each r_i is one row's sum in a fixed
+ * order and the norms are maxima, so the threads change no bit. */
 static double residual(const ts_lu *lu, double a_norm, ts_operation op, const double *b, const double *x, double *r) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
   const double *a = lu->a_values;
+  const int threads = residual_threads(lu);
   double x_norm = 0.0, b_norm = 0.0, r_norm = 0.0;
+  int finite = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm) reduction(&& : finite)
   for (int64_t i = 0; i < n; i++) {
-    if (!isfinite(x[i]))
-      return INFINITY;
+    finite = finite && isfinite(x[i]);
     x_norm = larger(x_norm, fabs(x[i]));
     b_norm = larger(b_norm, fabs(b[i]));
   }
+  if (!finite)
+    return INFINITY;
   if (op == TS_OP_NONE) {
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : r_norm)
     for (int64_t i = 0; i < n; i++) {
       double sum = b[i];
       for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
         sum -= a[e] * x[col_idx[e]];
       r[i] = sum;
+      r_norm = larger(r_norm, fabs(sum));
     }
   } else {
     memcpy(r, b, (size_t)n * sizeof *r);
@@ -90,9 +114,9 @@ static double residual(const ts_lu *lu, double a_norm, ts_operation op, const do
       for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
         r[col_idx[e]] -= a[e] * x_i;
     }
+    for (int64_t i = 0; i < n; i++)
+      r_norm = larger(r_norm, fabs(r[i]));
   }
-  for (int64_t i = 0; i < n; i++)
-    r_norm = larger(r_norm, fabs(r[i]));
   double scale = a_norm * x_norm + b_norm;
   if (scale == 0.0)
     return r_norm == 0.0 ? 0.0 : INFINITY;
