@@ -384,6 +384,24 @@ cleanup:
   return st;
 }
 
+/* Whether every row stores its diagonal entry (1), and with a nonzero value
+ * (2): then the identity is a perfect matching of the pattern (with the
+ * explicit zeros left out, for 2), and the structural rank is n without a
+ * search; common for circuit and mesh matrices. */
+static int diagonal_kind(const ts_csr *a) {
+  int kind = 2;
+  for (int64_t i = 0; i < a->rows && kind > 0; i++) {
+    int64_t k = a->row_ptr[i];
+    while (k < a->row_ptr[i + 1] && a->col_idx[k] != i)
+      k++;
+    if (k == a->row_ptr[i + 1])
+      kind = 0;
+    else if (entry_magnitude(a, k) == 0.0)
+      kind = 1;
+  }
+  return kind;
+}
+
 static ts_status structurally_singular(ts_lu *lu, int64_t rank, const char *detail) {
   lu->stats.structural_rank = rank;
   return tsi_error(lu->ctx, TS_ERROR_STRUCTURALLY_SINGULAR,
@@ -414,7 +432,10 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
 
   /* Structural check on the stored pattern (explicit zeros count): empty
    * rows or columns, or rows that share too few columns, show here. */
-  st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, NULL, NULL, &rank);
+  const int diagonal = diagonal_kind(a);
+  rank = n;
+  if (diagonal == 0)
+    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, NULL, NULL, &rank);
   if (st != TS_SUCCESS)
     goto cleanup;
   if (rank < n) {
@@ -447,7 +468,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
   /* Explicit zeros cannot be matched: a matrix whose nonzero entries have
    * no perfect matching is singular whatever its other values. Without
    * explicit zeros that is the search just made. */
-  if (zeros > 0) {
+  if (zeros > 0 && diagonal < 2) {
     st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, NULL, &rank);
     if (st != TS_SUCCESS)
       goto cleanup;
