@@ -310,6 +310,8 @@ static ts_status write_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, c
   return st;
 }
 
+static int64_t row_length(const int64_t *row_ptr, int32_t row) { return row_ptr[row + 1] - row_ptr[row]; }
+
 /* Phase two over the listed rows (sorted, on the host in `list`): chunks of
  * at most chunk_rows rows and out_capacity entries, each listed row's
  * entries at list_out within the chunk, copied through a host staging area
@@ -322,9 +324,9 @@ static ts_status write_listed(ts_lu *lu, symbolic_chunk c, const row_pass *pass,
   for (int64_t first = 0; first < count;) { /* the chunks, and each row's place in its chunk */
     int64_t last = first, entries = 0;
     while (last < count && last - first < pass->chunk_rows &&
-           (last == first || entries + row_ptr[list[last] + 1] - row_ptr[list[last]] <= out_capacity)) {
+           (last == first || entries + row_length(row_ptr, list[last]) <= out_capacity)) {
       list_out[last] = entries;
-      entries += row_ptr[list[last] + 1] - row_ptr[list[last]];
+      entries += row_length(row_ptr, list[last]);
       last++;
     }
     if (entries > staging_entries)
@@ -345,13 +347,12 @@ static ts_status write_listed(ts_lu *lu, symbolic_chunk c, const row_pass *pass,
       last++;
     c.first = (int32_t)first;
     c.last = (int32_t)last;
-    int64_t entries = list_out[last - 1] + row_ptr[list[last - 1] + 1] - row_ptr[list[last - 1]];
+    int64_t entries = list_out[last - 1] + row_length(row_ptr, list[last - 1]);
     st = launch_chunk(lu, c, true, stream);
     if (st == TS_SUCCESS)
       st = tsi_cuda_memcpy_to_host(lu->ctx, staging, c.out, (size_t)entries * sizeof(int32_t));
     for (int64_t k = first; k < last && st == TS_SUCCESS; k++)
-      memcpy(row_idx + row_ptr[list[k]], staging + list_out[k],
-             (size_t)(row_ptr[list[k] + 1] - row_ptr[list[k]]) * sizeof(int32_t));
+      memcpy(row_idx + row_ptr[list[k]], staging + list_out[k], (size_t)row_length(row_ptr, list[k]) * sizeof(int32_t));
     first = last;
   }
   free(staging);
@@ -373,16 +374,31 @@ static int64_t queue_words_for(const ts_lu *lu, int64_t budget, int64_t fixed_wo
     return bound;
   if (lu->symbolic_queue_words > 0)
     return lu->symbolic_queue_words < bound ? lu->symbolic_queue_words : bound;
-  if (tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + bound), rows) >= rows)
+  const int64_t full_rows = tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + bound), rows);
+  if (full_rows >= rows)
     return bound;
   int64_t words = budget / (int64_t)sizeof(uint32_t) / rows - fixed_words;
   int64_t least = fixed_words > 1024 ? fixed_words : 1024;
   if (words < least)
     words = least;
-  if (words >= bound || tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + words), rows) <=
-                            tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + bound), rows))
+  if (words >= bound || tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + words), rows) <= full_rows)
     return bound; /* no more rows in flight for it */
   return words;
+}
+
+/* A pass's rows per chunk within the budget and the rows in flight, and the
+ * scratch (words) the largest pass needs. */
+static ts_status size_chunks(ts_lu *lu, row_pass *pass, int64_t budget, int64_t rows, int64_t in_flight,
+                             int64_t *scratch_words) {
+  pass->chunk_rows = tsi_lu_symbolic_chunk_rows(budget, pass->slot_words, rows);
+  if (pass->chunk_rows > in_flight)
+    pass->chunk_rows = in_flight;
+  int64_t words = 0;
+  if (tsi_mul_overflows(pass->chunk_rows, pass->slot_words, &words))
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "ts_lu_analyze: the symbolic workspace overflows");
+  if (words > *scratch_words)
+    *scratch_words = words;
+  return TS_SUCCESS;
 }
 
 ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
@@ -440,32 +456,21 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       in_flight = WARPS_PER_BLOCK;
     int64_t scratch_words = 0;
     bool shortened = false;
-    for (int p = 0; p < 3; p++) {
-      row_pass *pass = p < 2 ? &parts[p] : &rerun;
-      if (p < 2) {
-        if (pass->end <= pass->begin)
-          continue;
-        int64_t bound = pass->queue_words,
-                wanted = pass->end - pass->begin < in_flight ? pass->end - pass->begin : in_flight;
-        pass->queue_words = queue_words_for(lu, budget, fixed_words, bound, wanted);
-        pass->slot_words = round_up4(fixed_words + pass->queue_words);
-        shortened = shortened || pass->queue_words < bound;
-        pass->chunk_rows = tsi_lu_symbolic_chunk_rows(budget, pass->slot_words, pass->end - pass->begin);
-      } else {
-        if (!shortened)
-          break;
-        pass->chunk_rows = tsi_lu_symbolic_chunk_rows(budget, pass->slot_words, n);
-      }
-      if (pass->chunk_rows > in_flight)
-        pass->chunk_rows = in_flight;
-      int64_t words = 0;
-      if (tsi_mul_overflows(pass->chunk_rows, pass->slot_words, &words)) {
-        st = tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_analyze: the symbolic workspace overflows");
-        goto cleanup;
-      }
-      if (words > scratch_words)
-        scratch_words = words;
+    for (int p = 0; p < 2 && st == TS_SUCCESS; p++) {
+      row_pass *pass = &parts[p];
+      if (pass->end <= pass->begin)
+        continue;
+      int64_t bound = pass->queue_words, rows_in_part = pass->end - pass->begin;
+      pass->queue_words =
+          queue_words_for(lu, budget, fixed_words, bound, rows_in_part < in_flight ? rows_in_part : in_flight);
+      pass->slot_words = round_up4(fixed_words + pass->queue_words);
+      shortened = shortened || pass->queue_words < bound;
+      st = size_chunks(lu, pass, budget, rows_in_part, in_flight, &scratch_words);
     }
+    if (st == TS_SUCCESS && shortened) /* up to every row may rerun */
+      st = size_chunks(lu, &rerun, budget, n, in_flight, &scratch_words);
+    if (st != TS_SUCCESS)
+      goto cleanup;
     if (scratch_words > 0) {
       if ((st = tsi_cuda_malloc(ctx, (void **)&d.scratch, (size_t)scratch_words * 4)) != TS_SUCCESS) {
         tsi_error(ctx, st,
@@ -485,23 +490,15 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
 
     /* Phase one: count each row's entries into row_ptr[i + 1]; the rows
      * that outgrew a shortened queue are counted again with a full one. */
-    symbolic_chunk c = {d.m_ptr,
-                        d.m_idx,
-                        0,
-                        0,
-                        NULL,
-                        d.scratch,
-                        0,
-                        bitmap_words,
-                        summary_words,
-                        0,
-                        d.row_ptr + 1,
-                        NULL,
-                        0,
-                        NULL,
-                        NULL,
-                        d.outgrown,
-                        d.outgrown ? d.outgrown + n : NULL};
+    symbolic_chunk c = {};
+    c.m_ptr = d.m_ptr;
+    c.m_idx = d.m_idx;
+    c.scratch = d.scratch;
+    c.bitmap_words = bitmap_words;
+    c.summary_words = summary_words;
+    c.row_count = d.row_ptr + 1;
+    c.outgrown = d.outgrown;
+    c.outgrown_count = d.outgrown ? d.outgrown + n : NULL;
     int64_t chunks = 0;
     for (int p = 0; p < 2 && st == TS_SUCCESS; p++)
       if (parts[p].end > parts[p].begin)
