@@ -156,7 +156,7 @@ int main(void) {
   for (int type = 0; type < TS_KEY_TYPE_COUNT; type++)
     for (int s = 0; s < size_count; s++)
       for (int sorted = 0; sorted <= 1; sorted++)
-        check_case(gpu, cpu, (ts_key_type)type, sizes[s], small ? 3000 : 100000, sorted, &seed);
+        check_case(gpu, cpu, (ts_key_type)type, sizes[s], small ? 3001 : 100003, sorted, &seed);
   check_batched(gpu, cpu, small);
   ts_context_destroy(cpu);
   ts_context_destroy(gpu);

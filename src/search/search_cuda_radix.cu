@@ -14,12 +14,37 @@
 #define RADIX_QUERIES_PER_THREAD 8
 #define RADIX_SHARED_LIMIT (48 * 1024)
 
-template <ts_key_type T, typename Index>
+/* Queries and results move as packs of consecutive entries: a 16-byte load
+ * carries four 4-byte queries, so a warp's load instruction covers 512
+ * bytes, not 128 (a pack of one when the arrays are not aligned for it). */
+template <typename X, int N> struct alignas(N * sizeof(X) < 16 ? N * sizeof(X) : 16) radix_pack { X v[N]; };
+
+/* The table entry of a prepared query: the answer lies in [*lo, *hi). */
+template <typename Bits>
+__device__ __forceinline__ void radix_bucket(const uint32_t *table, const tsi_search_radix &r, int64_t n, Bits q,
+                                             bool all, uint32_t *lo, uint32_t *hi) {
+  if (all || q > (Bits)r.high) { /* every key is below */
+    *lo = *hi = (uint32_t)n;
+  } else if (q <= (Bits)r.low) { /* no key is below */
+    *lo = *hi = 0;
+  } else {
+    uint32_t b = (uint32_t)((q >> r.shift) - (Bits)r.base);
+    uint32_t entry = table[b];
+    *lo = r.packed ? entry & 0xffffu : entry;
+    *hi = r.packed ? *lo + (entry >> 16) : table[b + 1];
+  }
+}
+
+template <ts_key_type T, typename Index, int Pack>
 __global__ void __launch_bounds__(RADIX_THREADS)
     search_radix_kernel(const uint32_t *__restrict__ layout, tsi_search_radix r, int64_t n, bool keys_shared,
                         const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
                         Index *__restrict__ results, bool upper) {
   typedef typename tsi_key<T>::Bits Bits;
+  typedef typename tsi_key<T>::Raw Raw;
+  typedef radix_pack<Raw, Pack> QueryPack;
+  typedef radix_pack<Index, Pack> ResultPack;
+  constexpr int packs_per_thread = RADIX_QUERIES_PER_THREAD / Pack;
   extern __shared__ uint4 shared_raw[];
   uint32_t *table = (uint32_t *)shared_raw;
   const Bits *global_keys = (const Bits *)(layout + r.table_slots);
@@ -31,40 +56,33 @@ __global__ void __launch_bounds__(RADIX_THREADS)
       shared_keys[i] = __ldg(global_keys + i);
   __syncthreads();
   const Bits *keys = keys_shared ? shared_keys : global_keys;
-  const Bits low = (Bits)r.low, high = (Bits)r.high, base = (Bits)r.base;
-  typedef typename tsi_key<T>::Raw Raw;
-  const int64_t stride = (int64_t)gridDim.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD;
-  int64_t first = (int64_t)blockIdx.x * RADIX_THREADS * RADIX_QUERIES_PER_THREAD + threadIdx.x;
-  Raw raw[RADIX_QUERIES_PER_THREAD]; /* this step's queries, loaded during the step before */
+  const QueryPack *query_packs = (const QueryPack *)queries;
+  ResultPack *result_packs = (ResultPack *)results;
+  const int64_t packs = count / Pack;
+  const int64_t stride = (int64_t)gridDim.x * RADIX_THREADS * packs_per_thread;
+  int64_t first = (int64_t)blockIdx.x * RADIX_THREADS * packs_per_thread + threadIdx.x;
+  QueryPack raw[packs_per_thread]; /* this step's queries, loaded during the step before */
 #pragma unroll
-  for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+  for (int k = 0; k < packs_per_thread; k++) {
     int64_t i = first + k * RADIX_THREADS;
-    raw[k] = first < count ? queries[i < count ? i : first] : Raw(0);
+    if (first < packs)
+      raw[k] = query_packs[i < packs ? i : first];
   }
-  for (; first < count; first += stride) {
-    Raw next[RADIX_QUERIES_PER_THREAD];
+  for (; first < packs; first += stride) {
+    QueryPack next[packs_per_thread];
     const int64_t following = first + stride;
 #pragma unroll
-    for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) { /* in flight while this step searches */
+    for (int k = 0; k < packs_per_thread; k++) { /* in flight while this step searches */
       int64_t i = following + k * RADIX_THREADS;
-      next[k] = following < count ? queries[i < count ? i : following] : raw[k];
+      next[k] = following < packs ? query_packs[i < packs ? i : following] : raw[k];
     }
     uint32_t lo[RADIX_QUERIES_PER_THREAD], hi[RADIX_QUERIES_PER_THREAD];
     Bits q[RADIX_QUERIES_PER_THREAD];
 #pragma unroll
     for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
       bool all;
-      q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(raw[k]), upper, &all);
-      if (all || q[k] > high) { /* every key is below */
-        lo[k] = hi[k] = (uint32_t)n;
-      } else if (q[k] <= low) { /* no key is below */
-        lo[k] = hi[k] = 0;
-      } else {
-        uint32_t b = (uint32_t)((q[k] >> r.shift) - base);
-        uint32_t entry = table[b];
-        lo[k] = r.packed ? entry & 0xffffu : entry;
-        hi[k] = r.packed ? lo[k] + (entry >> 16) : table[b + 1];
-      }
+      q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(raw[k / Pack].v[k % Pack]), upper, &all);
+      radix_bucket<Bits>(table, r, n, q[k], all, &lo[k], &hi[k]);
     }
     bool searching = true;
     while (searching) { /* the queries' bisections step together */
@@ -82,30 +100,61 @@ __global__ void __launch_bounds__(RADIX_THREADS)
       }
     }
 #pragma unroll
-    for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+    for (int k = 0; k < packs_per_thread; k++) {
       int64_t i = first + k * RADIX_THREADS;
-      if (i < count)
-        results[i] = (Index)lo[k];
+      if (i < packs) {
+        ResultPack out;
+#pragma unroll
+        for (int e = 0; e < Pack; e++)
+          out.v[e] = (Index)lo[k * Pack + e];
+        result_packs[i] = out;
+      }
       raw[k] = next[k];
     }
   }
+  /* The last count % Pack queries, one a thread. */
+  const int64_t i = packs * Pack + threadIdx.x;
+  if (blockIdx.x == 0 && i < count) {
+    bool all;
+    Bits qi = tsi_prepare_query<Bits>(tsi_key<T>::order(queries[i]), upper, &all);
+    uint32_t lo1, hi1;
+    radix_bucket<Bits>(table, r, n, qi, all, &lo1, &hi1);
+    while (lo1 < hi1) {
+      uint32_t mid = lo1 + (hi1 - lo1) / 2;
+      if (keys[mid] < qi)
+        lo1 = mid + 1;
+      else
+        hi1 = mid;
+    }
+    results[i] = (Index)lo1;
+  }
+}
+
+template <ts_key_type T, typename Index, int Pack>
+static cudaError_t launch_packed(const tsi_search_launch *l, size_t shared, bool keys_shared) {
+  const void *kernel = (const void *)search_radix_kernel<T, Index, Pack>;
+  int grid = tsi_search_resident_grid(kernel, RADIX_THREADS, shared, l->multiprocessors,
+                                      (l->count + RADIX_THREADS * RADIX_QUERIES_PER_THREAD - 1) /
+                                          (RADIX_THREADS * RADIX_QUERIES_PER_THREAD));
+  search_radix_kernel<T, Index, Pack><<<grid, RADIX_THREADS, shared, l->stream>>>(
+      (const uint32_t *)l->layout, l->radix, l->tree.n, keys_shared, (const typename tsi_key<T>::Raw *)l->queries,
+      l->count, (Index *)l->results, l->upper);
+  return cudaGetLastError();
 }
 
 template <ts_key_type T, typename Index> static cudaError_t launch_typed(const tsi_search_launch *l) {
   typedef typename tsi_key<T>::Bits Bits;
+  typedef typename tsi_key<T>::Raw Raw;
   const tsi_search_radix &r = l->radix;
   size_t table_bytes = (size_t)r.table_slots * sizeof(uint32_t);
   size_t keys_bytes = (size_t)l->tree.n * sizeof(Bits);
   bool keys_shared = table_bytes + keys_bytes <= RADIX_SHARED_LIMIT;
   size_t shared = table_bytes + (keys_shared ? keys_bytes : 0);
-  const void *kernel = (const void *)search_radix_kernel<T, Index>;
-  int grid = tsi_search_resident_grid(kernel, RADIX_THREADS, shared, l->multiprocessors,
-                                      (l->count + RADIX_THREADS * RADIX_QUERIES_PER_THREAD - 1) /
-                                          (RADIX_THREADS * RADIX_QUERIES_PER_THREAD));
-  search_radix_kernel<T, Index><<<grid, RADIX_THREADS, shared, l->stream>>>(
-      (const uint32_t *)l->layout, r, l->tree.n, keys_shared, (const typename tsi_key<T>::Raw *)l->queries, l->count,
-      (Index *)l->results, l->upper);
-  return cudaGetLastError();
+  constexpr int pack = 16 / sizeof(Raw);
+  constexpr size_t result_align = pack * sizeof(Index) < 16 ? pack * sizeof(Index) : 16;
+  if ((uintptr_t)l->queries % 16 == 0 && (uintptr_t)l->results % result_align == 0)
+    return launch_packed<T, Index, pack>(l, shared, keys_shared);
+  return launch_packed<T, Index, 1>(l, shared, keys_shared);
 }
 
 cudaError_t tsi_search_launch_radix(const tsi_search_launch *launch) { TSI_SEARCH_DISPATCH(launch_typed, launch); }
