@@ -295,12 +295,15 @@ static void check_bad_inputs(ts_context *ctx) {
   ts_buffer_destroy(host);
   ts_search_plan_destroy(plan);
 
-  /* AUTO: sorted queries -> merge-path; tiny -> radix; small -> eytzinger; large -> kary. */
+  /* AUTO: tiny -> radix (sorted queries or not); sorted queries -> merge-path; small -> eytzinger; large -> kary. */
   uint32_t *many = malloc(10000 * sizeof *many);
   for (int i = 0; i < 10000; i++)
     many[i] = (uint32_t)i;
   o = (ts_search_options){.sorted_queries = 1};
   CHECK_OK(ctx, ts_search_plan_create(ctx, TS_KEY_UINT32, many, 100, &o, &plan));
+  CHECK(ts_search_plan_algorithm(plan) == TS_SEARCH_RADIX);
+  ts_search_plan_destroy(plan);
+  CHECK_OK(ctx, ts_search_plan_create(ctx, TS_KEY_UINT32, many, 4097, &o, &plan));
   CHECK(ts_search_plan_algorithm(plan) == TS_SEARCH_MERGE_PATH);
   ts_search_plan_destroy(plan);
   CHECK_OK(ctx, ts_search_plan_create(ctx, TS_KEY_UINT32, many, 4096, NULL, &plan));

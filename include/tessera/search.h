@@ -54,9 +54,9 @@ typedef enum ts_search_bound {
  * binary search whatever is chosen (the algorithm is recorded, not used).
  */
 typedef enum ts_search_algorithm {
-  /** Chosen by the plan: MERGE_PATH when the options say the queries are
-   * sorted; else RADIX for keys of at most 16 KiB (N <= 4096 4-byte or
-   * 2048 8-byte keys); else EYTZINGER when the whole
+  /** Chosen by the plan: RADIX for keys of at most 16 KiB (N <= 4096
+   * 4-byte or 2048 8-byte keys); else MERGE_PATH when the options say the
+   * queries are sorted; else EYTZINGER when the whole
    * Eytzinger tree fits the shared-memory table (N <= 8191 for 4-byte keys,
    * 4095 for 8-byte keys); else KARY. ts_search_plan_explain() says which
    * and why. */
@@ -109,7 +109,7 @@ typedef enum ts_index_type {
 /** Options of ts_search_plan_create(); zero-initialise, then set fields. */
 typedef struct ts_search_options {
   ts_search_algorithm algorithm; /**< GPU algorithm (default AUTO). */
-  int sorted_queries;            /**< Non-zero: queries will come sorted (AUTO then picks MERGE_PATH). */
+  int sorted_queries;            /**< Non-zero: queries will come sorted (AUTO then picks MERGE_PATH above 16 KiB of keys). */
   ts_index_type index_type;      /**< Result width (default AUTO: int32 for N <= INT32_MAX). */
 } ts_search_options;
 

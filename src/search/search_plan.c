@@ -55,15 +55,16 @@ static void resolve_algorithm(ts_search_plan *p, const ts_search_options *o) {
     p->algorithm = o->algorithm;
     snprintf(p->explain, sizeof p->explain, "requested: %s (%lld %s keys)", ts_search_algorithm_name(p->algorithm),
              (long long)p->n, ts_key_type_name(p->type));
-  } else if (o->sorted_queries) {
-    p->algorithm = TS_SEARCH_MERGE_PATH;
-    snprintf(p->explain, sizeof p->explain, "auto: merge-path: queries declared sorted (%lld %s keys)", (long long)p->n,
-             ts_key_type_name(p->type));
   } else if (p->n * (int64_t)p->key_size <= TSI_SEARCH_RADIX_AUTO_BYTES) {
+    /* Sorted queries too: at 1 Ki keys radix ran 399 Gq/s, merge-path 364 (H200). */
     p->algorithm = TS_SEARCH_RADIX;
     snprintf(p->explain, sizeof p->explain,
              "auto: radix: %lld %s keys in <= %d bytes (a bucket a key or more; table and keys in shared memory)",
              (long long)p->n, ts_key_type_name(p->type), TSI_SEARCH_RADIX_AUTO_BYTES);
+  } else if (o->sorted_queries) {
+    p->algorithm = TS_SEARCH_MERGE_PATH;
+    snprintf(p->explain, sizeof p->explain, "auto: merge-path: queries declared sorted (%lld %s keys)", (long long)p->n,
+             ts_key_type_name(p->type));
   } else if (tsi_search_eytzinger_height(p->n) <= top_height) {
     p->algorithm = TS_SEARCH_EYTZINGER;
     snprintf(p->explain, sizeof p->explain,
