@@ -87,6 +87,15 @@ extern "C" ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_ma
       (group_size < 0 || group_size > TSI_SPLIT_MAX_LANES || (group_size & (group_size - 1)) != 0))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_execute: split-rows takes 1, 2, 4 or 8 threads a short row, not %d", group_size);
+  if (a->nnz == 0 && (beta == 0.0 || beta == 1.0)) {
+    /* No entries: y = beta*y is a fill or nothing, no kernel launch (a
+     * launch costs 5 us of host time, cuSPARSE's empty product 1.5). */
+    if (beta == 0.0 &&
+        cudaMemsetAsync(y, 0, (size_t)a->rows * ts_dtype_size(a->dtype), (cudaStream_t)ctx->stream) != cudaSuccess)
+      return tsi_error(ctx, TS_ERROR_CUDA, "ts_spmv_execute: clearing y (no entries): %s",
+                       cudaGetErrorString(cudaGetLastError()));
+    return TS_SUCCESS;
+  }
   tsi_spmv_call call{a, workspace, alpha, beta, x, y, (cudaStream_t)ctx->stream, group_size > 0 ? group_size : 1};
   switch (schedule) {
   case TS_SCHEDULE_THREAD_MAPPED:
