@@ -95,11 +95,14 @@ struct ts_lu {
    * no_tail (non-zero: every column left-looking, no right-looking tail),
    * dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic), tail_columns (> 0:
    * the dense tail's width instead of the estimate's). Read when the device
-   * cache is built (first GPU factorization). */
+   * cache is built (first GPU factorization). global_columns (non-zero):
+   * with the dense scratch, no level accumulates its columns in shared
+   * memory (read at every factorization). */
   int gpu_scratch;
   int gpu_no_tail;
   int gpu_dense_tail;
   int64_t gpu_tail_columns;
+  int gpu_global_columns;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

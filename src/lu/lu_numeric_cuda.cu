@@ -157,6 +157,127 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
   group_sync<GROUP>(); /* x is all zero again before the next column */
 }
 
+/* Column k as left_column() with the dense scratch, but the column's values
+ * accumulate in shared memory (xs, one entry per position of the column's
+ * pattern) and `pos` (the group's scratch slot as n int32) maps a row to its
+ * position. Every row of L(:, j), j in U(:, k), is in column k's pattern
+ * (the symbolic closure), so an update is xs[pos[i]] -= l * u. The map does
+ * not change while the column runs, so each step's positions are loaded one
+ * step ahead and its rows two steps ahead: what remains per step is a
+ * shared-memory read of x[j], the shared-memory updates and the barrier.
+ * Each entry takes its updates in the same order as in left_column(): the
+ * factors are bitwise the same. The map's words are zeroed at the end, so
+ * the slot is a zero dense scratch again. */
+template <typename T, int GROUP>
+__device__ void left_column_shared(const factor_args &a, T *values, int32_t k, double *xs, int32_t *pos, int lane) {
+  constexpr int B = GROUP == 512 ? 1 : 2; /* entries of L(:, j) a lane holds ahead */
+  const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
+  const int32_t *row_idx = a.row_idx;
+  for (int64_t p = begin + lane; p < end; p += GROUP) {
+    xs[p - begin] = a.acc[p];
+    pos[row_idx[p]] = (int32_t)(p - begin);
+  }
+  group_sync<GROUP>();
+  const int warp_lane = threadIdx.x & 31;
+  for (int64_t base = begin; base < diag; base += 32) {
+    const int steps = (int)(diag - base < 32 ? diag - base : 32);
+    int32_t dep = 0;
+    int64_t dep_lo = 0, dep_hi = 0;
+    if (warp_lane < steps) {
+      dep = row_idx[base + warp_lane];
+      dep_lo = a.diag_pos[dep] + 1;
+      dep_hi = a.col_ptr[dep + 1];
+    }
+    /* Stage 0: this step (positions loaded); stage 1: the next (rows loaded). */
+    int64_t lo0 = __shfl_sync(0xffffffffu, dep_lo, 0), hi0 = __shfl_sync(0xffffffffu, dep_hi, 0);
+    int64_t lo1 = __shfl_sync(0xffffffffu, dep_lo, steps > 1 ? 1 : 0),
+            hi1 = __shfl_sync(0xffffffffu, dep_hi, steps > 1 ? 1 : 0);
+    if (steps < 2)
+      lo1 = hi1 = 0;
+    int32_t at0[B], rows1[B];
+    double l0[B], l1[B];
+#pragma unroll
+    for (int b = 0; b < B; b++) {
+      const int64_t q = lo0 + lane + b * GROUP, q1 = lo1 + lane + b * GROUP;
+      rows1[b] = q1 < hi1 ? row_idx[q1] : 0;
+      l1[b] = q1 < hi1 ? (double)values[q1] : 0.0;
+      at0[b] = q < hi0 ? pos[row_idx[q]] : 0;
+      l0[b] = q < hi0 ? (double)values[q] : 0.0;
+    }
+    for (int t = 0; t < steps; t++) {
+      /* Ahead: step t + 1's positions (its rows are here), step t + 2's rows. */
+      int64_t lo2 = 0, hi2 = 0;
+      {
+        const int src = t + 2 < steps ? t + 2 : 0;
+        const int64_t l = __shfl_sync(0xffffffffu, dep_lo, src), h = __shfl_sync(0xffffffffu, dep_hi, src);
+        if (t + 2 < steps) {
+          lo2 = l;
+          hi2 = h;
+        }
+      }
+      int32_t at1[B], rows2[B];
+      double l2[B];
+#pragma unroll
+      for (int b = 0; b < B; b++) {
+        const int64_t q1 = lo1 + lane + b * GROUP, q2 = lo2 + lane + b * GROUP;
+        at1[b] = q1 < hi1 ? pos[rows1[b]] : 0;
+        rows2[b] = q2 < hi2 ? row_idx[q2] : 0;
+        l2[b] = q2 < hi2 ? (double)values[q2] : 0.0;
+      }
+      const double u = xs[base + t - begin];
+      if (u != 0.0) { /* the same for every lane */
+#pragma unroll
+        for (int b = 0; b < B; b++)
+          if (lo0 + lane + b * GROUP < hi0)
+            xs[at0[b]] = minus_product(xs[at0[b]], l0[b], u);
+        for (int64_t q = lo0 + lane + B * GROUP; q < hi0; q += GROUP) { /* beyond what was loaded ahead */
+          const int32_t at = pos[row_idx[q]];
+          xs[at] = minus_product(xs[at], (double)values[q], u);
+        }
+        group_sync<GROUP>();
+      }
+      lo0 = lo1;
+      hi0 = hi1;
+      lo1 = lo2;
+      hi1 = hi2;
+#pragma unroll
+      for (int b = 0; b < B; b++) {
+        at0[b] = at1[b];
+        l0[b] = l1[b];
+        rows1[b] = rows2[b];
+        l1[b] = l2[b];
+      }
+    }
+  }
+  double pivot = xs[diag - begin];
+  const int kind = classify_pivot(&pivot, a.rule);
+  group_sync<GROUP>(); /* xs[diag] read by every lane before the column is stored */
+  for (int64_t p = begin + lane; p < end; p += GROUP) {
+    const double v = xs[p - begin];
+    pos[row_idx[p]] = 0;
+    values[p] = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+  }
+  if (lane == 0)
+    a.kind[k] = (signed char)kind;
+  group_sync<GROUP>(); /* the map is zero and xs free before the next column */
+}
+
+/* Columns of a level whose longest column's values fit shared memory:
+ * `room` doubles of dynamic shared memory per group. */
+template <typename T, int GROUP>
+__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
+    left_level_shared(factor_args a, T *values, int64_t first, int64_t count, int room) {
+  extern __shared__ double column_values[];
+  const int per_block = blockDim.x / GROUP;
+  const int lane = threadIdx.x % GROUP;
+  const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
+  const int64_t groups = (int64_t)gridDim.x * per_block;
+  double *xs = column_values + (int64_t)(threadIdx.x / GROUP) * room;
+  int32_t *pos = (int32_t *)(a.scratch + group_id * a.n);
+  for (int64_t c = group_id; c < count; c += groups)
+    left_column_shared<T, GROUP>(a, values, a.cols[first + c], xs, pos, lane);
+}
+
 template <typename T, bool DENSE, int GROUP>
 __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
     left_level(factor_args a, T *values, int64_t first, int64_t count) {
@@ -321,6 +442,7 @@ extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
   free(dev->urow_ptr_host);
   free(dev->left_ptr_host);
   free(dev->left_group_host);
+  free(dev->left_len_host);
   free(dev->left_cols_host);
   free(dev->level_of_host);
   free(dev->kind_host);
@@ -370,9 +492,11 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   dev->tail_start = n - tail_columns;
   dev->left_ptr_host = (int64_t *)tsi_malloc_array(levels + 1, sizeof(int64_t));
   dev->left_group_host = (int *)tsi_malloc_array(levels > 0 ? levels : 1, sizeof(int));
+  dev->left_len_host = (int32_t *)tsi_malloc_array(levels > 0 ? levels : 1, sizeof(int32_t));
   dev->left_cols_host = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
   dev->level_of_host = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
-  if (!dev->left_ptr_host || !dev->left_group_host || !dev->left_cols_host || !dev->level_of_host)
+  if (!dev->left_ptr_host || !dev->left_group_host || !dev->left_len_host || !dev->left_cols_host ||
+      !dev->level_of_host)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the schedule (n = %lld)",
                      (long long)n);
   double flops = 0.0;
@@ -380,6 +504,7 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   dev->left_ptr_host[0] = 0;
   for (int64_t l = 0; l < levels; l++) {
     double widest_mean = 0.0;
+    int64_t longest = 0;
     for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
       const int32_t k = level_cols[c];
       dev->level_of_host[k] = (int32_t)l;
@@ -392,12 +517,15 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
       if (k >= dev->tail_start)
         continue;
       dev->left_cols_host[filled++] = k;
+      if (col_ptr[k + 1] - col_ptr[k] > longest)
+        longest = col_ptr[k + 1] - col_ptr[k];
       double mean = steps > 0 ? (double)gathered / (double)steps : (double)(col_ptr[k + 1] - col_ptr[k]);
       if (mean > widest_mean)
         widest_mean = mean;
     }
     if (filled > dev->left_ptr_host[kept]) {
       dev->left_group_host[kept] = widest_mean <= 48.0 ? 32 : (widest_mean <= 256.0 ? 128 : 512);
+      dev->left_len_host[kept] = (int32_t)(longest < INT32_MAX ? longest : INT32_MAX);
       dev->left_ptr_host[++kept] = filled;
     }
   }
@@ -555,9 +683,20 @@ static ts_status compute_norms(ts_lu *lu) {
   return tsi_lu_compute_norms(lu, ws);
 }
 
+/* Shared memory a block of the shared-accumulator levels may take: a
+ * column of the widest groups (one a block) up to 200 KiB, a block of warps
+ * or of 128 threads up to 48 KiB (so that several blocks share an SM). */
+#define TSI_LU_SHARED_COLUMN_BYTES (200 * 1024)
+#define TSI_LU_SHARED_BLOCK_BYTES (48 * 1024)
+
+template <typename T> static void allow_shared_columns() {
+  cudaFuncSetAttribute(left_level_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       TSI_LU_SHARED_COLUMN_BYTES);
+}
+
 template <typename T>
-static void launch_left_level(const factor_args &args, T *values, int64_t first, int64_t count, int group, bool dense,
-                              int64_t slots, cudaStream_t stream) {
+static void launch_left_level(const factor_args &args, T *values, int64_t first, int64_t count, int group,
+                              int32_t longest, bool dense, bool shared_columns, int64_t slots, cudaStream_t stream) {
   /* Warps share a block (8 columns); larger groups are the block, so that
    * their barriers are the block's. */
   const int block = group == 32 ? 256 : group;
@@ -568,6 +707,14 @@ static void launch_left_level(const factor_args &args, T *values, int64_t first,
   if (blocks > 65535 * 16)
     blocks = 65535 * 16;
   const unsigned grid = (unsigned)blocks;
+  const size_t shared = (size_t)per_block * (size_t)longest * sizeof(double);
+  if (dense && shared_columns && shared <= (group == 512 ? TSI_LU_SHARED_COLUMN_BYTES : TSI_LU_SHARED_BLOCK_BYTES)) {
+#define TSI_LEFT_SHARED(G)                                                                                             \
+  left_level_shared<T, G><<<grid, block, shared, stream>>>(args, values, first, count, (int)longest)
+    group == 32 ? TSI_LEFT_SHARED(32) : (group == 128 ? TSI_LEFT_SHARED(128) : TSI_LEFT_SHARED(512));
+#undef TSI_LEFT_SHARED
+    return;
+  }
 #define TSI_LEFT(D, G) left_level<T, D, G><<<grid, block, 0, stream>>>(args, values, first, count)
   if (dense)
     group == 32 ? TSI_LEFT(true, 32) : (group == 128 ? TSI_LEFT(true, 128) : TSI_LEFT(true, 512));
@@ -591,10 +738,13 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
   args.kind = dev->kind;
   args.rule = dev->rule;
   T *values = (T *)dev->values;
-  const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE;
+  const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE, shared_columns = !lu->gpu_global_columns;
+  if (dense && shared_columns)
+    allow_shared_columns<T>();
   for (int64_t l = 0; l < dev->left_levels; l++) {
     const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[l + 1] - first;
-    launch_left_level<T>(args, values, first, count, dev->left_group_host[l], dense, dev->scratch_slots, stream);
+    launch_left_level<T>(args, values, first, count, dev->left_group_host[l], dev->left_len_host[l], dense,
+                         shared_columns, dev->scratch_slots, stream);
   }
   const int64_t n = dev->n, tail_start = dev->tail_start;
   if (tail_start >= n)

@@ -64,6 +64,7 @@ typedef struct tsi_lu_device {
   int64_t left_levels;
   int64_t *left_ptr_host;  /* left_levels + 1 */
   int *left_group_host;    /* threads per column of each level: 32, 128 or 512 */
+  int32_t *left_len_host;  /* entries of each level's longest column (L and U) */
   int32_t *left_cols;      /* device */
   int32_t *left_cols_host; /* the same, for the singular-column report */
   int32_t *level_of_host;  /* n: level of each column in the analysis */
