@@ -7,7 +7,7 @@
  * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
  * circuit grid, L+U 14.5 M; see the results file).
  *
- * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--only TEXT] [CSV_PATH]
+ * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--only TEXT] [CSV_PATH]
  * (corpus from TESSERA_MATRICES)
  * Each LU call returns after its stream work has finished, so phases are
  * timed on the wall clock: the median of 5 runs after one warm-up (one run
@@ -32,7 +32,7 @@ static const ts_csr *bench_a;
 /* Command line: only matrices whose name holds this text; no CPU runs; no
  * all-left-looking ablation (seconds on the circuit grid). */
 static const char *only_text;
-static bool skip_no_tail;
+static bool skip_no_tail, skip_ablations;
 static bool skip_cpu;
 static bool wanted(const char *name) { return !only_text || strstr(name, only_text) != NULL; }
 static double *bench_b, *bench_x;
@@ -133,7 +133,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     const char *mode = dev && dev->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense" : "sparse";
     const char *tail_mode = dev && dev->tail_dense ? "dense" : "sparse";
     double dense = NAN, sparse = NAN, sparse_tail = NAN, no_tail = NAN;
-    if (ablate) {
+    if (ablate && !skip_ablations) {
       dense = ablation_ms(gpu, TSI_LU_SCRATCH_DENSE, 0, 0);
       sparse = ablation_ms(gpu, TSI_LU_SCRATCH_SPARSE, 0, 0);
       sparse_tail = tail > 0 ? ablation_ms(gpu, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF) : gpu_refactor;
@@ -197,13 +197,16 @@ int main(int argc, char **argv) {
       skip_cpu = true;
     else if (strcmp(argv[i], "--no-no-tail") == 0)
       skip_no_tail = true;
+    else if (strcmp(argv[i], "--no-ablations") == 0)
+      skip_ablations = true;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only_text = argv[++i];
     else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
       fprintf(stderr,
-              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--only TEXT] [CSV_PATH]\n"
+              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--only TEXT] [CSV_PATH]\n"
               "  --no-cpu     GPU phases only (the CPU columns stay empty)\n"
               "  --no-no-tail skip the ablation with every column left-looking\n"
+              "  --no-ablations  no ablations and no tail-width sweep (the default configuration only)\n"
               "  --only TEXT  only the matrices whose name holds TEXT\n",
               argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;

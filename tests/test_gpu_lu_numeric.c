@@ -88,8 +88,9 @@ static void test_variants(void) {
       int scratch = variant < 4 ? (variant & 1 ? TSI_LU_SCRATCH_SPARSE : TSI_LU_SCRATCH_DENSE)
                                 : (global_columns ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_AUTO);
       int no_tail = variant < 4 ? (variant >> 1) : 0;
-      int dense_tail = variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF)
-                                    : (variant < 4 ? TSI_LU_DENSE_TAIL_OFF : 0);
+      int dense_tail = variant >= 9   ? 0
+                       : variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF)
+                                      : (variant < 4 ? TSI_LU_DENSE_TAIL_OFF : 0);
       char what[96];
       snprintf(what, sizeof what, "%s %s%s%s%s%s", names[m], float_factors ? "float" : "double",
                scratch == TSI_LU_SCRATCH_DENSE ? " dense" : (scratch == TSI_LU_SCRATCH_SPARSE ? " sparse" : ""),
