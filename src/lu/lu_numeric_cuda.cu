@@ -69,6 +69,20 @@ __global__ void make_rule(const unsigned long long *max_bits, double threshold, 
 
 /* ---- left-looking levels ---------------------------------------------------------- */
 
+/* The dependencies of 32 steps at once, a step per lane: column j =
+ * row_idx[base + lane] and the bounds of L(:, j) (zero past `steps`). */
+__device__ __forceinline__ void load_steps(const factor_args &a, int64_t base, int steps, int32_t *dep, int64_t *dep_lo,
+                                           int64_t *dep_hi) {
+  const int warp_lane = threadIdx.x & 31;
+  *dep = 0;
+  *dep_lo = *dep_hi = 0;
+  if (warp_lane < steps) {
+    *dep = a.row_idx[base + warp_lane];
+    *dep_lo = a.diag_pos[*dep] + 1;
+    *dep_hi = a.col_ptr[*dep + 1];
+  }
+}
+
 /* Column k by one group of GROUP threads (lane = its thread): gather the
  * updates of the columns j of U(:, k) in increasing order, then the pivot
  * and the division of L(:, k). x: the group's dense scratch (DENSE). */
@@ -86,16 +100,11 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
    * and the bounds of L(:, j) of 32 steps are loaded at once (a step per
    * lane, then broadcast), and the first chunk of the next step's L(:, j)
    * while the current step runs; what remains per step is x[j], then x[i]. */
-  const int warp_lane = threadIdx.x & 31;
   for (int64_t base = begin; base < diag; base += 32) {
     const int steps = (int)(diag - base < 32 ? diag - base : 32);
-    int32_t dep = 0;
-    int64_t dep_lo = 0, dep_hi = 0;
-    if (warp_lane < steps) {
-      dep = row_idx[base + warp_lane];
-      dep_lo = a.diag_pos[dep] + 1;
-      dep_hi = a.col_ptr[dep + 1];
-    }
+    int32_t dep;
+    int64_t dep_lo, dep_hi;
+    load_steps(a, base, steps, &dep, &dep_lo, &dep_hi);
     int64_t lo = __shfl_sync(0xffffffffu, dep_lo, 0), hi = __shfl_sync(0xffffffffu, dep_hi, 0);
     int32_t first_row = 0;
     double first_l = 0.0;
@@ -178,16 +187,11 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
     pos[row_idx[p]] = (int32_t)(p - begin);
   }
   group_sync<GROUP>();
-  const int warp_lane = threadIdx.x & 31;
   for (int64_t base = begin; base < diag; base += 32) {
     const int steps = (int)(diag - base < 32 ? diag - base : 32);
-    int32_t dep = 0;
-    int64_t dep_lo = 0, dep_hi = 0;
-    if (warp_lane < steps) {
-      dep = row_idx[base + warp_lane];
-      dep_lo = a.diag_pos[dep] + 1;
-      dep_hi = a.col_ptr[dep + 1];
-    }
+    int32_t dep;
+    int64_t dep_lo, dep_hi;
+    load_steps(a, base, steps, &dep, &dep_lo, &dep_hi);
     /* Stage 0: this step (positions loaded); stage 1: the next (rows loaded). */
     int64_t lo0 = __shfl_sync(0xffffffffu, dep_lo, 0), hi0 = __shfl_sync(0xffffffffu, dep_hi, 0);
     int64_t lo1 = __shfl_sync(0xffffffffu, dep_lo, steps > 1 ? 1 : 0),
