@@ -109,7 +109,7 @@ typedef enum ts_index_type {
 /** Options of ts_search_plan_create(); zero-initialise, then set fields. */
 typedef struct ts_search_options {
   ts_search_algorithm algorithm; /**< GPU algorithm (default AUTO). */
-  int sorted_queries;            /**< Non-zero: queries will come sorted (AUTO then picks MERGE_PATH above 16 KiB of keys). */
+  int sorted_queries;            /**< Non-zero: queries come sorted (AUTO: MERGE_PATH past 16 KiB of keys). */
   ts_index_type index_type;      /**< Result width (default AUTO: int32 for N <= INT32_MAX). */
 } ts_search_options;
 
