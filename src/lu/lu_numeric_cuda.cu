@@ -7,9 +7,11 @@
  * threads for long ones): each column gathers the updates of the columns it
  * depends on, in increasing order, into a dense scratch vector (when one per
  * concurrent column fits) or in place, finding each row in the sorted column
- * by binary search (sparse scratch). The last, narrow levels (the dense part
- * of the factors) are done right-looking one column at a time, the update of
- * the trailing columns spread over many blocks. Every entry receives its
+ * by binary search (sparse scratch). With the dense scratch, a level whose
+ * longest column fits shared memory accumulates there instead, the scratch
+ * slot holding each row's position in the column. The last, narrow levels
+ * (the dense part of the factors) are done right-looking one column at a
+ * time, the update of the trailing columns spread over many blocks. Every entry receives its
  * updates in increasing column order, products and differences rounded
  * separately (no fused multiply-add), so the factors are bitwise repeatable,
  * the same as the host's left-looking code's, and no atomics touch values.
