@@ -7,7 +7,8 @@
  * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
  * circuit grid, L+U 14.5 M; see the results file).
  *
- * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--only TEXT] [CSV_PATH]
+ * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--only TEXT]
+ *                       [CSV_PATH]
  * (corpus from TESSERA_MATRICES)
  * Each LU call returns after its stream work has finished, so phases are
  * timed on the wall clock: the median of 5 runs after one warm-up (one run
@@ -33,6 +34,8 @@ static const ts_csr *bench_a;
  * all-left-looking ablation (seconds on the circuit grid). */
 static const char *only_text;
 static bool skip_no_tail, skip_ablations;
+/* --scratch-slots: the dense scratch's slots instead of the library's rule (0: the rule). */
+static long long scratch_slots;
 static bool skip_cpu;
 static bool wanted(const char *name) { return !only_text || strstr(name, only_text) != NULL; }
 static double *bench_b, *bench_x;
@@ -104,6 +107,8 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   for (int float_factors = 0; float_factors < 2; float_factors++) {
     ts_lu *cpu = skip_cpu ? NULL : analyzed(ctx, a, TS_BACKEND_CPU, float_factors);
     ts_lu *gpu = analyzed(ctx, a, TS_BACKEND_CUDA, float_factors);
+    if (gpu)
+      gpu->gpu_scratch_slots = scratch_slots;
     if ((!cpu && !skip_cpu) || !gpu) {
       ts_lu_destroy(cpu);
       ts_lu_destroy(gpu);
@@ -132,6 +137,9 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     int64_t tail = dev ? n - dev->tail_start : 0;
     const char *mode = dev && dev->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense" : "sparse";
     const char *tail_mode = dev && dev->tail_dense ? "dense" : "sparse";
+    char slots_text[32] = "";
+    if (dev && dev->scratch_mode == TSI_LU_SCRATCH_DENSE)
+      snprintf(slots_text, sizeof slots_text, " (%lld slots)", (long long)dev->scratch_slots);
     double dense = NAN, sparse = NAN, sparse_tail = NAN, no_tail = NAN;
     if (ablate && !skip_ablations) {
       dense = ablation_ms(gpu, TSI_LU_SCRATCH_DENSE, 0, 0);
@@ -172,7 +180,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     tsb_table_cell(table, "%.2f", cpu_solve);
     tsb_table_cell(table, "%.2f", gpu_solve);
     tsb_table_cell(table, "%.1e / %.1e", cpu_berr, gpu_berr);
-    tsb_table_cell(table, "%s / %s", mode, tail_mode);
+    tsb_table_cell(table, "%s%s / %s", mode, slots_text, tail_mode);
     tsb_table_cell(table, "%.2f", dense);
     tsb_table_cell(table, "%.2f", sparse);
     tsb_table_cell(table, "%.2f", sparse_tail);
@@ -199,14 +207,22 @@ int main(int argc, char **argv) {
       skip_no_tail = true;
     else if (strcmp(argv[i], "--no-ablations") == 0)
       skip_ablations = true;
-    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+    else if (strcmp(argv[i], "--scratch-slots") == 0 && i + 1 < argc) {
+      scratch_slots = atoll(argv[++i]);
+      if (scratch_slots < 8 || scratch_slots > 65536) {
+        fprintf(stderr, "lu_numeric_gpu: --scratch-slots takes 8 to 65536, not %s\n", argv[i]);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only_text = argv[++i];
     else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
       fprintf(stderr,
-              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--only TEXT] [CSV_PATH]\n"
+              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--only TEXT] "
+              "[CSV_PATH]\n"
               "  --no-cpu     GPU phases only (the CPU columns stay empty)\n"
               "  --no-no-tail skip the ablation with every column left-looking\n"
               "  --no-ablations  no ablations and no tail-width sweep (the default configuration only)\n"
+              "  --scratch-slots N  N dense scratch slots (8-65536) instead of the library's rule\n"
               "  --only TEXT  only the matrices whose name holds TEXT\n",
               argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -237,7 +253,7 @@ int main(int argc, char **argv) {
                                         "CPU solve ms",
                                         "GPU solve ms",
                                         "berr CPU / GPU",
-                                        "scratch / tail (auto)",
+                                        "scratch (slots) / tail",
                                         "dense-scratch refactor ms",
                                         "sparse-scratch refactor ms",
                                         "sparse-tail refactor ms",

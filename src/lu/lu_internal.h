@@ -97,12 +97,14 @@ struct ts_lu {
    * the dense tail's width instead of the estimate's). Read when the device
    * cache is built (first GPU factorization). global_columns (non-zero):
    * with the dense scratch, no level accumulates its columns in shared
-   * memory (read at every factorization). */
+   * memory (read at every factorization). scratch_slots (> 0): that many
+   * dense scratch slots instead of tsi_lu_dense_scratch_slots()'s rule. */
   int gpu_scratch;
   int gpu_no_tail;
   int gpu_dense_tail;
   int64_t gpu_tail_columns;
   int gpu_global_columns;
+  int64_t gpu_scratch_slots;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

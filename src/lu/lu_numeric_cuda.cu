@@ -549,7 +549,13 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
     if (w > widest)
       widest = w;
   }
-  const int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, device_free_bytes(), lu->gpu_scratch);
+  int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, device_free_bytes(), lu->gpu_scratch);
+  if (lu->gpu_scratch_slots > 0 && lu->gpu_scratch != TSI_LU_SCRATCH_SPARSE) {
+    if (dev->n > 0 && lu->gpu_scratch_slots > INT64_MAX / (int64_t)sizeof(double) / dev->n)
+      return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU on the GPU: %lld scratch slots of %lld rows overflow",
+                       (long long)lu->gpu_scratch_slots, (long long)dev->n);
+    slots = lu->gpu_scratch_slots < 8 ? 8 : lu->gpu_scratch_slots; /* a block of warps needs 8 */
+  }
   const int mode = slots > 0 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
   if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
     ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->scratch, slots * dev->n, sizeof(double),
