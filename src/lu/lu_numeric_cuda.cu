@@ -85,6 +85,16 @@ __device__ __forceinline__ void load_steps(const factor_args &a, int64_t base, i
   }
 }
 
+/* Step s's bounds of L(:, j) from lane s, zero past the block's steps
+ * (every lane of the warp calls it). */
+__device__ __forceinline__ void step_bounds(int64_t dep_lo, int64_t dep_hi, int s, int steps, int64_t *lo,
+                                            int64_t *hi) {
+  const int src = s < steps ? s : 0;
+  const int64_t l = __shfl_sync(0xffffffffu, dep_lo, src), h = __shfl_sync(0xffffffffu, dep_hi, src);
+  *lo = s < steps ? l : 0;
+  *hi = s < steps ? h : 0;
+}
+
 /* Column k by one group of GROUP threads (lane = its thread): gather the
  * updates of the columns j of U(:, k) in increasing order, then the pivot
  * and the division of L(:, k). x: the group's dense scratch (DENSE). */
@@ -195,11 +205,9 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
     int64_t dep_lo, dep_hi;
     load_steps(a, base, steps, &dep, &dep_lo, &dep_hi);
     /* Stage 0: this step (positions loaded); stage 1: the next (rows loaded). */
-    int64_t lo0 = __shfl_sync(0xffffffffu, dep_lo, 0), hi0 = __shfl_sync(0xffffffffu, dep_hi, 0);
-    int64_t lo1 = __shfl_sync(0xffffffffu, dep_lo, steps > 1 ? 1 : 0),
-            hi1 = __shfl_sync(0xffffffffu, dep_hi, steps > 1 ? 1 : 0);
-    if (steps < 2)
-      lo1 = hi1 = 0;
+    int64_t lo0, hi0, lo1, hi1;
+    step_bounds(dep_lo, dep_hi, 0, steps, &lo0, &hi0);
+    step_bounds(dep_lo, dep_hi, 1, steps, &lo1, &hi1);
     int32_t at0[B], rows1[B];
     double l0[B], l1[B];
 #pragma unroll
@@ -212,15 +220,8 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
     }
     for (int t = 0; t < steps; t++) {
       /* Ahead: step t + 1's positions (its rows are here), step t + 2's rows. */
-      int64_t lo2 = 0, hi2 = 0;
-      {
-        const int src = t + 2 < steps ? t + 2 : 0;
-        const int64_t l = __shfl_sync(0xffffffffu, dep_lo, src), h = __shfl_sync(0xffffffffu, dep_hi, src);
-        if (t + 2 < steps) {
-          lo2 = l;
-          hi2 = h;
-        }
-      }
+      int64_t lo2, hi2;
+      step_bounds(dep_lo, dep_hi, t + 2, steps, &lo2, &hi2);
       int32_t at1[B], rows2[B];
       double l2[B];
 #pragma unroll

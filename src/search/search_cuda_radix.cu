@@ -16,7 +16,7 @@
 
 /* Queries and results move as packs of consecutive entries: a 16-byte load
  * carries four 4-byte queries, so a warp's load instruction covers 512
- * bytes, not 128 (a pack of one when the arrays are not aligned for it). */
+ * bytes, not 128. */
 template <typename X, int N> struct alignas(N * sizeof(X) < 16 ? N * sizeof(X) : 16) radix_pack { X v[N]; };
 
 /* The table entry of a prepared query: the answer lies in [*lo, *hi). */
@@ -130,31 +130,26 @@ __global__ void __launch_bounds__(RADIX_THREADS)
   }
 }
 
-template <ts_key_type T, typename Index, int Pack>
-static cudaError_t launch_packed(const tsi_search_launch *l, size_t shared, bool keys_shared) {
-  const void *kernel = (const void *)search_radix_kernel<T, Index, Pack>;
-  int grid = tsi_search_resident_grid(kernel, RADIX_THREADS, shared, l->multiprocessors,
-                                      (l->count + RADIX_THREADS * RADIX_QUERIES_PER_THREAD - 1) /
-                                          (RADIX_THREADS * RADIX_QUERIES_PER_THREAD));
-  search_radix_kernel<T, Index, Pack><<<grid, RADIX_THREADS, shared, l->stream>>>(
-      (const uint32_t *)l->layout, l->radix, l->tree.n, keys_shared, (const typename tsi_key<T>::Raw *)l->queries,
-      l->count, (Index *)l->results, l->upper);
-  return cudaGetLastError();
-}
-
 template <ts_key_type T, typename Index> static cudaError_t launch_typed(const tsi_search_launch *l) {
   typedef typename tsi_key<T>::Bits Bits;
   typedef typename tsi_key<T>::Raw Raw;
+  constexpr int pack = 16 / sizeof(Raw);
+  /* The buffers are whole allocations of ts_buffer_create (256-byte aligned). */
+  if ((uintptr_t)l->queries % 16 != 0 || (uintptr_t)l->results % 16 != 0)
+    return cudaErrorMisalignedAddress;
   const tsi_search_radix &r = l->radix;
   size_t table_bytes = (size_t)r.table_slots * sizeof(uint32_t);
   size_t keys_bytes = (size_t)l->tree.n * sizeof(Bits);
   bool keys_shared = table_bytes + keys_bytes <= RADIX_SHARED_LIMIT;
   size_t shared = table_bytes + (keys_shared ? keys_bytes : 0);
-  constexpr int pack = 16 / sizeof(Raw);
-  constexpr size_t result_align = pack * sizeof(Index) < 16 ? pack * sizeof(Index) : 16;
-  if ((uintptr_t)l->queries % 16 == 0 && (uintptr_t)l->results % result_align == 0)
-    return launch_packed<T, Index, pack>(l, shared, keys_shared);
-  return launch_packed<T, Index, 1>(l, shared, keys_shared);
+  const void *kernel = (const void *)search_radix_kernel<T, Index, pack>;
+  int grid = tsi_search_resident_grid(kernel, RADIX_THREADS, shared, l->multiprocessors,
+                                      (l->count + RADIX_THREADS * RADIX_QUERIES_PER_THREAD - 1) /
+                                          (RADIX_THREADS * RADIX_QUERIES_PER_THREAD));
+  search_radix_kernel<T, Index, pack>
+      <<<grid, RADIX_THREADS, shared, l->stream>>>((const uint32_t *)l->layout, r, l->tree.n, keys_shared,
+                                                   (const Raw *)l->queries, l->count, (Index *)l->results, l->upper);
+  return cudaGetLastError();
 }
 
 cudaError_t tsi_search_launch_radix(const tsi_search_launch *launch) { TSI_SEARCH_DISPATCH(launch_typed, launch); }
