@@ -3,7 +3,8 @@
  *   symbolic: CPU (row merge, all threads) / GPU out of core with two chunk
  *   sizes (default budget) / GPU with one chunk size / GPU under a small
  *   budget (many chunks), its per-row queue sized from the budget (rows that
- *   outgrow it rerun) or the paper's full queue;
+ *   outgrow it rerun) or the paper's full queue; the last in unified memory
+ *   (section 4.3's baseline), paged on demand or prefetched;
  *   levelization: CPU / GPU cooperative kernel / GPU one block.
  * Each phase is timed as the caller sees it (host wall clock, uploads and
  * downloads included), median of several runs after one warm-up, on the
@@ -42,6 +43,7 @@ static void release_levels(ts_lu *lu) {
 typedef struct phase_run {
   int gpu, one_chunk_size, variant;
   int64_t budget, queue_words; /* queue_words: ts_lu.symbolic_queue_words */
+  int memory;                  /* ts_lu.symbolic_memory */
 } phase_run;
 
 typedef struct phase_result {
@@ -60,6 +62,7 @@ static phase_result time_phase(ts_lu *lu, const ts_csr *a, int levelize, phase_r
   lu->symbolic_one_chunk_size = run.one_chunk_size;
   lu->symbolic_queue_words = run.queue_words;
   lu->levelize_variant = run.variant;
+  lu->symbolic_memory = run.memory;
   for (int r = 0; r <= repeat && r < 16; r++) {
     ts_status st;
     lu->stats.peak_device_bytes = 0;
@@ -115,10 +118,13 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   memcpy(cpu_levels, lu->level_cols, (size_t)n * sizeof(int32_t));
   int64_t cpu_level_count = lu->levels;
 
-  const phase_run cpu = {0, 0, 0, 0, 0}, gpu_two = {1, 0, 0, 0, 0}, gpu_one = {1, 1, 0, 0, 0},
-                  gpu_small = {1, 0, 0, SMALL_BUDGET, 0}, gpu_small_one = {1, 1, 0, SMALL_BUDGET, 0},
-                  gpu_small_full = {1, 0, 0, SMALL_BUDGET, TSI_LU_FULL_QUEUE};
-  const phase_run coop = {1, 0, TSI_LU_LEVELIZE_COOPERATIVE, 0, 0}, single = {1, 0, TSI_LU_LEVELIZE_SINGLE_BLOCK, 0, 0};
+  const phase_run cpu = {0, 0, 0, 0, 0, 0}, gpu_two = {1, 0, 0, 0, 0, 0}, gpu_one = {1, 1, 0, 0, 0, 0},
+                  gpu_small = {1, 0, 0, SMALL_BUDGET, 0, 0}, gpu_small_one = {1, 1, 0, SMALL_BUDGET, 0, 0},
+                  gpu_small_full = {1, 0, 0, SMALL_BUDGET, TSI_LU_FULL_QUEUE, 0},
+                  gpu_small_managed = {1, 0, 0, SMALL_BUDGET, TSI_LU_FULL_QUEUE, TSI_LU_SYMBOLIC_MANAGED},
+                  gpu_small_prefetch = {1, 0, 0, SMALL_BUDGET, TSI_LU_FULL_QUEUE, TSI_LU_SYMBOLIC_MANAGED_PREFETCH};
+  const phase_run coop = {1, 0, TSI_LU_LEVELIZE_COOPERATIVE, 0, 0, 0},
+                  single = {1, 0, TSI_LU_LEVELIZE_SINGLE_BLOCK, 0, 0, 0};
   phase_result sym_cpu = time_phase(lu, a, 0, cpu, repeat);
   phase_result sym_two = time_phase(lu, a, 0, gpu_two, repeat);
   int sym_ok = sym_two.ok && lu->lu_nnz == nnz && same_arrays(lu->lu_row_idx, cpu_rows, (size_t)nnz * 4);
@@ -129,6 +135,10 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   phase_result sym_small_full = time_phase(lu, a, 0, gpu_small_full, repeat);
   sym_ok = sym_ok && sym_one.ok && sym_small_one.ok && sym_small_full.ok && lu->lu_nnz == nnz &&
            same_arrays(lu->lu_row_idx, cpu_rows, (size_t)nnz * 4);
+  phase_result sym_managed = time_phase(lu, a, 0, gpu_small_managed, repeat);
+  sym_ok = sym_ok && sym_managed.ok && lu->lu_nnz == nnz && same_arrays(lu->lu_row_idx, cpu_rows, (size_t)nnz * 4);
+  phase_result sym_prefetch = time_phase(lu, a, 0, gpu_small_prefetch, repeat);
+  sym_ok = sym_ok && sym_prefetch.ok && lu->lu_nnz == nnz && same_arrays(lu->lu_row_idx, cpu_rows, (size_t)nnz * 4);
   phase_result lev_cpu = time_phase(lu, a, 1, cpu, repeat);
   phase_result lev_coop = time_phase(lu, a, 1, coop, repeat);
   int lev_ok = lev_coop.ok && lu->levels == cpu_level_count && same_arrays(lu->level_cols, cpu_levels, (size_t)n * 4);
@@ -138,8 +148,10 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
 
   /* A line per matrix as it finishes, so that a cut-short run still tells. */
   fprintf(stderr,
-          "%s: symbolic CPU %.2f, GPU %.2f / %.2f / %.2f / %.2f / %.2f ms; levelize CPU %.3f, GPU %.3f / %.3f ms; %s\n",
-          name, sym_cpu.ms, sym_two.ms, sym_one.ms, sym_small.ms, sym_small_one.ms, sym_small_full.ms, lev_cpu.ms,
+          "%s: symbolic CPU %.2f, GPU %.2f / %.2f / %.2f / %.2f / %.2f, managed %.2f / %.2f ms; levelize CPU %.3f, "
+          "GPU %.3f / %.3f ms; %s\n",
+          name, sym_cpu.ms, sym_two.ms, sym_one.ms, sym_small.ms, sym_small_one.ms, sym_small_full.ms, sym_managed.ms,
+          sym_prefetch.ms, lev_cpu.ms,
           lev_coop.ms, lev_single.ms, sym_ok && lev_ok ? "same" : "DIFFERENT");
   tsb_table_cell(table, "%s", name);
   tsb_table_cell(table, "%lld", (long long)n);
@@ -151,6 +163,8 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   tsb_table_cell(table, "%.2f (%lld)", sym_small.ms, (long long)sym_small.chunks);
   tsb_table_cell(table, "%.2f (%lld)", sym_small_one.ms, (long long)sym_small_one.chunks);
   tsb_table_cell(table, "%.2f (%lld)", sym_small_full.ms, (long long)sym_small_full.chunks);
+  tsb_table_cell(table, "%.2f", sym_managed.ms);
+  tsb_table_cell(table, "%.2f", sym_prefetch.ms);
   tsb_table_cell(table, "%.0f / %.0f", (double)sym_two.peak_bytes / 1048576.0,
                  (double)sym_small.peak_bytes / 1048576.0);
   tsb_table_cell(table, "%.2f", sym_two.ms > 0 ? sym_cpu.ms / sym_two.ms : 0.0);
@@ -259,6 +273,8 @@ int main(int argc, char **argv) {
                            "GPU small budget 2 sizes ms (chunks)",
                            "GPU small budget 1 size ms (chunks)",
                            "GPU small budget full queue ms (chunks)",
+                           "same, unified memory on demand ms",
+                           "same, unified memory prefetched ms",
                            "peak device MiB default / small",
                            "symbolic CPU/GPU",
                            "levels",
@@ -267,7 +283,7 @@ int main(int argc, char **argv) {
                            "levelize GPU one block ms",
                            "levelize CPU/GPU coop",
                            "same as CPU"};
-  tsb_table *table = tsb_table_create(18, columns);
+  tsb_table *table = tsb_table_create(20, columns);
   bench_corpus(ctx, table, quick);
   bench_generated(ctx, table, quick);
   tsb_table_write_csv(table, &meta, csv);

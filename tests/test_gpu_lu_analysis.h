@@ -31,6 +31,7 @@ typedef struct analysis_setup {
   int one_chunk_size;
   int levelize_variant; /* enum tsi_lu_levelize_variant */
   int64_t queue_words;  /* ts_lu.symbolic_queue_words (0: from the budget) */
+  int symbolic_memory;  /* ts_lu.symbolic_memory (enum tsi_lu_symbolic_memory) */
 } analysis_setup;
 
 static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, analysis_setup setup,
@@ -47,6 +48,7 @@ static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering
   lu->symbolic_one_chunk_size = setup.one_chunk_size;
   lu->levelize_variant = setup.levelize_variant;
   lu->symbolic_queue_words = setup.queue_words;
+  lu->symbolic_memory = setup.symbolic_memory;
   *status = ts_lu_analyze(lu, a);
   return lu;
 }

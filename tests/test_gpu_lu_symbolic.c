@@ -8,10 +8,10 @@
  * CUDA backend sends the analysis to the GPU by itself. */
 #include "test_gpu_lu_analysis.h"
 
-static const analysis_setup cpu_setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_CPU, 0, 0, 0, 0};
+static const analysis_setup cpu_setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_CPU, 0, 0, 0, 0, 0};
 
 static analysis_setup gpu_symbolic(int64_t budget, int one_chunk_size) {
-  analysis_setup setup = {TSI_LU_PHASE_GPU, TSI_LU_PHASE_CPU, budget, one_chunk_size, 0, 0};
+  analysis_setup setup = {TSI_LU_PHASE_GPU, TSI_LU_PHASE_CPU, budget, one_chunk_size, 0, 0, 0};
   return setup;
 }
 
@@ -135,6 +135,17 @@ static void test_circuits(ts_context *ctx) {
     CHECK_OK(ctx, st);
     CHECK(same_symbolic(cpu, one_chunk_size, a));
     CHECK(one_chunk_size && chunked && one_chunk_size->stats.symbolic_chunks >= chunked->stats.symbolic_chunks);
+    /* The unified-memory variants (the ablation's baseline): the same
+     * chunks as the explicit run with the full queue, the same pattern. */
+    for (int memory = TSI_LU_SYMBOLIC_MANAGED; memory <= TSI_LU_SYMBOLIC_MANAGED_PREFETCH; memory++) {
+      analysis_setup unified = gpu_symbolic_queue(budget_for_rows(n, 48), TSI_LU_FULL_QUEUE);
+      unified.symbolic_memory = memory;
+      ts_lu *managed = analyze_on(ctx, a, ordering, unified, &st);
+      CHECK_OK(ctx, st);
+      CHECK_MSG(same_symbolic(cpu, managed, a), "n %lld: unified memory variant %d", (long long)n, memory);
+      CHECK(managed && chunked && managed->stats.symbolic_chunks == chunked->stats.symbolic_chunks);
+      ts_lu_destroy(managed);
+    }
     if (s == 0) {
       ts_lu *tiny = analyze_on(ctx, a, ordering, gpu_symbolic(1, 0), &st);
       CHECK_OK(ctx, st);
@@ -216,7 +227,7 @@ static ts_lu *analyze_asking(ts_context *ctx, const ts_csr *a, ts_backend symbol
  * CUDA context is refused. */
 static void test_dispatch(ts_context *ctx) {
   ts_csr *a = circuit(under_sanitizer() ? 300 : 3000, 5);
-  analysis_setup automatic = {TSI_LU_PHASE_AUTO, TSI_LU_PHASE_AUTO, 0, 0, 0, 0};
+  analysis_setup automatic = {TSI_LU_PHASE_AUTO, TSI_LU_PHASE_AUTO, 0, 0, 0, 0, 0};
   ts_status st;
   ts_lu *cpu = analyze_on(NULL, a, lu_test_fill_ordering(), automatic, &st);
   CHECK_OK(NULL, st);

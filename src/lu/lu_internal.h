@@ -75,6 +75,10 @@ struct ts_lu {
    * every row the paper's full queue, > 0 caps it at that many words (the
    * tests' way to send many rows down the rerun). Kept by a new analysis. */
   int64_t symbolic_queue_words;
+  /* The GPU symbolic phase's memory (enum tsi_lu_symbolic_memory): explicit
+   * copies (the default), or the ablation's unified-memory variant, with or
+   * without prefetching. Kept by a new analysis. */
+  int symbolic_memory;
 
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
@@ -123,6 +127,17 @@ ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_c
 enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
 /* ts_lu.symbolic_queue_words: every row gets the full queue (the paper). */
 #define TSI_LU_FULL_QUEUE ((int64_t)-1)
+/* ts_lu.symbolic_memory. The unified-memory variants (the paper's section
+ * 4.3 baseline) hold M, the counts, the scratch and the whole of L + U in
+ * managed memory, filled and read by the host directly, page by page on
+ * demand or prefetched; their chunks are the explicit variant's with the
+ * full queue. They refuse to allocate more than half the free device memory
+ * (no oversubscription: the budget emulates the memory pressure). */
+enum tsi_lu_symbolic_memory {
+  TSI_LU_SYMBOLIC_EXPLICIT = 0,
+  TSI_LU_SYMBOLIC_MANAGED = 1,
+  TSI_LU_SYMBOLIC_MANAGED_PREFETCH = 2
+};
 enum tsi_lu_levelize_variant {
   TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
   TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */

@@ -12,7 +12,9 @@
  * the budget leaves the GPU short of rows in flight, queues shorter than n
  * words, the few rows whose sweeps outgrow them rerun with full ones. The
  * columns, entry map and counts are then built on the host as on the CPU path
- * (tsi_lu_symbolic_with). */
+ * (tsi_lu_symbolic_with). For the paper's section 4.3 ablation, a
+ * unified-memory variant (ts_lu.symbolic_memory) runs the same chunks on
+ * managed arrays that the host fills and reads itself. */
 #include "lu_symbolic.h"
 
 #include <cub/device/device_scan.cuh>
@@ -240,6 +242,77 @@ static ts_status cuda_failure(ts_lu *lu, cudaError_t err, const char *what) {
                    "ts_lu_analyze: GPU symbolic factorization: %s: %s", what, cudaGetErrorString(err));
 }
 
+/* Where the arrays live (enum tsi_lu_symbolic_memory). */
+typedef struct memory_mode {
+  bool managed, prefetch;
+} memory_mode;
+
+static ts_status allocate(ts_lu *lu, memory_mode mode, void **ptr, size_t bytes) {
+  if (!mode.managed)
+    return tsi_cuda_malloc(lu->ctx, ptr, bytes);
+  cudaError_t err = cudaMallocManaged(ptr, bytes, cudaMemAttachGlobal);
+  if (err != cudaSuccess) {
+    *ptr = NULL;
+    return cuda_failure(lu, err, "cudaMallocManaged");
+  }
+  return TS_SUCCESS;
+}
+
+/* Start moving a managed range to the device or (to_host) the host. */
+static cudaError_t prefetch(ts_lu *lu, const void *ptr, size_t bytes, bool to_host) {
+  cudaMemLocation where = {};
+  where.type = to_host ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  where.id = to_host ? 0 : lu->ctx->device;
+  return cudaMemPrefetchAsync(ptr, bytes, where, 0, (cudaStream_t)lu->ctx->stream);
+}
+
+/* Host data into a device array: a copy, or (managed) the host's own writes,
+ * prefetched to the device when asked. */
+static ts_status fill_device(ts_lu *lu, memory_mode mode, void *dst, const void *src, size_t bytes) {
+  if (!mode.managed)
+    return tsi_cuda_memcpy_to_device(lu->ctx, dst, src, bytes);
+  memcpy(dst, src, bytes);
+  cudaError_t err = mode.prefetch ? prefetch(lu, dst, bytes, false) : cudaSuccess;
+  return err == cudaSuccess ? TS_SUCCESS : cuda_failure(lu, err, "prefetch to the device");
+}
+
+/* Start moving a managed range to the host (prefetch variant only). */
+static ts_status prefetch_to_host(ts_lu *lu, memory_mode mode, const void *src, size_t bytes) {
+  if (!mode.managed || !mode.prefetch || bytes == 0)
+    return TS_SUCCESS;
+  cudaError_t err = prefetch(lu, src, bytes, true);
+  return err == cudaSuccess ? TS_SUCCESS : cuda_failure(lu, err, "prefetch to the host");
+}
+
+/* A device array into host memory: a copy, or (managed) the host's own
+ * reads once the stream is done. */
+static ts_status read_device(ts_lu *lu, memory_mode mode, void *dst, const void *src, size_t bytes) {
+  if (!mode.managed)
+    return tsi_cuda_memcpy_to_host(lu->ctx, dst, src, bytes);
+  ts_status st = prefetch_to_host(lu, mode, src, bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_sync(lu->ctx);
+  if (st == TS_SUCCESS)
+    memcpy(dst, src, bytes);
+  return st;
+}
+
+/* The managed variants stay within half the free device memory. */
+static ts_status check_managed_room(ts_lu *lu, memory_mode mode, int64_t bytes) {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (!mode.managed)
+    return TS_SUCCESS;
+  cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (err != cudaSuccess)
+    return cuda_failure(lu, err, "cudaMemGetInfo");
+  if (bytes > (int64_t)(free_bytes / 2))
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                     "ts_lu_analyze: the unified-memory symbolic variant needs %lld bytes, more than half the free "
+                     "device memory (it never oversubscribes)",
+                     (long long)bytes);
+  return TS_SUCCESS;
+}
+
 /* A pass over rows [begin, end) (of the matrix, or of a device row list)
  * with its slot layout and rows per chunk. */
 typedef struct row_pass {
@@ -289,8 +362,9 @@ static ts_status count_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, c
  * most, fewer where the chunk's entries would pass out_capacity; each
  * chunk's entries are copied into the host rows at once. Rows that outgrow
  * the queue stop early here too and are written again by write_listed. */
-static ts_status write_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, const int64_t *row_ptr,
-                            int64_t out_capacity, int32_t *row_idx, cudaStream_t stream) {
+static ts_status write_pass(ts_lu *lu, memory_mode mode, symbolic_chunk c, const row_pass *pass,
+                            const int64_t *row_ptr, int64_t out_capacity, int32_t *row_idx, cudaStream_t stream) {
+  int32_t *whole_out = c.out; /* managed: all of L + U */
   set_pass(&c, pass);
   ts_status st = clear_scratch(lu, &c, pass);
   int64_t first = pass->begin;
@@ -301,10 +375,17 @@ static ts_status write_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, c
     c.first = (int32_t)first;
     c.last = (int32_t)last;
     c.out_base = row_ptr[first];
-    st = launch_chunk(lu, c, true, stream);
-    if (st == TS_SUCCESS)
-      st = tsi_cuda_memcpy_to_host(lu->ctx, row_idx + row_ptr[first], c.out,
-                                   (size_t)(row_ptr[last] - row_ptr[first]) * sizeof(int32_t));
+    const size_t bytes = (size_t)(row_ptr[last] - row_ptr[first]) * sizeof(int32_t);
+    if (mode.managed) {
+      c.out = whole_out + row_ptr[first];
+      st = launch_chunk(lu, c, true, stream);
+      if (st == TS_SUCCESS)
+        st = prefetch_to_host(lu, mode, c.out, bytes);
+    } else {
+      st = launch_chunk(lu, c, true, stream);
+      if (st == TS_SUCCESS)
+        st = tsi_cuda_memcpy_to_host(lu->ctx, row_idx + row_ptr[first], c.out, bytes);
+    }
     first = last;
   }
   return st;
@@ -417,16 +498,19 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
   int32_t *row_idx = NULL, *list = NULL;
   int64_t held = 0, peak = 0;
   cudaError_t err;
+  const memory_mode mode = {lu->symbolic_memory != TSI_LU_SYMBOLIC_EXPLICIT,
+                            lu->symbolic_memory == TSI_LU_SYMBOLIC_MANAGED_PREFETCH};
 
   /* M's pattern and the row counts (then offsets) on the device. */
   size_t ptr_bytes = (size_t)(n + 1) * sizeof(int64_t), idx_bytes = (size_t)nnz * sizeof(int32_t);
-  if ((st = tsi_cuda_malloc(ctx, (void **)&d.m_ptr, ptr_bytes)) != TS_SUCCESS ||
-      (st = tsi_cuda_malloc(ctx, (void **)&d.m_idx, idx_bytes > 0 ? idx_bytes : 4)) != TS_SUCCESS ||
-      (st = tsi_cuda_malloc(ctx, (void **)&d.row_ptr, ptr_bytes)) != TS_SUCCESS)
+  if ((st = check_managed_room(lu, mode, (int64_t)(2 * ptr_bytes + idx_bytes))) != TS_SUCCESS ||
+      (st = allocate(lu, mode, (void **)&d.m_ptr, ptr_bytes)) != TS_SUCCESS ||
+      (st = allocate(lu, mode, (void **)&d.m_idx, idx_bytes > 0 ? idx_bytes : 4)) != TS_SUCCESS ||
+      (st = allocate(lu, mode, (void **)&d.row_ptr, ptr_bytes)) != TS_SUCCESS)
     goto cleanup;
   held += (int64_t)(2 * ptr_bytes + idx_bytes);
-  if ((st = tsi_cuda_memcpy_to_device(ctx, d.m_ptr, rows->m_ptr, ptr_bytes)) != TS_SUCCESS ||
-      (nnz > 0 && (st = tsi_cuda_memcpy_to_device(ctx, d.m_idx, rows->m_idx, idx_bytes)) != TS_SUCCESS) ||
+  if ((st = fill_device(lu, mode, d.m_ptr, rows->m_ptr, ptr_bytes)) != TS_SUCCESS ||
+      (nnz > 0 && (st = fill_device(lu, mode, d.m_idx, rows->m_idx, idx_bytes)) != TS_SUCCESS) ||
       (st = tsi_cuda_memset(ctx, d.row_ptr, 0, ptr_bytes)) != TS_SUCCESS)
     goto cleanup;
 
@@ -461,8 +545,9 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       if (pass->end <= pass->begin)
         continue;
       int64_t bound = pass->queue_words, rows_in_part = pass->end - pass->begin;
-      pass->queue_words =
-          queue_words_for(lu, budget, fixed_words, bound, rows_in_part < in_flight ? rows_in_part : in_flight);
+      pass->queue_words = mode.managed ? bound
+                                       : queue_words_for(lu, budget, fixed_words, bound,
+                                                         rows_in_part < in_flight ? rows_in_part : in_flight);
       pass->slot_words = round_up4(fixed_words + pass->queue_words);
       shortened = shortened || pass->queue_words < bound;
       st = size_chunks(lu, pass, budget, rows_in_part, in_flight, &scratch_words);
@@ -472,7 +557,9 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
     if (st != TS_SUCCESS)
       goto cleanup;
     if (scratch_words > 0) {
-      if ((st = tsi_cuda_malloc(ctx, (void **)&d.scratch, (size_t)scratch_words * 4)) != TS_SUCCESS) {
+      if ((st = check_managed_room(lu, mode, held + scratch_words * 4)) != TS_SUCCESS)
+        goto cleanup;
+      if ((st = allocate(lu, mode, (void **)&d.scratch, (size_t)scratch_words * 4)) != TS_SUCCESS) {
         tsi_error(ctx, st,
                   "ts_lu_analyze: cannot allocate the GPU symbolic workspace (%lld bytes; lower "
                   "symbolic_memory_budget)",
@@ -555,7 +642,7 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the row offsets of L + U");
       goto cleanup;
     }
-    if ((st = tsi_cuda_memcpy_to_host(ctx, row_ptr, d.row_ptr, ptr_bytes)) != TS_SUCCESS)
+    if ((st = read_device(lu, mode, row_ptr, d.row_ptr, ptr_bytes)) != TS_SUCCESS)
       goto cleanup;
     int64_t total = row_ptr[n];
     row_idx = (int32_t *)tsi_malloc_array(total > 0 ? total : 1, sizeof(int32_t));
@@ -574,10 +661,11 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
     int64_t out_capacity = budget / 2 / (int64_t)sizeof(int32_t);
     if (out_capacity < longest)
       out_capacity = longest;
-    if (out_capacity > total)
+    if (out_capacity > total || mode.managed)
       out_capacity = total;
     if (total > 0) {
-      if ((st = tsi_cuda_malloc(ctx, (void **)&d.out, (size_t)out_capacity * sizeof(int32_t))) != TS_SUCCESS)
+      if ((st = check_managed_room(lu, mode, held + out_capacity * (int64_t)sizeof(int32_t))) != TS_SUCCESS ||
+          (st = allocate(lu, mode, (void **)&d.out, (size_t)out_capacity * sizeof(int32_t))) != TS_SUCCESS)
         goto cleanup;
       held += out_capacity * (int64_t)sizeof(int32_t);
       if (listed > 0) {
@@ -592,9 +680,11 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
       c.out = d.out;
       for (int p = 0; p < 2 && st == TS_SUCCESS; p++)
         if (parts[p].end > parts[p].begin)
-          st = write_pass(lu, c, &parts[p], row_ptr, out_capacity, row_idx, stream);
+          st = write_pass(lu, mode, c, &parts[p], row_ptr, out_capacity, row_idx, stream);
       if (st == TS_SUCCESS && listed > 0)
         st = write_listed(lu, c, &rerun, list, row_ptr, out_capacity, row_idx, list_out, d.list_out, stream);
+      if (st == TS_SUCCESS && mode.managed)
+        st = read_device(lu, mode, row_idx, d.out, (size_t)total * sizeof(int32_t));
       if (st != TS_SUCCESS)
         goto cleanup;
     }
