@@ -2,3 +2,7 @@
 if(TARGET bench_gemm_cuda_cores)
   target_link_libraries(bench_gemm_cuda_cores PRIVATE CUDA::cublas)
 endif()
+# The model's validation predicts cuBLAS SGEMM too (bench/model_validate.cu).
+if(TARGET bench_model_validate)
+  target_link_libraries(bench_model_validate PRIVATE CUDA::cublas)
+endif()

@@ -13,6 +13,10 @@
  *     barrier a level, a second launch over the block sums);
  *   - tessera GEMM through the public API, every tile configuration
  *     (ts_gemm_config_describe gives its k-step round) at n = 1024-4096;
+ *   - cuBLAS SGEMM (pedantic math) with --cublas-counts FILE: its kernel at
+ *     each size described from Nsight Compute's counts of that kernel
+ *     (scripts/ncu-gemm-counts.py: launch shape, warp instructions by kind,
+ *     shared wavefronts, L2 and DRAM bytes), as the source is not at hand;
  *   - tessera SpMV through the public API (thread-, warp-, block-mapped,
  *     merge-path, work-oriented) on generated matrices, each predicted by
  *     ts_model_spmv_rank() from the matrix statistics.
@@ -33,6 +37,8 @@
 #include "tessera/gemm.h"
 #include "tessera/model.h"
 #include "tsb_cuda.h"
+
+#include <cublas_v2.h>
 
 #include <algorithm>
 #include <math.h>
@@ -627,6 +633,149 @@ static int run_gemms(const ts_model_params *p, ts_context *ctx, bool quick) {
   return 0;
 }
 
+/* ---- cuBLAS SGEMM ------------------------------------------------------------------ */
+
+/* One row of --cublas-counts (scripts/ncu-gemm-counts.py): the kernel
+ * cuBLAS ran for an n^3 SGEMM and its counts (warp instructions unless
+ * named otherwise). */
+struct cublas_counts {
+  int64_t n;
+  double grid, threads, registers, shared_bytes, warp_instructions, ffma_thread, lds, sts, ldgsts, ldg, stg, bar,
+      shared_wavefronts, l2_bytes, dram_bytes;
+};
+static std::vector<cublas_counts> cublas_rows;
+
+static int read_cublas_counts(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    return 1;
+  }
+  char line[2048];
+  while (fgets(line, sizeof line, f)) {
+    cublas_counts c = {};
+    long long n = 0;
+    char *open_quote = strchr(line, '"'), *close_quote = open_quote ? strchr(open_quote + 1, '"') : NULL;
+    if (sscanf(line, "%lld,", &n) != 1 || !close_quote)
+      continue; /* the header */
+    c.n = n;
+    if (sscanf(close_quote + 1, ",%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &c.grid, &c.threads,
+               &c.registers, &c.shared_bytes, &c.warp_instructions, &c.ffma_thread, &c.lds, &c.sts, &c.ldgsts, &c.ldg,
+               &c.stg, &c.bar, &c.shared_wavefronts, &c.l2_bytes, &c.dram_bytes) != 15) {
+      fprintf(stderr, "%s: a row without its 17 fields: %s", path, line);
+      fclose(f);
+      return 1;
+    }
+    cublas_rows.push_back(c);
+  }
+  fclose(f);
+  return 0;
+}
+
+struct cublas_job {
+  cublasHandle_t handle;
+  int n;
+  const float *a, *b;
+  float *c;
+};
+
+static int run_cublas_job(void *user, void *stream) {
+  (void)stream; /* the handle's stream */
+  cublas_job *j = (cublas_job *)user;
+  const float one = 1.0f, zero = 0.0f;
+  return cublasSgemm(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, j->n, j->n, j->n, &one, j->a, j->n, j->b, j->n, &zero, j->c,
+                     j->n) == CUBLAS_STATUS_SUCCESS
+             ? 0
+             : 1;
+}
+
+/* The counted kernel as one round: every warp instruction of the count is
+ * in the description once (FFMAs as FP32 operations, LDS/STS as shared
+ * requests whose conflict degree is the wavefronts per request, LDGSTS/LDG/
+ * STG as global accesses of l2_bytes / accesses bytes each, BAR as
+ * barriers, the rest as integer and other instructions); a k-step is a
+ * barrier interval, its global accesses in flight together. */
+static void describe_cublas(const cublas_counts &c, ts_model_round *r, ts_model_kernel *k) {
+  const double warps = c.grid * ceil(c.threads / 32.0);
+  const double global = c.ldgsts + c.ldg + c.stg, shared = c.lds + c.sts;
+  const double steps = c.bar / warps > 1 ? c.bar / warps : 1;
+  *r = ts_model_round{};
+  r->coalesced_bytes = c.dram_bytes;
+  r->l2_bytes = c.l2_bytes > c.dram_bytes ? c.l2_bytes - c.dram_bytes : 0;
+  r->bytes_per_access = global > 0 ? c.l2_bytes / (global * 32.0) : 4.0;
+  r->independent_accesses = (c.ldgsts + c.ldg) / warps / steps;
+  r->dependent_accesses = steps;
+  r->shared_requests = shared / warps;
+  int degree = shared > 0 ? (int)lround(c.shared_wavefronts / shared) : 1;
+  r->conflict_degree = degree < 1 ? 1 : degree > 32 ? 32 : degree;
+  r->fp32_ops = c.ffma_thread;
+  double other = c.warp_instructions - c.ffma_thread / 32.0 - shared - global - c.bar;
+  r->int_ops = other > 0 ? other * 32.0 : 0;
+  r->barriers = c.bar / warps;
+  *k = ts_model_kernel{};
+  k->blocks = (int64_t)c.grid;
+  k->threads_per_block = (int)c.threads;
+  k->registers_per_thread = (int)c.registers;
+  k->shared_bytes_per_block = (int64_t)c.shared_bytes;
+  k->round_count = 1;
+  k->rounds = r;
+}
+
+static int run_cublas(const ts_model_params *p, ts_context *ctx) {
+  cublasHandle_t handle = NULL;
+  if (!predict_only) {
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(handle, (cudaStream_t)ts_context_stream(ctx)) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH) != CUBLAS_STATUS_SUCCESS) {
+      fprintf(stderr, "cuBLAS: cannot set up a handle\n");
+      if (handle)
+        cublasDestroy(handle);
+      return 1;
+    }
+  }
+  int rc = 0;
+  for (const cublas_counts &c : cublas_rows) {
+    double measured_us = 0;
+    if (!predict_only) {
+      size_t bytes = (size_t)(c.n * c.n) * sizeof(float);
+      float *a = NULL, *b = NULL, *out = NULL;
+      cublas_job j = {handle, (int)c.n, NULL, NULL, NULL};
+      tsb_stats st = {};
+      if (cudaMalloc((void **)&a, bytes) != cudaSuccess || cudaMalloc((void **)&b, bytes) != cudaSuccess ||
+          cudaMalloc((void **)&out, bytes) != cudaSuccess || cudaMemset(a, 0x3c, bytes) != cudaSuccess ||
+          cudaMemset(b, 0x3c, bytes) != cudaSuccess) {
+        fprintf(stderr, "cuBLAS SGEMM n=%lld: cannot allocate its matrices\n", (long long)c.n);
+        rc = 1;
+      } else {
+        j.a = a;
+        j.b = b;
+        j.c = out;
+        rc = tsb_time_events(ts_context_stream(ctx), WARMUP, REPEAT, run_cublas_job, &j, &st);
+        measured_us = st.median * 1e3;
+      }
+      cudaFree(a);
+      cudaFree(b);
+      cudaFree(out);
+      if (rc)
+        break;
+    }
+    ts_model_round r;
+    ts_model_kernel k;
+    describe_cublas(c, &r, &k);
+    double t;
+    int bound;
+    if ((rc = predict(p, &k, &t, &bound)) != 0)
+      break;
+    char name[96];
+    snprintf(name, sizeof name, "cuBLAS SGEMM n=%lld", (long long)c.n);
+    if ((rc = record("cublas", name, t, measured_us, bound)) != 0)
+      break;
+  }
+  if (handle)
+    cublasDestroy(handle);
+  return rc;
+}
+
 /* ---- SpMV ------------------------------------------------------------------------ */
 
 struct ranking {
@@ -863,7 +1012,7 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
                "|---|---|---|---|\n");
   else
     fprintf(f, "## Median absolute error\n\n| family | cases | median abs error |\n|---|---|---|\n");
-  const char *families[] = {"triad", "gather", "transpose", "reduction", "gemm", "spmv"};
+  const char *families[] = {"triad", "gather", "transpose", "reduction", "gemm", "cublas", "spmv"};
   for (const char *fam : families) {
     int n = 0;
     for (const result &r : results)
@@ -912,10 +1061,10 @@ static int write_outputs(const tsb_metadata *meta, const ts_model_params *p, con
 static int finish(const tsb_metadata *meta, const ts_model_params *p, const char *csv, const char *md) {
   int rc = write_outputs(meta, p, csv, md);
   printf("median absolute error: %.1f %% over %zu cases (triad %.1f, gather %.1f, transpose %.1f, reduction %.1f, "
-         "gemm %.1f, spmv %.1f)\n",
+         "gemm %.1f, cublas %.1f, spmv %.1f)\n",
          median_abs_error(NULL), results.size(), median_abs_error("triad"), median_abs_error("gather"),
          median_abs_error("transpose"), median_abs_error("reduction"), median_abs_error("gemm"),
-         median_abs_error("spmv"));
+         median_abs_error("cublas"), median_abs_error("spmv"));
   return rc;
 }
 
@@ -955,6 +1104,8 @@ static int predict_offline(const char *params_in, const char *measured, const ch
     if (!rc)
       rc = run_gemms(&p, ctx, quick);
     if (!rc)
+      rc = run_cublas(&p, ctx);
+    if (!rc)
       rc = run_spmv(&p, ctx, quick, NULL);
   }
   if (!rc)
@@ -984,13 +1135,17 @@ int main(int argc, char **argv) {
       measured = argv[++i];
     else if (strcmp(argv[i], "--matrices") == 0 && i + 1 < argc)
       matrices = argv[++i];
-    else if (argv[i][0] != '-')
+    else if (strcmp(argv[i], "--cublas-counts") == 0 && i + 1 < argc) {
+      if (read_cublas_counts(argv[++i]))
+        return 1;
+    } else if (argv[i][0] != '-')
       csv = argv[i];
     else {
       fprintf(stderr,
               "usage: model_validate [--quick] [--params FILE | --params-out FILE] [--matrices DIR] "
-              "[--md FILE] [CSV]\n"
-              "       model_validate --predict-only --params FILE --measured CSV [--breakdown] [--md FILE] [CSV]\n");
+              "[--cublas-counts FILE] [--md FILE] [CSV]\n"
+              "       model_validate --predict-only --params FILE --measured CSV [--cublas-counts FILE] [--breakdown] "
+              "[--md FILE] [CSV]\n");
       return 2;
     }
   }
@@ -1052,6 +1207,8 @@ int main(int argc, char **argv) {
   cudaFree(c);
   if (!rc)
     rc = run_gemms(&p, ctx, quick);
+  if (!rc)
+    rc = run_cublas(&p, ctx);
   if (!rc)
     rc = run_spmv(&p, ctx, quick, matrices);
   if (!rc)

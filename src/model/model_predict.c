@@ -116,6 +116,11 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
   double barrier_cost = barrier_at(p, k->threads_per_block);
   /* Blocks that actually share an SM: a grid smaller than b P leaves fewer. */
   double co_resident = fmin((double)per_sm, ceil((double)k->blocks / P));
+  /* The SM's own pipes (issue slots, FP units, shared memory) serve only its
+   * blocks: the busiest SM runs ceil(B / P) of them, so a grid that does not
+   * divide evenly over the SMs (or is smaller than P) takes longer than the
+   * whole kernel's work at the device's rate, by this factor. */
+  double busiest = ceil((double)k->blocks / P) * P / (double)k->blocks;
 
   double t_mem = 0, t_sh = 0, t_ops = 0, t_bar = 0;
   double bound_time[3] = {0, 0, 0};
@@ -154,8 +159,8 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     /* Shared memory: request throughput with the conflict cost; the
      * latency of q dependent requests per wave is a wait (below). */
     int d = r->conflict_degree > 0 ? r->conflict_degree : 1;
-    double sh_throughput = total_warps * r->shared_requests * p->conflict_cost[d - 1] * SHARED_REQUEST_BYTES /
-                           (p->shared_bandwidth_gbps * 1e9);
+    double sh_throughput = busiest * total_warps * r->shared_requests * p->conflict_cost[d - 1] *
+                           SHARED_REQUEST_BYTES / (p->shared_bandwidth_gbps * 1e9);
 
     /* Operations: each pipe's own throughput, and the issue bound. An SM
      * issues at most one warp instruction per scheduler and cycle, 4 per
@@ -174,7 +179,7 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     double ops = fmax(fmax(r->fp32_ops / p->fp32_ops_per_s, r->fp64_ops / p->fp64_ops_per_s),
                       fmax(r->int_ops / p->int_ops_per_s,
                            r->atomics / p->atomic_distinct_per_s + r->atomics_same / p->atomic_same_per_s));
-    ops = fmax(ops, issue);
+    ops = busiest * fmax(ops, issue);
 
     double bar = waves * r->barriers * barrier_cost;
     double sh_latency = waves * r->shared_requests * p->shared_latency_ns * 1e-9;
