@@ -151,8 +151,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
           "%s: symbolic CPU %.2f, GPU %.2f / %.2f / %.2f / %.2f / %.2f, managed %.2f / %.2f ms; levelize CPU %.3f, "
           "GPU %.3f / %.3f ms; %s\n",
           name, sym_cpu.ms, sym_two.ms, sym_one.ms, sym_small.ms, sym_small_one.ms, sym_small_full.ms, sym_managed.ms,
-          sym_prefetch.ms, lev_cpu.ms,
-          lev_coop.ms, lev_single.ms, sym_ok && lev_ok ? "same" : "DIFFERENT");
+          sym_prefetch.ms, lev_cpu.ms, lev_coop.ms, lev_single.ms, sym_ok && lev_ok ? "same" : "DIFFERENT");
   tsb_table_cell(table, "%s", name);
   tsb_table_cell(table, "%lld", (long long)n);
   tsb_table_cell(table, "%lld", (long long)a->nnz);

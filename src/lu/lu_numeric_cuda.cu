@@ -32,6 +32,8 @@
 /* A level of at most this many columns at the end of the schedule joins the
  * right-looking tail. */
 #define TSI_LU_TAIL_WIDTH 4
+/* Threads of a block of the sparse tail's gather (a block per tail column). */
+#define TAIL_GATHER_THREADS 512
 /* The tail goes dense (lu_numeric_dense_tail_cuda.cu) from this many
  * columns, when its m^2 doubles fit in this many bytes and a quarter of the
  * free device memory. */
@@ -299,26 +301,109 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
 
 /* ---- right-looking tail -------------------------------------------------------------- */
 
-/* The tail's columns k >= tail_start gather, in increasing order, the
- * updates of the finished columns j < tail_start (a block per column). */
+/* Entry p (row i) of tail column k, whose entries above tail_start lie in
+ * [begin, first_tail): subtract L(i, j) U(j, k) for the columns j <
+ * tail_start of row i of L, in increasing order, where U(j, k) is an entry
+ * of column k (found by binary search below min(p, first_tail)) and not
+ * zero: the operations, and the order, of the host's left-looking update
+ * (lu_tail_gather_order.c). */
 template <typename T>
-__global__ void __launch_bounds__(256) tail_gather(factor_args a, const T *values, int64_t tail_start) {
-  const int32_t *row_idx = a.row_idx;
-  for (int64_t k = tail_start + blockIdx.x; k < a.n; k += gridDim.x) {
-    const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
-    for (int64_t p = begin; p < diag && row_idx[p] < tail_start; p++) {
-      const int32_t j = row_idx[p];
-      const double u = a.acc[p];
-      if (u == 0.0)
-        continue;
-      const int64_t l_end = a.col_ptr[j + 1];
-      for (int64_t q = a.diag_pos[j] + 1 + threadIdx.x; q < l_end; q += blockDim.x) {
-        int64_t pos = find_row(row_idx, p + 1, end, row_idx[q]);
-        if (pos >= 0)
-          a.acc[pos] = minus_product(a.acc[pos], (double)values[q], u);
+__device__ __forceinline__ void gather_entry(const factor_args &a, const T *values, int64_t p, int64_t begin,
+                                             int64_t first_tail, int64_t tail_start) {
+  const int32_t i = a.row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail;
+  double x = a.acc[p];
+  for (int64_t e = a.lrow_ptr[i]; e < a.lrow_ptr[i + 1]; e++) {
+    const int32_t j = a.lrow_col[e];
+    if (j >= tail_start)
+      break; /* columns j of the tail come later, from tail_step */
+    const int64_t pj = find_row(a.row_idx, begin, search_end, j);
+    if (pj < 0)
+      continue;
+    const double u = a.acc[pj];
+    if (u != 0.0)
+      x = minus_product(x, (double)values[a.lrow_pos[e]], u);
+  }
+  a.acc[p] = x;
+}
+
+/* gather_entry for a long row of L, a warp at a time: each lane forms one
+ * term's rounded product (its search and loads in parallel with the
+ * others'), then every lane subtracts the products in increasing j, taking
+ * each from its lane: the operations and order of gather_entry, so the same
+ * bits, with the row's loads spread over the warp. */
+template <typename T>
+__device__ void gather_entry_warp(const factor_args &a, const T *values, int64_t p, int64_t begin, int64_t first_tail,
+                                  int64_t tail_start, int lane) {
+  const int32_t i = a.row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail, row_end = a.lrow_ptr[i + 1];
+  double x = a.acc[p];
+  for (int64_t base = a.lrow_ptr[i]; base < row_end; base += 32) {
+    const int64_t e = base + lane;
+    double product = 0.0;
+    bool term = false, past = false;
+    if (e < row_end) {
+      const int32_t j = a.lrow_col[e];
+      past = j >= tail_start; /* and every later lane's j */
+      const int64_t pj = past ? -1 : find_row(a.row_idx, begin, search_end, j);
+      if (pj >= 0) {
+        const double u = a.acc[pj];
+        term = u != 0.0;
+        product = __dmul_rn((double)values[a.lrow_pos[e]], u);
       }
-      __syncthreads();
     }
+    for (unsigned m = __ballot_sync(0xffffffffu, term); m; m &= m - 1)
+      x = __dsub_rn(x, __shfl_sync(0xffffffffu, product, __ffs(m) - 1));
+    if (__any_sync(0xffffffffu, past))
+      break;
+  }
+  if (lane == 0)
+    a.acc[p] = x;
+}
+
+/* Rows of L longer than this go to a warp (gather_entry_warp). */
+#define TAIL_LONG_ROW 32
+
+/* Entries order[first .. last) (or, with order NULL, positions first ..
+ * last) of tail column k: short rows a thread each, long rows a warp each. */
+template <typename T>
+__device__ void gather_entries(const factor_args &a, const T *values, const int64_t *order, int64_t first, int64_t last,
+                               int64_t begin, int64_t first_tail, int64_t tail_start) {
+  for (int64_t e = first + threadIdx.x; e < last; e += blockDim.x) {
+    const int64_t p = order ? order[e] : e;
+    const int32_t i = a.row_idx[p];
+    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] <= TAIL_LONG_ROW)
+      gather_entry<T>(a, values, p, begin, first_tail, tail_start);
+  }
+  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int64_t e = first + (threadIdx.x >> 5); e < last; e += warps) {
+    const int64_t p = order ? order[e] : e;
+    const int32_t i = a.row_idx[p];
+    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] > TAIL_LONG_ROW)
+      gather_entry_warp<T>(a, values, p, begin, first_tail, tail_start, lane);
+  }
+}
+
+/* The tail's columns gather the updates of the finished columns j <
+ * tail_start (a block per column): the entries above tail_start level by
+ * level (a level's entries do not update one another), a barrier between
+ * levels, then the entries from tail_start down. */
+template <typename T>
+__global__ void __launch_bounds__(TAIL_GATHER_THREADS)
+    tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
+                const int64_t *run_ptr, const int64_t *run_end) {
+  for (int64_t c = blockIdx.x; c < a.n - tail_start; c += gridDim.x) {
+    const int64_t k = tail_start + c, begin = a.col_ptr[k], end = a.col_ptr[k + 1];
+    const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
+    int64_t run_begin = order_ptr[c];
+    for (int64_t r = run_ptr[c]; r < run_ptr[c + 1]; r++) {
+      const int64_t stop = run_end[r];
+      gather_entries<T>(a, values, order, run_begin, stop, begin, first_tail, tail_start);
+      __syncthreads(); /* the level's entries final before the next level reads them */
+      run_begin = stop;
+    }
+    gather_entries<T>(a, values, NULL, first_tail, end, begin, first_tail, tail_start);
+    __syncthreads(); /* column k done before the block moves on (its runs' barriers assume the whole block) */
   }
 }
 
@@ -435,6 +520,10 @@ extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
   device_free(dev, dev->scratch, dev->scratch_slots * n, sizeof(double));
   if (dev->tail_dense)
     device_free(dev, dev->tail_dense, (n - dev->tail_start) * (n - dev->tail_start), sizeof(double));
+  device_free(dev, dev->tail_order_ptr, n - dev->tail_start + 1, sizeof(int64_t));
+  device_free(dev, dev->tail_run_ptr, n - dev->tail_start + 1, sizeof(int64_t));
+  device_free(dev, dev->tail_order, dev->tail_order_entries, sizeof(int64_t));
+  device_free(dev, dev->tail_run_end, dev->tail_runs, sizeof(int64_t));
   device_free(dev, dev->kind, n, 1);
   device_free(dev, dev->rule, 3, sizeof(double));
   device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
@@ -461,6 +550,29 @@ static ts_status upload(ts_context *ctx, tsi_lu_device *dev, void **dst, const v
   ts_status st = tsi_lu_device_alloc(ctx, dev, dst, count, size, what);
   if (st == TS_SUCCESS && count > 0)
     st = tsi_cuda_memcpy_to_device(ctx, *dst, src, (size_t)count * size);
+  return st;
+}
+
+/* The sparse tail's gather order (lu_tail_gather_order.c) on the device. */
+static ts_status upload_tail_order(ts_lu *lu, tsi_lu_device *dev) {
+  tsi_lu_tail_order order;
+  ts_status st = tsi_lu_tail_gather_order(lu, dev->tail_start, dev->level_of_host, &order);
+  if (st != TS_SUCCESS)
+    return st;
+  dev->tail_order_entries = order.order_ptr[order.columns];
+  dev->tail_runs = order.runs;
+  st = upload(lu->ctx, dev, (void **)&dev->tail_order_ptr, order.order_ptr, order.columns + 1, sizeof(int64_t),
+              "the tail's gather order");
+  if (st == TS_SUCCESS)
+    st = upload(lu->ctx, dev, (void **)&dev->tail_order, order.order, dev->tail_order_entries, sizeof(int64_t),
+                "the tail's gather order");
+  if (st == TS_SUCCESS)
+    st = upload(lu->ctx, dev, (void **)&dev->tail_run_ptr, order.run_ptr, order.columns + 1, sizeof(int64_t),
+                "the tail's gather levels");
+  if (st == TS_SUCCESS)
+    st = upload(lu->ctx, dev, (void **)&dev->tail_run_end, order.run_end, dev->tail_runs, sizeof(int64_t),
+                "the tail's gather levels");
+  tsi_lu_tail_order_free(&order);
   return st;
 }
 
@@ -659,6 +771,8 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
     st = reserve_scratch(lu, dev);
   if (st == TS_SUCCESS)
     st = reserve_dense_tail(lu, dev);
+  if (st == TS_SUCCESS && dev->tail_start < n && !dev->tail_dense)
+    st = upload_tail_order(lu, dev);
   /* The uploads waited for their copies: the host arrays can go. */
   free(a_row);
   free(urow_col);
@@ -746,6 +860,9 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
   args.urow_ptr = dev->urow_ptr;
   args.urow_col = dev->urow_col;
   args.urow_pos = dev->urow_pos;
+  args.lrow_ptr = dev->lrow_ptr;
+  args.lrow_col = dev->lrow_col;
+  args.lrow_pos = dev->lrow_pos;
   args.acc = dev->acc;
   args.scratch = dev->scratch;
   args.kind = dev->kind;
@@ -765,8 +882,8 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
   if (dev->tail_dense)
     return tsi_lu_dense_tail(lu->ctx, dev, args, values, stream);
   int64_t gather_blocks = n - tail_start;
-  tail_gather<T>
-      <<<(unsigned)(gather_blocks < 65535 ? gather_blocks : 65535), 256, 0, stream>>>(args, values, tail_start);
+  tail_gather<T><<<(unsigned)(gather_blocks < 65535 ? gather_blocks : 65535), TAIL_GATHER_THREADS, 0, stream>>>(
+      args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end);
   for (int64_t j = tail_start; j <= n; j++) {
     int64_t targets = j < n ? dev->urow_ptr_host[j + 1] - dev->urow_ptr_host[j] : 0;
     if (targets < 1)

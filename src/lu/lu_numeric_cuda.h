@@ -72,6 +72,9 @@ typedef struct tsi_lu_device {
   /* The tail as a dense (n - tail_start)^2 block, column-major (device), or
    * NULL: the tail runs column by column in the sparse pattern. */
   double *tail_dense;
+  /* The sparse tail's gather order (tsi_lu_tail_order's arrays, device). */
+  int64_t tail_order_entries, tail_runs;
+  int64_t *tail_order_ptr, *tail_order, *tail_run_ptr, *tail_run_end;
   int multiprocessors; /* of the GPU, for the tail's GEMM configuration */
 
   /* Values. */
@@ -103,6 +106,25 @@ typedef struct tsi_lu_device {
   unsigned long long *solve_next_row; /* device, 2 */
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 } tsi_lu_device;
+
+/* The order of the sparse tail's gather (lu_tail_gather_order.c): for tail
+ * column c (column tail_start + c), its entries above tail_start as
+ * positions order[order_ptr[c] .. order_ptr[c + 1]), by level of their row
+ * and then by row; the levels are runs, run r ending at order[run_end[r]],
+ * those of column c being run_ptr[c] .. run_ptr[c + 1]. Host arrays. */
+typedef struct tsi_lu_tail_order {
+  int64_t columns, runs;
+  int64_t *order_ptr; /* columns + 1 */
+  int64_t *order;     /* order_ptr[columns] */
+  int64_t *run_ptr;   /* columns + 1 */
+  int64_t *run_end;   /* runs */
+} tsi_lu_tail_order;
+
+/* From the levels of the columns (level_of, n entries; those of columns
+ * below tail_start are read). TS_ERROR_OUT_OF_MEMORY leaves *out empty. */
+ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of,
+                                   tsi_lu_tail_order *out);
+void tsi_lu_tail_order_free(tsi_lu_tail_order *order);
 
 /* The strict upper (upper) or lower part of L+U by rows: offsets (n + 1),
  * columns increasing within a row, positions in the values; host arrays

@@ -21,6 +21,9 @@ struct factor_args {
   const int64_t *urow_ptr;
   const int32_t *urow_col;
   const int64_t *urow_pos;
+  const int64_t *lrow_ptr; /* rows of L (strict lower part) */
+  const int32_t *lrow_col;
+  const int64_t *lrow_pos;
   double *acc;
   double *scratch;
   signed char *kind;

@@ -362,8 +362,8 @@ static ts_status count_pass(ts_lu *lu, symbolic_chunk c, const row_pass *pass, c
  * most, fewer where the chunk's entries would pass out_capacity; each
  * chunk's entries are copied into the host rows at once. Rows that outgrow
  * the queue stop early here too and are written again by write_listed. */
-static ts_status write_pass(ts_lu *lu, memory_mode mode, symbolic_chunk c, const row_pass *pass,
-                            const int64_t *row_ptr, int64_t out_capacity, int32_t *row_idx, cudaStream_t stream) {
+static ts_status write_pass(ts_lu *lu, memory_mode mode, symbolic_chunk c, const row_pass *pass, const int64_t *row_ptr,
+                            int64_t out_capacity, int32_t *row_idx, cudaStream_t stream) {
   int32_t *whole_out = c.out; /* managed: all of L + U */
   set_pass(&c, pass);
   ts_status st = clear_scratch(lu, &c, pass);

@@ -159,8 +159,8 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
     /* Shared memory: request throughput with the conflict cost; the
      * latency of q dependent requests per wave is a wait (below). */
     int d = r->conflict_degree > 0 ? r->conflict_degree : 1;
-    double sh_throughput = busiest * total_warps * r->shared_requests * p->conflict_cost[d - 1] *
-                           SHARED_REQUEST_BYTES / (p->shared_bandwidth_gbps * 1e9);
+    double sh_throughput = busiest * total_warps * r->shared_requests * p->conflict_cost[d - 1] * SHARED_REQUEST_BYTES /
+                           (p->shared_bandwidth_gbps * 1e9);
 
     /* Operations: each pipe's own throughput, and the issue bound. An SM
      * issues at most one warp instruction per scheduler and cycle, 4 per

@@ -1,0 +1,198 @@
+/* The sparse tail's gather order (tsi_lu_tail_gather_order), checked without
+ * a GPU on analyses of generated matrices (circuit netlists with dense rails,
+ * a circuit grid, a 2-D Laplacian) and several tail widths: each tail
+ * column's entries above the tail appear once, by level and then by row, in
+ * runs of one level; every entry's L-row predecessors in the column lie in
+ * earlier runs; and the gather in that order, on random values, gives the
+ * bits of the one-column-after-another scatter it replaces (the host's
+ * left-looking order, as the old kernel did it). */
+#include "lu/lu_internal.h"
+#include "lu/lu_numeric_cuda.h"
+#include "test_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double minus_product(double x, double l, double u) {
+  volatile double product = l * u; /* rounded on its own, as the kernels do */
+  return x - product;
+}
+
+static int64_t find_row(const int32_t *row_idx, int64_t lo, int64_t end, int32_t i) {
+  int64_t hi = end;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (row_idx[mid] < i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && row_idx[lo] == i ? lo : -1;
+}
+
+static uint64_t next_random(uint64_t *state) {
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return *state >> 11;
+}
+
+/* The kernel's gather_entry (lu_numeric_cuda.cu) on the host. */
+static void gather_entry(const ts_lu *lu, const int64_t *lrow_ptr, const int32_t *lrow_col, const int64_t *lrow_pos,
+                         const double *factor, double *acc, int64_t p, int64_t begin, int64_t first_tail,
+                         int64_t tail_start) {
+  const int32_t i = lu->lu_row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail;
+  double x = acc[p];
+  for (int64_t e = lrow_ptr[i]; e < lrow_ptr[i + 1] && lrow_col[e] < tail_start; e++) {
+    const int64_t pj = find_row(lu->lu_row_idx, begin, search_end, lrow_col[e]);
+    if (pj >= 0 && acc[pj] != 0.0)
+      x = minus_product(x, factor[lrow_pos[e]], acc[pj]);
+  }
+  acc[p] = x;
+}
+
+static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
+  const int64_t n = lu->n, *col_ptr = lu->lu_col_ptr, *diag = lu->diag_pos;
+  const int32_t *row_idx = lu->lu_row_idx;
+  int32_t *level_of = malloc((size_t)n * sizeof(int32_t));
+  for (int64_t l = 0; l < lu->levels; l++)
+    for (int64_t c = lu->level_ptr[l]; c < lu->level_ptr[l + 1]; c++)
+      level_of[lu->level_cols[c]] = (int32_t)l;
+  tsi_lu_tail_order order;
+  CHECK_OK(NULL, tsi_lu_tail_gather_order(lu, tail_start, level_of, &order));
+  int64_t *lrow_ptr = NULL, *lrow_pos = NULL;
+  int32_t *lrow_col = NULL;
+  CHECK_OK(NULL, tsi_lu_build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos));
+  int64_t *run_of = malloc((size_t)(lu->lu_nnz > 0 ? lu->lu_nnz : 1) * sizeof(int64_t));
+  double *scatter = malloc((size_t)lu->lu_nnz * sizeof(double)), *gather = malloc((size_t)lu->lu_nnz * sizeof(double));
+  double *factor = malloc((size_t)lu->lu_nnz * sizeof(double));
+  uint64_t state = 12345;
+  for (int64_t p = 0; p < lu->lu_nnz; p++) {
+    factor[p] = (double)(next_random(&state) % 2001) / 1000.0 - 1.0; /* some exact zeros */
+    scatter[p] = gather[p] = (double)(next_random(&state) % 2001) / 1000.0 - 1.0;
+  }
+  int bad_sorted = 0, bad_runs = 0, bad_dependency = 0, bad_bits = 0;
+  CHECK(order.columns == n - tail_start);
+  for (int64_t c = 0; c < order.columns; c++) {
+    const int64_t k = tail_start + c, begin = col_ptr[k];
+    int64_t first_tail = begin;
+    while (first_tail < col_ptr[k + 1] && row_idx[first_tail] < tail_start)
+      first_tail++;
+    if (order.order_ptr[c + 1] - order.order_ptr[c] != first_tail - begin) {
+      bad_sorted++;
+      continue;
+    }
+    /* A permutation of [begin, first_tail), by (level, row), cut at level changes. */
+    char *seen = calloc((size_t)(first_tail - begin + 1), 1);
+    int64_t run = order.run_ptr[c], run_start = order.order_ptr[c];
+    for (int64_t e = order.order_ptr[c]; e < order.order_ptr[c + 1]; e++) {
+      const int64_t p = order.order[e];
+      if (p < begin || p >= first_tail || seen[p - begin]++) {
+        bad_sorted++;
+        break;
+      }
+      if (e > order.order_ptr[c]) {
+        const int32_t prev = row_idx[order.order[e - 1]], row = row_idx[p];
+        if (level_of[prev] > level_of[row] || (level_of[prev] == level_of[row] && prev >= row))
+          bad_sorted++;
+      }
+      if (run >= order.run_ptr[c + 1]) {
+        bad_runs++;
+        break;
+      }
+      if (level_of[row_idx[p]] != level_of[row_idx[order.order[run_start]]])
+        bad_runs++;
+      run_of[p] = run;
+      if (e + 1 == order.run_end[run]) {
+        run_start = e + 1;
+        run++;
+      }
+    }
+    if (run != order.run_ptr[c + 1])
+      bad_runs++;
+    free(seen);
+    /* Each entry's predecessors through its row of L lie in earlier runs. */
+    for (int64_t p = begin; p < first_tail; p++)
+      for (int64_t e = lrow_ptr[row_idx[p]]; e < lrow_ptr[row_idx[p] + 1]; e++) {
+        const int64_t pj = find_row(row_idx, begin, first_tail, lrow_col[e]);
+        if (pj >= 0 && run_of[pj] >= run_of[p])
+          bad_dependency++;
+      }
+    /* The old scatter: finished columns j one after another. */
+    for (int64_t p = begin; p < first_tail; p++) {
+      const int32_t j = row_idx[p];
+      const double u = scatter[p];
+      if (u == 0.0)
+        continue;
+      for (int64_t q = diag[j] + 1; q < col_ptr[j + 1]; q++) {
+        const int64_t pos = find_row(row_idx, p + 1, col_ptr[k + 1], row_idx[q]);
+        if (pos >= 0)
+          scatter[pos] = minus_product(scatter[pos], factor[q], u);
+      }
+    }
+    /* The gather in the order's runs, then the rows from tail_start down. */
+    for (int64_t e = order.order_ptr[c]; e < order.order_ptr[c + 1]; e++)
+      gather_entry(lu, lrow_ptr, lrow_col, lrow_pos, factor, gather, order.order[e], begin, first_tail, tail_start);
+    for (int64_t p = first_tail; p < col_ptr[k + 1]; p++)
+      gather_entry(lu, lrow_ptr, lrow_col, lrow_pos, factor, gather, p, begin, first_tail, tail_start);
+    for (int64_t p = begin; p < col_ptr[k + 1]; p++)
+      bad_bits += memcmp(&scatter[p], &gather[p], sizeof(double)) != 0;
+  }
+  CHECK_MSG(bad_sorted == 0 && bad_runs == 0, "%s, tail of %lld: %d misplaced entries, %d bad runs", name,
+            (long long)(n - tail_start), bad_sorted, bad_runs);
+  CHECK_MSG(bad_dependency == 0, "%s, tail of %lld: %d predecessors in the same or a later run", name,
+            (long long)(n - tail_start), bad_dependency);
+  CHECK_MSG(bad_bits == 0, "%s, tail of %lld: %d entries differ from the scatter's bits", name,
+            (long long)(n - tail_start), bad_bits);
+  tsi_lu_tail_order_free(&order);
+  free(lrow_ptr);
+  free(lrow_col);
+  free(lrow_pos);
+  free(run_of);
+  free(scatter);
+  free(gather);
+  free(factor);
+  free(level_of);
+}
+
+static void check_matrix(const char *name, const ts_csr *a) {
+  ts_lu_options options = {0};
+  ts_lu *lu = NULL;
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  ts_status st = ts_lu_analyze(lu, a);
+  CHECK_MSG(st == TS_SUCCESS, "%s: analysis: %s", name, ts_last_error(NULL));
+  if (st == TS_SUCCESS) {
+    const int64_t n = lu->n;
+    const int64_t tails[] = {1, 19, n / 10, n / 2, n};
+    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
+      check_order(name, lu, n - tails[t]);
+  }
+  ts_lu_destroy(lu);
+}
+
+int main(void) {
+  const int64_t sizes[] = {2000, 20000};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    ts_circuit_params params = ts_circuit_defaults(sizes[s]);
+    ts_csr *a = NULL;
+    CHECK_OK(NULL, ts_gen_circuit(NULL, &params, 7, TS_FLOAT64, &a));
+    char name[64];
+    snprintf(name, sizeof name, "circuit netlist %lld", (long long)sizes[s]);
+    if (a)
+      check_matrix(name, a);
+    ts_csr_destroy(a);
+    a = NULL;
+    params.locality = 1.0;
+    CHECK_OK(NULL, ts_gen_circuit(NULL, &params, 7, TS_FLOAT64, &a));
+    snprintf(name, sizeof name, "circuit grid %lld", (long long)sizes[s]);
+    if (a)
+      check_matrix(name, a);
+    ts_csr_destroy(a);
+  }
+  ts_csr *grid = NULL;
+  CHECK_OK(NULL, ts_gen_laplacian_2d(NULL, 60, 60, TS_FLOAT64, &grid));
+  if (grid)
+    check_matrix("laplacian 60x60", grid);
+  ts_csr_destroy(grid);
+  return test_finish();
+}
