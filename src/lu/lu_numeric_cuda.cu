@@ -11,7 +11,9 @@
  * longest column fits shared memory accumulates there instead, the scratch
  * slot holding each row's position in the column. The last, narrow levels
  * (the dense part of the factors) are done right-looking one column at a
- * time, the update of the trailing columns spread over many blocks. Every entry receives its
+ * time, the update of the trailing columns spread over many blocks, after
+ * each tail column has gathered the finished columns' updates entry by
+ * entry, level by level (lu_tail_gather_order.c). Every entry receives its
  * updates in increasing column order, products and differences rounded
  * separately (no fused multiply-add), so the factors are bitwise repeatable,
  * the same as the host's left-looking code's, and no atomics touch values.
