@@ -19,18 +19,6 @@ static double minus_product(double x, double l, double u) {
   return x - product;
 }
 
-static int64_t find_row(const int32_t *row_idx, int64_t lo, int64_t end, int32_t i) {
-  int64_t hi = end;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (row_idx[mid] < i)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < end && row_idx[lo] == i ? lo : -1;
-}
-
 static uint64_t next_random(uint64_t *state) {
   *state = *state * 6364136223846793005ull + 1442695040888963407ull;
   return *state >> 11;
@@ -44,7 +32,7 @@ static void gather_entry(const ts_lu *lu, const int64_t *lrow_ptr, const int32_t
   const int64_t search_end = p < first_tail ? p : first_tail;
   double x = acc[p];
   for (int64_t e = lrow_ptr[i]; e < lrow_ptr[i + 1] && lrow_col[e] < tail_start; e++) {
-    const int64_t pj = find_row(lu->lu_row_idx, begin, search_end, lrow_col[e]);
+    const int64_t pj = tsi_sorted_find(lu->lu_row_idx, begin, search_end, lrow_col[e]);
     if (pj >= 0 && acc[pj] != 0.0)
       x = minus_product(x, factor[lrow_pos[e]], acc[pj]);
   }
@@ -114,7 +102,7 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
     /* Each entry's predecessors through its row of L lie in earlier runs. */
     for (int64_t p = begin; p < first_tail; p++)
       for (int64_t e = lrow_ptr[row_idx[p]]; e < lrow_ptr[row_idx[p] + 1]; e++) {
-        const int64_t pj = find_row(row_idx, begin, first_tail, lrow_col[e]);
+        const int64_t pj = tsi_sorted_find(row_idx, begin, first_tail, lrow_col[e]);
         if (pj >= 0 && run_of[pj] >= run_of[p])
           bad_dependency++;
       }
@@ -125,7 +113,7 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
       if (u == 0.0)
         continue;
       for (int64_t q = diag[j] + 1; q < col_ptr[j + 1]; q++) {
-        const int64_t pos = find_row(row_idx, p + 1, col_ptr[k + 1], row_idx[q]);
+        const int64_t pos = tsi_sorted_find(row_idx, p + 1, col_ptr[k + 1], row_idx[q]);
         if (pos >= 0)
           scatter[pos] = minus_product(scatter[pos], factor[q], u);
       }

@@ -9,19 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Position of column j in the sorted row [lo, hi) of cols, or -1. */
-static int64_t find_column(const int32_t *cols, int64_t lo, int64_t hi, int32_t j) {
-  int64_t end = hi;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (cols[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < end && cols[lo] == j ? lo : -1;
-}
-
 ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats *stats) {
   if (!csr || !stats)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_stats_compute: NULL argument");
@@ -88,7 +75,7 @@ ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats 
         int32_t j = col_idx[k];
         if (j == i)
           continue;
-        int64_t m = find_column(col_idx, ptr[j], ptr[j + 1], (int32_t)i);
+        int64_t m = tsi_sorted_find(col_idx, ptr[j], ptr[j + 1], (int32_t)i);
         if (m < 0)
           continue;
         mirrored++;

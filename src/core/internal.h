@@ -44,6 +44,19 @@ char *tsi_message_slot(ts_context *ctx);
 void *tsi_malloc_array(int64_t count, size_t size);
 void *tsi_calloc_array(int64_t count, size_t size);
 
+/* Position of v in the sorted run [lo, hi) of idx, or -1 (binary search). */
+static inline int64_t tsi_sorted_find(const int32_t *idx, int64_t lo, int64_t hi, int32_t v) {
+  const int64_t end = hi;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (idx[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && idx[lo] == v ? lo : -1;
+}
+
 /* a * b into *out unless it passes INT64_MAX; returns false on overflow. */
 bool tsi_mul_overflows(int64_t a, int64_t b, int64_t *out);
 
