@@ -178,13 +178,13 @@ static int32_t heap_pop(row_heap *h) {
 }
 
 /* An entry of the cost matrix: the row and the cost read together, so one
- * place to write when building by columns and one stream to read. */
+ * place to write and one stream to read. */
 typedef struct cost_entry {
   double cost;
   int32_t row;
 } cost_entry;
 
-/* The matrix's nonzero entries by columns, with their costs. */
+/* The cost matrix by columns, with each column's largest magnitude. */
 typedef struct cost_csc {
   int64_t *col_ptr;
   cost_entry *entry;
@@ -195,62 +195,39 @@ static double entry_magnitude(const ts_csr *a, int64_t k) {
   return a->dtype == TS_FLOAT32 ? fabs((double)((const float *)a->values)[k]) : fabs(((const double *)a->values)[k]);
 }
 
-/* Per column while building the costs: its count then where its next entry
- * goes, its largest magnitude then that magnitude's logarithm; together,
- * so that each entry costs one random access, not two (10^6 rows). */
-typedef struct cost_column {
-  int64_t count_or_fill;
-  double max_or_log;
-} cost_column;
-
-/* Two logarithms per entry would weigh at 10^6 rows: log(max_k |a_kj|) is
- * taken once per column, and the difference is the same number as before.
- * (A parallel loop for the entries' logarithms lost more than it saved on
- * the shared 2-core machine, waiting for the second thread.) */
+/* The costs of A^T, whose columns are A's rows: a perfect matching of A^T
+ * is one of A transposed, and the product of the matched magnitudes is the
+ * same, so the optimum is too (up to ties). Read this way, A's CSR is the
+ * cost matrix's CSC already: one streaming pass instead of a transpose,
+ * whose scattered writes were half the matching's time on the 10^6-row
+ * netlist (perf; bench/NOTES.md). log(max) is taken once per column, not
+ * per entry. */
 static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
-  ts_status st = TS_SUCCESS;
   int64_t n = a->rows;
   m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
   m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
   m->col_max = tsi_malloc_array(n, sizeof(double));
-  cost_column *column = tsi_calloc_array(n, sizeof(cost_column));
-  if (!m->col_ptr || !m->entry || !m->col_max || !column) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
-                   (long long)a->nnz);
-    goto cleanup;
-  }
-  /* Filled by columns in A's row order: far-apart writes. */
-  tsi_lu_advise_huge_pages(m->entry, (size_t)a->nnz * sizeof(cost_entry));
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      if (v > 0.0) {
-        cost_column *c = &column[a->col_idx[k]];
-        c->count_or_fill++;
-        if (v > c->max_or_log)
-          c->max_or_log = v;
-      }
-    }
+  if (!m->col_ptr || !m->entry || !m->col_max)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
+                     (long long)a->nnz);
+  int64_t at = 0;
   m->col_ptr[0] = 0;
-  for (int64_t j = 0; j < n; j++) {
-    cost_column *c = &column[j];
-    m->col_ptr[j + 1] = m->col_ptr[j] + c->count_or_fill;
-    m->col_max[j] = c->max_or_log;
-    c->count_or_fill = m->col_ptr[j];
-    c->max_or_log = m->col_max[j] > 0.0 ? log(m->col_max[j]) : 0.0;
-  }
-  for (int64_t i = 0; i < n; i++)
+  for (int64_t i = 0; i < n; i++) {
+    double largest = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
-      if (v > 0.0) {
-        cost_column *c = &column[a->col_idx[k]];
-        int64_t at = c->count_or_fill++;
-        m->entry[at] = (cost_entry){.cost = c->max_or_log - log(v), .row = (int32_t)i};
-      }
+      largest = v > largest ? v : largest;
     }
-cleanup:
-  free(column);
-  return st;
+    m->col_max[i] = largest;
+    const double log_largest = largest > 0.0 ? log(largest) : 0.0;
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      double v = entry_magnitude(a, k);
+      if (v > 0.0)
+        m->entry[at++] = (cost_entry){.cost = log_largest - log(v), .row = a->col_idx[k]};
+    }
+    m->col_ptr[i + 1] = at;
+  }
+  return TS_SUCCESS;
 }
 
 /* Minimum-cost perfect matching on the costs; the caller has checked that
@@ -415,6 +392,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
   unsigned char *zero = NULL;
   cost_csc costs = {0};
   double *u = NULL, *v = NULL;
+  int32_t *col_of_row = NULL;
 
   lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
   lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
@@ -484,15 +462,25 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's duals");
     goto cleanup;
   }
+  col_of_row = tsi_malloc_array(n, sizeof(int32_t));
+  if (!col_of_row) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  /* On A^T (build_costs): its column i is A's row i, matched to A's column
+   * col_of_row[i]; u is indexed by A's columns, v by A's rows. */
   st = build_costs(lu->ctx, a, &costs);
   if (st == TS_SUCCESS)
-    st = min_cost_matching(lu->ctx, n, &costs, lu->row_perm, u, v);
+    st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v);
   if (st != TS_SUCCESS)
     goto cleanup;
-  /* Scaled entries are exp(u_i + v_j - c_ij) <= 1, and 1 where matched. */
+  /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
+   * matched; A's scales are those of A^T swapped. */
   for (int64_t k = 0; k < n; k++) {
-    lu->row_scale[k] = exp(u[k]);
-    lu->col_scale[k] = exp(v[k]) / costs.col_max[k];
+    lu->row_perm[col_of_row[k]] = (int32_t)k;
+    lu->row_scale[k] = exp(v[k]) / costs.col_max[k];
+    lu->col_scale[k] = exp(u[k]);
   }
 cleanup:
   free(zero);
@@ -501,5 +489,6 @@ cleanup:
   free(costs.col_max);
   free(u);
   free(v);
+  free(col_of_row);
   return st;
 }
