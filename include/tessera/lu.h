@@ -120,7 +120,7 @@ typedef struct ts_lu_stats {
   int64_t singular_column;   /**< Column (user numbering) of a zero pivot, or -1. */
   int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */
   double time_matching;      /**< Seconds: matching and scaling. */
-  double time_ordering;      /**< Seconds: fill-reducing ordering. */
+  double time_ordering;      /**< Seconds: fill-reducing ordering, beyond the matching it may overlap. */
   double time_symbolic;      /**< Seconds: symbolic factorization. */
   double time_levelize;      /**< Seconds: levelization. */
   double time_factor;        /**< Seconds: last numeric factorization or refactorization. */

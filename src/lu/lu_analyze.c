@@ -5,6 +5,7 @@
  * whenever the context is on CUDA. */
 #include "lu_analysis.h"
 #include "lu_analysis_time.h"
+#include "lu_symbolic.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,17 +81,37 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (st != TS_SUCCESS)
     goto cleanup;
 
-  double start = tsi_lu_seconds();
-  st = tsi_lu_matching(lu, a);
+  /* AMD orders B + B^T for the matched B; when the matching turns out to
+   * be the identity (the circuits, most meshes), B is A, whose ordering a
+   * second thread has computed meanwhile (10^6-row netlist: the matching's
+   * 142 ms taken off the ordering's 408). The ordering's time is what it
+   * added after the matching. */
+  double start = tsi_lu_seconds(), matched = start;
+  int64_t *speculated = NULL;
+#ifdef _OPENMP
+  if (tsi_lu_symbolic_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
+#pragma omp parallel sections num_threads(2)
+    {
+#pragma omp section
+      {
+        st = tsi_lu_matching(lu, a);
+        matched = tsi_lu_seconds();
+      }
+#pragma omp section
+      speculated = tsi_lu_ordering_speculate(lu, a);
+    }
+  } else
+#endif
+  {
+    st = tsi_lu_matching(lu, a);
+    matched = tsi_lu_seconds();
+  }
+  lu->stats.time_matching = matched - start;
+  if (st == TS_SUCCESS)
+    st = tsi_lu_ordering(lu, a, speculated);
+  free(speculated);
   double end = tsi_lu_seconds();
-  lu->stats.time_matching = end - start;
-  if (st != TS_SUCCESS)
-    goto cleanup;
-
-  start = end;
-  st = tsi_lu_ordering(lu, a);
-  end = tsi_lu_seconds();
-  lu->stats.time_ordering = end - start;
+  lu->stats.time_ordering = end - matched;
   if (st != TS_SUCCESS)
     goto cleanup;
 

@@ -117,7 +117,14 @@ struct ts_lu {
 
 /* Analysis phases (CPU), each filling its fields of lu and its stats. */
 ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);     /* row_perm (matching), row/col scale */
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a);     /* composes the ordering into row/col_perm */
+/* Composes the ordering into row/col_perm; speculated (or NULL) is the
+ * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
+ * left the rows in place. */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated);
+/* The AMD ordering of A + A^T (n entries, the caller frees), or NULL when
+ * the options ask for another ordering or it fails; sets no error, so that
+ * it can run beside the matching. */
+int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a); /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
 ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_cols, levels */
 

@@ -6,7 +6,9 @@
  * Gilbert, Larimore and Ng, ACM TOMS 30(3), 2004), or the identity. */
 #include "lu_analysis.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef TESSERA_HAVE_AMD
 #include <amd.h>
@@ -20,55 +22,76 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
 #endif
 
 #ifdef TESSERA_HAVE_AMD
-/* AMD forms the pattern of B + B^T itself from B's rows (sorted, no
+/* AMD of B + B^T, B(k, :) = A(row_perm[k], :) (A itself when row_perm is
+ * NULL); AMD forms the symmetric pattern itself from B's rows (sorted, no
  * duplicates: A passed ts_csr_check). Its 32-bit version when the counts
  * fit: the same ordering (the same algorithm on narrower integers) in
- * about 20 % less time on the 10^6-row netlist, its arrays being half as
- * wide (bench/NOTES.md). */
-#define TSI_AMD_OF_MATCHED(NAME, INT, ORDER)                                                                          \
-  static ts_status NAME(ts_lu *lu, const ts_csr *a, int64_t *q) {                                                      \
-    ts_status st = TS_SUCCESS;                                                                                         \
+ * 1.4-1.8x less time on the circuits, its arrays being half as wide
+ * (bench/NOTES.md). Returns AMD's status (AMD_OUT_OF_MEMORY also when the
+ * input cannot be allocated); sets no error, so that it can run beside the
+ * matching on another thread. */
+#define TSI_AMD_OF_ROWS(NAME, INT, ORDER)                                                                              \
+  static int64_t NAME(const ts_csr *a, const int32_t *row_perm, int64_t *q) {                                          \
     int64_t n = a->rows;                                                                                               \
     INT *ptr = tsi_malloc_array(n + 1, sizeof(INT));                                                                   \
     INT *idx = tsi_malloc_array(a->nnz, sizeof(INT));                                                                  \
     INT *order = tsi_malloc_array(n, sizeof(INT));                                                                     \
-    if (!ptr || !idx || !order) {                                                                                      \
-      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate AMD's input (%lld entries)",     \
-                     (long long)a->nnz);                                                                               \
-      goto cleanup;                                                                                                    \
+    INT status = AMD_OUT_OF_MEMORY;                                                                                    \
+    if (ptr && idx && order) {                                                                                         \
+      ptr[0] = 0;                                                                                                      \
+      for (int64_t k = 0; k < n; k++) {                                                                                \
+        int64_t row = row_perm ? row_perm[k] : k, at = ptr[k];                                                         \
+        for (int64_t e = a->row_ptr[row]; e < a->row_ptr[row + 1]; e++)                                                \
+          idx[at++] = (INT)a->col_idx[e];                                                                              \
+        ptr[k + 1] = (INT)at;                                                                                          \
+      }                                                                                                                \
+      double info[AMD_INFO];                                                                                           \
+      status = ORDER((INT)n, ptr, idx, order, NULL, info);                                                             \
+      if (status == AMD_OK || status == AMD_OK_BUT_JUMBLED)                                                            \
+        for (int64_t k = 0; k < n; k++)                                                                                \
+          q[k] = order[k];                                                                                             \
     }                                                                                                                  \
-    ptr[0] = 0;                                                                                                        \
-    for (int64_t k = 0; k < n; k++) {                                                                                  \
-      int64_t row = lu->row_perm[k], at = ptr[k];                                                                      \
-      for (int64_t e = a->row_ptr[row]; e < a->row_ptr[row + 1]; e++)                                                  \
-        idx[at++] = (INT)a->col_idx[e];                                                                                \
-      ptr[k + 1] = (INT)at;                                                                                            \
-    }                                                                                                                  \
-    double info[AMD_INFO];                                                                                             \
-    INT status = ORDER((INT)n, ptr, idx, order, NULL, info);                                                           \
-    if (status == AMD_OUT_OF_MEMORY)                                                                                   \
-      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: AMD ran out of memory ordering %lld rows",      \
-                     (long long)n);                                                                                    \
-    else if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)                                                         \
-      st = tsi_error(lu->ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: AMD refused the matched pattern (status %ld)",       \
-                     (long)status);                                                                                    \
-    else                                                                                                               \
-      for (int64_t k = 0; k < n; k++)                                                                                  \
-        q[k] = order[k];                                                                                               \
-  cleanup:                                                                                                             \
     free(ptr);                                                                                                         \
     free(idx);                                                                                                         \
     free(order);                                                                                                       \
-    return st;                                                                                                         \
+    return status;                                                                                                     \
   }
-TSI_AMD_OF_MATCHED(amd_of_matched_32, int32_t, amd_order)
-TSI_AMD_OF_MATCHED(amd_of_matched_64, SuiteSparse_long, amd_l_order)
-#undef TSI_AMD_OF_MATCHED
+TSI_AMD_OF_ROWS(amd_of_rows_32, int32_t, amd_order)
+TSI_AMD_OF_ROWS(amd_of_rows_64, SuiteSparse_long, amd_l_order)
+#undef TSI_AMD_OF_ROWS
+
+static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q) {
+  return a->nnz < INT32_MAX && a->rows < INT32_MAX ? amd_of_rows_32(a, row_perm, q) : amd_of_rows_64(a, row_perm, q);
+}
 
 static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q) {
-  return a->nnz < INT32_MAX ? amd_of_matched_32(lu, a, q) : amd_of_matched_64(lu, a, q);
+  int64_t status = amd_of_rows(a, lu->row_perm, q);
+  if (status == AMD_OUT_OF_MEMORY)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: AMD ran out of memory ordering %lld rows",
+                     (long long)a->rows);
+  if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
+    return tsi_error(lu->ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: AMD refused the matched pattern (status %ld)",
+                     (long)status);
+  return TS_SUCCESS;
 }
 #endif
+
+int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a) {
+#ifdef TESSERA_HAVE_AMD
+  if (lu->options.ordering != TS_LU_ORDER_AMD || a->rows == 0)
+    return NULL;
+  int64_t *q = tsi_malloc_array(a->rows, sizeof(int64_t));
+  if (q && amd_of_rows(a, NULL, q) != AMD_OK) {
+    free(q);
+    q = NULL;
+  }
+  return q;
+#else
+  (void)lu;
+  (void)a;
+  return NULL;
+#endif
+}
 
 #ifdef TESSERA_HAVE_COLAMD
 /* COLAMD reads B by columns: A's entry (r, c) is B's (k, c) where row r is
@@ -118,7 +141,14 @@ cleanup:
 }
 #endif
 
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a) {
+static bool matching_is_identity(const ts_lu *lu) {
+  for (int64_t k = 0; k < lu->n; k++)
+    if (lu->row_perm[k] != k)
+      return false;
+  return true;
+}
+
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
   int64_t *q = NULL;
@@ -145,8 +175,12 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
   }
 #ifdef TESSERA_HAVE_AMD
-  if (lu->options.ordering == TS_LU_ORDER_AMD)
-    st = amd_of_matched(lu, a, q);
+  if (lu->options.ordering == TS_LU_ORDER_AMD) {
+    if (speculated && matching_is_identity(lu))
+      memcpy(q, speculated, (size_t)n * sizeof(int64_t));
+    else
+      st = amd_of_matched(lu, a, q);
+  }
 #endif
 #ifdef TESSERA_HAVE_COLAMD
   if (lu->options.ordering == TS_LU_ORDER_COLAMD)
