@@ -62,6 +62,46 @@ static inline double gpu_lu_factor_difference(const ts_lu *lu, const double *a, 
   return worst;
 }
 
+/* The device copy of `count` entries of `size` bytes equals the host's. */
+static inline int gpu_lu_same_on_device(const void *device, const void *host, int64_t count, size_t size) {
+  size_t bytes = (size_t)(count > 0 ? count : 0) * size;
+  void *copy = malloc(bytes > 0 ? bytes : 1);
+  int same = copy && tsi_cuda_memcpy_to_host(gpu, copy, device, bytes) == TS_SUCCESS && memcmp(copy, host, bytes) == 0;
+  free(copy);
+  return same;
+}
+
+/* The rows of U and L on the device after a GPU factorization (sorted
+ * there, lu_factor_rows_cuda.cu) equal the host's transpose
+ * (tsi_lu_build_rows), offsets, columns and positions, bit for bit. */
+static inline void gpu_lu_check_rows(const char *what, ts_lu *lu) {
+  const tsi_lu_device *dev = (const tsi_lu_device *)lu->numeric_device;
+  CHECK_MSG(dev != NULL, "%s: no device cache", what);
+  if (!dev)
+    return;
+  const int64_t n = lu->n;
+  for (int upper = 1; upper >= 0; upper--) {
+    int64_t *ptr = NULL, *pos = NULL;
+    int32_t *col = NULL;
+    CHECK_OK(gpu, tsi_lu_build_rows(lu, upper, &ptr, &col, &pos));
+    if (!ptr)
+      continue;
+    const int64_t count = ptr[n];
+    CHECK_MSG(gpu_lu_same_on_device(upper ? dev->urow_ptr : dev->lrow_ptr, ptr, n + 1, sizeof(int64_t)),
+              "%s: row offsets of %s differ from the host's", what, upper ? "U" : "L");
+    CHECK_MSG(gpu_lu_same_on_device(upper ? dev->urow_col : dev->lrow_col, col, count, sizeof(int32_t)),
+              "%s: row columns of %s differ from the host's", what, upper ? "U" : "L");
+    CHECK_MSG(gpu_lu_same_on_device(upper ? dev->urow_pos : dev->lrow_pos, pos, count, sizeof(int64_t)),
+              "%s: row positions of %s differ from the host's", what, upper ? "U" : "L");
+    if (upper)
+      CHECK_MSG(memcmp(dev->urow_ptr_host, ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0,
+                "%s: the host copy of U's row offsets differs", what);
+    free(ptr);
+    free(col);
+    free(pos);
+  }
+}
+
 /* A circuit-like matrix (grid part: locality 1) of about n rows. */
 static inline ts_csr *gpu_lu_circuit(int64_t n, double locality, uint64_t seed) {
   ts_circuit_params params = ts_circuit_defaults(n);

@@ -51,6 +51,7 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   CHECK(again_status == gpu_status);
   double *again = gpu_lu_factor_values(dev);
   CHECK_MSG(memcmp(again, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0, "%s: two GPU factorizations differ", what);
+  gpu_lu_check_rows(what, dev);
   const tsi_lu_device *cache = (const tsi_lu_device *)dev->numeric_device;
   printf("%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s\n", what, (long long)dev->n,
          (long long)dev->lu_nnz, (long long)dev->levels, (long long)(dev->n - cache->tail_start),

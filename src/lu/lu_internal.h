@@ -116,7 +116,7 @@ struct ts_lu {
 };
 
 /* Analysis phases (CPU), each filling its fields of lu and its stats. */
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);     /* row_perm (matching), row/col scale */
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a); /* row_perm (matching), row/col scale */
 /* Composes the ordering into row/col_perm; speculated (or NULL) is the
  * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
  * left the rows in place. */

@@ -448,6 +448,13 @@ __global__ void __launch_bounds__(256) tail_step(factor_args a, T *values, int64
   }
 }
 
+/* a_row[e] = the row of A's entry e, from A's row offsets. */
+__global__ void expand_rows(int64_t n, const int64_t *row_ptr, int32_t *a_row) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
+      a_row[e] = (int32_t)i;
+}
+
 /* ---- host side: the device cache ---------------------------------------------------- */
 
 extern "C" ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
@@ -598,7 +605,7 @@ static int64_t device_budget(int64_t cap) {
 static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   const int64_t n = lu->n, levels = lu->levels;
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos, *level_ptr = lu->level_ptr;
-  const int32_t *row_idx = lu->lu_row_idx, *level_cols = lu->level_cols;
+  const int32_t *level_cols = lu->level_cols;
   int64_t tail_columns = 0;
   if (!lu->gpu_no_tail)
     for (int64_t l = levels - 1; l >= 0 && level_ptr[l + 1] - level_ptr[l] <= TSI_LU_TAIL_WIDTH; l--)
@@ -616,10 +623,13 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   dev->left_len_host = (int32_t *)tsi_malloc_array(levels > 0 ? levels : 1, sizeof(int32_t));
   dev->left_cols_host = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
   dev->level_of_host = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  int64_t *gathered_of = tsi_lu_gather_lengths(lu);
   if (!dev->left_ptr_host || !dev->left_group_host || !dev->left_len_host || !dev->left_cols_host ||
-      !dev->level_of_host)
+      !dev->level_of_host || !gathered_of) {
+    free(gathered_of);
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the schedule (n = %lld)",
                      (long long)n);
+  }
   double flops = 0.0;
   int64_t filled = 0, kept = 0;
   dev->left_ptr_host[0] = 0;
@@ -629,11 +639,7 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
     for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
       const int32_t k = level_cols[c];
       dev->level_of_host[k] = (int32_t)l;
-      int64_t gathered = 0, steps = diag_pos[k] - col_ptr[k];
-      for (int64_t p = col_ptr[k]; p < diag_pos[k]; p++) {
-        int32_t j = row_idx[p];
-        gathered += col_ptr[j + 1] - diag_pos[j] - 1;
-      }
+      const int64_t gathered = gathered_of[k], steps = diag_pos[k] - col_ptr[k];
       flops += 2.0 * (double)gathered + (double)(col_ptr[k + 1] - diag_pos[k] - 1);
       if (k >= dev->tail_start)
         continue;
@@ -650,6 +656,7 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
       dev->left_ptr_host[++kept] = filled;
     }
   }
+  free(gathered_of);
   dev->left_levels = kept;
   dev->flops = flops;
   return TS_SUCCESS;
@@ -711,24 +718,18 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
   dev->lu_nnz = nnz;
   dev->nnz_a = nnz_a;
   dev->single = -1;
-  int64_t *lrow_ptr = NULL, *urow_pos = NULL, *lrow_pos = NULL;
-  int32_t *urow_col = NULL, *lrow_col = NULL, *a_row = NULL;
+  int64_t *lrow_ptr = NULL, *urow_pos = NULL, *lrow_pos = NULL, *a_row_ptr = NULL;
+  int32_t *urow_col = NULL, *lrow_col = NULL;
+  /* The rows of L and U: sorted on the device from the columns, or built on
+   * the host where the sort's 32-bit keys do not fit. */
+  const bool rows_on_device = tsi_lu_cuda_rows_fit(lu);
   ts_status st = build_schedule(lu, dev);
-  if (st == TS_SUCCESS)
+  if (st == TS_SUCCESS && !rows_on_device)
     st = tsi_lu_build_rows(lu, true, &dev->urow_ptr_host, &urow_col, &urow_pos);
-  if (st == TS_SUCCESS)
+  if (st == TS_SUCCESS && !rows_on_device)
     st = tsi_lu_build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos);
-  if (st == TS_SUCCESS) {
-    a_row = (int32_t *)tsi_malloc_array(nnz_a > 0 ? nnz_a : 1, sizeof(int32_t));
-    if (!a_row)
-      st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for %lld row numbers", (long long)nnz_a);
-    else
-      for (int64_t i = 0; i < n; i++)
-        for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++)
-          a_row[e] = (int32_t)i;
-  }
-  const int64_t u_count = st == TS_SUCCESS ? dev->urow_ptr_host[n] : 0;
-  const int64_t l_count = st == TS_SUCCESS ? lrow_ptr[n] : 0;
+  const int64_t u_count = st == TS_SUCCESS && !rows_on_device ? dev->urow_ptr_host[n] : 0;
+  const int64_t l_count = st == TS_SUCCESS && !rows_on_device ? lrow_ptr[n] : 0;
   struct {
     void **dst;
     const void *src;
@@ -740,22 +741,34 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
       {(void **)&dev->row_idx, lu->lu_row_idx, nnz, sizeof(int32_t), "row indices of L+U"},
       {(void **)&dev->diag_pos, lu->diag_pos, n, sizeof(int64_t), "diagonal positions"},
       {(void **)&dev->a_to_lu, lu->a_to_lu, nnz_a, sizeof(int64_t), "A's positions in L+U"},
-      {(void **)&dev->a_row, a_row, nnz_a, sizeof(int32_t), "A's rows"},
+      {(void **)&a_row_ptr, lu->a_row_ptr, n + 1, sizeof(int64_t), "A's row offsets"},
       {(void **)&dev->a_col, lu->a_col_idx, nnz_a, sizeof(int32_t), "A's columns"},
       {(void **)&dev->row_scale, lu->row_scale, n, sizeof(double), "row scaling"},
       {(void **)&dev->col_scale, lu->col_scale, n, sizeof(double), "column scaling"},
       {(void **)&dev->row_perm, lu->row_perm, n, sizeof(int32_t), "row permutation"},
       {(void **)&dev->col_perm, lu->col_perm, n, sizeof(int32_t), "column permutation"},
+      {(void **)&dev->left_cols, dev->left_cols_host, n, sizeof(int32_t), "the level schedule"},
+      /* The host's rows, when built there (the last six). */
       {(void **)&dev->urow_ptr, dev->urow_ptr_host, n + 1, sizeof(int64_t), "row offsets of U"},
       {(void **)&dev->urow_col, urow_col, u_count, sizeof(int32_t), "rows of U"},
       {(void **)&dev->urow_pos, urow_pos, u_count, sizeof(int64_t), "rows of U"},
       {(void **)&dev->lrow_ptr, lrow_ptr, n + 1, sizeof(int64_t), "row offsets of L"},
       {(void **)&dev->lrow_col, lrow_col, l_count, sizeof(int32_t), "rows of L"},
       {(void **)&dev->lrow_pos, lrow_pos, l_count, sizeof(int64_t), "rows of L"},
-      {(void **)&dev->left_cols, dev->left_cols_host, n, sizeof(int32_t), "the level schedule"},
   };
-  for (size_t u = 0; st == TS_SUCCESS && u < sizeof uploads / sizeof uploads[0]; u++)
+  const size_t upload_count = sizeof uploads / sizeof uploads[0] - (rows_on_device ? 6 : 0);
+  for (size_t u = 0; st == TS_SUCCESS && u < upload_count; u++)
     st = upload(ctx, dev, uploads[u].dst, uploads[u].src, uploads[u].count, uploads[u].size, uploads[u].what);
+  if (st == TS_SUCCESS && rows_on_device)
+    st = tsi_lu_cuda_build_rows(lu, dev);
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_row, nnz_a, sizeof(int32_t), "A's rows");
+  if (st == TS_SUCCESS) {
+    expand_rows<<<(unsigned)((n + 255) / 256 < 65535 ? (n + 255) / 256 : 65535), 256, 0, (cudaStream_t)ctx->stream>>>(
+        n, a_row_ptr, dev->a_row);
+    st = tsi_cuda_check_launch(ctx, "LU on the GPU: A's rows");
+  }
+  device_free(dev, a_row_ptr, n + 1, sizeof(int64_t));
   if (st == TS_SUCCESS)
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_values, nnz_a, sizeof(double), "A's values");
   if (st == TS_SUCCESS)
@@ -776,7 +789,6 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
   if (st == TS_SUCCESS && dev->tail_start < n && !dev->tail_dense)
     st = upload_tail_order(lu, dev);
   /* The uploads waited for their copies: the host arrays can go. */
-  free(a_row);
   free(urow_col);
   free(urow_pos);
   free(lrow_ptr);

@@ -29,10 +29,19 @@ enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_O
 
 /* One triangular solve's schedule: the rows (or columns) of each level. */
 typedef struct tsi_lu_solve_schedule {
+  int ready; /* built and on the device */
   int64_t levels;
   int64_t *level_ptr; /* host, levels + 1 */
   int32_t *items;     /* device, n */
 } tsi_lu_solve_schedule;
+
+/* The four triangular solves (L, U; U^T, L^T). */
+enum { TSI_LU_SOLVE_LOWER = 0, TSI_LU_SOLVE_UPPER = 1, TSI_LU_SOLVE_UPPER_T = 2, TSI_LU_SOLVE_LOWER_T = 3 };
+
+/* Fill pair[t]'s levels (host level_ptr, levels) and its rows in level
+ * order into items[t] (n entries) for solve modes[t], t = 0, 1, on two
+ * threads (lu_solve_schedule.c); false when out of memory. Sets no error. */
+bool tsi_lu_solve_levels(const ts_lu *lu, const int modes[2], tsi_lu_solve_schedule *pair[2], int32_t *items[2]);
 
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;
@@ -89,7 +98,8 @@ typedef struct tsi_lu_device {
   double *rule;                 /* device: tiny, replacement, perturb */
   unsigned long long *max_bits; /* device: bits of max |M| */
 
-  /* Solves (built at the first solve). */
+  /* Solves: the synchronisation-free kernels' marks and counters ready
+   * (the schedules below are built per operation, on first use). */
   int solve_ready;
   tsi_lu_solve_schedule lower, upper, upper_t, lower_t;
   double *solve_y; /* n * solve_cols */
@@ -130,6 +140,18 @@ void tsi_lu_tail_order_free(tsi_lu_tail_order *order);
  * columns increasing within a row, positions in the values; host arrays
  * the caller frees (lu_factor_rows.c, threads over column ranges). */
 ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out);
+
+/* The same rows built on the device from dev->col_ptr and dev->row_idx
+ * (lu_factor_rows_cuda.cu): dev->urow_*, dev->lrow_* and the host copy
+ * dev->urow_ptr_host. Only where tsi_lu_cuda_rows_fit (32-bit sort keys
+ * and positions). */
+bool tsi_lu_cuda_rows_fit(const ts_lu *lu);
+ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev);
+
+/* For each column k, the entries its left-looking gather updates: the sum
+ * of |L(:, j)| (strict) over U(j, k) != 0, j < k (lu_gather_lengths.c); n
+ * entries the caller frees, NULL when out of memory. */
+int64_t *tsi_lu_gather_lengths(const ts_lu *lu);
 
 /* Device allocation counted in dev->bytes and dev->peak. */
 ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,

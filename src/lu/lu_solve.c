@@ -234,7 +234,12 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     ws->solve_threads = threads;
   }
 
-  const double a_norm = op == TS_OP_NONE ? ws->a_norm_inf : ws->a_norm_one;
+  double a_norm = ws->a_norm_inf;
+  if (op != TS_OP_NONE) {
+    ts_status norm_status = tsi_lu_norm_one(lu, ws, &a_norm);
+    if (norm_status != TS_SUCCESS)
+      return norm_status;
+  }
   const int max_steps = lu->options.refine_max_steps < 0 ? 0 : lu->options.refine_max_steps;
   const double tolerance = lu->options.refine_tolerance > 0.0 ? lu->options.refine_tolerance : 1e-15;
   double *solve_work = ws->solve_work;

@@ -20,7 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SOLVE_LOWER = 0, SOLVE_UPPER = 1, SOLVE_UPPER_T = 2, SOLVE_LOWER_T = 3 };
+enum {
+  SOLVE_LOWER = TSI_LU_SOLVE_LOWER,
+  SOLVE_UPPER = TSI_LU_SOLVE_UPPER,
+  SOLVE_UPPER_T = TSI_LU_SOLVE_UPPER_T,
+  SOLVE_LOWER_T = TSI_LU_SOLVE_LOWER_T
+};
 enum { SOLVE_THREADS = 256, SOLVE_WARPS = SOLVE_THREADS / 32 };
 
 struct solve_args {
@@ -191,62 +196,31 @@ __global__ void permute_out(int64_t n, int64_t nrhs, const int32_t *perm, const 
   }
 }
 
-/* Levels of one solve: level[r] = 1 + the largest level of the entries it
- * reads; rows then bucketed by level. */
-static ts_status make_schedule(ts_lu *lu, tsi_lu_device *dev, int mode, tsi_lu_solve_schedule *s) {
+/* The schedules of the two triangular solves of op (L then U, or U^T then
+ * L^T), built on first use (all four were built eagerly at the first solve:
+ * 78 ms of the 10^6-row netlist's on the H200's host). */
+static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) {
+  const bool plain = op == TS_OP_NONE;
+  tsi_lu_solve_schedule *pair[2] = {plain ? &dev->lower : &dev->upper_t, plain ? &dev->upper : &dev->lower_t};
+  const int modes[2] = {plain ? SOLVE_LOWER : SOLVE_UPPER_T, plain ? SOLVE_UPPER : SOLVE_LOWER_T};
+  if (pair[0]->ready && pair[1]->ready)
+    return TS_SUCCESS;
   const int64_t n = lu->n;
-  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
-  const int32_t *row_idx = lu->lu_row_idx;
-  int64_t *level = (int64_t *)tsi_calloc_array(n > 0 ? n : 1, sizeof(int64_t));
-  int32_t *items = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  int32_t *items[2] = {(int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t)),
+                       (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t))};
   ts_status st = TS_SUCCESS;
-  int64_t levels = 0;
-  if (!level || !items) {
-    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedule");
-    goto cleanup;
+  if (!items[0] || !items[1] || !tsi_lu_solve_levels(lu, modes, pair, items))
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedules (n = %lld)",
+                   (long long)n);
+  for (int t = 0; t < 2 && st == TS_SUCCESS; t++) {
+    if (!pair[t]->items)
+      st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&pair[t]->items, n, sizeof(int32_t), "a solve schedule");
+    if (st == TS_SUCCESS && n > 0)
+      st = tsi_cuda_memcpy_to_device(lu->ctx, pair[t]->items, items[t], (size_t)n * sizeof(int32_t));
+    pair[t]->ready = st == TS_SUCCESS;
   }
-  for (int64_t step = 0; step < n; step++) {
-    const bool forward = mode == SOLVE_LOWER || mode == SOLVE_UPPER_T;
-    const int64_t k = forward ? step : n - 1 - step;
-    const bool lower = mode == SOLVE_LOWER || mode == SOLVE_LOWER_T;
-    const int64_t lo = lower ? diag_pos[k] + 1 : col_ptr[k], hi = lower ? col_ptr[k + 1] : diag_pos[k];
-    if (mode == SOLVE_LOWER || mode == SOLVE_UPPER) {
-      /* Column k is final here: it pushes to the rows it enters. */
-      for (int64_t p = lo; p < hi; p++)
-        if (level[row_idx[p]] < level[k] + 1)
-          level[row_idx[p]] = level[k] + 1;
-    } else {
-      for (int64_t p = lo; p < hi; p++)
-        if (level[k] < level[row_idx[p]] + 1)
-          level[k] = level[row_idx[p]] + 1;
-    }
-    if (level[k] + 1 > levels)
-      levels = level[k] + 1;
-  }
-  free(s->level_ptr); /* left by an earlier attempt that failed further on */
-  s->level_ptr = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
-  if (!s->level_ptr) {
-    st =
-        tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for %lld levels", (long long)levels);
-    goto cleanup;
-  }
-  for (int64_t k = 0; k < n; k++)
-    s->level_ptr[level[k] + 1]++;
-  for (int64_t l = 0; l < levels; l++)
-    s->level_ptr[l + 1] += s->level_ptr[l];
-  for (int64_t k = 0; k < n; k++)
-    items[s->level_ptr[level[k]]++] = (int32_t)k;
-  for (int64_t l = levels; l > 0; l--)
-    s->level_ptr[l] = s->level_ptr[l - 1];
-  s->level_ptr[0] = 0;
-  s->levels = levels;
-  if (!s->items)
-    st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&s->items, n, sizeof(int32_t), "a solve schedule");
-  if (st == TS_SUCCESS && n > 0)
-    st = tsi_cuda_memcpy_to_device(lu->ctx, s->items, items, (size_t)n * sizeof(int32_t));
-cleanup:
-  free(level);
-  free(items);
+  free(items[0]);
+  free(items[1]);
   return st;
 }
 
@@ -435,20 +409,13 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
     return st;
-  if (!dev->solve_ready) {
-    st = make_schedule(lu, dev, SOLVE_LOWER, &dev->lower);
-    if (st == TS_SUCCESS)
-      st = make_schedule(lu, dev, SOLVE_UPPER, &dev->upper);
-    if (st == TS_SUCCESS)
-      st = make_schedule(lu, dev, SOLVE_UPPER_T, &dev->upper_t);
-    if (st == TS_SUCCESS)
-      st = make_schedule(lu, dev, SOLVE_LOWER_T, &dev->lower_t);
-    if (st == TS_SUCCESS)
-      st = prepare_sync_free(lu, dev);
-    if (st != TS_SUCCESS)
-      return st;
-    dev->solve_ready = 1;
+  st = make_schedules(lu, dev, op);
+  if (st == TS_SUCCESS && !dev->solve_ready) {
+    st = prepare_sync_free(lu, dev);
+    dev->solve_ready = st == TS_SUCCESS;
   }
+  if (st != TS_SUCCESS)
+    return st;
   st = reserve_vectors(lu, dev, nrhs);
   if (st != TS_SUCCESS)
     return st;
