@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 static ts_status check_matrix(ts_context *ctx, const ts_csr *a) {
   const char *op = "ts_lu_analyze";
   if (!a)
@@ -90,15 +94,17 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   int64_t *speculated = NULL;
 #ifdef _OPENMP
   if (tsi_lu_symbolic_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
-#pragma omp parallel sections num_threads(2)
+    /* The matching on the calling thread (thread 0 of the team), which is
+     * where its errors must be recorded: a context-free error is the
+     * thread's own. */
+#pragma omp parallel num_threads(2)
     {
-#pragma omp section
-      {
+      if (omp_get_thread_num() == 0) {
         st = tsi_lu_matching(lu, a);
         matched = tsi_lu_seconds();
+      } else {
+        speculated = tsi_lu_ordering_speculate(lu, a);
       }
-#pragma omp section
-      speculated = tsi_lu_ordering_speculate(lu, a);
     }
   } else
 #endif
