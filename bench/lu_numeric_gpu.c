@@ -7,8 +7,8 @@
  * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
  * circuit grid, L+U 14.5 M; see the results file).
  *
- * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--only TEXT]
- *                       [CSV_PATH]
+ * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--tail-search]
+ *                       [--only TEXT] [CSV_PATH]
  * (corpus from TESSERA_MATRICES)
  * Each LU call returns after its stream work has finished, so phases are
  * timed on the wall clock: the median of 5 runs after one warm-up (one run
@@ -36,6 +36,8 @@ static const char *only_text;
 static bool skip_no_tail, skip_ablations;
 /* --scratch-slots: the dense scratch's slots instead of the library's rule (0: the rule). */
 static long long scratch_slots;
+/* --tail-search: the sparse tail finds U(j, k) by binary search, not by the dense slot's map. */
+static bool tail_search;
 static bool skip_cpu;
 static bool wanted(const char *name) { return !only_text || strstr(name, only_text) != NULL; }
 static double *bench_b, *bench_x;
@@ -107,8 +109,10 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   for (int float_factors = 0; float_factors < 2; float_factors++) {
     ts_lu *cpu = skip_cpu ? NULL : analyzed(ctx, a, TS_BACKEND_CPU, float_factors);
     ts_lu *gpu = analyzed(ctx, a, TS_BACKEND_CUDA, float_factors);
-    if (gpu)
+    if (gpu) {
       gpu->gpu_scratch_slots = scratch_slots;
+      gpu->gpu_tail_search = tail_search;
+    }
     if ((!cpu && !skip_cpu) || !gpu) {
       ts_lu_destroy(cpu);
       ts_lu_destroy(gpu);
@@ -213,16 +217,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "lu_numeric_gpu: --scratch-slots takes 8 to 65536, not %s\n", argv[i]);
         return 2;
       }
-    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+    } else if (strcmp(argv[i], "--tail-search") == 0)
+      tail_search = true;
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
       only_text = argv[++i];
     else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
       fprintf(stderr,
-              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--only TEXT] "
-              "[CSV_PATH]\n"
+              "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--tail-search] "
+              "[--only TEXT] [CSV_PATH]\n"
               "  --no-cpu     GPU phases only (the CPU columns stay empty)\n"
               "  --no-no-tail skip the ablation with every column left-looking\n"
               "  --no-ablations  no ablations and no tail-width sweep (the default configuration only)\n"
               "  --scratch-slots N  N dense scratch slots (8-65536) instead of the library's rule\n"
+              "  --tail-search  the sparse tail's gather by binary search, not the dense slot's position map\n"
               "  --only TEXT  only the matrices whose name holds TEXT\n",
               argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;

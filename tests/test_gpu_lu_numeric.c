@@ -14,7 +14,7 @@ static int racecheck;
 /* Factor a on the host and on the GPU (scratch and tail as given) and
  * compare; returns the largest column-relative difference. */
 static double compare_factors(const char *what, const ts_csr *a, int float_factors, int scratch, int no_tail,
-                              int dense_tail, int global_columns, int64_t slots) {
+                              int dense_tail, int global_columns, int64_t slots, int tail_search) {
   ts_lu *cpu = gpu_lu_create(TS_BACKEND_CPU, float_factors, 0);
   ts_lu *dev = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
   double worst = INFINITY;
@@ -25,6 +25,7 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   dev->gpu_dense_tail = dense_tail;
   dev->gpu_global_columns = global_columns;
   dev->gpu_scratch_slots = slots;
+  dev->gpu_tail_search = tail_search;
   CHECK_OK(gpu, ts_lu_analyze(cpu, a));
   CHECK_OK(gpu, ts_lu_analyze(dev, a));
   ts_status cpu_status = ts_lu_factor(cpu, a);
@@ -83,26 +84,30 @@ static void test_variants(void) {
      * sparse; 9, 10: the dense scratch with every column accumulated in
      * global memory (double, float); 11, 12: 8 scratch slots, so that each
      * group takes many columns of a level in turn (shared memory, global
-     * memory). Racecheck: 0, 4, 5. */
-    for (int variant = 0; variant < 13; variant++) {
+     * memory); 13: as 0, the sparse tail finding U(j, k) by binary search
+     * instead of the dense slot's position map. Racecheck: 0, 4, 5. */
+    for (int variant = 0; variant < 14; variant++) {
       if (racecheck && variant != 0 && variant != 4 && variant != 5)
         continue;
       int float_factors = variant == 5 || variant == 7 || variant == 10;
       int global_columns = variant == 9 || variant == 10 || variant == 12;
-      int64_t slots = variant >= 11 ? 8 : 0;
+      int64_t slots = variant == 11 || variant == 12 ? 8 : 0;
+      int tail_search = variant == 13;
       int scratch = variant < 4 ? (variant & 1 ? TSI_LU_SCRATCH_SPARSE : TSI_LU_SCRATCH_DENSE)
                                 : (variant >= 9 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_AUTO);
       int no_tail = variant < 4 ? (variant >> 1) : 0;
-      int dense_tail = variant >= 9   ? 0
+      int dense_tail = variant == 13  ? TSI_LU_DENSE_TAIL_OFF
+                       : variant >= 9 ? 0
                        : variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF)
                                       : (variant < 4 ? TSI_LU_DENSE_TAIL_OFF : 0);
       char what[96];
-      snprintf(what, sizeof what, "%s %s%s%s%s%s%s", names[m], float_factors ? "float" : "double",
+      snprintf(what, sizeof what, "%s %s%s%s%s%s%s%s", names[m], float_factors ? "float" : "double",
                scratch == TSI_LU_SCRATCH_DENSE ? " dense" : (scratch == TSI_LU_SCRATCH_SPARSE ? " sparse" : ""),
                no_tail ? " no-tail" : "",
                dense_tail == TSI_LU_DENSE_TAIL_ON ? " dense-tail" : (dense_tail ? " sparse-tail" : ""),
-               global_columns ? " global-columns" : "", slots ? " 8-slots" : "");
-      compare_factors(what, matrices[m], float_factors, scratch, no_tail, dense_tail, global_columns, slots);
+               global_columns ? " global-columns" : "", slots ? " 8-slots" : "", tail_search ? " tail-search" : "");
+      compare_factors(what, matrices[m], float_factors, scratch, no_tail, dense_tail, global_columns, slots,
+                      tail_search);
     }
   }
   for (int m = 0; m < 5; m++)
@@ -232,7 +237,7 @@ static void test_corpus(void) {
      * matrices its factors differ from the host's by more than 1e-12 of a
      * column (plat362: 4.5e-8) while both solve to 1e-14 (checked above,
      * default tail). The factor comparison uses the host's order. */
-    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0);
+    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0, 0);
     ts_csr_destroy(a);
   }
   if (f)

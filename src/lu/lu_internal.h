@@ -109,6 +109,9 @@ struct ts_lu {
   int64_t gpu_tail_columns;
   int gpu_global_columns;
   int64_t gpu_scratch_slots;
+  /* Non-zero: the sparse tail's gather finds U(j, k) by binary search even
+   * with a dense scratch to map the column in (tests, ablation). */
+  int gpu_tail_search;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

@@ -27,9 +27,10 @@ int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free
  * factored by panels and GEMM, or column by column in the sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
-/* One triangular solve's schedule: the rows (or columns) of each level. */
+/* One triangular solve's schedule: its rows (or columns) in a topological
+ * order, and for the level-scheduled kernels the levels of that order. */
 typedef struct tsi_lu_solve_schedule {
-  int ready; /* built and on the device */
+  int ready; /* 0, or built and on the device (how: lu_solve_cuda.cu) */
   int64_t levels;
   int64_t *level_ptr; /* host, levels + 1 */
   int32_t *items;     /* device, n */

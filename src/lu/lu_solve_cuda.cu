@@ -27,6 +27,8 @@ enum {
   SOLVE_LOWER_T = TSI_LU_SOLVE_LOWER_T
 };
 enum { SOLVE_THREADS = 256, SOLVE_WARPS = SOLVE_THREADS / 32 };
+/* tsi_lu_solve_schedule.ready: how its items were ordered. */
+enum { SCHEDULE_OWN_LEVELS = 1, SCHEDULE_FACTOR_ORDER = 2 };
 
 struct solve_args {
   int64_t n;
@@ -197,27 +199,45 @@ __global__ void permute_out(int64_t n, int64_t nrhs, const int32_t *perm, const 
 }
 
 /* The schedules of the two triangular solves of op (L then U, or U^T then
- * L^T), built on first use (all four were built eagerly at the first solve:
- * 78 ms of the 10^6-row netlist's on the H200's host). */
+ * L^T), built on first use. The synchronisation-free kernels need only a
+ * topological order of the rows, and the factorization's levels are one
+ * for all four solves (column i is on a later level than j when L(i, j) or
+ * U(j, i) is not zero: forward for L and U^T, backward for U and L^T), so
+ * they take it as it is; the level-scheduled kernels need each solve's own
+ * levels, two host sweeps on two threads (all four were swept eagerly at
+ * the first solve before: 78 ms of the 10^6-row netlist's, H200 host). */
 static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) {
   const bool plain = op == TS_OP_NONE;
   tsi_lu_solve_schedule *pair[2] = {plain ? &dev->lower : &dev->upper_t, plain ? &dev->upper : &dev->lower_t};
   const int modes[2] = {plain ? SOLVE_LOWER : SOLVE_UPPER_T, plain ? SOLVE_UPPER : SOLVE_LOWER_T};
-  if (pair[0]->ready && pair[1]->ready)
+  const int wanted = dev->solve_level_scheduled ? SCHEDULE_OWN_LEVELS : SCHEDULE_FACTOR_ORDER;
+  if (pair[0]->ready == wanted && pair[1]->ready == wanted)
     return TS_SUCCESS;
   const int64_t n = lu->n;
   int32_t *items[2] = {(int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t)),
                        (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t))};
   ts_status st = TS_SUCCESS;
-  if (!items[0] || !items[1] || !tsi_lu_solve_levels(lu, modes, pair, items))
+  if (!items[0] || !items[1]) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedules (n = %lld)",
                    (long long)n);
+  } else if (wanted == SCHEDULE_FACTOR_ORDER) {
+    /* pair[0] runs forward, pair[1] backward. */
+    for (int64_t k = 0; k < n; k++) {
+      items[0][k] = lu->level_cols[k];
+      items[1][k] = lu->level_cols[n - 1 - k];
+    }
+  } else if (!tsi_lu_solve_levels(lu, modes, pair, items)) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedules (n = %lld)",
+                   (long long)n);
+  }
   for (int t = 0; t < 2 && st == TS_SUCCESS; t++) {
+    pair[t]->ready = 0;
     if (!pair[t]->items)
       st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&pair[t]->items, n, sizeof(int32_t), "a solve schedule");
     if (st == TS_SUCCESS && n > 0)
       st = tsi_cuda_memcpy_to_device(lu->ctx, pair[t]->items, items[t], (size_t)n * sizeof(int32_t));
-    pair[t]->ready = st == TS_SUCCESS;
+    if (st == TS_SUCCESS)
+      pair[t]->ready = wanted;
   }
   free(items[0]);
   free(items[1]);
