@@ -162,8 +162,8 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
 ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm) {
   const int64_t n = lu->n;
   if (ws->a_norm_one < 0.0) {
-    double *col_sum = tsi_calloc_array(n, sizeof *col_sum);
-    if (!col_sum && n > 0)
+    double *col_sum = tsi_calloc_array(n > 0 ? n : 1, sizeof *col_sum);
+    if (!col_sum)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for column sums (n = %lld)",
                        (long long)n);
     for (int64_t e = 0; e < lu->nnz_a; e++)

@@ -30,6 +30,7 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
  * (bench/NOTES.md). Returns AMD's status (AMD_OUT_OF_MEMORY also when the
  * input cannot be allocated); sets no error, so that it can run beside the
  * matching on another thread. */
+/* INT is a type: it cannot take parentheses. NOLINTBEGIN(bugprone-macro-parentheses) */
 #define TSI_AMD_OF_ROWS(NAME, INT, ORDER)                                                                              \
   static int64_t NAME(const ts_csr *a, const int32_t *row_perm, int64_t *q) {                                          \
     int64_t n = a->rows;                                                                                               \
@@ -59,6 +60,7 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
 TSI_AMD_OF_ROWS(amd_of_rows_32, int32_t, amd_order)
 TSI_AMD_OF_ROWS(amd_of_rows_64, SuiteSparse_long, amd_l_order)
 #undef TSI_AMD_OF_ROWS
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q) {
   return a->nnz < INT32_MAX && a->rows < INT32_MAX ? amd_of_rows_32(a, row_perm, q) : amd_of_rows_64(a, row_perm, q);
