@@ -12,10 +12,16 @@
  * padded with the largest value. Depth d occupies the 2^d consecutive words
  * from 2^d - 1, so depths 0 to 5 of a warp's searches touch at most 32
  * consecutive words (no conflict, or a broadcast); only deeper, random
- * probes can conflict. Same work as binary search; the rank is the path. */
+ * probes can conflict. Same work as binary search; the rank is the path.
+ * Each thread descends for CONFLICT_LIMITED_QUERIES queries at once, so that
+ * its chains of dependent shared-memory probes overlap (one query a thread
+ * left the SM latency-bound: 41 % of the bandwidth bound at 256 keys, H200,
+ * bench/results/search-batched-h200.md). */
 #include "search_cuda_kernel.cuh"
 
 #define BATCHED_THREADS 256
+/* Queries a thread of the conflict-limited search has in flight. */
+#define CONFLICT_LIMITED_QUERIES 4
 
 template <ts_key_type T, bool ConflictLimited>
 __global__ void __launch_bounds__(BATCHED_THREADS)
@@ -40,16 +46,34 @@ __global__ void __launch_bounds__(BATCHED_THREADS)
         s[i] = tsi_key<T>::order(k[i]);
     }
     __syncthreads();
-    for (int64_t j = threadIdx.x; j < m; j += BATCHED_THREADS) {
-      bool all;
-      Bits q = tsi_prepare_query<Bits>(tsi_key<T>::order(queries[a * m + j]), upper, &all);
-      int r;
-      if (ConflictLimited) {
-        int node = 0;
+    if (ConflictLimited) {
+      constexpr int Q = CONFLICT_LIMITED_QUERIES;
+      for (int64_t j0 = threadIdx.x; j0 < m; j0 += (int64_t)BATCHED_THREADS * Q) {
+        Bits q[Q];
+        bool all[Q];
+        int node[Q];
+#pragma unroll
+        for (int u = 0; u < Q; u++) {
+          const int64_t j = j0 + (int64_t)u * BATCHED_THREADS;
+          all[u] = true;
+          q[u] = j < m ? tsi_prepare_query<Bits>(tsi_key<T>::order(queries[a * m + j]), upper, &all[u]) : (Bits)0;
+          node[u] = 0;
+        }
         for (int d = 0; d < height; d++)
-          node = 2 * node + 1 + (s[node] < q);
-        r = node - slots;
-      } else {
+#pragma unroll
+          for (int u = 0; u < Q; u++)
+            node[u] = 2 * node[u] + 1 + (s[node[u]] < q[u]);
+#pragma unroll
+        for (int u = 0; u < Q; u++) {
+          const int64_t j = j0 + (int64_t)u * BATCHED_THREADS;
+          if (j < m)
+            results[a * m + j] = all[u] ? n : node[u] - slots;
+        }
+      }
+    } else {
+      for (int64_t j = threadIdx.x; j < m; j += BATCHED_THREADS) {
+        bool all;
+        Bits q = tsi_prepare_query<Bits>(tsi_key<T>::order(queries[a * m + j]), upper, &all);
         int lo = 0, len = n;
         while (len > 0) {
           int half = len >> 1;
@@ -60,9 +84,8 @@ __global__ void __launch_bounds__(BATCHED_THREADS)
             len = half;
           }
         }
-        r = lo;
+        results[a * m + j] = all ? n : lo;
       }
-      results[a * m + j] = all ? n : r;
     }
     __syncthreads(); /* the next array overwrites the keys */
   }
