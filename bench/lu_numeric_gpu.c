@@ -2,7 +2,8 @@
  * (the first one uploads the pattern), refactor, solve (with refinement),
  * in double and float factors, plus the GPU's ablations: dense against
  * sparse scratch, the tail as a dense block against column by column in
- * the sparse pattern, and the right-looking tail against left-looking only.
+ * the sparse pattern, the right-looking tail against left-looking only, and
+ * the left-looking levels as dataflow launches against one launch a level.
  * Anchors: tessera's CPU path (all threads) in the same process, and GLU
  * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
  * circuit grid, L+U 14.5 M; see the results file).
@@ -131,6 +132,11 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
       continue;
     }
     double cpu_refactor = cpu ? time_ms(cpu, PHASE_REFACTOR) : NAN, gpu_refactor = time_ms(gpu, PHASE_REFACTOR);
+    /* The left-looking levels one launch per level (the dataflow launches'
+     * ablation; the switch is read at every factorization). */
+    gpu->gpu_level_sync = 1;
+    double level_sync = time_ms(gpu, PHASE_REFACTOR);
+    gpu->gpu_level_sync = 0;
     double cpu_solve = cpu ? time_ms(cpu, PHASE_SOLVE) : NAN;
     double cpu_berr = cpu ? tsb_backward_error(a, bench_x, bench_b) : NAN;
     double gpu_solve = time_ms(gpu, PHASE_SOLVE);
@@ -165,10 +171,10 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
       }
       gpu->gpu_tail_columns = 0;
     }
-    printf("%s, %s factors: GPU first factor %.2f ms, refactor %.2f ms, solve %.2f ms, backward error %.1e; "
-           "CPU factor %.2f ms, refactor %.2f ms\n",
-           name, float_factors ? "float" : "double", gpu_first, gpu_refactor, gpu_solve, gpu_berr, cpu_factor,
-           cpu_refactor);
+    printf("%s, %s factors: GPU first factor %.2f ms, refactor %.2f ms (level by level %.2f), solve %.2f ms, "
+           "backward error %.1e; CPU factor %.2f ms, refactor %.2f ms\n",
+           name, float_factors ? "float" : "double", gpu_first, gpu_refactor, level_sync, gpu_solve, gpu_berr,
+           cpu_factor, cpu_refactor);
     fflush(stdout);
     tsb_table_cell(table, "%s", name);
     tsb_table_cell(table, "%lld", (long long)n);
@@ -180,6 +186,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     tsb_table_cell(table, "%.2f", cpu_refactor);
     tsb_table_cell(table, "%.2f", gpu_first);
     tsb_table_cell(table, "%.2f", gpu_refactor);
+    tsb_table_cell(table, "%.2f", level_sync);
     tsb_table_cell(table, "%.1fx", cpu_refactor / gpu_refactor);
     tsb_table_cell(table, "%.2f", cpu_solve);
     tsb_table_cell(table, "%.2f", gpu_solve);
@@ -256,6 +263,7 @@ int main(int argc, char **argv) {
                                         "CPU refactor ms",
                                         "GPU first factor ms",
                                         "GPU refactor ms",
+                                        "GPU refactor level by level ms",
                                         "refactor CPU/GPU",
                                         "CPU solve ms",
                                         "GPU solve ms",
@@ -266,7 +274,7 @@ int main(int argc, char **argv) {
                                         "sparse-tail refactor ms",
                                         "no-tail refactor ms",
                                         "peak device MiB"};
-  tsb_table *table = tsb_table_create(20, columns);
+  tsb_table *table = tsb_table_create(21, columns);
 
   /* Generated: the GLU comparison's circuit grid (316^2 = 99,856 rows), a
    * 10^6-row netlist, a 2-D Laplacian. */

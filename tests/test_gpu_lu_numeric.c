@@ -14,7 +14,7 @@ static int racecheck;
 /* Factor a on the host and on the GPU (scratch and tail as given) and
  * compare; returns the largest column-relative difference. */
 static double compare_factors(const char *what, const ts_csr *a, int float_factors, int scratch, int no_tail,
-                              int dense_tail, int global_columns, int64_t slots, int tail_search) {
+                              int dense_tail, int global_columns, int64_t slots, int tail_search, int level_sync) {
   ts_lu *cpu = gpu_lu_create(TS_BACKEND_CPU, float_factors, 0);
   ts_lu *dev = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
   double worst = INFINITY;
@@ -26,6 +26,7 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   dev->gpu_global_columns = global_columns;
   dev->gpu_scratch_slots = slots;
   dev->gpu_tail_search = tail_search;
+  dev->gpu_level_sync = level_sync;
   CHECK_OK(gpu, ts_lu_analyze(cpu, a));
   CHECK_OK(gpu, ts_lu_analyze(dev, a));
   ts_status cpu_status = ts_lu_factor(cpu, a);
@@ -52,6 +53,13 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   CHECK(again_status == gpu_status);
   double *again = gpu_lu_factor_values(dev);
   CHECK_MSG(memcmp(again, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0, "%s: two GPU factorizations differ", what);
+  /* The dataflow launches and one launch a level: the same bits. */
+  dev->gpu_level_sync = !level_sync;
+  CHECK(ts_lu_factor(dev, a) == gpu_status);
+  double *other = gpu_lu_factor_values(dev);
+  CHECK_MSG(memcmp(other, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0,
+            "%s: the dataflow and level-by-level factorizations differ", what);
+  free(other);
   gpu_lu_check_rows(what, dev);
   const tsi_lu_device *cache = (const tsi_lu_device *)dev->numeric_device;
   printf("%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s\n", what, (long long)dev->n,
@@ -85,14 +93,18 @@ static void test_variants(void) {
      * global memory (double, float); 11, 12: 8 scratch slots, so that each
      * group takes many columns of a level in turn (shared memory, global
      * memory); 13: as 0, the sparse tail finding U(j, k) by binary search
-     * instead of the dense slot's position map. Racecheck: 0, 4, 5. */
-    for (int variant = 0; variant < 14; variant++) {
+     * instead of the dense slot's position map; 14: as 4, the left-looking
+     * levels one launch a level (the others run them as dataflow launches
+     * where the dense scratch and shared memory allow; every variant also
+     * compares the two bitwise). Racecheck: 0, 4, 5. */
+    for (int variant = 0; variant < 15; variant++) {
       if (racecheck && variant != 0 && variant != 4 && variant != 5)
         continue;
       int float_factors = variant == 5 || variant == 7 || variant == 10;
       int global_columns = variant == 9 || variant == 10 || variant == 12;
       int64_t slots = variant == 11 || variant == 12 ? 8 : 0;
       int tail_search = variant == 13;
+      int level_sync = variant == 14;
       int scratch = variant < 4 ? (variant & 1 ? TSI_LU_SCRATCH_SPARSE : TSI_LU_SCRATCH_DENSE)
                                 : (variant >= 9 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_AUTO);
       int no_tail = variant < 4 ? (variant >> 1) : 0;
@@ -101,13 +113,14 @@ static void test_variants(void) {
                        : variant >= 6 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF)
                                       : (variant < 4 ? TSI_LU_DENSE_TAIL_OFF : 0);
       char what[96];
-      snprintf(what, sizeof what, "%s %s%s%s%s%s%s%s", names[m], float_factors ? "float" : "double",
+      snprintf(what, sizeof what, "%s %s%s%s%s%s%s%s%s", names[m], float_factors ? "float" : "double",
                scratch == TSI_LU_SCRATCH_DENSE ? " dense" : (scratch == TSI_LU_SCRATCH_SPARSE ? " sparse" : ""),
                no_tail ? " no-tail" : "",
                dense_tail == TSI_LU_DENSE_TAIL_ON ? " dense-tail" : (dense_tail ? " sparse-tail" : ""),
-               global_columns ? " global-columns" : "", slots ? " 8-slots" : "", tail_search ? " tail-search" : "");
+               global_columns ? " global-columns" : "", slots ? " 8-slots" : "", tail_search ? " tail-search" : "",
+               level_sync ? " level-sync" : "");
       compare_factors(what, matrices[m], float_factors, scratch, no_tail, dense_tail, global_columns, slots,
-                      tail_search);
+                      tail_search, level_sync);
     }
   }
   for (int m = 0; m < 5; m++)
@@ -237,7 +250,7 @@ static void test_corpus(void) {
      * matrices its factors differ from the host's by more than 1e-12 of a
      * column (plat362: 4.5e-8) while both solve to 1e-14 (checked above,
      * default tail). The factor comparison uses the host's order. */
-    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0, 0);
+    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0, 0, 0);
     ts_csr_destroy(a);
   }
   if (f)

@@ -112,6 +112,9 @@ struct ts_lu {
   /* Non-zero: the sparse tail's gather finds U(j, k) by binary search even
    * with a dense scratch to map the column in (tests, ablation). */
   int gpu_tail_search;
+  /* Non-zero: the left-looking levels run one launch per level instead of
+   * the dataflow launches (tests, ablation; read at every factorization). */
+  int gpu_level_sync;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

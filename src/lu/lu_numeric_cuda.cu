@@ -17,8 +17,14 @@
  * updates in increasing column order, products and differences rounded
  * separately (no fused multiply-add), so the factors are bitwise repeatable,
  * the same as the host's left-looking code's, and no atomics touch values.
- * The level loop is launched from the host without synchronising; the
- * stream waits once, for the pivot outcomes.
+ * Consecutive levels of one group size whose columns fit shared memory run
+ * as one launch without level barriers (left_flow_shared): a column waits,
+ * step by step, for the mark of each column it gathers, so its early steps
+ * overlap the levels before it (the circuit grid's left-looking part
+ * refactors several times faster than level by level; gpu_level_sync keeps
+ * the level-by-level launches as the ablation). The launches go from the
+ * host without synchronising; the stream waits once, for the pivot
+ * outcomes.
  */
 #include "gemm/gemm_internal.h"
 #include "lu/lu_numeric_cuda.h"
@@ -97,6 +103,33 @@ __device__ __forceinline__ void step_bounds(int64_t dep_lo, int64_t dep_hi, int 
   const int64_t l = __shfl_sync(0xffffffffu, dep_lo, src), h = __shfl_sync(0xffffffffu, dep_hi, src);
   *lo = s < steps ? l : 0;
   *hi = s < steps ? h : 0;
+}
+
+/* The dataflow levels (left_flow_shared): bit s set where step s's column
+ * j (lane s's dep) is not marked finished yet (every lane of the warp calls
+ * it; one load a lane, so the columns finished long before cost one trip a
+ * batch). */
+__device__ __forceinline__ unsigned pending_steps(const factor_args &a, int32_t dep, int steps) {
+  const bool pending = (int)(threadIdx.x & 31) < steps && *(const volatile int32_t *)(a.ready + dep) != a.epoch;
+  return __ballot_sync(0xffffffffu, pending);
+}
+
+/* Wait until step s's column is finished when it was pending (`waiting`
+ * is the warp's common mask, so the branch and the shuffle are uniform). */
+__device__ __forceinline__ void wait_step(const factor_args &a, int32_t dep, unsigned waiting, int s) {
+  if (s < 32 && ((waiting >> s) & 1u)) {
+    const int32_t j = __shfl_sync(0xffffffffu, dep, s);
+    while (*(const volatile int32_t *)(a.ready + j) != a.epoch) {
+    }
+  }
+}
+
+/* An entry of a finished column L(:, j): in the dataflow levels, columns
+ * finished by other blocks of the same launch, so volatile (after the mark,
+ * from L2, where the writer's fence put it; L1 may hold an older line that
+ * the column shares with its neighbours). */
+template <typename T, bool FLOW> __device__ __forceinline__ double load_value(const T *values, int64_t q) {
+  return FLOW ? (double)*(const volatile T *)(values + q) : (double)values[q];
 }
 
 /* Column k by one group of GROUP threads (lane = its thread): gather the
@@ -180,6 +213,8 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
   if (lane == 0)
     a.kind[k] = (signed char)kind;
   group_sync<GROUP>(); /* x is all zero again before the next column */
+  if (lane == 0)
+    mark_ready(a, k);
 }
 
 /* Column k as left_column() with the dense scratch, but the column's values
@@ -193,7 +228,7 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
  * Each entry takes its updates in the same order as in left_column(): the
  * factors are bitwise the same. The map's words are zeroed at the end, so
  * the slot is a zero dense scratch again. */
-template <typename T, int GROUP>
+template <typename T, int GROUP, bool FLOW>
 __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, double *xs, int32_t *pos, int lane) {
   constexpr int B = GROUP == 512 ? 1 : 2; /* entries of L(:, j) a lane holds ahead */
   const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
@@ -208,24 +243,34 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
     int32_t dep;
     int64_t dep_lo, dep_hi;
     load_steps(a, base, steps, &dep, &dep_lo, &dep_hi);
+    /* FLOW: the steps whose column j was not yet finished when the batch
+     * began (the same mask in every lane); their L(:, j) is read only after
+     * its mark, each step's ahead of its use. */
+    const unsigned waiting = FLOW ? pending_steps(a, dep, steps) : 0u;
     /* Stage 0: this step (positions loaded); stage 1: the next (rows loaded). */
     int64_t lo0, hi0, lo1, hi1;
     step_bounds(dep_lo, dep_hi, 0, steps, &lo0, &hi0);
     step_bounds(dep_lo, dep_hi, 1, steps, &lo1, &hi1);
+    if (FLOW) {
+      wait_step(a, dep, waiting, 0);
+      wait_step(a, dep, waiting, 1);
+    }
     int32_t at0[B], rows1[B];
     double l0[B], l1[B];
 #pragma unroll
     for (int b = 0; b < B; b++) {
       const int64_t q = lo0 + lane + b * GROUP, q1 = lo1 + lane + b * GROUP;
       rows1[b] = q1 < hi1 ? row_idx[q1] : 0;
-      l1[b] = q1 < hi1 ? (double)values[q1] : 0.0;
+      l1[b] = q1 < hi1 ? load_value<T, FLOW>(values, q1) : 0.0;
       at0[b] = q < hi0 ? pos[row_idx[q]] : 0;
-      l0[b] = q < hi0 ? (double)values[q] : 0.0;
+      l0[b] = q < hi0 ? load_value<T, FLOW>(values, q) : 0.0;
     }
     for (int t = 0; t < steps; t++) {
       /* Ahead: step t + 1's positions (its rows are here), step t + 2's rows. */
       int64_t lo2, hi2;
       step_bounds(dep_lo, dep_hi, t + 2, steps, &lo2, &hi2);
+      if (FLOW)
+        wait_step(a, dep, waiting, t + 2);
       int32_t at1[B], rows2[B];
       double l2[B];
 #pragma unroll
@@ -233,7 +278,7 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
         const int64_t q1 = lo1 + lane + b * GROUP, q2 = lo2 + lane + b * GROUP;
         at1[b] = q1 < hi1 ? pos[rows1[b]] : 0;
         rows2[b] = q2 < hi2 ? row_idx[q2] : 0;
-        l2[b] = q2 < hi2 ? (double)values[q2] : 0.0;
+        l2[b] = q2 < hi2 ? load_value<T, FLOW>(values, q2) : 0.0;
       }
       const double u = xs[base + t - begin];
       if (u != 0.0) { /* the same for every lane */
@@ -243,7 +288,7 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
             xs[at0[b]] = minus_product(xs[at0[b]], l0[b], u);
         for (int64_t q = lo0 + lane + B * GROUP; q < hi0; q += GROUP) { /* beyond what was loaded ahead */
           const int32_t at = pos[row_idx[q]];
-          xs[at] = minus_product(xs[at], (double)values[q], u);
+          xs[at] = minus_product(xs[at], load_value<T, FLOW>(values, q), u);
         }
         group_sync<GROUP>();
       }
@@ -271,6 +316,8 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
   if (lane == 0)
     a.kind[k] = (signed char)kind;
   group_sync<GROUP>(); /* the map is zero and xs free before the next column */
+  if (lane == 0)
+    mark_ready(a, k);
 }
 
 /* Columns of a level whose longest column's values fit shared memory:
@@ -286,7 +333,53 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
   double *xs = column_values + (int64_t)(threadIdx.x / GROUP) * room;
   int32_t *pos = (int32_t *)(a.scratch + group_id * a.n);
   for (int64_t c = group_id; c < count; c += groups)
-    left_column_shared<T, GROUP>(a, values, a.cols[first + c], xs, pos, lane);
+    left_column_shared<T, GROUP, false>(a, values, a.cols[first + c], xs, pos, lane);
+}
+
+/*
+ * Consecutive levels as one launch, without a barrier between them: each
+ * group takes the next column of the schedule (first .. first + count, in
+ * level order) from *next and, before each step, waits for the mark of the
+ * column j it gathers (ready[j] == epoch), so a column starts on the
+ * columns finished long ago while the last ones it needs are still running.
+ * On the circuit grid (n = 99,856) the level-by-level schedule's chain is
+ * 894 K steps, the dataflow's 30 K with a column a multiprocessor (host
+ * count, bench/NOTES.md).
+ *
+ * No deadlock: a column waits only on columns of earlier levels, hence of
+ * earlier tickets, taken by groups already running (a group takes a ticket
+ * only when it runs), or finished by earlier launches; the earliest
+ * unfinished column always has what it needs. The arithmetic is
+ * left_column_shared's, so the factors are the same bits.
+ */
+template <typename T, int GROUP>
+__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
+    left_flow_shared(factor_args a, T *values, int64_t first, int64_t count, int room, unsigned long long *next) {
+  extern __shared__ double column_values[];
+  __shared__ unsigned long long block_ticket;
+  const int per_block = blockDim.x / GROUP;
+  const int lane = threadIdx.x % GROUP;
+  const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
+  double *xs = column_values + (int64_t)(threadIdx.x / GROUP) * room;
+  int32_t *pos = (int32_t *)(a.scratch + group_id * a.n);
+  for (;;) {
+    unsigned long long ticket = 0;
+    if (GROUP == 32) {
+      if (lane == 0)
+        ticket = atomicAdd(next, 1ULL);
+      ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    } else {
+      /* The group is the block; the last column's final barrier kept the
+       * previous ticket from being overwritten before every lane read it. */
+      if (lane == 0)
+        block_ticket = atomicAdd(next, 1ULL);
+      __syncthreads();
+      ticket = block_ticket;
+    }
+    if (ticket >= (unsigned long long)count)
+      return;
+    left_column_shared<T, GROUP, true>(a, values, a.cols[first + (int64_t)ticket], xs, pos, lane);
+  }
 }
 
 template <typename T, bool DENSE, int GROUP>
@@ -570,6 +663,8 @@ extern "C" void tsi_lu_cuda_release(ts_lu *lu) {
   device_free(dev, dev->solve_rhs, dev->solve_cols * n, sizeof(double));
   device_free(dev, dev->solve_ready_mark, n, sizeof(int32_t));
   device_free(dev, dev->solve_next_row, 2, sizeof(unsigned long long));
+  device_free(dev, dev->factor_ready, n, sizeof(int32_t));
+  device_free(dev, dev->flow_next, dev->left_levels > 0 ? dev->left_levels : 1, sizeof(unsigned long long));
   free(dev->urow_ptr_host);
   free(dev->left_ptr_host);
   free(dev->left_group_host);
@@ -810,6 +905,13 @@ static ts_status build_device(ts_lu *lu, tsi_lu_device **out) {
   }
   if (st == TS_SUCCESS)
     st = reserve_scratch(lu, dev);
+  if (st == TS_SUCCESS && dev->scratch_mode == TSI_LU_SCRATCH_DENSE) { /* the dataflow levels' */
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->factor_ready, n, sizeof(int32_t), "column ready marks");
+    if (st == TS_SUCCESS)
+      st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->flow_next, dev->left_levels > 0 ? dev->left_levels : 1,
+                               sizeof(unsigned long long), "column tickets");
+    dev->factor_epoch = INT32_MAX; /* the marks are cleared before the first factorization */
+  }
   if (st == TS_SUCCESS)
     st = reserve_dense_tail(lu, dev);
   if (st == TS_SUCCESS && dev->tail_start < n && !dev->tail_dense)
@@ -859,6 +961,17 @@ static ts_status compute_norms(ts_lu *lu) {
 template <typename T> static void allow_shared_columns() {
   cudaFuncSetAttribute(left_level_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        TSI_LU_SHARED_COLUMN_BYTES);
+  cudaFuncSetAttribute(left_flow_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       TSI_LU_SHARED_COLUMN_BYTES);
+}
+
+/* Shared memory of a block of groups of `group` threads whose columns have
+ * up to `longest` entries, or 0 when over the cap (the column then
+ * accumulates in global memory). */
+static size_t shared_column_bytes(int group, int64_t longest) {
+  const int per_block = group == 32 ? 8 : 1;
+  const size_t bytes = (size_t)per_block * (size_t)longest * sizeof(double);
+  return bytes <= (group == 512 ? TSI_LU_SHARED_COLUMN_BYTES : TSI_LU_SHARED_BLOCK_BYTES) ? bytes : 0;
 }
 
 template <typename T>
@@ -874,8 +987,8 @@ static void launch_left_level(const factor_args &args, T *values, int64_t first,
   if (blocks > 65535 * 16)
     blocks = 65535 * 16;
   const unsigned grid = (unsigned)blocks;
-  const size_t shared = (size_t)per_block * (size_t)longest * sizeof(double);
-  if (dense && shared_columns && shared <= (group == 512 ? TSI_LU_SHARED_COLUMN_BYTES : TSI_LU_SHARED_BLOCK_BYTES)) {
+  const size_t shared = shared_column_bytes(group, longest);
+  if (dense && shared_columns && shared > 0) {
 #define TSI_LEFT_SHARED(G)                                                                                             \
   left_level_shared<T, G><<<grid, block, shared, stream>>>(args, values, first, count, (int)longest)
     group == 32 ? TSI_LEFT_SHARED(32) : (group == 128 ? TSI_LEFT_SHARED(128) : TSI_LEFT_SHARED(512));
@@ -888,6 +1001,45 @@ static void launch_left_level(const factor_args &args, T *values, int64_t first,
   else
     group == 32 ? TSI_LEFT(false, 32) : (group == 128 ? TSI_LEFT(false, 128) : TSI_LEFT(false, 512));
 #undef TSI_LEFT
+}
+
+/* Levels first .. first + count of one group size as one dataflow launch
+ * (left_flow_shared): as many groups as there are scratch slots (each
+ * group's position map) or columns; groups that are not resident yet start
+ * when others finish and take the tickets left. */
+template <typename T>
+static void launch_left_flow(const factor_args &args, T *values, int64_t first, int64_t count, int group,
+                             int32_t longest, int64_t slots, unsigned long long *next, cudaStream_t stream) {
+  const int block = group == 32 ? 256 : group;
+  const int per_block = block / group;
+  int64_t blocks = (count + per_block - 1) / per_block;
+  if (blocks * per_block > slots)
+    blocks = slots / per_block;
+  const unsigned grid = (unsigned)blocks;
+  const size_t shared = shared_column_bytes(group, longest);
+#define TSI_LEFT_FLOW(G)                                                                                               \
+  left_flow_shared<T, G><<<grid, block, shared, stream>>>(args, values, first, count, longest, next)
+  group == 32 ? TSI_LEFT_FLOW(32) : (group == 128 ? TSI_LEFT_FLOW(128) : TSI_LEFT_FLOW(512));
+#undef TSI_LEFT_FLOW
+}
+
+/* The dataflow levels' marks and tickets: the number of this
+ * factorization (the marks are cleared when it would wrap, and before the
+ * first, so no mark holds a later number early) and zero tickets. */
+static ts_status next_factor_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t stream, int32_t *epoch) {
+  const int64_t segments = dev->left_levels > 0 ? dev->left_levels : 1;
+  cudaError_t err = cudaSuccess;
+  if (dev->factor_epoch == INT32_MAX) {
+    err = cudaMemsetAsync(dev->factor_ready, 0, (size_t)dev->n * sizeof(int32_t), stream);
+    dev->factor_epoch = 0;
+  }
+  if (err == cudaSuccess)
+    err = cudaMemsetAsync(dev->flow_next, 0, (size_t)segments * sizeof(unsigned long long), stream);
+  if (err != cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_CUDA, "LU factorization on the GPU: clearing the column marks: %s",
+                     cudaGetErrorString(err));
+  *epoch = ++dev->factor_epoch;
+  return TS_SUCCESS;
 }
 
 template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev, cudaStream_t stream) {
@@ -907,14 +1059,42 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
   args.scratch = dev->scratch;
   args.kind = dev->kind;
   args.rule = dev->rule;
+  args.ready = nullptr;
+  args.epoch = 0;
   T *values = (T *)dev->values;
   const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE, shared_columns = !lu->gpu_global_columns;
   if (dense && shared_columns)
     allow_shared_columns<T>();
-  for (int64_t l = 0; l < dev->left_levels; l++) {
-    const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[l + 1] - first;
-    launch_left_level<T>(args, values, first, count, dev->left_group_host[l], dev->left_len_host[l], dense,
-                         shared_columns, dev->scratch_slots, stream);
+  const bool flow = dense && shared_columns && !lu->gpu_level_sync && dev->factor_ready;
+  if (flow) {
+    ts_status st = next_factor_epoch(lu->ctx, dev, stream, &args.epoch);
+    if (st != TS_SUCCESS)
+      return st;
+    args.ready = dev->factor_ready;
+  }
+  int64_t segment = 0;
+  for (int64_t l = 0; l < dev->left_levels;) {
+    const int group = dev->left_group_host[l];
+    int64_t longest = dev->left_len_host[l], last = l + 1;
+    if (!flow || shared_column_bytes(group, longest) == 0) {
+      const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[l + 1] - first;
+      launch_left_level<T>(args, values, first, count, group, dev->left_len_host[l], dense, shared_columns,
+                           dev->scratch_slots, stream);
+      l++;
+      continue;
+    }
+    /* The following levels of the same group size whose columns fit shared
+     * memory run as one dataflow launch. */
+    while (last < dev->left_levels && dev->left_group_host[last] == group &&
+           shared_column_bytes(group, longest > dev->left_len_host[last] ? longest : dev->left_len_host[last]) > 0) {
+      if (dev->left_len_host[last] > longest)
+        longest = dev->left_len_host[last];
+      last++;
+    }
+    const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[last] - first;
+    launch_left_flow<T>(args, values, first, count, group, (int32_t)longest, dev->scratch_slots,
+                        dev->flow_next + segment++, stream);
+    l = last;
   }
   const int64_t n = dev->n, tail_start = dev->tail_start;
   if (tail_start >= n)

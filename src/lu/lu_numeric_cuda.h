@@ -96,8 +96,15 @@ typedef struct tsi_lu_device {
   int scratch_mode;  /* TSI_LU_SCRATCH_DENSE or _SPARSE as chosen */
   signed char *kind; /* n: pivot outcome per column */
   signed char *kind_host;
-  double *rule;                 /* device: tiny, replacement, perturb */
-  unsigned long long *max_bits; /* device: bits of max |M| */
+  double *rule; /* device: tiny, replacement, perturb */
+  /* The dataflow levels (lu_numeric_cuda.cu): each column's mark holds the
+   * number of the last factorization that finished it (factor_epoch counts
+   * them on the host); a ticket counter per launch (left_levels of them at
+   * most). Allocated at the first factorization that uses them. */
+  int32_t factor_epoch;
+  int32_t *factor_ready;         /* device, n */
+  unsigned long long *flow_next; /* device */
+  unsigned long long *max_bits;  /* device: bits of max |M| */
 
   /* Solves: the synchronisation-free kernels' marks and counters ready
    * (the schedules below are built per operation, on first use). */

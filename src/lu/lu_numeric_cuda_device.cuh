@@ -28,7 +28,22 @@ struct factor_args {
   double *scratch;
   signed char *kind;
   const double *rule;
+  /* Column k is finished in this factorization when ready[k] == epoch (the
+   * dataflow levels wait on it); NULL: no marks kept (level by level). */
+  int32_t *ready;
+  int32_t epoch;
 };
+
+/* Mark column k finished: the group's stores of its values are ordered
+ * before the mark (every lane passed the group's barrier; the fence then
+ * orders them for the device), so a reader that sees the mark and then
+ * loads through L2 sees the values. Called by lane 0 after the barrier. */
+__device__ __forceinline__ void mark_ready(const factor_args &a, int32_t k) {
+  if (a.ready) {
+    __threadfence();
+    *(volatile int32_t *)(a.ready + k) = a.epoch;
+  }
+}
 
 /* ---- device helpers ------------------------------------------------------------ */
 
