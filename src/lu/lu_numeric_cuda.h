@@ -80,7 +80,9 @@ typedef struct tsi_lu_device {
   int32_t *level_of_host;  /* n: level of each column in the analysis */
   double flops;
   /* The tail as a dense (n - tail_start)^2 block, column-major (device), or
-   * NULL: the tail runs column by column in the sparse pattern. */
+   * NULL: the tail runs column by column in the sparse pattern. After a
+   * factorization it holds the tail's factors (rounded to the factors'
+   * precision), which the solves use. */
   double *tail_dense;
   /* The sparse tail's gather order (tsi_lu_tail_order's arrays, device). */
   int64_t tail_order_entries, tail_runs;
@@ -160,6 +162,13 @@ ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev);
  * of |L(:, j)| (strict) over U(j, k) != 0, j < k (lu_gather_lengths.c); n
  * entries the caller frees, NULL when out of memory. */
 int64_t *tsi_lu_gather_lengths(const ts_lu *lu);
+
+/* The dense tail's rows of triangular solve `mode` (TSI_LU_SOLVE_*) on y
+ * (nrhs columns of n, device), on the stream (a cudaStream_t), from
+ * dev->tail_dense (lu_solve_dense_tail_cuda.cu): for L and U^T after the
+ * other rows, whose terms the tail's rows have already subtracted; for U
+ * and L^T before them. */
+void tsi_lu_dense_tail_solve(const tsi_lu_device *dev, int mode, int64_t nrhs, double *y, void *stream);
 
 /* Device allocation counted in dev->bytes and dev->peak. */
 ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,

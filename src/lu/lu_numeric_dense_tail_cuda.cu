@@ -32,11 +32,16 @@ constexpr int panel = 64;
 /* The tail's columns k gather, in increasing order, the updates of the
  * finished columns j < tail_start (a block per column): rows of the block
  * into d, rows above it (entries of U) in place. The same order of
- * operations as the host's left-looking code. */
+ * operations as the host's left-looking code. With use_map (a dense
+ * scratch slot per block, zero), the column's rows above the block are
+ * mapped there first (offset + 1 as int32), so that an update finds its
+ * entry with one load instead of a binary search over the column; the map
+ * is cleared after, leaving the slot zero. */
 template <typename T>
 __global__ void __launch_bounds__(256)
-    dense_tail_gather(factor_args a, const T *values, int64_t tail_start, int64_t m, double *d) {
+    dense_tail_gather(factor_args a, const T *values, int64_t tail_start, int64_t m, double *d, bool use_map) {
   const int32_t *row_idx = a.row_idx;
+  int32_t *map = use_map ? (int32_t *)(a.scratch + (int64_t)blockIdx.x * a.n) : nullptr;
   for (int64_t k = tail_start + blockIdx.x; k < a.n; k += gridDim.x) {
     const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
     double *dk = d + (k - tail_start) * m;
@@ -44,6 +49,8 @@ __global__ void __launch_bounds__(256)
       const int32_t i = row_idx[p];
       if (i >= tail_start)
         dk[i - tail_start] = a.acc[p];
+      else if (map)
+        map[i] = (int32_t)(p - begin + 1);
     }
     __syncthreads();
     for (int64_t p = begin; p < diag && row_idx[p] < tail_start; p++) {
@@ -58,14 +65,23 @@ __global__ void __launch_bounds__(256)
         if (i >= tail_start) {
           dk[i - tail_start] = minus_product(dk[i - tail_start], l, u);
         } else {
-          const int64_t pos = find_row(row_idx, p + 1, diag, i);
+          int64_t pos = -1;
+          if (map) {
+            const int64_t at = begin + (int64_t)map[i] - 1;
+            pos = at > p && at < diag ? at : -1;
+          } else {
+            pos = find_row(row_idx, p + 1, diag, i);
+          }
           if (pos >= 0)
             a.acc[pos] = minus_product(a.acc[pos], l, u);
         }
       }
       __syncthreads();
     }
-    __syncthreads(); /* dk complete before the next column's loads reuse the block */
+    if (map)
+      for (int64_t p = begin + threadIdx.x; p < diag; p += blockDim.x)
+        map[row_idx[p]] = 0; /* rows above the diagonal, which hold every row below tail_start */
+    __syncthreads();         /* dk complete and the map clear before the next column reuses the block */
   }
 }
 
@@ -149,16 +165,24 @@ __global__ void __launch_bounds__(128) dense_upper_panel(double *d, int64_t m, i
 
 /* The block back into the pattern: column k's rows of the block from d (L
  * below the diagonal, already divided; the pivot on it), rows above from
- * the working values. */
+ * the working values. The block keeps the factors, rounded as stored, for
+ * the solves (lu_solve_dense_tail_cuda.cu); its entries outside the
+ * pattern are zero. */
 template <typename T>
 __global__ void __launch_bounds__(256)
-    dense_tail_store(factor_args a, T *values, int64_t tail_start, int64_t m, const double *d) {
+    dense_tail_store(factor_args a, T *values, int64_t tail_start, int64_t m, double *d) {
   for (int64_t k = tail_start + blockIdx.x; k < a.n; k += gridDim.x) {
     const int64_t begin = a.col_ptr[k], end = a.col_ptr[k + 1];
-    const double *dk = d + (k - tail_start) * m;
+    double *dk = d + (k - tail_start) * m;
     for (int64_t p = begin + threadIdx.x; p < end; p += blockDim.x) {
       const int32_t i = a.row_idx[p];
-      values[p] = (T)(i >= tail_start ? dk[i - tail_start] : a.acc[p]);
+      if (i >= tail_start) {
+        const T stored = (T)dk[i - tail_start];
+        values[p] = stored;
+        dk[i - tail_start] = (double)stored;
+      } else {
+        values[p] = (T)a.acc[p];
+      }
     }
   }
 }
@@ -170,7 +194,12 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
   cudaError_t err = cudaMemsetAsync(d, 0, (size_t)(m * m) * sizeof(double), stream);
   if (err != cudaSuccess)
     return tsi_error(ctx, TS_ERROR_CUDA, "LU on the GPU: clearing the dense tail: %s", cudaGetErrorString(err));
-  dense_tail_gather<T><<<(unsigned)(m < 65535 ? m : 65535), 256, 0, stream>>>(a, values, tail_start, m, d);
+  /* The position map needs a zero dense slot for each block. */
+  const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && dev->scratch_slots > 0;
+  int64_t blocks = m < 65535 ? m : 65535;
+  if (use_map && blocks > dev->scratch_slots)
+    blocks = dev->scratch_slots;
+  dense_tail_gather<T><<<(unsigned)blocks, 256, 0, stream>>>(a, values, tail_start, m, d, use_map);
   signed char *kind = a.kind + tail_start;
   for (int64_t c0 = 0; c0 < m; c0 += panel) {
     const int b = (int)(m - c0 < panel ? m - c0 : panel);

@@ -38,7 +38,40 @@ struct solve_args {
   const int64_t *lrow_ptr, *urow_ptr;
   const int32_t *lrow_col, *urow_col;
   const int64_t *lrow_pos, *urow_pos;
+  /* Rows from here on are the dense tail's (tsi_lu_dense_tail_solve; n
+   * without a dense tail): in L and U^T they only subtract their terms of
+   * the rows before tail_start here, in U and L^T they are skipped (done
+   * before, marked ready). */
+  int64_t tail_start;
 };
+
+template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve_args &a, int64_t e);
+
+/* Forward solves (L, U^T) run their dense tail after the other rows. */
+template <int MODE> __device__ __forceinline__ bool tail_after() {
+  return MODE == SOLVE_LOWER || MODE == SOLVE_UPPER_T;
+}
+
+/* Row r's entries [lo, hi) that this kernel reads, or false when it skips
+ * the row: a dense-tail row of a forward solve reads only its terms of
+ * columns before tail_start (its unknowns increase along the row). */
+template <int MODE>
+__device__ __forceinline__ bool sparse_part(const solve_args &a, int32_t r, int64_t lo, int64_t *hi) {
+  if (r < a.tail_start)
+    return true;
+  if (!tail_after<MODE>())
+    return false;
+  int64_t first = lo, last = *hi;
+  while (first < last) {
+    const int64_t mid = first + ((last - first) >> 1);
+    if (entry_unknown<MODE>(a, mid) < a.tail_start)
+      first = mid + 1;
+    else
+      last = mid;
+  }
+  *hi = first;
+  return true;
+}
 
 /* Entries [lo, hi) of row (or column) r that the solve reads. */
 template <int MODE>
@@ -123,9 +156,11 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
     double *yc = y + (w / count) * a.n;
     int64_t lo, hi;
     row_bounds<MODE>(a, r, &lo, &hi);
+    if (!sparse_part<MODE>(a, r, lo, &hi))
+      continue;
     const double sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
     if (lane == 0)
-      yc[r] = row_value<T, MODE>(a, values, r, yc[r], sum);
+      yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, yc[r], sum) : yc[r] - sum;
   }
 }
 
@@ -162,6 +197,8 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
     const int32_t r = items[ticket];
     int64_t lo, hi;
     row_bounds<MODE>(a, r, &lo, &hi);
+    if (!sparse_part<MODE>(a, r, lo, &hi))
+      continue;
     for (int64_t c = 0; c < nrhs; c++) {
       double *yc = y + c * a.n;
       /* Only this warp writes y(r) in this launch: a plain load, early. */
@@ -169,13 +206,23 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
       const double sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
                                 : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
       if (lane == 0)
-        yc[r] = row_value<T, MODE>(a, values, r, own, sum);
+        yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, own, sum) : own - sum;
     }
+    if (r >= a.tail_start)
+      continue; /* no row of this launch reads it */
     if (lane == 0) {
       __threadfence();
       *(volatile int32_t *)(ready + r) = epoch;
     }
   }
+}
+
+/* Rows first .. last marked ready for the solve numbered epoch (the dense
+ * tail's, solved before the launch that reads them). */
+__global__ void mark_rows(int32_t *ready, int64_t first, int64_t last, int32_t epoch) {
+  for (int64_t r = first + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < last;
+       r += (int64_t)gridDim.x * blockDim.x)
+    ready[r] = epoch;
 }
 
 /* y = D P rhs (gather through perm, scale by the original index). */
@@ -336,10 +383,16 @@ static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t st
   return TS_SUCCESS;
 }
 
+/* The host's tail_after(). */
+static bool tail_after_host(int mode) { return mode == SOLVE_LOWER || mode == SOLVE_UPPER_T; }
+
 /* One triangular solve, one launch per level. */
 template <typename T, int MODE>
-static void run_levels(const solve_args &args, const T *values, const tsi_lu_solve_schedule &s, int64_t nrhs, double *y,
-                       cudaStream_t stream) {
+static void run_levels(const tsi_lu_device *dev, const solve_args &args, const T *values,
+                       const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, cudaStream_t stream) {
+  const bool tail = args.tail_start < args.n;
+  if (tail && !tail_after_host(MODE))
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
   for (int64_t l = 0; l < s.levels; l++) {
     const int64_t first = s.level_ptr[l], count = s.level_ptr[l + 1] - first;
     int64_t blocks = (count * nrhs + SOLVE_WARPS - 1) / SOLVE_WARPS;
@@ -347,6 +400,8 @@ static void run_levels(const solve_args &args, const T *values, const tsi_lu_sol
       blocks = 65535;
     solve_level<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
   }
+  if (tail && tail_after_host(MODE))
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
 }
 
 /* One triangular solve, one launch: no more warps than are resident or
@@ -365,8 +420,17 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
     blocks = wanted;
   if (blocks < 1)
     blocks = 1;
+  const bool tail = args.tail_start < args.n;
+  if (tail && !tail_after_host(MODE)) { /* the tail first; the other rows wait on its marks */
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+    const int64_t rows = args.n - args.tail_start;
+    mark_rows<<<(unsigned)((rows + 255) / 256 < 4096 ? (rows + 255) / 256 : 4096), 256, 0, stream>>>(
+        dev->solve_ready_mark, args.tail_start, args.n, epoch);
+  }
   solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
       args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
+  if (tail && tail_after_host(MODE))
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
   return TS_SUCCESS;
 }
 
@@ -384,15 +448,16 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
   args.urow_col = dev->urow_col;
   args.lrow_pos = dev->lrow_pos;
   args.urow_pos = dev->urow_pos;
+  args.tail_start = dev->tail_dense ? dev->tail_start : dev->n;
   const T *values = (const T *)dev->values;
   const bool plain = op == TS_OP_NONE;
   if (dev->solve_level_scheduled) {
     if (plain) {
-      run_levels<T, SOLVE_LOWER>(args, values, dev->lower, nrhs, y, stream);
-      run_levels<T, SOLVE_UPPER>(args, values, dev->upper, nrhs, y, stream);
+      run_levels<T, SOLVE_LOWER>(dev, args, values, dev->lower, nrhs, y, stream);
+      run_levels<T, SOLVE_UPPER>(dev, args, values, dev->upper, nrhs, y, stream);
     } else {
-      run_levels<T, SOLVE_UPPER_T>(args, values, dev->upper_t, nrhs, y, stream);
-      run_levels<T, SOLVE_LOWER_T>(args, values, dev->lower_t, nrhs, y, stream);
+      run_levels<T, SOLVE_UPPER_T>(dev, args, values, dev->upper_t, nrhs, y, stream);
+      run_levels<T, SOLVE_LOWER_T>(dev, args, values, dev->lower_t, nrhs, y, stream);
     }
     return TS_SUCCESS;
   }
