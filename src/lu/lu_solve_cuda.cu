@@ -12,7 +12,10 @@
  * the schedule's order from a counter (warp per row with rows fetched in
  * topological order: Su et al., "CapelliniSpTRSV", 2020). The level-scheduled
  * solve (one launch per level; Naumov 2011 for the GPU) stays as the
- * reference: both use the same arithmetic, so they agree bit for bit. */
+ * reference: both use the same arithmetic, so they agree bit for bit.
+ * Where the factorization kept its trailing block dense, that block's rows
+ * are solved by blocks of rows from it (lu_solve_dense_tail_cuda.cu), after
+ * the other rows (L, U^T) or before them (U, L^T), in both paths. */
 #include "lu/lu_numeric_cuda.h"
 
 #include <cuda_runtime.h>
