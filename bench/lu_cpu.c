@@ -1,13 +1,17 @@
 /* Sparse LU on the CPU: tessera (all threads) against SuiteSparse KLU (one
  * thread, default settings) on the corpus's unsymmetric matrices and on
  * generated circuit-like and Laplacian matrices: analyze, factor, refactor
- * and solve times, nnz(L+U), and the backward error of b = A * ones.
+ * and solve times, nnz(L+U), and the backward error of b = A * ones; and
+ * tessera's refactorization level by level (cpu_level_sync), the ablation of
+ * its default dataflow schedule with several threads.
  *
  * Usage: lu_cpu [--quick] [CSV_PATH]   (corpus from TESSERA_MATRICES)
  * Each phase is timed once, or as the median of up to 9 runs when one run
  * takes under 50 ms. --quick drops the 10^5-row generated matrices. */
 #include "tessera.h"
 #include "tsb.h"
+
+#include "lu/lu_internal.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -26,6 +30,7 @@
 
 typedef struct phase_times {
   double analyze, factor, refactor, solve; /* milliseconds */
+  double refactor_levels;                  /* tessera: refactor level by level (the dataflow's ablation) */
   int64_t lu_nnz;
   double berr;
   char note[96];
@@ -89,8 +94,14 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
     t->factor = time_phase(tessera_factor, &s);
   if (!isnan(t->factor))
     t->refactor = time_phase(tessera_refactor, &s);
-  if (!isnan(t->refactor))
+  if (!isnan(t->refactor)) {
+    /* The same refactorization one level at a time, then back (the switch
+     * is read at every factorization). */
+    s.lu->cpu_level_sync = 1;
+    t->refactor_levels = time_phase(tessera_refactor, &s);
+    s.lu->cpu_level_sync = 0;
     t->solve = time_phase(tessera_solve, &s);
+  }
   if (isnan(t->solve)) {
     snprintf(t->note, sizeof t->note, "%s", ts_last_error(ctx));
   } else {
@@ -175,7 +186,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, ts
   for (int64_t i = 0; i < n; i++)
     for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
       b[i] += v[e];
-  phase_times ts = {NAN, NAN, NAN, NAN, 0, NAN, ""}, klu = {NAN, NAN, NAN, NAN, 0, NAN, ""};
+  phase_times ts = {NAN, NAN, NAN, NAN, NAN, 0, NAN, ""}, klu = {NAN, NAN, NAN, NAN, NAN, 0, NAN, ""};
   fprintf(stderr, "%s (n %lld, nnz %lld)...\n", name, (long long)n, (long long)a->nnz);
   run_klu(ctx, a, b, &klu);
   run_tessera(ctx, a, b, &ts);
@@ -185,6 +196,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, ts
   tsb_table_cell(table, "%.2f / %.2f", ts.analyze, klu.analyze);
   tsb_table_cell(table, "%.2f / %.2f", ts.factor, klu.factor);
   tsb_table_cell(table, "%.2f / %.2f", ts.refactor, klu.refactor);
+  tsb_table_cell(table, "%.2f", ts.refactor_levels);
   tsb_table_cell(table, "%.3f / %.3f", ts.solve, klu.solve);
   tsb_table_cell(table, "%lld / %lld", (long long)ts.lu_nnz, (long long)klu.lu_nnz);
   tsb_table_cell(table, "%.1e / %.1e", ts.berr, klu.berr);
@@ -215,9 +227,18 @@ int main(int argc, char **argv) {
   tsb_metadata meta;
   tsb_metadata_collect(&meta, ctx, argc, argv);
   tsb_metadata_set(&meta, "comparison", "tessera (all threads) / KLU (1 thread, default settings, no refinement)");
-  static const char *const columns[] = {"matrix",      "n",        "nnz(A)",   "analyze ms",     "factor ms",
-                                        "refactor ms", "solve ms", "nnz(L+U)", "backward error", "tessera notes"};
-  tsb_table *table = tsb_table_create(10, columns);
+  static const char *const columns[] = {"matrix",
+                                        "n",
+                                        "nnz(A)",
+                                        "analyze ms",
+                                        "factor ms",
+                                        "refactor ms",
+                                        "tessera refactor level by level ms",
+                                        "solve ms",
+                                        "nnz(L+U)",
+                                        "backward error",
+                                        "tessera notes"};
+  tsb_table *table = tsb_table_create(11, columns);
 
   /* The corpus's square unsymmetric matrices with values. */
   const char *dir = getenv("TESSERA_MATRICES");

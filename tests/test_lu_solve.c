@@ -260,6 +260,76 @@ cleanup:
   return a;
 }
 
+/* Two threads, the dataflow schedule against level by level
+ * (cpu_level_sync): bitwise equal factors on a dissected grid and a circuit
+ * grid; with perturbation off and a high pivot threshold, the same status
+ * and singular column. */
+static void test_schedules_agree(void) {
+  ts_context_options copts = {0};
+  copts.backend = TS_BACKEND_CPU;
+  copts.num_threads = 2;
+  ts_context *ctx = NULL;
+  CHECK_OK(NULL, ts_context_create(&ctx, &copts));
+  ts_circuit_params params = ts_circuit_defaults(20000);
+  params.locality = 1.0;
+  ts_csr *grid = NULL;
+  CHECK_OK(ctx, ts_gen_circuit(ctx, &params, 3, TS_FLOAT64, &grid));
+  ts_csr *matrices[2] = {dissected_laplacian(ctx, 60), grid};
+  for (int m = 0; m < 2; m++) {
+    if (!matrices[m])
+      continue;
+    ts_lu_options options = lu_test_options();
+    ts_lu *lu = factor(ctx, matrices[m], &options);
+    if (!lu || !lu->lu_values) {
+      ts_lu_destroy(lu);
+      continue;
+    }
+    double *flow = malloc((size_t)lu->lu_nnz * sizeof(double));
+    memcpy(flow, lu->lu_values, (size_t)lu->lu_nnz * sizeof(double));
+    lu->cpu_level_sync = 1;
+    ts_status st = ts_lu_refactor(lu, matrices[m]);
+    CHECK(st == TS_SUCCESS || st == TS_WARNING_PERTURBED_PIVOTS);
+    CHECK_MSG(memcmp(flow, lu->lu_values, (size_t)lu->lu_nnz * sizeof(double)) == 0,
+              "matrix %d: the dataflow and level-by-level factors differ", m);
+    printf("schedules agree bitwise: n %lld, %lld levels\n", (long long)lu->n, (long long)lu->stats.levels);
+    free(flow);
+    ts_lu_destroy(lu);
+  }
+  /* Perturbation off and a pivot threshold so high that pivots on many
+   * levels fail, several of them at once in the dataflow: the first in
+   * (level, column) order is reported either way. */
+  for (int m = 0; m < 2; m++) {
+    if (!matrices[m])
+      continue;
+    int64_t column[2] = {-2, -3};
+    ts_status status[2] = {TS_SUCCESS, TS_SUCCESS};
+    for (int level_sync = 0; level_sync < 2; level_sync++) {
+      ts_lu_options options = lu_test_options();
+      options.no_perturbation = 1;
+      options.pivot_threshold = 1.0;
+      ts_lu *lu = NULL;
+      CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+      if (!lu)
+        continue;
+      CHECK_OK(ctx, ts_lu_analyze(lu, matrices[m]));
+      lu->cpu_level_sync = level_sync;
+      status[level_sync] = ts_lu_factor(lu, matrices[m]);
+      ts_lu_stats stats;
+      ts_lu_get_stats(lu, &stats);
+      column[level_sync] = stats.singular_column;
+      ts_lu_destroy(lu);
+    }
+    CHECK_MSG(status[0] == TS_ERROR_NUMERICALLY_SINGULAR && status[1] == status[0] && column[0] == column[1] &&
+                  column[0] >= 0,
+              "matrix %d, pivot threshold 1: dataflow %s column %lld, level by level %s column %lld", m,
+              ts_status_string(status[0]), (long long)column[0], ts_status_string(status[1]), (long long)column[1]);
+    printf("pivot threshold 1: both schedules stop at column %lld\n", (long long)column[0]);
+  }
+  ts_csr_destroy(matrices[0]);
+  ts_csr_destroy(matrices[1]);
+  ts_context_destroy(ctx);
+}
+
 /* The same matrix factored with 1 and 2 threads: bitwise equal factors and
  * solutions. The dissected grid gives wide levels (with AMD or without), so
  * the threads do share them. */
@@ -358,6 +428,7 @@ int main(void) {
   test_several_rhs(ctx);
   test_float_factors(ctx);
   test_thread_determinism();
+  test_schedules_agree();
   test_arguments(ctx);
   ts_context_destroy(ctx);
   return test_finish();

@@ -11,9 +11,10 @@
  * symbolic factorization (fill found per row by traversal through
  * lower-numbered vertices, in chunks sized from a memory budget), a
  * levelization of the column dependencies (Kahn's topological sort), a
- * column-based numeric factorization in the levels' order (on the GPU,
- * consecutive levels run without barriers between them, each column waiting
- * only for the columns it gathers; the trailing dense block right-looking),
+ * column-based numeric factorization in the levels' order (on the GPU and
+ * on several host threads, without barriers between levels: each column
+ * waits only for the columns it gathers; on the GPU the trailing dense block
+ * right-looking),
  * and triangular solves with refinement of the residual in double.
  *
  * Typical use, as with KLU:

@@ -115,6 +115,10 @@ struct ts_lu {
   /* Non-zero: the left-looking levels run one launch per level instead of
    * the dataflow launches (tests, ablation; read at every factorization). */
   int gpu_level_sync;
+  /* Non-zero: the host's factorization with several threads goes level by
+   * level (a barrier between levels) instead of the dataflow schedule
+   * (tests, ablation; read at every factorization). */
+  int cpu_level_sync;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

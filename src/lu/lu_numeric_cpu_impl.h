@@ -1,6 +1,7 @@
 /* Numeric LU of M = P Dr A Dc Q on the host, for one factor value type:
  * M is scattered into the symbolic L+U pattern, then the columns are
- * factored level by level. Included by lu_numeric_cpu.c with TSI_VALUE
+ * factored in the levels' order: level by level on one thread, as a
+ * dataflow on several. Included by lu_numeric_cpu.c with TSI_VALUE
  * (float or double: the precision the factors are stored in) and TSI_NAME
  * (a suffix for the function names). Arithmetic is in double throughout;
  * float factors are rounded as each column is stored. */
@@ -39,7 +40,8 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
  * order on any thread with the same result. x is zero on entry and exit.
  */
 static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, double *x,
-                                       const tsi_lu_pivot_rule *rule, tsi_lu_column_outcome *outcome) {
+                                       const tsi_lu_pivot_rule *rule, const int *ready,
+                                       tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
@@ -55,6 +57,8 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
     flops += 2 * (l_end - l_begin);
     if (u_jk == 0.0)
       continue; /* an explicit zero or a cancellation: nothing to subtract */
+    if (ready)
+      tsi_lu_wait_ready(ready, j); /* the dataflow schedule: L(:, j) from another thread */
     for (int64_t q = l_begin; q < l_end; q++)
       x[row_idx[q]] -= (double)values[q] * u_jk;
   }
@@ -92,10 +96,10 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 /* Column k of level `level`, its flops and perturbed pivot counted, a bad
  * pivot recorded when it is the first in (level, column) order. */
 static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, double *x,
-                                        const tsi_lu_pivot_rule *rule, int64_t *flops, int64_t *perturbed,
-                                        int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+                                        const tsi_lu_pivot_rule *rule, const int *ready, int64_t *flops,
+                                        int64_t *perturbed, int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
-  TSI_NAME(lu_factor_column)(lu, values, k, x, rule, &outcome);
+  TSI_NAME(lu_factor_column)(lu, values, k, x, rule, ready, &outcome);
   *flops += outcome.flops;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     (*perturbed)++;
@@ -151,8 +155,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
-            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level, &bad_column,
-                               &bad_kind);
+            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
+                               &bad_column, &bad_kind);
           if (bad_level <= l)
             break;
         }
@@ -164,7 +168,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++)
-          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, &my_flops, &my_perturbed, &bad_level,
+          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
                              &bad_column, &bad_kind);
       }
       /* After the barrier every thread reads the same verdict for these
@@ -175,6 +179,76 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
       if (seen < next)
         break;
       level = next;
+    }
+#pragma omp atomic
+    flops += my_flops;
+#pragma omp atomic
+    perturbed += my_perturbed;
+  }
+
+  result->flops = flops;
+  result->perturbed = perturbed;
+  result->bad_kind = bad_kind;
+  result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
+}
+
+/*
+ * All columns as a dataflow (the GPU's left_flow_shared schedule on host
+ * threads): each thread takes the next column in level order from a
+ * counter and, before each step, waits for the mark of the column j it
+ * subtracts (ready[j], set with release after the column is stored), so a
+ * column starts on the columns finished long before while the last ones it
+ * needs are still running; no barrier between levels. No deadlock: a column
+ * waits only on earlier tickets, taken by running threads. The arithmetic
+ * is lu_factor_column's, so the factors are the level schedule's bits. A
+ * singular pivot (perturbation off) stops the taking of columns of later
+ * levels; every column of its level and the earlier ones is done, so the
+ * column reported is the level schedule's.
+ */
+static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double *work, int threads,
+                                     const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_factor_outcome *result) {
+  const int64_t n = lu->n;
+  const int64_t *level_ptr = lu->level_ptr;
+  const int32_t *level_cols = lu->level_cols;
+  int64_t flops = 0, perturbed = 0, next = 0;
+  int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
+  int bad_kind = TSI_LU_PIVOT_OK;
+
+#pragma omp parallel num_threads(threads)
+  {
+    double *x = work + (int64_t)tsi_thread_id() * n;
+    int64_t my_flops = 0, my_perturbed = 0, level = 0;
+    for (bool stop = false; !stop;) {
+      /* Tickets in runs of about 1/8 of a thread's share of the current
+       * level (one a column made wide levels of small columns 1.5x slower
+       * on two threads: the counter's cache line went back and forth). A
+       * run's columns go in order, so a thread waits only on earlier runs. */
+      const int64_t at = __atomic_load_n(&next, __ATOMIC_RELAXED);
+      while (at < n && level_ptr[level + 1] <= at)
+        level++;
+      int64_t run = at < n ? (level_ptr[level + 1] - level_ptr[level]) / ((int64_t)threads * 8) : 1;
+      if (run < 1)
+        run = 1;
+      const int64_t first = __atomic_fetch_add(&next, run, __ATOMIC_RELAXED);
+      for (int64_t c = first; c < first + run && !stop; c++) {
+        if (c >= n) {
+          stop = true;
+          break;
+        }
+        while (level_ptr[level + 1] <= c) /* tickets only grow: the level only moves on */
+          level++;
+        int64_t seen;
+#pragma omp atomic read
+        seen = bad_level;
+        if (level > seen) {
+          stop = true; /* later tickets are on later levels still */
+          break;
+        }
+        const int32_t k = level_cols[c];
+        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &my_flops, &my_perturbed, &bad_level, &bad_column,
+                           &bad_kind);
+        __atomic_store_n(&ready[k], 1, __ATOMIC_RELEASE);
+      }
     }
 #pragma omp atomic
     flops += my_flops;
