@@ -48,6 +48,14 @@ typedef struct tsi_lu_factor_outcome {
   int64_t bad_column; /* column of M, or -1 */
 } tsi_lu_factor_outcome;
 
+static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int64_t perturbed, int bad_kind,
+                               int64_t bad_column) {
+  result->flops = flops;
+  result->perturbed = perturbed;
+  result->bad_kind = bad_kind;
+  result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
+}
+
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
 #include "lu/lu_numeric_cpu_impl.h"

@@ -186,10 +186,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
     perturbed += my_perturbed;
   }
 
-  result->flops = flops;
-  result->perturbed = perturbed;
-  result->bad_kind = bad_kind;
-  result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
+  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
 }
 
 /*
@@ -256,9 +253,6 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
     perturbed += my_perturbed;
   }
 
-  result->flops = flops;
-  result->perturbed = perturbed;
-  result->bad_kind = bad_kind;
-  result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
+  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
 }
 #undef TSI_FACTOR_COUNTED
