@@ -5,8 +5,8 @@
 #include "lu/lu_numeric_workspace.h"
 
 #include <float.h>
-#include <sched.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,8 +282,9 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
                             .perturb = !lu->options.no_perturbation};
   tsi_lu_factor_outcome outcome;
   /* Several threads and levels wide enough to share: the dataflow
-   * schedule (two threads, `bench/lu_cpu`: circuit grid n = 99,856 refactor
-   * 5,385 -> 3,148 ms, 2-D Laplacian 408 -> 330). Chains of narrow levels
+   * schedule (two threads, `bench/lu_cpu`, bench/results/lu-cpu.md:
+   * circuit grid n = 99,856 refactor 3,204 -> 1,554 ms, 2-D Laplacian 276 ->
+   * 175). Chains of narrow levels
    * stay with the level schedule, which runs them on one thread (olm1000's
    * 999 one-column levels: 0.02 ms there, 0.08 as a dataflow). */
   int *ready = NULL;

@@ -51,9 +51,7 @@ struct solve_args {
 template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve_args &a, int64_t e);
 
 /* Forward solves (L, U^T) run their dense tail after the other rows. */
-template <int MODE> __device__ __forceinline__ bool tail_after() {
-  return MODE == SOLVE_LOWER || MODE == SOLVE_UPPER_T;
-}
+__host__ __device__ constexpr bool tail_after(int mode) { return mode == SOLVE_LOWER || mode == SOLVE_UPPER_T; }
 
 /* Row r's entries [lo, hi) that this kernel reads, or false when it skips
  * the row: a dense-tail row of a forward solve reads only its terms of
@@ -62,7 +60,7 @@ template <int MODE>
 __device__ __forceinline__ bool sparse_part(const solve_args &a, int32_t r, int64_t lo, int64_t *hi) {
   if (r < a.tail_start)
     return true;
-  if (!tail_after<MODE>())
+  if (!tail_after(MODE))
     return false;
   int64_t first = lo, last = *hi;
   while (first < last) {
@@ -386,15 +384,12 @@ static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t st
   return TS_SUCCESS;
 }
 
-/* The host's tail_after(). */
-static bool tail_after_host(int mode) { return mode == SOLVE_LOWER || mode == SOLVE_UPPER_T; }
-
 /* One triangular solve, one launch per level. */
 template <typename T, int MODE>
 static void run_levels(const tsi_lu_device *dev, const solve_args &args, const T *values,
                        const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, cudaStream_t stream) {
   const bool tail = args.tail_start < args.n;
-  if (tail && !tail_after_host(MODE))
+  if (tail && !tail_after(MODE))
     tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
   for (int64_t l = 0; l < s.levels; l++) {
     const int64_t first = s.level_ptr[l], count = s.level_ptr[l + 1] - first;
@@ -403,7 +398,7 @@ static void run_levels(const tsi_lu_device *dev, const solve_args &args, const T
       blocks = 65535;
     solve_level<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
   }
-  if (tail && tail_after_host(MODE))
+  if (tail && tail_after(MODE))
     tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
 }
 
@@ -424,7 +419,7 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
   if (blocks < 1)
     blocks = 1;
   const bool tail = args.tail_start < args.n;
-  if (tail && !tail_after_host(MODE)) { /* the tail first; the other rows wait on its marks */
+  if (tail && !tail_after(MODE)) { /* the tail first; the other rows wait on its marks */
     tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
     const int64_t rows = args.n - args.tail_start;
     mark_rows<<<(unsigned)((rows + 255) / 256 < 4096 ? (rows + 255) / 256 : 4096), 256, 0, stream>>>(
@@ -432,7 +427,7 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
   }
   solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
       args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
-  if (tail && tail_after_host(MODE))
+  if (tail && tail_after(MODE))
     tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
   return TS_SUCCESS;
 }
