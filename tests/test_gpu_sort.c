@@ -123,7 +123,7 @@ int main(void) {
   /* Tiles are 3840 keys (4-byte) and 2304 (8-byte): these take 0 to 9
    * pairwise merge passes (0 to 3 8-way ones); 3840 * 5 + 17 and the
    * K^2 tiles + 1 lengths (3840 * 16 + 1, 2304 * 64 + 1, 3840 * 64 + 1)
-   * leave partial last groups of runs. The sizes above 9001 only for random
+   * leave partial last groups of runs. The sizes above 61441 only for random
    * keys (with and without specials). */
   static const int64_t sizes[] = {0,    1,     2,     31,     1000,          2304,   3840,   3841,
                                   9001, 19217, 61441, 147457, (1 << 16) + 7, 245761, 1000003};
@@ -144,7 +144,7 @@ int main(void) {
           for (int input = 0; input <= TS_SORT_INPUT_COUNT; input++)
             for (size_t s = 0; s < count; s++) {
               bool randomish = input == TS_SORT_INPUT_RANDOM || input == TS_SORT_INPUT_COUNT;
-              if ((small && input != TS_SORT_INPUT_COUNT) || (!randomish && list[s] > 9001))
+              if ((small && input != TS_SORT_INPUT_COUNT) || (!randomish && list[s] > 61441))
                 continue;
               /* The other passes: random keys that take at least one merge pass. */
               if (modes[m] && (!randomish || list[s] <= 3840 || (small && value != TS_SORT_VALUE_INDEX)))

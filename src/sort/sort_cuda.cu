@@ -18,10 +18,11 @@
  *    with fewer than log2(K) levels of merging left takes a smaller K. A
  *    partition kernel finds, for the first output of every tile, how many
  *    keys each of the K runs gives to the outputs before it (sort_kway_split.h,
- *    one lane per run); the merge kernel loads each run's slice of the tile
- *    into shared memory (coalesced, one slice after the other) and merges the
- *    K slices there in log2(K) rounds of pairwise merge path, lower runs
- *    first on ties, before one coalesced store.
+ *    one lane per run); the merge kernel loads the K slices of the tile
+ *    into shared memory one after the other (coalesced, every load of a
+ *    thread in flight at once) and merges them there in log2(K) rounds of
+ *    pairwise merge path, lower runs first on ties, before one coalesced
+ *    store.
  *    The pairwise passes (Odeh et al., "Merge Path", IPDPSW 2012: a
  *    partition kernel per output tile, then the tile's two pieces merged in
  *    shared memory as in 1) stay for comparison (plan->merge_ways == 2).
@@ -155,6 +156,37 @@ template <typename K> __device__ __forceinline__ K map_key(K k, const sort_trans
  * values after the keys aligned. */
 template <typename K> __host__ __device__ constexpr int block_pad() { return 16 / (int)sizeof(K); }
 
+/* A tile from global into shared memory, key i at s_keys[i], CHUNK keys
+ * (and values) of a thread in flight at once: a loop that stores each key
+ * to shared memory as it loads it waits on one global round trip per key,
+ * since the compiler may not move a global load past a shared store. Keys
+ * are mapped to ordered integers; positions past count get the largest
+ * key. CHUNK is what the kernel's register cap holds without spilling. */
+template <typename K, typename V, bool HAS_V, int THREADS, int ITEMS, int CHUNK>
+__device__ __forceinline__ void load_tile(const K *in_keys, const V *in_values, int64_t start, int count,
+                                          const sort_transform &t, K *s_keys, V *s_values) {
+  int tid = threadIdx.x;
+#pragma unroll
+  for (int c = 0; c < ITEMS; c += CHUNK) {
+    K keys[CHUNK];
+    V values[CHUNK];
+#pragma unroll
+    for (int j = 0; j < CHUNK && c + j < ITEMS; j++) {
+      int i = tid + (c + j) * THREADS;
+      keys[j] = i < count ? in_keys[start + i] : ~K(0);
+      if constexpr (HAS_V)
+        values[j] = i >= count ? V(0) : t.make_index ? V(start + i) : in_values[start + i];
+    }
+#pragma unroll
+    for (int j = 0; j < CHUNK && c + j < ITEMS; j++) {
+      int i = tid + (c + j) * THREADS;
+      s_keys[i] = t.map_in && i < count ? map_key(keys[j], t, true) : keys[j];
+      if constexpr (HAS_V)
+        s_values[i] = values[j];
+    }
+  }
+}
+
 /* Threads of the block sort: a larger tile than the merge passes' (more
  * levels at the block sort's cost, fewer global ones), as large as leaves
  * two blocks of keys alone, or three of keys with values, an SM's shared
@@ -164,6 +196,9 @@ template <typename K, typename V, bool HAS_V> struct block_threads {
   /* Blocks an SM keeps (registers capped to fit them): as many as fit
    * without spilling more than a few words (ptxas, sm_90). */
   static constexpr int per_sm = HAS_V ? (sizeof(K) + sizeof(V) == 8 ? 3 : 2) : (sizeof(K) == 4 ? 2 : 1);
+  /* Keys of a thread whose loads are in flight together in load_tile: as
+   * many as the register cap holds (ptxas, sm_90). */
+  static constexpr int load_chunk = HAS_V ? 5 : 8;
 };
 
 template <typename K, typename V, bool HAS_V, int THREADS>
@@ -178,17 +213,8 @@ __global__ void __launch_bounds__(THREADS, (block_threads<K, V, HAS_V>::per_sm))
   int count = n - start < TILE ? (int)(n - start) : TILE;
   /* Missing keys of the last tile become the largest key: they sort after
    * every real one (after equal ones too, being later) and are not stored. */
-  for (int i = tid; i < TILE; i += THREADS) {
-    K k = ~K(0);
-    if (i < count) {
-      k = in_keys[start + i];
-      if (t.map_in)
-        k = map_key(k, t, true);
-    }
-    s_keys[i] = k;
-    if constexpr (HAS_V)
-      s_values[i] = i >= count ? V(0) : t.make_index ? V(start + i) : in_values[start + i];
-  }
+  load_tile<K, V, HAS_V, THREADS, ITEMS, block_threads<K, V, HAS_V>::load_chunk>(in_keys, in_values, start, count, t,
+                                                                                 s_keys, s_values);
   __syncthreads();
   K keys[ITEMS];
   V values[ITEMS];
@@ -429,33 +455,64 @@ __global__ void __launch_bounds__(SORT_THREADS)
   constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   __shared__ int s_offset[WAYS + 1];
+  __shared__ int64_t s_shift[WAYS];
   K *s_keys[2] = {reinterpret_cast<K *>(sort_shared), reinterpret_cast<K *>(sort_shared) + TILE};
   V *s_values[2] = {reinterpret_cast<V *>(s_keys[1] + TILE), reinterpret_cast<V *>(s_keys[1] + TILE) + TILE};
   int tid = threadIdx.x;
   int64_t b = blockIdx.x;
   int64_t d0 = b * TILE, d1 = d0 + TILE < n ? d0 + TILE : n;
   int64_t group = WAYS * width, base = d0 / group * group, group_end = base + group < n ? base + group : n;
-  /* The slice of run i is [begin[i], end[i]); the next tile's split ends it
-   * unless this tile ends the group. */
-  int64_t begin[WAYS], end[WAYS];
-  int offset = 0;
+  /* The slice of run i is [begin, end); the next tile's split ends it
+   * unless this tile ends the group. Lane i of the first warp reads run i's
+   * bounds; the slices lie one after the other in shared memory, slice i
+   * from s_offset[i], and key p of the tile comes from keys[p + s_shift[i]]. */
+  if (tid < WAYS) {
+    int64_t run_end = base + (int64_t)(tid + 1) * width < n ? base + (int64_t)(tid + 1) * width : n;
+    int64_t begin = splits[b * WAYS + tid];
+    int64_t end = d1 == group_end ? (run_end > begin ? run_end : begin) : splits[(b + 1) * WAYS + tid];
+    int length = (int)(end - begin), offset = length;
 #pragma unroll
-  for (int i = 0; i < WAYS; i++) {
-    int64_t run_end = base + (int64_t)(i + 1) * width < n ? base + (int64_t)(i + 1) * width : n;
-    begin[i] = splits[b * WAYS + i];
-    end[i] = d1 == group_end ? (run_end > begin[i] ? run_end : begin[i]) : splits[(b + 1) * WAYS + i];
-    for (int j = tid; j < (int)(end[i] - begin[i]); j += SORT_THREADS) {
-      s_keys[0][offset + j] = in_keys[begin[i] + j];
-      if constexpr (HAS_V)
-        s_values[0][offset + j] = in_values[begin[i] + j];
+    for (int o = 1; o < WAYS; o *= 2) {
+      int other = __shfl_up_sync((1u << WAYS) - 1u, offset, o, WAYS);
+      if (tid >= o)
+        offset += other;
     }
-    if (tid == 0)
-      s_offset[i] = offset;
-    offset += (int)(end[i] - begin[i]);
+    offset -= length;
+    s_offset[tid] = offset;
+    s_shift[tid] = begin - offset;
+    if (tid == WAYS - 1)
+      s_offset[WAYS] = offset + length;
   }
-  if (tid == 0)
-    s_offset[WAYS] = offset;
-  int total = offset, from = 0;
+  __syncthreads();
+  int total = s_offset[WAYS], from = 0;
+  {
+    /* Every load of the thread's ITEMS keys in flight at once; its
+     * positions rise with j, so the run only moves forward. */
+    K keys[ITEMS];
+    V values[ITEMS];
+    int run = 0;
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+      int p = tid + j * SORT_THREADS;
+      if (p < total) {
+        while (p >= s_offset[run + 1])
+          run++;
+        int64_t src = p + s_shift[run];
+        keys[j] = in_keys[src];
+        if constexpr (HAS_V)
+          values[j] = in_values[src];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+      int p = tid + j * SORT_THREADS;
+      if (p < total) {
+        s_keys[0][p] = keys[j];
+        if constexpr (HAS_V)
+          s_values[0][p] = values[j];
+      }
+    }
+  }
   int p0 = tid * ITEMS, p1 = p0 + ITEMS < total ? p0 + ITEMS : total;
 #pragma unroll
   for (int span = 1; span < WAYS; span *= 2) {
