@@ -18,9 +18,9 @@
  *    with fewer than log2(K) levels of merging left takes a smaller K. A
  *    partition kernel finds, for the first output of every tile, how many
  *    keys each of the K runs gives to the outputs before it (sort_kway_split.h,
- *    one lane per run); the merge kernel loads the K slices of the tile
- *    into shared memory one after the other (coalesced, every load of a
- *    thread in flight at once) and merges them there in log2(K) rounds of
+ *    one lane per run); the merge kernel lays the K slices of the tile side
+ *    by side in shared memory (coalesced, every load of a thread in flight
+ *    at once) and merges them there in log2(K) rounds of
  *    pairwise merge path, lower runs first on ties, before one coalesced
  *    store.
  *    The pairwise passes (Odeh et al., "Merge Path", IPDPSW 2012: a
@@ -363,6 +363,19 @@ template <int WAYS, typename T> __device__ __forceinline__ T ways_sum(T v, unsig
   return v;
 }
 
+/* The sum of v over the lanes of the group below this one (lane: the
+ * lane's place in its group of WAYS). */
+template <int WAYS, typename T> __device__ __forceinline__ T ways_exclusive_sum(T v, unsigned mask, int lane) {
+  T inclusive = v;
+#pragma unroll
+  for (int o = 1; o < WAYS; o *= 2) {
+    T other = __shfl_up_sync(mask, inclusive, o, WAYS);
+    if (lane >= o)
+      inclusive += other;
+  }
+  return inclusive - v;
+}
+
 /* For every tile b, the position in keys where each of the K runs of its
  * group starts contributing to it: splits[b * K + i]. WAYS consecutive lanes
  * share a tile, lane i of them owns run i; it is the search of
@@ -410,14 +423,7 @@ __global__ void sort_kway_partition_kernel(const K *keys, int64_t n, int64_t wid
     interpolate = K(hi - lo) <= span / 2; /* else bisect next */
   }
   /* Equal keys of lower runs come first: an exclusive prefix over the lanes. */
-  int64_t equal = upto - below, before = equal;
-#pragma unroll
-  for (int o = 1; o < WAYS; o *= 2) {
-    int64_t other = __shfl_up_sync(mask, before, o, WAYS);
-    if (run >= o)
-      before += other;
-  }
-  before -= equal;
+  int64_t equal = upto - below, before = ways_exclusive_sum<WAYS>(equal, mask, run);
   if (b < tiles)
     splits[b * WAYS + run] = start + below + tsi_sort_split_take(rank - sum_below, before, equal);
 }
@@ -470,14 +476,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
     int64_t run_end = base + (int64_t)(tid + 1) * width < n ? base + (int64_t)(tid + 1) * width : n;
     int64_t begin = splits[b * WAYS + tid];
     int64_t end = d1 == group_end ? (run_end > begin ? run_end : begin) : splits[(b + 1) * WAYS + tid];
-    int length = (int)(end - begin), offset = length;
-#pragma unroll
-    for (int o = 1; o < WAYS; o *= 2) {
-      int other = __shfl_up_sync((1u << WAYS) - 1u, offset, o, WAYS);
-      if (tid >= o)
-        offset += other;
-    }
-    offset -= length;
+    int length = (int)(end - begin), offset = ways_exclusive_sum<WAYS>(length, (1u << WAYS) - 1u, tid);
     s_offset[tid] = offset;
     s_shift[tid] = begin - offset;
     if (tid == WAYS - 1)
