@@ -51,6 +51,7 @@ typedef enum ts_status {
   TS_ERROR_NUMERICALLY_SINGULAR = 12,  /**< A zero or tiny pivot: the message gives the column (user numbering). */
   TS_ERROR_NOT_ANALYZED = 13,          /**< A factorization was asked for before the analysis. */
   TS_ERROR_NOT_FACTORED = 14,          /**< A solve was asked for before a factorization. */
+  TS_ERROR_CANCELLED = 15,             /**< The progress callback asked to stop (ts_context_set_progress()). */
   /** Not an error: the factorization completed, but tiny pivots were
    * replaced (see ts_lu_stats); iterative refinement recovers accuracy. */
   TS_WARNING_PERTURBED_PIVOTS = 100

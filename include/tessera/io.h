@@ -79,7 +79,7 @@ TS_API ts_status ts_mm_write_csr(ts_context *ctx, const char *path, const ts_csr
 /**
  * Progress callback for long operations (reading, generating): @p done of
  * @p total units. Return non-zero to cancel (the call then fails with
- * TS_ERROR_INVALID_ARGUMENT, "cancelled").
+ * TS_ERROR_CANCELLED).
  */
 typedef int (*ts_progress_fn)(void *user, int64_t done, int64_t total);
 

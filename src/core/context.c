@@ -92,6 +92,6 @@ ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total) {
   if (!ctx || !ctx->progress)
     return TS_SUCCESS;
   if (ctx->progress(ctx->progress_user, done, total) != 0)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "cancelled by the progress callback");
+    return tsi_error(ctx, TS_ERROR_CANCELLED, "cancelled by the progress callback");
   return TS_SUCCESS;
 }

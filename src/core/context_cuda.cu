@@ -4,12 +4,24 @@
 #include "internal.h"
 
 #include <cuda_runtime.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+ts_status tsi_cuda_error(ts_context *ctx, int err, const char *what, ...) {
+  char text[TSI_MESSAGE_SIZE / 2];
+  va_list args;
+  va_start(args, what);
+  vsnprintf(text, sizeof text, what, args);
+  va_end(args);
+  (void)cudaGetLastError();
+  const cudaError_t e = (cudaError_t)err;
+  const ts_status st = e == cudaErrorMemoryAllocation ? TS_ERROR_OUT_OF_MEMORY : TS_ERROR_CUDA;
+  return tsi_error(ctx, st, "%s: %s (%s)", text, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
 static ts_status cuda_error(ts_context *ctx, cudaError_t err, const char *what) {
-  ts_status st = err == cudaErrorMemoryAllocation ? TS_ERROR_OUT_OF_MEMORY : TS_ERROR_CUDA;
-  return tsi_error(ctx, st, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+  return tsi_cuda_error(ctx, err, "%s", what);
 }
 
 /* Make the context's device current, so that contexts on different GPUs can

@@ -19,6 +19,12 @@ ts_status tsi_cuda_sync(ts_context *ctx) {
   return TS_SUCCESS;
 }
 
+ts_status tsi_cuda_error(ts_context *ctx, int err, const char *what, ...) {
+  (void)err;
+  (void)what;
+  return tsi_error(ctx, TS_ERROR_NO_DEVICE, "tessera was built without CUDA");
+}
+
 static ts_status no_cuda(ts_context *ctx) {
   return tsi_error(ctx, TS_ERROR_NO_DEVICE, "tessera was built without CUDA");
 }

@@ -63,7 +63,10 @@ bool tsi_mul_overflows(int64_t a, int64_t b, int64_t *out);
 /* Context a buffer was created with. */
 ts_context *tsi_buffer_context(const ts_buffer *buffer);
 
-/* Report progress; returns TS_ERROR_INVALID_ARGUMENT when cancelled. */
+/* Seconds on a monotonic clock, for phase timings and time-based checks. */
+double tsi_seconds(void);
+
+/* Report progress; returns TS_ERROR_CANCELLED when the callback asks to stop. */
 ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total);
 
 /* CUDA side of the context; stubs when tessera is built without CUDA. */
@@ -79,6 +82,16 @@ ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *dst, const void *src,
 ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *dst, const void *src, size_t bytes);
 ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, size_t bytes);
 ts_status tsi_cuda_memset(ts_context *ctx, void *dst, int value, size_t bytes);
+/* The one way to report a failed CUDA runtime call: err is a cudaError_t
+ * (int here so that C files can call it); the message is the formatted
+ * `what`, then the CUDA error's text and name. An allocation failure gives
+ * TS_ERROR_OUT_OF_MEMORY, anything else TS_ERROR_CUDA. The CUDA runtime's
+ * sticky last error is cleared. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+ts_status
+tsi_cuda_error(ts_context *ctx, int err, const char *what, ...);
 /* Check the launch just queued by `op`; records op for later faults. */
 ts_status tsi_cuda_check_launch(ts_context *ctx, const char *op);
 

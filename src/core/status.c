@@ -34,6 +34,8 @@ const char *ts_status_string(ts_status status) {
     return "not analyzed";
   case TS_ERROR_NOT_FACTORED:
     return "not factored";
+  case TS_ERROR_CANCELLED:
+    return "cancelled";
   case TS_WARNING_PERTURBED_PIVOTS:
     return "tiny pivots perturbed (warning)";
   case TS_ERROR_INTERNAL:

@@ -15,6 +15,7 @@
 #ifndef TESSERA_GEMM_CUDA_KERNEL_CUH
 #define TESSERA_GEMM_CUDA_KERNEL_CUH
 
+#include "cuda_arch_limits.cuh"
 #include "gemm_configs.h"
 
 #include <cuda_runtime.h>
@@ -124,7 +125,7 @@ template <typename T, int BM, int BN, int BK> constexpr int tsi_gemm_shared_byte
 
 /* MIN_BLOCKS: resident blocks per SM the register budget must allow. */
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int MIN_BLOCKS>
-__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MIN_BLOCKS)
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, tsi_min_blocks_per_sm(32 * WARPS_M * WARPS_N, MIN_BLOCKS))
     tsi_gemm_kernel(int m, int n, int k, T alpha, T beta, const T *__restrict__ a, int64_t lda, bool a_k_contiguous,
                     const T *__restrict__ b, int64_t ldb, bool b_k_contiguous, T *__restrict__ c, int64_t ldc,
                     int tiles_m, int tiles_n) {

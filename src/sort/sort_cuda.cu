@@ -33,6 +33,7 @@
  * ascending needs neither). */
 #include "sort_internal.h"
 #include "sort_kway_split.h"
+#include "cuda_arch_limits.cuh"
 
 #include <cuda_runtime.h>
 
@@ -202,7 +203,7 @@ template <typename K, typename V, bool HAS_V> struct block_threads {
 };
 
 template <typename K, typename V, bool HAS_V, int THREADS>
-__global__ void __launch_bounds__(THREADS, (block_threads<K, V, HAS_V>::per_sm))
+__global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, block_threads<K, V, HAS_V>::per_sm))
     sort_block_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, sort_transform t) {
   constexpr int ITEMS = sort_items<K>::value, TILE = THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];

@@ -102,7 +102,7 @@ __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, cons
 }
 
 template <class T, class Index, int LANES>
-__global__ void __launch_bounds__(split_block, 8)
+__global__ void __launch_bounds__(split_block, tsi_min_blocks_per_sm(split_block, 8))
     split_rows_kernel(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                       const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
                       int64_t pieces, unsigned piece_blocks, const int32_t *__restrict__ piece_row,

@@ -2,7 +2,7 @@
 # schedule lines of `tessera demo`. The runs use --backend auto: the CPU
 # here, the GPU on a machine with one (where every schedule's kernel runs).
 if(TARGET tessera_cli)
-  include(${CMAKE_CURRENT_LIST_DIR}/cli/tessera_cli_test.cmake)
+  include(${CMAKE_CURRENT_LIST_DIR}/tessera_cli_test.cmake)
 
   # A 50 x 80 matrix with 6 entries per row (300 entries): y = A^T*x has 80 entries.
   tessera_cli_test(gen_random_50x80 ARGS gen random --rows 50 --cols 80 --per-row 6 --seed 4

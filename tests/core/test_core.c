@@ -4,7 +4,7 @@
 static void test_status_strings(void) {
   CHECK(!TS_IS_ERROR(TS_SUCCESS) && !TS_IS_ERROR(TS_WARNING_PERTURBED_PIVOTS) && TS_IS_ERROR(TS_ERROR_CUDA));
   CHECK(strcmp(ts_status_string(TS_WARNING_PERTURBED_PIVOTS), "unknown status") != 0);
-  for (int s = TS_SUCCESS; s <= TS_ERROR_NOT_FACTORED; s++) {
+  for (int s = TS_SUCCESS; s <= TS_ERROR_CANCELLED; s++) {
     const char *text = ts_status_string((ts_status)s);
     CHECK(text != NULL && strlen(text) > 0 && strcmp(text, "unknown status") != 0);
   }

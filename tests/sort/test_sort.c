@@ -8,7 +8,7 @@
 #include "test_common.h"
 
 /* The split search of the GPU K-way merge passes (internal, plain C). */
-#include "../src/sort/sort_kway_split.h"
+#include "sort/sort_kway_split.h"
 
 #include <stdint.h>
 

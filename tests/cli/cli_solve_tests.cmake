@@ -1,44 +1,6 @@
-# LU numeric tests. test_lu_solve and test_lu_refactor compare factor values
-# bitwise, which they read through src/lu/lu_internal.h. test_lu_corpus
-# compares with SuiteSparse KLU (and UMFPACK where KLU fails); without them
-# it prints SKIPPED and exits 77. Also: `tessera solve` runs of the CLI.
-foreach(name test_lu_solve test_lu_refactor)
-  if(TARGET ${name})
-    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/src/core)
-  endif()
-endforeach()
-
-find_path(TESSERA_KLU_INCLUDE_DIR klu.h PATH_SUFFIXES suitesparse)
-find_path(TESSERA_UMFPACK_INCLUDE_DIR umfpack.h PATH_SUFFIXES suitesparse)
-find_library(TESSERA_KLU_LIBRARY klu)
-find_library(TESSERA_UMFPACK_LIBRARY umfpack)
-find_library(TESSERA_BTF_LIBRARY btf)
-find_library(TESSERA_COLAMD_LIB colamd)
-find_library(TESSERA_AMD_LIB amd)
-find_library(TESSERA_SUITESPARSECONFIG_LIBRARY suitesparseconfig)
-set(TESSERA_LU_REFERENCE_LIBRARIES ${TESSERA_KLU_LIBRARY} ${TESSERA_UMFPACK_LIBRARY} ${TESSERA_BTF_LIBRARY}
-    ${TESSERA_COLAMD_LIB} ${TESSERA_AMD_LIB} ${TESSERA_SUITESPARSECONFIG_LIBRARY})
-set(TESSERA_HAVE_LU_REFERENCE ON)
-foreach(item KLU_INCLUDE_DIR UMFPACK_INCLUDE_DIR KLU_LIBRARY UMFPACK_LIBRARY BTF_LIBRARY COLAMD_LIB AMD_LIB
-             SUITESPARSECONFIG_LIBRARY)
-  if(NOT TESSERA_${item})
-    set(TESSERA_HAVE_LU_REFERENCE OFF)
-  endif()
-endforeach()
-message(STATUS "tessera: KLU and UMFPACK for the LU tests ${TESSERA_HAVE_LU_REFERENCE}")
-if(TARGET test_lu_corpus AND TESSERA_HAVE_LU_REFERENCE)
-  target_compile_definitions(test_lu_corpus PRIVATE TESSERA_TEST_HAVE_KLU=1)
-  target_include_directories(test_lu_corpus PRIVATE ${TESSERA_KLU_INCLUDE_DIR} ${TESSERA_UMFPACK_INCLUDE_DIR})
-  target_link_libraries(test_lu_corpus PRIVATE ${TESSERA_LU_REFERENCE_LIBRARIES})
-endif()
-
-# ---- tessera solve ---------------------------------------------------------------
-# Without SuiteSparse AMD (TESSERA_HAVE_AMD, from the top-level CMakeLists.txt)
-# the runs that would use the default AMD ordering ask for the natural order,
-# one run checks the library's refusal of AMD, and the runs that need AMD or
-# COLAMD are reported as skipped.
+# Tests of `tessera solve`.
 if(TARGET tessera_cli)
-  include(${CMAKE_CURRENT_LIST_DIR}/cli/tessera_cli_test.cmake)
+  include(${CMAKE_CURRENT_LIST_DIR}/tessera_cli_test.cmake)
   set(TESSERA_SOLVE_ORDERING)
   if(NOT TESSERA_HAVE_AMD)
     set(TESSERA_SOLVE_ORDERING --ordering natural)

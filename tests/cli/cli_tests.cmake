@@ -2,7 +2,7 @@
 # tests/cli/run_cli.cmake, which checks the exit status, the output and, for
 # --json, that stdout is one valid JSON object with the expected members.
 if(TARGET tessera_cli)
-  include(${CMAKE_CURRENT_LIST_DIR}/cli/tessera_cli_test.cmake)
+  include(${CMAKE_CURRENT_LIST_DIR}/tessera_cli_test.cmake)
 
   # ---- help and version ------------------------------------------------------
   tessera_cli_test(help ARGS --help STDOUT "Usage: tessera COMMAND.*demo.*info.*convert.*gen.*spmv")

@@ -3,7 +3,7 @@
 # CPU backend's bit for bit; here the CPU backend sorts and the runs check the
 # command's options, its JSON and its text report.
 if(TARGET tessera_cli)
-  include(${CMAKE_CURRENT_LIST_DIR}/cli/tessera_cli_test.cmake)
+  include(${CMAKE_CURRENT_LIST_DIR}/tessera_cli_test.cmake)
 
   tessera_cli_test(sort_float_pairs_descending_json ARGS sort --n 5000 --type float --pairs --descending
     --backend auto --check --repeat 2 --json JSON
