@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
  * columns finished long ago while the last ones it needs are still running.
  * On the circuit grid (n = 99,856) the level-by-level schedule's chain is
  * 894 K steps, the dataflow's 30 K with a column a multiprocessor (host
- * count, bench/NOTES.md).
+ * count, bench/notes/lu-numeric.md).
  *
  * No deadlock: a column waits only on columns of earlier levels, hence of
  * earlier tickets, taken by groups already running (a group takes a ticket

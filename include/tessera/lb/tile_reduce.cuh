@@ -239,7 +239,7 @@ __device__ void run_thread_mapped(const Work &w, T identity, Op op, const AtomVa
        * order (with identity past its end, which changes nothing): one
        * round trip to memory. As a loop of four and a remainder, a tile of 5
        * took two (H200, 2-D Laplacian 4096^2: 0.2413 ms against 0.2285,
-       * bench/NOTES.md). */
+       * bench/notes/spmv.md). */
       const int n = int(e - a);
       T v[short_tile];
 #pragma unroll
