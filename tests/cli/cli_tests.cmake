@@ -82,7 +82,7 @@ if(TARGET tessera_cli)
   endif()
 
   # ---- errors ------------------------------------------------------------------------
-  tessera_cli_test(no_command EXIT 2 STDERR "Usage: tessera COMMAND" STDOUT_EMPTY)
+  tessera_cli_test(no_command EXIT 2 STDERR "^tessera: missing COMMAND \\(see 'tessera --help'\\)\n$" STDOUT_EMPTY)
   tessera_cli_test(unknown_command ARGS frobnicate EXIT 2 STDERR "unknown command 'frobnicate'" STDOUT_EMPTY)
   tessera_cli_test(unknown_option ARGS demo --sise 3 EXIT 2 STDERR "tessera demo: unknown option '--sise'"
     STDOUT_EMPTY)

@@ -2,7 +2,6 @@
  * print ::ts_csr_stats, and the AMD fill estimate. */
 #include "cli_common.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,8 +35,8 @@ ts_status cli_matrix_read(ts_context *ctx, cli_progress *progress, const char *p
   ts_coo *stored = NULL, *general = NULL;
   double start = cli_now();
   cli_progress_begin(progress, "reading");
-  ts_status status = ts_mm_read(ctx, path, dtype, &stored, &matrix->header);
-  cli_progress_end(progress, status);
+  ts_status status = cli_mm_read(ctx, path, dtype, &stored, &matrix->header);
+  status = cli_progress_end(progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   matrix->stored = stored->nnz;
@@ -45,7 +44,7 @@ ts_status cli_matrix_read(ts_context *ctx, cli_progress *progress, const char *p
   if (stored->symmetry != TS_GENERAL) {
     cli_progress_begin(progress, "expanding symmetric storage");
     status = ts_coo_expand_symmetric(ctx, stored, &general);
-    cli_progress_end(progress, status);
+    status = cli_progress_end(progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
     source = general;
@@ -54,7 +53,7 @@ ts_status cli_matrix_read(ts_context *ctx, cli_progress *progress, const char *p
   /* Matrix Market forbids duplicate entries but some files have them; they are summed, as most readers do. */
   cli_progress_begin(progress, "converting to CSR");
   status = ts_csr_from_coo(ctx, source, TS_DUPLICATES_SUM, &matrix->csr);
-  cli_progress_end(progress, status);
+  status = cli_progress_end(progress, status);
   matrix->read_seconds = cli_now() - start;
 cleanup:
   ts_coo_destroy(general);

@@ -6,7 +6,7 @@
 
 static const char info_help[] = "Usage: tessera info FILE [options]\n"
                                 "\n"
-                                "Read a Matrix Market file (.mtx, or gzip-compressed .mtx.gz) and print:\n"
+                                "Read a Matrix Market file (plain or gzip; '-' reads standard input) and print:\n"
                                 "the header (format, field, symmetry), rows, cols, the entries as stored\n"
                                 "and after symmetric expansion, row-length statistics (min, mean, max,\n"
                                 "stddev), empty rows and columns, the longest column, diagonal entries,\n"
@@ -15,28 +15,25 @@ static const char info_help[] = "Usage: tessera info FILE [options]\n"
                                 "of the expanded matrix, with duplicate entries summed.\n"
                                 "\n"
                                 "Options:\n"
-                                "  --fill        add the fill estimate of an LU factorization under the AMD\n"
-                                "                ordering: nnz(L+U), nnz(L), and nnz(L+U)/nnz(A) (needs a\n"
-                                "                build with SuiteSparse AMD, and a square matrix)\n"
-                                "  --json        print one JSON object on stdout, nothing else\n"
-                                "  --quiet       no progress messages on stderr\n"
-                                "  -h, --help    show this help\n"
-                                "\n"
+                                "  --fill                      add the fill estimate of an LU factorization\n"
+                                "                              under the AMD ordering: nnz(L+U), nnz(L), and\n"
+                                "                              nnz(L+U)/nnz(A) (needs a build with SuiteSparse\n"
+                                "                              AMD, and a square matrix)\n" CLI_HELP_OUTPUT_OPTIONS "\n"
                                 "Exit status: 0 on success, 1 on an error (unreadable or malformed file),\n"
                                 "2 for a bad command line.\n";
 
 static const char *const file_names[] = {"FILE"};
 
 static int run_info(int argc, char **argv) {
-  bool fill_wanted = false, json = false, quiet = false;
+  bool fill_wanted = false;
+  cli_output_flags output = {0};
   cli_option options[] = {
       {.name = "--fill", .kind = CLI_FLAG, .target = &fill_wanted},
-      {.name = "--json", .kind = CLI_FLAG, .target = &json},
-      {.name = "--quiet", .kind = CLI_FLAG, .target = &quiet},
+      CLI_OUTPUT_OPTIONS(output),
   };
+  const cli_syntax syntax = {"info", info_help, options, CLI_COUNT(options), file_names, 1, 1};
   const char *path = NULL;
-  int rc = cli_parse("info", info_help, argc, argv, options, (int)(sizeof options / sizeof options[0]), file_names,
-                     &path, 1, 1, NULL);
+  int rc = cli_parse(&syntax, argc, argv, &path, NULL);
   if (rc == CLI_HELP_SHOWN)
     return CLI_EXIT_OK;
   if (rc != 0)
@@ -49,7 +46,7 @@ static int run_info(int argc, char **argv) {
   ts_status status = cli_context_create(TS_BACKEND_CPU, &ctx);
   if (status != TS_SUCCESS)
     return cli_library_error(NULL, status);
-  status = cli_progress_attach(ctx, &progress, quiet);
+  status = cli_progress_attach(ctx, &progress, &output);
   if (status != TS_SUCCESS)
     goto cleanup;
   status = cli_matrix_read(ctx, &progress, path, TS_FLOAT64, &matrix);
@@ -58,21 +55,21 @@ static int run_info(int argc, char **argv) {
   ts_csr_stats stats;
   cli_progress_begin(&progress, "statistics");
   status = ts_csr_stats_compute(ctx, matrix.csr, &stats);
-  cli_progress_end(&progress, status);
+  status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   cli_fill fill = {0};
   if (fill_wanted) {
     cli_progress_begin(&progress, "fill estimate");
     status = cli_fill_compute(ctx, matrix.csr, &fill);
-    cli_progress_end(&progress, status);
+    status = cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
 
   const ts_mm_info *h = &matrix.header;
   int64_t duplicates = matrix.expanded - matrix.csr->nnz;
-  if (json) {
+  if (output.json) {
     cli_json out;
     cli_json_begin(&out, stdout);
     cli_json_text(&out, "command", "info");
@@ -92,7 +89,7 @@ static int run_info(int argc, char **argv) {
       cli_fill_json(&out, &fill);
     cli_json_end(&out);
   } else {
-    cli_line(stdout, "file", "%s", path);
+    cli_line(stdout, "file", "%s", cli_path_label(path, false));
     cli_line(stdout, "header", "%s %s %s", cli_mm_format_name(h->format), cli_mm_field_name(h->field),
              ts_symmetry_name(h->symmetry));
     cli_line(stdout, "rows", "%lld", (long long)matrix.csr->rows);

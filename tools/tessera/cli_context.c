@@ -1,0 +1,22 @@
+/* The context of a command, the shared --backend and --precision choices,
+ * and the CLI's clock. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli_common.h"
+
+#include <time.h>
+
+const char *const cli_backend_choices[] = {"auto", "cpu", "cuda", NULL};
+const char *const cli_precision_choices[] = {"single", "double", NULL};
+
+ts_status cli_context_create(ts_backend backend, ts_context **ctx) {
+  ts_context_options options = {0};
+  options.backend = backend;
+  return ts_context_create(ctx, &options);
+}
+
+double cli_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
