@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* First allocation when the input size is unknown (gzip): grown as needed,
- * so that a header declaring 10^15 entries cannot exhaust memory. */
-#define INITIAL_ENTRIES_UNKNOWN_SIZE ((int64_t)1 << 22)
+/* First allocation when the input size is unknown (gzip, a pipe): the arrays
+ * grow as entries arrive, so that what is allocated is what the text holds,
+ * whatever count its header declares. */
+#define INITIAL_ENTRIES_UNKNOWN_SIZE ((int64_t)1 << 12)
 
 void tsi_mm_parser_init(tsi_mm_parser *ps, ts_context *ctx, const char *name, ts_dtype dtype, bool header_only,
                         int64_t input_bytes) {
