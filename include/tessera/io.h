@@ -50,7 +50,15 @@ typedef struct ts_mm_info {
  * number in the message ("A.mtx:12: ..."). A line longer than 16 MiB, or a
  * NUL byte, is refused as not being Matrix Market text. Memory grows with
  * the entries actually read, never with what the header declares.
- * Non-finite values (NaN, Inf) are refused.
+ *
+ * Values, one rule for both fields and both types: a value is read as the
+ * nearest value of the requested type (correctly rounded, as strtod does;
+ * integers of any length included, so 2^63 - 1 reads as 2^63 in double); a
+ * value the type cannot hold, beyond its largest value (1e400, or 1e39 in
+ * float) or not zero but rounding to zero (1e-400, or 1e-46 in float), is
+ * refused with TS_ERROR_PARSE naming the line. Non-finite values (NaN, Inf)
+ * are refused. What is read can be written back and reads the same, bit for
+ * bit (see the writers).
  */
 /**@{*/
 
@@ -154,7 +162,9 @@ typedef struct ts_mm_write_options {
  * path (or the name given with a descriptor) ends in ".gz". The banner's
  * symmetry is the matrix's symmetry tag; symmetric storage is written as
  * its lower triangle. Real values are printed so that they read back
- * bit-identical (with precision 0); non-finite values are refused.
+ * bit-identical (with precision 0); the integer field takes any integral
+ * value and prints its exact digits (2^63 as 9223372036854775808, -0 as
+ * -0); non-finite values are refused.
  *
  * A path is never left half-written and nothing tessera did not create is
  * removed: when the path names a regular file, or nothing yet, the text is

@@ -19,6 +19,7 @@ typedef enum tsi_mm_number_error {
   TSI_MM_NUMBER_MISSING,   /* the line ended where a number was expected */
   TSI_MM_NUMBER_SYNTAX,    /* not a number, or followed by other characters */
   TSI_MM_NUMBER_RANGE,     /* beyond int64 or beyond the largest double */
+  TSI_MM_NUMBER_UNDERFLOW, /* not zero, but below the smallest subnormal double */
   TSI_MM_NUMBER_NONFINITE, /* "nan", "inf", "infinity" */
   TSI_MM_NUMBER_MEMORY     /* a very long token could not be copied */
 } tsi_mm_number_error;
@@ -35,8 +36,16 @@ static inline bool tsi_mm_is_delimiter(char c) { return c == ' ' || c == '\t' ||
 tsi_mm_number_error tsi_mm_parse_int64(const char **pos, int64_t *value);
 
 /* Read a decimal floating-point number at *pos (same rules as
- * tsi_mm_parse_int64); the result equals strtod's (correctly rounded). */
+ * tsi_mm_parse_int64); the result equals strtod's (correctly rounded). A
+ * value beyond the largest double is TSI_MM_NUMBER_RANGE, a non-zero value
+ * that rounds to zero TSI_MM_NUMBER_UNDERFLOW. */
 tsi_mm_number_error tsi_mm_parse_double(const char **pos, double *value);
+
+/* Read an integer value ([+-]digits, any length) as the nearest double, as
+ * tsi_mm_parse_double() does: integers are values like any other, rounded
+ * only when the type cannot hold them (beyond 2^53), refused beyond the
+ * largest double. */
+tsi_mm_number_error tsi_mm_parse_integer_value(const char **pos, double *value);
 
 /* Print a finite value into out (at least 32 bytes) so that it reads back
  * bit-identical in @p dtype, with @p precision significant digits or, for 0,

@@ -120,7 +120,7 @@ static ts_status write_entry(mm_writer *w, int64_t k, int64_t row, int64_t col) 
         return tsi_error(w->ctx, TS_ERROR_INVALID_ARGUMENT,
                          "%s: entry %lld has the value %.17g, not an integer (integer field)", w->where, (long long)k,
                          value);
-      if (signbit(value) && value != 0)
+      if (signbit(value)) /* -0 too: it reads back as -0 */
         out[n++] = '-';
       double magnitude = fabs(value);
       if (magnitude < 18446744073709551616.0) {
