@@ -51,14 +51,15 @@ typedef struct ts_mm_info {
  * NUL byte, is refused as not being Matrix Market text. Memory grows with
  * the entries actually read, never with what the header declares.
  *
- * Values, one rule for both fields and both types: a value is read as the
- * nearest value of the requested type (correctly rounded, as strtod does;
- * integers of any length included, so 2^63 - 1 reads as 2^63 in double); a
- * value the type cannot hold, beyond its largest value (1e400, or 1e39 in
- * float) or not zero but rounding to zero (1e-400, or 1e-46 in float), is
- * refused with TS_ERROR_PARSE naming the line. Non-finite values (NaN, Inf)
- * are refused. What is read can be written back and reads the same, bit for
- * bit (see the writers).
+ * Values, one rule for both fields: a value is read as the nearest double
+ * (correctly rounded, as strtod does; integers of any length included, so
+ * 2^63 - 1 reads as 2^63); a value no double holds is refused at both ends
+ * alike, beyond the largest double (1e400) or not zero but rounding to zero
+ * (1e-400), with TS_ERROR_PARSE naming the line. Non-finite values (NaN,
+ * Inf) are refused. In single precision the double is then rounded to the
+ * nearest float: a value below the smallest float becomes a signed zero, one
+ * beyond the largest float (it would be infinite) is refused. What is read
+ * can be written back and reads the same, bit for bit (see the writers).
  */
 /**@{*/
 

@@ -161,14 +161,12 @@ static ts_status parse_value(tsi_mm_parser *ps, const char **pos, double *value)
   }
   if (error != TSI_MM_NUMBER_OK)
     return number_error(ps, error, "value", token);
-  /* Single precision: the same rule as double, for float's range. */
+  /* Single precision rounds the double as C does; only a result that would
+   * be infinite is refused (a tiny value becoming 0 is precision lost, as
+   * with any rounding). */
   if (ps->dtype == TS_FLOAT32 && isinf((float)*value))
     return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: value %g is out of the range of float (beyond %g)", ps->name,
                      (long long)ps->line, *value, (double)FLT_MAX);
-  if (ps->dtype == TS_FLOAT32 && (float)*value == 0.0f && *value != 0.0)
-    return tsi_error(ps->ctx, TS_ERROR_PARSE,
-                     "%s:%lld: value %g is out of the range of float (not zero, but below the smallest float, %g)",
-                     ps->name, (long long)ps->line, *value, (double)1.40129846e-45f);
   *pos = p;
   return TS_SUCCESS;
 }

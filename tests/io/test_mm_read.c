@@ -259,9 +259,10 @@ static bool token_nonzero(const char *token) {
   return false;
 }
 
-/* A token reads as strtod's (strtof's) value; the rule for values the type
- * cannot hold is the same at both ends: past the largest value, or not zero
- * but rounding to zero, it is refused. */
+/* A token reads as strtod's value (strtof's in single precision); a value
+ * no double holds is refused at both ends alike: past the largest double,
+ * or not zero but rounding to zero. Single precision then refuses only what
+ * would be infinite. */
 static void check_token(ts_context *ctx, const char *token) {
   double want = strtod(token, NULL), got = 0;
   ts_status st = read_one_value(ctx, token, TS_FLOAT64, &got);
@@ -274,7 +275,7 @@ static void check_token(ts_context *ctx, const char *token) {
   }
   float want_float = strtof(token, NULL);
   st = read_one_value(ctx, token, TS_FLOAT32, &got);
-  if (isinf(want_float) || (want_float == 0 && token_nonzero(token))) {
+  if (isinf(want_float) || (want == 0 && token_nonzero(token))) {
     CHECK_MSG(st == TS_ERROR_PARSE && strstr(ts_last_error(ctx), "out of"), "'%s' as float: %s, want out of range",
               token, ts_status_string(st));
     return;
