@@ -60,6 +60,20 @@ static inline int64_t tsi_sorted_find(const int32_t *idx, int64_t lo, int64_t hi
 /* a * b into *out unless it passes INT64_MAX; returns false on overflow. */
 bool tsi_mul_overflows(int64_t a, int64_t b, int64_t *out);
 
+/* Where conversion went wrong: the zero-based place and the first two input
+ * entries (COO positions) there. */
+typedef struct tsi_entry_place {
+  int64_t row;
+  int32_t col;
+  int64_t first, second;
+} tsi_entry_place;
+
+/* ts_csr_from_coo(); when duplicates sum to a value that is not finite (the
+ * call fails with TS_ERROR_INVALID_MATRIX), *nonfinite_sum says where (row
+ * -1 otherwise). nonfinite_sum may be NULL. */
+ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr,
+                           tsi_entry_place *nonfinite_sum);
+
 /* Context a buffer was created with. */
 ts_context *tsi_buffer_context(const ts_buffer *buffer);
 

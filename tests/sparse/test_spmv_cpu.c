@@ -293,22 +293,15 @@ static void test_corpus(void) {
     if (sscanf(line, "%255[^\t]", name) != 1 || strcmp(name, "name") == 0)
       continue;
     snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-    ts_coo *stored = NULL, *general = NULL;
     ts_csr *a = NULL;
-    ts_status st = ts_mm_read(NULL, path, TS_FLOAT64, &stored, NULL);
+    ts_status st = ts_mm_read_csr(NULL, path, TS_FLOAT64, &a, NULL);
     CHECK_MSG(st == TS_SUCCESS, "%s: %s", name, ts_last_error(NULL));
-    if (st == TS_SUCCESS)
-      CHECK_OK(NULL, ts_coo_expand_symmetric(NULL, stored, &general));
-    if (general)
-      CHECK_OK(NULL, ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a));
     if (a) {
       CHECK_OK(NULL, ts_csr_check(NULL, a));
       check_both_types(name, a, &seed);
       matrices++;
     }
     ts_csr_destroy(a);
-    ts_coo_destroy(general);
-    ts_coo_destroy(stored);
   }
   if (manifest)
     fclose(manifest);
