@@ -53,16 +53,34 @@ int cli_check_paths(const char *command, const char *const *inputs, int input_co
   return 0;
 }
 
+/* How the library's messages name the standard streams. */
+#define STDIN_NAME "standard input"
+#define STDOUT_NAME "standard output"
+
 ts_status cli_mm_read(ts_context *ctx, const char *path, ts_dtype dtype, ts_coo **coo, ts_mm_info *info) {
+  if (cli_is_stdio(path))
+    return ts_mm_read_fd(ctx, STDIN_FILENO, STDIN_NAME, dtype, coo, info);
   return ts_mm_read(ctx, path, dtype, coo, info);
 }
 
+ts_status cli_mm_read_csr(ts_context *ctx, const char *path, ts_dtype dtype, ts_csr **csr, ts_mm_info *info) {
+  if (cli_is_stdio(path))
+    return ts_mm_read_csr_fd(ctx, STDIN_FILENO, STDIN_NAME, dtype, csr, info);
+  return ts_mm_read_csr(ctx, path, dtype, csr, info);
+}
+
 ts_status cli_mm_write_coo(ts_context *ctx, const char *path, const ts_coo *coo, const ts_mm_write_options *options) {
-  return ts_mm_write_coo(ctx, path, coo, options);
+  if (!cli_is_stdio(path))
+    return ts_mm_write_coo(ctx, path, coo, options);
+  fflush(stdout);
+  return ts_mm_write_coo_fd(ctx, STDOUT_FILENO, STDOUT_NAME, coo, options);
 }
 
 ts_status cli_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, const ts_mm_write_options *options) {
-  return ts_mm_write_csr(ctx, path, csr, options);
+  if (!cli_is_stdio(path))
+    return ts_mm_write_csr(ctx, path, csr, options);
+  fflush(stdout);
+  return ts_mm_write_csr_fd(ctx, STDOUT_FILENO, STDOUT_NAME, csr, options);
 }
 
 /* Copy the file at @p path to standard output. */

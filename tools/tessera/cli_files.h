@@ -25,10 +25,12 @@ const char *cli_path_label(const char *path, bool output);
 int cli_check_paths(const char *command, const char *const *inputs, int input_count, const char *const *outputs,
                     int output_count, bool json);
 
-/* ts_mm_read() of @p path, or of standard input for "-". */
+/* ts_mm_read() / ts_mm_read_csr() of @p path, or of standard input for "-". */
 ts_status cli_mm_read(ts_context *ctx, const char *path, ts_dtype dtype, ts_coo **coo, ts_mm_info *info);
+ts_status cli_mm_read_csr(ts_context *ctx, const char *path, ts_dtype dtype, ts_csr **csr, ts_mm_info *info);
 
-/* ts_mm_write_coo() / ts_mm_write_csr() to @p path, or to standard output for "-". */
+/* ts_mm_write_coo() / ts_mm_write_csr() to @p path (through the library's
+ * temporary file and rename), or to standard output for "-" (plain text). */
 ts_status cli_mm_write_coo(ts_context *ctx, const char *path, const ts_coo *coo, const ts_mm_write_options *options);
 ts_status cli_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, const ts_mm_write_options *options);
 

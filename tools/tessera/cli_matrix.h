@@ -17,12 +17,11 @@ typedef struct cli_matrix {
   ts_csr *csr;         /* general storage, sorted, duplicates summed */
   ts_mm_info header;   /* what the file declared */
   int64_t stored;      /* entries as stored in the file */
-  int64_t expanded;    /* entries after symmetric expansion (before merging duplicates) */
   double read_seconds; /* time to read, expand and convert */
 } cli_matrix;
 
-/* Read @p path ("-": standard input) as @p dtype, expand symmetric storage,
- * convert to CSR. */
+/* Read @p path ("-": standard input) as @p dtype into general CSR with
+ * ts_mm_read_csr(): symmetric storage expanded, duplicates summed. */
 ts_status cli_matrix_read(ts_context *ctx, cli_progress *progress, const char *path, ts_dtype dtype,
                           cli_matrix *matrix);
 void cli_matrix_release(cli_matrix *matrix);

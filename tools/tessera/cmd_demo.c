@@ -34,7 +34,7 @@ static const char demo_help[] = "Usage: tessera demo [options]\n"
                                 "\n"
                                 "Numbers may be written 4096, 1e3 or 2^12.\n"
                                 "Exit status: 0 when the check passes, 1 when it fails or on an error,\n"
-                                "2 for a bad command line.\n";
+                                "2 for a bad command line, 130 when cancelled.\n";
 
 static int run_demo(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64;

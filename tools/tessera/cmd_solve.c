@@ -63,13 +63,10 @@ static const char *const file_names[] = {"A", "B"};
 /* Dense column-major B (n x *nrhs) from a Matrix Market file; entries of a
  * sparse file that are not stored are zero, duplicates are summed. */
 static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double **b, int64_t *nrhs) {
-  ts_coo *coo = NULL, *general = NULL;
-  ts_status status = cli_mm_read(ctx, path, TS_FLOAT64, &coo, NULL);
+  ts_csr *general = NULL;
+  ts_status status = cli_mm_read_csr(ctx, path, TS_FLOAT64, &general, NULL);
   if (status != TS_SUCCESS)
     return status;
-  status = ts_coo_expand_symmetric(ctx, coo, &general);
-  if (status != TS_SUCCESS)
-    goto cleanup;
   if (general->rows != n || general->cols < 1) {
     cli_set_error("%s is %lld x %lld; a right-hand side needs %lld rows and at least one column",
                   cli_path_label(path, false), (long long)general->rows, (long long)general->cols, (long long)n);
@@ -84,11 +81,11 @@ static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double *
     goto cleanup;
   }
   const double *values = (const double *)general->values;
-  for (int64_t k = 0; k < general->nnz; k++)
-    (*b)[(int64_t)general->col_idx[k] * n + general->row_idx[k]] += values[k];
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = general->row_ptr[i]; k < general->row_ptr[i + 1]; k++)
+      (*b)[(int64_t)general->col_idx[k] * n + i] = values[k];
 cleanup:
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
+  ts_csr_destroy(general);
   return status;
 }
 
