@@ -226,7 +226,7 @@ static void test_errors(void) {
   CHECK(strstr(ts_last_error(NULL), "ts_coo_expand_symmetric") != NULL);
   a->symmetry = TS_GENERAL;
   a->dtype = (ts_dtype)4;
-  CHECK_STATUS(NULL, ts_csr_spmv_host(NULL, 1, a, x, 0, y), TS_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(NULL, ts_csr_spmv_host(NULL, 1, a, x, 0, y), TS_ERROR_INVALID_MATRIX);
   a->dtype = TS_FLOAT64;
   CHECK_OK(NULL, ts_csr_spmv_host(NULL, 1, a, x, 0, y));
   CHECK(y[0] == 2 && y[1] == 0);
