@@ -110,4 +110,15 @@ if(TARGET tessera_cli)
   # machine with a GPU this test is skipped (it cannot observe the failure).
   tessera_cli_test(cuda_without_gpu ARGS demo --backend cuda --size 8 EXIT 1
     STDERR "^tessera: no usable CUDA device: " STDOUT_EMPTY SKIP_IF_GPU)
+  # --backend auto without a GPU runs on the CPU and says why (the library's
+  # ts_context_fallback_reason), in text and JSON; sort, search, gemm and
+  # solve print the same line.
+  tessera_cli_test(demo_fallback_reason ARGS demo --size 8 --repeat 2
+    STDOUT "^backend +cpu \\([0-9]+ threads?\\)\nno GPU +[^\n]+; the CPU backend runs instead\n" SKIP_IF_GPU)
+  tessera_cli_test(demo_fallback_reason_json ARGS demo --size 8 --repeat 2 --json JSON
+    STDOUT "\"fallback_reason\": \"[^\"]+\"" JSON_EQUALS "backend=cpu" SKIP_IF_GPU)
+  tessera_cli_test(sort_fallback_reason ARGS sort --n 100 --repeat 1
+    STDOUT "\nno GPU +[^\n]+; the CPU backend runs instead\n" SKIP_IF_GPU)
+  tessera_cli_test(demo_cpu_asked_no_reason ARGS demo --backend cpu --size 8 --repeat 2 --json JSON
+    STDOUT "\"fallback_reason\": null")
 endif()

@@ -22,6 +22,13 @@ extern const char *const cli_precision_choices[]; /* single, double = ts_dtype *
 /* Create a context for a --backend choice; quiet about the reason (the caller reports it). */
 ts_status cli_context_create(ts_backend backend, ts_context **ctx);
 
+/* When --backend auto fell back to the CPU: the line "no GPU   <reason>; the
+ * CPU backend runs instead" of a text report (nothing otherwise), and the
+ * JSON member "fallback_reason" (null otherwise), from
+ * ts_context_fallback_reason(). */
+void cli_fallback_print(FILE *out, const ts_context *ctx);
+void cli_fallback_json(cli_json *json, const ts_context *ctx);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 

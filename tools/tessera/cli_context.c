@@ -15,6 +15,16 @@ ts_status cli_context_create(ts_backend backend, ts_context **ctx) {
   return ts_context_create(ctx, &options);
 }
 
+void cli_fallback_print(FILE *out, const ts_context *ctx) {
+  const char *reason = ts_context_fallback_reason(ctx);
+  if (reason)
+    cli_line(out, "no GPU", "%s; the CPU backend runs instead", reason);
+}
+
+void cli_fallback_json(cli_json *json, const ts_context *ctx) {
+  cli_json_text(json, "fallback_reason", ts_context_fallback_reason(ctx));
+}
+
 double cli_now(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);

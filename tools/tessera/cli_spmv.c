@@ -126,6 +126,8 @@ ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts
   result->nnz = a->nnz;
   result->dtype = a->dtype;
   result->bursts = CLI_SPMV_BURSTS;
+  const char *fallback = ts_context_fallback_reason(ctx);
+  snprintf(result->fallback, sizeof result->fallback, "%s", fallback ? fallback : "");
   ts_status status = ts_context_device_info(ctx, &result->device);
   if (status != TS_SUCCESS)
     goto cleanup;
@@ -273,6 +275,8 @@ static void print_header(FILE *out, const char *matrix, const cli_spmv_result *r
              r->device.compute_major, r->device.compute_minor, r->device.multiprocessors);
   else
     cli_line(out, "backend", "cpu (%d threads)", r->device.multiprocessors);
+  if (r->fallback[0])
+    cli_line(out, "no GPU", "%s; the CPU backend runs instead", r->fallback);
   cli_line(out, "device", "%s", r->device.name);
   cli_line(out, "matrix", "%s", matrix);
   cli_line(out, "rows", "%lld", (long long)r->rows);
@@ -291,6 +295,7 @@ static void print_measurement(FILE *out, const cli_spmv_result *r) {
 
 static void json_header(cli_json *json, const char *matrix, const cli_spmv_result *r) {
   cli_json_text(json, "backend", ts_backend_name(r->backend));
+  cli_json_text(json, "fallback_reason", r->fallback[0] ? r->fallback : NULL);
   cli_json_text(json, "device", r->device.name);
   if (r->backend == TS_BACKEND_CUDA) {
     cli_json_int(json, "device_ordinal", r->device.ordinal);

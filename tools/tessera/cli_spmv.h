@@ -9,6 +9,7 @@
 typedef struct cli_spmv_result {
   ts_backend backend;    /* resolved backend */
   ts_device_info device; /* device behind the context */
+  char fallback[256];    /* why --backend auto runs on the CPU; empty when it does not */
   int64_t rows, cols, nnz;
   ts_dtype dtype;
   int64_t repeat;   /* calls per burst */

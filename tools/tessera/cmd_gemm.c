@@ -267,6 +267,7 @@ static int run_gemm(int argc, char **argv) {
     cli_json_begin(&out, stdout);
     cli_json_text(&out, "command", "gemm");
     cli_json_text(&out, "backend", ts_backend_name(ts_context_backend(ctx)));
+    cli_fallback_json(&out, ctx);
     cli_json_text(&out, "device", device.name);
     cli_json_text(&out, "precision", precision_name);
     cli_json_int(&out, "m", m);
@@ -294,6 +295,7 @@ static int run_gemm(int argc, char **argv) {
     cli_json_end(&out);
   } else {
     cli_line(stdout, "backend", "%s (%s)", ts_backend_name(ts_context_backend(ctx)), device.name);
+    cli_fallback_print(stdout, ctx);
     cli_line(stdout, "product", "%s C = %s * %s, m %lld, n %lld, k %lld", dtype == TS_FLOAT32 ? "fp32" : "fp64",
              transpose_a ? "A^T" : "A", transpose_b ? "B^T" : "B", (long long)m, (long long)n, (long long)k);
     if (ran > 0)

@@ -290,6 +290,7 @@ static int run_search(int argc, char **argv) {
     cli_json_begin(&out, stdout);
     cli_json_text(&out, "command", "search");
     cli_json_text(&out, "backend", ts_backend_name(ts_context_backend(ctx)));
+    cli_fallback_json(&out, ctx);
     cli_json_text(&out, "device", info.name);
     cli_json_text(&out, "type", type_choices[type]);
     cli_json_text(&out, "bound", bound_choices[bound]);
@@ -320,6 +321,7 @@ static int run_search(int argc, char **argv) {
     cli_json_end(&out);
   } else {
     cli_line(stdout, "backend", "%s (%s)", ts_backend_name(ts_context_backend(ctx)), info.name);
+    cli_fallback_print(stdout, ctx);
     cli_line(stdout, "search", "%lld %s queries (%s) into %lld keys, %s bound", (long long)count, type_choices[type],
              sorted ? "sorted" : "random", (long long)n, bound_choices[bound]);
     if (one_implementation)

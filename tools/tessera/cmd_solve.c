@@ -247,6 +247,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "rhs", path_count == 2 ? paths[1] : "A*ones");
     cli_json_int(&out, "nrhs", nrhs);
     cli_json_text(&out, "backend", ts_backend_name(resolved));
+    cli_fallback_json(&out, ctx);
     cli_json_text(&out, "lu_backend", ts_backend_name(resolved));
     cli_json_text(&out, "symbolic_backend", ts_backend_name(symbolic_ran));
     cli_json_text(&out, "levelize_backend", ts_backend_name(levelize_ran));
@@ -295,6 +296,7 @@ static int run_solve(int argc, char **argv) {
                symbolic_ran == TS_BACKEND_CUDA ? "GPU" : "host", levelize_ran == TS_BACKEND_CUDA ? "GPU" : "host");
     else
       cli_line(report, "backend", "%s", ts_backend_name(resolved));
+    cli_fallback_print(report, ctx);
     cli_line(report, "factor precision", "%s", precision_name);
     cli_line(report, "ordering", "%s", ordering_choices[ordering]);
     cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");

@@ -209,6 +209,7 @@ static int run_sort(int argc, char **argv) {
       cli_json_text(&out, "values", value_choices[value]);
       cli_json_text(&out, "order", descending ? "descending" : "ascending");
       cli_json_text(&out, "backend", ts_backend_name(ts_context_backend(ctx)));
+      cli_fallback_json(&out, ctx);
       cli_json_text(&out, "device", info.name);
       cli_json_int(&out, "repeat", repeat);
       cli_json_real(&out, "median_ms", seconds * 1e3);
@@ -221,6 +222,7 @@ static int run_sort(int argc, char **argv) {
       cli_line(stdout, "values", "%s", value_choices[value]);
       cli_line(stdout, "order", "%s", descending ? "descending" : "ascending");
       cli_line(stdout, "backend", "%s (%s)", ts_backend_name(ts_context_backend(ctx)), info.name);
+      cli_fallback_print(stdout, ctx);
       cli_line(stdout, "time", "%.3f ms (median of %lld)", seconds * 1e3, (long long)repeat);
       cli_line(stdout, "throughput", "%.3f Gkeys/s", gkeys);
       if (check)
