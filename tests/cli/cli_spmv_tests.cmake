@@ -14,7 +14,7 @@ if(TARGET tessera_cli)
   # The 10x10 Laplacian of cli_tests.cmake (100 rows, 460 entries, rows of 3 to 5):
   # tiny, so AUTO takes the single-launch thread-mapped schedule.
   tessera_cli_test(spmv_auto_reason ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --repeat 2
-    STDOUT "operation +y = A\\*x\nschedule +split-rows, 1 thread a short row \\(chosen by auto\\)[^\n]*\nreason +auto: split-rows for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 and max row <= 32 .*check .*: PASS"
+    STDOUT "operation +y = A\\*x\nschedule +split-rows, 1 thread a short row \\(chosen by auto[^\n]*\nreason +auto: split-rows for A: 100 rows, 100 cols, 460 nnz, mean row 4.6, max row 5, cv [0-9.]+: nnz < 50000 and max row <= 32 .*check .*: PASS"
     FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmv_schedule_all ARGS spmv ${TESSERA_CLI_WORK}/lap10.mtx --schedule all --repeat 2 GPU_ONLY
     STDOUT "\nthread-mapped +thread-mapped +[0-9.]+ +[0-9.]+ +[0-9.e+-]+ +PASS\nwarp-mapped +warp-mapped .* PASS\nblock-mapped +block-mapped .* PASS\ngroup-mapped +group-mapped, group size 32 .* PASS\nmerge-path +merge-path .* PASS\nwork-oriented +work-oriented .* PASS\nsplit-rows +split-rows, 1 thread a short row .* PASS\nauto +split-rows, 1 thread a short row \\(chosen by auto\\) .* PASS\n\nreason +auto: split-rows for A"
@@ -58,7 +58,7 @@ if(TARGET tessera_cli)
   # ---- demo names AUTO's choice ---------------------------------------------------
   # 128x128 grid: 81408 nonzeros of rows 3 to 5: short regular rows.
   tessera_cli_test(demo_schedule ARGS demo --size 128 --repeat 5
-    STDOUT "schedule +[a-z-]+[a-z,0-9 ]* \\(chosen by auto\\)[^\n]*\nreason +auto: .* 81408 nnz, .*\\(short regular rows\\)")
+    STDOUT "schedule +[a-z-]+[a-z,0-9 ]* \\(chosen by auto[^\n]*\nreason +auto: .* 81408 nnz, .*\\(short regular rows\\)")
   tessera_cli_test(demo_schedule_json ARGS demo --size 32 --repeat 5 --json JSON
     JSON_EQUALS "schedule_requested=auto,operation=none,check=PASS")
 

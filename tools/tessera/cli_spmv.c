@@ -349,8 +349,17 @@ void cli_spmv_run_print(FILE *out, const char *matrix, const cli_spmv_run *run) 
   if (run->all_requested) {
     cli_line(out, "schedule", "all requested; " CPU_ONE_IMPLEMENTATION ", so it ran once");
   } else {
-    cli_line(out, "schedule", "%s%s", schedule,
-             schedule_used(run) ? "" : " (recorded, not used: " CPU_ONE_IMPLEMENTATION ")");
+    if (schedule_used(run)) {
+      cli_line(out, "schedule", "%s", schedule);
+    } else {
+      /* "merge-path (chosen by auto; recorded, not used: ...)" */
+      size_t length = strlen(schedule);
+      bool parenthesis = length > 0 && schedule[length - 1] == ')';
+      if (parenthesis)
+        schedule[length - 1] = '\0';
+      cli_line(out, "schedule", "%s%srecorded, not used: " CPU_ONE_IMPLEMENTATION ")", schedule,
+               parenthesis ? "; " : " (");
+    }
     cli_line(out, "reason", "%s", run->explain);
   }
   print_measurement(out, &run->result);
