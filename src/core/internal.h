@@ -67,6 +67,18 @@ static inline int64_t tsi_sorted_find(const int32_t *idx, int64_t lo, int64_t hi
   return lo < end && idx[lo] == v ? lo : -1;
 }
 
+/* tsi_decimal_to_double's outcome. */
+typedef enum tsi_decimal_status {
+  TSI_DECIMAL_OK = 0,
+  TSI_DECIMAL_SYNTAX,   /* strtod does not take the whole text */
+  TSI_DECIMAL_NO_MEMORY /* a very long text could not be copied */
+} tsi_decimal_status;
+
+/* strtod on the `length` characters at begin, which need no terminator after
+ * them; '.' is the decimal point whatever the locale. *value may come back
+ * infinite or zero (range), for the caller to judge. */
+tsi_decimal_status tsi_decimal_to_double(const char *begin, size_t length, double *value);
+
 /* Whether [p, p + p_bytes) and [q, q + q_bytes) share a byte; empty ranges
  * share none. Calls that read one array while writing another refuse
  * overlapping arguments with this. */
