@@ -119,7 +119,7 @@ ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total);
 
 /* Simple steps (entries, rows, pow calls) of a long loop between two
  * cancellation checks: some tens of milliseconds of work. */
-#define TSI_CANCEL_BLOCK ((int64_t)1 << 22)
+#define TSI_CANCEL_BLOCK ((int64_t)1 << 20)
 
 /* End of the block of [start, n) holding TSI_CANCEL_BLOCK steps (or the rest). */
 static inline int64_t tsi_block_end(int64_t start, int64_t n) {

@@ -80,15 +80,17 @@ static void test_power_law_terminates(ts_context *ctx) {
 typedef struct watch {
   double last, longest_gap, cancelled_at;
   int calls, cancel_at_call;
+  int64_t gap_done, gap_total; /* the figures that ended the longest gap */
 } watch;
 
 static int watch_progress(void *user, int64_t done, int64_t total) {
-  (void)done;
-  (void)total;
   watch *w = user;
   double t = now();
-  if (t - w->last > w->longest_gap)
+  if (t - w->last > w->longest_gap) {
     w->longest_gap = t - w->last;
+    w->gap_done = done;
+    w->gap_total = total;
+  }
   w->last = t;
   w->calls++;
   if (w->cancel_at_call > 0 && w->calls >= w->cancel_at_call) {
@@ -179,22 +181,25 @@ static ts_status make_circuit(ts_context *ctx, ts_csr **csr) {
 
 static void check_generator(ts_context *ctx, const char *name, generator_fn generate) {
   /* A whole run: the longest time without a call. */
-  watch w = {now(), 0, 0, 0, 0};
+  watch w = {now(), 0, 0, 0, 0, -2, -2};
   CHECK_OK(ctx, ts_context_set_progress(ctx, watch_progress, &w));
   ts_csr *a = NULL;
   double start = w.last;
   CHECK_OK(ctx, generate(ctx, &a));
   double end = now();
-  if (end - w.last > w.longest_gap)
+  if (end - w.last > w.longest_gap) {
     w.longest_gap = end - w.last;
+    w.gap_done = w.gap_total = -2; /* the end of the call */
+  }
   CHECK_MSG(w.longest_gap < 1.0, "%s: %.2f s without a progress call", name, w.longest_gap);
-  printf("%s: %.2f s, %d progress calls, longest gap %.3f s\n", name, end - start, w.calls, w.longest_gap);
+  printf("%s: %.2f s, %d progress calls, longest gap %.3f s (before %lld of %lld)\n", name, end - start, w.calls,
+         w.longest_gap, (long long)w.gap_done, (long long)w.gap_total);
   int calls = w.calls;
   ts_csr_destroy(a);
   /* Cancelled at the second call and half-way: prompt, nothing returned. */
   int cancel_points[2] = {2, calls / 2 > 2 ? calls / 2 : 3};
   for (int c = 0; c < 2; c++) {
-    watch cancel = {now(), 0, 0, 0, cancel_points[c]};
+    watch cancel = {now(), 0, 0, 0, cancel_points[c], 0, 0};
     CHECK_OK(ctx, ts_context_set_progress(ctx, watch_progress, &cancel));
     a = (ts_csr *)&a;
     ts_status st = generate(ctx, &a);
