@@ -183,7 +183,8 @@ __device__ inline void tsi_bfs_bottom_up(const tsi_bfs_args &a, tsi_bfs_step &s,
   const int lane = int(threadIdx.x & 31);
   const int64_t warps = threads >> 5;
   for (int64_t w = thread >> 5; w < a.words; w += warps) {
-    const uint32_t seen = tsi_relaxed_load(a.visited + w);
+    /* One reading for the whole warp: the loop below must stay uniform. */
+    const uint32_t seen = __shfl_sync(0xffffffffu, tsi_relaxed_load(a.visited + w), 0);
     if (seen == 0xffffffffu)
       continue;
     const int64_t v = w * 32 + lane;
@@ -214,7 +215,7 @@ __device__ inline void tsi_bfs_bottom_up(const tsi_bfs_args &a, tsi_bfs_step &s,
   }
   for (int64_t i = thread >> 5; i < a.heavy_count; i += warps) {
     const int32_t v = __ldg(a.heavy_in + i);
-    if ((tsi_relaxed_load(a.visited + (v >> 5)) >> (v & 31)) & 1u)
+    if ((__shfl_sync(0xffffffffu, tsi_relaxed_load(a.visited + (v >> 5)), 0) >> (v & 31)) & 1u)
       continue;
     const int64_t begin = __ldg(a.in_offsets + v), end = __ldg(a.in_offsets + v + 1);
     for (int64_t base = begin; base < end; base += 32) {

@@ -453,3 +453,51 @@ static inline ts_csr *graph_read(const char *path, ts_dtype dtype) {
   ts_coo_destroy(coo);
   return g;
 }
+
+/* ---- runs through the API on any backend ------------------------------------ */
+
+/* BFS from source on ctx: levels and parents into host arrays (either may be
+ * NULL), the run's stats. Prints the failure. */
+static inline bool api_bfs(ts_context *ctx, ts_bfs_plan *plan, int64_t n, int32_t source, int32_t *levels,
+                           int32_t *parents, ts_graph_run_stats *stats) {
+  ts_buffer *lv = NULL, *pa = NULL;
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(int32_t);
+  bool ok = (!levels || ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &lv) == TS_SUCCESS) &&
+            (!parents || ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &pa) == TS_SUCCESS) &&
+            ts_bfs_execute(plan, source, lv, pa) == TS_SUCCESS && ts_bfs_last_run(plan, stats) == TS_SUCCESS &&
+            (!levels || ts_buffer_download(ctx, lv, 0, levels, (size_t)n * sizeof(int32_t)) == TS_SUCCESS) &&
+            (!parents || ts_buffer_download(ctx, pa, 0, parents, (size_t)n * sizeof(int32_t)) == TS_SUCCESS);
+  if (!ok)
+    fprintf(stderr, "  BFS from %d failed: %s\n", source, ts_last_error(ctx));
+  ts_buffer_destroy(lv);
+  ts_buffer_destroy(pa);
+  return ok;
+}
+
+/* SSSP from source on ctx: distances (n values of the graph's type) and
+ * predecessors into host arrays (either may be NULL). */
+static inline bool api_sssp(ts_context *ctx, ts_sssp_plan *plan, int64_t n, ts_dtype dtype, int32_t source, void *dist,
+                            int32_t *pred, ts_graph_run_stats *stats) {
+  ts_buffer *d = NULL, *p = NULL;
+  const size_t value = ts_dtype_size(dtype), count = (size_t)(n > 0 ? n : 1);
+  bool ok = (!dist || ts_buffer_create(ctx, TS_MEMORY_DEVICE, count * value, &d) == TS_SUCCESS) &&
+            (!pred || ts_buffer_create(ctx, TS_MEMORY_DEVICE, count * sizeof(int32_t), &p) == TS_SUCCESS) &&
+            ts_sssp_execute(plan, source, d, p) == TS_SUCCESS && ts_sssp_last_run(plan, stats) == TS_SUCCESS &&
+            (!dist || ts_buffer_download(ctx, d, 0, dist, (size_t)n * value) == TS_SUCCESS) &&
+            (!pred || ts_buffer_download(ctx, p, 0, pred, (size_t)n * sizeof(int32_t)) == TS_SUCCESS);
+  if (!ok)
+    fprintf(stderr, "  SSSP from %d failed: %s\n", source, ts_last_error(ctx));
+  ts_buffer_destroy(d);
+  ts_buffer_destroy(p);
+  return ok;
+}
+
+/* A GPU context, or NULL with the reason printed (the test then exits 77). */
+static inline ts_context *gpu_context_or_skip(void) {
+  ts_context_options options = {0};
+  options.backend = TS_BACKEND_CUDA;
+  ts_context *gpu = NULL;
+  if (ts_context_create(&gpu, &options) != TS_SUCCESS)
+    return NULL;
+  return gpu;
+}
