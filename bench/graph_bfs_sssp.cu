@@ -44,6 +44,10 @@ static const graph_spec specs[] = {
 };
 #define SPEC_COUNT ((int)(sizeof specs / sizeof specs[0]))
 
+/* Graphs of at most this many edges are written for Gunrock with
+ * --write-mtx (text Matrix Market: larger ones take minutes to write and
+ * read). */
+#define MTX_MAX_EDGES ((int64_t)80 << 20)
 /* Share of a grid's edges dropped: degrees 2-4, as on a road map. */
 #define ROAD_DROP 0.1
 #define SEED 20261204u
@@ -297,7 +301,7 @@ static ts_status make_graph(const graph_spec *s, bool quick, ts_csr **g) {
 
 /* The lower triangle as symmetric Matrix Market text (weights kept): what
  * Gunrock reads to build the same undirected graph. */
-static int write_lower_mtx(const ts_csr *g, const char *dir, const char *name) {
+static int write_lower_mtx(const ts_csr *g, const char *dir, const char *name, int sources) {
   ts_csr *lower = NULL;
   int64_t count = 0;
   for (int64_t u = 0; u < g->rows; u++)
@@ -323,6 +327,20 @@ static int write_lower_mtx(const ts_csr *g, const char *dir, const char *name) {
     return 1;
   }
   printf("wrote %s\n", path);
+  /* The BFS sources, for the peer to start from the same vertices. */
+  int64_t *picked = (int64_t *)malloc((size_t)sources * sizeof(int64_t));
+  snprintf(path, sizeof path, "%s/%s.sources", dir, name);
+  FILE *f = picked ? fopen(path, "w") : NULL;
+  const int chosen = f ? pick_sources(g, sources, picked) : 0;
+  for (int i = 0; i < chosen; i++)
+    fprintf(f, "%s%lld", i ? "," : "", (long long)picked[i]);
+  if (f)
+    fprintf(f, "\n");
+  free(picked);
+  if (!f || fclose(f) != 0) {
+    fprintf(stderr, "error: writing %s\n", path);
+    return 1;
+  }
   return 0;
 }
 
@@ -536,8 +554,8 @@ int main(int argc, char **argv) {
     printf("%s: %lld vertices, %lld edges, generated in %.1f s\n", spec->name, (long long)g->rows, (long long)g->nnz,
            tsb_wall_seconds() - start);
     fflush(stdout);
-    if (opt.mtx_dir)
-      failed |= write_lower_mtx(g, opt.mtx_dir, spec->name);
+    if (opt.mtx_dir && g->nnz <= MTX_MAX_EDGES)
+      failed |= write_lower_mtx(g, opt.mtx_dir, spec->name, opt.sources);
     for (int a = 0; a < (opt.sssp ? 2 : 1); a++)
       for (int v = 0; v < variants && count < capacity; v++) {
         if (measure(gpu, cpu, &opt, spec->name, g, a == 1, &schedule_variants[v], &results[count]) != 0) {
