@@ -58,7 +58,7 @@ ts_status tsi_bfs_cpu(ts_context *ctx, const tsi_graph_host *g, int32_t source, 
   (void)ctx;
   const int64_t n = g->n;
   uint64_t *keys = w->keys;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t v = 0; v < n; v++)
     keys[v] = TSI_GRAPH_UNREACHED;
   keys[source] = (uint64_t)(uint32_t)source;
@@ -71,7 +71,7 @@ ts_status tsi_bfs_cpu(ts_context *ctx, const tsi_graph_host *g, int32_t source, 
     int32_t *next = w->queue[(level + 1) & 1];
     int64_t next_count = 0, next_edges = 0;
     const uint64_t level_bits = (uint64_t)(uint32_t)(level + 1) << 32;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : next_edges)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : next_edges) if (count > TSI_GRAPH_PARALLEL_MIN / 16)
     for (int64_t i = 0; i < count; i++) {
       const int32_t u = frontier[i];
       const uint64_t key = level_bits | (uint32_t)u;
@@ -90,7 +90,7 @@ ts_status tsi_bfs_cpu(ts_context *ctx, const tsi_graph_host *g, int32_t source, 
     reached += next_count;
     reached_edges += next_edges;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t v = 0; v < n; v++) {
     const uint64_t key = keys[v];
     const bool seen = key != TSI_GRAPH_UNREACHED;

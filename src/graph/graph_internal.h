@@ -19,6 +19,10 @@ extern "C" {
  * smallest-numbered parent. */
 #define TSI_GRAPH_UNREACHED UINT64_MAX
 
+/* Host loops shorter than this run on one thread: a parallel region costs
+ * more than it saves on small graphs and narrow levels. */
+#define TSI_GRAPH_PARALLEL_MIN ((int64_t)1 << 16)
+
 /* The graph as a plan holds it in host memory. */
 typedef struct tsi_graph_host {
   int64_t n, m;

@@ -179,7 +179,7 @@ static bool sort_long(int32_t *heads, char *weights, size_t wsize, int64_t count
 static ts_status sort_lists(ts_context *ctx, const char *op, tsi_graph_host *g) {
   const size_t wsize = ts_dtype_size(g->dtype);
   int failed = 0;
-#pragma omp parallel for schedule(dynamic, 256) reduction(| : failed)
+#pragma omp parallel for schedule(dynamic, 256) reduction(| : failed) if (g->m > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t u = 0; u < g->n; u++) {
     const int64_t begin = g->offsets[u], count = g->offsets[u + 1] - begin;
     bool sorted = true;
@@ -237,7 +237,7 @@ static int64_t unmirrored_head(const tsi_graph_host *g, int64_t u, int64_t *here
 
 static ts_status check_mirrors(ts_context *ctx, const char *op, const tsi_graph_host *g) {
   int64_t bad = INT64_MAX;
-#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad)
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) if (g->m > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t u = 0; u < g->n; u++) {
     int64_t here, there;
     if (u < bad && unmirrored_head(g, u, &here, &there) >= 0)
@@ -270,7 +270,7 @@ static int64_t tail_of(const tsi_graph_host *g, int64_t k) {
 static ts_status check_weights(ts_context *ctx, const char *op, tsi_graph_host *g) {
   int64_t bad = INT64_MAX;
   double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(min : bad) reduction(+ : sum)
+#pragma omp parallel for schedule(static) reduction(min : bad) reduction(+ : sum) if (g->m > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t k = 0; k < g->m; k++) {
     double w = weight_at(g->weights, g->dtype, k);
     if (!(isfinite(w) && w >= 0.0)) {
@@ -317,7 +317,7 @@ static ts_status build_in_edges(ts_context *ctx, const char *op, tsi_graph_host 
 
 static int64_t max_degree(const int64_t *offsets, int64_t n) {
   int64_t most = 0;
-#pragma omp parallel for schedule(static) reduction(max : most)
+#pragma omp parallel for schedule(static) reduction(max : most) if (n > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t u = 0; u < n; u++)
     if (offsets[u + 1] - offsets[u] > most)
       most = offsets[u + 1] - offsets[u];

@@ -95,7 +95,7 @@ fail:
 /* Reached vertices and their out-edges, from the distances. */
 static void count_reached(const tsi_graph_host *g, const void *dist, ts_graph_run_stats *stats) {
   int64_t reached = 0, edges = 0;
-#pragma omp parallel for schedule(static) reduction(+ : reached, edges)
+#pragma omp parallel for schedule(static) reduction(+ : reached, edges) if (g->n > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t v = 0; v < g->n; v++) {
     double d = g->dtype == TS_FLOAT32 ? (double)((const float *)dist)[v] : ((const double *)dist)[v];
     if (isfinite(d)) {
