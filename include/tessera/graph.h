@@ -93,8 +93,9 @@ typedef struct ts_graph_plan_info {
   int bottom_up;                /**< BFS: 1 when direction optimisation is on. */
   double delta;                 /**< SSSP: the near-far step used. */
   int64_t graph_bytes;          /**< Out-edges (offsets, heads, weights for SSSP) in backend memory. */
-  int64_t in_edge_bytes;        /**< In-edges for bottom-up steps: 8 (n + 1) + 4 m bytes for a directed graph,
-                                     0 when none are needed (undirected graphs use the out-edges, top-down only). */
+  int64_t in_edge_bytes;        /**< In-edges for bottom-up steps: 8 (n + 1) + 4 m bytes for a directed graph
+                                     (undirected graphs use the out-edges; none when top-down only), plus 4 bytes
+                                     per vertex of many in-edges (listed for warp-wide scans). */
   int64_t workspace_bytes;      /**< Traversal state (per-vertex keys, queues, bitmaps) in backend memory. */
   char explain[256];            /**< One line: the schedule and why, the direction, the memory. */
 } ts_graph_plan_info;
@@ -171,9 +172,10 @@ TS_API ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const
  * plan's context, either may be NULL): @p distances (vertices values of the
  * graph's value type; +infinity when unreached; a path whose weight passes
  * the type's largest value counts as unreached) and @p predecessors
- * (vertices int32: the smallest-numbered vertex u with dist(u) + w(u, v) ==
- * dist(v) among those fewest tight edges from the source; the source's is
- * itself; -1 when unreached). Allocates nothing; asynchronous as
+ * (vertices int32: among the vertices u with a tight edge u -> v, i.e.
+ * dist(u) + w(u, v) == dist(v), those the fewest tight edges from the
+ * source, the smallest-numbered; the source's is itself; -1 when
+ * unreached). Allocates nothing; asynchronous as
  * ts_bfs_execute().
  */
 TS_API ts_status ts_sssp_execute(ts_sssp_plan *plan, int64_t source, ts_buffer *distances, ts_buffer *predecessors);
