@@ -354,17 +354,7 @@ static const published *anchor_of(const char *graph) {
 }
 
 static FILE *md_file;
-static void md(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vprintf(format, args);
-  va_end(args);
-  if (md_file) {
-    va_start(args, format);
-    vfprintf(md_file, format, args);
-    va_end(args);
-  }
-}
+#define md(...) tsb_tee(md_file, __VA_ARGS__)
 
 static void summary(const result *results, int count, const tsb_metadata *meta, double copy_gbps) {
   md("# BFS and SSSP on the GPU\n\n");
@@ -497,12 +487,7 @@ int main(int argc, char **argv) {
       opt.sets[s] = true;
   char md_default[4096];
   if (!opt.md_path) {
-    snprintf(md_default, sizeof md_default, "%s", opt.csv_path);
-    char *dot = strrchr(md_default, '.');
-    char *slash = strrchr(md_default, '/');
-    if (dot && (!slash || dot > slash))
-      *dot = '\0';
-    strncat(md_default, ".md", sizeof md_default - strlen(md_default) - 1);
+    tsb_markdown_path(opt.csv_path, md_default, sizeof md_default);
     opt.md_path = md_default;
   }
   if (!opt.matrices_dir)

@@ -14,7 +14,6 @@ DIR/graph_report.png (traversed edges per second per graph).
 """
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -29,16 +28,11 @@ PUBLISHED = {
 
 
 def read_csv(path):
-    meta, lines = {}, []
-    with open(path, newline="") as f:
-        for line in f:
-            if line.startswith("#"):
-                key, sep, value = line[1:].strip().partition(":")
-                if sep:
-                    meta[key.strip()] = value.strip()
-            elif line.strip():
-                lines.append(line)
-    rows = list(csv.DictReader(lines))
+    """(metadata, rows as dicts) of a harness CSV, read by report.py's reader."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from report import read_harness_csv
+
+    meta, _, rows = read_harness_csv(path)
     return meta, rows
 
 

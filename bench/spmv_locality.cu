@@ -233,17 +233,7 @@ static int run_matrix(ts_context *ctx, cusparseHandle_t handle, const ts_csr *a,
 }
 
 static FILE *md_file;
-static void md(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vprintf(format, args);
-  va_end(args);
-  if (md_file) {
-    va_start(args, format);
-    vfprintf(md_file, format, args);
-    va_end(args);
-  }
-}
+#define md(...) tsb_tee(md_file, __VA_ARGS__)
 
 int main(int argc, char **argv) {
   const char *csv_path = "bench-out/spmv_locality.csv", *only = NULL;
@@ -357,11 +347,7 @@ int main(int argc, char **argv) {
   tsb_table_destroy(table);
 
   char md_path[4096];
-  snprintf(md_path, sizeof md_path, "%s", csv_path);
-  char *dot = strrchr(md_path, '.');
-  if (dot && !strchr(dot, '/'))
-    *dot = '\0';
-  strncat(md_path, ".md", sizeof md_path - strlen(md_path) - 1);
+  tsb_markdown_path(csv_path, md_path, sizeof md_path);
   if (tsb_make_parent_dirs(md_path) == 0)
     md_file = fopen(md_path, "w");
   md("# SpMV locality layouts against cuSPARSE ALG1\n\n");

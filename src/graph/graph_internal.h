@@ -111,11 +111,18 @@ struct ts_sssp_plan {
   bool ran;
 };
 
-/* Checks shared by the executions: the plan's context owns the buffer, it
- * is in TS_MEMORY_DEVICE and holds @p bytes (NULL buffers pass). */
-ts_status tsi_graph_check_output(ts_context *ctx, const char *op, const char *name, const ts_buffer *b, int64_t bytes);
-/* 0 <= source < n, else TS_ERROR_INVALID_ARGUMENT. */
-ts_status tsi_graph_check_source(ts_context *ctx, const char *op, int64_t source, int64_t n);
+/* A plan's options: the caller's (or the defaults for NULL), checked. */
+ts_status tsi_graph_plan_options(ts_context *ctx, const char *op, const ts_graph_options *options, bool sssp,
+                                 ts_graph_options *o);
+/* The plan information every traversal shares, from the prepared graph. */
+void tsi_graph_info_of(const tsi_graph_host *g, ts_graph_plan_info *info);
+/* An execution's arguments: 0 <= source < n; each output NULL or a
+ * TS_MEMORY_DEVICE buffer of the plan's context holding its bytes. */
+ts_status tsi_graph_check_run(ts_context *ctx, const char *op, int64_t source, int64_t n, const ts_buffer *first,
+                              const char *first_name, int64_t first_bytes, const ts_buffer *second,
+                              const char *second_name, int64_t second_bytes);
+/* The arguments of a last-run query: stats not NULL, the plan has run. */
+ts_status tsi_graph_check_last_run(ts_context *ctx, const char *op, bool ran, const ts_graph_run_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 ts_status tsi_graph_options_check(ts_context *ctx, const char *op, const ts_graph_options *o, bool sssp) {
   if (o->direction != TS_GRAPH_DIRECTED && o->direction != TS_GRAPH_UNDIRECTED)
@@ -73,7 +74,22 @@ void tsi_graph_resolve_schedule(const ts_graph_options *o, int64_t max_out_degre
   }
 }
 
-ts_status tsi_graph_check_output(ts_context *ctx, const char *op, const char *name, const ts_buffer *b, int64_t bytes) {
+ts_status tsi_graph_plan_options(ts_context *ctx, const char *op, const ts_graph_options *options, bool sssp,
+                                 ts_graph_options *o) {
+  memset(o, 0, sizeof *o);
+  if (options)
+    *o = *options;
+  return tsi_graph_options_check(ctx, op, o, sssp);
+}
+
+void tsi_graph_info_of(const tsi_graph_host *g, ts_graph_plan_info *info) {
+  info->vertices = g->n;
+  info->edges = g->m;
+  info->direction = g->undirected ? TS_GRAPH_UNDIRECTED : TS_GRAPH_DIRECTED;
+  info->max_out_degree = g->max_out_degree;
+}
+
+static ts_status check_output(ts_context *ctx, const char *op, const char *name, const ts_buffer *b, int64_t bytes) {
   if (!b)
     return TS_SUCCESS;
   if (tsi_buffer_context(b) != ctx)
@@ -86,9 +102,22 @@ ts_status tsi_graph_check_output(ts_context *ctx, const char *op, const char *na
   return TS_SUCCESS;
 }
 
-ts_status tsi_graph_check_source(ts_context *ctx, const char *op, int64_t source, int64_t n) {
+ts_status tsi_graph_check_run(ts_context *ctx, const char *op, int64_t source, int64_t n, const ts_buffer *first,
+                              const char *first_name, int64_t first_bytes, const ts_buffer *second,
+                              const char *second_name, int64_t second_bytes) {
   if (source < 0 || source >= n)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: source %lld is not a vertex (the graph has %lld)", op,
                      (long long)source, (long long)n);
+  ts_status st = check_output(ctx, op, first_name, first, first_bytes);
+  if (st == TS_SUCCESS)
+    st = check_output(ctx, op, second_name, second, second_bytes);
+  return st;
+}
+
+ts_status tsi_graph_check_last_run(ts_context *ctx, const char *op, bool ran, const ts_graph_run_stats *stats) {
+  if (!stats)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: stats is NULL", op);
+  if (!ran)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the plan has not run yet", op);
   return TS_SUCCESS;
 }

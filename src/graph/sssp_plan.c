@@ -45,10 +45,7 @@ ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const ts_gra
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: NULL argument", create_op);
   *plan = NULL;
   ts_graph_options o;
-  memset(&o, 0, sizeof o);
-  if (options)
-    o = *options;
-  ts_status st = tsi_graph_options_check(ctx, create_op, &o, true);
+  ts_status st = tsi_graph_plan_options(ctx, create_op, options, true, &o);
   if (st != TS_SUCCESS)
     return st;
   ts_sssp_plan *p = calloc(1, sizeof *p);
@@ -63,10 +60,7 @@ ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const ts_gra
     tsi_graph_cuda_capability(ctx, &major, &minor);
   const tsi_graph_tuning t = tsi_graph_tuning_for(major, minor);
   ts_graph_plan_info *info = &p->info;
-  info->vertices = p->host.n;
-  info->edges = p->host.m;
-  info->direction = p->host.undirected ? TS_GRAPH_UNDIRECTED : TS_GRAPH_DIRECTED;
-  info->max_out_degree = p->host.max_out_degree;
+  tsi_graph_info_of(&p->host, info);
   info->delta = choose_delta(&o, &p->host, &t);
   char why[160];
   tsi_graph_resolve_schedule(&o, p->host.max_out_degree, &info->schedule, &info->group_size, why, sizeof why);
@@ -132,11 +126,8 @@ ts_status ts_sssp_execute(ts_sssp_plan *plan, int64_t source, ts_buffer *distanc
   const int64_t n = plan->info.vertices;
   const int64_t value =
       (int64_t)(ctx->backend == TS_BACKEND_CUDA ? ts_dtype_size(plan->device.dtype) : ts_dtype_size(plan->host.dtype));
-  ts_status st = tsi_graph_check_source(ctx, op, source, n);
-  if (st == TS_SUCCESS)
-    st = tsi_graph_check_output(ctx, op, "distances", distances, n * value);
-  if (st == TS_SUCCESS)
-    st = tsi_graph_check_output(ctx, op, "predecessors", predecessors, n * (int64_t)sizeof(int32_t));
+  ts_status st = tsi_graph_check_run(ctx, op, source, n, distances, "distances", n * value, predecessors,
+                                     "predecessors", n * (int64_t)sizeof(int32_t));
   if (st != TS_SUCCESS)
     return st;
   void *d = distances ? ts_buffer_data(distances) : NULL;
@@ -151,10 +142,11 @@ ts_status ts_sssp_execute(ts_sssp_plan *plan, int64_t source, ts_buffer *distanc
 
 ts_status ts_sssp_last_run(ts_sssp_plan *plan, ts_graph_run_stats *stats) {
   const char *op = "ts_sssp_last_run";
-  if (!plan || !stats)
-    return tsi_error(plan ? plan->ctx : NULL, TS_ERROR_INVALID_ARGUMENT, "%s: NULL argument", op);
-  if (!plan->ran)
-    return tsi_error(plan->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the plan has not run yet", op);
+  if (!plan)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: plan is NULL", op);
+  ts_status st = tsi_graph_check_last_run(plan->ctx, op, plan->ran, stats);
+  if (st != TS_SUCCESS)
+    return st;
   if (plan->ctx->backend == TS_BACKEND_CUDA)
     return tsi_sssp_cuda_stats(plan->ctx, op, plan->cuda, stats);
   *stats = plan->last;

@@ -35,29 +35,38 @@ ts_status ts_gen_grid_graph(ts_context *ctx, int64_t nx, int64_t ny, double drop
   if (tsi_mul_overflows(nx, ny, &n) || n > TS_MAX_DIMENSION)
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: a %lld x %lld grid has more than %d vertices", op, (long long)nx,
                      (long long)ny, TS_MAX_DIMENSION);
+  st = tsi_progress(ctx, 0, n);
+  if (st != TS_SUCCESS)
+    return st;
   int64_t *degree = tsi_calloc_array(n + 1, sizeof(int64_t));
   if (!degree)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld vertices", op, (long long)n);
-    /* Degrees first: each kept edge counts at both ends (the row of its upper
-     * or right end is counted by that end's own loop). */
+  /* Degrees first: each kept edge counts at both ends (the row of its upper
+   * or right end is counted by that end's own loop). */
+  for (int64_t start = 0, end; start < n && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end(start, n);
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < n; r++) {
-    const int64_t x = r % nx, y = r / nx;
-    double w;
-    degree[r + 1] = (y > 0 && grid_edge(seed, drop, r - nx, 1, &w)) + (x > 0 && grid_edge(seed, drop, r - 1, 0, &w)) +
-                    (x < nx - 1 && grid_edge(seed, drop, r, 0, &w)) + (y < ny - 1 && grid_edge(seed, drop, r, 1, &w));
+    for (int64_t r = start; r < end; r++) {
+      const int64_t x = r % nx, y = r / nx;
+      double w;
+      degree[r + 1] = (y > 0 && grid_edge(seed, drop, r - nx, 1, &w)) + (x > 0 && grid_edge(seed, drop, r - 1, 0, &w)) +
+                      (x < nx - 1 && grid_edge(seed, drop, r, 0, &w)) + (y < ny - 1 && grid_edge(seed, drop, r, 1, &w));
+    }
+    st = tsi_check_cancel(ctx);
   }
-  const int64_t nnz = tsi_gen_prefix_sum(degree, n);
+  if (st == TS_SUCCESS)
+    st = tsi_gen_prefix_sum(ctx, degree, n);
   ts_csr *out = NULL;
-  st = ts_csr_create(ctx, n, n, nnz, dtype, &out);
+  if (st == TS_SUCCESS)
+    st = ts_csr_create(ctx, n, n, degree[n], dtype, &out);
   if (st != TS_SUCCESS) {
     free(degree);
     return st;
   }
   memcpy(out->row_ptr, degree, (size_t)(n + 1) * sizeof(int64_t));
   free(degree);
-  for (int64_t start = 0; start < n; start += TSI_GEN_CHUNK) {
-    const int64_t end = start + TSI_GEN_CHUNK < n ? start + TSI_GEN_CHUNK : n;
+  for (int64_t start = 0, end; start < n && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end(start, n);
 #pragma omp parallel for schedule(static)
     for (int64_t r = start; r < end; r++) {
       const int64_t x = r % nx, y = r / nx;
@@ -77,10 +86,10 @@ ts_status ts_gen_grid_graph(ts_context *ctx, int64_t nx, int64_t ny, double drop
       }
     }
     st = tsi_progress(ctx, end, n);
-    if (st != TS_SUCCESS) {
-      ts_csr_destroy(out);
-      return st;
-    }
+  }
+  if (st != TS_SUCCESS) {
+    ts_csr_destroy(out);
+    return st;
   }
   *csr = out;
   return TS_SUCCESS;

@@ -435,6 +435,29 @@ static inline bool graph_corpus_next(FILE *manifest, const char *dir, char *name
   return false;
 }
 
+/* fn(name, path, user) for every square matrix of the corpus (the first
+ * `limit` of them; 0: all); its result says whether it counted the matrix.
+ * Returns how many counted, or -1 after printing why when the corpus is
+ * absent (TESSERA_MATRICES unset or without MANIFEST.tsv). */
+typedef bool (*graph_corpus_fn)(const char *name, const char *path, void *user);
+static inline int graph_corpus_each(int limit, graph_corpus_fn fn, void *user) {
+  const char *dir = test_matrices_dir();
+  if (!dir) {
+    printf("corpus: absent (TESSERA_MATRICES unset or without MANIFEST.tsv); skipped\n");
+    return -1;
+  }
+  char path[4096], name[256];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+  FILE *manifest = fopen(path, "r");
+  int counted = 0;
+  while (manifest && (limit == 0 || counted < limit) &&
+         graph_corpus_next(manifest, dir, name, sizeof name, path, sizeof path))
+    counted += fn(name, path, user);
+  if (manifest)
+    fclose(manifest);
+  return counted;
+}
+
 /* A corpus file as a CSR graph keeping its symmetry tag (one triangle for
  * symmetric files), repeated entries summed; weights |value|. NULL on
  * failure (message in ts_last_error(NULL)). */

@@ -170,32 +170,22 @@ static void test_options(void) {
   ts_csr_destroy(a);
 }
 
+static bool corpus_graph(const char *name, const char *path, void *user) {
+  (void)user;
+  ts_csr *a = graph_read(path, TS_FLOAT64);
+  CHECK_MSG(a != NULL, "reading %s: %s", path, ts_last_error(NULL));
+  const int32_t n = a ? (int32_t)a->rows : 0;
+  const int32_t sources[3] = {0, n / 2, n - 1};
+  for (int i = 0; i < 3 && n > 0; i++)
+    check_against_reference(name, a, TS_GRAPH_DIRECTED, sources[i]);
+  ts_csr_destroy(a);
+  return a != NULL;
+}
+
 static void test_corpus(void) {
-  const char *dir = test_matrices_dir();
-  if (!dir) {
-    printf("corpus: absent (TESSERA_MATRICES unset or without MANIFEST.tsv); skipped\n");
-    return;
-  }
-  char path[4096], name[256];
-  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
-  FILE *manifest = fopen(path, "r");
-  if (!manifest)
-    return;
-  int graphs = 0;
-  while (graph_corpus_next(manifest, dir, name, sizeof name, path, sizeof path)) {
-    ts_csr *a = graph_read(path, TS_FLOAT64);
-    CHECK_MSG(a != NULL, "reading %s: %s", path, ts_last_error(NULL));
-    if (!a)
-      continue;
-    const int32_t n = (int32_t)a->rows;
-    const int32_t sources[3] = {0, n / 2, n - 1};
-    for (int i = 0; i < 3 && n > 0; i++)
-      check_against_reference(name, a, TS_GRAPH_DIRECTED, sources[i]);
-    graphs++;
-    ts_csr_destroy(a);
-  }
-  fclose(manifest);
-  printf("corpus: %d square matrices searched from 3 sources each\n", graphs);
+  const int graphs = graph_corpus_each(0, corpus_graph, NULL);
+  if (graphs >= 0)
+    printf("corpus: %d square matrices searched from 3 sources each\n", graphs);
 }
 
 static void test_refusals(void) {

@@ -134,46 +134,37 @@ static void test_generated(void) {
       }
 }
 
+/* Skew-symmetric files: their mirrors weigh -|value|, refused unless every
+ * off-diagonal value is zero. Others: against the reference. */
+static bool corpus_graph(const char *name, const char *path, void *user) {
+  int *refused = user;
+  ts_csr *a = graph_read(path, TS_FLOAT64);
+  CHECK_MSG(a != NULL, "reading %s: %s", path, ts_last_error(NULL));
+  if (!a)
+    return false;
+  const bool skew = a->symmetry == TS_SKEW_SYMMETRIC;
+  bool nonzero = false;
+  for (int64_t k = 0; skew && k < a->nnz; k++)
+    nonzero |= ((double *)a->values)[k] != 0.0 && a->col_idx[k] != k;
+  ts_sssp_plan *plan = NULL;
+  if (nonzero) {
+    CHECK_STATUS(cpu, ts_sssp_plan_create(cpu, a, NULL, &plan), TS_ERROR_INVALID_MATRIX);
+    (*refused)++;
+  }
+  const int32_t n = (int32_t)a->rows;
+  const int32_t sources[2] = {0, n - 1};
+  for (int i = 0; !skew && i < 2 && n > 0; i++)
+    check_against_reference(name, a, TS_GRAPH_DIRECTED, sources[i]);
+  ts_sssp_plan_destroy(plan);
+  ts_csr_destroy(a);
+  return !skew;
+}
+
 static void test_corpus(void) {
-  const char *dir = test_matrices_dir();
-  if (!dir) {
-    printf("corpus: absent (TESSERA_MATRICES unset or without MANIFEST.tsv); skipped\n");
-    return;
-  }
-  char path[4096], name[256];
-  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
-  FILE *manifest = fopen(path, "r");
-  if (!manifest)
-    return;
-  int graphs = 0, refused = 0;
-  while (graph_corpus_next(manifest, dir, name, sizeof name, path, sizeof path)) {
-    ts_csr *a = graph_read(path, TS_FLOAT64);
-    CHECK_MSG(a != NULL, "reading %s: %s", path, ts_last_error(NULL));
-    if (!a)
-      continue;
-    if (a->symmetry == TS_SKEW_SYMMETRIC) {
-      /* Mirrors weigh -|value|: refused, unless every value is zero. */
-      bool nonzero = false;
-      for (int64_t k = 0; k < a->nnz; k++)
-        nonzero |= ((double *)a->values)[k] != 0.0 && a->col_idx[k] != k;
-      ts_sssp_plan *plan = NULL;
-      if (nonzero) {
-        CHECK_STATUS(cpu, ts_sssp_plan_create(cpu, a, NULL, &plan), TS_ERROR_INVALID_MATRIX);
-        refused++;
-      }
-      ts_sssp_plan_destroy(plan);
-      ts_csr_destroy(a);
-      continue;
-    }
-    const int32_t n = (int32_t)a->rows;
-    const int32_t sources[2] = {0, n - 1};
-    for (int i = 0; i < 2 && n > 0; i++)
-      check_against_reference(name, a, TS_GRAPH_DIRECTED, sources[i]);
-    graphs++;
-    ts_csr_destroy(a);
-  }
-  fclose(manifest);
-  printf("corpus: %d square matrices searched from 2 sources each (%d skew-symmetric refused)\n", graphs, refused);
+  int refused = 0;
+  const int graphs = graph_corpus_each(0, corpus_graph, &refused);
+  if (graphs >= 0)
+    printf("corpus: %d square matrices searched from 2 sources each (%d skew-symmetric refused)\n", graphs, refused);
 }
 
 static void test_refusals(void) {

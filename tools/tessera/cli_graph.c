@@ -131,17 +131,40 @@ ts_status cli_graph_write(ts_context *ctx, const char *path, const char *header,
   return status;
 }
 
-void cli_graph_info_print(FILE *out, const ts_graph_plan_info *info) {
-  cli_line(out, "vertices", "%lld", (long long)info->vertices);
-  cli_line(out, "edges", "%lld (%s%s)", (long long)info->edges,
-           info->direction == TS_GRAPH_UNDIRECTED ? "undirected: each edge both ways" : "directed",
-           info->max_out_degree > 0 ? "" : ", none");
-  cli_line(out, "plan", "%s", info->explain);
-  cli_line(out, "memory", "graph %.1f MB, in-edges %.1f MB, state %.1f MB", 1e-6 * (double)info->graph_bytes,
-           1e-6 * (double)info->in_edge_bytes, 1e-6 * (double)info->workspace_bytes);
+ts_status cli_graph_time(cli_progress *progress, int64_t repeat, cli_graph_search_fn search, void *user,
+                         ts_graph_run_stats *stats, double *first_ms, double *median_ms) {
+  double *times = malloc((size_t)repeat * sizeof(double));
+  if (!times) {
+    cli_set_error("no host memory for %lld times", (long long)repeat);
+    return TS_ERROR_OUT_OF_MEMORY;
+  }
+  ts_status status = TS_SUCCESS;
+  int64_t done = 0;
+  cli_progress_begin(progress, "searching");
+  for (; done < repeat && status == TS_SUCCESS; done++) {
+    const double start = cli_now();
+    status = search(user, stats);
+    times[done] = 1e3 * (cli_now() - start);
+    if (status == TS_SUCCESS && cli_cancelled())
+      status = TS_ERROR_CANCELLED;
+  }
+  status = cli_progress_end(progress, status);
+  *first_ms = times[0];
+  *median_ms = cli_graph_median(times, (int)done);
+  free(times);
+  return status;
 }
 
-void cli_graph_info_json(cli_json *json, const ts_graph_plan_info *info) {
+static double rate_of(const cli_graph_report *r) {
+  return r->median_ms > 0 ? (double)r->stats.reached_edges / (r->median_ms * 1e6) : 0.0;
+}
+
+void cli_graph_json_head(cli_json *json, const cli_graph_report *r) {
+  const ts_graph_plan_info *info = &r->info;
+  cli_json_text(json, "command", r->command);
+  cli_json_text(json, "file", r->path);
+  cli_json_text(json, "backend", ts_backend_name(ts_context_backend(r->ctx)));
+  cli_fallback_json(json, r->ctx);
   cli_json_int(json, "vertices", info->vertices);
   cli_json_int(json, "edges", info->edges);
   cli_json_text(json, "direction", info->direction == TS_GRAPH_UNDIRECTED ? "undirected" : "directed");
@@ -152,4 +175,45 @@ void cli_graph_info_json(cli_json *json, const ts_graph_plan_info *info) {
   cli_json_int(json, "graph_bytes", info->graph_bytes);
   cli_json_int(json, "in_edge_bytes", info->in_edge_bytes);
   cli_json_int(json, "workspace_bytes", info->workspace_bytes);
+  cli_json_int(json, "source", r->source);
+  cli_json_int(json, "reached", r->stats.reached);
+  cli_json_int(json, "reached_edges", r->stats.reached_edges);
+}
+
+void cli_graph_json_tail(cli_json *json, const cli_graph_report *r) {
+  cli_json_int(json, "repeat", r->repeat);
+  cli_json_real(json, "first_ms", r->first_ms);
+  cli_json_real(json, "median_ms", r->median_ms);
+  cli_json_real(json, "gteps", rate_of(r));
+  cli_json_real(json, "read_seconds", r->read_seconds);
+  cli_json_text(json, "check", r->pass ? "PASS" : "FAIL");
+  cli_json_text(json, "check_detail", r->check);
+  cli_json_text(json, "output", r->output_path);
+}
+
+FILE *cli_graph_text_head(const cli_graph_report *r) {
+  FILE *out = r->output_path && cli_is_stdio(r->output_path) ? stderr : stdout;
+  const ts_graph_plan_info *info = &r->info;
+  cli_line(out, "file", "%s", cli_path_label(r->path, false));
+  cli_fallback_print(out, r->ctx);
+  cli_line(out, "backend", "%s", ts_backend_name(ts_context_backend(r->ctx)));
+  cli_line(out, "vertices", "%lld", (long long)info->vertices);
+  cli_line(out, "edges", "%lld (%s)", (long long)info->edges,
+           info->direction == TS_GRAPH_UNDIRECTED ? "undirected: each edge both ways" : "directed");
+  cli_line(out, "plan", "%s", info->explain);
+  cli_line(out, "memory", "graph %.1f MB, in-edges %.1f MB, state %.1f MB", 1e-6 * (double)info->graph_bytes,
+           1e-6 * (double)info->in_edge_bytes, 1e-6 * (double)info->workspace_bytes);
+  cli_line(out, "source", "%lld", (long long)r->source);
+  cli_line(out, "reached", "%lld vertices, %lld out-edges", (long long)r->stats.reached,
+           (long long)r->stats.reached_edges);
+  return out;
+}
+
+void cli_graph_text_tail(FILE *out, const cli_graph_report *r) {
+  cli_line(out, "time", "%.3f ms median of %lld (first %.3f ms), with the download", r->median_ms, (long long)r->repeat,
+           r->first_ms);
+  cli_line(out, "rate", "%.3g GTEPS", rate_of(r));
+  cli_line(out, "check", "%s", r->check);
+  if (r->output_path)
+    cli_line(out, "written", "%s", cli_path_label(r->output_path, true));
 }

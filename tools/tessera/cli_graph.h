@@ -38,8 +38,33 @@ int64_t cli_sssp_tree_violation(const ts_csr *g, int64_t source, const void *dis
 ts_status cli_graph_write(ts_context *ctx, const char *path, const char *header, int64_t n, const int32_t *a,
                           const int32_t *b, const void *reals, ts_dtype dtype);
 
-/* The plan's lines: vertices, edges, direction, schedule and why, memory. */
-void cli_graph_info_print(FILE *out, const ts_graph_plan_info *info);
-void cli_graph_info_json(cli_json *json, const ts_graph_plan_info *info);
+/* One search, timed by cli_graph_time(). */
+typedef ts_status (*cli_graph_search_fn)(void *user, ts_graph_run_stats *stats);
+
+/* Run @p search @p repeat times (a progress step "searching"; Ctrl-C stops
+ * it): the first run's time and the median, in ms, and the last stats. */
+ts_status cli_graph_time(cli_progress *progress, int64_t repeat, cli_graph_search_fn search, void *user,
+                         ts_graph_run_stats *stats, double *first_ms, double *median_ms);
+
+/* What a graph command reports, whatever the algorithm. */
+typedef struct cli_graph_report {
+  const char *command, *path, *output_path;
+  const ts_context *ctx;
+  ts_graph_plan_info info;
+  int64_t source, repeat;
+  ts_graph_run_stats stats;
+  double first_ms, median_ms, read_seconds;
+  bool pass;
+  char check[256];
+} cli_graph_report;
+
+/* The report's shared members: the head (command, file, backend, the
+ * plan, source, what was reached) and the tail (times, rate, check,
+ * output) around the command's own members. The text report goes to
+ * standard error when the table is written to standard output. */
+void cli_graph_json_head(cli_json *json, const cli_graph_report *r);
+void cli_graph_json_tail(cli_json *json, const cli_graph_report *r);
+FILE *cli_graph_text_head(const cli_graph_report *r);
+void cli_graph_text_tail(FILE *out, const cli_graph_report *r);
 
 #endif

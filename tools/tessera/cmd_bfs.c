@@ -42,22 +42,29 @@ static const char bfs_help[] =
 
 static const char *const file_names[] = {"FILE"};
 
-/* One search through a plan on ctx: levels and parents downloaded. */
-static ts_status search(ts_context *ctx, ts_bfs_plan *plan, int64_t n, int64_t source, int32_t *levels,
-                        int32_t *parents, ts_graph_run_stats *stats) {
+/* One search: levels and parents downloaded. */
+typedef struct bfs_search {
+  ts_context *ctx;
+  ts_bfs_plan *plan;
+  int64_t n, source;
+  int32_t *levels, *parents;
+} bfs_search;
+
+static ts_status search(void *user, ts_graph_run_stats *stats) {
+  const bfs_search *s = user;
   ts_buffer *lv = NULL, *pa = NULL;
-  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(int32_t);
-  ts_status status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &lv);
+  const size_t bytes = (size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t);
+  ts_status status = ts_buffer_create(s->ctx, TS_MEMORY_DEVICE, bytes, &lv);
   if (status == TS_SUCCESS)
-    status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &pa);
+    status = ts_buffer_create(s->ctx, TS_MEMORY_DEVICE, bytes, &pa);
   if (status == TS_SUCCESS)
-    status = ts_bfs_execute(plan, source, lv, pa);
+    status = ts_bfs_execute(s->plan, s->source, lv, pa);
   if (status == TS_SUCCESS)
-    status = ts_bfs_last_run(plan, stats);
+    status = ts_bfs_last_run(s->plan, stats);
   if (status == TS_SUCCESS)
-    status = ts_buffer_download(ctx, lv, 0, levels, (size_t)n * sizeof(int32_t));
+    status = ts_buffer_download(s->ctx, lv, 0, s->levels, (size_t)s->n * sizeof(int32_t));
   if (status == TS_SUCCESS)
-    status = ts_buffer_download(ctx, pa, 0, parents, (size_t)n * sizeof(int32_t));
+    status = ts_buffer_download(s->ctx, pa, 0, s->parents, (size_t)s->n * sizeof(int32_t));
   ts_buffer_destroy(lv);
   ts_buffer_destroy(pa);
   return status;
@@ -95,9 +102,9 @@ static int run_bfs(int argc, char **argv) {
   ts_context *ctx = NULL, *cpu = NULL, *failed_on = NULL;
   cli_graph graph;
   memset(&graph, 0, sizeof graph);
-  ts_bfs_plan *plan = NULL, *reference = NULL;
-  int32_t *levels = NULL, *parents = NULL, *ref_levels = NULL, *ref_parents = NULL;
-  double *times = NULL;
+  bfs_search run = {0}, reference = {0};
+  cli_graph_report r;
+  memset(&r, 0, sizeof r);
   cli_progress progress;
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
@@ -115,135 +122,109 @@ static int run_bfs(int argc, char **argv) {
   o.schedule = cli_graph_schedules[schedule];
   o.group_size = (int)group_size;
   o.top_down_only = top_down_only;
-  cli_progress_begin(&progress, "planning");
-  status = cli_progress_end(&progress, ts_bfs_plan_create(ctx, g, &o, &plan));
-  if (status != TS_SUCCESS)
-    goto cleanup;
-  levels = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-  parents = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-  times = malloc((size_t)repeat * sizeof(double));
-  if (!levels || !parents || !times) {
+  run = (bfs_search){ctx,
+                     NULL,
+                     n,
+                     source,
+                     malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)),
+                     malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t))};
+  if (!run.levels || !run.parents) {
     status = TS_ERROR_OUT_OF_MEMORY;
     cli_set_error("no host memory for the levels of %lld vertices", (long long)n);
     goto cleanup;
   }
-  ts_graph_run_stats stats;
-  cli_progress_begin(&progress, "searching");
-  double first_ms = 0.0;
-  for (int64_t r = 0; r < repeat && status == TS_SUCCESS; r++) {
-    const double start = cli_now();
-    status = search(ctx, plan, n, source, levels, parents, &stats);
-    times[r] = 1e3 * (cli_now() - start);
-    if (r == 0)
-      first_ms = times[r];
-    if (cli_cancelled())
-      status = TS_ERROR_CANCELLED;
-  }
-  status = cli_progress_end(&progress, status);
+  cli_progress_begin(&progress, "planning");
+  status = cli_progress_end(&progress, ts_bfs_plan_create(ctx, g, &o, &run.plan));
+  if (status == TS_SUCCESS)
+    status = cli_graph_time(&progress, repeat, search, &run, &r.stats, &r.first_ms, &r.median_ms);
   if (status != TS_SUCCESS)
     goto cleanup;
-  const double median_ms = cli_graph_median(times, (int)repeat);
 
   /* The check: the tree against the graph; on the GPU the CPU's result too. */
   cli_progress_begin(&progress, "checking");
-  int64_t violation = cli_bfs_tree_violation(g, source, levels, parents);
+  const int64_t violation = cli_bfs_tree_violation(g, source, run.levels, run.parents);
   int64_t differ = -1;
   const bool compare = ts_context_backend(ctx) == TS_BACKEND_CUDA;
   if (compare) {
     ts_graph_run_stats ref_stats;
-    ref_levels = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    ref_parents = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     status = cli_context_create(TS_BACKEND_CPU, &cpu);
     failed_on = cpu;
-    if (status == TS_SUCCESS && (!ref_levels || !ref_parents))
+    reference = (bfs_search){cpu,
+                             NULL,
+                             n,
+                             source,
+                             malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)),
+                             malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t))};
+    if (status == TS_SUCCESS && (!reference.levels || !reference.parents))
       status = TS_ERROR_OUT_OF_MEMORY;
     if (status == TS_SUCCESS)
-      status = ts_bfs_plan_create(cpu, g, &o, &reference);
+      status = ts_bfs_plan_create(cpu, g, &o, &reference.plan);
     if (status == TS_SUCCESS)
-      status = search(cpu, reference, n, source, ref_levels, ref_parents, &ref_stats);
+      status = search(&reference, &ref_stats);
     for (int64_t v = 0; status == TS_SUCCESS && v < n && differ < 0; v++)
-      if (levels[v] != ref_levels[v] || parents[v] != ref_parents[v])
+      if (run.levels[v] != reference.levels[v] || run.parents[v] != reference.parents[v])
         differ = v;
   }
   status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   failed_on = ctx;
-  const bool pass = violation < 0 && differ < 0;
   if (output_path) {
-    status = cli_graph_write(ctx, output_path, "% vertex level parent", n, levels, parents, NULL, TS_FLOAT64);
+    status = cli_graph_write(ctx, output_path, "% vertex level parent", n, run.levels, run.parents, NULL, TS_FLOAT64);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
 
-  ts_graph_plan_info info;
-  ts_bfs_plan_info(plan, &info);
-  const double gteps = median_ms > 0 ? (double)stats.reached_edges / (median_ms * 1e6) : 0.0;
-  char check[256];
+  r = (cli_graph_report){"bfs",
+                         path,
+                         output_path,
+                         ctx,
+                         {0},
+                         source,
+                         repeat,
+                         r.stats,
+                         r.first_ms,
+                         r.median_ms,
+                         graph.matrix.read_seconds,
+                         violation < 0 && differ < 0,
+                         ""};
+  ts_bfs_plan_info(run.plan, &r.info);
   if (violation >= 0)
-    snprintf(check, sizeof check, "FAIL: vertex %lld has level %d and parent %d", (long long)violation,
-             levels[violation], parents[violation]);
+    snprintf(r.check, sizeof r.check, "FAIL: vertex %lld has level %d and parent %d", (long long)violation,
+             run.levels[violation], run.parents[violation]);
   else if (differ >= 0)
-    snprintf(check, sizeof check, "FAIL: vertex %lld: level %d, parent %d; the CPU's %d, %d", (long long)differ,
-             levels[differ], parents[differ], ref_levels[differ], ref_parents[differ]);
+    snprintf(r.check, sizeof r.check, "FAIL: vertex %lld: level %d, parent %d; the CPU's %d, %d", (long long)differ,
+             run.levels[differ], run.parents[differ], reference.levels[differ], reference.parents[differ]);
   else
-    snprintf(check, sizeof check, "PASS (%s)",
+    snprintf(r.check, sizeof r.check, "PASS (%s)",
              compare ? "a BFS tree, and levels and parents equal to the CPU backend's" : "a BFS tree");
   if (output.json) {
     cli_json out;
     cli_json_begin(&out, stdout);
-    cli_json_text(&out, "command", "bfs");
-    cli_json_text(&out, "file", path);
-    cli_json_text(&out, "backend", ts_backend_name(ts_context_backend(ctx)));
-    cli_fallback_json(&out, ctx);
-    cli_graph_info_json(&out, &info);
-    cli_json_bool(&out, "bottom_up_allowed", info.bottom_up != 0);
-    cli_json_int(&out, "source", source);
-    cli_json_int(&out, "reached", stats.reached);
-    cli_json_int(&out, "reached_edges", stats.reached_edges);
-    cli_json_int(&out, "levels", stats.depth);
-    cli_json_int(&out, "top_down_steps", stats.top_down_steps);
-    cli_json_int(&out, "bottom_up_steps", stats.bottom_up_steps);
-    cli_json_int(&out, "repeat", repeat);
-    cli_json_real(&out, "first_ms", first_ms);
-    cli_json_real(&out, "median_ms", median_ms);
-    cli_json_real(&out, "gteps", gteps);
-    cli_json_real(&out, "read_seconds", graph.matrix.read_seconds);
-    cli_json_text(&out, "check", pass ? "PASS" : "FAIL");
-    cli_json_text(&out, "check_detail", check);
-    cli_json_text(&out, "output", output_path);
+    cli_graph_json_head(&out, &r);
+    cli_json_bool(&out, "bottom_up_allowed", r.info.bottom_up != 0);
+    cli_json_int(&out, "levels", r.stats.depth);
+    cli_json_int(&out, "top_down_steps", r.stats.top_down_steps);
+    cli_json_int(&out, "bottom_up_steps", r.stats.bottom_up_steps);
+    cli_graph_json_tail(&out, &r);
     cli_json_end(&out);
   } else {
-    /* With the table on standard output, the report goes to standard error. */
-    FILE *report = output_path && cli_is_stdio(output_path) ? stderr : stdout;
-    cli_line(report, "file", "%s", cli_path_label(path, false));
-    cli_fallback_print(report, ctx);
-    cli_line(report, "backend", "%s", ts_backend_name(ts_context_backend(ctx)));
-    cli_graph_info_print(report, &info);
-    cli_line(report, "source", "%lld", (long long)source);
-    cli_line(report, "reached", "%lld vertices, %lld out-edges", (long long)stats.reached,
-             (long long)stats.reached_edges);
-    cli_line(report, "levels", "%d (%d top-down, %d bottom-up)", stats.depth, stats.top_down_steps,
-             stats.bottom_up_steps);
-    cli_line(report, "time", "%.3f ms median of %lld (first %.3f ms), with the download", median_ms, (long long)repeat,
-             first_ms);
-    cli_line(report, "rate", "%.3g GTEPS", gteps);
-    cli_line(report, "check", "%s", check);
-    if (output_path)
-      cli_line(report, "written", "%s", cli_path_label(output_path, true));
+    FILE *report = cli_graph_text_head(&r);
+    cli_line(report, "levels", "%d (%d top-down, %d bottom-up)", r.stats.depth, r.stats.top_down_steps,
+             r.stats.bottom_up_steps);
+    cli_graph_text_tail(report, &r);
   }
-  rc = pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  rc = r.pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 
 cleanup:
   if (status != TS_SUCCESS)
     rc = cli_library_error(failed_on, status);
-  ts_bfs_plan_destroy(plan);
-  ts_bfs_plan_destroy(reference);
-  free(levels);
-  free(parents);
-  free(ref_levels);
-  free(ref_parents);
-  free(times);
+  ts_bfs_plan_destroy(run.plan);
+  ts_bfs_plan_destroy(reference.plan);
+  free(run.levels);
+  free(run.parents);
+  free(reference.levels);
+  free(reference.parents);
   cli_matrix_release(&graph.matrix);
   ts_context_destroy(cpu);
   ts_context_destroy(ctx);

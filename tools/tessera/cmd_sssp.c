@@ -48,25 +48,42 @@ static const char sssp_help[] = "Usage: tessera sssp FILE [options]\n"
 
 static const char *const file_names[] = {"FILE"};
 
-/* One search through a plan on ctx: distances and predecessors downloaded. */
-static ts_status search(ts_context *ctx, ts_sssp_plan *plan, int64_t n, ts_dtype dtype, int64_t source, void *dist,
-                        int32_t *pred, ts_graph_run_stats *stats) {
+/* One search: distances and predecessors downloaded. */
+typedef struct sssp_search {
+  ts_context *ctx;
+  ts_sssp_plan *plan;
+  int64_t n, source;
+  ts_dtype dtype;
+  void *dist;
+  int32_t *pred;
+} sssp_search;
+
+static ts_status search(void *user, ts_graph_run_stats *stats) {
+  const sssp_search *s = user;
   ts_buffer *d = NULL, *p = NULL;
-  const size_t count = (size_t)(n > 0 ? n : 1), value = ts_dtype_size(dtype);
-  ts_status status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, count * value, &d);
+  const size_t count = (size_t)(s->n > 0 ? s->n : 1), value = ts_dtype_size(s->dtype);
+  ts_status status = ts_buffer_create(s->ctx, TS_MEMORY_DEVICE, count * value, &d);
   if (status == TS_SUCCESS)
-    status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, count * sizeof(int32_t), &p);
+    status = ts_buffer_create(s->ctx, TS_MEMORY_DEVICE, count * sizeof(int32_t), &p);
   if (status == TS_SUCCESS)
-    status = ts_sssp_execute(plan, source, d, p);
+    status = ts_sssp_execute(s->plan, s->source, d, p);
   if (status == TS_SUCCESS)
-    status = ts_sssp_last_run(plan, stats);
+    status = ts_sssp_last_run(s->plan, stats);
   if (status == TS_SUCCESS)
-    status = ts_buffer_download(ctx, d, 0, dist, (size_t)n * value);
+    status = ts_buffer_download(s->ctx, d, 0, s->dist, (size_t)s->n * value);
   if (status == TS_SUCCESS)
-    status = ts_buffer_download(ctx, p, 0, pred, (size_t)n * sizeof(int32_t));
+    status = ts_buffer_download(s->ctx, p, 0, s->pred, (size_t)s->n * sizeof(int32_t));
   ts_buffer_destroy(d);
   ts_buffer_destroy(p);
   return status;
+}
+
+/* Host arrays of a search of n vertices; false when they cannot be had. */
+static bool allocate(sssp_search *s, ts_context *ctx, int64_t n, int64_t source, ts_dtype dtype) {
+  const size_t count = (size_t)(n > 0 ? n : 1);
+  *s =
+      (sssp_search){ctx, NULL, n, source, dtype, malloc(count * ts_dtype_size(dtype)), malloc(count * sizeof(int32_t))};
+  return s->dist && s->pred;
 }
 
 static int run_sssp(int argc, char **argv) {
@@ -103,10 +120,9 @@ static int run_sssp(int argc, char **argv) {
   ts_context *ctx = NULL, *cpu = NULL, *failed_on = NULL;
   cli_graph graph;
   memset(&graph, 0, sizeof graph);
-  ts_sssp_plan *plan = NULL, *reference = NULL;
-  void *dist = NULL, *ref_dist = NULL;
-  int32_t *pred = NULL, *ref_pred = NULL;
-  double *times = NULL;
+  sssp_search run = {0}, reference = {0};
+  cli_graph_report r;
+  memset(&r, 0, sizeof r);
   cli_progress progress;
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
@@ -126,145 +142,110 @@ static int run_sssp(int argc, char **argv) {
   o.schedule = cli_graph_schedules[schedule];
   o.group_size = (int)group_size;
   o.delta = delta;
-  cli_progress_begin(&progress, "planning");
-  status = cli_progress_end(&progress, ts_sssp_plan_create(ctx, g, &o, &plan));
-  if (status != TS_SUCCESS)
-    goto cleanup;
-  dist = malloc((size_t)(n > 0 ? n : 1) * value);
-  pred = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-  times = malloc((size_t)repeat * sizeof(double));
-  if (!dist || !pred || !times) {
+  if (!allocate(&run, ctx, n, source, dtype)) {
     status = TS_ERROR_OUT_OF_MEMORY;
     cli_set_error("no host memory for the distances of %lld vertices", (long long)n);
     goto cleanup;
   }
-  ts_graph_run_stats stats;
-  cli_progress_begin(&progress, "searching");
-  double first_ms = 0.0;
-  for (int64_t r = 0; r < repeat && status == TS_SUCCESS; r++) {
-    const double start = cli_now();
-    status = search(ctx, plan, n, dtype, source, dist, pred, &stats);
-    times[r] = 1e3 * (cli_now() - start);
-    if (r == 0)
-      first_ms = times[r];
-    if (cli_cancelled())
-      status = TS_ERROR_CANCELLED;
-  }
-  status = cli_progress_end(&progress, status);
+  cli_progress_begin(&progress, "planning");
+  status = cli_progress_end(&progress, ts_sssp_plan_create(ctx, g, &o, &run.plan));
+  if (status == TS_SUCCESS)
+    status = cli_graph_time(&progress, repeat, search, &run, &r.stats, &r.first_ms, &r.median_ms);
   if (status != TS_SUCCESS)
     goto cleanup;
-  const double median_ms = cli_graph_median(times, (int)repeat);
 
-  /* The check: the tree against the graph; on the GPU the CPU's result too. */
+  /* The check: the tree of tight edges against the graph; on the GPU the
+   * CPU's Dijkstra too. */
   cli_progress_begin(&progress, "checking");
-  int64_t violation = cli_sssp_tree_violation(g, source, dist, pred);
+  const int64_t violation = cli_sssp_tree_violation(g, source, run.dist, run.pred);
   int64_t differ = -1;
   const bool compare = ts_context_backend(ctx) == TS_BACKEND_CUDA;
   if (compare) {
     ts_graph_run_stats ref_stats;
-    ref_dist = malloc((size_t)(n > 0 ? n : 1) * value);
-    ref_pred = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     status = cli_context_create(TS_BACKEND_CPU, &cpu);
     failed_on = cpu;
-    if (status == TS_SUCCESS && (!ref_dist || !ref_pred))
+    if (status == TS_SUCCESS && !allocate(&reference, cpu, n, source, dtype))
       status = TS_ERROR_OUT_OF_MEMORY;
     if (status == TS_SUCCESS)
-      status = ts_sssp_plan_create(cpu, g, &o, &reference);
+      status = ts_sssp_plan_create(cpu, g, &o, &reference.plan);
     if (status == TS_SUCCESS)
-      status = search(cpu, reference, n, dtype, source, ref_dist, ref_pred, &ref_stats);
+      status = search(&reference, &ref_stats);
     for (int64_t v = 0; status == TS_SUCCESS && v < n && differ < 0; v++)
-      if (memcmp((char *)dist + v * value, (char *)ref_dist + v * value, value) != 0 || pred[v] != ref_pred[v])
+      if (memcmp((char *)run.dist + v * value, (char *)reference.dist + v * value, value) != 0 ||
+          run.pred[v] != reference.pred[v])
         differ = v;
   }
   status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   failed_on = ctx;
-  const bool pass = violation < 0 && differ < 0;
   if (output_path) {
-    status = cli_graph_write(ctx, output_path, "% vertex predecessor distance", n, pred, NULL, dist, dtype);
+    status = cli_graph_write(ctx, output_path, "% vertex predecessor distance", n, run.pred, NULL, run.dist, dtype);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
 
-  ts_graph_plan_info info;
-  ts_sssp_plan_info(plan, &info);
   double farthest = 0.0;
   for (int64_t v = 0; v < n; v++) {
-    const double d = dtype == TS_FLOAT32 ? (double)((const float *)dist)[v] : ((const double *)dist)[v];
+    const double d = dtype == TS_FLOAT32 ? (double)((const float *)run.dist)[v] : ((const double *)run.dist)[v];
     if (d < INFINITY && d > farthest)
       farthest = d;
   }
-  const double gteps = median_ms > 0 ? (double)stats.reached_edges / (median_ms * 1e6) : 0.0;
-  char check[256];
+  r = (cli_graph_report){"sssp",
+                         path,
+                         output_path,
+                         ctx,
+                         {0},
+                         source,
+                         repeat,
+                         r.stats,
+                         r.first_ms,
+                         r.median_ms,
+                         graph.matrix.read_seconds,
+                         violation < 0 && differ < 0,
+                         ""};
+  ts_sssp_plan_info(run.plan, &r.info);
   if (violation >= 0)
-    snprintf(check, sizeof check, "FAIL: vertex %lld has predecessor %d", (long long)violation, pred[violation]);
+    snprintf(r.check, sizeof r.check, "FAIL: vertex %lld has predecessor %d", (long long)violation,
+             run.pred[violation]);
   else if (differ >= 0)
-    snprintf(check, sizeof check, "FAIL: vertex %lld: predecessor %d; the CPU's %d (or the distances differ)",
-             (long long)differ, pred[differ], ref_pred[differ]);
+    snprintf(r.check, sizeof r.check, "FAIL: vertex %lld: predecessor %d; the CPU's %d (or the distances differ)",
+             (long long)differ, run.pred[differ], reference.pred[differ]);
   else
-    snprintf(check, sizeof check, "PASS (%s)",
+    snprintf(r.check, sizeof r.check, "PASS (%s)",
              compare ? "a tree of tight edges, and distances and predecessors equal to the CPU's Dijkstra"
                      : "a tree of tight edges");
   if (output.json) {
     cli_json out;
     cli_json_begin(&out, stdout);
-    cli_json_text(&out, "command", "sssp");
-    cli_json_text(&out, "file", path);
-    cli_json_text(&out, "backend", ts_backend_name(ts_context_backend(ctx)));
-    cli_fallback_json(&out, ctx);
-    cli_graph_info_json(&out, &info);
+    cli_graph_json_head(&out, &r);
     cli_json_text(&out, "precision", dtype == TS_FLOAT32 ? "single" : "double");
-    cli_json_real(&out, "delta", info.delta);
-    cli_json_int(&out, "source", source);
-    cli_json_int(&out, "reached", stats.reached);
-    cli_json_int(&out, "reached_edges", stats.reached_edges);
+    cli_json_real(&out, "delta", r.info.delta);
     cli_json_real(&out, "farthest", farthest);
-    cli_json_int(&out, "tree_levels", stats.depth);
-    cli_json_int(&out, "rounds", stats.rounds);
-    cli_json_int(&out, "phases", stats.phases);
-    cli_json_int(&out, "repeat", repeat);
-    cli_json_real(&out, "first_ms", first_ms);
-    cli_json_real(&out, "median_ms", median_ms);
-    cli_json_real(&out, "gteps", gteps);
-    cli_json_real(&out, "read_seconds", graph.matrix.read_seconds);
-    cli_json_text(&out, "check", pass ? "PASS" : "FAIL");
-    cli_json_text(&out, "check_detail", check);
-    cli_json_text(&out, "output", output_path);
+    cli_json_int(&out, "tree_levels", r.stats.depth);
+    cli_json_int(&out, "rounds", r.stats.rounds);
+    cli_json_int(&out, "phases", r.stats.phases);
+    cli_graph_json_tail(&out, &r);
     cli_json_end(&out);
   } else {
-    /* With the table on standard output, the report goes to standard error. */
-    FILE *report = output_path && cli_is_stdio(output_path) ? stderr : stdout;
-    cli_line(report, "file", "%s", cli_path_label(path, false));
-    cli_fallback_print(report, ctx);
-    cli_line(report, "backend", "%s", ts_backend_name(ts_context_backend(ctx)));
-    cli_graph_info_print(report, &info);
-    cli_line(report, "source", "%lld", (long long)source);
-    cli_line(report, "reached", "%lld vertices, %lld out-edges", (long long)stats.reached,
-             (long long)stats.reached_edges);
+    FILE *report = cli_graph_text_head(&r);
     cli_line(report, "farthest", "%.17g (the largest finite distance)", farthest);
-    cli_line(report, "tree", "%d levels of predecessors", stats.depth);
+    cli_line(report, "tree", "%d levels of predecessors", r.stats.depth);
     if (ts_context_backend(ctx) == TS_BACKEND_CUDA)
-      cli_line(report, "near-far", "step %g: %d rounds, %d phases", info.delta, stats.rounds, stats.phases);
-    cli_line(report, "time", "%.3f ms median of %lld (first %.3f ms), with the download", median_ms, (long long)repeat,
-             first_ms);
-    cli_line(report, "rate", "%.3g GTEPS", gteps);
-    cli_line(report, "check", "%s", check);
-    if (output_path)
-      cli_line(report, "written", "%s", cli_path_label(output_path, true));
+      cli_line(report, "near-far", "step %g: %d rounds, %d phases", r.info.delta, r.stats.rounds, r.stats.phases);
+    cli_graph_text_tail(report, &r);
   }
-  rc = pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  rc = r.pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 
 cleanup:
   if (status != TS_SUCCESS)
     rc = cli_library_error(failed_on, status);
-  ts_sssp_plan_destroy(plan);
-  ts_sssp_plan_destroy(reference);
-  free(dist);
-  free(pred);
-  free(ref_dist);
-  free(ref_pred);
-  free(times);
+  ts_sssp_plan_destroy(run.plan);
+  ts_sssp_plan_destroy(reference.plan);
+  free(run.dist);
+  free(run.pred);
+  free(reference.dist);
+  free(reference.pred);
   cli_matrix_release(&graph.matrix);
   ts_context_destroy(cpu);
   ts_context_destroy(ctx);
