@@ -33,6 +33,7 @@ void tsi_bfs_cpu_work_release(tsi_bfs_cpu_work *w) {
 
 /* *p = min(*p, key); returns the value before (the current one when key is
  * not smaller). */
+/* NOLINTNEXTLINE(readability-non-const-parameter): *p is written by the compare-and-swap */
 static uint64_t atomic_min_u64(uint64_t *p, uint64_t key) {
   uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (key < old && !__atomic_compare_exchange_n(p, &old, key, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

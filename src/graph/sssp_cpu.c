@@ -31,7 +31,8 @@ void tsi_sssp_cpu_work_release(tsi_sssp_cpu_work *w) {
   memset(w, 0, sizeof *w);
 }
 
-/* The heap and the relaxation, once per value type. */
+/* The heap and the relaxation, once per value type (T is a type: it cannot
+ * take parentheses). NOLINTBEGIN(bugprone-macro-parentheses) */
 #define TSI_SSSP_DEFINE(NAME, T)                                                                                       \
   static void NAME##_sift_up(int32_t *heap, int32_t *position, const T *dist, int64_t i) {                             \
     const int32_t v = heap[i];                                                                                         \
@@ -102,6 +103,7 @@ void tsi_sssp_cpu_work_release(tsi_sssp_cpu_work *w) {
 
 TSI_SSSP_DEFINE(dijkstra_float, float)
 TSI_SSSP_DEFINE(dijkstra_double, double)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 void tsi_sssp_cpu_dijkstra(const tsi_graph_host *g, int32_t source, tsi_sssp_cpu_work *w) {
   if (g->dtype == TS_FLOAT32)

@@ -29,19 +29,19 @@ extern "C" {
 
 /* Shared memory a segment's part of x takes (2 blocks of 512 threads an SM
  * on 228 KB SMs). */
-#define TSI_SEGMENT_BYTES (96 * 1024)
+#define TSI_SEGMENT_BYTES ((size_t)96 * 1024)
 /* A row is long when it has at least this many entries per segment on
  * average (each run's sum costs a partial written and read back, and a run
  * id: ~16 bytes against 6-12 per entry). */
 #define TSI_SEGMENT_RUN_TARGET 8
 /* Entries one block sums (x's segment is staged once per block). */
-#define TSI_SEGMENT_ITEM_ENTRIES (96 * 1024)
+#define TSI_SEGMENT_ITEM_ENTRIES ((int64_t)96 * 1024)
 /* AUTO segments when the long rows hold at least this share of the entries. */
 #define TSI_SEGMENT_AUTO_SHARE 0.25
 /* Hot columns: at most this many bytes of x, columns of at least
  * TSI_HOT_MIN_FACTOR times the mean column length; AUTO takes them when they
  * hold at least TSI_HOT_AUTO_SHARE of the entries. */
-#define TSI_HOT_BYTES (64 * 1024)
+#define TSI_HOT_BYTES ((size_t)64 * 1024)
 #define TSI_HOT_MIN_FACTOR 8.0
 #define TSI_HOT_AUTO_SHARE 0.3
 

@@ -19,6 +19,7 @@ static inline ts_csr *graph_from_edges(int64_t n, int64_t count, const int32_t *
   ts_csr *g = NULL;
   if (ts_csr_create(NULL, n, n, count, dtype, &g) != TS_SUCCESS)
     return NULL;
+  memset(g->row_ptr, 0, (size_t)(n + 1) * sizeof(int64_t));
   for (int64_t k = 0; k < count; k++)
     g->row_ptr[tails[k] + 1]++;
   for (int64_t v = 0; v < n; v++)
@@ -57,9 +58,9 @@ static inline ts_csr *graph_expanded(const ts_csr *a) {
   for (int64_t u = 0; u < a->rows; u++)
     for (int64_t k = a->row_ptr[u]; k < a->row_ptr[u + 1]; k++)
       count += a->col_idx[k] != u ? 2 : 1;
-  int32_t *t = malloc((size_t)(count > 0 ? count : 1) * sizeof(int32_t));
-  int32_t *h = malloc((size_t)(count > 0 ? count : 1) * sizeof(int32_t));
-  double *w = malloc((size_t)(count > 0 ? count : 1) * sizeof(double));
+  int32_t *t = calloc((size_t)(count > 0 ? count : 1), sizeof(int32_t));
+  int32_t *h = calloc((size_t)(count > 0 ? count : 1), sizeof(int32_t));
+  double *w = calloc((size_t)(count > 0 ? count : 1), sizeof(double));
   ts_csr *g = NULL;
   if (t && h && w) {
     int64_t e = 0;

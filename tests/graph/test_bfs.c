@@ -72,8 +72,8 @@ static void check_against_reference(const char *what, const ts_csr *a, ts_graph_
 static void test_hand_graph(void) {
   const int32_t tails[] = {0, 0, 2, 1, 3, 4}, heads[] = {2, 1, 3, 3, 4, 0};
   ts_csr *a = graph_from_edges(6, 6, tails, heads, NULL, TS_FLOAT64);
-  int32_t levels[6], parents[6];
-  ts_graph_run_stats stats;
+  int32_t levels[6] = {0}, parents[6] = {0};
+  ts_graph_run_stats stats = {0};
   ts_graph_options o = {0};
   CHECK(a && run_bfs(a, &o, 0, levels, parents, &stats));
   const int32_t want_levels[6] = {0, 1, 1, 2, 3, -1}, want_parents[6] = {0, 0, 0, 1, 3, -1};
@@ -120,8 +120,8 @@ static void test_symmetric_storage(void) {
   a->symmetry = TS_SYMMETRIC;
   for (int32_t source = 0; source < 5; source++)
     check_against_reference("symmetric storage", a, TS_GRAPH_DIRECTED, source);
-  int32_t levels[5], parents[5];
-  ts_graph_run_stats stats;
+  int32_t levels[5] = {0}, parents[5] = {0};
+  ts_graph_run_stats stats = {0};
   ts_graph_options o = {0};
   CHECK(run_bfs(a, &o, 2, levels, parents, &stats));
   const int32_t want_levels[5] = {2, 1, 0, 1, -1}, want_parents[5] = {1, 2, 2, 2, -1};
@@ -144,8 +144,8 @@ static void test_options(void) {
   CHECK(a != NULL);
   if (!a)
     return;
-  int32_t base_levels[200], base_parents[200], levels[200], parents[200];
-  ts_graph_run_stats stats;
+  int32_t base_levels[200] = {0}, base_parents[200] = {0}, levels[200] = {0}, parents[200] = {0};
+  ts_graph_run_stats stats = {0};
   ts_graph_options o = {0};
   CHECK(run_bfs(a, &o, 1, base_levels, base_parents, &stats));
   const ts_schedule schedules[] = {TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED, TS_SCHEDULE_BLOCK_MAPPED,
@@ -160,7 +160,7 @@ static void test_options(void) {
   ts_bfs_plan *plan = NULL;
   memset(&o, 0, sizeof o);
   CHECK_OK(cpu, ts_bfs_plan_create(cpu, a, &o, &plan));
-  CHECK(plan && ts_bfs_plan_info(plan, &info) == TS_SUCCESS && info.in_edge_bytes == 201 * 8 + a->nnz * 4 &&
+  CHECK(plan && ts_bfs_plan_info(plan, &info) == TS_SUCCESS && info.in_edge_bytes == (int64_t)201 * 8 + a->nnz * 4 &&
         info.bottom_up == 1 && info.explain[0] != '\0');
   ts_bfs_plan_destroy(plan);
   o.top_down_only = 1;

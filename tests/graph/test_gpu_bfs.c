@@ -32,9 +32,9 @@ static void check_graph(const char *what, const ts_csr *a, ts_graph_direction di
                         int nsources, bool all_variants) {
   const int64_t n = a->rows;
   ts_csr *g = graph_expanded(a);
-  int32_t *levels = malloc((size_t)n * sizeof(int32_t)), *parents = malloc((size_t)n * sizeof(int32_t));
-  int32_t *ref_levels = malloc((size_t)n * sizeof(int32_t)), *ref_parents = malloc((size_t)n * sizeof(int32_t));
-  int32_t *again = malloc((size_t)n * sizeof(int32_t));
+  int32_t *levels = calloc((size_t)n, sizeof(int32_t)), *parents = calloc((size_t)n, sizeof(int32_t));
+  int32_t *ref_levels = calloc((size_t)n, sizeof(int32_t)), *ref_parents = calloc((size_t)n, sizeof(int32_t));
+  int32_t *again = calloc((size_t)n, sizeof(int32_t));
   if (!g || !levels || !parents || !ref_levels || !ref_parents || !again) {
     CHECK_MSG(false, "%s: out of host memory", what);
     goto done;
@@ -195,8 +195,8 @@ static void test_many_sources(void) {
   }
   g = graph_expanded(a);
   const int64_t n = a->rows;
-  int32_t *levels = malloc((size_t)n * 4), *parents = malloc((size_t)n * 4);
-  int32_t *ref_levels = malloc((size_t)n * 4), *ref_parents = malloc((size_t)n * 4);
+  int32_t *levels = calloc((size_t)n, sizeof(int32_t)), *parents = calloc((size_t)n, sizeof(int32_t));
+  int32_t *ref_levels = calloc((size_t)n, sizeof(int32_t)), *ref_parents = calloc((size_t)n, sizeof(int32_t));
   int bad = 0;
   for (int32_t source = 0; source < (sanitizer ? 4 : 64) && g; source++) {
     ts_graph_run_stats stats;

@@ -34,8 +34,8 @@ static void check_graph(const char *what, const ts_csr *a, ts_graph_direction di
   const int64_t n = a->rows;
   const size_t value = ts_dtype_size(a->dtype);
   ts_csr *g = graph_expanded(a);
-  void *dist = malloc((size_t)n * value), *ref = malloc((size_t)n * value), *again = malloc((size_t)n * value);
-  int32_t *pred = malloc((size_t)n * 4), *ref_pred = malloc((size_t)n * 4);
+  void *dist = calloc((size_t)n, value), *ref = calloc((size_t)n, value), *again = calloc((size_t)n, value);
+  int32_t *pred = calloc((size_t)n, sizeof(int32_t)), *ref_pred = calloc((size_t)n, sizeof(int32_t));
   if (!g || !dist || !ref || !again || !pred || !ref_pred) {
     CHECK_MSG(false, "%s: out of host memory", what);
     goto done;
@@ -150,8 +150,8 @@ static void test_many_sources(void) {
   }
   g = graph_expanded(a);
   const int64_t n = a->rows;
-  float *dist = malloc((size_t)n * 4), *ref = malloc((size_t)n * 4);
-  int32_t *pred = malloc((size_t)n * 4), *ref_pred = malloc((size_t)n * 4);
+  float *dist = calloc((size_t)n, sizeof(float)), *ref = calloc((size_t)n, sizeof(float));
+  int32_t *pred = calloc((size_t)n, sizeof(int32_t)), *ref_pred = calloc((size_t)n, sizeof(int32_t));
   int bad = 0;
   for (int32_t source = 0; source < (sanitizer ? 3 : 32) && g; source++) {
     ts_graph_run_stats stats;

@@ -74,9 +74,9 @@ static void test_hand_graph(void) {
   for (int d = 0; d < 2; d++) {
     ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
     ts_csr *a = graph_from_edges(7, 9, tails, heads, weights, dtype);
-    double dist[7];
-    int32_t pred[7];
-    ts_graph_run_stats stats;
+    double dist[7] = {0};
+    int32_t pred[7] = {0};
+    ts_graph_run_stats stats = {0};
     CHECK(a && run_sssp(a, NULL, 0, dist, pred, &stats));
     const double want[7] = {0, 3, 1, 4, 4, 7, INFINITY};
     const int32_t want_pred[7] = {0, 2, 0, 1, 3, 0, -1};

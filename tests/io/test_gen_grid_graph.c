@@ -46,7 +46,7 @@ int main(void) {
   CHECK_OK(NULL, ts_gen_grid_graph(NULL, 7, 5, 0.0, 1, TS_FLOAT64, &g));
   if (g) {
     CHECK(g->rows == 35 && g->cols == 35 && g->symmetry == TS_GENERAL);
-    CHECK(g->nnz == 2 * ((7 - 1) * 5 + 7 * (5 - 1)));
+    CHECK(g->nnz == (int64_t)2 * ((7 - 1) * 5 + 7 * (5 - 1)));
     check_shape(g, 7, 5);
     CHECK_OK(NULL, ts_csr_check(NULL, g));
   }

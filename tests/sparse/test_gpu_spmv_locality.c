@@ -77,7 +77,7 @@ static void check_layout(const char *what, const ts_csr *a, ts_operation op, ts_
   for (int64_t i = 0; i < ys; i++) {
     const double yi0 = beta == 0.0 ? 0.0 : value_at(y0, dtype, i);
     const double want = alpha * ref[i] + beta * yi0;
-    const double n = (double)(a->nnz / (ys > 0 ? ys : 1) + 2);
+    const double n = (double)a->nnz / (double)(ys > 0 ? ys : 1) + 2.0;
     const double tol = u * (16.0 * sqrt(n + 64.0) + 16.0) * (fabs(alpha) * bound[i] + fabs(beta * yi0)) + 1e-300;
     const double got = value_at(y, dtype, i);
     if (!(fabs(got - want) <= tol) && bad++ < 5)

@@ -29,8 +29,9 @@ static void check_segments(const char *what, const ts_csr *a, int width, int64_t
   ts_csr *rest = NULL;
   CHECK_OK(NULL, tsi_spmv_segment_tables_build(NULL, "test", a, width, min_len, &t));
   CHECK_OK(NULL, tsi_spmv_short_rows(NULL, a, min_len, &rest));
-  double *x = malloc((size_t)a->cols * 8), *want = malloc((size_t)a->rows * 8), *got = malloc((size_t)a->rows * 8);
-  double *partial = malloc((size_t)(t.runs + 1) * 8);
+  double *x = calloc((size_t)a->cols + 1, 8), *want = calloc((size_t)a->rows + 1, 8),
+         *got = calloc((size_t)a->rows + 1, 8);
+  double *partial = calloc((size_t)t.runs + 1, 8);
   if (!rest || !x || !want || !got || !partial)
     goto done;
   unsigned long long state = 11;
@@ -94,8 +95,8 @@ static void check_hot(const char *what, const ts_csr *a, int64_t most, bool expe
   if (b) {
     CHECK_OK(NULL, ts_csr_check(NULL, b));
     CHECK(b->cols == a->cols + count && b->nnz == a->nnz);
-    double *x = malloc((size_t)(a->cols + count) * 8), *want = malloc((size_t)a->rows * 8);
-    double *got = malloc((size_t)a->rows * 8);
+    double *x = calloc((size_t)(a->cols + count) + 1, 8), *want = calloc((size_t)a->rows + 1, 8);
+    double *got = calloc((size_t)a->rows + 1, 8);
     unsigned long long state = 5;
     for (int64_t j = 0; x && j < a->cols; j++)
       x[j] = test_random(&state);
@@ -138,7 +139,7 @@ int main(void) {
   unsigned long long state = 3;
   for (size_t j = 0; j < n; j++)
     ((double *)ts_buffer_data(x))[j] = test_random(&state);
-  double *plain = malloc(n * 8);
+  double *plain = calloc(n + 1, 8);
   for (int l = 0; l <= 4; l++) {
     ts_spmv_options o = {0};
     o.locality = (ts_spmv_locality)l;

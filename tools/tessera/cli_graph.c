@@ -149,7 +149,7 @@ ts_status cli_graph_time(cli_progress *progress, int64_t repeat, cli_graph_searc
       status = TS_ERROR_CANCELLED;
   }
   status = cli_progress_end(progress, status);
-  *first_ms = times[0];
+  *first_ms = done > 0 ? times[0] : 0.0;
   *median_ms = cli_graph_median(times, (int)done);
   free(times);
   return status;
