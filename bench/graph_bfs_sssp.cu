@@ -409,6 +409,51 @@ static void summary(const result *results, int count, const tsb_metadata *meta, 
      "graph of about that size.\n");
 }
 
+/* The CSV of the results so far, and unless @p quiet the Markdown summary
+ * (also printed). The CSV is rewritten after each graph, so that a run cut
+ * short keeps what it measured (bench/graph_report.py summarises it). */
+static int write_results(const result *results, int count, const tsb_metadata *meta, const options *opt,
+                         double copy_gbps, bool quiet) {
+  static const char *const columns[] = {"graph",   "algorithm",   "schedule",      "vertices",  "edges",
+                                        "sources", "ms_median",   "ms_min",        "ms_max",    "gteps_median",
+                                        "depth",   "us_per_step", "top_down",      "bottom_up", "rounds",
+                                        "phases",  "reached",     "reached_edges", "plan_s",    "checked"};
+  tsb_table *table = tsb_table_create(20, columns);
+  for (int i = 0; i < count && table; i++) {
+    const result *r = &results[i];
+    tsb_table_cell(table, "%s", r->graph);
+    tsb_table_cell(table, "%s", r->algorithm);
+    tsb_table_cell(table, "%s", r->variant);
+    tsb_table_cell(table, "%lld", (long long)r->vertices);
+    tsb_table_cell(table, "%lld", (long long)r->edges);
+    tsb_table_cell(table, "%d", r->sources);
+    tsb_table_cell(table, "%.5g", r->ms_median);
+    tsb_table_cell(table, "%.5g", r->ms_min);
+    tsb_table_cell(table, "%.5g", r->ms_max);
+    tsb_table_cell(table, "%.5g", r->gteps_median);
+    tsb_table_cell(table, "%d", r->depth);
+    tsb_table_cell(table, "%.4g", r->us_per_level);
+    tsb_table_cell(table, "%d", r->top_down);
+    tsb_table_cell(table, "%d", r->bottom_up);
+    tsb_table_cell(table, "%d", r->rounds);
+    tsb_table_cell(table, "%d", r->phases);
+    tsb_table_cell(table, "%lld", (long long)r->reached);
+    tsb_table_cell(table, "%lld", (long long)r->reached_edges);
+    tsb_table_cell(table, "%.3f", r->plan_s);
+    tsb_table_cell(table, "%s", r->checked);
+  }
+  int failed = !table || tsb_table_write_csv(table, meta, opt->csv_path) != 0;
+  tsb_table_destroy(table);
+  if (quiet)
+    return failed;
+  md_file = tsb_make_parent_dirs(opt->md_path) == 0 ? fopen(opt->md_path, "w") : NULL;
+  summary(results, count, meta, copy_gbps);
+  if (md_file)
+    fclose(md_file);
+  md_file = NULL;
+  return failed;
+}
+
 static bool parse_count(const char *text, int lo, int hi, int *out) {
   char *end = NULL;
   long v = strtol(text, &end, 10);
@@ -555,6 +600,7 @@ int main(int argc, char **argv) {
         count++;
       }
     ts_csr_destroy(g);
+    failed |= write_results(results, count, &meta, &opt, copy.best_gbps, true);
   }
 
   /* The corpus: every square matrix, as an undirected graph when stored
@@ -613,42 +659,7 @@ int main(int argc, char **argv) {
     printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
   }
 
-  static const char *const columns[] = {"graph",   "algorithm",   "schedule",      "vertices",  "edges",
-                                        "sources", "ms_median",   "ms_min",        "ms_max",    "gteps_median",
-                                        "depth",   "us_per_step", "top_down",      "bottom_up", "rounds",
-                                        "phases",  "reached",     "reached_edges", "plan_s",    "checked"};
-  tsb_table *table = tsb_table_create(20, columns);
-  for (int i = 0; i < count && table; i++) {
-    const result *r = &results[i];
-    tsb_table_cell(table, "%s", r->graph);
-    tsb_table_cell(table, "%s", r->algorithm);
-    tsb_table_cell(table, "%s", r->variant);
-    tsb_table_cell(table, "%lld", (long long)r->vertices);
-    tsb_table_cell(table, "%lld", (long long)r->edges);
-    tsb_table_cell(table, "%d", r->sources);
-    tsb_table_cell(table, "%.5g", r->ms_median);
-    tsb_table_cell(table, "%.5g", r->ms_min);
-    tsb_table_cell(table, "%.5g", r->ms_max);
-    tsb_table_cell(table, "%.5g", r->gteps_median);
-    tsb_table_cell(table, "%d", r->depth);
-    tsb_table_cell(table, "%.4g", r->us_per_level);
-    tsb_table_cell(table, "%d", r->top_down);
-    tsb_table_cell(table, "%d", r->bottom_up);
-    tsb_table_cell(table, "%d", r->rounds);
-    tsb_table_cell(table, "%d", r->phases);
-    tsb_table_cell(table, "%lld", (long long)r->reached);
-    tsb_table_cell(table, "%lld", (long long)r->reached_edges);
-    tsb_table_cell(table, "%.3f", r->plan_s);
-    tsb_table_cell(table, "%s", r->checked);
-  }
-  if (table && tsb_table_write_csv(table, &meta, opt.csv_path) != 0)
-    failed = 1;
-  tsb_table_destroy(table);
-  if (tsb_make_parent_dirs(opt.md_path) == 0)
-    md_file = fopen(opt.md_path, "w");
-  summary(results, count, &meta, copy.best_gbps);
-  if (md_file)
-    fclose(md_file);
+  failed |= write_results(results, count, &meta, &opt, copy.best_gbps, false);
   free(results);
   ts_context_destroy(cpu);
   ts_context_destroy(gpu);

@@ -235,6 +235,44 @@ static int run_matrix(ts_context *ctx, cusparseHandle_t handle, const ts_csr *a,
 static FILE *md_file;
 #define md(...) tsb_tee(md_file, __VA_ARGS__)
 
+/* The CSV of the results so far (rewritten after each matrix, so that a run
+ * cut short keeps what it measured). */
+static int write_csv(const result *results, int count, const tsb_metadata *meta, const char *csv_path) {
+  static const char *const columns[] = {"matrix",     "dtype",  "rows",           "nnz",     "variant",       "layout",
+                                        "ms",         "gbps",   "alg1_over_this", "plan_ms", "plan_in_calls", "checked",
+                                        "repeatable", "explain"};
+  tsb_table *table = tsb_table_create(14, columns);
+  for (int i = 0; i < count && table; i++) {
+    const result *r = &results[i];
+    for (int k = 0; k < V_COUNT; k++) {
+      if (!r->ran[k])
+        continue;
+      ts_csr shape;
+      memset(&shape, 0, sizeof shape);
+      shape.rows = shape.cols = r->rows;
+      shape.nnz = r->nnz;
+      shape.dtype = r->dtype;
+      tsb_table_cell(table, "%s", r->matrix);
+      tsb_table_cell(table, "%s", r->dtype == TS_FLOAT32 ? "fp32" : "fp64");
+      tsb_table_cell(table, "%lld", (long long)r->rows);
+      tsb_table_cell(table, "%lld", (long long)r->nnz);
+      tsb_table_cell(table, "%s", variant_names[k]);
+      tsb_table_cell(table, "%s", k < V_ALG1 ? layout_names[r->resolved[k]] : "-");
+      tsb_table_cell(table, "%.5g", r->ms[k]);
+      tsb_table_cell(table, "%.1f", tsb_gbps(bytes_of(&shape), r->ms[k]));
+      tsb_table_cell(table, "%.3f", r->ms[V_ALG1] / r->ms[k]);
+      tsb_table_cell(table, "%.1f", k < V_ALG1 ? r->plan_ms[k] : 0.0);
+      tsb_table_cell(table, "%.0f", k < V_ALG1 ? r->plan_ms[k] / r->ms[k] : 0.0);
+      tsb_table_cell(table, "%s", r->ok[k] ? "yes" : "FAILED");
+      tsb_table_cell(table, "%s", r->repeatable[k] ? "yes" : "NO");
+      tsb_table_cell(table, "%s", k < V_ALG1 ? r->explain[k] : "");
+    }
+  }
+  const int failed = !table || tsb_table_write_csv(table, meta, csv_path) != 0;
+  tsb_table_destroy(table);
+  return failed;
+}
+
 int main(int argc, char **argv) {
   const char *csv_path = "bench-out/spmv_locality.csv", *only = NULL;
   bool quick = false;
@@ -309,42 +347,11 @@ int main(int argc, char **argv) {
       }
       fflush(stdout);
       ts_csr_destroy(a);
+      failed |= write_csv(results, count, &meta, csv_path);
     }
   }
 
-  static const char *const columns[] = {"matrix",     "dtype",  "rows",           "nnz",     "variant",       "layout",
-                                        "ms",         "gbps",   "alg1_over_this", "plan_ms", "plan_in_calls", "checked",
-                                        "repeatable", "explain"};
-  tsb_table *table = tsb_table_create(14, columns);
-  for (int i = 0; i < count && table; i++) {
-    const result *r = &results[i];
-    for (int k = 0; k < V_COUNT; k++) {
-      if (!r->ran[k])
-        continue;
-      ts_csr shape;
-      memset(&shape, 0, sizeof shape);
-      shape.rows = shape.cols = r->rows;
-      shape.nnz = r->nnz;
-      shape.dtype = r->dtype;
-      tsb_table_cell(table, "%s", r->matrix);
-      tsb_table_cell(table, "%s", r->dtype == TS_FLOAT32 ? "fp32" : "fp64");
-      tsb_table_cell(table, "%lld", (long long)r->rows);
-      tsb_table_cell(table, "%lld", (long long)r->nnz);
-      tsb_table_cell(table, "%s", variant_names[k]);
-      tsb_table_cell(table, "%s", k < V_ALG1 ? layout_names[r->resolved[k]] : "-");
-      tsb_table_cell(table, "%.5g", r->ms[k]);
-      tsb_table_cell(table, "%.1f", tsb_gbps(bytes_of(&shape), r->ms[k]));
-      tsb_table_cell(table, "%.3f", r->ms[V_ALG1] / r->ms[k]);
-      tsb_table_cell(table, "%.1f", k < V_ALG1 ? r->plan_ms[k] : 0.0);
-      tsb_table_cell(table, "%.0f", k < V_ALG1 ? r->plan_ms[k] / r->ms[k] : 0.0);
-      tsb_table_cell(table, "%s", r->ok[k] ? "yes" : "FAILED");
-      tsb_table_cell(table, "%s", r->repeatable[k] ? "yes" : "NO");
-      tsb_table_cell(table, "%s", k < V_ALG1 ? r->explain[k] : "");
-    }
-  }
-  if (table && tsb_table_write_csv(table, &meta, csv_path) != 0)
-    failed = 1;
-  tsb_table_destroy(table);
+  failed |= write_csv(results, count, &meta, csv_path);
 
   char md_path[4096];
   tsb_markdown_path(csv_path, md_path, sizeof md_path);

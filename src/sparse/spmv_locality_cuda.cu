@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(segment_block, tsi_min_blocks_per_sm(segment_b
     segment_runs(const int64_t *__restrict__ item_run, const int32_t *__restrict__ item_segment,
                  const int64_t *__restrict__ run_ptr, const uint16_t *__restrict__ cols, const T *__restrict__ vals,
                  const T *__restrict__ x, int64_t x_len, int width, T *__restrict__ partials) {
-  extern __shared__ unsigned char staged[];
+  extern __shared__ __align__(16) unsigned char staged[];
   __shared__ lb::scan_storage<segment_block, T> scan;
   T *xs = reinterpret_cast<T *>(staged);
   const int64_t item = blockIdx.x;
