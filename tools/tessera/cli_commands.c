@@ -22,6 +22,8 @@
   X(convert)                                                                                                           \
   X(gen)                                                                                                               \
   X(spmv)                                                                                                              \
+  X(bfs)                                                                                                               \
+  X(sssp)                                                                                                              \
   X(solve)                                                                                                             \
   X(sort)                                                                                                              \
   X(search)                                                                                                            \
