@@ -243,6 +243,19 @@ static void test_hostile_streams(void) {
   CHECK_STATUS(ctx, read_through_pipe(&endless, "<endless>", &coo), TS_ERROR_PARSE);
   CHECK(strstr(ts_last_error(ctx), "<endless>:3: line longer than 16 MiB") != NULL);
   free(endless.data);
+  /* A NUL byte in an entry is named as the cause (from memory and through
+   * a pipe); in a comment it is as harmless as any other character. */
+  const char entry_nul[] = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 5\0\n";
+  mm_bytes with_nul = {(char *)entry_nul, sizeof entry_nul - 1};
+  CHECK_STATUS(ctx, ts_mm_read_memory(ctx, entry_nul, sizeof entry_nul - 1, TS_FLOAT64, &coo, NULL), TS_ERROR_PARSE);
+  CHECK(strstr(ts_last_error(ctx), "<memory>:4: NUL byte") != NULL);
+  CHECK_STATUS(ctx, read_through_pipe(&with_nul, "<pipe>", &coo), TS_ERROR_PARSE);
+  CHECK(strstr(ts_last_error(ctx), "<pipe>:4: NUL byte") != NULL);
+  const char comment_nul[] = "%%MatrixMarket matrix coordinate real general\n% a\0b\n1 1 1\n1 1 5\n";
+  CHECK_OK(ctx, ts_mm_read_memory(ctx, comment_nul, sizeof comment_nul - 1, TS_FLOAT64, &coo, NULL));
+  CHECK(coo && coo->nnz == 1 && ((double *)coo->values)[0] == 5);
+  ts_coo_destroy(coo);
+  coo = NULL;
   /* A directory, a bad descriptor, a negative one. */
   const char *tmp = getenv("TESSERA_TEST_TMP");
   int dir = open(tmp && *tmp ? tmp : ".", O_RDONLY);
