@@ -7,6 +7,7 @@
  *   call the progress callback at least every second (the longest gap, from
  *   the call to its return, is measured), and a cancel is honoured within a
  *   second, with nothing returned or leaked. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "test_gen_common.h"
 
 #include <float.h>
