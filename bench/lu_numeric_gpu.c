@@ -18,7 +18,7 @@
 #include "tsb.h"
 
 #include "lu/lu_internal.h"
-#include "lu/lu_numeric_cuda.h"
+#include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
 #ifndef TESSERA_LU_INTERNAL_H
 #define TESSERA_LU_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include "test_lu_numeric_common.h"
 
 #include "lu/lu_internal.h" /* factor values and the GPU's switches */
-#include "lu/lu_numeric_cuda.h"
+#include "lu/numeric/numeric_internal.h"
 
 static ts_context *gpu;
 static int small_sizes; /* under compute-sanitizer */

@@ -7,7 +7,7 @@
  * bits of the one-column-after-another scatter it replaces (the host's
  * left-looking order, as the old kernel did it). */
 #include "lu/lu_internal.h"
-#include "lu/lu_numeric_cuda.h"
+#include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
 
 #include <math.h>

@@ -1,0 +1,68 @@
+/* Private interface of the symbolic LU factorization: the two ways of
+ * finding the rows of L + U (row merge with symmetric pruning, the default;
+ * per-row fill-path traversal, the GPU's algorithm and the tests' reference)
+ * and the steps they share. */
+#ifndef TESSERA_LU_SYMBOLIC_H
+#define TESSERA_LU_SYMBOLIC_H
+
+#include "lu/analyze/analyze_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default budget: enough rows in flight per thread that a chunk's rows
+ * balance across threads, capped so large orders stay modest. */
+#define TSI_LU_SYMBOLIC_ROWS_PER_THREAD 16
+#define TSI_LU_SYMBOLIC_DEFAULT_CAP ((int64_t)256 << 20)
+/* Smallest order whose chunks run on several threads: waking the threads
+ * for each chunk costs more than small orders' rows. */
+#define TSI_LU_SYMBOLIC_PARALLEL_ORDER 2048
+
+/* M's pattern by rows (row i is row row_perm[i] of A, columns renumbered by
+ * the inverse of col_perm) and the rows of L + U found from it: row_ptr has
+ * n + 1 offsets, each row's columns in any order, its diagonal included;
+ * col_count, when the way of finding the rows fills it (n entries), the
+ * entries of each column, else NULL. */
+typedef struct tsi_lu_rows {
+  int64_t n;
+  int64_t *m_ptr;
+  int32_t *m_idx;
+  int64_t *row_ptr;
+  int32_t *row_idx;
+  int64_t *col_count;
+} tsi_lu_rows;
+
+/* Threads of the symbolic phase: the context's setting, else OpenMP's. */
+int tsi_lu_symbolic_threads(const ts_lu *lu);
+
+/* The budget in bytes: the option, or the default for slots of
+ * `largest_slot_words` 32-bit words and `threads` threads. */
+int64_t tsi_lu_symbolic_budget(const ts_lu *lu, int64_t largest_slot_words, int threads);
+
+/* Rows per chunk for slots of `words` 32-bit words under `budget` bytes: at
+ * least one, so a tiny budget still makes progress, and at most `rows`. */
+int64_t tsi_lu_symbolic_chunk_rows(int64_t budget, int64_t words, int64_t rows);
+
+/* Rows of L + U by the per-row fill-path traversal (Rose and Tarjan), into
+ * rows->row_ptr and rows->row_idx. */
+ts_status tsi_lu_symbolic_fill_path_rows(ts_lu *lu, tsi_lu_rows *rows);
+
+/* Rows of L + U on the GPU, out of core (lu_symbolic_cuda.cu). */
+ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows);
+
+/* A way of finding the rows of L + U from M's rows (one of the above). */
+typedef ts_status (*tsi_lu_rows_fn)(ts_lu *lu, tsi_lu_rows *rows);
+
+/* The symbolic phase with `find_rows`: M's pattern, its rows of L + U, then
+ * the columns, the entry map and the counts (lu_symbolic_cpu.c). */
+ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows);
+
+/* Rows of L + U by the row merge with symmetric pruning (Eisenstat and Liu). */
+ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
