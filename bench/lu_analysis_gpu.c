@@ -59,10 +59,10 @@ static phase_result time_phase(ts_lu *lu, const ts_csr *a, int levelize, phase_r
   double samples[16];
   int count = 0;
   lu->options.symbolic_memory_budget = run.budget;
-  lu->symbolic_one_chunk_size = run.one_chunk_size;
-  lu->symbolic_queue_words = run.queue_words;
-  lu->levelize_variant = run.variant;
-  lu->symbolic_memory = run.memory;
+  lu->switches.symbolic_one_chunk_size = run.one_chunk_size;
+  lu->switches.symbolic_queue_words = run.queue_words;
+  lu->switches.levelize_variant = run.variant;
+  lu->switches.symbolic_memory = run.memory;
   for (int r = 0; r <= repeat && r < 16; r++) {
     ts_status st;
     lu->stats.peak_device_bytes = 0;
@@ -101,8 +101,8 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   ts_lu *lu = NULL;
   if (ts_lu_create(ctx, &options, &lu) != TS_SUCCESS)
     return;
-  lu->symbolic_device = TSI_LU_PHASE_CPU;
-  lu->levelize_device = TSI_LU_PHASE_CPU;
+  lu->switches.symbolic_device = TSI_LU_PHASE_CPU;
+  lu->switches.levelize_device = TSI_LU_PHASE_CPU;
   if (ts_lu_analyze(lu, a) != TS_SUCCESS) {
     printf("%s: %s (left out)\n", name, ts_last_error(ctx));
     ts_lu_destroy(lu);

@@ -11,6 +11,63 @@ extern "C" {
 
 enum tsi_lu_state { TSI_LU_CREATED = 0, TSI_LU_ANALYZED = 1, TSI_LU_FACTORED = 2 };
 
+/* Test and ablation switches: the tests and benchmarks set them in
+ * lu->switches to reach a variant the automatic choices would not take, or
+ * to compare two ways of computing the same result. All zero (the automatic
+ * choice) after ts_lu_create; a new analysis keeps them. */
+struct tsi_lu_switches {
+  /* Analysis. Where the symbolic and levelization phases run (enum
+   * tsi_lu_phase_device; AUTO follows lu_backend.c's rule). */
+  int symbolic_device;
+  int levelize_device;
+  /* Non-zero: the host's symbolic phase finds the rows of L + U by the
+   * per-row fill-path traversal (the GPU's algorithm) instead of the row
+   * merge; the tests compare the two. */
+  int symbolic_fill_path;
+  /* The GPU symbolic phase: every row's slot sized like the last rows' (one
+   * chunk size instead of the paper's two); its per-row queue (0 sizes it
+   * from the budget, rows that outgrow it rerun with a full one;
+   * TSI_LU_FULL_QUEUE gives every row the paper's full queue; > 0 caps it at
+   * that many words, the tests' way to send many rows down the rerun); its
+   * memory (enum tsi_lu_symbolic_memory). */
+  int symbolic_one_chunk_size;
+  int64_t symbolic_queue_words;
+  int symbolic_memory;
+  /* The GPU levelization's device-side loop (enum tsi_lu_levelize_variant). */
+  int levelize_variant;
+
+  /* GPU factorization, read when the device cache is built (first GPU
+   * factorization of an analysis): the scratch (TSI_LU_SCRATCH_*, 0 =
+   * automatic); no_tail (non-zero: every column left-looking, no
+   * right-looking tail); dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic);
+   * tail_columns (> 0: the dense tail's width instead of the estimate's);
+   * scratch_slots (> 0: that many dense scratch slots instead of
+   * tsi_lu_dense_scratch_slots()'s rule). */
+  int gpu_scratch;
+  int gpu_no_tail;
+  int gpu_dense_tail;
+  int64_t gpu_tail_columns;
+  int64_t gpu_scratch_slots;
+  /* GPU factorization, read at every factorization: global_columns (non-zero:
+   * with the dense scratch, no level accumulates its columns in shared
+   * memory); tail_search (non-zero: the sparse tail's gather finds U(j, k) by
+   * binary search even with a dense scratch to map the column in);
+   * level_sync (non-zero: the left-looking levels run one launch per level
+   * instead of the dataflow launches). */
+  int gpu_global_columns;
+  int gpu_tail_search;
+  int gpu_level_sync;
+  /* GPU solves, read at every solve: non-zero, one launch per level instead
+   * of the synchronisation-free launch (the reference the tests compare the
+   * default with). */
+  int gpu_solve_level_sync;
+
+  /* CPU factorization, read at every factorization: non-zero, several
+   * threads go level by level (a barrier between levels) instead of the
+   * dataflow schedule. */
+  int cpu_level_sync;
+};
+
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where
  *   M(i, j) = row_scale[row_perm[i]] * A(row_perm[i], col_perm[j]) * col_scale[col_perm[j]],
  * row_perm combines the matching (a large diagonal) and the fill-reducing
@@ -55,31 +112,6 @@ struct ts_lu {
   float *lu_values_f32; /* lu_nnz, when float_factors is set */
   void *numeric_aux;    /* released by tsi_lu_numeric_release */
 
-  /* Non-zero: the symbolic phase finds the rows of L + U by the per-row
-   * fill-path traversal (the GPU's algorithm) instead of the row merge; the
-   * tests compare the two. Kept by a new analysis. */
-  int symbolic_fill_path;
-
-  /* GPU analysis (lu_symbolic_cuda.cu, lu_levelize_cuda.cu): where the
-   * symbolic and levelization phases run (enum tsi_lu_phase_device; AUTO
-   * follows the context's backend), and the variants the benchmark compares:
-   * symbolic_one_chunk_size sizes every row's slot like the last rows' (one
-   * chunk size instead of the paper's two), levelize_variant picks the
-   * device-side loop (enum tsi_lu_levelize_variant). Kept by a new analysis. */
-  int symbolic_device;
-  int levelize_device;
-  int symbolic_one_chunk_size;
-  int levelize_variant;
-  /* The GPU symbolic phase's per-row queue: 0 sizes it from the budget
-   * (rows that outgrow it rerun with a full one), TSI_LU_FULL_QUEUE gives
-   * every row the paper's full queue, > 0 caps it at that many words (the
-   * tests' way to send many rows down the rerun). Kept by a new analysis. */
-  int64_t symbolic_queue_words;
-  /* The GPU symbolic phase's memory (enum tsi_lu_symbolic_memory): explicit
-   * copies (the default), or the ablation's unified-memory variant, with or
-   * without prefetching. Kept by a new analysis. */
-  int symbolic_memory;
-
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
   double *a_values;
@@ -94,31 +126,8 @@ struct ts_lu {
    * and ts_lu_solve solves there. */
   void *numeric_device;
   int factors_on_device;
-  /* Ablation switches of the GPU factorization (tests, benchmarks): the
-   * scratch (TSI_LU_SCRATCH_* of lu_numeric_cuda.h, 0 = automatic) and
-   * no_tail (non-zero: every column left-looking, no right-looking tail),
-   * dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic), tail_columns (> 0:
-   * the dense tail's width instead of the estimate's). Read when the device
-   * cache is built (first GPU factorization). global_columns (non-zero):
-   * with the dense scratch, no level accumulates its columns in shared
-   * memory (read at every factorization). scratch_slots (> 0): that many
-   * dense scratch slots instead of tsi_lu_dense_scratch_slots()'s rule. */
-  int gpu_scratch;
-  int gpu_no_tail;
-  int gpu_dense_tail;
-  int64_t gpu_tail_columns;
-  int gpu_global_columns;
-  int64_t gpu_scratch_slots;
-  /* Non-zero: the sparse tail's gather finds U(j, k) by binary search even
-   * with a dense scratch to map the column in (tests, ablation). */
-  int gpu_tail_search;
-  /* Non-zero: the left-looking levels run one launch per level instead of
-   * the dataflow launches (tests, ablation; read at every factorization). */
-  int gpu_level_sync;
-  /* Non-zero: the host's factorization with several threads goes level by
-   * level (a barrier between levels) instead of the dataflow schedule
-   * (tests, ablation; read at every factorization). */
-  int cpu_level_sync;
+  /* The tests' and benchmarks' switches (never set through the API). */
+  struct tsi_lu_switches switches;
 
   /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
    * every new factorization. */

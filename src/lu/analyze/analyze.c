@@ -122,7 +122,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = phase_on_gpu(lu, lu->symbolic_device, lu->options.symbolic_backend) ? tsi_lu_symbolic_cuda(lu, a)
+  st = phase_on_gpu(lu, lu->switches.symbolic_device, lu->options.symbolic_backend) ? tsi_lu_symbolic_cuda(lu, a)
                                                                            : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_lu_seconds();
   lu->stats.time_symbolic = end - start;
@@ -130,7 +130,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = phase_on_gpu(lu, lu->levelize_device, lu->options.levelize_backend) ? tsi_lu_levelize_cuda(lu)
+  st = phase_on_gpu(lu, lu->switches.levelize_device, lu->options.levelize_backend) ? tsi_lu_levelize_cuda(lu)
                                                                            : tsi_lu_levelize_cpu(lu);
   end = tsi_lu_seconds();
   lu->stats.time_levelize = end - start;

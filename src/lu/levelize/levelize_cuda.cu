@@ -161,7 +161,7 @@ static ts_status device_alloc(ts_lu *lu, void **ptr, int64_t bytes, int64_t *hel
  * allows it, else one block. */
 static ts_status run_kahn(ts_lu *lu, graph *g, cudaStream_t stream) {
   ts_context *ctx = lu->ctx;
-  int variant = lu->levelize_variant;
+  int variant = lu->switches.levelize_variant;
   int cooperative = 0;
   (void)cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ctx->device);
   if (variant == TSI_LU_LEVELIZE_COOPERATIVE && !cooperative)

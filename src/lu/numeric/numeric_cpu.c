@@ -288,7 +288,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
    * stay with the level schedule, which runs them on one thread (olm1000's
    * 999 one-column levels: 0.02 ms there, 0.08 as a dataflow). */
   int *ready = NULL;
-  if (threads > 1 && !lu->cpu_level_sync && lu->n >= 2 * (int64_t)threads * lu->levels) {
+  if (threads > 1 && !lu->switches.cpu_level_sync && lu->n >= 2 * (int64_t)threads * lu->levels) {
     ready = (int *)tsi_calloc_array(lu->n > 0 ? lu->n : 1, sizeof(int));
     if (!ready)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld column marks",

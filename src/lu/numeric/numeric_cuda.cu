@@ -728,7 +728,7 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos, *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
   int64_t tail_columns = 0;
-  if (!lu->gpu_no_tail)
+  if (!lu->switches.gpu_no_tail)
     for (int64_t l = levels - 1; l >= 0 && level_ptr[l + 1] - level_ptr[l] <= TSI_LU_TAIL_WIDTH; l--)
       tail_columns += level_ptr[l + 1] - level_ptr[l];
   /* A wider dense tail did not pay: on the H200 (bench/lu_numeric_gpu,
@@ -736,8 +736,8 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
    * the narrow levels' 5,291 columns and with 1,024-4,096, 637 ms with 8,192
    * and 964 ms with 16,384 (the left-looking time did not shrink: the
    * trailing columns by number are not the long chains). */
-  if (!lu->gpu_no_tail && lu->gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF && lu->gpu_tail_columns > 0)
-    tail_columns = lu->gpu_tail_columns < n ? lu->gpu_tail_columns : n;
+  if (!lu->switches.gpu_no_tail && lu->switches.gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF && lu->switches.gpu_tail_columns > 0)
+    tail_columns = lu->switches.gpu_tail_columns < n ? lu->switches.gpu_tail_columns : n;
   dev->tail_start = n - tail_columns;
   dev->left_ptr_host = (int64_t *)tsi_malloc_array(levels + 1, sizeof(int64_t));
   dev->left_group_host = (int *)tsi_malloc_array(levels > 0 ? levels : 1, sizeof(int));
@@ -792,12 +792,12 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
     if (w > widest)
       widest = w;
   }
-  int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, device_free_bytes(), lu->gpu_scratch);
-  if (lu->gpu_scratch_slots > 0 && lu->gpu_scratch != TSI_LU_SCRATCH_SPARSE) {
-    if (dev->n > 0 && lu->gpu_scratch_slots > INT64_MAX / (int64_t)sizeof(double) / dev->n)
+  int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, device_free_bytes(), lu->switches.gpu_scratch);
+  if (lu->switches.gpu_scratch_slots > 0 && lu->switches.gpu_scratch != TSI_LU_SCRATCH_SPARSE) {
+    if (dev->n > 0 && lu->switches.gpu_scratch_slots > INT64_MAX / (int64_t)sizeof(double) / dev->n)
       return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU on the GPU: %lld scratch slots of %lld rows overflow",
-                       (long long)lu->gpu_scratch_slots, (long long)dev->n);
-    slots = lu->gpu_scratch_slots < 8 ? 8 : lu->gpu_scratch_slots; /* a block of warps needs 8 */
+                       (long long)lu->switches.gpu_scratch_slots, (long long)dev->n);
+    slots = lu->switches.gpu_scratch_slots < 8 ? 8 : lu->switches.gpu_scratch_slots; /* a block of warps needs 8 */
   }
   const int mode = slots > 0 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
   if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
@@ -817,7 +817,7 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
  * fits; otherwise it stays column by column in the sparse pattern. */
 static ts_status reserve_dense_tail(ts_lu *lu, tsi_lu_device *dev) {
   const int64_t m = dev->n - dev->tail_start;
-  const int mode = lu->gpu_dense_tail;
+  const int mode = lu->switches.gpu_dense_tail;
   if (m < 1 || mode == TSI_LU_DENSE_TAIL_OFF || (mode != TSI_LU_DENSE_TAIL_ON && m < TSI_LU_DENSE_TAIL_MIN))
     return TS_SUCCESS;
   if (m > INT32_MAX / 2 || m * m > device_budget(TSI_LU_DENSE_TAIL_BYTES) / (int64_t)sizeof(double))
@@ -1062,10 +1062,10 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
   args.ready = nullptr;
   args.epoch = 0;
   T *values = (T *)dev->values;
-  const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE, shared_columns = !lu->gpu_global_columns;
+  const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE, shared_columns = !lu->switches.gpu_global_columns;
   if (dense && shared_columns)
     allow_shared_columns<T>();
-  const bool flow = dense && shared_columns && !lu->gpu_level_sync && dev->factor_ready;
+  const bool flow = dense && shared_columns && !lu->switches.gpu_level_sync && dev->factor_ready;
   if (flow) {
     ts_status st = next_factor_epoch(lu->ctx, dev, stream, &args.epoch);
     if (st != TS_SUCCESS)
@@ -1103,7 +1103,7 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
     return tsi_lu_dense_tail(lu->ctx, dev, args, values, stream);
   /* The position map needs a zero dense slot (two int32 words per double)
    * for each block. */
-  const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && !lu->gpu_tail_search;
+  const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && !lu->switches.gpu_tail_search;
   int64_t gather_blocks = n - tail_start;
   if (gather_blocks > 65535)
     gather_blocks = 65535;

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Scratch of the left-looking kernels (lu->gpu_scratch): automatic, one
+/* Scratch of the left-looking kernels (lu->switches.gpu_scratch): automatic, one
  * dense n-vector per concurrent column, or the column itself (sparse, rows
  * found by binary search). */
 enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
@@ -23,7 +23,7 @@ enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE 
  * Forced dense gets at least 8 slots (lu_scratch_slots.c). */
 int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free_bytes, int mode);
 
-/* The right-looking tail (lu->gpu_dense_tail): automatic, as one dense block
+/* The right-looking tail (lu->switches.gpu_dense_tail): automatic, as one dense block
  * factored by panels and GEMM, or column by column in the sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
@@ -115,9 +115,6 @@ typedef struct tsi_lu_device {
   double *solve_y; /* n * solve_cols */
   double *solve_rhs;
   int64_t solve_cols;
-  /* Non-zero: one launch per level (the reference the tests compare the
-   * default synchronisation-free solves with). */
-  int solve_level_scheduled;
   /* Synchronisation-free solves: each row's ready mark holds the number of
    * the last triangular solve that finished it (solve_epoch counts them on
    * the host), and two row counters serve the two solves of one call. */

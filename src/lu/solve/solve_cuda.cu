@@ -258,7 +258,7 @@ static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) 
   const bool plain = op == TS_OP_NONE;
   tsi_lu_solve_schedule *pair[2] = {plain ? &dev->lower : &dev->upper_t, plain ? &dev->upper : &dev->lower_t};
   const int modes[2] = {plain ? SOLVE_LOWER : SOLVE_UPPER_T, plain ? SOLVE_UPPER : SOLVE_LOWER_T};
-  const int wanted = dev->solve_level_scheduled ? SCHEDULE_OWN_LEVELS : SCHEDULE_FACTOR_ORDER;
+  const int wanted = lu->switches.gpu_solve_level_sync ? SCHEDULE_OWN_LEVELS : SCHEDULE_FACTOR_ORDER;
   if (pair[0]->ready == wanted && pair[1]->ready == wanted)
     return TS_SUCCESS;
   const int64_t n = lu->n;
@@ -434,7 +434,7 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
 
 template <typename T>
 static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y,
-                            cudaStream_t stream) {
+                            bool level_sync, cudaStream_t stream) {
   solve_args args;
   args.n = dev->n;
   args.col_ptr = dev->col_ptr;
@@ -449,7 +449,7 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
   args.tail_start = dev->tail_dense ? dev->tail_start : dev->n;
   const T *values = (const T *)dev->values;
   const bool plain = op == TS_OP_NONE;
-  if (dev->solve_level_scheduled) {
+  if (level_sync) {
     if (plain) {
       run_levels<T, SOLVE_LOWER>(dev, args, values, dev->lower, nrhs, y, stream);
       run_levels<T, SOLVE_UPPER>(dev, args, values, dev->upper, nrhs, y, stream);
@@ -516,8 +516,9 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   permute_in<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->row_perm : dev->col_perm,
                                                    plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
                                                    dev->solve_y);
-  st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, stream)
-                   : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, stream);
+  const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
+  st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
+                   : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
   if (st != TS_SUCCESS)
     return st;
   permute_out<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->col_perm : dev->row_perm,

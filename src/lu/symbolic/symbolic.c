@@ -1,6 +1,6 @@
 /* Symbolic LU factorization of M = P Dr A Dc Q without pivoting: M's
  * pattern, the rows of L + U (lu_symbolic_row_merge_cpu.c, or the fill-path
- * traversal of lu_symbolic_fill_path_cpu.c when lu->symbolic_fill_path is
+ * traversal of lu_symbolic_fill_path_cpu.c when lu->switches.symbolic_fill_path is
  * set), then, in one sweep, the columns of L + U with sorted rows, the
  * position of each entry of A in them, and the counts and flops. */
 #include "lu/symbolic/symbolic_internal.h"
@@ -182,7 +182,7 @@ cleanup:
 
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
   return tsi_lu_symbolic_with(lu, a,
-                              lu->symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows : tsi_lu_symbolic_row_merge_rows);
+                              lu->switches.symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows : tsi_lu_symbolic_row_merge_rows);
 }
 
 ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows) {

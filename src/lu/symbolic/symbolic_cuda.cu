@@ -451,10 +451,10 @@ static int compare_rows(const void *x, const void *y) {
  * more than that; those that do rerun), and only where it puts more rows in
  * flight. The tests can fix it. */
 static int64_t queue_words_for(const ts_lu *lu, int64_t budget, int64_t fixed_words, int64_t bound, int64_t rows) {
-  if (lu->symbolic_queue_words == TSI_LU_FULL_QUEUE)
+  if (lu->switches.symbolic_queue_words == TSI_LU_FULL_QUEUE)
     return bound;
-  if (lu->symbolic_queue_words > 0)
-    return lu->symbolic_queue_words < bound ? lu->symbolic_queue_words : bound;
+  if (lu->switches.symbolic_queue_words > 0)
+    return lu->switches.symbolic_queue_words < bound ? lu->switches.symbolic_queue_words : bound;
   const int64_t full_rows = tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + bound), rows);
   if (full_rows >= rows)
     return bound;
@@ -498,8 +498,8 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
   int32_t *row_idx = NULL, *list = NULL;
   int64_t held = 0, peak = 0;
   cudaError_t err;
-  const memory_mode mode = {lu->symbolic_memory != TSI_LU_SYMBOLIC_EXPLICIT,
-                            lu->symbolic_memory == TSI_LU_SYMBOLIC_MANAGED_PREFETCH};
+  const memory_mode mode = {lu->switches.symbolic_memory != TSI_LU_SYMBOLIC_EXPLICIT,
+                            lu->switches.symbolic_memory == TSI_LU_SYMBOLIC_MANAGED_PREFETCH};
 
   /* M's pattern and the row counts (then offsets) on the device. */
   size_t ptr_bytes = (size_t)(n + 1) * sizeof(int64_t), idx_bytes = (size_t)nnz * sizeof(int32_t);
@@ -520,7 +520,7 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
      * when asked), shortened where the budget would leave the GPU idle. */
     int64_t bitmap_words = (n + 31) / 32, summary_words = (bitmap_words + 31) / 32;
     int64_t fixed_words = bitmap_words + summary_words;
-    int64_t split = lu->symbolic_one_chunk_size ? 0 : n / 2;
+    int64_t split = lu->switches.symbolic_one_chunk_size ? 0 : n / 2;
     row_pass parts[2] = {{0, split, NULL, split, 0, 0}, {split, n, NULL, n, 0, 0}};
     row_pass rerun = {0, 0, NULL, n, round_up4(fixed_words + n), 0};
     int64_t budget = lu->options.symbolic_memory_budget;
