@@ -12,7 +12,8 @@
  * Inputs: circuit-like matrices of 10^5 and 10^6 rows, a 2-D Laplacian, and
  * the corpus's square unsymmetric matrices of 2000 rows or more.
  * Usage: lu_analysis_gpu [--quick] [out.csv] */
-#include "lu/lu_internal.h"
+#include "lu/levelize/levelize_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
 #include "tsb.h"
 
 #include <stdlib.h>

@@ -1,5 +1,17 @@
-/* LU internals shared by the analysis (matching, ordering, symbolic,
- * levelization) and the numeric phases (factor, refactor, solve). */
+/* The LU object (struct ts_lu) and what every phase of the solver shares.
+ *
+ * src/lu holds the object (lu_object.c: create, destroy, statistics;
+ * lu_options.c: the options checked and their defaults), the one rule of
+ * where each phase runs (lu_backend.c) and the tuning constants
+ * (lu_tuning.h); each phase has a folder with one internal header:
+ *   analyze/   ts_lu_analyze: matching and scaling, ordering, the driver
+ *   symbolic/  the pattern of L + U
+ *   levelize/  the levels of the column dependency graph
+ *   numeric/   ts_lu_factor, ts_lu_refactor, and the GPU's device cache
+ *   solve/     ts_lu_solve: triangular solves, iterative refinement
+ * Within a phase, *_cpu.c is the host path, *_cuda.cu the GPU path,
+ * *_gpu.c host code only the GPU path uses, *_nocuda.c the GPU path's
+ * stubs in a build without CUDA; unmarked files serve both paths. */
 #ifndef TESSERA_LU_INTERNAL_H
 #define TESSERA_LU_INTERNAL_H
 
@@ -10,6 +22,37 @@ extern "C" {
 #endif
 
 enum tsi_lu_state { TSI_LU_CREATED = 0, TSI_LU_ANALYZED = 1, TSI_LU_FACTORED = 2 };
+
+/* Values of the switches below. */
+/* switches.symbolic_device, switches.levelize_device. */
+enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
+/* switches.symbolic_queue_words: every row gets the full queue (the paper). */
+#define TSI_LU_FULL_QUEUE ((int64_t)-1)
+/* switches.symbolic_memory. The unified-memory variants (the paper's section
+ * 4.3 baseline) hold M, the counts, the scratch and the whole of L + U in
+ * managed memory, filled and read by the host directly, page by page on
+ * demand or prefetched; their chunks are the explicit variant's with the
+ * full queue. They refuse to allocate more than half the free device memory
+ * (no oversubscription: the budget emulates the memory pressure). */
+enum tsi_lu_symbolic_memory {
+  TSI_LU_SYMBOLIC_EXPLICIT = 0,
+  TSI_LU_SYMBOLIC_MANAGED = 1,
+  TSI_LU_SYMBOLIC_MANAGED_PREFETCH = 2
+};
+/* switches.levelize_variant. */
+enum tsi_lu_levelize_variant {
+  TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
+  TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */
+  TSI_LU_LEVELIZE_SINGLE_BLOCK = 2 /* one block iterates the levels with block barriers */
+};
+/* switches.gpu_scratch, the scratch of the GPU's left-looking kernels:
+ * automatic, one dense n-vector per concurrent column, or the column itself
+ * (sparse, rows found by binary search). */
+enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
+/* switches.gpu_dense_tail, the GPU's right-looking tail: automatic, as one
+ * dense block factored by panels and GEMM, or column by column in the
+ * sparse pattern. */
+enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
 /* Test and ablation switches: the tests and benchmarks set them in
  * lu->switches to reach a variant the automatic choices would not take, or
@@ -118,8 +161,9 @@ struct ts_lu {
 
   ts_lu_stats stats;
 
-  /* GPU numeric phases (lu_numeric_cuda.cu, lu_solve_cuda.cu): the pattern,
-   * levels and factor values cached on the device, uploaded at the first GPU
+  /* GPU numeric phases (numeric/ and solve/, the *_cuda.cu files): the
+   * pattern, levels and factor values cached on the device (struct
+   * tsi_lu_device, numeric/numeric_internal.h), uploaded at the first GPU
    * factorization of an analysis and released with it. factors_on_device is
    * set when the last factorization ran on the GPU: the factors are then on
    * the device only (lu_values is stale until tsi_lu_cuda_download_factors)
@@ -129,65 +173,13 @@ struct ts_lu {
   /* The tests' and benchmarks' switches (never set through the API). */
   struct tsi_lu_switches switches;
 
-  /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
+  /* Partial-pivoting fallback of the solves (numeric/numeric_internal.h), or NULL; freed by
    * every new factorization. */
   struct tsi_lu_pivoted *pivoted;
 };
 
-/* Analysis phases (CPU), each filling its fields of lu and its stats. */
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a); /* row_perm (matching), row/col scale */
-/* Composes the ordering into row/col_perm; speculated (or NULL) is the
- * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
- * left the rows in place. */
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated);
-/* The AMD ordering of A + A^T (n entries, the caller frees), or NULL when
- * the options ask for another ordering or it fails; sets no error, so that
- * it can run beside the matching. */
-int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
-ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a); /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
-ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_cols, levels */
-
-/* GPU analysis phases: the same results as the CPU's (pattern, entry map,
- * counts; levels with sorted columns), TS_ERROR_UNSUPPORTED without CUDA or
- * without a CUDA context. */
-enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
-/* ts_lu.symbolic_queue_words: every row gets the full queue (the paper). */
-#define TSI_LU_FULL_QUEUE ((int64_t)-1)
-/* ts_lu.symbolic_memory. The unified-memory variants (the paper's section
- * 4.3 baseline) hold M, the counts, the scratch and the whole of L + U in
- * managed memory, filled and read by the host directly, page by page on
- * demand or prefetched; their chunks are the explicit variant's with the
- * full queue. They refuse to allocate more than half the free device memory
- * (no oversubscription: the budget emulates the memory pressure). */
-enum tsi_lu_symbolic_memory {
-  TSI_LU_SYMBOLIC_EXPLICIT = 0,
-  TSI_LU_SYMBOLIC_MANAGED = 1,
-  TSI_LU_SYMBOLIC_MANAGED_PREFETCH = 2
-};
-enum tsi_lu_levelize_variant {
-  TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
-  TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */
-  TSI_LU_LEVELIZE_SINGLE_BLOCK = 2 /* one block iterates the levels with block barriers */
-};
-ts_status tsi_lu_symbolic_cuda(ts_lu *lu, const ts_csr *a);
-ts_status tsi_lu_levelize_cuda(ts_lu *lu);
-
-/* Numeric phases (CPU). */
-ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
-void tsi_lu_numeric_release(ts_lu *lu);
-
-/* Numeric phases (GPU; stubs answering TS_ERROR_UNSUPPORTED without CUDA).
- * tsi_lu_use_gpu: whether lu's numeric phases run on the GPU (the option
- * backend, else the context's backend). */
-bool tsi_lu_use_gpu(const ts_lu *lu);
-ts_status tsi_lu_numeric_cuda(ts_lu *lu);
-/* x = op(A)^{-1} rhs for nrhs columns (host arrays, leading dimensions ldr
- * and ldx) through the factors on the device. */
-ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr, double *x,
-                                    int64_t ldx);
-/* Copy the factors on the device into lu_values (or lu_values_f32). */
-ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
-void tsi_lu_cuda_release(ts_lu *lu);
+/* Check the caller's options and resolve their defaults (lu_options.c). */
+ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
  * whenever the context is on CUDA. */
 #include "lu/analyze/analyze_internal.h"
 #include "lu/lu_analysis_time.h"
+#include "lu/levelize/levelize_internal.h"
+#include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>

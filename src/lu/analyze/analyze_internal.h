@@ -1,11 +1,19 @@
-/* Private helpers shared by the files of the LU analysis. */
-#ifndef TESSERA_LU_ANALYSIS_H
-#define TESSERA_LU_ANALYSIS_H
+/* The analysis (ts_lu_analyze, analyze.c): the matching and scaling, the
+ * fill-reducing ordering, and the release of what an analysis built. The
+ * symbolic and levelization phases it runs next have headers of their own
+ * (lu/symbolic/, lu/levelize/). */
+#ifndef TESSERA_LU_ANALYZE_INTERNAL_H
+#define TESSERA_LU_ANALYZE_INTERNAL_H
 
 #include "lu/lu_internal.h"
 
-/* Free the analysis's arrays and reset their fields (options kept). */
-void tsi_lu_analysis_release(ts_lu *lu);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* row_perm (the matching), row_scale and col_scale, and the structural
+ * rank of a singular matrix in the statistics (matching_cpu.c). */
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);
 
 /* Largest matching of the stored entries of a square CSR pattern (Duff's
  * depth-first augmenting paths); entries with skip[k] != 0 are left out when
@@ -14,8 +22,22 @@ void tsi_lu_analysis_release(ts_lu *lu);
 ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
                                  const unsigned char *skip, int32_t *col_match, int64_t *rank);
 
-/* Ask for transparent huge pages on a large array written or read at
- * random (advice only; lu_huge_pages.c). */
-void tsi_lu_advise_huge_pages(void *memory, size_t bytes);
+/* Composes the ordering into row/col_perm; speculated (or NULL) is the
+ * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
+ * left the rows in place (ordering_cpu.c). */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated);
+/* The AMD ordering of A + A^T (n entries, the caller frees), or NULL when
+ * the options ask for another ordering or it fails; sets no error, so that
+ * it can run beside the matching. */
+int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
+
+/* Free the analysis's arrays and everything built on them (the device
+ * cache, the pivoted factors) and reset their fields, the options and
+ * switches kept (analysis_release.c). */
+void tsi_lu_analysis_release(ts_lu *lu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

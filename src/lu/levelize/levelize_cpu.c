@@ -10,7 +10,7 @@
  * U(:, k) and pushes along L(:, k); a counting sort by level then lists each
  * level's columns in increasing order. One pass over L + U and no
  * transpose of U, instead of the queue's three. */
-#include "lu/analyze/analyze_internal.h"
+#include "lu/levelize/levelize_internal.h"
 
 #include <stdlib.h>
 

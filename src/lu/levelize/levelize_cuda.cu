@@ -8,7 +8,7 @@
  * barriers. The level of each column is its longest path from a source,
  * whatever the order of the queue, so a stable sort by level puts the
  * columns of a level in increasing order: the CPU's result exactly. */
-#include "lu/lu_internal.h"
+#include "lu/levelize/levelize_internal.h"
 
 #include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>

@@ -2,8 +2,7 @@
  * matrix with the analyzed pattern, using the analysis's permutations and
  * scaling, on the GPU when tsi_lu_use_gpu says so (the option backend),
  * else on the host. */
-#include "lu/numeric/numeric_workspace.h"
-#include "lu/numeric/pivoted.h"
+#include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -27,9 +27,7 @@
  * outcomes.
  */
 #include "gemm/gemm_internal.h"
-#include "lu/numeric/numeric_internal.h"
 #include "lu/numeric/numeric_cuda.cuh"
-#include "lu/numeric/numeric_workspace.h"
 
 #include <cuda_runtime.h>
 #include <float.h>

@@ -20,7 +20,6 @@
  * (i, k) when L(i, j) and U(j, k) are both in the pattern), so nothing is
  * lost when the block goes back into the pattern. */
 #include "gemm/gemm_internal.h"
-#include "lu/numeric/numeric_internal.h"
 #include "lu/numeric/numeric_cuda.cuh"
 
 namespace {

@@ -1,9 +1,9 @@
-/* What the GPU numeric phases keep on the device between calls
- * (lu->numeric_device): the pattern of L+U, the schedule, the factor values
- * and the solve's row-oriented copies of the pattern. Created at the first
- * GPU factorization of an analysis; refactorization uploads only new values. */
-#ifndef TESSERA_LU_NUMERIC_CUDA_H
-#define TESSERA_LU_NUMERIC_CUDA_H
+/* The numeric phase (ts_lu_factor, ts_lu_refactor): its entry points on
+ * either backend, what it keeps on the host between calls (the workspace,
+ * the norms of the matrix factored), the partial-pivoting fallback of the
+ * solves, and the GPU's device cache with the host code that builds it. */
+#ifndef TESSERA_LU_NUMERIC_INTERNAL_H
+#define TESSERA_LU_NUMERIC_INTERNAL_H
 
 #include "lu/lu_internal.h"
 
@@ -11,38 +11,97 @@
 extern "C" {
 #endif
 
-/* Scratch of the left-looking kernels (lu->switches.gpu_scratch): automatic, one
- * dense n-vector per concurrent column, or the column itself (sparse, rows
- * found by binary search). */
-enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
+/* ---- entry points ---------------------------------------------------------------- */
 
-/* Dense scratch slots (n-vectors, one per concurrent column) for a
- * factorization of order n whose widest left-looking level has
- * widest_level columns, with free_bytes of device memory free and the
- * scratch mode asked for (TSI_LU_SCRATCH_*); 0 means the sparse scratch.
- * Forced dense gets at least 8 slots (lu_scratch_slots.c). */
-int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free_bytes, int mode);
+/* The factorization on the host from lu->a_values (numeric_cpu.c). */
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
+/* The factorization on the GPU (numeric_cuda.cu; TS_ERROR_UNSUPPORTED in a
+ * build without CUDA): the factors stay on the device, factors_on_device set. */
+ts_status tsi_lu_numeric_cuda(ts_lu *lu);
+/* Copy the factors on the device into lu_values (or lu_values_f32). */
+ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
+/* Whether lu's numeric phases run on the GPU (the option backend, else the
+ * context's backend). */
+bool tsi_lu_use_gpu(const ts_lu *lu);
+/* Free the host's factor values, workspace and copy of A's values
+ * (numeric_workspace.c). */
+void tsi_lu_numeric_release(ts_lu *lu);
+/* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
+void tsi_lu_cuda_release(ts_lu *lu);
 
-/* The right-looking tail (lu->switches.gpu_dense_tail): automatic, as one dense block
- * factored by panels and GEMM, or column by column in the sparse pattern. */
-enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
+/* ---- host state (numeric_workspace.c) ------------------------------------------- */
+
+/* What the numeric phases keep between calls in lu->numeric_aux: dense work
+ * vectors (one per thread) and norms of the matrix last factored. */
+typedef struct tsi_lu_numeric_workspace {
+  int64_t n;           /* order the vectors were sized for */
+  int factor_threads;  /* dense column vectors in factor_work */
+  double *factor_work; /* factor_threads * n, all zero between columns */
+  int solve_threads;   /* vector triples in solve_work */
+  double *solve_work;  /* solve_threads * 3n: permuted vector, residual, correction */
+  double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
+  double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
+} tsi_lu_numeric_workspace;
+
+/* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
+tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
+
+/* |A|_inf of the values being factored (lu->a_values), for the
+ * refinement's backward error, into ws, |A|_1 marked unknown; both numeric
+ * paths call it. */
+ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
+/* |A|_1 for a transposed solve's backward error, computed on first use
+ * after each factorization (a scatter over the columns: 20 ms of every
+ * 10^6-row netlist factorization on the H200's host when taken eagerly). */
+ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm);
+
+/* Threads a CPU phase of lu runs with: the context's setting, else OpenMP's. */
+int tsi_lu_numeric_threads(const ts_lu *lu);
+
+/* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */
+
+/* Factors of P2 M = L U with threshold partial pivoting on the host, used by
+ * ts_lu_solve when the statically pivoted factors leave the backward error
+ * above the refinement tolerance. */
+/* L by columns with M's row numbers (unit diagonal implied); U by columns
+ * with pivot positions, its diagonal apart; pinv[i] is the position of M's
+ * row i, row_of_position its inverse. */
+typedef struct tsi_lu_pivoted {
+  int64_t *l_col_ptr; /* n + 1 */
+  int32_t *l_row_idx;
+  double *l_values;
+  int64_t *u_col_ptr; /* n + 1 */
+  int32_t *u_row_idx;
+  double *u_values;
+  double *u_diagonal;       /* n */
+  int64_t *pinv;            /* n */
+  int64_t *row_of_position; /* n */
+  int64_t replaced;         /* columns without a nonzero pivot, given the static rule's value */
+  double *scratch;          /* n: one solve at a time */
+} tsi_lu_pivoted;
+
+/* Factor M again with threshold partial pivoting from lu->a_values (replaces
+ * any earlier pivoted factors). */
+ts_status tsi_lu_pivoted_factor(ts_lu *lu);
+/* x = op(A)^{-1} rhs through the pivoted factors; y is n doubles of scratch. */
+void tsi_lu_pivoted_apply(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
+void tsi_lu_pivoted_release(ts_lu *lu);
+
+/* ---- the GPU's device cache ---------------------------------------------------- */
+
+/* What the GPU numeric phases keep on the device between calls
+ * (lu->numeric_device): the pattern of L+U, the schedule, the factor values
+ * and the solve's row-oriented copies of the pattern. Created at the first
+ * GPU factorization of an analysis; refactorization uploads only new values. */
 
 /* One triangular solve's schedule: its rows (or columns) in a topological
  * order, and for the level-scheduled kernels the levels of that order. */
 typedef struct tsi_lu_solve_schedule {
-  int ready; /* 0, or built and on the device (how: lu_solve_cuda.cu) */
+  int ready; /* 0, or built and on the device (how: solve/solve_cuda.cu) */
   int64_t levels;
   int64_t *level_ptr; /* host, levels + 1 */
   int32_t *items;     /* device, n */
 } tsi_lu_solve_schedule;
-
-/* The four triangular solves (L, U; U^T, L^T). */
-enum { TSI_LU_SOLVE_LOWER = 0, TSI_LU_SOLVE_UPPER = 1, TSI_LU_SOLVE_UPPER_T = 2, TSI_LU_SOLVE_LOWER_T = 3 };
-
-/* Fill pair[t]'s levels (host level_ptr, levels) and its rows in level
- * order into items[t] (n entries) for solve modes[t], t = 0, 1, on two
- * threads (lu_solve_schedule.c); false when out of memory. Sets no error. */
-bool tsi_lu_solve_levels(const ts_lu *lu, const int modes[2], tsi_lu_solve_schedule *pair[2], int32_t *items[2]);
 
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;
@@ -99,7 +158,7 @@ typedef struct tsi_lu_device {
   signed char *kind; /* n: pivot outcome per column */
   signed char *kind_host;
   double *rule; /* device: tiny, replacement, perturb */
-  /* The dataflow levels (lu_numeric_cuda.cu): each column's mark holds the
+  /* The dataflow levels (numeric_left_cuda.cu): each column's mark holds the
    * number of the last factorization that finished it (factor_epoch counts
    * them on the host); a ticket counter per launch (left_levels of them at
    * most). Allocated at the first factorization that uses them. */
@@ -124,7 +183,20 @@ typedef struct tsi_lu_device {
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 } tsi_lu_device;
 
-/* The order of the sparse tail's gather (lu_tail_gather_order.c): for tail
+/* Device allocation counted in dev->bytes and dev->peak. */
+ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
+                              const char *what);
+
+/* ---- host code that builds the device cache ---------------------------------------- */
+
+/* Dense scratch slots (n-vectors, one per concurrent column) for a
+ * factorization of order n whose widest left-looking level has
+ * widest_level columns, with free_bytes of device memory free and the
+ * scratch mode asked for (TSI_LU_SCRATCH_*); 0 means the sparse scratch.
+ * Forced dense gets at least 8 slots (scratch_slots_gpu.c). */
+int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free_bytes, int mode);
+
+/* The order of the sparse tail's gather (tail_gather_order_gpu.c): for tail
  * column c (column tail_start + c), its entries above tail_start as
  * positions order[order_ptr[c] .. order_ptr[c + 1]), by level of their row
  * and then by row; the levels are runs, run r ending at order[run_end[r]],
@@ -145,31 +217,20 @@ void tsi_lu_tail_order_free(tsi_lu_tail_order *order);
 
 /* The strict upper (upper) or lower part of L+U by rows: offsets (n + 1),
  * columns increasing within a row, positions in the values; host arrays
- * the caller frees (lu_factor_rows.c, threads over column ranges). */
+ * the caller frees (factor_rows_gpu.c, threads over column ranges). */
 ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out);
 
 /* The same rows built on the device from dev->col_ptr and dev->row_idx
- * (lu_factor_rows_cuda.cu): dev->urow_*, dev->lrow_* and the host copy
+ * (factor_rows_cuda.cu): dev->urow_*, dev->lrow_* and the host copy
  * dev->urow_ptr_host. Only where tsi_lu_cuda_rows_fit (32-bit sort keys
  * and positions). */
 bool tsi_lu_cuda_rows_fit(const ts_lu *lu);
 ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev);
 
 /* For each column k, the entries its left-looking gather updates: the sum
- * of |L(:, j)| (strict) over U(j, k) != 0, j < k (lu_gather_lengths.c); n
+ * of |L(:, j)| (strict) over U(j, k) != 0, j < k (gather_lengths_gpu.c); n
  * entries the caller frees, NULL when out of memory. */
 int64_t *tsi_lu_gather_lengths(const ts_lu *lu);
-
-/* The dense tail's rows of triangular solve `mode` (TSI_LU_SOLVE_*) on y
- * (nrhs columns of n, device), on the stream (a cudaStream_t), from
- * dev->tail_dense (lu_solve_dense_tail_cuda.cu): for L and U^T after the
- * other rows, whose terms the tail's rows have already subtracted; for U
- * and L^T before them. */
-void tsi_lu_dense_tail_solve(const tsi_lu_device *dev, int mode, int64_t nrhs, double *y, void *stream);
-
-/* Device allocation counted in dev->bytes and dev->peak. */
-ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
-                              const char *what);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
  * KLU's, Davis and Palamadai Natarajan, ACM TOMS 37, 2010). The row of the
  * matching (M's diagonal) is kept as the pivot while it is at least
  * TSI_LU_PIVOT_TOLERANCE times the largest candidate. */
-#include "lu/numeric/pivoted.h"
+#include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,8 +2,7 @@
  * in double (residual from the unscaled A last factored, correction through
  * the factors, which may be float: mixed-precision refinement, Wilkinson
  * 1963; Moler 1967) until the normwise backward error is small. */
-#include "lu/numeric/numeric_workspace.h"
-#include "lu/numeric/pivoted.h"
+#include "lu/solve/solve_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -17,18 +16,6 @@ static int solve_thread_id(void) { return omp_get_thread_num(); }
 #include <time.h>
 static int solve_thread_id(void) { return 0; }
 #endif
-
-#define TSI_VALUE float
-#define TSI_NAME(x) x##_f32
-#include "lu/solve/solve_cpu_impl.h"
-#undef TSI_VALUE
-#undef TSI_NAME
-
-#define TSI_VALUE double
-#define TSI_NAME(x) x##_f64
-#include "lu/solve/solve_cpu_impl.h"
-#undef TSI_VALUE
-#undef TSI_NAME
 
 static double wall_seconds(void) {
 #ifdef _OPENMP
@@ -49,10 +36,7 @@ static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, do
   }
   if (lu->factors_on_device)
     return tsi_lu_cuda_apply_inverse(lu, op, 1, rhs, lu->n, x, lu->n);
-  if (lu->lu_values_f32)
-    lu_apply_inverse_f32(lu, lu->lu_values_f32, op, rhs, x, y);
-  else
-    lu_apply_inverse_f64(lu, lu->lu_values, op, rhs, x, y);
+  tsi_lu_apply_inverse_cpu(lu, op, rhs, x, y);
   return TS_SUCCESS;
 }
 

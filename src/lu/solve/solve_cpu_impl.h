@@ -1,6 +1,6 @@
 /* Triangular solves with the factors of M = P Dr A Dc Q = L U (L unit lower,
  * both stored by columns), for one factor value type: included by
- * lu_solve.c with TSI_VALUE (float or double) and TSI_NAME. The vectors are
+ * solve_cpu.c with TSI_VALUE (float or double) and TSI_NAME. The vectors are
  * double; float factors are widened as they are read. */
 
 /* y = L^{-1} y, column-oriented forward substitution. */

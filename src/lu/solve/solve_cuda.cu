@@ -16,7 +16,7 @@
  * Where the factorization kept its trailing block dense, that block's rows
  * are solved by blocks of rows from it (lu_solve_dense_tail_cuda.cu), after
  * the other rows (L, U^T) or before them (U, L^T), in both paths. */
-#include "lu/numeric/numeric_internal.h"
+#include "lu/solve/solve_internal.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>

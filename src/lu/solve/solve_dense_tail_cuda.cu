@@ -9,7 +9,7 @@
  * block's m rows one after another, a chain of m warps (the circuit grid's
  * 5,291 rows: 22 ms a solve on the H200); here the chain is m / 64 pairs of
  * launches. Fixed order of operations: bitwise repeatable. */
-#include "lu/numeric/numeric_internal.h"
+#include "lu/solve/solve_internal.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>

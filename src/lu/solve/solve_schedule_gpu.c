@@ -1,7 +1,7 @@
 /* The level schedules of the GPU's triangular solves, on the host: the two
  * triangles of one solve (L and U, or U^T and L^T) side by side on two
  * threads, each one dependent sweep over its triangle. */
-#include "lu/numeric/numeric_internal.h"
+#include "lu/solve/solve_internal.h"
 
 #include <stdlib.h>
 

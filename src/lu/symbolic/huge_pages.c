@@ -6,7 +6,7 @@
  * the results, and nothing happens where it is not supported. */
 #define _DEFAULT_SOURCE 1
 
-#include "lu/analyze/analyze_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
-/* Symbolic LU factorization of M = P Dr A Dc Q without pivoting: M's
- * pattern, the rows of L + U (lu_symbolic_row_merge_cpu.c, or the fill-path
- * traversal of lu_symbolic_fill_path_cpu.c when lu->switches.symbolic_fill_path is
- * set), then, in one sweep, the columns of L + U with sorted rows, the
- * position of each entry of A in them, and the counts and flops. */
+/* The steps of the symbolic LU factorization of M = P Dr A Dc Q that both
+ * backends share: M's pattern, the rows of L + U by the backend's way of
+ * finding them (tsi_lu_rows_fn), then, in one sweep on the host, the columns
+ * of L + U with sorted rows, the position of each entry of A in them, and
+ * the counts and flops; and the sizing of the row chunks. */
 #include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>
@@ -178,11 +178,6 @@ cleanup:
   free(cursor);
   free(u_row);
   return st;
-}
-
-ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
-  return tsi_lu_symbolic_with(lu, a,
-                              lu->switches.symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows : tsi_lu_symbolic_row_merge_rows);
 }
 
 ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows) {
