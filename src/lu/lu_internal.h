@@ -178,6 +178,16 @@ struct ts_lu {
   struct tsi_lu_pivoted *pivoted;
 };
 
+/* The phases of the solver, for tsi_lu_runs_on_gpu. */
+enum tsi_lu_phase { TSI_LU_PHASE_SYMBOLIC, TSI_LU_PHASE_LEVELIZE, TSI_LU_PHASE_NUMERIC, TSI_LU_PHASE_SOLVE };
+
+/* Whether `phase` of lu runs on the GPU now (the rules: lu_backend.c). */
+bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
+
+/* Host threads of lu's CPU phases: the context's setting, else OpenMP's
+ * default; 1 without OpenMP (lu_backend.c). */
+int tsi_lu_threads(const ts_lu *lu);
+
 /* Check the caller's options and resolve their defaults (lu_options.c). */
 ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved);
 

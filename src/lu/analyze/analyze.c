@@ -1,8 +1,8 @@
 /* ts_lu_analyze: matching and scaling, fill-reducing ordering, symbolic
  * factorization and levelization of a square matrix, each phase timed
- * (Xia, Jiang, Agrawal and Ramnath, PPoPP 2023, section 3.1); the symbolic
- * phase runs on the GPU when the options ask for it, the levelization
- * whenever the context is on CUDA. */
+ * (Xia, Jiang, Agrawal and Ramnath, PPoPP 2023, section 3.1). The symbolic
+ * and levelization phases run on the host or the GPU as lu_backend.c
+ * decides (the host unless the options ask for the GPU). */
 #include "lu/analyze/analyze_internal.h"
 #include "lu/lu_analysis_time.h"
 #include "lu/levelize/levelize_internal.h"
@@ -48,23 +48,6 @@ static ts_status copy_pattern(ts_lu *lu, const ts_csr *a) {
   return TS_SUCCESS;
 }
 
-/* Does a phase run on the GPU: forced by the tests and benchmarks (device),
- * else when the options ask for it (backend) on a CUDA context. */
-static int phase_on_gpu(const ts_lu *lu, int device, ts_backend backend) {
-  if (device != TSI_LU_PHASE_AUTO)
-    return device == TSI_LU_PHASE_GPU;
-  return backend == TS_BACKEND_CUDA && lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA;
-}
-/* Both phases default to the host. Symbolic: on the H200 the host's row
- * merge was faster on circuit matrices (10^5 rows: 251 against 303 ms; 10^6
- * rows: 418 against 3,502 ms), the GPU only on the 2-D Laplacian (1.3x),
- * bench/results/lu-analysis-h200.md; the row merge has since become 1.9-2.5x
- * faster (lu-analysis-cpu.md). Levels: the GPU's cooperative Kahn sort took
- * 1.9 ms (10^5 netlist), 18.6 ms (10^6) and 120-133 ms (Laplacian 500^2,
- * 4,012 levels) on the H200 before its uploads; the host's longest-path
- * sweep takes 1.4, 13.9 and 4.4 ms (Laplacian 316^2) on a 2-core machine
- * (lu-analysis-cpu.md), 10.7 ms on the 3,299-level circuit grid. */
-
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_analyze: lu is NULL");
@@ -95,7 +78,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   double start = tsi_lu_seconds(), matched = start;
   int64_t *speculated = NULL;
 #ifdef _OPENMP
-  if (tsi_lu_symbolic_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
+  if (tsi_lu_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
     /* The matching on the calling thread (thread 0 of the team), which is
      * where its errors must be recorded: a context-free error is the
      * thread's own. */
@@ -124,7 +107,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = phase_on_gpu(lu, lu->switches.symbolic_device, lu->options.symbolic_backend) ? tsi_lu_symbolic_cuda(lu, a)
+  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) ? tsi_lu_symbolic_cuda(lu, a)
                                                                            : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_lu_seconds();
   lu->stats.time_symbolic = end - start;
@@ -132,7 +115,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = phase_on_gpu(lu, lu->switches.levelize_device, lu->options.levelize_backend) ? tsi_lu_levelize_cuda(lu)
+  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE) ? tsi_lu_levelize_cuda(lu)
                                                                            : tsi_lu_levelize_cpu(lu);
   end = tsi_lu_seconds();
   lu->stats.time_levelize = end - start;

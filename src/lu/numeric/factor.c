@@ -1,7 +1,6 @@
 /* ts_lu_factor, ts_lu_refactor: numeric factorization P Dr A Dc Q = L U of a
  * matrix with the analyzed pattern, using the analysis's permutations and
- * scaling, on the GPU when tsi_lu_use_gpu says so (the option backend),
- * else on the host. */
+ * scaling, on the GPU or the host (lu_backend.c decides). */
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
@@ -21,7 +20,7 @@
 #define CHECK_PARALLEL_ENTRIES 262144
 
 static int check_threads(const ts_lu *lu) {
-  return lu->nnz_a < CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_numeric_threads(lu);
+  return lu->nnz_a < CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu);
 }
 
 static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
@@ -131,7 +130,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (status != TS_SUCCESS)
     return status;
   double start = wall_seconds();
-  if (tsi_lu_use_gpu(lu)) {
+  if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
     status = tsi_lu_numeric_cuda(lu);
   } else {
     lu->factors_on_device = 0;

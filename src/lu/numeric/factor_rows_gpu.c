@@ -6,7 +6,6 @@
  * row, and each thread writes its entries there. The ranges are in column
  * order, so every row comes out in increasing column order whatever the
  * number of threads: the result is the serial transpose's. */
-#include "core/convert_internal.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <stdlib.h>
@@ -65,7 +64,7 @@ ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **
   *pos_out = NULL;
   int threads = 1;
 #ifdef _OPENMP
-  threads = tsi_thread_count(lu->ctx);
+  threads = tsi_lu_threads(lu);
   if (lu->lu_nnz < 200000)
     threads = 1;
   while (threads > 1 && (int64_t)threads * (n + 1) * (int64_t)sizeof(int64_t) > TSI_LU_ROWS_COUNTER_BYTES)

@@ -3,7 +3,6 @@
  * order (the same numbers whatever their count). One pass over U reading
  * the column lengths of L at random: 40 ms of the 10^6-row netlist's first
  * GPU factorization on the H200's host when serial. */
-#include "core/convert_internal.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <stdlib.h>
@@ -18,7 +17,7 @@ int64_t *tsi_lu_gather_lengths(const ts_lu *lu) {
   int64_t *gathered = tsi_malloc_array(n > 0 ? n : 1, sizeof(int64_t));
   if (!gathered)
     return NULL;
-  const int threads = n < GATHER_PARALLEL_COLUMNS ? 1 : tsi_thread_count(lu->ctx);
+  const int threads = n < GATHER_PARALLEL_COLUMNS ? 1 : tsi_lu_threads(lu);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1024)
   for (int64_t k = 0; k < n; k++) {
     int64_t sum = 0;

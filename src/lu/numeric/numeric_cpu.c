@@ -68,17 +68,6 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int
 #undef TSI_VALUE
 #undef TSI_NAME
 
-int tsi_lu_numeric_threads(const ts_lu *lu) {
-  int threads = lu->ctx ? lu->ctx->num_threads : 0;
-#ifdef _OPENMP
-  if (threads <= 0)
-    threads = omp_get_max_threads();
-#else
-  threads = 1;
-#endif
-  return threads > 0 ? threads : 1;
-}
-
 /* The analysis's arrays are present and the level schedule is one the
  * numeric loop can trust: every column in exactly one level, and every
  * column j that U(:, k) names in a level before k's. A violation is a bug of
@@ -187,7 +176,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
-  const int threads = tsi_lu_numeric_threads(lu);
+  const int threads = tsi_lu_threads(lu);
   const bool single = lu->options.float_factors != 0;
   status = reserve_factor_work(lu, ws, threads);
   if (status == TS_SUCCESS)

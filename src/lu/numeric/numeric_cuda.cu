@@ -1120,19 +1120,6 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
   return TS_SUCCESS;
 }
 
-/* A CUDA context's factor, refactor and solve run on the GPU unless the
- * options ask for the host: the GPU path passed tests/test_gpu_lu_*.c and
- * compute-sanitizer memcheck on the H200 (bench/results/compute-sanitizer-h200.md). */
-#define TSI_LU_GPU_BY_DEFAULT 1
-
-extern "C" bool tsi_lu_use_gpu(const ts_lu *lu) {
-  if (lu->options.backend == TS_BACKEND_CUDA)
-    return true; /* refused later on a context without CUDA */
-  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU)
-    return false;
-  return TSI_LU_GPU_BY_DEFAULT && lu->ctx->backend == TS_BACKEND_CUDA;
-}
-
 extern "C" ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   ts_context *ctx = lu->ctx;
   if (!ctx || ctx->backend != TS_BACKEND_CUDA)

@@ -20,9 +20,6 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
 ts_status tsi_lu_numeric_cuda(ts_lu *lu);
 /* Copy the factors on the device into lu_values (or lu_values_f32). */
 ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
-/* Whether lu's numeric phases run on the GPU (the option backend, else the
- * context's backend). */
-bool tsi_lu_use_gpu(const ts_lu *lu);
 /* Free the host's factor values, workspace and copy of A's values
  * (numeric_workspace.c). */
 void tsi_lu_numeric_release(ts_lu *lu);
@@ -55,8 +52,6 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
  * 10^6-row netlist factorization on the H200's host when taken eagerly). */
 ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm);
 
-/* Threads a CPU phase of lu runs with: the context's setting, else OpenMP's. */
-int tsi_lu_numeric_threads(const ts_lu *lu);
 
 /* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */
 

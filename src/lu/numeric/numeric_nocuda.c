@@ -2,8 +2,6 @@
  * and there is no device cache to release. */
 #include "lu/numeric/numeric_internal.h"
 
-bool tsi_lu_use_gpu(const ts_lu *lu) { return lu->options.backend == TS_BACKEND_CUDA; }
-
 ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "LU factorization: tessera was built without CUDA");
 }

@@ -34,7 +34,7 @@ static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, do
     tsi_lu_pivoted_apply(lu, op, rhs, x, y);
     return TS_SUCCESS;
   }
-  if (lu->factors_on_device)
+  if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE))
     return tsi_lu_cuda_apply_inverse(lu, op, 1, rhs, lu->n, x, lu->n);
   tsi_lu_apply_inverse_cpu(lu, op, rhs, x, y);
   return TS_SUCCESS;
@@ -55,7 +55,7 @@ static int residual_threads(const ts_lu *lu) {
 #ifdef _OPENMP
   if (omp_in_parallel() || lu->n < RESIDUAL_PARALLEL_ROWS)
     return 1;
-  return tsi_lu_numeric_threads(lu);
+  return tsi_lu_threads(lu);
 #else
   (void)lu;
   return 1;
@@ -201,7 +201,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   if (!ws)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the workspace");
   /* The GPU's solves run one after another on the context's stream. */
-  int threads = lu->factors_on_device || lu->pivoted ? 1 : tsi_lu_numeric_threads(lu);
+  int threads = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) || lu->pivoted ? 1 : tsi_lu_threads(lu);
   if ((int64_t)threads > nrhs)
     threads = (int)nrhs;
   if (!ws->solve_work || ws->n != n || ws->solve_threads < threads) {
@@ -231,7 +231,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   int most_steps = 0;
   double start = wall_seconds();
   ts_status status = TS_SUCCESS;
-  if (lu->factors_on_device && !lu->pivoted) {
+  if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE)) {
     /* All right-hand sides through the GPU's factors at once, then the
      * refinement of each, its corrections solved on the GPU too. */
     status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);

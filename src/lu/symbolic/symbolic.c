@@ -8,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-int tsi_lu_symbolic_threads(const ts_lu *lu) {
-  int threads = lu->ctx ? lu->ctx->num_threads : 0;
-#ifdef _OPENMP
-  if (threads <= 0)
-    threads = omp_get_max_threads();
-#else
-  threads = 1;
-#endif
-  return threads > 0 ? threads : 1;
-}
-
 int64_t tsi_lu_symbolic_budget(const ts_lu *lu, int64_t largest_slot_words, int threads) {
   int64_t budget = lu->options.symbolic_memory_budget;
   if (budget > 0)

@@ -151,7 +151,7 @@ ts_status tsi_lu_symbolic_fill_path_rows(ts_lu *lu, tsi_lu_rows *rows) {
   int64_t *row_count = tsi_calloc_array(n + 1, sizeof(int64_t));
   if (!row_count)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the row counts of L + U");
-  const int threads = tsi_lu_symbolic_threads(lu);
+  const int threads = tsi_lu_threads(lu);
 
   /* Two parts, as in the paper's Algorithm 4: a row's heap and stack hold
    * only vertices below it, so rows of the first half need half the

@@ -41,9 +41,6 @@ typedef struct tsi_lu_rows {
   int64_t *col_count;
 } tsi_lu_rows;
 
-/* Threads of the symbolic phase: the context's setting, else OpenMP's. */
-int tsi_lu_symbolic_threads(const ts_lu *lu);
-
 /* The budget in bytes: the option, or the default for slots of
  * `largest_slot_words` 32-bit words and `threads` threads. */
 int64_t tsi_lu_symbolic_budget(const ts_lu *lu, int64_t largest_slot_words, int threads);

@@ -224,7 +224,7 @@ ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows) {
    * frontier room (slots of 2n + n/2 words against 3n: 1.2 times the rows). */
   const int64_t split = n / 2;
   const int64_t words_first = slot_words(n, split), words_second = slot_words(n, n);
-  const int64_t budget = tsi_lu_symbolic_budget(lu, words_second, tsi_lu_symbolic_threads(lu));
+  const int64_t budget = tsi_lu_symbolic_budget(lu, words_second, tsi_lu_threads(lu));
   const int64_t chunk_first = tsi_lu_symbolic_chunk_rows(budget, words_first, split);
   const int64_t chunk_second = tsi_lu_symbolic_chunk_rows(budget, words_second, n - split);
 
