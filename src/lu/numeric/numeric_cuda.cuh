@@ -1,8 +1,8 @@
-/* Device-side pieces shared by the GPU numeric LU kernels
- * (lu_numeric_cuda.cu, lu_numeric_dense_tail_cuda.cu): the kernels'
- * arguments, the pivot rule and the rounding of an update. */
-#ifndef TESSERA_LU_NUMERIC_CUDA_DEVICE_CUH
-#define TESSERA_LU_NUMERIC_CUDA_DEVICE_CUH
+/* The GPU factorization's kernels' shared pieces (the *_cuda.cu files of the numeric phase): their
+ * arguments, the pivot rule and the rounding of an update on the device,
+ * and the host functions of each step. */
+#ifndef TESSERA_LU_NUMERIC_CUDA_CUH
+#define TESSERA_LU_NUMERIC_CUDA_CUH
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -67,7 +67,7 @@ __device__ __forceinline__ int64_t find_row(const int32_t *row_idx, int64_t lo, 
   return (lo < end && row_idx[lo] == i) ? lo : -1;
 }
 
-/* The pivot rule of the host code (lu_numeric_cpu.c): a tiny pivot becomes
+/* The pivot rule of the host code (numeric_cpu.c): a tiny pivot becomes
  * sign * replacement when perturbation is on. */
 __device__ __forceinline__ int classify_pivot(double *pivot, const double *rule) {
   double p = *pivot;
@@ -86,10 +86,26 @@ __device__ __forceinline__ int classify_pivot(double *pivot, const double *rule)
 /* x - l * u with both operations rounded (as the host computes it). */
 __device__ __forceinline__ double minus_product(double x, double l, double u) { return __dsub_rn(x, __dmul_rn(l, u)); }
 
+/* ---- the factorization's steps (host functions launching the kernels) ------------ */
+
+/* M scattered into the factor values, max |M| taken and the pivot rule
+ * (threshold, root_eps: the perturbation's sqrt(eps)) made on the device
+ * (numeric_scatter_cuda.cu). */
+void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, double root_eps,
+                         cudaStream_t stream);
+
+/* The left-looking levels (numeric_left_cuda.cu); with the dataflow
+ * launches, sets args->ready and args->epoch, which the tail's kernels then
+ * keep. */
+ts_status tsi_lu_left_looking_cuda(ts_lu *lu, tsi_lu_device *dev, factor_args *args, cudaStream_t stream);
+
 /* The tail's columns (dev->tail_start ..) as one dense block on
- * dev->tail_dense (lu_numeric_dense_tail_cuda.cu), after the left-looking
+ * dev->tail_dense (numeric_dense_tail_cuda.cu), or column by column in the
+ * sparse pattern (numeric_sparse_tail_cuda.cu), after the left-looking
  * levels, on the stream; values of dev->single's precision. */
 ts_status tsi_lu_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args &args, void *values,
                             cudaStream_t stream);
+ts_status tsi_lu_sparse_tail_cuda(const ts_lu *lu, const tsi_lu_device *dev, const factor_args &args,
+                                  cudaStream_t stream);
 
 #endif

@@ -178,6 +178,11 @@ typedef struct tsi_lu_device {
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 } tsi_lu_device;
 
+/* Build the device cache for lu's analysis (device_cache_cuda.cu); *out is
+ * set, and lu->numeric_device too, even on failure (then release it). */
+ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out);
+/* Factor values of the wanted precision (acc aliases them in double). */
+ts_status tsi_lu_device_reserve_values(ts_lu *lu, tsi_lu_device *dev, int single);
 /* Device allocation counted in dev->bytes and dev->peak. */
 ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
                               const char *what);
