@@ -16,6 +16,7 @@
 #define TESSERA_LU_INTERNAL_H
 
 #include "core/internal.h"
+#include "lu/lu_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {

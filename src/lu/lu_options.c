@@ -5,16 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Defaults of ts_lu_options (documented in tessera/lu.h). */
-#define TSI_LU_PIVOT_THRESHOLD_F64 1e-14
-#define TSI_LU_PIVOT_THRESHOLD_F32 1e-7
-/* Refinement stops once a step fails to halve the backward error, so a
- * high cap costs nothing where one or two steps suffice, and lets it finish
- * where many perturbed pivots slow it down (jagmesh7: 190 perturbed pivots,
- * 21 steps to 3e-16). */
-#define TSI_LU_REFINE_MAX_STEPS 30
-#define TSI_LU_REFINE_TOLERANCE 1e-15
-
 /* Check the caller's options and replace each 0 by its default, so that a
  * zero-initialised struct and NULL mean the same. float_factors is kept as
  * 0 or 1. */

@@ -20,8 +20,6 @@
 
 namespace cg = cooperative_groups;
 
-#define BLOCK_THREADS 256
-#define SINGLE_BLOCK_THREADS 1024
 
 typedef struct graph {
   int32_t n;
@@ -115,14 +113,14 @@ template <class Barrier> static __device__ void kahn_levels(const graph &g, int6
     *g.levels = l;
 }
 
-__global__ void __launch_bounds__(BLOCK_THREADS) kahn_cooperative(graph g) {
+__global__ void __launch_bounds__(TSI_LU_LEVELIZE_THREADS) kahn_cooperative(graph g) {
   cg::grid_group grid = cg::this_grid();
   int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   kahn_levels(g, warp, warps, [&grid]() { grid.sync(); });
 }
 
-__global__ void __launch_bounds__(SINGLE_BLOCK_THREADS) kahn_single_block(graph g) {
+__global__ void __launch_bounds__(TSI_LU_LEVELIZE_SINGLE_BLOCK_THREADS) kahn_single_block(graph g) {
   kahn_levels(g, threadIdx.x >> 5, blockDim.x >> 5, []() { __syncthreads(); });
 }
 
@@ -167,23 +165,23 @@ static ts_status run_kahn(ts_lu *lu, graph *g, cudaStream_t stream) {
   if (variant == TSI_LU_LEVELIZE_COOPERATIVE && !cooperative)
     return tsi_error(ctx, TS_ERROR_UNSUPPORTED, "ts_lu_analyze: the device has no cooperative launch");
   if (variant == TSI_LU_LEVELIZE_SINGLE_BLOCK || !cooperative) {
-    kahn_single_block<<<1, SINGLE_BLOCK_THREADS, 0, stream>>>(*g);
+    kahn_single_block<<<1, TSI_LU_LEVELIZE_SINGLE_BLOCK_THREADS, 0, stream>>>(*g);
     return tsi_cuda_check_launch(ctx, "LU levelization (one block)");
   }
   int per_sm = 0, sms = 0;
-  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kahn_cooperative, BLOCK_THREADS, 0);
+  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kahn_cooperative, TSI_LU_LEVELIZE_THREADS, 0);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
   if (err != cudaSuccess)
     return cuda_failure(lu, err, "occupancy");
   /* All resident blocks, but no more warps than columns. */
-  int64_t blocks = (int64_t)per_sm * sms, wanted = ((int64_t)g->n * 32 + BLOCK_THREADS - 1) / BLOCK_THREADS;
+  int64_t blocks = (int64_t)per_sm * sms, wanted = ((int64_t)g->n * 32 + TSI_LU_LEVELIZE_THREADS - 1) / TSI_LU_LEVELIZE_THREADS;
   if (blocks > wanted)
     blocks = wanted;
   if (blocks < 1)
     blocks = 1;
   void *args[] = {g};
-  err = cudaLaunchCooperativeKernel((const void *)kahn_cooperative, dim3((unsigned)blocks), dim3(BLOCK_THREADS), args,
+  err = cudaLaunchCooperativeKernel((const void *)kahn_cooperative, dim3((unsigned)blocks), dim3(TSI_LU_LEVELIZE_THREADS), args,
                                     0, stream);
   if (err != cudaSuccess)
     return cuda_failure(lu, err, "cooperative launch");
@@ -210,8 +208,8 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
   int32_t levels = 0;
   cudaError_t err;
   const int64_t ptr_bytes = (n + 1) * (int64_t)sizeof(int64_t), col_bytes = n * (int64_t)sizeof(int32_t);
-  unsigned warp_blocks = (unsigned)((n * 32 + BLOCK_THREADS - 1) / BLOCK_THREADS);
-  unsigned thread_blocks = (unsigned)((n + BLOCK_THREADS - 1) / BLOCK_THREADS);
+  unsigned warp_blocks = (unsigned)((n * 32 + TSI_LU_LEVELIZE_THREADS - 1) / TSI_LU_LEVELIZE_THREADS);
+  unsigned thread_blocks = (unsigned)((n + TSI_LU_LEVELIZE_THREADS - 1) / TSI_LU_LEVELIZE_THREADS);
   graph g;
   size_t scan_bytes = 0, sort_bytes = 0;
   int end_bit = 1;
@@ -258,7 +256,7 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
   g.levels = d.levels;
 
   /* The graph: in-degrees, then U's strict part by rows (count, scan, fill). */
-  count_edges<<<warp_blocks, BLOCK_THREADS, 0, stream>>>(g);
+  count_edges<<<warp_blocks, TSI_LU_LEVELIZE_THREADS, 0, stream>>>(g);
   if ((st = tsi_cuda_check_launch(ctx, "LU levelization: in-degrees")) != TS_SUCCESS)
     goto cleanup;
   if ((err = cub::DeviceScan::InclusiveSum(NULL, scan_bytes, d.u_row_ptr + 1, d.u_row_ptr + 1, (int)n, stream)) !=
@@ -292,12 +290,12 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
       goto cleanup;
   }
   g.u_col_idx = d.u_col_idx;
-  fill_u_rows<<<warp_blocks, BLOCK_THREADS, 0, stream>>>(g, d.fill);
+  fill_u_rows<<<warp_blocks, TSI_LU_LEVELIZE_THREADS, 0, stream>>>(g, d.fill);
   if ((st = tsi_cuda_check_launch(ctx, "LU levelization: U by rows")) != TS_SUCCESS)
     goto cleanup;
 
   /* Kahn's sort, all levels in one launch. */
-  seed_sources<<<thread_blocks, BLOCK_THREADS, 0, stream>>>(g);
+  seed_sources<<<thread_blocks, TSI_LU_LEVELIZE_THREADS, 0, stream>>>(g);
   if ((st = tsi_cuda_check_launch(ctx, "LU levelization: sources")) != TS_SUCCESS)
     goto cleanup;
   if ((st = run_kahn(lu, &g, stream)) != TS_SUCCESS)
@@ -310,7 +308,7 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
   if ((st = device_alloc(lu, (void **)&d.sorted_level, col_bytes, &held)) != TS_SUCCESS ||
       (st = device_alloc(lu, (void **)&d.cols, col_bytes, &held)) != TS_SUCCESS)
     goto cleanup;
-  column_numbers<<<thread_blocks, BLOCK_THREADS, 0, stream>>>(d.cols, (int32_t)n);
+  column_numbers<<<thread_blocks, TSI_LU_LEVELIZE_THREADS, 0, stream>>>(d.cols, (int32_t)n);
   if ((st = tsi_cuda_check_launch(ctx, "LU levelization: column numbers")) != TS_SUCCESS)
     goto cleanup;
   if ((err = cub::DeviceRadixSort::SortPairs(d.temp, sort_bytes, (uint32_t *)d.level, d.sorted_level, d.cols, d.queue,

@@ -5,20 +5,11 @@
  * sizes, the right-looking tail, dense or sparse), the scratch, and the
  * factor values of the precision asked for. */
 #include "gemm/gemm_internal.h"
-#include "lu/numeric/numeric_internal.h"
+#include "lu/numeric/numeric_cuda.cuh"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A level of at most this many columns at the end of the schedule joins the
- * right-looking tail. */
-#define TSI_LU_TAIL_WIDTH 4
-/* The tail goes dense (numeric_dense_tail_cuda.cu) from this many
- * columns, when its m^2 doubles fit in this many bytes and a quarter of the
- * free device memory. */
-#define TSI_LU_DENSE_TAIL_MIN 128
-#define TSI_LU_DENSE_TAIL_BYTES ((int64_t)4 << 30)
 
 /* a_row[e] = the row of A's entry e, from A's row offsets. */
 __global__ void expand_rows(int64_t n, const int64_t *row_ptr, int32_t *a_row) {
@@ -223,7 +214,7 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
         widest_mean = mean;
     }
     if (filled > dev->left_ptr_host[kept]) {
-      dev->left_group_host[kept] = widest_mean <= 48.0 ? 32 : (widest_mean <= 256.0 ? 128 : 512);
+      dev->left_group_host[kept] = widest_mean <= TSI_LU_LEFT_WARP_MEAN ? 32 : (widest_mean <= TSI_LU_LEFT_MEDIUM_MEAN ? 128 : 512);
       dev->left_len_host[kept] = (int32_t)(longest < INT32_MAX ? longest : INT32_MAX);
       dev->left_ptr_host[++kept] = filled;
     }
@@ -336,8 +327,9 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
   if (st == TS_SUCCESS)
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_row, nnz_a, sizeof(int32_t), "A's rows");
   if (st == TS_SUCCESS) {
-    expand_rows<<<(unsigned)((n + 255) / 256 < 65535 ? (n + 255) / 256 : 65535), 256, 0, (cudaStream_t)ctx->stream>>>(
-        n, a_row_ptr, dev->a_row);
+    const int64_t blocks = (n + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+    expand_rows<<<(unsigned)(blocks < 65535 ? blocks : 65535), TSI_LU_ELEMENTWISE_THREADS, 0,
+                  (cudaStream_t)ctx->stream>>>(n, a_row_ptr, dev->a_row);
     st = tsi_cuda_check_launch(ctx, "LU on the GPU: A's rows");
   }
   device_free(dev, a_row_ptr, n + 1, sizeof(int64_t));
@@ -356,6 +348,8 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
   }
   if (st == TS_SUCCESS)
     st = reserve_scratch(lu, dev);
+  if (st == TS_SUCCESS)
+    st = tsi_lu_left_prepare(ctx, dev);
   if (st == TS_SUCCESS && dev->scratch_mode == TSI_LU_SCRATCH_DENSE) { /* the dataflow levels' */
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->factor_ready, n, sizeof(int32_t), "column ready marks");
     if (st == TS_SUCCESS)

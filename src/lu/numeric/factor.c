@@ -13,16 +13,12 @@
 #include <time.h>
 #endif
 
-/* a has the pattern the analysis saw: same order, same row offsets and
- * column indices. The message names the first row that differs. */
-/* Entries from which the checks and the copy of the values share out over
- * the threads (the 10^6-row netlist's 5 x 10^6 took 15-30 ms on one). */
-#define CHECK_PARALLEL_ENTRIES 262144
-
 static int check_threads(const ts_lu *lu) {
-  return lu->nnz_a < CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu);
+  return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu);
 }
 
+/* a has the pattern the analysis saw: same order, same row offsets and
+ * column indices. The message names the first row that differs. */
 static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   const int64_t n = lu->n;
   if (a->rows != n || a->cols != n)

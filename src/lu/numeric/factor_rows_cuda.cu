@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr int ROWS_BLOCK = 256;
+constexpr int ROWS_BLOCK = TSI_LU_ELEMENTWISE_THREADS;
 
 /* The column holding position p: the last k with col_ptr[k] <= p (no column
  * of L+U is empty: each holds its diagonal). */

@@ -14,10 +14,6 @@
 #include <omp.h>
 #endif
 
-/* Per-thread row counters take threads * (n + 1) words: at most this many
- * bytes, fewer threads otherwise. */
-#define TSI_LU_ROWS_COUNTER_BYTES ((int64_t)256 << 20)
-
 static void part_bounds(const ts_lu *lu, bool upper, int64_t k, int64_t *lo, int64_t *hi) {
   *lo = upper ? lu->lu_col_ptr[k] : lu->diag_pos[k] + 1;
   *hi = upper ? lu->diag_pos[k] : lu->lu_col_ptr[k + 1];
@@ -65,7 +61,7 @@ ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **
   int threads = 1;
 #ifdef _OPENMP
   threads = tsi_lu_threads(lu);
-  if (lu->lu_nnz < 200000)
+  if (lu->lu_nnz < TSI_LU_ROWS_PARALLEL_ENTRIES)
     threads = 1;
   while (threads > 1 && (int64_t)threads * (n + 1) * (int64_t)sizeof(int64_t) > TSI_LU_ROWS_COUNTER_BYTES)
     threads--;

@@ -7,9 +7,6 @@
 
 #include <stdlib.h>
 
-/* Columns from which the sums share out over the threads. */
-#define GATHER_PARALLEL_COLUMNS 16384
-
 int64_t *tsi_lu_gather_lengths(const ts_lu *lu) {
   const int64_t n = lu->n;
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
@@ -17,7 +14,7 @@ int64_t *tsi_lu_gather_lengths(const ts_lu *lu) {
   int64_t *gathered = tsi_malloc_array(n > 0 ? n : 1, sizeof(int64_t));
   if (!gathered)
     return NULL;
-  const int threads = n < GATHER_PARALLEL_COLUMNS ? 1 : tsi_lu_threads(lu);
+  const int threads = n < TSI_LU_GATHER_PARALLEL_COLUMNS ? 1 : tsi_lu_threads(lu);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1024)
   for (int64_t k = 0; k < n; k++) {
     int64_t sum = 0;

@@ -37,7 +37,7 @@ typedef struct tsi_lu_column_outcome {
  * the core after a while so that a descheduled writer can run. */
 static void tsi_lu_wait_ready(const int *ready, int64_t j) {
   for (int spins = 0; !__atomic_load_n(&ready[j], __ATOMIC_ACQUIRE); spins++)
-    if (spins >= 1024)
+    if (spins >= TSI_LU_CPU_SPINS_BEFORE_YIELD)
       sched_yield();
 }
 
@@ -189,7 +189,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   double max_abs = single ? lu_scatter_f32(lu, lu->lu_values_f32, threads) : lu_scatter_f64(lu, lu->lu_values, threads);
   double threshold = lu->options.pivot_threshold;
   if (!(threshold > 0.0))
-    threshold = single ? 1e-7 : 1e-14; /* the documented defaults, should options come unresolved */
+    threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64; /* should options come unresolved */
   /* Static pivoting (Li and Demmel, "SuperLU_DIST: a scalable distributed-
    * memory sparse direct solver for unsymmetric linear systems", ACM TOMS
    * 29(2), 2003, GESP): a tiny pivot becomes sqrt(eps) * max|M| with its
@@ -213,7 +213,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
    * stay with the level schedule, which runs them on one thread (olm1000's
    * 999 one-column levels: 0.02 ms there, 0.08 as a dataflow). */
   int *ready = NULL;
-  if (threads > 1 && !lu->switches.cpu_level_sync && lu->n >= 2 * (int64_t)threads * lu->levels) {
+  if (threads > 1 && !lu->switches.cpu_level_sync && lu->n >= TSI_LU_CPU_FLOW_COLUMNS_PER_THREAD_LEVEL * (int64_t)threads * lu->levels) {
     ready = (int *)tsi_calloc_array(lu->n > 0 ? lu->n : 1, sizeof(int));
     if (!ready)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld column marks",

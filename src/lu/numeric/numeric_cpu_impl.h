@@ -138,7 +138,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
   int64_t flops = 0, perturbed = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
-  const int64_t serial_width = threads > 1 ? 2 * (int64_t)threads : 1;
+  const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
 
 #pragma omp parallel num_threads(threads)
   {
@@ -163,7 +163,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
       } else {
         /* Chunks of about 1/8 of a thread's share: wide levels of small
          * columns need few scheduling steps, narrow ones still balance. */
-        int64_t chunk = (last - first) / ((int64_t)threads * 8);
+        int64_t chunk = (last - first) / ((int64_t)threads * TSI_LU_CPU_PIECES_PER_THREAD);
         if (chunk < 1)
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
@@ -223,7 +223,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
       const int64_t at = __atomic_load_n(&next, __ATOMIC_RELAXED);
       while (at < n && level_ptr[level + 1] <= at)
         level++;
-      int64_t run = at < n ? (level_ptr[level + 1] - level_ptr[level]) / ((int64_t)threads * 8) : 1;
+      int64_t run = at < n ? (level_ptr[level + 1] - level_ptr[level]) / ((int64_t)threads * TSI_LU_CPU_PIECES_PER_THREAD) : 1;
       if (run < 1)
         run = 1;
       const int64_t first = __atomic_fetch_add(&next, run, __ATOMIC_RELAXED);

@@ -94,6 +94,11 @@ __device__ __forceinline__ double minus_product(double x, double l, double u) { 
 void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, double root_eps,
                          cudaStream_t stream);
 
+/* The shared-memory caps of the left-looking levels on this device, and the
+ * kernels allowed to take them (numeric_left_cuda.cu; once, when the device
+ * cache is built). */
+ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev);
+
 /* The left-looking levels (numeric_left_cuda.cu); with the dataflow
  * launches, sets args->ready and args->epoch, which the tail's kernels then
  * keep. */

@@ -26,7 +26,7 @@ namespace {
 
 /* Panel width: the GEMM's depth and the triangular kernels' register
  * arrays. */
-constexpr int panel = 64;
+constexpr int panel = TSI_LU_DENSE_TAIL_PANEL;
 
 /* The tail's columns k gather, in increasing order, the updates of the
  * finished columns j < tail_start (a block per column): rows of the block
@@ -37,7 +37,7 @@ constexpr int panel = 64;
  * entry with one load instead of a binary search over the column; the map
  * is cleared after, leaving the slot zero. */
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_THREADS)
     dense_tail_gather(factor_args a, const T *values, int64_t tail_start, int64_t m, double *d, bool use_map) {
   const int32_t *row_idx = a.row_idx;
   int32_t *map = use_map ? (int32_t *)(a.scratch + (int64_t)blockIdx.x * a.n) : nullptr;
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(256)
 
 /* LU of the b x b diagonal block at (c0, c0) in shared memory, one block;
  * pivots by the rule, outcomes in kind[c0 ..]. */
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_THREADS)
     dense_diagonal_block(double *d, int64_t m, int64_t c0, int b, const double *rule, signed char *kind) {
   __shared__ double s[panel][panel + 1]; /* s[column][row] */
   for (int e = threadIdx.x; e < b * b; e += blockDim.x)
@@ -123,7 +123,7 @@ __device__ void load_diagonal_block(const double *d, int64_t m, int64_t c0, doub
 
 /* L21 = A21 U11^-1 below a full panel: a thread per row, forward along the
  * row with U11 in shared memory. */
-__global__ void __launch_bounds__(128) dense_lower_panel(double *d, int64_t m, int64_t c0) {
+__global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_PANEL_THREADS) dense_lower_panel(double *d, int64_t m, int64_t c0) {
   __shared__ double u[panel][panel + 1]; /* u[column][row] = U11(row, column) */
   load_diagonal_block(d, m, c0, u);
   const int64_t i = c0 + panel + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(128) dense_lower_panel(double *d, int64_t m, i
 
 /* U12 = L11^-1 A12 right of a full panel: a thread per column, down the
  * column with the unit lower L11 in shared memory. */
-__global__ void __launch_bounds__(128) dense_upper_panel(double *d, int64_t m, int64_t c0) {
+__global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_PANEL_THREADS) dense_upper_panel(double *d, int64_t m, int64_t c0) {
   __shared__ double l[panel][panel + 1]; /* l[column][row] = L11(row, column) */
   load_diagonal_block(d, m, c0, l);
   const int64_t c = c0 + panel + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(128) dense_upper_panel(double *d, int64_t m, i
  * the solves (lu_solve_dense_tail_cuda.cu); its entries outside the
  * pattern are zero. */
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_THREADS)
     dense_tail_store(factor_args a, T *values, int64_t tail_start, int64_t m, double *d) {
   for (int64_t k = tail_start + blockIdx.x; k < a.n; k += gridDim.x) {
     const int64_t begin = a.col_ptr[k], end = a.col_ptr[k + 1];
@@ -198,17 +198,17 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
   int64_t blocks = m < 65535 ? m : 65535;
   if (use_map && blocks > dev->scratch_slots)
     blocks = dev->scratch_slots;
-  dense_tail_gather<T><<<(unsigned)blocks, 256, 0, stream>>>(a, values, tail_start, m, d, use_map);
+  dense_tail_gather<T><<<(unsigned)blocks, TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d, use_map);
   signed char *kind = a.kind + tail_start;
   for (int64_t c0 = 0; c0 < m; c0 += panel) {
     const int b = (int)(m - c0 < panel ? m - c0 : panel);
-    dense_diagonal_block<<<1, 256, 0, stream>>>(d, m, c0, b, a.rule, kind);
+    dense_diagonal_block<<<1, TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(d, m, c0, b, a.rule, kind);
     const int64_t rest = m - c0 - b;
     if (rest <= 0)
       break; /* only the last panel can be narrow */
-    const unsigned blocks = (unsigned)((rest + 127) / 128);
-    dense_lower_panel<<<blocks, 128, 0, stream>>>(d, m, c0);
-    dense_upper_panel<<<blocks, 128, 0, stream>>>(d, m, c0);
+    const unsigned blocks = (unsigned)((rest + TSI_LU_DENSE_TAIL_PANEL_THREADS - 1) / TSI_LU_DENSE_TAIL_PANEL_THREADS);
+    dense_lower_panel<<<blocks, TSI_LU_DENSE_TAIL_PANEL_THREADS, 0, stream>>>(d, m, c0);
+    dense_upper_panel<<<blocks, TSI_LU_DENSE_TAIL_PANEL_THREADS, 0, stream>>>(d, m, c0);
     tsi_gemm_args g;
     g.dtype = TS_FLOAT64;
     g.m = rest;
@@ -229,7 +229,7 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
     if (st != TS_SUCCESS)
       return st;
   }
-  dense_tail_store<T><<<(unsigned)(m < 65535 ? m : 65535), 256, 0, stream>>>(a, values, tail_start, m, d);
+  dense_tail_store<T><<<(unsigned)(m < 65535 ? m : 65535), TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d);
   return TS_SUCCESS;
 }
 

@@ -142,6 +142,10 @@ typedef struct tsi_lu_device {
   int64_t tail_order_entries, tail_runs;
   int64_t *tail_order_ptr, *tail_order, *tail_run_ptr, *tail_run_end;
   int multiprocessors; /* of the GPU, for the tail's GEMM configuration */
+  /* Shared memory a block of the shared-accumulator levels may take: a
+   * column of 512 threads, or a block of smaller groups (TSI_LU_SHARED_*
+   * within the device's limits). */
+  int64_t shared_column_bytes, shared_block_bytes;
 
   /* Values. */
   int single;      /* precision the value arrays were made for */

@@ -263,7 +263,7 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
 /* Columns of a level whose longest column's values fit shared memory:
  * `room` doubles of dynamic shared memory per group. */
 template <typename T, int GROUP>
-__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
+__global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
     left_level_shared(factor_args a, T *values, int64_t first, int64_t count, int room) {
   extern __shared__ double column_values[];
   const int per_block = blockDim.x / GROUP;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
  * left_column_shared's, so the factors are the same bits.
  */
 template <typename T, int GROUP>
-__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
+__global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
     left_flow_shared(factor_args a, T *values, int64_t first, int64_t count, int room, unsigned long long *next) {
   extern __shared__ double column_values[];
   __shared__ unsigned long long block_ticket;
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
 }
 
 template <typename T, bool DENSE, int GROUP>
-__global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
+__global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
     left_level(factor_args a, T *values, int64_t first, int64_t count) {
   const int per_block = blockDim.x / GROUP;
   const int lane = threadIdx.x % GROUP;
@@ -334,34 +334,53 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
     left_column<T, DENSE, GROUP>(a, values, a.cols[first + c], x, lane);
 }
 
-/* Shared memory a block of the shared-accumulator levels may take: a
- * column of the widest groups (one a block) up to 200 KiB, a block of warps
- * or of 128 threads up to 48 KiB (so that several blocks share an SM). */
-#define TSI_LU_SHARED_COLUMN_BYTES (200 * 1024)
-#define TSI_LU_SHARED_BLOCK_BYTES (48 * 1024)
+template <typename T> static cudaError_t allow_shared_columns(int bytes) {
+  cudaError_t err = cudaFuncSetAttribute(left_level_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(left_flow_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return err;
+}
 
-template <typename T> static void allow_shared_columns() {
-  cudaFuncSetAttribute(left_level_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       TSI_LU_SHARED_COLUMN_BYTES);
-  cudaFuncSetAttribute(left_flow_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       TSI_LU_SHARED_COLUMN_BYTES);
+ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev) {
+  int optin = 0, per_block = 0;
+  cudaFuncAttributes flow;
+  cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlock, ctx->device);
+  if (err == cudaSuccess)
+    err = cudaFuncGetAttributes(&flow, left_flow_shared<double, 512>);
+  if (err != cudaSuccess)
+    return tsi_cuda_error(ctx, err, "LU on the GPU: the shared memory of the left-looking kernels");
+  /* The dataflow kernels' own shared words come off the dynamic part. */
+  const int64_t reserved = (int64_t)flow.sharedSizeBytes;
+  dev->shared_column_bytes = TSI_LU_SHARED_COLUMN_BYTES < optin - reserved ? TSI_LU_SHARED_COLUMN_BYTES : optin - reserved;
+  dev->shared_block_bytes = TSI_LU_SHARED_BLOCK_BYTES < per_block - reserved ? TSI_LU_SHARED_BLOCK_BYTES : per_block - reserved;
+  err = allow_shared_columns<double>((int)dev->shared_column_bytes);
+  if (err == cudaSuccess)
+    err = allow_shared_columns<float>((int)dev->shared_column_bytes);
+  if (err != cudaSuccess)
+    return tsi_cuda_error(ctx, err, "LU on the GPU: allowing %lld bytes of shared memory per column",
+                          (long long)dev->shared_column_bytes);
+  return TS_SUCCESS;
 }
 
 /* Shared memory of a block of groups of `group` threads whose columns have
- * up to `longest` entries, or 0 when over the cap (the column then
- * accumulates in global memory). */
-static size_t shared_column_bytes(int group, int64_t longest) {
-  const int per_block = group == 32 ? 8 : 1;
+ * up to `longest` entries, or 0 when over the device cache's cap (the
+ * column then accumulates in global memory). */
+static size_t shared_column_bytes(const tsi_lu_device *dev, int group, int64_t longest) {
+  const int per_block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK / 32 : 1;
   const size_t bytes = (size_t)per_block * (size_t)longest * sizeof(double);
-  return bytes <= (group == 512 ? TSI_LU_SHARED_COLUMN_BYTES : TSI_LU_SHARED_BLOCK_BYTES) ? bytes : 0;
+  return bytes <= (size_t)(group == 512 ? dev->shared_column_bytes : dev->shared_block_bytes) ? bytes : 0;
 }
 
 template <typename T>
-static void launch_left_level(const factor_args &args, T *values, int64_t first, int64_t count, int group,
-                              int32_t longest, bool dense, bool shared_columns, int64_t slots, cudaStream_t stream) {
+static void launch_left_level(const tsi_lu_device *dev, const factor_args &args, T *values, int64_t first,
+                              int64_t count, int group, int32_t longest, bool dense, bool shared_columns,
+                              cudaStream_t stream) {
   /* Warps share a block (8 columns); larger groups are the block, so that
    * their barriers are the block's. */
-  const int block = group == 32 ? 256 : group;
+  const int64_t slots = dev->scratch_slots;
+  const int block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK : group;
   const int per_block = block / group;
   int64_t blocks = (count + per_block - 1) / per_block;
   if (dense && blocks * per_block > slots)
@@ -369,7 +388,7 @@ static void launch_left_level(const factor_args &args, T *values, int64_t first,
   if (blocks > 65535 * 16)
     blocks = 65535 * 16;
   const unsigned grid = (unsigned)blocks;
-  const size_t shared = shared_column_bytes(group, longest);
+  const size_t shared = shared_column_bytes(dev, group, longest);
   if (dense && shared_columns && shared > 0) {
 #define TSI_LEFT_SHARED(G)                                                                                             \
   left_level_shared<T, G><<<grid, block, shared, stream>>>(args, values, first, count, (int)longest)
@@ -390,15 +409,17 @@ static void launch_left_level(const factor_args &args, T *values, int64_t first,
  * group's position map) or columns; groups that are not resident yet start
  * when others finish and take the tickets left. */
 template <typename T>
-static void launch_left_flow(const factor_args &args, T *values, int64_t first, int64_t count, int group,
-                             int32_t longest, int64_t slots, unsigned long long *next, cudaStream_t stream) {
-  const int block = group == 32 ? 256 : group;
+static void launch_left_flow(const tsi_lu_device *dev, const factor_args &args, T *values, int64_t first,
+                             int64_t count, int group, int32_t longest, unsigned long long *next,
+                             cudaStream_t stream) {
+  const int64_t slots = dev->scratch_slots;
+  const int block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK : group;
   const int per_block = block / group;
   int64_t blocks = (count + per_block - 1) / per_block;
   if (blocks * per_block > slots)
     blocks = slots / per_block;
   const unsigned grid = (unsigned)blocks;
-  const size_t shared = shared_column_bytes(group, longest);
+  const size_t shared = shared_column_bytes(dev, group, longest);
 #define TSI_LEFT_FLOW(G)                                                                                               \
   left_flow_shared<T, G><<<grid, block, shared, stream>>>(args, values, first, count, longest, next)
   group == 32 ? TSI_LEFT_FLOW(32) : (group == 128 ? TSI_LEFT_FLOW(128) : TSI_LEFT_FLOW(512));
@@ -428,8 +449,6 @@ template <typename T>
 static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *args, cudaStream_t stream) {
   T *values = (T *)dev->values;
   const bool dense = dev->scratch_mode == TSI_LU_SCRATCH_DENSE, shared_columns = !lu->switches.gpu_global_columns;
-  if (dense && shared_columns)
-    allow_shared_columns<T>();
   const bool flow = dense && shared_columns && !lu->switches.gpu_level_sync && dev->factor_ready;
   if (flow) {
     ts_status st = next_factor_epoch(lu->ctx, dev, stream, &args->epoch);
@@ -441,24 +460,24 @@ static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *ar
   for (int64_t l = 0; l < dev->left_levels;) {
     const int group = dev->left_group_host[l];
     int64_t longest = dev->left_len_host[l], last = l + 1;
-    if (!flow || shared_column_bytes(group, longest) == 0) {
+    if (!flow || shared_column_bytes(dev, group, longest) == 0) {
       const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[l + 1] - first;
-      launch_left_level<T>(*args, values, first, count, group, dev->left_len_host[l], dense, shared_columns,
-                           dev->scratch_slots, stream);
+      launch_left_level<T>(dev, *args, values, first, count, group, dev->left_len_host[l], dense, shared_columns,
+                           stream);
       l++;
       continue;
     }
     /* The following levels of the same group size whose columns fit shared
      * memory run as one dataflow launch. */
     while (last < dev->left_levels && dev->left_group_host[last] == group &&
-           shared_column_bytes(group, longest > dev->left_len_host[last] ? longest : dev->left_len_host[last]) > 0) {
+           shared_column_bytes(dev, group, longest > dev->left_len_host[last] ? longest : dev->left_len_host[last]) > 0) {
       if (dev->left_len_host[last] > longest)
         longest = dev->left_len_host[last];
       last++;
     }
     const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[last] - first;
-    launch_left_flow<T>(*args, values, first, count, group, (int32_t)longest, dev->scratch_slots,
-                        dev->flow_next + segment++, stream);
+    launch_left_flow<T>(dev, *args, values, first, count, group, (int32_t)longest, dev->flow_next + segment++,
+                        stream);
     l = last;
   }
   return TS_SUCCESS;

@@ -10,9 +10,6 @@
 
 #include <cuda_runtime.h>
 
-/* Threads of a block of the sparse tail's gather (a block per tail column). */
-#define TAIL_GATHER_THREADS 512
-
 /* Where row j lies in tail column k, below search_end: with map (column
  * k's rows above tail_start, offset + 1 by row, 0 where absent), one load;
  * else a binary search. -1 when absent. */
@@ -84,9 +81,6 @@ __device__ void gather_entry_warp(const factor_args &a, const T *values, const i
     a.acc[p] = x;
 }
 
-/* Rows of L longer than this go to a warp (gather_entry_warp). */
-#define TAIL_LONG_ROW 32
-
 /* Entries order[first .. last) (or, with order NULL, positions first ..
  * last) of tail column k: short rows a thread each, long rows a warp each. */
 template <typename T>
@@ -95,14 +89,14 @@ __device__ void gather_entries(const factor_args &a, const T *values, const int3
   for (int64_t e = first + threadIdx.x; e < last; e += blockDim.x) {
     const int64_t p = order ? order[e] : e;
     const int32_t i = a.row_idx[p];
-    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] <= TAIL_LONG_ROW)
+    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] <= TSI_LU_TAIL_LONG_ROW)
       gather_entry<T>(a, values, map, p, begin, first_tail, tail_start);
   }
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   for (int64_t e = first + (threadIdx.x >> 5); e < last; e += warps) {
     const int64_t p = order ? order[e] : e;
     const int32_t i = a.row_idx[p];
-    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] > TAIL_LONG_ROW)
+    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] > TSI_LU_TAIL_LONG_ROW)
       gather_entry_warp<T>(a, values, map, p, begin, first_tail, tail_start, lane);
   }
 }
@@ -116,7 +110,7 @@ __device__ void gather_entries(const factor_args &a, const T *values, const int3
  * of a binary search over the column (17 dependent loads for the 10^6-row
  * netlist's rails); the map is cleared after, leaving the slot zero. */
 template <typename T>
-__global__ void __launch_bounds__(TAIL_GATHER_THREADS)
+__global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
                 const int64_t *run_ptr, const int64_t *run_end, bool use_map) {
   int32_t *map = use_map ? reinterpret_cast<int32_t *>(a.scratch + blockIdx.x * a.n) : NULL;
@@ -149,7 +143,7 @@ __global__ void __launch_bounds__(TAIL_GATHER_THREADS)
  * previous launch); every block computes j's pivot and pushes
  * L(:, j) * U(j, k) into the columns k of row j of U, a target per block. */
 template <typename T>
-__global__ void __launch_bounds__(256) tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
+__global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS) tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
   const int32_t *row_idx = a.row_idx;
   if (blockIdx.x == 0 && prev >= 0) {
     const int64_t begin = a.col_ptr[prev], diag = a.diag_pos[prev], end = a.col_ptr[prev + 1];
@@ -197,15 +191,15 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
     gather_blocks = 65535;
   if (use_map && gather_blocks > dev->scratch_slots)
     gather_blocks = dev->scratch_slots;
-  tail_gather<T><<<(unsigned)gather_blocks, TAIL_GATHER_THREADS, 0, stream>>>(
+  tail_gather<T><<<(unsigned)gather_blocks, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
       args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end, use_map);
   for (int64_t j = tail_start; j <= n; j++) {
     int64_t targets = j < n ? dev->urow_ptr_host[j + 1] - dev->urow_ptr_host[j] : 0;
     if (targets < 1)
       targets = 1;
-    if (targets > 4096)
-      targets = 4096;
-    tail_step<T><<<(unsigned)targets, 256, 0, stream>>>(args, values, j < n ? j : -1, j > tail_start ? j - 1 : -1);
+    if (targets > TSI_LU_TAIL_STEP_BLOCKS)
+      targets = TSI_LU_TAIL_STEP_BLOCKS;
+    tail_step<T><<<(unsigned)targets, TSI_LU_TAIL_STEP_THREADS, 0, stream>>>(args, values, j < n ? j : -1, j > tail_start ? j - 1 : -1);
   }
   return TS_SUCCESS;
 }

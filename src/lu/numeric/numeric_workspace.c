@@ -31,12 +31,9 @@ void tsi_lu_numeric_release(ts_lu *lu) {
   lu->a_values = NULL;
 }
 
-/* Rows from which the row sums share out over the threads. */
-#define NORM_PARALLEL_ROWS 16384
-
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
-  const int threads = n < NORM_PARALLEL_ROWS ? 1 : tsi_lu_threads(lu);
+  const int threads = n < TSI_LU_NORM_PARALLEL_ROWS ? 1 : tsi_lu_threads(lu);
   double norm_inf = 0.0;
   /* Each row's sum in a fixed order, and a maximum: no bit depends on the
    * threads. */

@@ -5,14 +5,12 @@
  * M(:, k) through the columns of L already computed; the same algorithm as
  * KLU's, Davis and Palamadai Natarajan, ACM TOMS 37, 2010). The row of the
  * matching (M's diagonal) is kept as the pivot while it is at least
- * TSI_LU_PIVOT_TOLERANCE times the largest candidate. */
+ * TSI_LU_PIVOTED_TOLERANCE times the largest candidate. */
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TSI_LU_PIVOT_TOLERANCE 0.1
 
 /* Growable arrays of one triangle, by columns. */
 typedef struct triangle {
@@ -199,7 +197,7 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
         best = i;
       }
     }
-    if (pinv[k] < 0 && mark[k] == (int32_t)(k + 1) && fabs(x[k]) >= TSI_LU_PIVOT_TOLERANCE * largest && x[k] != 0.0)
+    if (pinv[k] < 0 && mark[k] == (int32_t)(k + 1) && fabs(x[k]) >= TSI_LU_PIVOTED_TOLERANCE * largest && x[k] != 0.0)
       best = (int32_t)k;
     double pivot;
     if (best < 0 || largest == 0.0) {

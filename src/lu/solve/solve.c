@@ -45,15 +45,11 @@ static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, do
  * a solve on the 10^5-row netlist, perf on the development machine). */
 static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
 
-/* Rows from which the residual's loops share out over the threads (fewer
- * cost more in the fork than they save). */
-#define RESIDUAL_PARALLEL_ROWS 16384
-
 /* Threads of the residual: the numeric phase's, one inside the solve's own
  * parallel loop over right-hand sides. */
 static int residual_threads(const ts_lu *lu) {
 #ifdef _OPENMP
-  if (omp_in_parallel() || lu->n < RESIDUAL_PARALLEL_ROWS)
+  if (omp_in_parallel() || lu->n < TSI_LU_RESIDUAL_PARALLEL_ROWS)
     return 1;
   return tsi_lu_threads(lu);
 #else
@@ -225,7 +221,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
       return norm_status;
   }
   const int max_steps = lu->options.refine_max_steps < 0 ? 0 : lu->options.refine_max_steps;
-  const double tolerance = lu->options.refine_tolerance > 0.0 ? lu->options.refine_tolerance : 1e-15;
+  const double tolerance = lu->options.refine_tolerance > 0.0 ? lu->options.refine_tolerance : TSI_LU_REFINE_TOLERANCE;
   double *solve_work = ws->solve_work;
   double worst_error = 0.0;
   int most_steps = 0;
@@ -258,7 +254,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   /* Static pivoting's factors may be too far from A for refinement (pivots
    * replaced after exact cancellation): factor again with partial pivoting
    * on the host and solve every right-hand side through those factors. */
-  if (worst_error > 10.0 * tolerance && lu->stats.perturbed_pivots > 0 && max_steps > 0 && !lu->pivoted) {
+  if (worst_error > TSI_LU_PIVOTED_FALLBACK_ERROR * tolerance && lu->stats.perturbed_pivots > 0 && max_steps > 0 && !lu->pivoted) {
     status = tsi_lu_pivoted_factor(lu);
     if (status != TS_SUCCESS)
       return status;

@@ -29,7 +29,7 @@ enum {
   SOLVE_UPPER_T = TSI_LU_SOLVE_UPPER_T,
   SOLVE_LOWER_T = TSI_LU_SOLVE_LOWER_T
 };
-enum { SOLVE_THREADS = 256, SOLVE_WARPS = SOLVE_THREADS / 32 };
+enum { SOLVE_THREADS = TSI_LU_SOLVE_THREADS, SOLVE_WARPS = SOLVE_THREADS / 32 };
 /* tsi_lu_solve_schedule.ready: how its items were ordered. */
 enum { SCHEDULE_OWN_LEVELS = 1, SCHEDULE_FACTOR_ORDER = 2 };
 
@@ -422,8 +422,9 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
   if (tail && !tail_after(MODE)) { /* the tail first; the other rows wait on its marks */
     tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
     const int64_t rows = args.n - args.tail_start;
-    mark_rows<<<(unsigned)((rows + 255) / 256 < 4096 ? (rows + 255) / 256 : 4096), 256, 0, stream>>>(
-        dev->solve_ready_mark, args.tail_start, args.n, epoch);
+    const int64_t mark_blocks = (rows + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+    mark_rows<<<(unsigned)(mark_blocks < TSI_LU_ELEMENTWISE_BLOCKS ? mark_blocks : TSI_LU_ELEMENTWISE_BLOCKS),
+                TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(dev->solve_ready_mark, args.tail_start, args.n, epoch);
   }
   solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
       args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
@@ -509,11 +510,11 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
                                       (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess)
     return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: copy of the right-hand sides: %s", cudaGetErrorString(err));
-  int64_t blocks = (n * nrhs + 255) / 256;
-  if (blocks > 4096)
-    blocks = 4096;
+  int64_t blocks = (n * nrhs + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+  if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
+    blocks = TSI_LU_ELEMENTWISE_BLOCKS;
   const bool plain = op == TS_OP_NONE;
-  permute_in<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->row_perm : dev->col_perm,
+  permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(n, nrhs, plain ? dev->row_perm : dev->col_perm,
                                                    plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
                                                    dev->solve_y);
   const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
@@ -521,7 +522,7 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
                    : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
   if (st != TS_SUCCESS)
     return st;
-  permute_out<<<(unsigned)blocks, 256, 0, stream>>>(n, nrhs, plain ? dev->col_perm : dev->row_perm,
+  permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(n, nrhs, plain ? dev->col_perm : dev->row_perm,
                                                     plain ? dev->col_scale : dev->row_scale, dev->solve_y,
                                                     dev->solve_rhs);
   st = tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");

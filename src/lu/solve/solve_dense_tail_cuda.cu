@@ -19,7 +19,7 @@ namespace {
 /* Rows a triangle block holds (two a lane). */
 constexpr int TRIANGLE_ROWS = 64;
 /* Rows an update block subtracts the solved block from (a thread each). */
-constexpr int UPDATE_ROWS = 64;
+constexpr int UPDATE_ROWS = TSI_LU_SOLVE_UPDATE_ROWS;
 
 /* Entry (r, c) of op's triangle within the block: L and U as stored
  * (column-major), U^T and L^T transposed. */

@@ -15,9 +15,6 @@
 #include <unistd.h>
 #endif
 
-/* Below this the TLB covers the array anyway. */
-#define TSI_LU_HUGE_PAGES_MIN ((size_t)8 << 20)
-
 void tsi_lu_advise_huge_pages(void *memory, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (!memory || bytes < TSI_LU_HUGE_PAGES_MIN)

@@ -23,13 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARPS_PER_BLOCK 8
+#define WARPS_PER_BLOCK TSI_LU_SYMBOLIC_WARPS_PER_BLOCK
 #define FULL_MASK 0xffffffffu
-/* Rows in flight per chunk: beyond a few per resident warp, slots only cost
- * memory and their initial clearing. */
-#define ROWS_PER_RESIDENT_WARP 2
-/* Default budget: this fraction of the free device memory. */
-#define DEFAULT_BUDGET_DIVISOR 4
 
 typedef struct symbolic_chunk {
   const int64_t *m_ptr; /* M's pattern by rows */
@@ -459,7 +454,7 @@ static int64_t queue_words_for(const ts_lu *lu, int64_t budget, int64_t fixed_wo
   if (full_rows >= rows)
     return bound;
   int64_t words = budget / (int64_t)sizeof(uint32_t) / rows - fixed_words;
-  int64_t least = fixed_words > 1024 ? fixed_words : 1024;
+  int64_t least = fixed_words > TSI_LU_SYMBOLIC_MIN_QUEUE_WORDS ? fixed_words : TSI_LU_SYMBOLIC_MIN_QUEUE_WORDS;
   if (words < least)
     words = least;
   if (words >= bound || tsi_lu_symbolic_chunk_rows(budget, round_up4(fixed_words + words), rows) <= full_rows)
@@ -530,12 +525,12 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
         st = cuda_failure(lu, err, "cudaMemGetInfo");
         goto cleanup;
       }
-      budget = (int64_t)(free_bytes / DEFAULT_BUDGET_DIVISOR);
+      budget = (int64_t)(free_bytes / TSI_LU_SYMBOLIC_BUDGET_DIVISOR);
     }
     int device_sms = 0, warps_per_sm = 0;
     (void)cudaDeviceGetAttribute(&device_sms, cudaDevAttrMultiProcessorCount, ctx->device);
     (void)cudaDeviceGetAttribute(&warps_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ctx->device);
-    int64_t in_flight = (int64_t)device_sms * (warps_per_sm / 32) * ROWS_PER_RESIDENT_WARP;
+    int64_t in_flight = (int64_t)device_sms * (warps_per_sm / 32) * TSI_LU_SYMBOLIC_ROWS_PER_RESIDENT_WARP;
     if (in_flight < WARPS_PER_BLOCK)
       in_flight = WARPS_PER_BLOCK;
     int64_t scratch_words = 0;

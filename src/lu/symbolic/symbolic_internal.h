@@ -19,14 +19,6 @@ extern "C" {
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a);
 ts_status tsi_lu_symbolic_cuda(ts_lu *lu, const ts_csr *a);
 
-/* Default budget: enough rows in flight per thread that a chunk's rows
- * balance across threads, capped so large orders stay modest. */
-#define TSI_LU_SYMBOLIC_ROWS_PER_THREAD 16
-#define TSI_LU_SYMBOLIC_DEFAULT_CAP ((int64_t)256 << 20)
-/* Smallest order whose chunks run on several threads: waking the threads
- * for each chunk costs more than small orders' rows. */
-#define TSI_LU_SYMBOLIC_PARALLEL_ORDER 2048
-
 /* M's pattern by rows (row i is row row_perm[i] of A, columns renumbered by
  * the inverse of col_perm) and the rows of L + U found from it: row_ptr has
  * n + 1 offsets, each row's columns in any order, its diagonal included;
