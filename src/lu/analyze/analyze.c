@@ -4,7 +4,6 @@
  * and levelization phases run on the host or the GPU as lu_backend.c
  * decides (the host unless the options ask for the GPU). */
 #include "lu/analyze/analyze_internal.h"
-#include "lu/lu_analysis_time.h"
 #include "lu/levelize/levelize_internal.h"
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
@@ -75,7 +74,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
    * second thread has computed meanwhile (10^6-row netlist: the matching's
    * 142 ms taken off the ordering's 408). The ordering's time is what it
    * added after the matching. */
-  double start = tsi_lu_seconds(), matched = start;
+  double start = tsi_seconds(), matched = start;
   int64_t *speculated = NULL;
 #ifdef _OPENMP
   if (tsi_lu_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
@@ -86,7 +85,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     {
       if (omp_get_thread_num() == 0) {
         st = tsi_lu_matching(lu, a);
-        matched = tsi_lu_seconds();
+        matched = tsi_seconds();
       } else {
         speculated = tsi_lu_ordering_speculate(lu, a);
       }
@@ -95,13 +94,13 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
 #endif
   {
     st = tsi_lu_matching(lu, a);
-    matched = tsi_lu_seconds();
+    matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;
   if (st == TS_SUCCESS)
     st = tsi_lu_ordering(lu, a, speculated);
   free(speculated);
-  double end = tsi_lu_seconds();
+  double end = tsi_seconds();
   lu->stats.time_ordering = end - matched;
   if (st != TS_SUCCESS)
     goto cleanup;
@@ -109,7 +108,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   start = end;
   st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) ? tsi_lu_symbolic_cuda(lu, a)
                                                                            : tsi_lu_symbolic_cpu(lu, a);
-  end = tsi_lu_seconds();
+  end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
   if (st != TS_SUCCESS)
     goto cleanup;
@@ -117,7 +116,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   start = end;
   st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE) ? tsi_lu_levelize_cuda(lu)
                                                                            : tsi_lu_levelize_cpu(lu);
-  end = tsi_lu_seconds();
+  end = tsi_seconds();
   lu->stats.time_levelize = end - start;
   if (st != TS_SUCCESS)
     goto cleanup;

@@ -139,12 +139,6 @@ typedef struct device_arrays {
   void *temp;
 } device_arrays;
 
-static ts_status cuda_failure(ts_lu *lu, cudaError_t err, const char *what) {
-  (void)cudaGetLastError();
-  return tsi_error(lu->ctx, err == cudaErrorMemoryAllocation ? TS_ERROR_OUT_OF_MEMORY : TS_ERROR_CUDA,
-                   "ts_lu_analyze: GPU levelization: %s: %s", what, cudaGetErrorString(err));
-}
-
 /* Allocate `bytes` (at least 4) on the device, counting them in *held. */
 static ts_status device_alloc(ts_lu *lu, void **ptr, int64_t bytes, int64_t *held) {
   if (bytes < 4)
@@ -173,7 +167,7 @@ static ts_status run_kahn(ts_lu *lu, graph *g, cudaStream_t stream) {
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
   if (err != cudaSuccess)
-    return cuda_failure(lu, err, "occupancy");
+    return tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: occupancy");
   /* All resident blocks, but no more warps than columns. */
   int64_t blocks = (int64_t)per_sm * sms, wanted = ((int64_t)g->n * 32 + TSI_LU_LEVELIZE_THREADS - 1) / TSI_LU_LEVELIZE_THREADS;
   if (blocks > wanted)
@@ -184,7 +178,7 @@ static ts_status run_kahn(ts_lu *lu, graph *g, cudaStream_t stream) {
   err = cudaLaunchCooperativeKernel((const void *)kahn_cooperative, dim3((unsigned)blocks), dim3(TSI_LU_LEVELIZE_THREADS), args,
                                     0, stream);
   if (err != cudaSuccess)
-    return cuda_failure(lu, err, "cooperative launch");
+    return tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: cooperative launch");
   return tsi_cuda_check_launch(ctx, "LU levelization (cooperative)");
 }
 
@@ -261,7 +255,7 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
     goto cleanup;
   if ((err = cub::DeviceScan::InclusiveSum(NULL, scan_bytes, d.u_row_ptr + 1, d.u_row_ptr + 1, (int)n, stream)) !=
       cudaSuccess) {
-    st = cuda_failure(lu, err, "scan size");
+    st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: scan size");
     goto cleanup;
   }
   {
@@ -270,7 +264,7 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
       end_bit++;
     if ((err = cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, (uint32_t *)d.level, d.sorted_level, d.queue, d.queue,
                                                (int)n, 0, end_bit, stream)) != cudaSuccess) {
-      st = cuda_failure(lu, err, "sort size");
+      st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: sort size");
       goto cleanup;
     }
     int64_t temp_bytes = (int64_t)(scan_bytes > sort_bytes ? scan_bytes : sort_bytes);
@@ -279,7 +273,7 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
   }
   if ((err = cub::DeviceScan::InclusiveSum(d.temp, scan_bytes, d.u_row_ptr + 1, d.u_row_ptr + 1, (int)n, stream)) !=
       cudaSuccess) {
-    st = cuda_failure(lu, err, "scan");
+    st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: scan");
     goto cleanup;
   }
   {
@@ -313,7 +307,7 @@ ts_status tsi_lu_levelize_cuda(ts_lu *lu) {
     goto cleanup;
   if ((err = cub::DeviceRadixSort::SortPairs(d.temp, sort_bytes, (uint32_t *)d.level, d.sorted_level, d.cols, d.queue,
                                              (int)n, 0, end_bit, stream)) != cudaSuccess) {
-    st = cuda_failure(lu, err, "sort");
+    st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: sort");
     goto cleanup;
   }
   peak = held;

@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#else
-#include <time.h>
-#endif
-
 static int check_threads(const ts_lu *lu) {
   return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu);
 }
@@ -93,16 +87,6 @@ static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
   return TS_SUCCESS;
 }
 
-static double wall_seconds(void) {
-#ifdef _OPENMP
-  return omp_get_wtime();
-#else
-  struct timespec t;
-  timespec_get(&t, TIME_UTC);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-#endif
-}
-
 /* The numeric phase shared by factor and refactor: both reuse the analysis
  * (permutations, scaling, pattern, levels) and give bitwise the same factors
  * for the same values. */
@@ -125,14 +109,14 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   status = copy_values(lu, a, caller);
   if (status != TS_SUCCESS)
     return status;
-  double start = wall_seconds();
+  double start = tsi_seconds();
   if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
     status = tsi_lu_numeric_cuda(lu);
   } else {
     lu->factors_on_device = 0;
     status = tsi_lu_numeric_cpu(lu, a);
   }
-  lu->stats.time_factor = wall_seconds() - start;
+  lu->stats.time_factor = tsi_seconds() - start;
   if (TS_IS_ERROR(status))
     return status;
   lu->state = TSI_LU_FACTORED;

@@ -115,7 +115,7 @@ extern "C" ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev) {
   cudaError_t err =
       cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, key, sorted_key, entry, sorted_entry, nnz, 0, end_bit, stream);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "LU on the GPU: sizing the rows' sort: %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "LU on the GPU: sizing the rows' sort");
   struct {
     void **ptr;
     int64_t count;
@@ -139,7 +139,7 @@ extern "C" ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev) {
     err = cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, sorted_key, entry, sorted_entry, nnz, 0, end_bit,
                                           stream);
     if (err != cudaSuccess)
-      st = tsi_error(ctx, TS_ERROR_CUDA, "LU on the GPU: the rows' sort: %s", cudaGetErrorString(err));
+      st = tsi_cuda_error(ctx, err, "LU on the GPU: the rows' sort");
   }
   if (st == TS_SUCCESS) {
     row_offsets<<<grid_for(n + 1), ROWS_BLOCK, 0, stream>>>(n, nnz, sorted_key, u_count, dev->urow_ptr, dev->lrow_ptr);

@@ -192,7 +192,7 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
   double *d = dev->tail_dense;
   cudaError_t err = cudaMemsetAsync(d, 0, (size_t)(m * m) * sizeof(double), stream);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "LU on the GPU: clearing the dense tail: %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "LU on the GPU: clearing the dense tail");
   /* The position map needs a zero dense slot for each block. */
   const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && dev->scratch_slots > 0;
   int64_t blocks = m < 65535 ? m : 65535;

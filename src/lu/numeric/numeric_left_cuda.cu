@@ -439,8 +439,7 @@ static ts_status next_factor_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStre
   if (err == cudaSuccess)
     err = cudaMemsetAsync(dev->flow_next, 0, (size_t)segments * sizeof(unsigned long long), stream);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "LU factorization on the GPU: clearing the column marks: %s",
-                     cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "LU factorization on the GPU: clearing the column marks");
   *epoch = ++dev->factor_epoch;
   return TS_SUCCESS;
 }

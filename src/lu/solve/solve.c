@@ -13,19 +13,8 @@
 #include <omp.h>
 static int solve_thread_id(void) { return omp_get_thread_num(); }
 #else
-#include <time.h>
 static int solve_thread_id(void) { return 0; }
 #endif
-
-static double wall_seconds(void) {
-#ifdef _OPENMP
-  return omp_get_wtime();
-#else
-  struct timespec t;
-  timespec_get(&t, TIME_UTC);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-#endif
-}
 
 /* x = op(A)^{-1} rhs through the factors, on the GPU when they are there
  * (y is host scratch for the host's solves). */
@@ -225,7 +214,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   double *solve_work = ws->solve_work;
   double worst_error = 0.0;
   int most_steps = 0;
-  double start = wall_seconds();
+  double start = tsi_seconds();
   ts_status status = TS_SUCCESS;
   if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE)) {
     /* All right-hand sides through the GPU's factors at once, then the
@@ -248,7 +237,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
         most_steps = steps;
     }
   }
-  lu->stats.time_solve = wall_seconds() - start;
+  lu->stats.time_solve = tsi_seconds() - start;
   if (status != TS_SUCCESS)
     return status;
   /* Static pivoting's factors may be too far from A for refinement (pivots
@@ -262,7 +251,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     most_steps = 0;
     status = solve_each(lu, a_norm, op, nrhs, b, ldb, x, ldx, false, solve_work, max_steps, tolerance, &worst_error,
                         &most_steps);
-    lu->stats.time_solve = wall_seconds() - start;
+    lu->stats.time_solve = tsi_seconds() - start;
     if (status != TS_SUCCESS)
       return status;
   }

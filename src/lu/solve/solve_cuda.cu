@@ -351,7 +351,7 @@ static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
     cudaError_t err =
         cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), (cudaStream_t)ctx->stream);
     if (err != cudaSuccess)
-      return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: clearing the ready marks: %s", cudaGetErrorString(err));
+      return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the ready marks");
     dev->solve_epoch = 0;
   }
   if (!dev->solve_next_row) {
@@ -367,7 +367,7 @@ static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
   if (err == cudaSuccess)
     err = resident_blocks_of_modes<float>(sms, b[1]);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: occupancy of the solve kernels: %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: occupancy of the solve kernels");
   return TS_SUCCESS;
 }
 
@@ -377,7 +377,7 @@ static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t st
   if (dev->solve_epoch == INT32_MAX) {
     cudaError_t err = cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), stream);
     if (err != cudaSuccess)
-      return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: clearing the ready marks: %s", cudaGetErrorString(err));
+      return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the ready marks");
     dev->solve_epoch = 0;
   }
   *epoch = ++dev->solve_epoch;
@@ -462,7 +462,7 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
   }
   cudaError_t err = cudaMemsetAsync(dev->solve_next_row, 0, 2 * sizeof(unsigned long long), stream);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: clearing the row counters: %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the row counters");
   ts_status st;
   if (plain) {
     st = run_sync_free<T, SOLVE_LOWER>(ctx, dev, args, values, dev->lower, nrhs, y, 0, stream);
@@ -509,7 +509,7 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   cudaError_t err = cudaMemcpy2DAsync(dev->solve_rhs, (size_t)n * sizeof(double), rhs, (size_t)ldr * sizeof(double),
                                       (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: copy of the right-hand sides: %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the right-hand sides");
   int64_t blocks = (n * nrhs + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
   if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
     blocks = TSI_LU_ELEMENTWISE_BLOCKS;
@@ -531,6 +531,6 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   err = cudaMemcpy2DAsync(x, (size_t)ldx * sizeof(double), dev->solve_rhs, (size_t)n * sizeof(double),
                           (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyDeviceToHost, stream);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_lu_solve: copy of the solutions: %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the solutions");
   return tsi_cuda_sync(ctx);
 }

@@ -231,12 +231,6 @@ typedef struct device_arrays {
   int64_t *list_out;
 } device_arrays;
 
-static ts_status cuda_failure(ts_lu *lu, cudaError_t err, const char *what) {
-  (void)cudaGetLastError();
-  return tsi_error(lu->ctx, err == cudaErrorMemoryAllocation ? TS_ERROR_OUT_OF_MEMORY : TS_ERROR_CUDA,
-                   "ts_lu_analyze: GPU symbolic factorization: %s: %s", what, cudaGetErrorString(err));
-}
-
 /* Where the arrays live (enum tsi_lu_symbolic_memory). */
 typedef struct memory_mode {
   bool managed, prefetch;
@@ -248,7 +242,7 @@ static ts_status allocate(ts_lu *lu, memory_mode mode, void **ptr, size_t bytes)
   cudaError_t err = cudaMallocManaged(ptr, bytes, cudaMemAttachGlobal);
   if (err != cudaSuccess) {
     *ptr = NULL;
-    return cuda_failure(lu, err, "cudaMallocManaged");
+    return tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: cudaMallocManaged");
   }
   return TS_SUCCESS;
 }
@@ -268,7 +262,7 @@ static ts_status fill_device(ts_lu *lu, memory_mode mode, void *dst, const void 
     return tsi_cuda_memcpy_to_device(lu->ctx, dst, src, bytes);
   memcpy(dst, src, bytes);
   cudaError_t err = mode.prefetch ? prefetch(lu, dst, bytes, false) : cudaSuccess;
-  return err == cudaSuccess ? TS_SUCCESS : cuda_failure(lu, err, "prefetch to the device");
+  return err == cudaSuccess ? TS_SUCCESS : tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: prefetch to the device");
 }
 
 /* Start moving a managed range to the host (prefetch variant only). */
@@ -276,7 +270,7 @@ static ts_status prefetch_to_host(ts_lu *lu, memory_mode mode, const void *src, 
   if (!mode.managed || !mode.prefetch || bytes == 0)
     return TS_SUCCESS;
   cudaError_t err = prefetch(lu, src, bytes, true);
-  return err == cudaSuccess ? TS_SUCCESS : cuda_failure(lu, err, "prefetch to the host");
+  return err == cudaSuccess ? TS_SUCCESS : tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: prefetch to the host");
 }
 
 /* A device array into host memory: a copy, or (managed) the host's own
@@ -299,7 +293,7 @@ static ts_status check_managed_room(ts_lu *lu, memory_mode mode, int64_t bytes) 
     return TS_SUCCESS;
   cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
   if (err != cudaSuccess)
-    return cuda_failure(lu, err, "cudaMemGetInfo");
+    return tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: cudaMemGetInfo");
   if (bytes > (int64_t)(free_bytes / 2))
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
                      "ts_lu_analyze: the unified-memory symbolic variant needs %lld bytes, more than half the free "
@@ -522,7 +516,7 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
     if (budget <= 0) {
       size_t free_bytes = 0, total_bytes = 0;
       if ((err = cudaMemGetInfo(&free_bytes, &total_bytes)) != cudaSuccess) {
-        st = cuda_failure(lu, err, "cudaMemGetInfo");
+        st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: cudaMemGetInfo");
         goto cleanup;
       }
       budget = (int64_t)(free_bytes / TSI_LU_SYMBOLIC_BUDGET_DIVISOR);
@@ -615,7 +609,7 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
     if (n > 0) {
       if ((err = cub::DeviceScan::InclusiveSum(NULL, temp_bytes, d.row_ptr + 1, d.row_ptr + 1, (int)n, stream)) !=
           cudaSuccess) {
-        st = cuda_failure(lu, err, "scan size");
+        st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: scan size");
         goto cleanup;
       }
       if ((st = tsi_cuda_malloc(ctx, &d.scan_temp, temp_bytes > 0 ? temp_bytes : 4)) != TS_SUCCESS)
@@ -624,7 +618,7 @@ ts_status tsi_lu_symbolic_cuda_rows(ts_lu *lu, tsi_lu_rows *rows) {
         peak = held + (int64_t)temp_bytes;
       if ((err = cub::DeviceScan::InclusiveSum(d.scan_temp, temp_bytes, d.row_ptr + 1, d.row_ptr + 1, (int)n,
                                                stream)) != cudaSuccess) {
-        st = cuda_failure(lu, err, "scan");
+        st = tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: scan");
         goto cleanup;
       }
       if ((st = tsi_cuda_check_launch(ctx, "LU symbolic scan")) != TS_SUCCESS)
