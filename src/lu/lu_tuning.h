@@ -22,8 +22,8 @@
 #define TSI_LU_PIVOT_THRESHOLD_F32 1e-7
 /* Refinement stops once a step fails to halve the backward error, so a
  * high cap costs nothing where one or two steps suffice, and lets it finish
- * where many perturbed pivots slow it down (jagmesh7: 190 perturbed pivots,
- * 21 steps to 3e-16). */
+ * where many perturbed pivots slow it down (jagmesh7 needs 21: lu-accuracy.md
+ * in bench/results). */
 #define TSI_LU_REFINE_MAX_STEPS 30
 #define TSI_LU_REFINE_TOLERANCE 1e-15
 

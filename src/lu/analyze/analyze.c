@@ -71,8 +71,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
 
   /* AMD orders B + B^T for the matched B; when the matching turns out to
    * be the identity (the circuits, most meshes), B is A, whose ordering a
-   * second thread has computed meanwhile (10^6-row netlist: the matching's
-   * 142 ms taken off the ordering's 408). The ordering's time is what it
+   * second thread has computed meanwhile. The ordering's time is what it
    * added after the matching. */
   double start = tsi_seconds(), matched = start;
   int64_t *speculated = NULL;

@@ -1,6 +1,6 @@
 /* Levels of the column dependency graph on the GPU (Xia, Jiang, Agrawal and
  * Ramnath, PPoPP 2023, section 3.3; Kahn, CACM 5(11), 1962): the graph of
- * lu_levelize_cpu.c (column k depends on j < k when U(j, k) != 0 or
+ * levelize_cpu.c (column k depends on j < k when U(j, k) != 0 or
  * L(k, j) != 0, an edge found by both rules counted twice), built on the
  * device (in-degrees, U's strict part by rows), then Kahn's sort one level
  * at a time without returning to the host: a persistent cooperative kernel

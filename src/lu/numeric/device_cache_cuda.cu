@@ -125,7 +125,7 @@ static ts_status upload(ts_context *ctx, tsi_lu_device *dev, void **dst, const v
   return st;
 }
 
-/* The sparse tail's gather order (lu_tail_gather_order.c) on the device. */
+/* The sparse tail's gather order (tail_gather_order_gpu.c) on the device. */
 static ts_status upload_tail_order(ts_lu *lu, tsi_lu_device *dev) {
   tsi_lu_tail_order order;
   ts_status st = tsi_lu_tail_gather_order(lu, dev->tail_start, dev->level_of_host, &order);
@@ -173,11 +173,8 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
   if (!lu->switches.gpu_no_tail)
     for (int64_t l = levels - 1; l >= 0 && level_ptr[l + 1] - level_ptr[l] <= TSI_LU_TAIL_WIDTH; l--)
       tail_columns += level_ptr[l + 1] - level_ptr[l];
-  /* A wider dense tail did not pay: on the H200 (bench/lu_numeric_gpu,
-   * commit 87529d3) the circuit grid n = 99,856 refactored in 600 ms with
-   * the narrow levels' 5,291 columns and with 1,024-4,096, 637 ms with 8,192
-   * and 964 ms with 16,384 (the left-looking time did not shrink: the
-   * trailing columns by number are not the long chains). */
+  /* The switches can force the tail's width (a wider tail did not pay:
+   * TSI_LU_TAIL_WIDTH). */
   if (!lu->switches.gpu_no_tail && lu->switches.gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF && lu->switches.gpu_tail_columns > 0)
     tail_columns = lu->switches.gpu_tail_columns < n ? lu->switches.gpu_tail_columns : n;
   dev->tail_start = n - tail_columns;

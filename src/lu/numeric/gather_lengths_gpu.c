@@ -1,8 +1,7 @@
 /* The length of each column's left-looking gather, for the GPU schedule's
  * group sizes and flop count: over the threads, each column's sum in a fixed
- * order (the same numbers whatever their count). One pass over U reading
- * the column lengths of L at random: 40 ms of the 10^6-row netlist's first
- * GPU factorization on the H200's host when serial. */
+ * order (the same numbers whatever their count): one pass over U reading
+ * the column lengths of L at random, slow on one thread for large orders. */
 #include "lu/numeric/numeric_internal.h"
 
 #include <stdlib.h>

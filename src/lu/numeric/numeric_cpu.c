@@ -1,6 +1,7 @@
 /* Numeric LU factorization on the host: M = P Dr A Dc Q = L U in the
- * symbolic pattern, columns in parallel level by level (OpenMP), static
- * pivoting with perturbation of tiny pivots. Deterministic: every column is
+ * symbolic pattern, the columns of a level in parallel (OpenMP), level by
+ * level or as a dataflow across levels, static pivoting with perturbation
+ * of tiny pivots. Deterministic: every column is
  * computed by one thread in a fixed order, whatever the thread count. */
 #include "lu/numeric/numeric_internal.h"
 
@@ -207,11 +208,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
                             .perturb = !lu->options.no_perturbation};
   tsi_lu_factor_outcome outcome;
   /* Several threads and levels wide enough to share: the dataflow
-   * schedule (two threads, `bench/lu_cpu`, bench/results/lu-cpu.md:
-   * circuit grid n = 99,856 refactor 3,204 -> 1,554 ms, 2-D Laplacian 276 ->
-   * 175). Chains of narrow levels
-   * stay with the level schedule, which runs them on one thread (olm1000's
-   * 999 one-column levels: 0.02 ms there, 0.08 as a dataflow). */
+   * schedule. Chains of narrow levels stay with the level schedule, which
+   * runs them on one thread (both measured: lu-cpu.md in bench/results). */
   int *ready = NULL;
   if (threads > 1 && !lu->switches.cpu_level_sync && lu->n >= TSI_LU_CPU_FLOW_COLUMNS_PER_THREAD_LEVEL * (int64_t)threads * lu->levels) {
     ready = (int *)tsi_calloc_array(lu->n > 0 ? lu->n : 1, sizeof(int));

@@ -1,7 +1,7 @@
 /* Numeric LU of M = P Dr A Dc Q on the host, for one factor value type:
  * M is scattered into the symbolic L+U pattern, then the columns are
  * factored in the levels' order: level by level on one thread, as a
- * dataflow on several. Included by lu_numeric_cpu.c with TSI_VALUE
+ * dataflow on several. Included by numeric_cpu.c with TSI_VALUE
  * (float or double: the precision the factors are stored in) and TSI_NAME
  * (a suffix for the function names). Arithmetic is in double throughout;
  * float factors are rounded as each column is stored. */
@@ -123,9 +123,8 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
  * section 2.2, computed left-looking): one parallel region, one worksharing
  * loop per level whose implicit barrier separates the levels; runs of
  * levels narrower than serial_width run on one thread, in level order,
- * behind one barrier (a barrier per one-column level cost more than the
- * column: olm1000's 999 levels refactored 4.3x slower on two threads than
- * on one). A singular pivot (perturbation off) stops the factorization
+ * behind one barrier (a barrier per one-column level costs more than the
+ * column). A singular pivot (perturbation off) stops the factorization
  * after its level; the column reported is the first in pivot order within
  * the first such level, whatever the thread count.
  */
@@ -161,7 +160,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
             break;
         }
       } else {
-        /* Chunks of about 1/8 of a thread's share: wide levels of small
+        /* Chunks of a fraction of a thread's share: wide levels of small
          * columns need few scheduling steps, narrow ones still balance. */
         int64_t chunk = (last - first) / ((int64_t)threads * TSI_LU_CPU_PIECES_PER_THREAD);
         if (chunk < 1)
@@ -216,10 +215,9 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
     double *x = work + (int64_t)tsi_thread_id() * n;
     int64_t my_flops = 0, my_perturbed = 0, level = 0;
     for (bool stop = false; !stop;) {
-      /* Tickets in runs of about 1/8 of a thread's share of the current
-       * level (one a column made wide levels of small columns 1.5x slower
-       * on two threads: the counter's cache line went back and forth). A
-       * run's columns go in order, so a thread waits only on earlier runs. */
+      /* Tickets in runs of a fraction of a thread's share of the current
+       * level (TSI_LU_CPU_PIECES_PER_THREAD). A run's columns go in order,
+       * so a thread waits only on earlier runs. */
       const int64_t at = __atomic_load_n(&next, __ATOMIC_RELAXED);
       while (at < n && level_ptr[level + 1] <= at)
         level++;

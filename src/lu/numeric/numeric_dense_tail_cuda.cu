@@ -1,7 +1,7 @@
 /* The trailing columns of the GPU LU factorization (the last, narrow levels:
  * the separator at the end of a fill-reducing order) as one dense block.
  *
- * The sparse right-looking tail (lu_numeric_cuda.cu) spends a launch per
+ * The sparse right-looking tail (numeric_sparse_tail_cuda.cu) spends a launch per
  * column and a binary search per update; there the block is dense enough
  * that storing it dense pays: its m x m entries are gathered from the
  * finished left-looking columns, factored by a blocked right-looking LU
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_PANEL_THREADS) dense_upper_p
 /* The block back into the pattern: column k's rows of the block from d (L
  * below the diagonal, already divided; the pivot on it), rows above from
  * the working values. The block keeps the factors, rounded as stored, for
- * the solves (lu_solve_dense_tail_cuda.cu); its entries outside the
+ * the solves (solve/solve_dense_tail_cuda.cu); its entries outside the
  * pattern are zero. */
 template <typename T>
 __global__ void __launch_bounds__(TSI_LU_DENSE_TAIL_THREADS)

@@ -48,8 +48,8 @@ tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
  * paths call it. */
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
 /* |A|_1 for a transposed solve's backward error, computed on first use
- * after each factorization (a scatter over the columns: 20 ms of every
- * 10^6-row netlist factorization on the H200's host when taken eagerly). */
+ * after each factorization (a scatter over the columns, which most
+ * factorizations need not pay for). */
 ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm);
 
 

@@ -281,10 +281,9 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
  * group takes the next column of the schedule (first .. first + count, in
  * level order) from *next and, before each step, waits for the mark of the
  * column j it gathers (ready[j] == epoch), so a column starts on the
- * columns finished long ago while the last ones it needs are still running.
- * On the circuit grid (n = 99,856) the level-by-level schedule's chain is
- * 894 K steps, the dataflow's 30 K with a column a multiprocessor (host
- * count, bench/NOTES.md).
+ * columns finished long ago while the last ones it needs are still running:
+ * the chain of dependent steps is a column's longest path of steps, not the
+ * sum over the levels of each level's longest column (bench/NOTES.md).
  *
  * No deadlock: a column waits only on columns of earlier levels, hence of
  * earlier tickets, taken by groups already running (a group takes a ticket

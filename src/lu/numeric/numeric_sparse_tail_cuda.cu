@@ -26,7 +26,7 @@ __device__ __forceinline__ int64_t tail_find(const factor_args &a, const int32_t
  * tail_start of row i of L, in increasing order, where U(j, k) is an entry
  * of column k (found below min(p, first_tail)) and not zero: the
  * operations, and the order, of the host's left-looking update
- * (lu_tail_gather_order.c). */
+ * (tail_gather_order_gpu.c). */
 template <typename T>
 __device__ __forceinline__ void gather_entry(const factor_args &a, const T *values, const int32_t *map, int64_t p,
                                              int64_t begin, int64_t first_tail, int64_t tail_start) {
@@ -107,8 +107,8 @@ __device__ void gather_entries(const factor_args &a, const T *values, const int3
  * levels, then the entries from tail_start down. With use_map (the dense
  * scratch, a slot per block), the column's rows above tail_start are mapped
  * in the block's slot first, so that a term's U(j, k) is one load instead
- * of a binary search over the column (17 dependent loads for the 10^6-row
- * netlist's rails); the map is cleared after, leaving the slot zero. */
+ * of a binary search over the column (a dependent load per halving of a
+ * long column); the map is cleared after, leaving the slot zero. */
 template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,

@@ -3,14 +3,13 @@
  * is tested without a GPU). A tail column k receives, for each finished
  * column j < tail_start with U(j, k) != 0, the update L(:, j) U(j, k); done
  * one j after another (as the host's left-looking code does), a column with
- * 10^5 such entries is 10^5 dependent steps of one block (the 10^6-row
- * netlist: 0.5 s of its 0.46-s refactorization, H200, 2026-12-02). Gathered
+ * many such entries is as many dependent steps of one block. Gathered
  * by target instead, entry i of column k subtracts L(i, j) U(j, k) over the
  * columns j of row i of L in increasing order: the same operations on each
  * entry in the same order, so the same bits. U(j, k) must be final first,
  * and it is once the entries of lower levels are: L(i, j) != 0 puts column
  * j on a lower level than column i (the levelization's second rule,
- * lu_levelize_cpu.c). So each tail column's entries above tail_start are
+ * levelize/levelize_cpu.c). So each tail column's entries above tail_start are
  * visited level by level (runs of one level, in increasing row order), and
  * its entries from tail_start down (which take updates only from j <
  * tail_start) after all of them. */

@@ -30,8 +30,8 @@ static ts_status apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, do
 }
 
 /* The larger of a norm so far and a magnitude, ignoring a NaN magnitude as
- * fmax does; a plain comparison, since fmax is a library call here (7 % of
- * a solve on the 10^5-row netlist, perf on the development machine). */
+ * fmax does; a plain comparison, since fmax is a library call here, a
+ * visible part of a solve's profile. */
 static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
 
 /* Threads of the residual: the numeric phase's, one inside the solve's own

@@ -14,7 +14,7 @@
  * solve (one launch per level; Naumov 2011 for the GPU) stays as the
  * reference: both use the same arithmetic, so they agree bit for bit.
  * Where the factorization kept its trailing block dense, that block's rows
- * are solved by blocks of rows from it (lu_solve_dense_tail_cuda.cu), after
+ * are solved by blocks of rows from it (solve_dense_tail_cuda.cu), after
  * the other rows (L, U^T) or before them (U, L^T), in both paths. */
 #include "lu/solve/solve_internal.h"
 
@@ -252,8 +252,8 @@ __global__ void permute_out(int64_t n, int64_t nrhs, const int32_t *perm, const 
  * for all four solves (column i is on a later level than j when L(i, j) or
  * U(j, i) is not zero: forward for L and U^T, backward for U and L^T), so
  * they take it as it is; the level-scheduled kernels need each solve's own
- * levels, two host sweeps on two threads (all four were swept eagerly at
- * the first solve before: 78 ms of the 10^6-row netlist's, H200 host). */
+ * levels, two host sweeps on two threads, made only for the operation
+ * asked for. */
 static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) {
   const bool plain = op == TS_OP_NONE;
   tsi_lu_solve_schedule *pair[2] = {plain ? &dev->lower : &dev->upper_t, plain ? &dev->upper : &dev->lower_t};

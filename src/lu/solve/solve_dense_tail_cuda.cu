@@ -1,14 +1,13 @@
 /* The dense tail's part of the GPU triangular solves: the trailing m x m
  * block of L+U (rows and columns tail_start .. n-1), kept dense and
  * column-major in dev->tail_dense by the factorization
- * (lu_numeric_dense_tail_cuda.cu), solved by blocks of rows: a warp solves
+ * (numeric/numeric_dense_tail_cuda.cu), solved by blocks of rows: a warp solves
  * a block's triangle, then a launch subtracts the block's solution from the
  * rows still to come (blocked triangular solve: Dongarra, Duff, Sorensen
  * and van der Vorst, "Numerical Linear Algebra for High-Performance
  * Computers", 1998, chapter 5). The synchronisation-free kernel takes the
- * block's m rows one after another, a chain of m warps (the circuit grid's
- * 5,291 rows: 22 ms a solve on the H200); here the chain is m / 64 pairs of
- * launches. Fixed order of operations: bitwise repeatable. */
+ * block's m rows one after another, a chain of m warps; here the chain is
+ * m / 64 pairs of launches. Fixed order of operations: bitwise repeatable. */
 #include "lu/solve/solve_internal.h"
 
 #include <cuda_runtime.h>

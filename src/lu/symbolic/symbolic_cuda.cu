@@ -1,7 +1,7 @@
 /* Rows of L + U of M = P Dr A Dc Q on the GPU, out of core (Xia, Jiang,
  * Agrawal and Ramnath, PPoPP 2023, section 3.2, Algorithms 3 and 4): one warp
  * per source row runs the fill-path traversal (Rose and Tarjan's fill2, the
- * algorithm of lu_symbolic_fill_path_cpu.c) with a visited bitmap and a
+ * algorithm of symbolic_fill_path_cpu.c) with a visited bitmap and a
  * frontier queue in global scratch; phase one counts each row's entries, a
  * device scan sizes L + U, phase two writes them. Rows run in chunks whose
  * scratch fits a device-memory budget, with two chunk sizes (a row's frontier
@@ -13,7 +13,7 @@
  * words, the few rows whose sweeps outgrow them rerun with full ones. The
  * columns, entry map and counts are then built on the host as on the CPU path
  * (tsi_lu_symbolic_with). For the paper's section 4.3 ablation, a
- * unified-memory variant (ts_lu.symbolic_memory) runs the same chunks on
+ * unified-memory variant (switches.symbolic_memory) runs the same chunks on
  * managed arrays that the host fills and reads itself. */
 #include "lu/symbolic/symbolic_internal.h"
 
@@ -112,7 +112,7 @@ static __device__ int32_t next_visited(const uint32_t *visited, const uint32_t *
   return -1;
 }
 
-/* Row i of L + U (see row_pattern in lu_symbolic_fill_path_cpu.c): the
+/* Row i of L + U (see row_pattern in symbolic_fill_path_cpu.c): the
  * thresholds t rise, so the next one is the smallest visited vertex above
  * the last one and below i (every visited vertex there is an L entry: swept
  * vertices lie below the threshold that swept them). From each threshold the

@@ -5,7 +5,7 @@
  * working memory fits a budget (Xia, Jiang, Agrawal and Ramnath, PPoPP
  * 2023, section 3.2: count, prefix sum, then write; two chunk sizes). The
  * GPU's algorithm: every row re-explores what it reaches, so the row merge
- * (lu_symbolic_row_merge_cpu.c) is the CPU's default and this one the
+ * (symbolic_row_merge_cpu.c) is the CPU's default and this one the
  * reference it is tested against. */
 #include "lu/symbolic/symbolic_internal.h"
 

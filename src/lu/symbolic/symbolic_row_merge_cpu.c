@@ -6,7 +6,7 @@
  *                     of struct(U(k, > i))
  * (the row form of Gilbert and Peierls's column reach, SIAM J. Sci. Stat.
  * Comput. 9(5), 1988; the same sets as the fill-path theorem of Rose and
- * Tarjan, so the same pattern as lu_symbolic_fill_path_cpu.c), with the
+ * Tarjan, so the same pattern as symbolic_fill_path_cpu.c), with the
  * symmetric pruning of Eisenstat and Liu (SIAM J. Matrix Anal. Appl. 13(1),
  * 1992): once L(j, k) and U(k, j) are both found, U(k, m) for m > j is also
  * U(j, m), so rows after j need scan only the entries of U(k, :) up to j.
@@ -17,16 +17,16 @@
  * fill-path traversal's slots, two chunk sizes), but a row depends on the
  * rows below it, so the rows are merged in increasing order on one thread.
  * Running them on two threads, a row waiting for the rows it reaches,
- * gained at most 1.4x on the 2-core development machine (nothing on a 2-D
- * grid, where each row needs the one before) and lost far more when the
- * machine was shared (threads spinning at every chunk's barriers); each row
- * costs little here, unlike the fill-path traversal. Being sequential, the
+ * gained little (nothing on a 2-D grid, where each row needs the one
+ * before) and lost far more when the machine was shared (threads spinning
+ * at every chunk's barriers); each row costs little here, unlike the
+ * fill-path traversal (bench/NOTES.md). Being sequential, the
  * merge needs one set of visit stamps, not one per row in flight, and
  * writes each row straight to its place: the stamps stay in cache, and the
  * working memory is some ten words per row whatever the budget (per-row
  * slots of 2n + n words made it chunk x 12n bytes, memset and cycled
- * through, 3x slower on a 10^5-row circuit). Each row's pruning is applied at once. The pattern
- * does not depend on the chunks. */
+ * through, several times slower). Each row's pruning is applied at once.
+ * The pattern does not depend on the chunks. */
 #include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>
@@ -38,15 +38,14 @@
 static int64_t slot_words(int64_t n, int64_t bound) { return 2 * n + bound; }
 
 /* Room of a finished row's record for a pruned list: after pruning nearly
- * every row keeps one entry (the pruning row itself; 7.22 million of the
- * 7.36 million rows reached on a 10^5-row grid-like circuit, all of them
- * on a 2-D Laplacian), read where the record already is instead of a
+ * every row keeps one entry (the pruning row itself; almost all of them on
+ * grid-like circuits, all on a 2-D Laplacian), read where the record already is instead of a
  * second miss far away in the rows. */
 #define SHORT_LIST 2
 
 /* What a later row reads of a finished row k, in one place (the row is
  * reached in no useful order: one 16-byte record instead of three arrays
- * and the list; 1.6 MB for 10^5 rows, mostly in the second-level cache):
+ * and the list, small enough to stay mostly in the second-level cache):
  * its first scan_len strict U entries are all a later row needs (all of
  * them until row k is pruned), at row_idx + where.start, or, once pruned
  * to at most SHORT_LIST, in where.short_list (the start is then no longer
