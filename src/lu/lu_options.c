@@ -53,4 +53,3 @@ ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts
   *resolved = o;
   return TS_SUCCESS;
 }
-

@@ -6,7 +6,7 @@
 
 #include "test_lu_numeric_common.h"
 
-#include "lu/lu_internal.h" /* factor values and the GPU's switches */
+#include "lu/lu_internal.h"          /* factor values and the GPU's switches */
 #include "lu/solve/solve_internal.h" /* the device cache, the GPU solves */
 
 static ts_context *gpu;

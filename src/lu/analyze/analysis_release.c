@@ -33,4 +33,3 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   lu->level_cols = NULL;
   lu->n = lu->nnz_a = lu->lu_nnz = lu->levels = 0;
 }
-

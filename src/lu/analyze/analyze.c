@@ -105,16 +105,14 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
 
   start = end;
-  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) ? tsi_lu_symbolic_cuda(lu, a)
-                                                                           : tsi_lu_symbolic_cpu(lu, a);
+  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
   if (st != TS_SUCCESS)
     goto cleanup;
 
   start = end;
-  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE) ? tsi_lu_levelize_cuda(lu)
-                                                                           : tsi_lu_levelize_cpu(lu);
+  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE) ? tsi_lu_levelize_cuda(lu) : tsi_lu_levelize_cpu(lu);
   end = tsi_seconds();
   lu->stats.time_levelize = end - start;
   if (st != TS_SUCCESS)

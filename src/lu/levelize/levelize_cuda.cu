@@ -20,7 +20,6 @@
 
 namespace cg = cooperative_groups;
 
-
 typedef struct graph {
   int32_t n;
   const int64_t *col_ptr; /* L + U by columns, rows sorted */
@@ -163,20 +162,22 @@ static ts_status run_kahn(ts_lu *lu, graph *g, cudaStream_t stream) {
     return tsi_cuda_check_launch(ctx, "LU levelization (one block)");
   }
   int per_sm = 0, sms = 0;
-  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kahn_cooperative, TSI_LU_LEVELIZE_THREADS, 0);
+  cudaError_t err =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kahn_cooperative, TSI_LU_LEVELIZE_THREADS, 0);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
   if (err != cudaSuccess)
     return tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: occupancy");
   /* All resident blocks, but no more warps than columns. */
-  int64_t blocks = (int64_t)per_sm * sms, wanted = ((int64_t)g->n * 32 + TSI_LU_LEVELIZE_THREADS - 1) / TSI_LU_LEVELIZE_THREADS;
+  int64_t blocks = (int64_t)per_sm * sms,
+          wanted = ((int64_t)g->n * 32 + TSI_LU_LEVELIZE_THREADS - 1) / TSI_LU_LEVELIZE_THREADS;
   if (blocks > wanted)
     blocks = wanted;
   if (blocks < 1)
     blocks = 1;
   void *args[] = {g};
-  err = cudaLaunchCooperativeKernel((const void *)kahn_cooperative, dim3((unsigned)blocks), dim3(TSI_LU_LEVELIZE_THREADS), args,
-                                    0, stream);
+  err = cudaLaunchCooperativeKernel((const void *)kahn_cooperative, dim3((unsigned)blocks),
+                                    dim3(TSI_LU_LEVELIZE_THREADS), args, 0, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU levelization: cooperative launch");
   return tsi_cuda_check_launch(ctx, "LU levelization (cooperative)");

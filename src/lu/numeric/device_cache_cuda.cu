@@ -19,7 +19,7 @@ __global__ void expand_rows(int64_t n, const int64_t *row_ptr, int32_t *a_row) {
 }
 
 ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
-                                         const char *what) {
+                              const char *what) {
   *ptr = NULL;
   int64_t bytes;
   if (tsi_mul_overflows(count > 0 ? count : 1, (int64_t)size, &bytes))
@@ -175,7 +175,8 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
       tail_columns += level_ptr[l + 1] - level_ptr[l];
   /* The switches can force the tail's width (a wider tail did not pay:
    * TSI_LU_TAIL_WIDTH). */
-  if (!lu->switches.gpu_no_tail && lu->switches.gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF && lu->switches.gpu_tail_columns > 0)
+  if (!lu->switches.gpu_no_tail && lu->switches.gpu_dense_tail != TSI_LU_DENSE_TAIL_OFF &&
+      lu->switches.gpu_tail_columns > 0)
     tail_columns = lu->switches.gpu_tail_columns < n ? lu->switches.gpu_tail_columns : n;
   dev->tail_start = n - tail_columns;
   dev->left_ptr_host = (int64_t *)tsi_malloc_array(levels + 1, sizeof(int64_t));
@@ -211,7 +212,8 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
         widest_mean = mean;
     }
     if (filled > dev->left_ptr_host[kept]) {
-      dev->left_group_host[kept] = widest_mean <= TSI_LU_LEFT_WARP_MEAN ? 32 : (widest_mean <= TSI_LU_LEFT_MEDIUM_MEAN ? 128 : 512);
+      dev->left_group_host[kept] =
+          widest_mean <= TSI_LU_LEFT_WARP_MEAN ? 32 : (widest_mean <= TSI_LU_LEFT_MEDIUM_MEAN ? 128 : 512);
       dev->left_len_host[kept] = (int32_t)(longest < INT32_MAX ? longest : INT32_MAX);
       dev->left_ptr_host[++kept] = filled;
     }
@@ -384,4 +386,3 @@ ts_status tsi_lu_device_reserve_values(ts_lu *lu, tsi_lu_device *dev, int single
   }
   return tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->acc, dev->lu_nnz, sizeof(double), "the working values");
 }
-

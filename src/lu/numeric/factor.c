@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_threads(const ts_lu *lu) {
-  return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu);
-}
+static int check_threads(const ts_lu *lu) { return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu); }
 
 /* a has the pattern the analysis saw: same order, same row offsets and
  * column indices. The message names the first row that differs. */

@@ -211,7 +211,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
    * schedule. Chains of narrow levels stay with the level schedule, which
    * runs them on one thread (both measured: lu-cpu.md in bench/results). */
   int *ready = NULL;
-  if (threads > 1 && !lu->switches.cpu_level_sync && lu->n >= TSI_LU_CPU_FLOW_COLUMNS_PER_THREAD_LEVEL * (int64_t)threads * lu->levels) {
+  if (threads > 1 && !lu->switches.cpu_level_sync &&
+      lu->n >= TSI_LU_CPU_FLOW_COLUMNS_PER_THREAD_LEVEL * (int64_t)threads * lu->levels) {
     ready = (int *)tsi_calloc_array(lu->n > 0 ? lu->n : 1, sizeof(int));
     if (!ready)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld column marks",

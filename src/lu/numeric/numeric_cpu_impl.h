@@ -221,7 +221,8 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
       const int64_t at = __atomic_load_n(&next, __ATOMIC_RELAXED);
       while (at < n && level_ptr[level + 1] <= at)
         level++;
-      int64_t run = at < n ? (level_ptr[level + 1] - level_ptr[level]) / ((int64_t)threads * TSI_LU_CPU_PIECES_PER_THREAD) : 1;
+      int64_t run =
+          at < n ? (level_ptr[level + 1] - level_ptr[level]) / ((int64_t)threads * TSI_LU_CPU_PIECES_PER_THREAD) : 1;
       if (run < 1)
         run = 1;
       const int64_t first = __atomic_fetch_add(&next, run, __ATOMIC_RELAXED);

@@ -91,8 +91,7 @@ __device__ __forceinline__ double minus_product(double x, double l, double u) { 
 /* M scattered into the factor values, max |M| taken and the pivot rule
  * (threshold, root_eps: the perturbation's sqrt(eps)) made on the device
  * (numeric_scatter_cuda.cu). */
-void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, double root_eps,
-                         cudaStream_t stream);
+void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, double root_eps, cudaStream_t stream);
 
 /* The shared-memory caps of the left-looking levels on this device, and the
  * kernels allowed to take them (numeric_left_cuda.cu; once, when the device

@@ -198,7 +198,8 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
   int64_t blocks = m < 65535 ? m : 65535;
   if (use_map && blocks > dev->scratch_slots)
     blocks = dev->scratch_slots;
-  dense_tail_gather<T><<<(unsigned)blocks, TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d, use_map);
+  dense_tail_gather<T>
+      <<<(unsigned)blocks, TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d, use_map);
   signed char *kind = a.kind + tail_start;
   for (int64_t c0 = 0; c0 < m; c0 += panel) {
     const int b = (int)(m - c0 < panel ? m - c0 : panel);
@@ -229,7 +230,8 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
     if (st != TS_SUCCESS)
       return st;
   }
-  dense_tail_store<T><<<(unsigned)(m < 65535 ? m : 65535), TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d);
+  dense_tail_store<T>
+      <<<(unsigned)(m < 65535 ? m : 65535), TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d);
   return TS_SUCCESS;
 }
 

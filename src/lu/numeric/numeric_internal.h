@@ -52,7 +52,6 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
  * factorizations need not pay for). */
 ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm);
 
-
 /* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */
 
 /* Factors of P2 M = L U with threshold partial pivoting on the host, used by

@@ -352,8 +352,10 @@ ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev) {
     return tsi_cuda_error(ctx, err, "LU on the GPU: the shared memory of the left-looking kernels");
   /* The dataflow kernels' own shared words come off the dynamic part. */
   const int64_t reserved = (int64_t)flow.sharedSizeBytes;
-  dev->shared_column_bytes = TSI_LU_SHARED_COLUMN_BYTES < optin - reserved ? TSI_LU_SHARED_COLUMN_BYTES : optin - reserved;
-  dev->shared_block_bytes = TSI_LU_SHARED_BLOCK_BYTES < per_block - reserved ? TSI_LU_SHARED_BLOCK_BYTES : per_block - reserved;
+  dev->shared_column_bytes =
+      TSI_LU_SHARED_COLUMN_BYTES < optin - reserved ? TSI_LU_SHARED_COLUMN_BYTES : optin - reserved;
+  dev->shared_block_bytes =
+      TSI_LU_SHARED_BLOCK_BYTES < per_block - reserved ? TSI_LU_SHARED_BLOCK_BYTES : per_block - reserved;
   err = allow_shared_columns<double>((int)dev->shared_column_bytes);
   if (err == cudaSuccess)
     err = allow_shared_columns<float>((int)dev->shared_column_bytes);
@@ -408,9 +410,8 @@ static void launch_left_level(const tsi_lu_device *dev, const factor_args &args,
  * group's position map) or columns; groups that are not resident yet start
  * when others finish and take the tickets left. */
 template <typename T>
-static void launch_left_flow(const tsi_lu_device *dev, const factor_args &args, T *values, int64_t first,
-                             int64_t count, int group, int32_t longest, unsigned long long *next,
-                             cudaStream_t stream) {
+static void launch_left_flow(const tsi_lu_device *dev, const factor_args &args, T *values, int64_t first, int64_t count,
+                             int group, int32_t longest, unsigned long long *next, cudaStream_t stream) {
   const int64_t slots = dev->scratch_slots;
   const int block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK : group;
   const int per_block = block / group;
@@ -468,14 +469,14 @@ static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *ar
     /* The following levels of the same group size whose columns fit shared
      * memory run as one dataflow launch. */
     while (last < dev->left_levels && dev->left_group_host[last] == group &&
-           shared_column_bytes(dev, group, longest > dev->left_len_host[last] ? longest : dev->left_len_host[last]) > 0) {
+           shared_column_bytes(dev, group, longest > dev->left_len_host[last] ? longest : dev->left_len_host[last]) >
+               0) {
       if (dev->left_len_host[last] > longest)
         longest = dev->left_len_host[last];
       last++;
     }
     const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[last] - first;
-    launch_left_flow<T>(dev, *args, values, first, count, group, (int32_t)longest, dev->flow_next + segment++,
-                        stream);
+    launch_left_flow<T>(dev, *args, values, first, count, group, (int32_t)longest, dev->flow_next + segment++, stream);
     l = last;
   }
   return TS_SUCCESS;

@@ -34,20 +34,19 @@ __global__ void make_rule(const unsigned long long *max_bits, double threshold, 
   rule[2] = perturb ? 1.0 : 0.0;
 }
 
-void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, double root_eps,
-                         cudaStream_t stream) {
+void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, double root_eps, cudaStream_t stream) {
   int64_t blocks = (lu->nnz_a + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
   if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
     blocks = TSI_LU_ELEMENTWISE_BLOCKS;
   if (blocks < 1)
     blocks = 1;
   if (dev->single)
-    scatter_values<float><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(lu->nnz_a, dev->a_row, dev->a_col, dev->a_values,
-                                                                dev->row_scale, dev->col_scale, dev->a_to_lu,
-                                                                (float *)dev->values, dev->acc, dev->max_bits);
+    scatter_values<float><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+        lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, dev->a_to_lu,
+        (float *)dev->values, dev->acc, dev->max_bits);
   else
-    scatter_values<double><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(lu->nnz_a, dev->a_row, dev->a_col, dev->a_values,
-                                                                 dev->row_scale, dev->col_scale, dev->a_to_lu,
-                                                                 (double *)dev->values, dev->acc, dev->max_bits);
+    scatter_values<double><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+        lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, dev->a_to_lu,
+        (double *)dev->values, dev->acc, dev->max_bits);
   make_rule<<<1, 1, 0, stream>>>(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule);
 }

@@ -143,7 +143,8 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
  * previous launch); every block computes j's pivot and pushes
  * L(:, j) * U(j, k) into the columns k of row j of U, a target per block. */
 template <typename T>
-__global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS) tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
+__global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS)
+    tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
   const int32_t *row_idx = a.row_idx;
   if (blockIdx.x == 0 && prev >= 0) {
     const int64_t begin = a.col_ptr[prev], diag = a.diag_pos[prev], end = a.col_ptr[prev + 1];
@@ -199,7 +200,8 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
       targets = 1;
     if (targets > TSI_LU_TAIL_STEP_BLOCKS)
       targets = TSI_LU_TAIL_STEP_BLOCKS;
-    tail_step<T><<<(unsigned)targets, TSI_LU_TAIL_STEP_THREADS, 0, stream>>>(args, values, j < n ? j : -1, j > tail_start ? j - 1 : -1);
+    tail_step<T><<<(unsigned)targets, TSI_LU_TAIL_STEP_THREADS, 0, stream>>>(args, values, j < n ? j : -1,
+                                                                             j > tail_start ? j - 1 : -1);
   }
   return TS_SUCCESS;
 }

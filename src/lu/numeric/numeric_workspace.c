@@ -67,4 +67,3 @@ ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm)
   *norm = ws->a_norm_one;
   return TS_SUCCESS;
 }
-

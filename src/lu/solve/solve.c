@@ -243,7 +243,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   /* Static pivoting's factors may be too far from A for refinement (pivots
    * replaced after exact cancellation): factor again with partial pivoting
    * on the host and solve every right-hand side through those factors. */
-  if (worst_error > TSI_LU_PIVOTED_FALLBACK_ERROR * tolerance && lu->stats.perturbed_pivots > 0 && max_steps > 0 && !lu->pivoted) {
+  if (worst_error > TSI_LU_PIVOTED_FALLBACK_ERROR * tolerance && lu->stats.perturbed_pivots > 0 && max_steps > 0 &&
+      !lu->pivoted) {
     status = tsi_lu_pivoted_factor(lu);
     if (status != TS_SUCCESS)
       return status;

@@ -514,17 +514,17 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
     blocks = TSI_LU_ELEMENTWISE_BLOCKS;
   const bool plain = op == TS_OP_NONE;
-  permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(n, nrhs, plain ? dev->row_perm : dev->col_perm,
-                                                   plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
-                                                   dev->solve_y);
+  permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+      n, nrhs, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
+      dev->solve_y);
   const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
   st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
                    : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
   if (st != TS_SUCCESS)
     return st;
-  permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(n, nrhs, plain ? dev->col_perm : dev->row_perm,
-                                                    plain ? dev->col_scale : dev->row_scale, dev->solve_y,
-                                                    dev->solve_rhs);
+  permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+      n, nrhs, plain ? dev->col_perm : dev->row_perm, plain ? dev->col_scale : dev->row_scale, dev->solve_y,
+      dev->solve_rhs);
   st = tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");
   if (st != TS_SUCCESS)
     return st;

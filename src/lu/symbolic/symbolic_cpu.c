@@ -5,7 +5,6 @@
 #include "lu/symbolic/symbolic_internal.h"
 
 ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a) {
-  return tsi_lu_symbolic_with(lu, a,
-                              lu->switches.symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows
-                                                              : tsi_lu_symbolic_row_merge_rows);
+  return tsi_lu_symbolic_with(
+      lu, a, lu->switches.symbolic_fill_path ? tsi_lu_symbolic_fill_path_rows : tsi_lu_symbolic_row_merge_rows);
 }

@@ -262,7 +262,9 @@ static ts_status fill_device(ts_lu *lu, memory_mode mode, void *dst, const void 
     return tsi_cuda_memcpy_to_device(lu->ctx, dst, src, bytes);
   memcpy(dst, src, bytes);
   cudaError_t err = mode.prefetch ? prefetch(lu, dst, bytes, false) : cudaSuccess;
-  return err == cudaSuccess ? TS_SUCCESS : tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: prefetch to the device");
+  return err == cudaSuccess
+             ? TS_SUCCESS
+             : tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: prefetch to the device");
 }
 
 /* Start moving a managed range to the host (prefetch variant only). */
@@ -270,7 +272,9 @@ static ts_status prefetch_to_host(ts_lu *lu, memory_mode mode, const void *src, 
   if (!mode.managed || !mode.prefetch || bytes == 0)
     return TS_SUCCESS;
   cudaError_t err = prefetch(lu, src, bytes, true);
-  return err == cudaSuccess ? TS_SUCCESS : tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: prefetch to the host");
+  return err == cudaSuccess
+             ? TS_SUCCESS
+             : tsi_cuda_error(lu->ctx, err, "ts_lu_analyze: GPU symbolic factorization: prefetch to the host");
 }
 
 /* A device array into host memory: a copy, or (managed) the host's own
