@@ -2,32 +2,11 @@
  * backends share: M's pattern, the rows of L + U by the backend's way of
  * finding them (tsi_lu_rows_fn), then, in one sweep on the host, the columns
  * of L + U with sorted rows, the position of each entry of A in them, and
- * the counts and flops; and the sizing of the row chunks. */
+ * the counts and flops. */
 #include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int64_t tsi_lu_symbolic_budget(const ts_lu *lu, int64_t largest_slot_words, int threads) {
-  int64_t budget = lu->options.symbolic_memory_budget;
-  if (budget > 0)
-    return budget;
-  if (tsi_mul_overflows((int64_t)TSI_LU_SYMBOLIC_ROWS_PER_THREAD * threads,
-                        largest_slot_words * (int64_t)sizeof(int32_t), &budget) ||
-      budget > TSI_LU_SYMBOLIC_DEFAULT_CAP)
-    budget = TSI_LU_SYMBOLIC_DEFAULT_CAP;
-  return budget;
-}
-
-int64_t tsi_lu_symbolic_chunk_rows(int64_t budget, int64_t words, int64_t rows) {
-  int64_t bytes_per_row = words * (int64_t)sizeof(int32_t);
-  int64_t chunk = bytes_per_row > 0 ? budget / bytes_per_row : 1;
-  if (chunk < 1)
-    chunk = 1;
-  if (chunk > rows)
-    chunk = rows > 0 ? rows : 1;
-  return chunk;
-}
 
 /* M's pattern by rows: row i is row row_perm[i] of A with its columns
  * renumbered by the inverse of col_perm. */

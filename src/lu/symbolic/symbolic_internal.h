@@ -33,8 +33,8 @@ typedef struct tsi_lu_rows {
   int64_t *col_count;
 } tsi_lu_rows;
 
-/* The budget in bytes: the option, or the default for slots of
- * `largest_slot_words` 32-bit words and `threads` threads. */
+/* The budget in bytes (symbolic_chunks.c): the option, or the default for
+ * slots of `largest_slot_words` 32-bit words and `threads` threads. */
 int64_t tsi_lu_symbolic_budget(const ts_lu *lu, int64_t largest_slot_words, int threads);
 
 /* Rows per chunk for slots of `words` 32-bit words under `budget` bytes: at
