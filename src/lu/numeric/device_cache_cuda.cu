@@ -18,40 +18,17 @@ __global__ void expand_rows(int64_t n, const int64_t *row_ptr, int32_t *a_row) {
       a_row[e] = (int32_t)i;
 }
 
-ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
-                              const char *what) {
-  *ptr = NULL;
-  int64_t bytes;
-  if (tsi_mul_overflows(count > 0 ? count : 1, (int64_t)size, &bytes))
-    return tsi_error(ctx, TS_ERROR_OVERFLOW, "LU on the GPU: %s: %lld entries overflow", what, (long long)count);
-  ts_status st = tsi_cuda_malloc(ctx, ptr, (size_t)bytes);
-  if (st != TS_SUCCESS)
-    return tsi_error(ctx, st, "LU on the GPU: no device memory for %s (%lld bytes; %lld held)", what, (long long)bytes,
-                     (long long)dev->bytes);
-  dev->bytes += bytes;
-  if (dev->bytes > dev->peak)
-    dev->peak = dev->bytes;
-  return TS_SUCCESS;
-}
-
-static void device_free(tsi_lu_device *dev, void *ptr, int64_t count, size_t size) {
-  if (!ptr)
-    return;
-  tsi_cuda_free(ptr);
-  dev->bytes -= (count > 0 ? count : 1) * (int64_t)size;
-}
-
 static void free_schedule(tsi_lu_device *dev, tsi_lu_solve_schedule *s) {
   free(s->level_ptr);
-  device_free(dev, s->items, dev->n, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->items, dev->n, sizeof(int32_t));
   memset(s, 0, sizeof *s);
 }
 
 /* Free the factor values (precision change or release). */
 static void free_values(tsi_lu_device *dev) {
   if ((void *)dev->acc != dev->values)
-    device_free(dev, dev->acc, dev->lu_nnz, sizeof(double));
-  device_free(dev, dev->values, dev->lu_nnz, dev->single ? sizeof(float) : sizeof(double));
+    tsi_lu_device_free(dev, dev->acc, dev->lu_nnz, sizeof(double));
+  tsi_lu_device_free(dev, dev->values, dev->lu_nnz, dev->single ? sizeof(float) : sizeof(double));
   dev->acc = NULL;
   dev->values = NULL;
 }
@@ -67,46 +44,46 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   if (lu->ctx)
     (void)tsi_cuda_sync(lu->ctx); /* nothing still running on the arrays */
   const int64_t n = dev->n, nnz = dev->lu_nnz, nnz_a = dev->nnz_a;
-  device_free(dev, dev->col_ptr, n + 1, sizeof(int64_t));
-  device_free(dev, dev->row_idx, nnz, sizeof(int32_t));
-  device_free(dev, dev->diag_pos, n, sizeof(int64_t));
-  device_free(dev, dev->a_to_lu, nnz_a, sizeof(int64_t));
-  device_free(dev, dev->a_row, nnz_a, sizeof(int32_t));
-  device_free(dev, dev->a_col, nnz_a, sizeof(int32_t));
-  device_free(dev, dev->a_values, nnz_a, sizeof(double));
-  device_free(dev, dev->row_scale, n, sizeof(double));
-  device_free(dev, dev->col_scale, n, sizeof(double));
-  device_free(dev, dev->row_perm, n, sizeof(int32_t));
-  device_free(dev, dev->col_perm, n, sizeof(int32_t));
-  device_free(dev, dev->urow_ptr, n + 1, sizeof(int64_t));
-  device_free(dev, dev->lrow_ptr, n + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->col_ptr, n + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->row_idx, nnz, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->diag_pos, n, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->a_to_lu, nnz_a, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->a_row, nnz_a, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->a_col, nnz_a, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->a_values, nnz_a, sizeof(double));
+  tsi_lu_device_free(dev, dev->row_scale, n, sizeof(double));
+  tsi_lu_device_free(dev, dev->col_scale, n, sizeof(double));
+  tsi_lu_device_free(dev, dev->row_perm, n, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->col_perm, n, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->urow_ptr, n + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->lrow_ptr, n + 1, sizeof(int64_t));
   int64_t u_count = dev->urow_ptr_host ? dev->urow_ptr_host[n] : 0;
-  device_free(dev, dev->urow_col, u_count, sizeof(int32_t));
-  device_free(dev, dev->urow_pos, u_count, sizeof(int64_t));
-  device_free(dev, dev->lrow_col, nnz - n - u_count, sizeof(int32_t));
-  device_free(dev, dev->lrow_pos, nnz - n - u_count, sizeof(int64_t));
-  device_free(dev, dev->left_cols, n, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->urow_col, u_count, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->urow_pos, u_count, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->lrow_col, nnz - n - u_count, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->lrow_pos, nnz - n - u_count, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->left_cols, n, sizeof(int32_t));
   free_values(dev);
-  device_free(dev, dev->scratch, dev->scratch_slots * n, sizeof(double));
+  tsi_lu_device_free(dev, dev->scratch, dev->scratch_slots * n, sizeof(double));
   if (dev->tail_dense)
-    device_free(dev, dev->tail_dense, (n - dev->tail_start) * (n - dev->tail_start), sizeof(double));
-  device_free(dev, dev->tail_order_ptr, n - dev->tail_start + 1, sizeof(int64_t));
-  device_free(dev, dev->tail_run_ptr, n - dev->tail_start + 1, sizeof(int64_t));
-  device_free(dev, dev->tail_order, dev->tail_order_entries, sizeof(int64_t));
-  device_free(dev, dev->tail_run_end, dev->tail_runs, sizeof(int64_t));
-  device_free(dev, dev->kind, n, 1);
-  device_free(dev, dev->rule, 3, sizeof(double));
-  device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
+    tsi_lu_device_free(dev, dev->tail_dense, (n - dev->tail_start) * (n - dev->tail_start), sizeof(double));
+  tsi_lu_device_free(dev, dev->tail_order_ptr, n - dev->tail_start + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->tail_run_ptr, n - dev->tail_start + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->tail_order, dev->tail_order_entries, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->tail_run_end, dev->tail_runs, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->kind, n, 1);
+  tsi_lu_device_free(dev, dev->rule, 3, sizeof(double));
+  tsi_lu_device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
   free_schedule(dev, &dev->lower);
   free_schedule(dev, &dev->upper);
   free_schedule(dev, &dev->upper_t);
   free_schedule(dev, &dev->lower_t);
-  device_free(dev, dev->solve_y, dev->solve_cols * n, sizeof(double));
-  device_free(dev, dev->solve_rhs, dev->solve_cols * n, sizeof(double));
-  device_free(dev, dev->solve_ready_mark, n, sizeof(int32_t));
-  device_free(dev, dev->solve_next_row, 2, sizeof(unsigned long long));
-  device_free(dev, dev->factor_ready, n, sizeof(int32_t));
-  device_free(dev, dev->flow_next, dev->left_levels > 0 ? dev->left_levels : 1, sizeof(unsigned long long));
+  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * n, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * n, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_ready_mark, n, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->solve_next_row, 2, sizeof(unsigned long long));
+  tsi_lu_device_free(dev, dev->factor_ready, n, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->flow_next, dev->left_levels > 0 ? dev->left_levels : 1, sizeof(unsigned long long));
   free(dev->urow_ptr_host);
   free(dev->left_ptr_host);
   free(dev->left_group_host);
@@ -331,7 +308,7 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
                   (cudaStream_t)ctx->stream>>>(n, a_row_ptr, dev->a_row);
     st = tsi_cuda_check_launch(ctx, "LU on the GPU: A's rows");
   }
-  device_free(dev, a_row_ptr, n + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, a_row_ptr, n + 1, sizeof(int64_t));
   if (st == TS_SUCCESS)
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_values, nnz_a, sizeof(double), "A's values");
   if (st == TS_SUCCESS)

@@ -154,9 +154,6 @@ extern "C" ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev) {
   if (st != TS_SUCCESS)
     dev->urow_ptr_host[n] = u_count;
   for (size_t t = 0; t < sizeof temps / sizeof temps[0]; t++)
-    if (*temps[t].ptr) {
-      tsi_cuda_free(*temps[t].ptr);
-      dev->bytes -= (temps[t].count > 0 ? temps[t].count : 1) * (int64_t)temps[t].size;
-    }
+    tsi_lu_device_free(dev, *temps[t].ptr, temps[t].count, temps[t].size);
   return st;
 }

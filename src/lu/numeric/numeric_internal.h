@@ -186,9 +186,12 @@ typedef struct tsi_lu_device {
 ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out);
 /* Factor values of the wanted precision (acc aliases them in double). */
 ts_status tsi_lu_device_reserve_values(ts_lu *lu, tsi_lu_device *dev, int single);
-/* Device allocation counted in dev->bytes and dev->peak. */
+/* Device allocation of count entries of size bytes counted in dev->bytes
+ * and dev->peak, and its release (NULL ignored) with the same count and size
+ * (device_memory_gpu.c). */
 ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
                               const char *what);
+void tsi_lu_device_free(tsi_lu_device *dev, void *ptr, int64_t count, size_t size);
 
 /* ---- host code that builds the device cache ---------------------------------------- */
 

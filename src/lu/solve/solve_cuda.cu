@@ -295,9 +295,8 @@ static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) 
 static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
   if (dev->solve_cols >= nrhs)
     return TS_SUCCESS;
-  tsi_cuda_free(dev->solve_y);
-  tsi_cuda_free(dev->solve_rhs);
-  dev->bytes -= 2 * dev->solve_cols * dev->n * (int64_t)sizeof(double);
+  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * dev->n, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * dev->n, sizeof(double));
   dev->solve_y = dev->solve_rhs = NULL;
   dev->solve_cols = 0;
   int64_t count;
@@ -308,10 +307,7 @@ static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
   if (st == TS_SUCCESS)
     st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_rhs, count, sizeof(double), "solve vectors");
   if (st != TS_SUCCESS) {
-    if (dev->solve_y) {
-      tsi_cuda_free(dev->solve_y);
-      dev->bytes -= count * (int64_t)sizeof(double);
-    }
+    tsi_lu_device_free(dev, dev->solve_y, count, sizeof(double));
     dev->solve_y = NULL;
     return st;
   }
