@@ -43,8 +43,8 @@ static void release_levels(ts_lu *lu) {
 
 typedef struct phase_run {
   int gpu, one_chunk_size, variant;
-  int64_t budget, queue_words; /* queue_words: ts_lu.symbolic_queue_words */
-  int memory;                  /* ts_lu.symbolic_memory */
+  int64_t budget, queue_words; /* queue_words: lu->switches.symbolic_queue_words */
+  int memory;                  /* lu->switches.symbolic_memory */
 } phase_run;
 
 typedef struct phase_result {

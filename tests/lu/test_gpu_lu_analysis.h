@@ -30,8 +30,8 @@ typedef struct analysis_setup {
   int64_t budget; /* symbolic_memory_budget (0: default) */
   int one_chunk_size;
   int levelize_variant; /* enum tsi_lu_levelize_variant */
-  int64_t queue_words;  /* ts_lu.symbolic_queue_words (0: from the budget) */
-  int symbolic_memory;  /* ts_lu.symbolic_memory (enum tsi_lu_symbolic_memory) */
+  int64_t queue_words;  /* lu->switches.symbolic_queue_words (0: from the budget) */
+  int symbolic_memory;  /* lu->switches.symbolic_memory (enum tsi_lu_symbolic_memory) */
 } analysis_setup;
 
 static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, analysis_setup setup,

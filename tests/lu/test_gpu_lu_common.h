@@ -72,7 +72,7 @@ static inline int gpu_lu_same_on_device(const void *device, const void *host, in
 }
 
 /* The rows of U and L on the device after a GPU factorization (sorted
- * there, lu_factor_rows_cuda.cu) equal the host's transpose
+ * there, numeric/factor_rows_cuda.cu) equal the host's transpose
  * (tsi_lu_build_rows), offsets, columns and positions, bit for bit. */
 static inline void gpu_lu_check_rows(const char *what, ts_lu *lu) {
   const tsi_lu_device *dev = (const tsi_lu_device *)lu->numeric_device;
