@@ -1,0 +1,200 @@
+/* Helpers of the SpMM and SpGEMM tests: generated CSR matrices (random,
+ * with chosen row lengths; one long row; empty), conversions between value
+ * types, values of either type read and written as double, dense operands in
+ * either layout, and the naive double-precision SpMM reference with its
+ * error bound. Independent of the code under test: the reference walks A's
+ * entries with a plain double loop. */
+#ifndef TESSERA_TEST_PRODUCT_UTIL_H
+#define TESSERA_TEST_PRODUCT_UTIL_H
+
+#include "test_common.h"
+
+#include <float.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+static inline double pt_get(const void *p, ts_dtype dtype, int64_t i) {
+  return dtype == TS_FLOAT32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static inline void pt_set(void *p, ts_dtype dtype, int64_t i, double v) {
+  if (dtype == TS_FLOAT32)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
+}
+
+static inline ts_context *pt_cpu_context(int threads) {
+  ts_context_options options = {0};
+  options.backend = TS_BACKEND_CPU;
+  options.num_threads = threads;
+  ts_context *ctx = NULL;
+  (void)ts_context_create(&ctx, &options);
+  return ctx;
+}
+
+/* Random CSR: row i has lengths[i % nlengths] distinct sorted columns
+ * (capped at cols), values in [-1, 1) rounded to the type. */
+static inline ts_csr *pt_random_csr(int64_t rows, int64_t cols, const int64_t *lengths, int nlengths, ts_dtype dtype,
+                                    unsigned long long *state) {
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    int64_t len = lengths[i % nlengths];
+    nnz += len < cols ? len : cols;
+  }
+  ts_csr *a = NULL;
+  if (ts_csr_create(NULL, rows, cols, nnz, dtype, &a) != TS_SUCCESS)
+    return NULL;
+  unsigned char *used = calloc((size_t)cols + 1, 1);
+  if (!used) {
+    ts_csr_destroy(a);
+    return NULL;
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    int64_t len = lengths[i % nlengths];
+    if (len > cols)
+      len = cols;
+    int64_t picked = 0;
+    if (len * 2 > cols) {
+      for (int64_t j = 0; j < cols && picked < len; j++)
+        if (cols - j == len - picked || test_random(state) > -0.2) {
+          used[j] = 1;
+          picked++;
+        }
+    } else {
+      while (picked < len) {
+        int64_t j = (int64_t)((test_random(state) + 1.0) * 0.5 * (double)cols);
+        if (j >= cols)
+          j = cols - 1;
+        if (!used[j]) {
+          used[j] = 1;
+          picked++;
+        }
+      }
+    }
+    for (int64_t j = 0; j < cols && picked > 0; j++) {
+      if (!used[j])
+        continue;
+      used[j] = 0;
+      picked--;
+      a->col_idx[k] = (int32_t)j;
+      pt_set(a->values, dtype, k, test_random(state));
+      k++;
+    }
+    a->row_ptr[i + 1] = k;
+  }
+  free(used);
+  return a;
+}
+
+/* The same matrix in another value type (values rounded to it). */
+static inline ts_csr *pt_convert(const ts_csr *a, ts_dtype dtype) {
+  ts_csr *w = NULL;
+  if (ts_csr_create(NULL, a->rows, a->cols, a->nnz, dtype, &w) != TS_SUCCESS)
+    return NULL;
+  memcpy(w->row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
+  if (a->nnz > 0)
+    memcpy(w->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
+  for (int64_t k = 0; k < a->nnz; k++)
+    pt_set(w->values, dtype, k, pt_get(a->values, a->dtype, k));
+  return w;
+}
+
+/* ---- dense operands ---------------------------------------------------------------- */
+
+/* A dense rows x cols operand in a layout (ld = 0: packed). */
+typedef struct pt_dense {
+  int64_t rows, cols, ld;
+  ts_layout layout;
+  int64_t elements; /* span from the first entry to one past the last */
+} pt_dense;
+
+static inline pt_dense pt_dense_of(int64_t rows, int64_t cols, ts_layout layout, int64_t ld) {
+  pt_dense d;
+  d.rows = rows;
+  d.cols = cols;
+  d.layout = layout;
+  int64_t minor = layout == TS_LAYOUT_ROW_MAJOR ? cols : rows, major = layout == TS_LAYOUT_ROW_MAJOR ? rows : cols;
+  d.ld = ld > 0 ? ld : (minor > 0 ? minor : 1);
+  d.elements = major > 0 && minor > 0 ? (major - 1) * d.ld + minor : 0;
+  return d;
+}
+
+static inline int64_t pt_index(const pt_dense *d, int64_t i, int64_t j) {
+  return d->layout == TS_LAYOUT_ROW_MAJOR ? i * d->ld + j : i + j * d->ld;
+}
+
+/* ---- the SpMM reference ------------------------------------------------------------ */
+
+/* ref = A * B and bound = |A| |B| entrywise, rows x width, row-major, in
+ * double, from A's entries and B's values read in B's own type. */
+static inline void pt_spmm_reference(const ts_csr *a, const void *b, const pt_dense *bd, ts_dtype dtype, double *ref,
+                                     double *bound) {
+  const int64_t width = bd->cols;
+  for (int64_t i = 0; i < a->rows; i++) {
+    for (int64_t j = 0; j < width; j++) {
+      ref[i * width + j] = 0;
+      bound[i * width + j] = 0;
+    }
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      const double v = pt_get(a->values, a->dtype, k);
+      const int64_t col = a->col_idx[k];
+      for (int64_t j = 0; j < width; j++) {
+        const double p = v * pt_get(b, dtype, pt_index(bd, col, j));
+        ref[i * width + j] += p;
+        bound[i * width + j] += fabs(p);
+      }
+    }
+  }
+}
+
+/*
+ * Entries of C (in C's layout) outside alpha*ref + beta*c_in within
+ * 2 gamma_(n+2) (|alpha| bound + |beta c_in|) (Higham, Accuracy and
+ * Stability, 2nd ed., sec. 3.1; doubled as the reference rounds too), n the
+ * row's entries; with beta = 0 the input is ignored. Entries outside the
+ * matrix but inside C's span (ld above the packed one) must keep their
+ * input (c_in) bitwise. Prints the first few failures under `what`.
+ */
+static inline int64_t pt_spmm_compare(const char *what, const ts_csr *a, const pt_dense *cd, ts_dtype dtype,
+                                      double alpha, double beta, const double *ref, const double *bound,
+                                      const void *c_in, const void *c_out) {
+  const double u = dtype == TS_FLOAT32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  const double tiny = dtype == TS_FLOAT32 ? FLT_MIN : DBL_MIN;
+  const int64_t width = cd->cols;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < cd->rows; i++) {
+    const double n = (double)(a->row_ptr[i + 1] - a->row_ptr[i]) + 2;
+    const double gamma = n * u / (1 - n * u);
+    for (int64_t j = 0; j < width; j++) {
+      const int64_t at = pt_index(cd, i, j);
+      const double in = beta == 0 ? 0.0 : pt_get(c_in, dtype, at);
+      const double want = alpha * ref[i * width + j] + beta * in;
+      const double tol = 2 * gamma * (fabs(alpha) * bound[i * width + j] + fabs(beta * in)) + 4 * tiny;
+      const double got = pt_get(c_out, dtype, at);
+      if (!(fabs(got - want) <= tol)) {
+        if (bad < 3)
+          fprintf(stderr, "%s (%s, alpha %g, beta %g): C(%lld, %lld) = %.17g, want %.17g (tolerance %.3g)\n", what,
+                  dtype == TS_FLOAT32 ? "float" : "double", alpha, beta, (long long)i, (long long)j, got, want, tol);
+        bad++;
+      }
+    }
+  }
+  /* The gaps between C's lines belong to the caller. */
+  const size_t vs = ts_dtype_size(dtype);
+  const int64_t lines = cd->layout == TS_LAYOUT_ROW_MAJOR ? cd->rows : cd->cols;
+  const int64_t minor = cd->layout == TS_LAYOUT_ROW_MAJOR ? cd->cols : cd->rows;
+  for (int64_t line = 0; cd->elements > 0 && line + 1 < lines; line++)
+    for (int64_t g = minor; g < cd->ld; g++) {
+      const int64_t at = line * cd->ld + g;
+      if (memcmp((const char *)c_in + at * vs, (const char *)c_out + at * vs, vs) != 0) {
+        if (bad < 3)
+          fprintf(stderr, "%s: entry %lld between C's lines was overwritten\n", what, (long long)at);
+        bad++;
+      }
+    }
+  return bad;
+}
+
+#endif
