@@ -128,15 +128,35 @@ __device__ inline void tsi_spmm_split_index(int64_t g, int64_t count, int64_t sl
   }
 }
 
+template <int N, class T> __device__ inline void tsi_spmm_zero(T (&acc)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; i++)
+    acc[i] = T(0);
+}
+
+/* fn(x, columns) for every x below count and every column slice, one vector
+ * thread each (grid-stride over the pairs, split as tsi_spmm_split_index). */
+template <class T, int V, bool BRow, class Fn>
+__device__ void tsi_spmm_for_each_slice(const tsi_spmm_args<T> &a, int64_t count, const Fn &fn) {
+  const lb::lane_position at = lb::position_of(a.lanes, a.lanes);
+  const int64_t total = count * a.slices;
+  for (int64_t g = at.group; g < total; g += at.groups) {
+    int64_t x, slice;
+    tsi_spmm_split_index<BRow>(g, count, a.slices, x, slice);
+    fn(x, tsi_spmm_columns_of<T, V>(a, slice, at.lane));
+  }
+}
+
 /*
- * acc[r * V + v] += a_k * B(col_k, at[r] + v) for k = first, first + step,
- * ... below end, in that order for every column: a batch of
- * TSI_SPMM_ATOM_BATCH nonzeros' indices and values is loaded, then all their
- * slices of B (predicated), then they are added in order.
+ * acc[r * V + v] = sum of a_k * B(col_k, at(r) + v) over k = first, first +
+ * step, ... below end, added in that order from zero for every column: a
+ * batch of TSI_SPMM_ATOM_BATCH nonzeros' indices and values is loaded, then
+ * all their slices of B (predicated), then they are added in order.
  */
 template <class T, int V, int R, bool BRow>
-__device__ void tsi_spmm_accumulate(const tsi_spmm_args<T> &a, const tsi_spmm_columns &col, int64_t first, int64_t end,
-                                    int64_t step, T (&acc)[R * V]) {
+__device__ void tsi_spmm_sum(const tsi_spmm_args<T> &a, const tsi_spmm_columns &col, int64_t first, int64_t end,
+                             int64_t step, T (&acc)[R * V]) {
+  tsi_spmm_zero<R * V>(acc);
   /* Fewer nonzeros a batch when a lane holds several column vectors: the
    * batch's slices of B stay in registers. */
   constexpr int U = R > 1 ? (TSI_SPMM_ATOM_BATCH + 1) / 2 : TSI_SPMM_ATOM_BATCH;
@@ -280,8 +300,8 @@ tsi_spmm_args<T> tsi_spmm_make_args(const tsi_spmm_device *d, double alpha, cons
 
 /* Blocks for `threads` threads of grid-stride work, at most 32 waves of the
  * kernel's resident blocks (asked once per kernel). */
-template <class Kernel> unsigned tsi_spmm_blocks(Kernel kernel, int64_t threads) {
-  static const int resident = lb::resident_blocks(kernel, TSI_SPMM_BLOCK);
+template <auto Kernel> unsigned tsi_spmm_blocks(int64_t threads) {
+  static const int resident = lb::resident_blocks(Kernel, TSI_SPMM_BLOCK);
   const int64_t wanted = (threads + TSI_SPMM_BLOCK - 1) / TSI_SPMM_BLOCK;
   const int64_t cap = 32 * (int64_t)resident;
   return (unsigned)(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);

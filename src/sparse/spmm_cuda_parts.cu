@@ -12,25 +12,17 @@ using coordinate = lb::coordinate<int64_t>;
 template <class T, int V, int R, bool BRow>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_parts_kernel(tsi_spmm_args<T> a, const coordinate *coords, int64_t parts,
                                                       T *head, T *tail) {
-  const lb::lane_position at = lb::position_of(a.lanes, a.lanes);
-  const int64_t total = parts * a.slices;
-  for (int64_t g = at.group; g < total; g += at.groups) {
-    int64_t part, slice;
-    tsi_spmm_split_index<BRow>(g, parts, a.slices, part, slice);
-    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
+  tsi_spmm_for_each_slice<T, V, BRow>(a, parts, [&](int64_t part, const tsi_spmm_columns &col) {
     lb::for_each_tile_of_part(a.work, coords[part], coords[part + 1],
                               [&](int64_t row, int64_t first, int64_t end, bool closes, bool whole) {
                                 T acc[R * V];
-#pragma unroll
-                                for (int i = 0; i < R * V; i++)
-                                  acc[i] = T(0);
-                                tsi_spmm_accumulate<T, V, R, BRow>(a, col, first, end, 1, acc);
+                                tsi_spmm_sum<T, V, R, BRow>(a, col, first, end, 1, acc);
                                 if (closes && whole)
                                   tsi_spmm_store<T, V, R>(a, row, col, acc);
                                 else
                                   tsi_spmm_record_store<T, V, R>(a, closes ? head : tail, part, col, acc);
                               });
-  }
+  });
 }
 
 /* Rows cut between parts: the thread of the first boundary inside a row adds
@@ -39,24 +31,17 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_parts_kernel(tsi_spmm_args<T> a, const 
 template <class T, int V, int R, bool BRow>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_join_parts_kernel(tsi_spmm_args<T> a, const coordinate *coords, int64_t parts,
                                                            const T *head, const T *tail) {
-  const lb::lane_position at = lb::position_of(a.lanes, a.lanes);
-  const int64_t total = parts * a.slices;
-  for (int64_t g = at.group; g < total; g += at.groups) {
-    int64_t q, slice;
-    tsi_spmm_split_index<BRow>(g, parts, a.slices, q, slice);
+  tsi_spmm_for_each_slice<T, V, BRow>(a, parts, [&](int64_t q, const tsi_spmm_columns &col) {
     const long long run = lb::split_tile_run(a.work, coords, parts, q);
     if (run == 0)
-      continue;
-    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
+      return;
     T acc[R * V];
-#pragma unroll
-    for (int i = 0; i < R * V; i++)
-      acc[i] = T(0);
+    tsi_spmm_zero<R * V>(acc);
     for (int64_t p = q - 1; p < q + run - 1; p++)
       tsi_spmm_record_add<T, V, R>(a, tail, p, col, acc);
     tsi_spmm_record_add<T, V, R>(a, head, q + run - 1, col, acc);
     tsi_spmm_store<T, V, R>(a, coords[q].tile, col, acc);
-  }
+  });
 }
 
 template <class T, int V, int R, bool BRow> struct parts_fn {
@@ -67,13 +52,13 @@ template <class T, int V, int R, bool BRow> struct parts_fn {
     T *head = reinterpret_cast<T *>(c.workspace + d->head_at);
     T *tail = reinterpret_cast<T *>(c.workspace + d->tail_at);
     const int64_t threads = d->parts * d->lanes.slices * d->lanes.lanes;
-    auto kernel = tsi_spmm_parts_kernel<T, V, R, BRow>;
-    kernel<<<tsi_spmm_blocks(kernel, threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, coords, d->parts, head, tail);
+    constexpr auto kernel = tsi_spmm_parts_kernel<T, V, R, BRow>;
+    kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, coords, d->parts, head, tail);
     cudaError_t err = cudaPeekAtLastError();
     if (err != cudaSuccess || d->parts < 2)
       return err;
-    auto join = tsi_spmm_join_parts_kernel<T, V, R, BRow>;
-    join<<<tsi_spmm_blocks(join, threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, coords, d->parts, head, tail);
+    constexpr auto join = tsi_spmm_join_parts_kernel<T, V, R, BRow>;
+    join<<<tsi_spmm_blocks<join>(threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, coords, d->parts, head, tail);
     return cudaPeekAtLastError();
   }
 };

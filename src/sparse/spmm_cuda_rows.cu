@@ -20,10 +20,7 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_rows_kernel(tsi_spmm_args<T> a, int row
     tsi_spmm_split_index<BRow>(g, a.work.tiles, a.slices, row, slice);
     const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
     T acc[R * V];
-#pragma unroll
-    for (int i = 0; i < R * V; i++)
-      acc[i] = T(0);
-    tsi_spmm_accumulate<T, V, R, BRow>(a, col, a.work.tile_begin(row) + at.rank, a.work.tile_end(row), vthreads, acc);
+    tsi_spmm_sum<T, V, R, BRow>(a, col, a.work.tile_begin(row) + at.rank, a.work.tile_end(row), vthreads, acc);
     if constexpr (block_rows) {
       lb::group_sum<TSI_SPMM_BLOCK, T, R * V>(acc, row_threads, a.lanes, &scratch);
     } else if constexpr (!std::is_same<S, lb::thread_mapped>::value) {
@@ -44,8 +41,8 @@ template <class S, class T, int V, int R, bool BRow> static cudaError_t launch(c
                           : std::is_same<S, lb::block_mapped>::value ? TSI_SPMM_BLOCK
                                                                      : d->row_threads;
   const int64_t threads = d->rows * d->lanes.slices * row_threads;
-  auto kernel = tsi_spmm_rows_kernel<S, T, V, R, BRow>;
-  kernel<<<tsi_spmm_blocks(kernel, threads), TSI_SPMM_BLOCK, 0, call.stream>>>(a, row_threads);
+  constexpr auto kernel = tsi_spmm_rows_kernel<S, T, V, R, BRow>;
+  kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, call.stream>>>(a, row_threads);
   return cudaPeekAtLastError();
 }
 

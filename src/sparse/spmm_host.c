@@ -34,12 +34,11 @@ ts_status ts_csr_spmm_host(ts_context *ctx, double alpha, const ts_csr *a, int64
   static const char op[] = "ts_csr_spmm_host";
   if (!a)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: matrix is NULL", op);
-  if (a->symmetry != TS_GENERAL)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
-                     "%s: matrix holds %s storage; expand it with ts_coo_expand_symmetric first", op,
-                     ts_symmetry_name(a->symmetry));
+  ts_status st = tsi_require_general(ctx, op, "A", a);
+  if (st != TS_SUCCESS)
+    return st;
   tsi_dense_shape bs, cs;
-  ts_status st = tsi_spmm_check_shapes(ctx, op, a, width, layout_b, ld_b, layout_c, ld_c, &bs, &cs);
+  st = tsi_spmm_check_shapes(ctx, op, a, width, layout_b, ld_b, layout_c, ld_c, &bs, &cs);
   if (st != TS_SUCCESS)
     return st;
   st = ts_csr_check(ctx, a);

@@ -13,6 +13,10 @@
 extern "C" {
 #endif
 
+/* TS_SUCCESS for TS_GENERAL storage, else the refusal of `op` naming the
+ * operand `name` and its symmetry. */
+ts_status tsi_require_general(ts_context *ctx, const char *op, const char *name, const ts_csr *a);
+
 /* A dense operand: rows x cols in a layout with leading dimension ld;
  * elements counts the span from the first entry to one past the last. */
 typedef struct tsi_dense_shape {

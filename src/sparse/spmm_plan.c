@@ -2,6 +2,7 @@
  * validation, A's row-length shape, the vector thread and the schedule
  * (AUTO resolved), A in backend memory and the schedule's workspace,
  * prepared once so that execution allocates nothing. */
+#include "device_upload.h"
 #include "spmm_internal.h"
 
 #include <stdio.h>
@@ -21,23 +22,14 @@ static ts_status check_options(ts_context *ctx, const ts_spmm_options *o) {
 }
 
 /* A's arrays in GPU memory (int64 row offsets: at 8 columns and more, A is a
- * small part of the traffic) and, for split-rows, its pieces. */
+ * small part of the traffic). */
 static ts_status upload_matrix(ts_spmm_plan *p, const ts_csr *a) {
-  ts_context *ctx = p->ctx;
   tsi_spmm_device *d = &p->device;
-  size_t value_size = ts_dtype_size(a->dtype);
-  /* +1 byte: a matrix without entries still gets valid pointers. */
-  ts_status st = tsi_cuda_malloc(ctx, (void **)&d->offsets, (size_t)(a->rows + 1) * sizeof(int64_t));
+  ts_status st = tsi_upload_array(p->ctx, (void **)&d->offsets, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
   if (st == TS_SUCCESS)
-    st = tsi_cuda_malloc(ctx, (void **)&d->indices, (size_t)a->nnz * sizeof(int32_t) + 1);
+    st = tsi_upload_array(p->ctx, (void **)&d->indices, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
   if (st == TS_SUCCESS)
-    st = tsi_cuda_malloc(ctx, &d->values, (size_t)a->nnz * value_size + 1);
-  if (st == TS_SUCCESS)
-    st = tsi_cuda_memcpy_to_device(ctx, d->offsets, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
-  if (st == TS_SUCCESS && a->nnz > 0)
-    st = tsi_cuda_memcpy_to_device(ctx, d->indices, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
-  if (st == TS_SUCCESS && a->nnz > 0)
-    st = tsi_cuda_memcpy_to_device(ctx, d->values, a->values, (size_t)a->nnz * value_size);
+    st = tsi_upload_array(p->ctx, &d->values, a->values, (size_t)a->nnz * ts_dtype_size(a->dtype));
   return st;
 }
 
@@ -130,17 +122,13 @@ ts_status ts_spmm_plan_create(ts_context *ctx, const ts_csr *a, int64_t width, c
   if (!ctx || !a || !plan)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: NULL argument", op);
   *plan = NULL;
-  ts_spmm_options o;
-  memset(&o, 0, sizeof o);
-  if (options)
-    o = *options;
+  const ts_spmm_options o = options ? *options : (ts_spmm_options){0};
   ts_status st = check_options(ctx, &o);
   if (st != TS_SUCCESS)
     return st;
-  if (a->symmetry != TS_GENERAL)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
-                     "%s: matrix holds %s storage; expand it with ts_coo_expand_symmetric first", op,
-                     ts_symmetry_name(a->symmetry));
+  st = tsi_require_general(ctx, op, "A", a);
+  if (st != TS_SUCCESS)
+    return st;
   tsi_dense_shape b, c;
   st = tsi_spmm_check_shapes(ctx, op, a, width, o.layout_b, o.ld_b, o.layout_c, o.ld_c, &b, &c);
   if (st != TS_SUCCESS)

@@ -39,7 +39,8 @@ template <int G> struct tsi_spmv_min_blocks_of<lb::group_mapped<G>> { static con
 template <class S> constexpr int tsi_spmv_min_blocks = tsi_spmv_min_blocks_of<S>::value;
 
 template <class S, class T, class Index>
-__global__ void __launch_bounds__(lb::block_threads<S>, tsi_min_blocks_per_sm(lb::block_threads<S>, tsi_spmv_min_blocks<S>))
+__global__ void __launch_bounds__(lb::block_threads<S>,
+                                  tsi_min_blocks_per_sm(lb::block_threads<S>, tsi_spmv_min_blocks<S>))
     tsi_spmv_kernel(lb::plan<Index> p, lb::csr_work<Index> work, const int32_t *__restrict__ cols,
                     const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
   __shared__ lb::storage<S, T, Index> smem;

@@ -33,58 +33,48 @@ static inline ts_context *pt_cpu_context(int threads) {
   return ctx;
 }
 
-/* Random CSR: row i has lengths[i % nlengths] distinct sorted columns
- * (capped at cols), values in [-1, 1) rounded to the type. */
+/* A CUDA context, or NULL after printing why none is usable. */
+static inline ts_context *pt_gpu_context(void) {
+  ts_context_options options = {0};
+  options.backend = TS_BACKEND_CUDA;
+  ts_context *ctx = NULL;
+  if (ts_context_create(&ctx, &options) != TS_SUCCESS)
+    fprintf(stderr, "%s\n", ts_last_error(NULL));
+  return ctx;
+}
+
+/* The compute-sanitizer tool a test runs under (TESSERA_UNDER_SANITIZER), or "". */
+static inline const char *pt_sanitizer_tool(void) {
+  const char *tool = getenv("TESSERA_UNDER_SANITIZER");
+  return tool ? tool : "";
+}
+
+/* Random CSR: row i draws lengths[i % nlengths] columns uniformly with
+ * replacement (repeats merge, so a row may come out shorter; a row asking
+ * for more than cols takes every column), values in [-1, 1) rounded to the
+ * type, summed where columns repeat. Built through COO. */
 static inline ts_csr *pt_random_csr(int64_t rows, int64_t cols, const int64_t *lengths, int nlengths, ts_dtype dtype,
                                     unsigned long long *state) {
-  int64_t nnz = 0;
-  for (int64_t i = 0; i < rows; i++) {
-    int64_t len = lengths[i % nlengths];
-    nnz += len < cols ? len : cols;
-  }
+  int64_t draws = 0;
+  for (int64_t i = 0; i < rows; i++)
+    draws += lengths[i % nlengths] < cols ? lengths[i % nlengths] : cols;
+  ts_coo *coo = NULL;
   ts_csr *a = NULL;
-  if (ts_csr_create(NULL, rows, cols, nnz, dtype, &a) != TS_SUCCESS)
+  if (ts_coo_create(NULL, rows, cols, draws, dtype, &coo) != TS_SUCCESS)
     return NULL;
-  unsigned char *used = calloc((size_t)cols + 1, 1);
-  if (!used) {
-    ts_csr_destroy(a);
-    return NULL;
-  }
-  int64_t k = 0;
   for (int64_t i = 0; i < rows; i++) {
-    int64_t len = lengths[i % nlengths];
-    if (len > cols)
-      len = cols;
-    int64_t picked = 0;
-    if (len * 2 > cols) {
-      for (int64_t j = 0; j < cols && picked < len; j++)
-        if (cols - j == len - picked || test_random(state) > -0.2) {
-          used[j] = 1;
-          picked++;
-        }
-    } else {
-      while (picked < len) {
-        int64_t j = (int64_t)((test_random(state) + 1.0) * 0.5 * (double)cols);
-        if (j >= cols)
-          j = cols - 1;
-        if (!used[j]) {
-          used[j] = 1;
-          picked++;
-        }
-      }
+    const int64_t len = lengths[i % nlengths];
+    for (int64_t n = 0; n < len && n < cols; n++) {
+      int64_t j = len >= cols ? n : (int64_t)((test_random(state) + 1.0) * 0.5 * (double)cols);
+      coo->row_idx[coo->nnz] = (int32_t)i;
+      coo->col_idx[coo->nnz] = (int32_t)(j < cols ? j : cols - 1);
+      pt_set(coo->values, dtype, coo->nnz, test_random(state));
+      coo->nnz++;
     }
-    for (int64_t j = 0; j < cols && picked > 0; j++) {
-      if (!used[j])
-        continue;
-      used[j] = 0;
-      picked--;
-      a->col_idx[k] = (int32_t)j;
-      pt_set(a->values, dtype, k, test_random(state));
-      k++;
-    }
-    a->row_ptr[i + 1] = k;
   }
-  free(used);
+  if (ts_csr_from_coo(NULL, coo, TS_DUPLICATES_SUM, &a) != TS_SUCCESS)
+    a = NULL;
+  ts_coo_destroy(coo);
   return a;
 }
 

@@ -48,6 +48,21 @@ cleanup:
   return bad;
 }
 
+/* A generated matrix of rows all `length` long, B in layout lb, C row-major. */
+static void check_generated(const char *what, ts_context *ctx, int64_t rows, int64_t cols, const int64_t *length,
+                            int64_t width, ts_layout lb, double beta, ts_dtype dtype, unsigned long long *state) {
+  ts_csr *a = pt_random_csr(rows, cols, length, 1, dtype, state);
+  CHECK_MSG(a != NULL, "%s: generation failed", what);
+  if (a)
+    check_host(what, ctx, a, width, lb, 0, TS_LAYOUT_ROW_MAJOR, 0, 1.0, beta, 0, state);
+  ts_csr_destroy(a);
+}
+
+static void expect_values(const char *what, const double *got, const double *want, int n) {
+  for (int i = 0; i < n; i++)
+    CHECK_MSG(got[i] == want[i], "%s: C[%d] = %g, want %g", what, i, got[i], want[i]);
+}
+
 static void test_hand_made(ts_context *ctx) {
   /* A = [1 0 2; 0 0 0; 3 4 5], B = [1 2; 3 4; 5 6] row-major: A B by hand. */
   ts_csr *a = NULL;
@@ -64,15 +79,13 @@ static void test_hand_made(ts_context *ctx) {
   double c[6] = {1, 1, 1, 1, 1, 1};
   const double want[] = {1 + 10 + 1, 2 + 12 + 1, 1, 1, 3 + 12 + 25 + 1, 6 + 16 + 30 + 1};
   CHECK_OK(ctx, ts_csr_spmm_host(ctx, 1.0, a, 2, b, TS_LAYOUT_ROW_MAJOR, 0, 1.0, c, TS_LAYOUT_ROW_MAJOR, 0));
-  for (int i = 0; i < 6; i++)
-    CHECK_MSG(c[i] == want[i], "hand-made C[%d] = %g, want %g", i, c[i], want[i]);
+  expect_values("hand-made row-major", c, want, 6);
   /* The same with B and C column-major. */
   const double bt[] = {1, 3, 5, 2, 4, 6};
   double ct[6] = {1, 1, 1, 1, 1, 1};
   const double want_t[] = {12, 1, 41, 15, 1, 53};
   CHECK_OK(ctx, ts_csr_spmm_host(ctx, 1.0, a, 2, bt, TS_LAYOUT_COL_MAJOR, 0, 1.0, ct, TS_LAYOUT_COL_MAJOR, 0));
-  for (int i = 0; i < 6; i++)
-    CHECK_MSG(ct[i] == want_t[i], "hand-made column-major C[%d] = %g, want %g", i, ct[i], want_t[i]);
+  expect_values("hand-made column-major", ct, want_t, 6);
   ts_csr_destroy(a);
 }
 
@@ -97,25 +110,12 @@ static void test_random_matrices(ts_context *ctx, ts_dtype dtype) {
   check_host("random 97x61 NaN", ctx, a, 6, TS_LAYOUT_ROW_MAJOR, 0, TS_LAYOUT_ROW_MAJOR, 0, 1.0, 0.0, 1, &state);
   check_host("random 97x61 NaN", ctx, a, 6, TS_LAYOUT_COL_MAJOR, 0, TS_LAYOUT_COL_MAJOR, 0, 2.0, 0.0, 1, &state);
   ts_csr_destroy(a);
-  /* Edge shapes: no entries, one row, one column, 0 x 0. */
-  const int64_t none[] = {0}, one[] = {1};
-  a = pt_random_csr(5, 4, none, 1, dtype, &state);
-  if (a)
-    check_host("no entries 5x4", ctx, a, 3, TS_LAYOUT_ROW_MAJOR, 0, TS_LAYOUT_ROW_MAJOR, 0, 1.0, 0.5, 0, &state);
-  ts_csr_destroy(a);
-  a = pt_random_csr(300, 1, one, 1, dtype, &state);
-  if (a)
-    check_host("300x1", ctx, a, 9, TS_LAYOUT_COL_MAJOR, 0, TS_LAYOUT_ROW_MAJOR, 0, 1.0, 0.0, 0, &state);
-  ts_csr_destroy(a);
-  const int64_t long_row[] = {5000};
-  a = pt_random_csr(1, 6000, long_row, 1, dtype, &state);
-  if (a)
-    check_host("one long row", ctx, a, 33, TS_LAYOUT_ROW_MAJOR, 0, TS_LAYOUT_ROW_MAJOR, 0, 1.0, 0.0, 0, &state);
-  ts_csr_destroy(a);
-  a = pt_random_csr(0, 0, none, 1, dtype, &state);
-  if (a)
-    check_host("0x0", ctx, a, 4, TS_LAYOUT_ROW_MAJOR, 0, TS_LAYOUT_ROW_MAJOR, 0, 1.0, 0.0, 0, &state);
-  ts_csr_destroy(a);
+  /* Edge shapes: no entries, one column, one long row, 0 x 0. */
+  const int64_t none[] = {0}, one[] = {1}, long_row[] = {5000};
+  check_generated("no entries 5x4", ctx, 5, 4, none, 3, TS_LAYOUT_ROW_MAJOR, 0.5, dtype, &state);
+  check_generated("300x1", ctx, 300, 1, one, 9, TS_LAYOUT_COL_MAJOR, 0.0, dtype, &state);
+  check_generated("one long row", ctx, 1, 6000, long_row, 33, TS_LAYOUT_ROW_MAJOR, 0.0, dtype, &state);
+  check_generated("0x0", ctx, 0, 0, none, 4, TS_LAYOUT_ROW_MAJOR, 0.0, dtype, &state);
 }
 
 /* Plans on the CPU backend: every schedule is accepted (the CPU has one
