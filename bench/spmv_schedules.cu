@@ -602,34 +602,6 @@ static ts_status generate(ts_context *ctx, const matrix_spec *s, bool quick, ts_
   return TS_ERROR_INVALID_ARGUMENT;
 }
 
-/* fp32 copy of a fp64 matrix (same pattern, values rounded). */
-static ts_status to_float32(ts_context *ctx, const ts_csr *a, ts_csr **out) {
-  ts_status st = ts_csr_create(ctx, a->rows, a->cols, a->nnz, TS_FLOAT32, out);
-  if (st != TS_SUCCESS)
-    return st;
-  memcpy((*out)->row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
-  if (a->nnz > 0)
-    memcpy((*out)->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
-  for (int64_t k = 0; k < a->nnz; k++)
-    ((float *)(*out)->values)[k] = (float)((const double *)a->values)[k];
-  return TS_SUCCESS;
-}
-
-/* A corpus matrix: read, expand symmetric storage, convert (duplicates summed). */
-static ts_status read_corpus(ts_context *ctx, const char *dir, const char *name, ts_csr **a) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-  ts_coo *stored = NULL, *general = NULL;
-  ts_status st = ts_mm_read(ctx, path, TS_FLOAT64, &stored, NULL);
-  if (st == TS_SUCCESS)
-    st = ts_coo_expand_symmetric(ctx, stored, &general);
-  if (st == TS_SUCCESS)
-    st = ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, a);
-  ts_coo_destroy(general);
-  ts_coo_destroy(stored);
-  return st;
-}
-
 /* ---- results: CSV rows and the Markdown summary ---------------------------------------------- */
 
 static const char *dtype_name(ts_dtype dtype) { return dtype == TS_FLOAT32 ? "fp32" : "fp64"; }
@@ -1040,24 +1012,9 @@ int main(int argc, char **argv) {
 
   /* Corpus names, when that set is asked for. */
   static char corpus_names[1024][128];
-  int corpus_count = 0;
-  if (opt.sets[SET_CORPUS]) {
-    char path[4096], line[8192];
-    FILE *manifest = NULL;
-    if (opt.matrices_dir) {
-      snprintf(path, sizeof path, "%s/MANIFEST.tsv", opt.matrices_dir);
-      manifest = fopen(path, "r");
-    }
-    while (manifest && corpus_count < 1024 && fgets(line, sizeof line, manifest)) {
-      char name[128];
-      if (sscanf(line, "%127[^\t]", name) == 1 && strcmp(name, "name") != 0)
-        memcpy(corpus_names[corpus_count++], name, sizeof name);
-    }
-    if (manifest)
-      fclose(manifest);
-    if (corpus_count == 0)
-      printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
-  }
+  int corpus_count = opt.sets[SET_CORPUS] ? tsb_corpus_names(opt.matrices_dir, corpus_names, 1024) : 0;
+  if (opt.sets[SET_CORPUS] && corpus_count == 0)
+    printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
   int max_cases = 2 * (corpus_count + SPEC_COUNT) + 2;
   case_result *cases = (case_result *)calloc((size_t)max_cases, sizeof(case_result));
 
@@ -1129,7 +1086,7 @@ int main(int argc, char **argv) {
       continue;
     ts_csr *a64 = NULL, *a32 = NULL;
     double t0 = tsb_wall_seconds();
-    ts_status st = corpus ? read_corpus(ctx, opt.matrices_dir, name, &a64) : generate(ctx, spec, opt.quick, &a64);
+    ts_status st = corpus ? tsb_read_corpus(ctx, opt.matrices_dir, name, &a64) : generate(ctx, spec, opt.quick, &a64);
     if (st != TS_SUCCESS) {
       fprintf(stderr, "error: %s %s: %s\n", corpus ? "reading" : "generating", name, ts_last_error(ctx));
       failed = 1;
@@ -1142,7 +1099,7 @@ int main(int argc, char **argv) {
         continue;
       const ts_csr *a = a64;
       if (d == 0) {
-        if (to_float32(ctx, a64, &a32) != TS_SUCCESS) {
+        if (tsb_csr_convert(ctx, a64, TS_FLOAT32, &a32) != TS_SUCCESS) {
           fprintf(stderr, "error: fp32 copy of %s: %s\n", name, ts_last_error(ctx));
           failed = 1;
           break;

@@ -106,6 +106,20 @@ typedef struct tsb_copy_bandwidth {
  */
 int tsb_measure_copy_bandwidth(void *stream, size_t bytes, int samples, tsb_copy_bandwidth *out);
 
+/* ---- matrices ------------------------------------------------------------------ */
+
+/**
+ * Corpus matrix dir/name.mtx (or .mtx.gz) as a general CSR in double:
+ * symmetric storage expanded, duplicates summed.
+ */
+ts_status tsb_read_corpus(ts_context *ctx, const char *dir, const char *name, ts_csr **a);
+
+/** A copy of @p a in value type @p dtype (same pattern, values rounded). */
+ts_status tsb_csr_convert(ts_context *ctx, const ts_csr *a, ts_dtype dtype, ts_csr **out);
+
+/** Up to @p max names listed by dir/MANIFEST.tsv (its header skipped); 0 when it is absent. */
+int tsb_corpus_names(const char *dir, char (*names)[128], int max);
+
 /* ---- run metadata ----------------------------------------------------------- */
 
 #define TSB_META_MAX 32
