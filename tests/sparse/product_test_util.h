@@ -187,4 +187,121 @@ static inline int64_t pt_spmm_compare(const char *what, const ts_csr *a, const p
   return bad;
 }
 
+/* ---- the SpGEMM reference ---------------------------------------------------------- */
+
+/* C = A * B in double by the textbook row-by-row product over a dense row of
+ * B's width: ref_off (rows + 1), ref_cols (sorted), ref_vals and
+ * ref_bound (sum of |a_ik b_kj|) are allocated here (free them with free()).
+ * A column is in C when some product lands there (even a zero one). */
+typedef struct pt_spgemm_ref {
+  int64_t *off;
+  int32_t *cols;
+  double *vals, *bound;
+} pt_spgemm_ref;
+
+static inline bool pt_spgemm_reference(const ts_csr *a, const ts_csr *b, pt_spgemm_ref *r) {
+  double *row = calloc((size_t)b->cols + 1, sizeof(double)), *abs_row = calloc((size_t)b->cols + 1, sizeof(double));
+  unsigned char *hit = calloc((size_t)b->cols + 1, 1);
+  int64_t nnz = 0, cap = 1024;
+  r->off = calloc((size_t)a->rows + 1, sizeof(int64_t));
+  r->cols = malloc((size_t)cap * sizeof(int32_t));
+  r->vals = malloc((size_t)cap * sizeof(double));
+  r->bound = malloc((size_t)cap * sizeof(double));
+  bool ok = row && abs_row && hit && r->off && r->cols && r->vals && r->bound;
+  for (int64_t i = 0; ok && i < a->rows; i++) {
+    for (int64_t ka = a->row_ptr[i]; ka < a->row_ptr[i + 1]; ka++) {
+      const int64_t k = a->col_idx[ka];
+      const double x = pt_get(a->values, a->dtype, ka);
+      for (int64_t kb = b->row_ptr[k]; kb < b->row_ptr[k + 1]; kb++) {
+        const int32_t j = b->col_idx[kb];
+        const double p = x * pt_get(b->values, b->dtype, kb);
+        row[j] += p;
+        abs_row[j] += fabs(p);
+        hit[j] = 1;
+      }
+    }
+    for (int64_t j = 0; ok && j < b->cols; j++) {
+      if (!hit[j])
+        continue;
+      if (nnz == cap) {
+        cap *= 2;
+        int32_t *c = realloc(r->cols, (size_t)cap * sizeof(int32_t));
+        double *v = c ? realloc(r->vals, (size_t)cap * sizeof(double)) : NULL;
+        double *w = v ? realloc(r->bound, (size_t)cap * sizeof(double)) : NULL;
+        if (c)
+          r->cols = c;
+        if (v)
+          r->vals = v;
+        if (w)
+          r->bound = w;
+        ok = c && v && w;
+        if (!ok)
+          break;
+      }
+      r->cols[nnz] = (int32_t)j;
+      r->vals[nnz] = row[j];
+      r->bound[nnz] = abs_row[j];
+      nnz++;
+      row[j] = abs_row[j] = 0;
+      hit[j] = 0;
+    }
+    r->off[i + 1] = nnz;
+  }
+  free(row);
+  free(abs_row);
+  free(hit);
+  return ok;
+}
+
+static inline void pt_spgemm_reference_free(pt_spgemm_ref *r) {
+  free(r->off);
+  free(r->cols);
+  free(r->vals);
+  free(r->bound);
+  memset(r, 0, sizeof *r);
+}
+
+/* C against the reference: the same row offsets and columns exactly, values
+ * within 2 gamma_n |A||B| (n the longest inner dimension a product sums
+ * over: A's row length). Returns the failures (printing the first few). */
+static inline int64_t pt_spgemm_compare(const char *what, const ts_csr *a, const pt_spgemm_ref *r, const ts_csr *c) {
+  const double u = c->dtype == TS_FLOAT32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  const double tiny = c->dtype == TS_FLOAT32 ? FLT_MIN : DBL_MIN;
+  int64_t bad = 0;
+  if (c->rows != a->rows || c->nnz != r->off[a->rows]) {
+    fprintf(stderr, "%s: C is %lld rows, %lld entries; want %lld rows, %lld entries\n", what, (long long)c->rows,
+            (long long)c->nnz, (long long)a->rows, (long long)r->off[a->rows]);
+    return 1;
+  }
+  for (int64_t i = 0; i < a->rows; i++) {
+    if (c->row_ptr[i + 1] != r->off[i + 1]) {
+      if (bad++ < 3)
+        fprintf(stderr, "%s: row %lld ends at %lld, want %lld\n", what, (long long)i, (long long)c->row_ptr[i + 1],
+                (long long)r->off[i + 1]);
+      continue;
+    }
+    const double n = (double)(a->row_ptr[i + 1] - a->row_ptr[i]) + 1;
+    const double gamma = n * u / (1 - n * u);
+    for (int64_t e = r->off[i]; e < r->off[i + 1]; e++) {
+      const double got = pt_get(c->values, c->dtype, e);
+      const double tol = 2 * gamma * r->bound[e] + 4 * tiny;
+      if (c->col_idx[e] != r->cols[e] || !(fabs(got - r->vals[e]) <= tol)) {
+        if (bad++ < 3)
+          fprintf(stderr, "%s: row %lld entry %lld: column %d value %.17g, want column %d value %.17g (tol %.3g)\n",
+                  what, (long long)i, (long long)e, c->col_idx[e], got, r->cols[e], r->vals[e], tol);
+      }
+    }
+  }
+  return bad;
+}
+
+/* Two CSR matrices with the same bits (pattern and values). */
+static inline bool pt_csr_identical(const ts_csr *x, const ts_csr *y) {
+  if (!x || !y || x->rows != y->rows || x->cols != y->cols || x->nnz != y->nnz || x->dtype != y->dtype)
+    return false;
+  return memcmp(x->row_ptr, y->row_ptr, (size_t)(x->rows + 1) * sizeof(int64_t)) == 0 &&
+         memcmp(x->col_idx, y->col_idx, (size_t)x->nnz * sizeof(int32_t)) == 0 &&
+         memcmp(x->values, y->values, (size_t)x->nnz * ts_dtype_size(x->dtype)) == 0;
+}
+
 #endif
