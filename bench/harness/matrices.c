@@ -13,15 +13,7 @@ ts_status tsb_read_corpus(ts_context *ctx, const char *dir, const char *name, ts
     fclose(probe);
   else
     snprintf(path, sizeof path, "%s/%s.mtx.gz", dir, name);
-  ts_coo *stored = NULL, *general = NULL;
-  ts_status st = ts_mm_read(ctx, path, TS_FLOAT64, &stored, NULL);
-  if (st == TS_SUCCESS)
-    st = ts_coo_expand_symmetric(ctx, stored, &general);
-  if (st == TS_SUCCESS)
-    st = ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, a);
-  ts_coo_destroy(general);
-  ts_coo_destroy(stored);
-  return st;
+  return ts_mm_read_csr(ctx, path, TS_FLOAT64, a, NULL);
 }
 
 ts_status tsb_csr_convert(ts_context *ctx, const ts_csr *a, ts_dtype dtype, ts_csr **out) {

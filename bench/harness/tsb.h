@@ -109,8 +109,8 @@ int tsb_measure_copy_bandwidth(void *stream, size_t bytes, int samples, tsb_copy
 /* ---- matrices ------------------------------------------------------------------ */
 
 /**
- * Corpus matrix dir/name.mtx (or .mtx.gz) as a general CSR in double:
- * symmetric storage expanded, duplicates summed.
+ * Corpus matrix dir/name.mtx (or .mtx.gz) as a general CSR in double
+ * (ts_mm_read_csr(): symmetric storage expanded, duplicates summed).
  */
 ts_status tsb_read_corpus(ts_context *ctx, const char *dir, const char *name, ts_csr **a);
 

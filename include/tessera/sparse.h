@@ -91,7 +91,8 @@ TS_API ts_status ts_csr_copy(ts_context *ctx, const ts_csr *src, ts_csr **dst);
 
 /** Options for conversions from COO. */
 typedef enum ts_duplicates {
-  TS_DUPLICATES_SUM = 0,  /**< Entries at the same (i,j) are added (default). */
+  TS_DUPLICATES_SUM = 0,  /**< Entries at the same (i,j) are added (default); a sum that is not finite
+                               (past the range of the value type) is refused: TS_ERROR_INVALID_MATRIX. */
   TS_DUPLICATES_ERROR = 1 /**< Duplicates are refused: TS_ERROR_INVALID_MATRIX. */
 } ts_duplicates;
 

@@ -5,6 +5,7 @@
  * and the summing run in one thread. */
 #include "convert_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,18 @@ cleanup:
   return st;
 }
 
+/* The first two input entries at (row, col), -1 where there are fewer. */
+static void find_entries(const ts_coo *coo, int64_t row, int32_t col, int64_t *first, int64_t *second) {
+  *first = *second = -1;
+  for (int64_t k = 0; k < coo->nnz && *second < 0; k++)
+    if (coo->row_idx[k] == row && coo->col_idx[k] == col) {
+      if (*first < 0)
+        *first = k;
+      else
+        *second = k;
+    }
+}
+
 /* Name the first duplicate (lowest row, then column) by its input entries. */
 static ts_status refuse_duplicate(ts_context *ctx, const ts_coo *coo, const ts_csr *m, int64_t row) {
   int32_t col = 0;
@@ -128,20 +141,17 @@ static ts_status refuse_duplicate(ts_context *ctx, const ts_coo *coo, const ts_c
       col = m->col_idx[k];
       break;
     }
-  int64_t first = -1, second = -1;
-  for (int64_t k = 0; k < coo->nnz && second < 0; k++)
-    if (coo->row_idx[k] == row && coo->col_idx[k] == col) {
-      if (first < 0)
-        first = k;
-      else
-        second = k;
-    }
+  int64_t first, second;
+  find_entries(coo, row, col, &first, &second);
   return tsi_error(ctx, TS_ERROR_INVALID_MATRIX,
                    "ts_csr_from_coo: entries %lld and %lld are both at row %lld, column %d (duplicates refused)",
                    (long long)first, (long long)second, (long long)row, (int)col);
 }
 
-ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr) {
+ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr,
+                           tsi_entry_place *nonfinite_sum) {
+  if (nonfinite_sum)
+    nonfinite_sum->row = nonfinite_sum->col = -1;
   if (!csr)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_from_coo: csr is NULL");
   *csr = NULL;
@@ -184,10 +194,30 @@ ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dupl
       st = refuse_duplicate(ctx, coo, m, first_row);
       goto cleanup;
     }
+    int64_t bad_row = -1;
+    int32_t bad_col = -1;
     if (m->dtype == TS_FLOAT32)
-      m->nnz = sum_duplicates_f32(rows, m->row_ptr, m->col_idx, m->values);
+      m->nnz = sum_duplicates_f32(rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col);
     else
-      m->nnz = sum_duplicates_f64(rows, m->row_ptr, m->col_idx, m->values);
+      m->nnz = sum_duplicates_f64(rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col);
+    if (bad_row >= 0) {
+      /* A sum past the largest value of the type (or inf - inf) is refused:
+       * the matrix would hold a value no input entry holds. */
+      int64_t first, second;
+      find_entries(coo, bad_row, bad_col, &first, &second);
+      if (nonfinite_sum) {
+        nonfinite_sum->row = bad_row;
+        nonfinite_sum->col = bad_col;
+        nonfinite_sum->first = first;
+        nonfinite_sum->second = second;
+      }
+      st = tsi_error(ctx, TS_ERROR_INVALID_MATRIX,
+                     "ts_csr_from_coo: the duplicates at row %lld, column %d (entries %lld, %lld, ...) sum to a "
+                     "value beyond the range of %s",
+                     (long long)bad_row, (int)bad_col, (long long)first, (long long)second,
+                     m->dtype == TS_FLOAT32 ? "float" : "double");
+      goto cleanup;
+    }
     /* Give back the space of the merged entries; keeping it is harmless. */
     int32_t *shrunk_cols = realloc(m->col_idx, (size_t)(m->nnz > 0 ? m->nnz : 1) * sizeof(int32_t));
     if (shrunk_cols)
@@ -201,4 +231,8 @@ ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dupl
 cleanup:
   ts_csr_destroy(m);
   return st;
+}
+
+ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr) {
+  return tsi_csr_from_coo(ctx, coo, duplicates, csr, NULL);
 }

@@ -89,14 +89,21 @@ static void TSI_NAME(merge_sort)(int32_t *cols, TSI_VALUE *values, int64_t n, in
 }
 
 /* Merge runs of equal columns within each sorted row, adding their values
- * left to right (input order); compacts in place and returns the new nnz. */
-static int64_t TSI_NAME(sum_duplicates)(int64_t rows, int64_t *ptr, int32_t *cols, TSI_VALUE *values) {
+ * left to right (input order); compacts in place and returns the new nnz.
+ * The first merged value that is not finite (row order) is recorded in
+ * *bad_row and *bad_col (left alone when there is none). */
+static int64_t TSI_NAME(sum_duplicates)(int64_t rows, int64_t *ptr, int32_t *cols, TSI_VALUE *values, int64_t *bad_row,
+                                        int32_t *bad_col) {
   int64_t w = 0, start = 0;
   for (int64_t i = 0; i < rows; i++) {
     int64_t end = ptr[i + 1], row_start = w;
     for (int64_t k = start; k < end; k++) {
       if (w > row_start && cols[w - 1] == cols[k]) {
         values[w - 1] += values[k];
+        if (!isfinite(values[w - 1]) && *bad_row < 0) {
+          *bad_row = i;
+          *bad_col = cols[k];
+        }
       } else {
         cols[w] = cols[k];
         values[w++] = values[k];

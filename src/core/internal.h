@@ -14,6 +14,7 @@ extern "C" {
 #define TSI_MESSAGE_SIZE 1024
 
 struct ts_context {
+  int references; /* the creator's, plus one per object holding the context */
   ts_backend backend;
   int device;
   void *stream;     /* cudaStream_t */
@@ -22,8 +23,16 @@ struct ts_context {
   const char *last_async_op; /* operation of the most recent launch */
   ts_progress_fn progress;
   void *progress_user;
+  char fallback_reason[TSI_MESSAGE_SIZE]; /* why AUTO runs on the CPU; "" when it does not */
   char message[TSI_MESSAGE_SIZE];
 };
+
+/* Objects that keep a context (plans, the LU, buffers) retain it when they
+ * are created and release it when they are destroyed; ts_context_destroy()
+ * releases the creator's reference, and the last release frees the context.
+ * So an object outlives a destroyed context safely. NULL is ignored. */
+void tsi_context_retain(ts_context *ctx);
+void tsi_context_release(ts_context *ctx);
 
 /* Record a printf-style message for ctx (thread-local when ctx is NULL) and
  * return status, so that error paths read `return tsi_error(ctx, ...)`. */
@@ -57,8 +66,33 @@ static inline int64_t tsi_sorted_find(const int32_t *idx, int64_t lo, int64_t hi
   return lo < end && idx[lo] == v ? lo : -1;
 }
 
+/* Whether [p, p + p_bytes) and [q, q + q_bytes) share a byte; empty ranges
+ * share none. Calls that read one array while writing another refuse
+ * overlapping arguments with this. */
+static inline bool tsi_ranges_overlap(const void *p, size_t p_bytes, const void *q, size_t q_bytes) {
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return p_bytes > 0 && q_bytes > 0 && a < b + q_bytes && b < a + p_bytes;
+}
+
+/* ts_csr_check() with `op` naming the call in the message. */
+ts_status tsi_csr_check(ts_context *ctx, const char *op, const ts_csr *csr);
+
 /* a * b into *out unless it passes INT64_MAX; returns false on overflow. */
 bool tsi_mul_overflows(int64_t a, int64_t b, int64_t *out);
+
+/* Where conversion went wrong: the zero-based place and the first two input
+ * entries (COO positions) there. */
+typedef struct tsi_entry_place {
+  int64_t row;
+  int32_t col;
+  int64_t first, second;
+} tsi_entry_place;
+
+/* ts_csr_from_coo(); when duplicates sum to a value that is not finite (the
+ * call fails with TS_ERROR_INVALID_MATRIX), *nonfinite_sum says where (row
+ * -1 otherwise). nonfinite_sum may be NULL. */
+ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr,
+                           tsi_entry_place *nonfinite_sum);
 
 /* Context a buffer was created with. */
 ts_context *tsi_buffer_context(const ts_buffer *buffer);

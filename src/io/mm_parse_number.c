@@ -85,6 +85,10 @@ static tsi_mm_number_error parse_with_strtod(const char *begin, const char *end,
     return TSI_MM_NUMBER_SYNTAX;
   if (isinf(result))
     return TSI_MM_NUMBER_RANGE;
+  /* The caller has seen a non-zero digit: 0 here means the value lies below
+   * the smallest subnormal, refused as 1e400 is (not read as 0). */
+  if (result == 0.0)
+    return TSI_MM_NUMBER_UNDERFLOW;
   *value = result;
   return TSI_MM_NUMBER_OK;
 }
@@ -151,6 +155,21 @@ static bool parse_with_extended_precision(uint64_t mantissa, int64_t exponent, d
  * (up to 19 digits) take the extended-precision path above; everything else
  * (more than 19 significant digits, large exponents, ties) goes to strtod.
  */
+tsi_mm_number_error tsi_mm_parse_integer_value(const char **pos, double *value) {
+  const char *p = *pos;
+  if (at_line_end(p))
+    return TSI_MM_NUMBER_MISSING;
+  if (*p == '+' || *p == '-')
+    p++;
+  if (!is_digit(*p))
+    return TSI_MM_NUMBER_SYNTAX;
+  while (is_digit(*p))
+    p++;
+  if (!tsi_mm_is_delimiter(*p))
+    return TSI_MM_NUMBER_SYNTAX;
+  return tsi_mm_parse_double(pos, value);
+}
+
 tsi_mm_number_error tsi_mm_parse_double(const char **pos, double *value) {
   const char *start = *pos;
   const char *p = start;

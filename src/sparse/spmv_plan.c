@@ -172,6 +172,7 @@ ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv
   if (!p)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmv_plan_create_ex: out of host memory");
   p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_spmv_plan_destroy */
   p->op = o.op;
   p->rows = a->rows;
   p->cols = a->cols;
@@ -221,7 +222,9 @@ void ts_spmv_plan_destroy(ts_spmv_plan *plan) {
     tsi_cuda_free(plan->workspace);
   }
   ts_csr_destroy(plan->host);
+  ts_context *ctx = plan->ctx;
   free(plan);
+  tsi_context_release(ctx);
 }
 
 ts_schedule ts_spmv_plan_schedule(const ts_spmv_plan *plan) { return plan ? plan->schedule : TS_SCHEDULE_AUTO; }
@@ -258,10 +261,16 @@ ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, 
                      "ts_spmv_execute: x holds %zu bytes and y %zu; y = %s x needs %lld and %lld", ts_buffer_size(x),
                      ts_buffer_size(y), operation_name(plan->op), (long long)(x_entries * (int64_t)v),
                      (long long)(y_entries * (int64_t)v));
+  /* A kernel reads x while it writes y: the same (or overlapping) memory
+   * would give a wrong y, not an error. */
+  if (tsi_ranges_overlap(ts_buffer_data(x), (size_t)x_entries * v, ts_buffer_data(y), (size_t)y_entries * v))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_spmv_execute: x and y overlap; y = alpha*%s*x + beta*y needs separate buffers",
+                     plan->op == TS_OP_TRANSPOSE ? "A^T" : "A");
   if (y_entries == 0)
     return TS_SUCCESS;
   if (ctx->backend == TS_BACKEND_CUDA)
     return tsi_spmv_cuda_run(ctx, &plan->device, plan->schedule, plan->group_size, plan->workspace,
                              plan->workspace_bytes, alpha, ts_buffer_data(x), beta, ts_buffer_data(y));
-  return ts_csr_spmv_host(ctx, alpha, plan->host, ts_buffer_data(x), beta, ts_buffer_data(y));
+  return tsi_csr_spmv_host_checked(ctx, alpha, plan->host, ts_buffer_data(x), beta, ts_buffer_data(y));
 }

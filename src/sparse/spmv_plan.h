@@ -22,6 +22,11 @@ typedef struct tsi_spmv_shape {
   double cv_row; /* coefficient of variation: population stddev / mean (0 when mean is 0) */
 } tsi_spmv_shape;
 
+/* y = alpha*A*x + beta*y on the host for a matrix already checked and
+ * vectors known not to overlap (the plan's own copy, its buffers). */
+ts_status tsi_csr_spmv_host_checked(ts_context *ctx, double alpha, const ts_csr *a, const void *x, double beta,
+                                    void *y);
+
 /* Shape of a CSR operand from its offsets (O(rows)). */
 void tsi_spmv_shape_of(int64_t rows, int64_t cols, const int64_t *offsets, tsi_spmv_shape *shape);
 

@@ -82,7 +82,7 @@ if(TARGET tessera_cli)
   endif()
 
   # ---- errors ------------------------------------------------------------------------
-  tessera_cli_test(no_command EXIT 2 STDERR "Usage: tessera COMMAND" STDOUT_EMPTY)
+  tessera_cli_test(no_command EXIT 2 STDERR "^tessera: missing COMMAND \\(see 'tessera --help'\\)\n$" STDOUT_EMPTY)
   tessera_cli_test(unknown_command ARGS frobnicate EXIT 2 STDERR "unknown command 'frobnicate'" STDOUT_EMPTY)
   tessera_cli_test(unknown_option ARGS demo --sise 3 EXIT 2 STDERR "tessera demo: unknown option '--sise'"
     STDOUT_EMPTY)
@@ -110,4 +110,15 @@ if(TARGET tessera_cli)
   # machine with a GPU this test is skipped (it cannot observe the failure).
   tessera_cli_test(cuda_without_gpu ARGS demo --backend cuda --size 8 EXIT 1
     STDERR "^tessera: no usable CUDA device: " STDOUT_EMPTY SKIP_IF_GPU)
+  # --backend auto without a GPU runs on the CPU and says why (the library's
+  # ts_context_fallback_reason), in text and JSON; sort, search, gemm and
+  # solve print the same line.
+  tessera_cli_test(demo_fallback_reason ARGS demo --size 8 --repeat 2
+    STDOUT "^backend +cpu \\([0-9]+ threads?\\)\nno GPU +[^\n]+; the CPU backend runs instead\n" SKIP_IF_GPU)
+  tessera_cli_test(demo_fallback_reason_json ARGS demo --size 8 --repeat 2 --json JSON
+    STDOUT "\"fallback_reason\": \"[^\"]+\"" JSON_EQUALS "backend=cpu" SKIP_IF_GPU)
+  tessera_cli_test(sort_fallback_reason ARGS sort --n 100 --repeat 1
+    STDOUT "\nno GPU +[^\n]+; the CPU backend runs instead\n" SKIP_IF_GPU)
+  tessera_cli_test(demo_cpu_asked_no_reason ARGS demo --backend cpu --size 8 --repeat 2 --json JSON
+    STDOUT "\"fallback_reason\": null")
 endif()

@@ -91,13 +91,8 @@ static inline ts_csr *test_read_general(ts_context *ctx, const char *dir, const 
   int length = snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
   if (length <= 0 || (size_t)length >= sizeof path)
     return NULL;
-  ts_coo *coo = NULL, *general = NULL;
   ts_csr *csr = NULL;
-  if (ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS &&
-      ts_coo_expand_symmetric(ctx, coo, &general) == TS_SUCCESS)
-    (void)ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, &csr);
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
+  (void)ts_mm_read_csr(ctx, path, TS_FLOAT64, &csr, NULL);
   return csr;
 }
 
