@@ -61,6 +61,7 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   if (!p)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
   p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_spgemm_plan_destroy */
   p->dtype = a->dtype;
   p->rows = a->rows;
   p->inner = a->cols;
@@ -454,5 +455,7 @@ void ts_spgemm_plan_destroy(ts_spgemm_plan *plan) {
   ts_csr_destroy(plan->host_b);
   tsi_spgemm_host_work_destroy(&plan->host_work);
   free(plan->host_row_nnz);
+  ts_context *ctx = plan->ctx;
   free(plan);
+  tsi_context_release(ctx);
 }

@@ -21,14 +21,6 @@
 #undef TSI_VALUE
 #undef TSI_NAME
 
-/* Do the byte ranges of B and C share a byte? */
-static bool overlap(const void *b, int64_t b_bytes, const void *c, int64_t c_bytes) {
-  if (b_bytes == 0 || c_bytes == 0)
-    return false;
-  const char *b0 = (const char *)b, *c0 = (const char *)c;
-  return b0 < c0 + c_bytes && c0 < b0 + b_bytes;
-}
-
 ts_status ts_csr_spmm_host(ts_context *ctx, double alpha, const ts_csr *a, int64_t width, const void *b,
                            ts_layout layout_b, int64_t ld_b, double beta, void *c, ts_layout layout_c, int64_t ld_c) {
   static const char op[] = "ts_csr_spmm_host";
@@ -47,7 +39,7 @@ ts_status ts_csr_spmm_host(ts_context *ctx, double alpha, const ts_csr *a, int64
   const int64_t size = (int64_t)ts_dtype_size(a->dtype);
   if ((bs.elements > 0 && !b) || (cs.elements > 0 && !c))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: B or C is NULL", op);
-  if (overlap(b, bs.elements * size, c, cs.elements * size))
+  if (tsi_ranges_overlap(b, (size_t)(bs.elements * size), c, (size_t)(cs.elements * size)))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: B and C overlap (C is written while B is read)", op);
   tsi_spmm_host_run(ctx, alpha, a, b, &bs, beta, c, &cs);
   return TS_SUCCESS;

@@ -141,6 +141,7 @@ ts_status ts_spmm_plan_create(ts_context *ctx, const ts_csr *a, int64_t width, c
   if (!p)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
   p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_spmm_plan_destroy */
   p->rows = a->rows;
   p->cols = a->cols;
   p->nnz = a->nnz;
@@ -186,8 +187,9 @@ int64_t ts_spmm_plan_bytes(const ts_spmm_plan *plan) {
 void ts_spmm_plan_destroy(ts_spmm_plan *plan) {
   if (!plan)
     return;
-  if (plan->ctx && plan->ctx->backend == TS_BACKEND_CUDA) {
-    (void)tsi_cuda_sync(plan->ctx);
+  ts_context *ctx = plan->ctx;
+  if (ctx->backend == TS_BACKEND_CUDA) {
+    (void)tsi_cuda_sync(ctx);
     tsi_cuda_free(plan->device.offsets);
     tsi_cuda_free(plan->device.indices);
     tsi_cuda_free(plan->device.values);
@@ -195,6 +197,7 @@ void ts_spmm_plan_destroy(ts_spmm_plan *plan) {
   }
   ts_csr_destroy(plan->host);
   free(plan);
+  tsi_context_release(ctx);
 }
 
 /* A buffer holding `elements` values of `size` bytes, of the plan's context,
