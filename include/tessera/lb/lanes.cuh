@@ -1,13 +1,18 @@
-/* Vector threads: `lanes` consecutive threads of a block (a power of two, 1
- * to 32) that visit the same tiles and atoms and split a vector-valued
+/**
+ * @file
+ * @brief Vector threads: lanes that share every atom and split a vector result.
+ *
+ * A vector thread is `lanes` consecutive threads of a block (a power of two,
+ * 1 to 32) that visit the same tiles and atoms and split a vector-valued
  * result between them, each lane owning a slice (SpMM: an atom is a nonzero
  * a_ik, its value the row k of B scaled by a_ik, and the lanes split the
  * columns). A mapped schedule applied to vector threads maps tiles onto them
  * as it maps tiles onto threads: thread_mapped gives a tile one vector thread,
  * warp_mapped the vector threads of a warp, block_mapped those of a block,
  * group_mapped<G> a group of G threads. The vector threads of one tile take
- * its atoms in turn and their sums are joined by group_sum() in a fixed tree,
- * so results repeat bitwise. */
+ * its atoms in turn, and group_sum() joins their sums in a fixed tree, so
+ * results repeat bitwise.
+ */
 #ifndef TESSERA_LB_LANES_CUH
 #define TESSERA_LB_LANES_CUH
 
@@ -18,10 +23,14 @@
 namespace tessera {
 namespace lb {
 
-/* Threads that one tile gets from mapped schedule S (thread_mapped,
- * warp_mapped, block_mapped or group_mapped<G>) in blocks of `block` threads
- * when a vector thread has `lanes` lanes: lanes, 32, block, or G (at least
- * lanes, at most block). */
+/**
+ * @brief Threads one tile gets from a mapped schedule when a vector thread
+ *        has @p lanes lanes.
+ * @tparam S thread_mapped (lanes), warp_mapped (32), block_mapped (the
+ *         block) or group_mapped<G> (G, at least lanes, at most the block).
+ * @param lanes lanes of a vector thread, a power of two from 1 to 32.
+ * @param block threads of a block.
+ */
 template <class S> __host__ __device__ constexpr int tile_threads(int lanes, int block) {
   if constexpr (std::is_same<S, thread_mapped>::value) {
     (void)block;
@@ -37,16 +46,21 @@ template <class S> __host__ __device__ constexpr int tile_threads(int lanes, int
   }
 }
 
-/* Where this thread sits: its lane in its vector thread, its vector thread in
- * its group of `group` threads (group a power of two, lanes <= group <= the
- * block), and its group in the grid. */
+/** @brief Where a thread sits among vector threads and their groups. */
 struct lane_position {
-  int lane;         /* 0 .. lanes - 1 */
-  int rank;         /* vector thread in the group: 0 .. group / lanes - 1 */
-  long long group;  /* group in the grid */
-  long long groups; /* groups in the grid */
+  int lane;         /**< Lane in its vector thread: 0 .. lanes - 1. */
+  int rank;         /**< Vector thread in its group: 0 .. group / lanes - 1. */
+  long long group;  /**< Group in the grid. */
+  long long groups; /**< Groups in the grid. */
 };
 
+/**
+ * @brief This thread's position for vector threads of @p lanes lanes in
+ *        groups of @p group threads.
+ * @param lanes lanes of a vector thread, a power of two from 1 to 32.
+ * @param group threads of a group, a power of two, lanes <= group <= the
+ *        block.
+ */
 __device__ inline lane_position position_of(int lanes, int group) {
   const int t = int(threadIdx.x);
   const int per_block = int(blockDim.x) / group;
@@ -58,7 +72,11 @@ __device__ inline lane_position position_of(int lanes, int group) {
   return p;
 }
 
-/* Shuffle mask of this thread's group of `group` <= 32 threads. */
+/**
+ * @brief Shuffle mask of this thread's group of @p group threads within its
+ *        warp (the whole warp for 32 or more).
+ * @param group threads of the group, a power of two.
+ */
 __device__ inline unsigned group_mask(int group) {
   if (group >= 32)
     return 0xffffffffu;
@@ -66,18 +84,33 @@ __device__ inline unsigned group_mask(int group) {
   return ((1u << group) - 1u) << base;
 }
 
-/* Scratch of group_sum() for groups beyond a warp: one N-vector per lane of
- * every warp's first vector thread. */
-template <int Block, class T, int N> struct group_sum_storage { T value[Block / 32][32][N]; };
+/**
+ * @brief Shared scratch of group_sum() for groups of a whole block.
+ * @tparam Block threads of the block.
+ * @tparam T value type.
+ * @tparam N values a lane holds.
+ */
+template <int Block, class T, int N> struct group_sum_storage {
+  T value[Block / 32][32][N]; /**< One N-vector per lane of each warp's first vector thread. */
+};
 
-/*
- * acc (N values per lane) summed over the vector threads of each group of
- * `group` threads, in a fixed tree that depends only on group and lanes:
- * halves added pairwise within a warp, then (group == Block only) the warps'
- * sums in warp order. The sum lands in the lanes of vector thread 0 (rank 0);
- * others hold partial sums. Every thread of the group calls it; for group ==
- * Block every thread of the block (it synchronises the block twice), with
- * `scratch` in shared memory (it may be NULL for groups of a warp or less).
+/**
+ * @brief Sum of each lane's @p N values over the vector threads of its group,
+ *        in a fixed tree.
+ *
+ * Halves are added pairwise within a warp, then (for a group of the whole
+ * block) the warps' sums in warp order: the order depends only on @p group
+ * and @p lanes. The sum lands in the lanes of vector thread 0 (rank 0);
+ * the others hold partial sums. Every thread of the group calls it; for a
+ * group of the whole block, every thread of the block (it synchronises the
+ * block twice).
+ * @tparam Block threads of the block.
+ * @tparam T value type.
+ * @tparam N values a lane holds.
+ * @param acc the lane's values, replaced by the sums (rank 0).
+ * @param group threads of the group: a power of two up to 32, or Block.
+ * @param lanes lanes of a vector thread.
+ * @param scratch shared scratch for group == Block (may be NULL otherwise).
  */
 template <int Block, class T, int N>
 __device__ void group_sum(T (&acc)[N], int group, int lanes, group_sum_storage<Block, T, N> *scratch) {

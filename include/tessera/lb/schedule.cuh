@@ -383,18 +383,26 @@ cudaError_t prepare(const plan<typename Work::index_type> &p, const Work &work, 
   }
 }
 
-/*
- * The path of a work cut into `parts` parts of `items_per_part` items each
- * (tiles + atoms for merge_path, atoms for work_oriented; the last part takes
- * the rest), for kernels that walk parts of their own size themselves
- * (lb/part.cuh) instead of a block's chunk through for_each_tile_reduce().
- * On `stream`: coords[q], the start of part q, for q < parts, and
- * coords[parts] = (tiles, atoms), the path's end (coords holds parts + 1
- * entries). The same search as prepare()'s chunks: part q of merge_path
- * closes tiles coords[q].tile .. coords[q + 1].tile - 1 and holds the atoms
- * between the two coordinates; a work_oriented part starts at its first atom
- * in the first tile that ends after it. parts must be at least
- * ceil(items / items_per_part).
+/**
+ * @brief The path of a work cut into parts of a size of the caller's
+ *        choosing, for kernels that walk the parts themselves.
+ *
+ * Parts of @p items_per_part items each (tiles + atoms for merge_path, atoms
+ * for work_oriented; the last part takes the rest), walked by
+ * for_each_tile_of_part() (lb/part.cuh) instead of a block's chunk through
+ * for_each_tile_reduce(). The same search as prepare()'s chunks: part q of
+ * merge_path closes tiles coords[q].tile .. coords[q + 1].tile - 1 and holds
+ * the atoms between the two coordinates; a work_oriented part starts at its
+ * first atom, in the first tile that ends after it.
+ * @tparam S merge_path or work_oriented.
+ * @tparam Work a work description (work.cuh).
+ * @param work the work.
+ * @param coords device array of parts + 1 coordinates: receives the start of
+ *        each part and, last, (tiles, atoms), the path's end.
+ * @param parts at least ceil(items / items_per_part); nothing is done for 0.
+ * @param items_per_part items a part holds.
+ * @param stream the stream the search runs on (asynchronous).
+ * @return the launch's error, or cudaSuccess.
  */
 template <class S, class Work>
 cudaError_t partition_path(const Work &work, coordinate<typename Work::index_type> *coords, long long parts,
