@@ -295,7 +295,7 @@ static void test_refused(void) {
     CHECK_OK(gpu, ts_buffer_upload(gpu, bb, 0, ones, sizeof ones));
     CHECK_OK(gpu, ts_spmm_execute(plan, 1.0, bb, 0.0, bc));
     CHECK_OK(gpu, ts_buffer_download(gpu, bc, 0, out, sizeof out));
-    for (int i = 0; i < 4; i++) {
+    for (int64_t i = 0; i < 4; i++) {
       float want = 0;
       for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
         want += ((float *)a->values)[k];
