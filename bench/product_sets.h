@@ -8,6 +8,8 @@
 #include "tsb.h"
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { PS_CORPUS, PS_MESH, PS_RMAT, PS_POWERLAW, PS_COUNT };
@@ -57,15 +59,119 @@ static inline ts_status ps_generate(ts_context *ctx, const ps_spec *s, bool quic
   }
 }
 
-/* Parse a --set value into sets[]; false for an unknown name. */
-static inline bool ps_parse_set(const char *name, bool *sets) {
-  bool known = false;
-  for (int s = 0; s < PS_COUNT; s++)
-    if (strcmp(name, ps_set_names[s]) == 0 || strcmp(name, "all") == 0) {
-      sets[s] = true;
-      known = true;
+/* The options both benchmarks take. */
+typedef struct ps_options {
+  const char *csv_path, *md_path, *matrices_dir, *only;
+  bool sets[PS_COUNT];
+  bool any_set, quick, fp32, fp64;
+  char md_beside_csv[4096];
+} ps_options;
+
+/* argv[*i] when it is one of the shared options (--set NAME, --precision
+ * single|double|both, --quick, --matrices DIR, --only TEXT, --md PATH): 1,
+ * its value taken and *i advanced; 0 when it is not one; 2 after printing
+ * why its value is bad. */
+static inline int ps_parse_option(int argc, char **argv, int *i, ps_options *o) {
+  const char *arg = argv[*i];
+  const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+  if (strcmp(arg, "--quick") == 0) {
+    o->quick = true;
+    return 1;
+  }
+  if (!value)
+    return 0;
+  if (strcmp(arg, "--set") == 0) {
+    bool known = false;
+    for (int s = 0; s < PS_COUNT; s++)
+      if (strcmp(value, ps_set_names[s]) == 0 || strcmp(value, "all") == 0)
+        known = o->sets[s] = true;
+    if (!known) {
+      fprintf(stderr, "error: unknown set '%s' (corpus, mesh, rmat, powerlaw, all)\n", value);
+      return 2;
     }
-  return known;
+    o->any_set = true;
+  } else if (strcmp(arg, "--precision") == 0) {
+    o->fp32 = strcmp(value, "single") == 0 || strcmp(value, "both") == 0;
+    o->fp64 = strcmp(value, "double") == 0 || strcmp(value, "both") == 0;
+    if (!o->fp32 && !o->fp64) {
+      fprintf(stderr, "error: --precision single, double or both\n");
+      return 2;
+    }
+  } else if (strcmp(arg, "--matrices") == 0) {
+    o->matrices_dir = value;
+  } else if (strcmp(arg, "--only") == 0) {
+    o->only = value;
+  } else if (strcmp(arg, "--md") == 0) {
+    o->md_path = value;
+  } else {
+    return 0;
+  }
+  (*i)++;
+  return 1;
+}
+
+/* After parsing: every set when none was named, the Markdown beside the CSV
+ * (.md for its extension) unless --md named it, the corpus from
+ * $TESSERA_MATRICES unless --matrices named it. */
+static inline void ps_finish_options(ps_options *o) {
+  for (int s = 0; s < PS_COUNT && !o->any_set; s++)
+    o->sets[s] = true;
+  if (!o->md_path) {
+    snprintf(o->md_beside_csv, sizeof o->md_beside_csv, "%s", o->csv_path);
+    char *dot = strrchr(o->md_beside_csv, '.'), *slash = strrchr(o->md_beside_csv, '/');
+    if (dot && (!slash || dot > slash))
+      *dot = '\0';
+    strncat(o->md_beside_csv, ".md", sizeof o->md_beside_csv - strlen(o->md_beside_csv) - 1);
+    o->md_path = o->md_beside_csv;
+  }
+  if (!o->matrices_dir)
+    o->matrices_dir = getenv("TESSERA_MATRICES");
+}
+
+/* A CUDA context: 0; 77 after printing SKIPPED where no GPU is usable; 2
+ * after printing another failure. */
+static inline int ps_open_gpu(ts_context **ctx) {
+  ts_context_options co;
+  memset(&co, 0, sizeof co);
+  co.backend = TS_BACKEND_CUDA;
+  const ts_status created = ts_context_create(ctx, &co);
+  if (created == TS_SUCCESS)
+    return 0;
+  fprintf(created == TS_ERROR_NO_DEVICE ? stdout : stderr, "%s%s\n",
+          created == TS_ERROR_NO_DEVICE ? "SKIPPED: " : "error: ", ts_last_error(NULL));
+  return created == TS_ERROR_NO_DEVICE ? 77 : 2;
+}
+
+/* Called with each matrix (general, double) of the chosen sets, its name
+ * (with "_quick" for a shrunk generated one) and its set. */
+typedef int (*ps_matrix_fn)(void *user, ts_context *ctx, const char *name, int set, const ts_csr *a);
+
+/* The corpus (named by its manifest), then the generated matrices, of the
+ * chosen sets and names; stops at fn's first non-zero return (returned). */
+static inline int ps_for_each_matrix(ts_context *ctx, const ps_options *o, ps_matrix_fn fn, void *user) {
+  static char corpus[1024][128];
+  const int count = o->sets[PS_CORPUS] ? tsb_corpus_names(o->matrices_dir, corpus, 1024) : 0;
+  if (o->sets[PS_CORPUS] && count == 0)
+    printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
+  for (int s = 0; s < count + PS_SPEC_COUNT; s++) {
+    const ps_spec *spec = s < count ? NULL : &ps_specs[s - count];
+    const char *name = spec ? spec->name : corpus[s];
+    if ((spec && !o->sets[spec->set]) || (o->only && !strstr(name, o->only)))
+      continue;
+    ts_csr *a = NULL;
+    const ts_status st = spec ? ps_generate(ctx, spec, o->quick, &a) : tsb_read_corpus(ctx, o->matrices_dir, name, &a);
+    if (st != TS_SUCCESS) {
+      fprintf(stderr, "error: %s: %s\n", name, ts_last_error(ctx));
+      return 1;
+    }
+    char full[160];
+    snprintf(full, sizeof full, "%.127s%s", name, spec && o->quick ? "_quick" : "");
+    const int stop = fn(user, ctx, full, spec ? spec->set : PS_CORPUS, a);
+    ts_csr_destroy(a);
+    if (stop)
+      return stop;
+  }
+  return 0;
 }
 
 #endif

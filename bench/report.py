@@ -100,30 +100,27 @@ def schedule_sweep_summary(rows):
     return "\n".join(lines)
 
 
-def plot_schedule_sweep(rows, meta, png_path, title):
-    """Speed over cuSPARSE ALG1 against nnz, log axes, one marker per variant, one panel per value type."""
+def scatter_panels(series, meta, png_path, title, xlabel, ylabel):
+    """Log-log scatter, one panel per value type, one marker per label: series[dtype][label] = [(x, y)]."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dtypes = sorted({r["dtype"] for r in rows})
-    variants = [v for v in dict.fromkeys(r["variant"] for r in rows) if v != "cusparse_alg1"]
+    dtypes = sorted(series) or ["-"]
     markers = ["o", "s", "^", "v", "D", "P", "*", "X", "<", ">"]
     fig, axes = plt.subplots(1, len(dtypes), figsize=(7 * len(dtypes), 5), squeeze=False, sharey=True)
     for ax, dtype in zip(axes[0], dtypes):
-        for i, variant in enumerate(variants):
-            points = [(to_float(r["nnz"]), to_float(r["speed_vs_alg1"])) for r in rows
-                      if r["dtype"] == dtype and r["variant"] == variant]
-            points = [(n, s) for n, s in points if n > 0 and s > 0 and math.isfinite(s)]
+        for i, (label, points) in enumerate(series.get(dtype, {}).items()):
+            points = [(x, y) for x, y in points if x > 0 and y > 0 and math.isfinite(y)]
             if points:
                 ax.scatter([p[0] for p in points], [p[1] for p in points], marker=markers[i % len(markers)], s=22,
-                           alpha=0.75, label=variant)
+                           alpha=0.75, label=label)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("nonzeros")
-        ax.set_ylabel("speed over cuSPARSE CSR ALG1 (time ALG1 / time)")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         ax.set_title(f"{title} ({dtype})")
         ax.legend(fontsize=8)
     footer = " ".join(f"{k}={meta[k]}" for k in ("device", "commit", "date_utc") if k in meta)
@@ -131,6 +128,16 @@ def plot_schedule_sweep(rows, meta, png_path, title):
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(png_path, dpi=120)
     plt.close(fig)
+
+
+def plot_schedule_sweep(rows, meta, png_path, title):
+    """Speed over cuSPARSE ALG1 against nnz, one marker per variant, one panel per value type."""
+    series = {}
+    for r in rows:
+        if r["variant"] != "cusparse_alg1":
+            series.setdefault(r["dtype"], {}).setdefault(r["variant"], []).append(
+                (to_float(r["nnz"]), to_float(r["speed_vs_alg1"])))
+    scatter_panels(series, meta, png_path, title, "nonzeros", "speed over cuSPARSE CSR ALG1 (time ALG1 / time)")
 
 
 def is_spmm(header):
@@ -155,37 +162,15 @@ def product_summary(rows, speed_key, group_key, what):
 
 
 def plot_speed_scatter(rows, meta, png_path, title, x_key, speed_key, group_key, xlabel, ylabel):
-    """tessera's speed over its anchor against a size, log axes, one marker per group, a panel per value type."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = [r for r in rows if r.get("variant") == "tessera"]
-    dtypes = sorted({r["dtype"] for r in rows}) or ["-"]
-    groups = sorted({r.get(group_key, "") for r in rows}, key=to_float)
-    markers = ["o", "s", "^", "v", "D", "P", "*", "X", "<", ">"]
-    fig, axes = plt.subplots(1, len(dtypes), figsize=(7 * len(dtypes), 5), squeeze=False, sharey=True)
-    for ax, dtype in zip(axes[0], dtypes):
-        for i, group in enumerate(groups):
-            points = [(to_float(r[x_key]), to_float(r[speed_key])) for r in rows
-                      if r["dtype"] == dtype and r.get(group_key, "") == group]
-            points = [(x, y) for x, y in points if x > 0 and y > 0 and math.isfinite(y)]
-            if points:
-                ax.scatter([p[0] for p in points], [p[1] for p in points], marker=markers[i % len(markers)], s=22,
-                           alpha=0.75, label=f"{group_key} {group}" if group else "tessera")
-        ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_title(f"{title} ({dtype})")
-        ax.legend(fontsize=8)
-    footer = " ".join(f"{k}={meta[k]}" for k in ("device", "commit", "date_utc") if k in meta)
-    fig.text(0.01, 0.01, footer, fontsize=7)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(png_path, dpi=120)
-    plt.close(fig)
+    """tessera's speed over its anchor against a size, one marker per group, one panel per value type."""
+    series = {}
+    for r in rows:
+        if r.get("variant") == "tessera":
+            label = f"{group_key} {r[group_key]}" if group_key else "tessera"
+            series.setdefault(r["dtype"], {}).setdefault(label, []).append((to_float(r[x_key]), to_float(r[speed_key])))
+    for dtype in series:
+        series[dtype] = dict(sorted(series[dtype].items(), key=lambda item: to_float(item[0].split()[-1])))
+    scatter_panels(series, meta, png_path, title, xlabel, ylabel)
 
 
 def spmv_summary(rows):

@@ -39,9 +39,8 @@ static const cusparseSpGEMMAlg_t variant_algs[V_COUNT] = {CUSPARSE_SPGEMM_DEFAUL
                                                           CUSPARSE_SPGEMM_ALG2, CUSPARSE_SPGEMM_ALG3};
 
 struct options {
-  const char *csv_path, *md_path, *matrices_dir, *only;
-  bool sets[PS_COUNT];
-  bool quick, fp32, fp64, aat;
+  ps_options common; /* sets, precision, quick, corpus, paths */
+  bool aat;
   int repeat;
   int64_t max_products;
 };
@@ -208,26 +207,18 @@ struct device_csr {
 };
 
 static int upload(const ts_csr *a, device_csr *d) {
-  const size_t vs = ts_dtype_size(a->dtype);
-  std::vector<int32_t> off((size_t)a->rows + 1);
-  for (int64_t i = 0; i <= a->rows; i++)
-    off[(size_t)i] = (int32_t)a->row_ptr[i];
   d->rows = a->rows;
   d->cols = a->cols;
   d->nnz = a->nnz;
-  TSB_CUDA_TRY(cudaMalloc(&d->off, off.size() * 4));
-  TSB_CUDA_TRY(cudaMalloc(&d->idx, (size_t)a->nnz * 4 + 4));
-  TSB_CUDA_TRY(cudaMalloc(&d->vals, (size_t)a->nnz * vs + 8));
-  TSB_CUDA_TRY(cudaMemcpy(d->off, off.data(), off.size() * 4, cudaMemcpyHostToDevice));
-  TSB_CUDA_TRY(cudaMemcpy(d->idx, a->col_idx, (size_t)a->nnz * 4, cudaMemcpyHostToDevice));
-  TSB_CUDA_TRY(cudaMemcpy(d->vals, a->values, (size_t)a->nnz * vs, cudaMemcpyHostToDevice));
-  return 0;
+  void *off = NULL, *idx = NULL;
+  const int failed = tsb_upload_csr32(a, &off, &idx, &d->vals);
+  d->off = (int32_t *)off;
+  d->idx = (int32_t *)idx;
+  return failed;
 }
 
 static void release(device_csr *d) {
-  (void)cudaFree(d->off);
-  (void)cudaFree(d->idx);
-  (void)cudaFree(d->vals);
+  tsb_free_csr32(d->off, d->idx, d->vals);
   memset(d, 0, sizeof *d);
 }
 
@@ -625,34 +616,16 @@ static const char usage_text[] =
     "  exit status: 0 when tessera's checks passed, 1 otherwise, 2 for a bad command line, 77 without a GPU";
 
 static int parse(int argc, char **argv, options *opt) {
-  bool any_set = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const bool value = i + 1 < argc;
-    if (strcmp(arg, "--set") == 0 && value) {
-      if (!ps_parse_set(argv[++i], opt->sets)) {
-        fprintf(stderr, "error: unknown set '%s'\n", argv[i]);
-        return 2;
-      }
-      any_set = true;
-    } else if (strcmp(arg, "--precision") == 0 && value) {
-      const char *p = argv[++i];
-      opt->fp32 = strcmp(p, "single") == 0 || strcmp(p, "both") == 0;
-      opt->fp64 = strcmp(p, "double") == 0 || strcmp(p, "both") == 0;
-      if (!opt->fp32 && !opt->fp64) {
-        fprintf(stderr, "error: --precision single, double or both\n");
-        return 2;
-      }
-    } else if (strcmp(arg, "--aat") == 0) {
+    const int shared = ps_parse_option(argc, argv, &i, &opt->common);
+    if (shared == 2)
+      return 2;
+    if (shared == 1)
+      continue;
+    if (strcmp(arg, "--aat") == 0) {
       opt->aat = true;
-    } else if (strcmp(arg, "--quick") == 0) {
-      opt->quick = true;
-    } else if (strcmp(arg, "--matrices") == 0 && value) {
-      opt->matrices_dir = argv[++i];
-    } else if (strcmp(arg, "--only") == 0 && value) {
-      opt->only = argv[++i];
-    } else if (strcmp(arg, "--md") == 0 && value) {
-      opt->md_path = argv[++i];
     } else if (strcmp(arg, "--repeat") == 0 && value) {
       opt->repeat = atoi(argv[++i]);
       if (opt->repeat < 1 || opt->repeat > 1000) {
@@ -665,58 +638,76 @@ static int parse(int argc, char **argv, options *opt) {
       int status = tsb_option_or_path(argv[0], arg, usage_text);
       if (status >= 0)
         return status == 0 ? -1 : status;
-      opt->csv_path = arg;
+      opt->common.csv_path = arg;
     }
   }
-  if (!any_set)
-    for (int s = 0; s < PS_COUNT; s++)
-      opt->sets[s] = true;
+  ps_finish_options(&opt->common);
+  return 0;
+}
+
+/* What the run carries from matrix to matrix. */
+struct run_state {
+  const options *opt;
+  cusparseHandle_t handle;
+  std::vector<case_result> cases;
+  tsb_table *table;
+};
+
+/* A*A (and A*A^T) of one square matrix, in each value type asked for. */
+static int run_matrix(void *user, ts_context *ctx, const char *name, int set, const ts_csr *a64) {
+  run_state *r = (run_state *)user;
+  const options *opt = r->opt;
+  if (a64->rows != a64->cols) {
+    printf("  %s: %lld x %lld, not square; A*A skipped\n", name, (long long)a64->rows, (long long)a64->cols);
+    return 0;
+  }
+  for (int d = 0; d < 2; d++) {
+    if ((d == 0 && !opt->common.fp32) || (d == 1 && !opt->common.fp64))
+      continue;
+    ts_csr *a = NULL, *at = NULL;
+    if (tsb_csr_convert(ctx, a64, d ? TS_FLOAT64 : TS_FLOAT32, &a) != TS_SUCCESS ||
+        (opt->aat && ts_csr_transpose(ctx, a, &at) != TS_SUCCESS)) {
+      ts_csr_destroy(a);
+      return 1;
+    }
+    int failed = 0;
+    for (int product = 0; product < (opt->aat ? 2 : 1) && !failed; product++) {
+      case_result c;
+      memset(&c, 0, sizeof c);
+      snprintf(c.name, sizeof c.name, "%.96s %s", name, product ? "A*A^T" : "A*A");
+      c.set = set;
+      failed = run_case(ctx, r->handle, opt, a, product ? at : a, &c);
+      r->cases.push_back(c);
+      add_rows(r->table, &c);
+    }
+    ts_csr_destroy(a);
+    ts_csr_destroy(at);
+    if (failed)
+      return 1;
+  }
   return 0;
 }
 
 int main(int argc, char **argv) {
   options opt;
   memset(&opt, 0, sizeof opt);
-  opt.csv_path = "bench-out/spgemm.csv";
-  opt.fp32 = true;
+  opt.common.csv_path = "bench-out/spgemm.csv";
+  opt.common.fp32 = true;
   opt.repeat = 5;
   const int parsed = parse(argc, argv, &opt);
   if (parsed != 0)
     return parsed < 0 ? 0 : parsed;
-  char md_default[4096];
-  if (!opt.md_path) {
-    snprintf(md_default, sizeof md_default, "%s", opt.csv_path);
-    char *dot = strrchr(md_default, '.'), *slash = strrchr(md_default, '/');
-    if (dot && (!slash || dot > slash))
-      *dot = '\0';
-    strncat(md_default, ".md", sizeof md_default - strlen(md_default) - 1);
-    opt.md_path = md_default;
-  }
-  if (!opt.matrices_dir)
-    opt.matrices_dir = getenv("TESSERA_MATRICES");
-  ts_context_options co;
-  memset(&co, 0, sizeof co);
-  co.backend = TS_BACKEND_CUDA;
   ts_context *ctx = NULL;
-  const ts_status created = ts_context_create(&ctx, &co);
-  if (created == TS_ERROR_NO_DEVICE) {
-    printf("SKIPPED: %s\n", ts_last_error(NULL));
-    return 77;
-  }
-  if (created != TS_SUCCESS) {
-    fprintf(stderr, "error: %s\n", ts_last_error(NULL));
-    return 2;
-  }
-  static char corpus_names[1024][128];
-  const int corpus_count = opt.sets[PS_CORPUS] ? tsb_corpus_names(opt.matrices_dir, corpus_names, 1024) : 0;
-  if (opt.sets[PS_CORPUS] && corpus_count == 0)
-    printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
-  std::vector<case_result> cases;
-  cases.reserve((size_t)(4 * (corpus_count + PS_SPEC_COUNT)));
+  const int opened = ps_open_gpu(&ctx);
+  if (opened != 0)
+    return opened;
   const char *columns[] = {
       "set",     "matrix", "dtype", "rows",      "cols",      "nnz_a",     "nnz_b",      "products",         "nnz_c",
       "variant", "status", "ms",    "ms_phase1", "ms_phase2", "ms_phase3", "peak_bytes", "speed_vs_default", "check"};
-  tsb_table *t = tsb_table_create((int)(sizeof columns / sizeof columns[0]), columns);
+  run_state r;
+  r.opt = &opt;
+  r.handle = NULL;
+  r.table = tsb_table_create((int)(sizeof columns / sizeof columns[0]), columns);
   tsb_metadata meta;
   tsb_copy_bandwidth copy;
   memset(&copy, 0, sizeof copy);
@@ -729,10 +720,9 @@ int main(int argc, char **argv) {
   tsb_metadata_set(&meta, "peak",
                    "operands + workspace + C as allocated (cuSPARSE: int32 offsets; its buffer3 is freed "
                    "before buffer2)");
-  cusparseHandle_t handle = NULL;
-  int failed = !t;
-  if (!failed && (cusparseCreate(&handle) != CUSPARSE_STATUS_SUCCESS ||
-                  cusparseSetStream(handle, (cudaStream_t)ts_context_stream(ctx)) != CUSPARSE_STATUS_SUCCESS)) {
+  int failed = !r.table;
+  if (!failed && (cusparseCreate(&r.handle) != CUSPARSE_STATUS_SUCCESS ||
+                  cusparseSetStream(r.handle, (cudaStream_t)ts_context_stream(ctx)) != CUSPARSE_STATUS_SUCCESS)) {
     fprintf(stderr, "error: cuSPARSE handle\n");
     failed = 1;
   }
@@ -741,72 +731,29 @@ int main(int argc, char **argv) {
     tsb_metadata_set(&meta, "copy_gbps", "%.0f", copy.best_gbps);
   }
   tsb_metadata_print(&meta, stdout, "# ");
-  for (int s = 0; s < corpus_count + PS_SPEC_COUNT && !failed; s++) {
-    const bool corpus = s < corpus_count;
-    const ps_spec *spec = corpus ? NULL : &ps_specs[s - corpus_count];
-    if (spec && !opt.sets[spec->set])
-      continue;
-    const char *name = corpus ? corpus_names[s] : spec->name;
-    if (opt.only && !strstr(name, opt.only))
-      continue;
-    ts_csr *a64 = NULL;
-    const ts_status st =
-        corpus ? tsb_read_corpus(ctx, opt.matrices_dir, name, &a64) : ps_generate(ctx, spec, opt.quick, &a64);
-    if (st != TS_SUCCESS) {
-      fprintf(stderr, "error: %s: %s\n", name, ts_last_error(ctx));
-      failed = 1;
-      break;
-    }
-    if (a64->rows != a64->cols) {
-      printf("  %s: %lld x %lld, not square; A*A skipped\n", name, (long long)a64->rows, (long long)a64->cols);
-      ts_csr_destroy(a64);
-      continue;
-    }
-    for (int d = 0; d < 2 && !failed; d++) {
-      if ((d == 0 && !opt.fp32) || (d == 1 && !opt.fp64))
-        continue;
-      ts_csr *a = NULL, *at = NULL;
-      if (tsb_csr_convert(ctx, a64, d ? TS_FLOAT64 : TS_FLOAT32, &a) != TS_SUCCESS ||
-          (opt.aat && ts_csr_transpose(ctx, a, &at) != TS_SUCCESS)) {
-        failed = 1;
-        ts_csr_destroy(a);
-        break;
-      }
-      for (int product = 0; product < (opt.aat ? 2 : 1) && !failed; product++) {
-        case_result c;
-        memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "%.96s%s %s", name, opt.quick && spec ? "_quick" : "", product ? "A*A^T" : "A*A");
-        c.set = corpus ? PS_CORPUS : spec->set;
-        failed = run_case(ctx, handle, &opt, a, product ? at : a, &c);
-        cases.push_back(c);
-        add_rows(t, &c);
-      }
-      ts_csr_destroy(a);
-      ts_csr_destroy(at);
-    }
-    ts_csr_destroy(a64);
-  }
+  if (!failed)
+    failed = ps_for_each_matrix(ctx, &opt.common, run_matrix, &r);
   bool check_failed = false;
-  for (const case_result &c : cases)
+  for (const case_result &c : r.cases)
     check_failed |= c.v[V_TESSERA].ran && (!c.v[V_TESSERA].ok || !c.v[V_TESSERA].checked_ok);
-  if (t && tsb_table_rows(t) > 0) {
-    if (tsb_table_write_csv(t, &meta, opt.csv_path) != 0)
+  if (r.table && tsb_table_rows(r.table) > 0) {
+    if (tsb_table_write_csv(r.table, &meta, opt.common.csv_path) != 0)
       failed = 1;
-    if (tsb_make_parent_dirs(opt.md_path) == 0)
-      md_file = fopen(opt.md_path, "w");
-    md("# SpGEMM against cuSPARSE%s\n\n", opt.quick ? " (quick sizes: not a measurement)" : "");
+    if (tsb_make_parent_dirs(opt.common.md_path) == 0)
+      md_file = fopen(opt.common.md_path, "w");
+    md("# SpGEMM against cuSPARSE%s\n\n", opt.common.quick ? " (quick sizes: not a measurement)" : "");
     if (md_file)
       tsb_metadata_print(&meta, md_file, "- ");
-    md_report(cases.data(), (int)cases.size());
-    md("\nEvery run: %s (CSV).\n", opt.csv_path);
+    md_report(r.cases.data(), (int)r.cases.size());
+    md("\nEvery run: %s (CSV).\n", opt.common.csv_path);
     if (md_file)
       fclose(md_file);
-    printf("wrote %s and %s\n", opt.csv_path, opt.md_path);
-    print_final(cases.data(), (int)cases.size(), copy.best_gbps);
+    printf("wrote %s and %s\n", opt.common.csv_path, opt.common.md_path);
+    print_final(r.cases.data(), (int)r.cases.size(), copy.best_gbps);
   }
-  if (handle)
-    (void)cusparseDestroy(handle);
-  tsb_table_destroy(t);
+  if (r.handle)
+    (void)cusparseDestroy(r.handle);
+  tsb_table_destroy(r.table);
   ts_context_destroy(ctx);
   if (failed || check_failed) {
     fprintf(stderr, "spgemm: %s\n",

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <vector>
 
 #define CUSPARSE_TRY(call)                                                                                             \
   do {                                                                                                                 \
@@ -44,9 +45,8 @@
 #define MAX_WIDTHS 16
 
 struct options {
-  const char *csv_path, *md_path, *matrices_dir, *only;
-  bool sets[PS_COUNT];
-  bool quick, fp32, fp64, schedules;
+  ps_options common; /* sets, precision, quick, corpus, paths */
+  bool schedules;
   ts_layout layout;
   int64_t widths[MAX_WIDTHS];
   int nwidths;
@@ -337,43 +337,10 @@ static int measure_cusparse(job *j, const options *opt, int k, const char *what,
   return bad;
 }
 
-/* cuSPARSE's copy of A: int32 offsets and indices. */
+/* cuSPARSE's copy of A: int32 offsets and indices (tsb_upload_csr32). */
 struct device_csr {
   void *row_ptr, *col_idx, *values;
 };
-
-static int upload_csr(const ts_csr *a, device_csr *m) {
-  const size_t vs = ts_dtype_size(a->dtype);
-  int32_t *offsets = (int32_t *)malloc((size_t)(a->rows + 1) * sizeof(int32_t));
-  if (!offsets)
-    return 1;
-  for (int64_t i = 0; i <= a->rows; i++)
-    offsets[i] = (int32_t)a->row_ptr[i];
-  cudaError_t err = cudaMalloc(&m->row_ptr, (size_t)(a->rows + 1) * sizeof(int32_t));
-  if (err == cudaSuccess)
-    err = cudaMalloc(&m->col_idx, (size_t)a->nnz * sizeof(int32_t) + 4);
-  if (err == cudaSuccess)
-    err = cudaMalloc(&m->values, (size_t)a->nnz * vs + 8);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(m->row_ptr, offsets, (size_t)(a->rows + 1) * sizeof(int32_t), cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && a->nnz > 0)
-    err = cudaMemcpy(m->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t), cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && a->nnz > 0)
-    err = cudaMemcpy(m->values, a->values, (size_t)a->nnz * vs, cudaMemcpyHostToDevice);
-  free(offsets);
-  if (err != cudaSuccess) {
-    fprintf(stderr, "error: uploading A for cuSPARSE: %s\n", cudaGetErrorString(err));
-    return 1;
-  }
-  return 0;
-}
-
-static void free_csr(device_csr *m) {
-  (void)cudaFree(m->row_ptr);
-  (void)cudaFree(m->col_idx);
-  (void)cudaFree(m->values);
-  m->row_ptr = m->col_idx = m->values = NULL;
-}
 
 /* cuSPARSE's descriptors of A, B and C (freed by run_width's cleanup). */
 static int describe_for_cusparse(job *j, const options *opt, const device_csr *m) {
@@ -666,27 +633,17 @@ static bool parse_widths(const char *text, options *opt) {
 }
 
 static int parse(int argc, char **argv, options *opt) {
-  bool any_set = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const bool value = i + 1 < argc;
-    if (strcmp(arg, "--set") == 0 && value) {
-      if (!ps_parse_set(argv[++i], opt->sets)) {
-        fprintf(stderr, "error: unknown set '%s'\n", argv[i]);
-        return 2;
-      }
-      any_set = true;
-    } else if (strcmp(arg, "--widths") == 0 && value) {
+    const int shared = ps_parse_option(argc, argv, &i, &opt->common);
+    if (shared == 2)
+      return 2;
+    if (shared == 1)
+      continue;
+    if (strcmp(arg, "--widths") == 0 && value) {
       if (!parse_widths(argv[++i], opt)) {
         fprintf(stderr, "error: --widths takes up to %d comma-separated widths from 1 to 2^24\n", MAX_WIDTHS);
-        return 2;
-      }
-    } else if (strcmp(arg, "--precision") == 0 && value) {
-      const char *p = argv[++i];
-      opt->fp32 = strcmp(p, "single") == 0 || strcmp(p, "both") == 0;
-      opt->fp64 = strcmp(p, "double") == 0 || strcmp(p, "both") == 0;
-      if (!opt->fp32 && !opt->fp64) {
-        fprintf(stderr, "error: --precision single, double or both\n");
         return 2;
       }
     } else if (strcmp(arg, "--layout") == 0 && value) {
@@ -698,14 +655,6 @@ static int parse(int argc, char **argv, options *opt) {
       opt->layout = strcmp(l, "row") == 0 ? TS_LAYOUT_ROW_MAJOR : TS_LAYOUT_COL_MAJOR;
     } else if (strcmp(arg, "--schedules") == 0) {
       opt->schedules = true;
-    } else if (strcmp(arg, "--quick") == 0) {
-      opt->quick = true;
-    } else if (strcmp(arg, "--matrices") == 0 && value) {
-      opt->matrices_dir = argv[++i];
-    } else if (strcmp(arg, "--only") == 0 && value) {
-      opt->only = argv[++i];
-    } else if (strcmp(arg, "--md") == 0 && value) {
-      opt->md_path = argv[++i];
     } else if ((strcmp(arg, "--warmup") == 0 || strcmp(arg, "--repeat") == 0) && value) {
       const int v = atoi(argv[++i]);
       if (v < (arg[2] == 'w' ? 0 : 1) || v > 10000) {
@@ -717,20 +666,82 @@ static int parse(int argc, char **argv, options *opt) {
       int status = tsb_option_or_path(argv[0], arg, usage_text);
       if (status >= 0)
         return status == 0 ? -1 : status;
-      opt->csv_path = arg;
+      opt->common.csv_path = arg;
     }
   }
-  if (!any_set)
-    for (int s = 0; s < PS_COUNT; s++)
-      opt->sets[s] = true;
+  ps_finish_options(&opt->common);
+  return 0;
+}
+
+/* What the run carries from matrix to matrix. */
+struct run_state {
+  const options *opt;
+  job *j;
+  std::vector<case_result> cases;
+  tsb_table *table;
+  double copy_gbps;
+  bool check_failed;
+};
+
+/* Every width of one matrix, in each value type asked for. */
+static int run_matrix(void *user, ts_context *ctx, const char *name, int set, const ts_csr *a64) {
+  run_state *r = (run_state *)user;
+  const options *opt = r->opt;
+  job *j = r->j;
+  for (int d = 0; d < 2; d++) {
+    if ((d == 0 && !opt->common.fp32) || (d == 1 && !opt->common.fp64))
+      continue;
+    ts_csr *a = NULL;
+    if (tsb_csr_convert(ctx, a64, d ? TS_FLOAT64 : TS_FLOAT32, &a) != TS_SUCCESS)
+      return 1;
+    device_csr m = {NULL, NULL, NULL};
+    j->a = a;
+    j->samples = pick_sample(a, j->sample);
+    int64_t max_row = 0;
+    for (int64_t i = 0; i < a->rows; i++)
+      max_row = a->row_ptr[i + 1] - a->row_ptr[i] > max_row ? a->row_ptr[i + 1] - a->row_ptr[i] : max_row;
+    printf("  %s %s: %lld x %lld, %lld nnz, max row %lld\n", name, dtype_name(a->dtype), (long long)a->rows,
+           (long long)a->cols, (long long)a->nnz, (long long)max_row);
+    int failed = tsb_upload_csr32(a, &m.row_ptr, &m.col_idx, &m.values);
+    for (int w = 0; w < opt->nwidths && !failed; w++) {
+      case_result c;
+      memset(&c, 0, sizeof c);
+      snprintf(c.name, sizeof c.name, "%.95s", name);
+      c.set = set;
+      c.dtype = a->dtype;
+      c.rows = a->rows;
+      c.cols = a->cols;
+      c.nnz = a->nnz;
+      c.max_row = max_row;
+      c.width = opt->widths[w];
+      const double v = (double)ts_dtype_size(a->dtype);
+      c.bytes = (double)a->nnz * (v + 4) + (double)(a->rows + 1) * 8 + (double)(a->cols + a->rows) * c.width * v;
+      c.flops = 2.0 * (double)a->nnz * (double)c.width;
+      failed = run_width(j, opt, &m, &c);
+      for (int k = 0; k < V_COUNT; k++)
+        if (c.v[k].ran) {
+          printf("    width %4lld %-14s %10.4f ms %8.1f GB/s%s%s\n", (long long)c.width, variant_names[k],
+                 c.v[k].ms.median, tsb_gbps(c.bytes, c.v[k].ms.median), c.v[k].failed ? "  FAILED" : "",
+                 c.v[k].repeatable ? "" : "  not repeatable");
+          r->check_failed |= c.v[k].failed || (is_tessera(k) && !c.v[k].repeatable);
+        }
+      add_rows(r->table, &c, r->copy_gbps);
+      r->cases.push_back(c);
+      fflush(stdout);
+    }
+    tsb_free_csr32(m.row_ptr, m.col_idx, m.values);
+    ts_csr_destroy(a);
+    if (failed)
+      return 1;
+  }
   return 0;
 }
 
 int main(int argc, char **argv) {
   options opt;
   memset(&opt, 0, sizeof opt);
-  opt.csv_path = "bench-out/spmm.csv";
-  opt.fp32 = opt.fp64 = true;
+  opt.common.csv_path = "bench-out/spmm.csv";
+  opt.common.fp32 = opt.common.fp64 = true;
   opt.layout = TS_LAYOUT_ROW_MAJOR;
   opt.warmup = 3;
   opt.repeat = 20;
@@ -740,37 +751,10 @@ int main(int argc, char **argv) {
   int parsed = parse(argc, argv, &opt);
   if (parsed != 0)
     return parsed < 0 ? 0 : parsed;
-  char md_default[4096];
-  if (!opt.md_path) {
-    snprintf(md_default, sizeof md_default, "%s", opt.csv_path);
-    char *dot = strrchr(md_default, '.'), *slash = strrchr(md_default, '/');
-    if (dot && (!slash || dot > slash))
-      *dot = '\0';
-    strncat(md_default, ".md", sizeof md_default - strlen(md_default) - 1);
-    opt.md_path = md_default;
-  }
-  if (!opt.matrices_dir)
-    opt.matrices_dir = getenv("TESSERA_MATRICES");
-
-  ts_context_options co;
-  memset(&co, 0, sizeof co);
-  co.backend = TS_BACKEND_CUDA;
   ts_context *ctx = NULL;
-  ts_status created = ts_context_create(&ctx, &co);
-  if (created == TS_ERROR_NO_DEVICE) {
-    printf("SKIPPED: %s\n", ts_last_error(NULL));
-    return 77;
-  }
-  if (created != TS_SUCCESS) {
-    fprintf(stderr, "error: %s\n", ts_last_error(NULL));
-    return 2;
-  }
-  static char corpus_names[1024][128];
-  const int corpus_count = opt.sets[PS_CORPUS] ? tsb_corpus_names(opt.matrices_dir, corpus_names, 1024) : 0;
-  if (opt.sets[PS_CORPUS] && corpus_count == 0)
-    printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
-  const int max_cases = 2 * (corpus_count + PS_SPEC_COUNT) * opt.nwidths + 2;
-  case_result *cases = (case_result *)calloc((size_t)max_cases, sizeof(case_result));
+  const int opened = ps_open_gpu(&ctx);
+  if (opened != 0)
+    return opened;
   const char *columns[] = {"set",         "matrix",     "dtype",
                            "rows",        "cols",       "nnz",
                            "max_row",     "width",      "variant",
@@ -778,7 +762,11 @@ int main(int argc, char **argv) {
                            "pct_of_copy", "gflops",     "speed_vs_best_cusparse",
                            "check",       "repeatable", "max_err_over_tol",
                            "plan_ms"};
-  tsb_table *t = tsb_table_create((int)(sizeof columns / sizeof columns[0]), columns);
+  run_state r;
+  r.opt = &opt;
+  r.table = tsb_table_create((int)(sizeof columns / sizeof columns[0]), columns);
+  r.copy_gbps = 0;
+  r.check_failed = false;
   tsb_metadata meta;
   tsb_copy_bandwidth copy;
   memset(&copy, 0, sizeof copy);
@@ -792,7 +780,8 @@ int main(int argc, char **argv) {
   memset(&j, 0, sizeof j);
   j.ctx = ctx;
   j.stream = (cudaStream_t)ts_context_stream(ctx);
-  int failed = !t || !cases, check_failed = 0, count = 0;
+  r.j = &j;
+  int failed = !r.table;
   j.sample = (int64_t *)malloc((2 * CHECK_EDGE_ROWS + CHECK_SPREAD_ROWS + CHECK_LONGEST_ROWS) * sizeof(int64_t));
   failed |= !j.sample || cudaMalloc(&j.hash, sizeof *j.hash) != cudaSuccess;
   if (!failed && (cusparseCreate(&j.handle) != CUSPARSE_STATUS_SUCCESS ||
@@ -803,97 +792,38 @@ int main(int argc, char **argv) {
   if (!failed && tsb_measure_copy_bandwidth(j.stream, 0, 10, &copy) == 0) {
     printf("copy bandwidth: %.0f GB/s\n", copy.best_gbps);
     tsb_metadata_set(&meta, "copy_gbps", "%.0f", copy.best_gbps);
+    r.copy_gbps = copy.best_gbps;
   }
   tsb_metadata_print(&meta, stdout, "# ");
+  if (!failed)
+    failed = ps_for_each_matrix(ctx, &opt.common, run_matrix, &r);
 
-  for (int s = 0; s < corpus_count + PS_SPEC_COUNT && !failed; s++) {
-    const bool corpus = s < corpus_count;
-    const ps_spec *spec = corpus ? NULL : &ps_specs[s - corpus_count];
-    if (spec && !opt.sets[spec->set])
-      continue;
-    const char *name = corpus ? corpus_names[s] : spec->name;
-    if (opt.only && !strstr(name, opt.only))
-      continue;
-    ts_csr *a64 = NULL;
-    ts_status st =
-        corpus ? tsb_read_corpus(ctx, opt.matrices_dir, name, &a64) : ps_generate(ctx, spec, opt.quick, &a64);
-    if (st != TS_SUCCESS) {
-      fprintf(stderr, "error: %s: %s\n", name, ts_last_error(ctx));
+  const int count = (int)r.cases.size();
+  const case_result *cases = r.cases.data();
+  if (r.table && tsb_table_rows(r.table) > 0) {
+    if (tsb_table_write_csv(r.table, &meta, opt.common.csv_path) != 0)
       failed = 1;
-      break;
-    }
-    for (int d = 0; d < 2 && !failed; d++) {
-      if ((d == 0 && !opt.fp32) || (d == 1 && !opt.fp64))
-        continue;
-      ts_csr *a = NULL;
-      if (tsb_csr_convert(ctx, a64, d ? TS_FLOAT64 : TS_FLOAT32, &a) != TS_SUCCESS) {
-        failed = 1;
-        break;
-      }
-      device_csr m = {NULL, NULL, NULL};
-      j.a = a;
-      j.samples = pick_sample(a, j.sample);
-      int64_t max_row = 0;
-      for (int64_t i = 0; i < a->rows; i++)
-        max_row = a->row_ptr[i + 1] - a->row_ptr[i] > max_row ? a->row_ptr[i + 1] - a->row_ptr[i] : max_row;
-      printf("  %s %s: %lld x %lld, %lld nnz, max row %lld\n", name, dtype_name(a->dtype), (long long)a->rows,
-             (long long)a->cols, (long long)a->nnz, (long long)max_row);
-      failed = upload_csr(a, &m);
-      for (int w = 0; w < opt.nwidths && !failed; w++) {
-        case_result *c = &cases[count++];
-        snprintf(c->name, sizeof c->name, "%s%s", name, opt.quick && spec ? "_quick" : "");
-        c->set = corpus ? PS_CORPUS : spec->set;
-        c->dtype = a->dtype;
-        c->rows = a->rows;
-        c->cols = a->cols;
-        c->nnz = a->nnz;
-        c->max_row = max_row;
-        c->width = opt.widths[w];
-        const double v = (double)ts_dtype_size(a->dtype);
-        c->bytes = (double)a->nnz * (v + 4) + (double)(a->rows + 1) * 8 + (double)(a->cols + a->rows) * c->width * v;
-        c->flops = 2.0 * (double)a->nnz * (double)c->width;
-        failed = run_width(&j, &opt, &m, c);
-        for (int k = 0; k < V_COUNT; k++)
-          if (c->v[k].ran) {
-            printf("    width %4lld %-14s %10.4f ms %8.1f GB/s%s%s\n", (long long)c->width, variant_names[k],
-                   c->v[k].ms.median, tsb_gbps(c->bytes, c->v[k].ms.median), c->v[k].failed ? "  FAILED" : "",
-                   c->v[k].repeatable ? "" : "  not repeatable");
-            check_failed |= c->v[k].failed || (is_tessera(k) && !c->v[k].repeatable);
-          }
-        add_rows(t, c, copy.best_gbps);
-        fflush(stdout);
-      }
-      free_csr(&m);
-      ts_csr_destroy(a);
-    }
-    ts_csr_destroy(a64);
-  }
-
-  if (t && tsb_table_rows(t) > 0) {
-    if (tsb_table_write_csv(t, &meta, opt.csv_path) != 0)
-      failed = 1;
-    if (tsb_make_parent_dirs(opt.md_path) == 0)
-      md_file = fopen(opt.md_path, "w");
-    md("# SpMM against cuSPARSE%s\n\n", opt.quick ? " (quick sizes: not a measurement)" : "");
+    if (tsb_make_parent_dirs(opt.common.md_path) == 0)
+      md_file = fopen(opt.common.md_path, "w");
+    md("# SpMM against cuSPARSE%s\n\n", opt.common.quick ? " (quick sizes: not a measurement)" : "");
     if (md_file)
       tsb_metadata_print(&meta, md_file, "- ");
     md_summary(cases, count, &opt);
     md_per_matrix(cases, count, &opt);
-    md("\nEvery run: %s (CSV).\n", opt.csv_path);
+    md("\nEvery run: %s (CSV).\n", opt.common.csv_path);
     if (md_file)
       fclose(md_file);
-    printf("wrote %s and %s\n", opt.csv_path, opt.md_path);
+    printf("wrote %s and %s\n", opt.common.csv_path, opt.common.md_path);
     print_final(cases, count, &opt, copy.best_gbps);
   }
   if (j.handle)
     (void)cusparseDestroy(j.handle);
   (void)cudaFree(j.hash);
   free(j.sample);
-  tsb_table_destroy(t);
-  free(cases);
+  tsb_table_destroy(r.table);
   ts_context_destroy(ctx);
-  if (failed || check_failed) {
-    fprintf(stderr, "spmm: %s\n", check_failed ? "a result did not match the reference or did not repeat" : "FAILED");
+  if (failed || r.check_failed) {
+    fprintf(stderr, "spmm: %s\n", r.check_failed ? "a result did not match the reference or did not repeat" : "FAILED");
     return 1;
   }
   return 0;

@@ -307,44 +307,6 @@ static int measure_gather_floor(ts_context *ctx, const options *opt, const ts_cs
   return bad;
 }
 
-static int upload_for_cusparse(const ts_csr *a, cusparse_matrix *m) {
-  size_t v = ts_dtype_size(a->dtype);
-  int32_t *offsets = (int32_t *)malloc((size_t)(a->rows + 1) * sizeof(int32_t));
-  if (!offsets) {
-    fprintf(stderr, "error: out of host memory\n");
-    return 1;
-  }
-  for (int64_t i = 0; i <= a->rows; i++)
-    offsets[i] = (int32_t)a->row_ptr[i];
-  cudaError_t err = cudaMalloc(&m->row_ptr, (size_t)(a->rows + 1) * sizeof(int32_t));
-  if (err == cudaSuccess)
-    err = cudaMalloc(&m->col_idx, (size_t)a->nnz * sizeof(int32_t) + 4);
-  if (err == cudaSuccess)
-    err = cudaMalloc(&m->values, (size_t)a->nnz * v + 8);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(m->row_ptr, offsets, (size_t)(a->rows + 1) * sizeof(int32_t), cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && a->nnz > 0)
-    err = cudaMemcpy(m->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t), cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && a->nnz > 0)
-    err = cudaMemcpy(m->values, a->values, (size_t)a->nnz * v, cudaMemcpyHostToDevice);
-  free(offsets);
-  if (err != cudaSuccess) {
-    fprintf(stderr, "error: uploading A for cuSPARSE: %s\n", cudaGetErrorString(err));
-    return 1;
-  }
-  return 0;
-}
-
-static void free_cusparse_matrix(cusparse_matrix *m) {
-  if (m->row_ptr)
-    (void)cudaFree(m->row_ptr);
-  if (m->col_idx)
-    (void)cudaFree(m->col_idx);
-  if (m->values)
-    (void)cudaFree(m->values);
-  m->row_ptr = m->col_idx = m->values = NULL;
-}
-
 static int prepare_cusparse(spmv_job *job, const ts_csr *a, const cusparse_matrix *m, cusparseSpMVAlg_t alg) {
   job->type = a->dtype == TS_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
   job->alg = alg;
@@ -458,7 +420,7 @@ static int run_case(ts_context *ctx, cusparseHandle_t handle, const options *opt
   }
 
   /* cuSPARSE first, then its copy of A is freed before tessera's plans. */
-  if (upload_for_cusparse(a, &m) != 0)
+  if (tsb_upload_csr32(a, &m.row_ptr, &m.col_idx, &m.values) != 0)
     goto cleanup;
   for (int k = V_ALG1; k <= V_ALG2; k++) {
     int bad = prepare_cusparse(&job, a, &m, k == V_ALG1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2);
@@ -471,7 +433,8 @@ static int run_case(ts_context *ctx, cusparseHandle_t handle, const options *opt
   }
   if (measure_gather_floor(ctx, opt, a, &m, job.x, c) != 0)
     goto cleanup;
-  free_cusparse_matrix(&m);
+  tsb_free_csr32(m.row_ptr, m.col_idx, m.values);
+  m.row_ptr = m.col_idx = m.values = NULL;
 
   for (int k = 0; k < V_ALG1; k++) {
     ts_spmv_options o;
@@ -517,7 +480,8 @@ cleanup:
     printf("    %s\n", c->v[V_AUTO].explain);
   fflush(stdout);
   release_cusparse(&job);
-  free_cusparse_matrix(&m);
+  tsb_free_csr32(m.row_ptr, m.col_idx, m.values);
+  m.row_ptr = m.col_idx = m.values = NULL;
   ts_buffer_destroy(job.x);
   ts_buffer_destroy(job.y);
   ts_spmv_plan_destroy(job.plan);

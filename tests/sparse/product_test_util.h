@@ -304,4 +304,96 @@ static inline bool pt_csr_identical(const ts_csr *x, const ts_csr *y) {
          memcmp(x->values, y->values, (size_t)x->nnz * ts_dtype_size(x->dtype)) == 0;
 }
 
+/* ---- shared cases ------------------------------------------------------------------- */
+
+/* A corpus matrix's manifest line, handed to a test's callback. */
+typedef void (*pt_corpus_fn)(void *user, const char *dir, const char *name, long long rows, long long cols);
+
+static inline bool pt_is_small(long long rows, long long cols, long long nnz) {
+  return rows + cols <= 4000 && nnz <= 20000;
+}
+
+/* fn for each matrix of dir/MANIFEST.tsv (only small ones, at most `most`,
+ * when small_only); the count, or -1 without a manifest. */
+static inline int pt_corpus_folder(const char *dir, bool small_only, int most, pt_corpus_fn fn, void *user) {
+  char path[4096], line[8192], name[256];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+  FILE *manifest = fopen(path, "r");
+  if (!manifest)
+    return -1;
+  long long rows = 0, cols = 0, nnz = 0;
+  int matrices = 0;
+  while (fgets(line, sizeof line, manifest)) {
+    if (sscanf(line, "%255[^\t]\t%lld\t%lld\t%lld", name, &rows, &cols, &nnz) != 4)
+      continue; /* the header */
+    if (small_only && (!pt_is_small(rows, cols, nnz) || matrices >= most))
+      continue;
+    fn(user, dir, name, rows, cols);
+    matrices++;
+  }
+  fclose(manifest);
+  return matrices;
+}
+
+/* The corpus of $TESSERA_MATRICES and of $TESSERA_TEST_DATA/corpus, each
+ * where present (a line says which ran and which were skipped). */
+static inline void pt_corpus(bool small_only, int most, pt_corpus_fn fn, void *user) {
+  const char *dir = test_matrices_dir(), *data = getenv("TESSERA_TEST_DATA");
+  char folder[4096];
+  snprintf(folder, sizeof folder, "%s/corpus", data && *data ? data : ".");
+  const char *folders[2] = {dir, data && *data ? folder : NULL};
+  int total = 0;
+  for (int f = 0; f < 2; f++) {
+    const int n = folders[f] ? pt_corpus_folder(folders[f], small_only, most, fn, user) : -1;
+    if (n >= 0)
+      printf("corpus %s: %d matrices\n", folders[f], n);
+    total += n > 0 ? n : 0;
+  }
+  if (total == 0)
+    printf("corpus: none found (TESSERA_MATRICES, TESSERA_TEST_DATA/corpus); the generated cases stand alone\n");
+}
+
+/* Past 2^31 in 64 bits: 66,000 rows of A naming the one row of B of 32,768
+ * entries make 2,162,688,000 products and entries; C (17 GB) passes a 1 GiB
+ * budget, so ts_spgemm_allocate refuses, naming C's bytes. Returns the plan
+ * after its symbolic phase (NULL after a failure), for checks of the
+ * caller's own. */
+static inline ts_spgemm_plan *pt_check_large_counts(ts_context *ctx) {
+  const int64_t rows = 66000, width = 32768;
+  ts_csr *a = NULL, *b = NULL;
+  ts_spgemm_plan *plan = NULL;
+  CHECK_OK(NULL, ts_csr_create(NULL, rows, 1, rows, TS_FLOAT32, &a));
+  CHECK_OK(NULL, ts_csr_create(NULL, 1, width, width, TS_FLOAT32, &b));
+  if (a && b) {
+    for (int64_t i = 0; i < rows; i++) {
+      a->row_ptr[i + 1] = i + 1;
+      a->col_idx[i] = 0;
+      ((float *)a->values)[i] = 1.0f;
+    }
+    b->row_ptr[1] = width;
+    for (int64_t j = 0; j < width; j++) {
+      b->col_idx[j] = (int32_t)j;
+      ((float *)b->values)[j] = 2.0f;
+    }
+    ts_spgemm_options o = {0};
+    o.memory_budget = (int64_t)1 << 30;
+    CHECK_OK(ctx, ts_spgemm_plan_create(ctx, a, b, &o, &plan));
+  }
+  if (plan) {
+    CHECK_OK(ctx, ts_spgemm_symbolic(plan));
+    CHECK(ts_spgemm_plan_products(plan) == rows * width && ts_spgemm_plan_products(plan) > INT32_MAX);
+    CHECK(ts_spgemm_plan_nnz(plan) == rows * width);
+    const int64_t c_bytes = (rows + 1) * 8 + rows * width * 8;
+    CHECK(ts_spgemm_plan_c_bytes(plan) == c_bytes);
+    CHECK_STATUS(ctx, ts_spgemm_allocate(plan), TS_ERROR_OUT_OF_MEMORY);
+    char bytes[48];
+    snprintf(bytes, sizeof bytes, "%lld bytes", (long long)c_bytes);
+    CHECK_MSG(strstr(ts_last_error(ctx), bytes) != NULL, "the refusal names %s: %s", bytes, ts_last_error(ctx));
+    CHECK(ts_spgemm_plan_device_bytes(plan) <= ((int64_t)1 << 30));
+  }
+  ts_csr_destroy(a);
+  ts_csr_destroy(b);
+  return plan;
+}
+
 #endif

@@ -184,94 +184,21 @@ static void test_edges(ts_dtype dtype) {
   ts_csr_destroy(b);
 }
 
-/* 66,000 rows of A naming the one row of B of 32,768 entries: 2.16e9
- * products and entries (past 2^31), C of 17 GB past a 1 GiB budget. */
-static void test_large_counts(void) {
-  const int64_t rows = 66000, width = 32768;
-  ts_csr *a = NULL, *b = NULL;
-  ts_spgemm_plan *plan = NULL;
-  CHECK_OK(NULL, ts_csr_create(NULL, rows, 1, rows, TS_FLOAT32, &a));
-  CHECK_OK(NULL, ts_csr_create(NULL, 1, width, width, TS_FLOAT32, &b));
-  if (!a || !b)
-    goto cleanup;
-  for (int64_t i = 0; i < rows; i++) {
-    a->row_ptr[i + 1] = i + 1;
-    a->col_idx[i] = 0;
-    ((float *)a->values)[i] = 1.0f;
-  }
-  b->row_ptr[1] = width;
-  for (int64_t j = 0; j < width; j++) {
-    b->col_idx[j] = (int32_t)j;
-    ((float *)b->values)[j] = 2.0f;
-  }
-  ts_spgemm_options o = {0};
-  o.memory_budget = (int64_t)1 << 30;
-  CHECK_OK(gpu, ts_spgemm_plan_create(gpu, a, b, &o, &plan));
-  if (!plan)
-    goto cleanup;
-  CHECK_OK(gpu, ts_spgemm_symbolic(plan));
-  CHECK(ts_spgemm_plan_products(plan) == rows * width && ts_spgemm_plan_nnz(plan) == rows * width);
-  CHECK_STATUS(gpu, ts_spgemm_allocate(plan), TS_ERROR_OUT_OF_MEMORY);
-  char bytes[48];
-  snprintf(bytes, sizeof bytes, "%lld bytes", (long long)((rows + 1) * 8 + rows * width * 8));
-  CHECK_MSG(strstr(ts_last_error(gpu), bytes) != NULL, "the refusal names %s: %s", bytes, ts_last_error(gpu));
-  CHECK(ts_spgemm_plan_device_bytes(plan) <= o.memory_budget);
-cleanup:
-  ts_spgemm_plan_destroy(plan);
-  ts_csr_destroy(a);
-  ts_csr_destroy(b);
-}
-
-static bool is_small(long long rows, long long cols, long long nnz) { return rows + cols <= 4000 && nnz <= 20000; }
-
-/* A*A and A*A^T of every square corpus matrix of a folder; -1 without one. */
-static int corpus_folder(const char *dir) {
-  char path[4096], line[8192], name[256];
-  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
-  FILE *manifest = fopen(path, "r");
-  if (!manifest)
-    return -1;
-  long long rows = 0, cols = 0, nnz = 0;
-  int matrices = 0;
-  while (fgets(line, sizeof line, manifest)) {
-    if (sscanf(line, "%255[^\t]\t%lld\t%lld\t%lld", name, &rows, &cols, &nnz) != 4 || rows != cols)
-      continue;
-    if (mode != RUN_FULL && (!is_small(rows, cols, nnz) || matrices >= 3))
-      continue;
-    for (int d = 0; d < 2; d++) {
-      ts_csr *read = test_read_general(NULL, dir, name);
-      CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
-      ts_csr *a = read ? pt_convert(read, d ? TS_FLOAT64 : TS_FLOAT32) : NULL;
-      ts_csr_destroy(read);
-      if (a) {
-        a->symmetry = TS_GENERAL;
-        check_square(name, a, false);
-      }
+/* A*A and A*A^T of a square corpus matrix in float and double. */
+static void corpus_matrix(void *user, const char *dir, const char *name, long long rows, long long cols) {
+  (void)user;
+  if (rows != cols)
+    return;
+  for (int d = 0; d < 2; d++) {
+    ts_csr *read = test_read_general(NULL, dir, name);
+    CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
+    ts_csr *a = read ? pt_convert(read, d ? TS_FLOAT64 : TS_FLOAT32) : NULL;
+    ts_csr_destroy(read);
+    if (a) {
+      a->symmetry = TS_GENERAL;
+      check_square(name, a, false);
     }
-    matrices++;
   }
-  fclose(manifest);
-  return matrices;
-}
-
-static void test_corpus(void) {
-  const char *dir = test_matrices_dir();
-  const char *data = getenv("TESSERA_TEST_DATA");
-  char folder[4096];
-  int total = 0, n;
-  if (dir && (n = corpus_folder(dir)) >= 0) {
-    printf("corpus %s: %d square matrices, A*A and A*A^T in float and double\n", dir, n);
-    total += n;
-  } else {
-    printf("corpus: TESSERA_MATRICES unset or without MANIFEST.tsv; skipped\n");
-  }
-  snprintf(folder, sizeof folder, "%s/corpus", data ? data : ".");
-  if (data && *data && (n = corpus_folder(folder)) >= 0) {
-    printf("corpus %s: %d square matrices\n", folder, n);
-    total += n;
-  }
-  if (total == 0)
-    printf("corpus: no matrices; the generated cases stand alone\n");
 }
 
 int main(void) {
@@ -294,8 +221,8 @@ int main(void) {
     test_edges(dtype);
   }
   if (mode != RUN_RACECHECK) {
-    test_large_counts();
-    test_corpus();
+    ts_spgemm_plan_destroy(pt_check_large_counts(gpu));
+    pt_corpus(mode != RUN_FULL, 3, corpus_matrix, NULL);
   }
   printf("%d products checked in %.1f s\n", checked, tsi_seconds() - start);
   ts_context_destroy(gpu);

@@ -317,74 +317,30 @@ static void test_refused(void) {
   ts_csr_destroy(a);
 }
 
-static bool is_small(long long rows, long long cols, long long nnz) { return rows + cols <= 4000 && nnz <= 20000; }
-
-/* One corpus folder (MANIFEST.tsv beside its .mtx files): every matrix
- * (symmetric ones expanded) in float and double, AUTO at 8 and 64 columns
- * row-major and 16 column-major; under the sanitizer 4 small ones. */
-static int corpus_folder(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
-  FILE *manifest = fopen(path, "r");
-  if (!manifest)
-    return -1;
-  char line[8192], name[256];
-  long long rows = 0, cols = 0, nnz = 0;
-  int matrices = 0;
+/* A corpus matrix in float and double: AUTO at 8 and 64 columns row-major
+ * and 16 column-major. */
+static void corpus_matrix(void *user, const char *dir, const char *name, long long rows, long long cols) {
+  (void)user;
+  (void)rows;
+  (void)cols;
   unsigned long long state = 505;
-  while (fgets(line, sizeof line, manifest)) {
-    if (sscanf(line, "%255[^\t]\t%lld\t%lld\t%lld", name, &rows, &cols, &nnz) != 4)
+  for (int d = 0; d < 2; d++) {
+    ts_csr *read = test_read_general(NULL, dir, name);
+    CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
+    ts_csr *a = read ? pt_convert(read, d ? TS_FLOAT64 : TS_FLOAT32) : NULL;
+    ts_csr_destroy(read);
+    if (!a)
       continue;
-    if (mode != RUN_FULL && (!is_small(rows, cols, nnz) || matrices >= 4))
-      continue;
-    for (int d = 0; d < 2; d++) {
-      ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
-      ts_csr *read = test_read_general(NULL, dir, name);
-      CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
-      ts_csr *a = read ? pt_convert(read, dtype) : NULL;
-      ts_csr_destroy(read);
-      if (!a)
-        continue;
-      a->symmetry = TS_GENERAL;
-      spmm_case k = make_case(name, 8, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
-      check_gpu(a, &k, &state);
-      k = make_case(name, 64, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
-      k.beta = -1.0;
-      check_gpu(a, &k, &state);
-      k = make_case(name, 16, TS_SCHEDULE_AUTO, TS_LAYOUT_COL_MAJOR, TS_LAYOUT_COL_MAJOR);
-      check_gpu(a, &k, &state);
-      ts_csr_destroy(a);
-    }
-    matrices++;
+    a->symmetry = TS_GENERAL;
+    spmm_case k = make_case(name, 8, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+    k = make_case(name, 64, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.beta = -1.0;
+    check_gpu(a, &k, &state);
+    k = make_case(name, 16, TS_SCHEDULE_AUTO, TS_LAYOUT_COL_MAJOR, TS_LAYOUT_COL_MAJOR);
+    check_gpu(a, &k, &state);
+    ts_csr_destroy(a);
   }
-  fclose(manifest);
-  return matrices;
-}
-
-static void test_corpus(void) {
-  int total = 0;
-  const char *dir = test_matrices_dir();
-  if (dir) {
-    int n = corpus_folder(dir);
-    printf("corpus %s: %d matrices checked in float and double\n", dir, n);
-    total += n > 0 ? n : 0;
-  } else {
-    printf("corpus: TESSERA_MATRICES unset or without MANIFEST.tsv; skipped\n");
-  }
-  const char *data = getenv("TESSERA_TEST_DATA");
-  if (data && *data) {
-    char folder[4096];
-    snprintf(folder, sizeof folder, "%s/corpus", data);
-    int n = corpus_folder(folder);
-    if (n >= 0) {
-      printf("corpus %s: %d matrices checked in float and double\n", folder, n);
-      total += n;
-    } else {
-      printf("corpus: no %s/MANIFEST.tsv; skipped\n", folder);
-    }
-  }
-  if (total == 0)
-    printf("corpus: no matrices; the generated cases stand alone\n");
 }
 
 int main(void) {
@@ -411,7 +367,7 @@ int main(void) {
   }
   if (mode != RUN_RACECHECK) {
     test_refused();
-    test_corpus();
+    pt_corpus(mode != RUN_FULL, 4, corpus_matrix, NULL);
   }
   printf("%d checked SpMM executions in %.1f s\n", runs, tsi_seconds() - start);
   ts_context_destroy(gpu);
