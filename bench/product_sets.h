@@ -68,12 +68,16 @@ typedef struct ps_options {
 } ps_options;
 
 /* argv[*i] when it is one of the shared options (--set NAME, --precision
- * single|double|both, --quick, --matrices DIR, --only TEXT, --md PATH): 1,
- * its value taken and *i advanced; 0 when it is not one; 2 after printing
- * why its value is bad. */
+ * single|double|both, --quick, --matrices DIR, --only TEXT, --md PATH) or
+ * the CSV's path: 1, its value taken and *i advanced; 0 when it is not one;
+ * 2 after printing why its value is bad. */
 static inline int ps_parse_option(int argc, char **argv, int *i, ps_options *o) {
   const char *arg = argv[*i];
   const char *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+  if (arg[0] != '-') { /* the CSV's path */
+    o->csv_path = arg;
+    return 1;
+  }
   if (strcmp(arg, "--quick") == 0) {
     o->quick = true;
     return 1;
@@ -108,6 +112,29 @@ static inline int ps_parse_option(int argc, char **argv, int *i, ps_options *o) 
   }
   (*i)++;
   return 1;
+}
+
+/* A benchmark's own options: argv[*i] taken (1, *i advanced past its
+ * value), not its own (0), or a bad value (2, after printing why). */
+typedef int (*ps_own_option_fn)(void *user, int argc, char **argv, int *i);
+
+static inline void ps_finish_options(ps_options *o);
+
+/* Parse the command line: the shared options, the benchmark's own, then
+ * --help (-1 after printing the usage) or an unknown option (2); 0 when all
+ * were taken, the options finished as ps_finish_options() does. */
+static inline int ps_parse(int argc, char **argv, ps_options *o, const char *usage, ps_own_option_fn own, void *user) {
+  for (int i = 1; i < argc; i++) {
+    int taken = ps_parse_option(argc, argv, &i, o);
+    if (taken == 0)
+      taken = own(user, argc, argv, &i);
+    if (taken == 2)
+      return 2;
+    if (taken == 0)
+      return tsb_option_or_path(argv[0], argv[i], usage) == 0 ? -1 : 2;
+  }
+  ps_finish_options(o);
+  return 0;
 }
 
 /* After parsing: every set when none was named, the Markdown beside the CSV

@@ -615,34 +615,30 @@ static const char usage_text[] =
     "  CSV_PATH defaults to bench-out/spgemm.csv; the Markdown goes beside it with .md\n"
     "  exit status: 0 when tessera's checks passed, 1 otherwise, 2 for a bad command line, 77 without a GPU";
 
-static int parse(int argc, char **argv, options *opt) {
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const bool value = i + 1 < argc;
-    const int shared = ps_parse_option(argc, argv, &i, &opt->common);
-    if (shared == 2)
-      return 2;
-    if (shared == 1)
-      continue;
-    if (strcmp(arg, "--aat") == 0) {
-      opt->aat = true;
-    } else if (strcmp(arg, "--repeat") == 0 && value) {
-      opt->repeat = atoi(argv[++i]);
-      if (opt->repeat < 1 || opt->repeat > 1000) {
-        fprintf(stderr, "error: --repeat takes 1 to 1000\n");
-        return 2;
-      }
-    } else if (strcmp(arg, "--max-products") == 0 && value) {
-      opt->max_products = strtoll(argv[++i], NULL, 10);
-    } else {
-      int status = tsb_option_or_path(argv[0], arg, usage_text);
-      if (status >= 0)
-        return status == 0 ? -1 : status;
-      opt->common.csv_path = arg;
-    }
+/* spgemm's own options (ps_own_option_fn). */
+static int own_option(void *user, int argc, char **argv, int *i) {
+  options *opt = (options *)user;
+  const char *arg = argv[*i];
+  if (strcmp(arg, "--aat") == 0) {
+    opt->aat = true;
+    return 1;
   }
-  ps_finish_options(&opt->common);
-  return 0;
+  if (*i + 1 >= argc)
+    return 0;
+  const char *value = argv[*i + 1];
+  if (strcmp(arg, "--repeat") == 0) {
+    opt->repeat = atoi(value);
+    if (opt->repeat < 1 || opt->repeat > 1000) {
+      fprintf(stderr, "error: --repeat takes 1 to 1000\n");
+      return 2;
+    }
+  } else if (strcmp(arg, "--max-products") == 0) {
+    opt->max_products = strtoll(value, NULL, 10);
+  } else {
+    return 0;
+  }
+  (*i)++;
+  return 1;
 }
 
 /* What the run carries from matrix to matrix. */
@@ -694,7 +690,7 @@ int main(int argc, char **argv) {
   opt.common.csv_path = "bench-out/spgemm.csv";
   opt.common.fp32 = true;
   opt.repeat = 5;
-  const int parsed = parse(argc, argv, &opt);
+  const int parsed = ps_parse(argc, argv, &opt.common, usage_text, own_option, &opt);
   if (parsed != 0)
     return parsed < 0 ? 0 : parsed;
   ts_context *ctx = NULL;

@@ -11,23 +11,13 @@
  * summary (speed over the best cuSPARSE algorithm per matrix and width,
  * geomeans, the issue's goal) and, last on stdout, one short table. */
 #include "product_sets.h"
-#include "tsb_cuda.h"
+#include "tsb_cusparse.h"
 
-#include <cusparse.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <vector>
-
-#define CUSPARSE_TRY(call)                                                                                             \
-  do {                                                                                                                 \
-    cusparseStatus_t st_ = (call);                                                                                     \
-    if (st_ != CUSPARSE_STATUS_SUCCESS) {                                                                              \
-      fprintf(stderr, "%s:%d: cuSPARSE error: %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(st_));      \
-      return 1;                                                                                                        \
-    }                                                                                                                  \
-  } while (0)
 
 /* A variant's timed calls stop after about this long. */
 #define MAX_SECONDS_PER_VARIANT 0.5
@@ -174,8 +164,8 @@ static int run_cusparse(void *user, void *stream) {
   const double one64 = 1.0, zero64 = 0.0;
   const void *alpha = j->type == CUDA_R_32F ? (const void *)&one32 : (const void *)&one64;
   const void *beta = j->type == CUDA_R_32F ? (const void *)&zero32 : (const void *)&zero64;
-  CUSPARSE_TRY(cusparseSpMM(j->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha,
-                            j->mat, j->mat_b, beta, j->mat_c, j->type, j->alg, j->buffer));
+  TSB_CUSPARSE_TRY(cusparseSpMM(j->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha,
+                                j->mat, j->mat_b, beta, j->mat_c, j->type, j->alg, j->buffer));
   TSB_CUDA_TRY(cudaGetLastError());
   return 0;
 }
@@ -347,10 +337,10 @@ static int describe_for_cusparse(job *j, const options *opt, const device_csr *m
   const ts_csr *a = j->a;
   const cusparseOrder_t order = opt->layout == TS_LAYOUT_ROW_MAJOR ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
   j->type = a->dtype == TS_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
-  CUSPARSE_TRY(cusparseCreateCsr(&j->mat, a->rows, a->cols, a->nnz, m->row_ptr, m->col_idx, m->values,
-                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, j->type));
-  CUSPARSE_TRY(cusparseCreateDnMat(&j->mat_b, a->cols, j->bd.cols, j->bd.ld, ts_buffer_data(j->b), j->type, order));
-  CUSPARSE_TRY(cusparseCreateDnMat(&j->mat_c, a->rows, j->cd.cols, j->cd.ld, ts_buffer_data(j->c), j->type, order));
+  TSB_CUSPARSE_TRY(cusparseCreateCsr(&j->mat, a->rows, a->cols, a->nnz, m->row_ptr, m->col_idx, m->values,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, j->type));
+  TSB_CUSPARSE_TRY(cusparseCreateDnMat(&j->mat_b, a->cols, j->bd.cols, j->bd.ld, ts_buffer_data(j->b), j->type, order));
+  TSB_CUSPARSE_TRY(cusparseCreateDnMat(&j->mat_c, a->rows, j->cd.cols, j->cd.ld, ts_buffer_data(j->c), j->type, order));
   return 0;
 }
 
@@ -632,45 +622,40 @@ static bool parse_widths(const char *text, options *opt) {
   return opt->nwidths > 0 && !*text;
 }
 
-static int parse(int argc, char **argv, options *opt) {
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const bool value = i + 1 < argc;
-    const int shared = ps_parse_option(argc, argv, &i, &opt->common);
-    if (shared == 2)
-      return 2;
-    if (shared == 1)
-      continue;
-    if (strcmp(arg, "--widths") == 0 && value) {
-      if (!parse_widths(argv[++i], opt)) {
-        fprintf(stderr, "error: --widths takes up to %d comma-separated widths from 1 to 2^24\n", MAX_WIDTHS);
-        return 2;
-      }
-    } else if (strcmp(arg, "--layout") == 0 && value) {
-      const char *l = argv[++i];
-      if (strcmp(l, "row") != 0 && strcmp(l, "col") != 0) {
-        fprintf(stderr, "error: --layout row or col\n");
-        return 2;
-      }
-      opt->layout = strcmp(l, "row") == 0 ? TS_LAYOUT_ROW_MAJOR : TS_LAYOUT_COL_MAJOR;
-    } else if (strcmp(arg, "--schedules") == 0) {
-      opt->schedules = true;
-    } else if ((strcmp(arg, "--warmup") == 0 || strcmp(arg, "--repeat") == 0) && value) {
-      const int v = atoi(argv[++i]);
-      if (v < (arg[2] == 'w' ? 0 : 1) || v > 10000) {
-        fprintf(stderr, "error: %s takes a count up to 10000\n", arg);
-        return 2;
-      }
-      *(arg[2] == 'w' ? &opt->warmup : &opt->repeat) = v;
-    } else {
-      int status = tsb_option_or_path(argv[0], arg, usage_text);
-      if (status >= 0)
-        return status == 0 ? -1 : status;
-      opt->common.csv_path = arg;
-    }
+/* spmm's own options (ps_own_option_fn). */
+static int own_option(void *user, int argc, char **argv, int *i) {
+  options *opt = (options *)user;
+  const char *arg = argv[*i];
+  if (strcmp(arg, "--schedules") == 0) {
+    opt->schedules = true;
+    return 1;
   }
-  ps_finish_options(&opt->common);
-  return 0;
+  if (*i + 1 >= argc)
+    return 0;
+  const char *value = argv[*i + 1];
+  if (strcmp(arg, "--widths") == 0) {
+    if (!parse_widths(value, opt)) {
+      fprintf(stderr, "error: --widths takes up to %d comma-separated widths from 1 to 2^24\n", MAX_WIDTHS);
+      return 2;
+    }
+  } else if (strcmp(arg, "--layout") == 0) {
+    if (strcmp(value, "row") != 0 && strcmp(value, "col") != 0) {
+      fprintf(stderr, "error: --layout row or col\n");
+      return 2;
+    }
+    opt->layout = strcmp(value, "row") == 0 ? TS_LAYOUT_ROW_MAJOR : TS_LAYOUT_COL_MAJOR;
+  } else if (strcmp(arg, "--warmup") == 0 || strcmp(arg, "--repeat") == 0) {
+    const int v = atoi(value);
+    if (v < (arg[2] == 'w' ? 0 : 1) || v > 10000) {
+      fprintf(stderr, "error: %s takes a count up to 10000\n", arg);
+      return 2;
+    }
+    *(arg[2] == 'w' ? &opt->warmup : &opt->repeat) = v;
+  } else {
+    return 0;
+  }
+  (*i)++;
+  return 1;
 }
 
 /* What the run carries from matrix to matrix. */
@@ -748,7 +733,7 @@ int main(int argc, char **argv) {
   const int64_t default_widths[] = {8, 16, 32, 64, 128, 256, 512};
   opt.nwidths = 7;
   memcpy(opt.widths, default_widths, sizeof default_widths);
-  int parsed = parse(argc, argv, &opt);
+  const int parsed = ps_parse(argc, argv, &opt.common, usage_text, own_option, &opt);
   if (parsed != 0)
     return parsed < 0 ? 0 : parsed;
   ts_context *ctx = NULL;

@@ -9,23 +9,13 @@
  * variant) and a Markdown summary (per matrix, geomeans by nnz bin, AUTO's
  * pick against the best schedule, the deterministic path against the
  * fastest, and for the tiny set the per-call launch floor). */
-#include "tsb_cuda.h"
+#include "tsb_cusparse.h"
 
-#include <cusparse.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CUSPARSE_TRY(call)                                                                                             \
-  do {                                                                                                                 \
-    cusparseStatus_t st_ = (call);                                                                                     \
-    if (st_ != CUSPARSE_STATUS_SUCCESS) {                                                                              \
-      fprintf(stderr, "%s:%d: cuSPARSE error: %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(st_));      \
-      return 1;                                                                                                        \
-    }                                                                                                                  \
-  } while (0)
 
 /* A variant's timed calls are cut to last about this long (slow schedules on
  * skewed rows can take tens of ms per call). */
@@ -173,8 +163,8 @@ static int run_cusparse(void *user, void *stream) {
   spmv_job *job = (spmv_job *)user;
   const void *alpha = job->type == CUDA_R_32F ? (const void *)&job->alpha32 : (const void *)&job->alpha64;
   const void *beta = job->type == CUDA_R_32F ? (const void *)&job->beta32 : (const void *)&job->beta64;
-  CUSPARSE_TRY(cusparseSpMV(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x, beta,
-                            job->vec_y, job->type, job->alg, job->workspace));
+  TSB_CUSPARSE_TRY(cusparseSpMV(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x, beta,
+                                job->vec_y, job->type, job->alg, job->workspace));
   TSB_CUDA_TRY(cudaGetLastError());
   return 0;
 }
@@ -314,15 +304,15 @@ static int prepare_cusparse(spmv_job *job, const ts_csr *a, const cusparse_matri
   job->beta32 = 0.0f;
   job->alpha64 = 1.0;
   job->beta64 = 0.0;
-  CUSPARSE_TRY(cusparseCreateCsr(&job->mat, a->rows, a->cols, a->nnz, m->row_ptr, m->col_idx, m->values,
-                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, job->type));
-  CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_x, a->cols, ts_buffer_data(job->x), job->type));
-  CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_y, a->rows, ts_buffer_data(job->y), job->type));
+  TSB_CUSPARSE_TRY(cusparseCreateCsr(&job->mat, a->rows, a->cols, a->nnz, m->row_ptr, m->col_idx, m->values,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, job->type));
+  TSB_CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_x, a->cols, ts_buffer_data(job->x), job->type));
+  TSB_CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_y, a->rows, ts_buffer_data(job->y), job->type));
   const void *alpha = job->type == CUDA_R_32F ? (const void *)&job->alpha32 : (const void *)&job->alpha64;
   const void *beta = job->type == CUDA_R_32F ? (const void *)&job->beta32 : (const void *)&job->beta64;
   size_t workspace_bytes = 0;
-  CUSPARSE_TRY(cusparseSpMV_bufferSize(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x, beta,
-                                       job->vec_y, job->type, alg, &workspace_bytes));
+  TSB_CUSPARSE_TRY(cusparseSpMV_bufferSize(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x,
+                                           beta, job->vec_y, job->type, alg, &workspace_bytes));
   TSB_CUDA_TRY(cudaMalloc(&job->workspace, workspace_bytes > 0 ? workspace_bytes : 16));
   /* Once per matrix, like a tessera plan; optional where refused. */
   cusparseStatus_t pre = cusparseSpMV_preprocess(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat,

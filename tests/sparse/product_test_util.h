@@ -43,10 +43,13 @@ static inline ts_context *pt_gpu_context(void) {
   return ctx;
 }
 
-/* The compute-sanitizer tool a test runs under (TESSERA_UNDER_SANITIZER), or "". */
-static inline const char *pt_sanitizer_tool(void) {
+/* What a GPU test runs: everything, compute-sanitizer's smaller selection,
+ * or racecheck's (TESSERA_UNDER_SANITIZER names the tool). */
+typedef enum { RUN_FULL, RUN_SANITIZER, RUN_RACECHECK } run_mode;
+
+static inline run_mode pt_run_mode(void) {
   const char *tool = getenv("TESSERA_UNDER_SANITIZER");
-  return tool ? tool : "";
+  return !tool || !*tool ? RUN_FULL : strcmp(tool, "racecheck") == 0 ? RUN_RACECHECK : RUN_SANITIZER;
 }
 
 /* Random CSR: row i draws lengths[i % nlengths] columns uniformly with
@@ -351,6 +354,18 @@ static inline void pt_corpus(bool small_only, int most, pt_corpus_fn fn, void *u
   }
   if (total == 0)
     printf("corpus: none found (TESSERA_MATRICES, TESSERA_TEST_DATA/corpus); the generated cases stand alone\n");
+}
+
+/* Corpus matrix dir/name as a general CSR of `dtype` (NULL after a failure,
+ * which is checked). */
+static inline ts_csr *pt_read_corpus(const char *dir, const char *name, ts_dtype dtype) {
+  ts_csr *read = test_read_general(NULL, dir, name);
+  CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
+  ts_csr *a = read ? pt_convert(read, dtype) : NULL;
+  ts_csr_destroy(read);
+  if (a)
+    a->symmetry = TS_GENERAL;
+  return a;
 }
 
 /* Past 2^31 in 64 bits: 66,000 rows of A naming the one row of B of 32,768

@@ -17,7 +17,6 @@
 static ts_context *gpu;
 static int checked;
 
-typedef enum { RUN_FULL, RUN_SANITIZER, RUN_RACECHECK } run_mode;
 static run_mode mode = RUN_FULL;
 
 static int64_t pick(int64_t full, int64_t small) { return mode == RUN_FULL ? full : small; }
@@ -190,14 +189,9 @@ static void corpus_matrix(void *user, const char *dir, const char *name, long lo
   if (rows != cols)
     return;
   for (int d = 0; d < 2; d++) {
-    ts_csr *read = test_read_general(NULL, dir, name);
-    CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
-    ts_csr *a = read ? pt_convert(read, d ? TS_FLOAT64 : TS_FLOAT32) : NULL;
-    ts_csr_destroy(read);
-    if (a) {
-      a->symmetry = TS_GENERAL;
+    ts_csr *a = pt_read_corpus(dir, name, d ? TS_FLOAT64 : TS_FLOAT32);
+    if (a)
       check_square(name, a, false);
-    }
   }
 }
 
@@ -205,8 +199,7 @@ int main(void) {
   gpu = pt_gpu_context();
   if (!gpu)
     return test_skip("no usable CUDA device");
-  const char *tool = pt_sanitizer_tool();
-  mode = !*tool ? RUN_FULL : strcmp(tool, "racecheck") == 0 ? RUN_RACECHECK : RUN_SANITIZER;
+  mode = pt_run_mode();
   printf("selection: %s\n", mode == RUN_FULL        ? "full"
                             : mode == RUN_SANITIZER ? "sanitizer (smaller matrices, 3 small corpus matrices)"
                                                     : "racecheck (the bins' matrix in float)");

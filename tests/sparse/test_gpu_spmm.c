@@ -17,7 +17,6 @@
 static ts_context *gpu;
 static int runs; /* checked executions */
 
-typedef enum { RUN_FULL, RUN_SANITIZER, RUN_RACECHECK } run_mode;
 static run_mode mode = RUN_FULL;
 
 static int64_t pick(int64_t full, int64_t small) { return mode == RUN_FULL ? full : small; }
@@ -325,13 +324,9 @@ static void corpus_matrix(void *user, const char *dir, const char *name, long lo
   (void)cols;
   unsigned long long state = 505;
   for (int d = 0; d < 2; d++) {
-    ts_csr *read = test_read_general(NULL, dir, name);
-    CHECK_MSG(read != NULL, "reading %s/%s: %s", dir, name, ts_last_error(NULL));
-    ts_csr *a = read ? pt_convert(read, d ? TS_FLOAT64 : TS_FLOAT32) : NULL;
-    ts_csr_destroy(read);
+    ts_csr *a = pt_read_corpus(dir, name, d ? TS_FLOAT64 : TS_FLOAT32);
     if (!a)
       continue;
-    a->symmetry = TS_GENERAL;
     spmm_case k = make_case(name, 8, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
     check_gpu(a, &k, &state);
     k = make_case(name, 64, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
@@ -347,8 +342,7 @@ int main(void) {
   gpu = pt_gpu_context();
   if (!gpu)
     return test_skip("no usable CUDA device");
-  const char *tool = pt_sanitizer_tool();
-  mode = !*tool ? RUN_FULL : strcmp(tool, "racecheck") == 0 ? RUN_RACECHECK : RUN_SANITIZER;
+  mode = pt_run_mode();
   static const char *mode_names[] = {"full", "sanitizer (smaller matrices and widths, 2^16-column thin case)",
                                      "racecheck (block-mapped sweep in float, row-major)"};
   printf("selection: %s\n", mode_names[mode]);
