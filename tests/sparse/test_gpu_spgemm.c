@@ -9,8 +9,9 @@
  * past 2^31 is counted in 64 bits and a C that passes the budget is refused
  * with its bytes named.
  *
- * Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the matrices shrink and
- * the corpus keeps 3 small ones; racecheck runs the bins' matrix in float. */
+ * Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the matrices shrink, the
+ * 2^31 count case is left out and the corpus keeps 3 small ones; racecheck
+ * runs the bins' matrix in float. */
 #include "internal.h"
 #include "product_test_util.h"
 
@@ -214,7 +215,8 @@ int main(void) {
     test_edges(dtype);
   }
   if (mode != RUN_RACECHECK) {
-    ts_spgemm_plan_destroy(pt_check_large_counts(gpu));
+    if (mode == RUN_FULL) /* 2.2e9 products: too long under compute-sanitizer */
+      ts_spgemm_plan_destroy(pt_check_large_counts(gpu));
     pt_corpus(mode != RUN_FULL, 3, corpus_matrix, NULL);
   }
   printf("%d products checked in %.1f s\n", checked, tsi_seconds() - start);
