@@ -600,7 +600,7 @@ static const char usage_text[] =
     "          [--layout row|col] [--schedules] [--quick] [--matrices DIR] [--only TEXT]\n"
     "          [--warmup N] [--repeat N] [--md PATH] [CSV_PATH]\n"
     "  --set may be repeated (default all); the corpus is read from DIR, else $TESSERA_MATRICES\n"
-    "  --widths: columns of B and C (default 8,16,32,64,128,256,512)\n"
+    "  --widths: columns of B and C (default 8,16,32,64,128,256,512); --precision: default single\n"
     "  --schedules also times every tessera schedule beside AUTO\n"
     "  --quick shrinks the generated matrices (a check of the program, not a measurement)\n"
     "  CSV_PATH defaults to bench-out/spmm.csv; the Markdown goes beside it with .md\n"
@@ -726,7 +726,7 @@ int main(int argc, char **argv) {
   options opt;
   memset(&opt, 0, sizeof opt);
   opt.common.csv_path = "bench-out/spmm.csv";
-  opt.common.fp32 = opt.common.fp64 = true;
+  opt.common.fp32 = true; /* --precision both adds fp64 */
   opt.layout = TS_LAYOUT_ROW_MAJOR;
   opt.warmup = 3;
   opt.repeat = 20;
