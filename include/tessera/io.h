@@ -238,9 +238,15 @@ TS_API ts_status ts_mm_write_csr_fd(ts_context *ctx, int fd, const char *name, c
 /**@}*/
 
 /**
- * Progress callback for long operations (reading, generating): @p done of
- * @p total units. Return non-zero to cancel (the call then fails with
- * TS_ERROR_CANCELLED).
+ * Progress callback for long operations (reading, ts_mm_read_csr's
+ * conversion, generating): @p done of @p total units (bytes of input, rows,
+ * edges); @p total is -1 when unknown (reading a pipe). Within one call of
+ * the library @p done never decreases; steps without figures of their own (a
+ * sort, a search for a scale) call it again with the last figures. It is
+ * called at least every second or so (blocks of a few million steps) and
+ * runs on the calling thread. Return non-zero to cancel: the call then
+ * stops within about a second, frees what it made, and fails with
+ * TS_ERROR_CANCELLED.
  */
 typedef int (*ts_progress_fn)(void *user, int64_t done, int64_t total);
 
@@ -290,8 +296,13 @@ TS_API ts_status ts_gen_random_uniform(ts_context *ctx, int64_t rows, int64_t co
  * random permutation of the rows) has min(cols, max(1, round(C / r^exponent)))
  * distinct uniformly random columns, C found by bisection so that the total
  * is as close as possible to @p nnz (rows <= nnz <= rows * cols,
- * exponent > 0). The longest row is about C. Values uniform in [-1, 1).
- * Example: rows = cols = 2^22, nnz = 68.7 M, exponent 0.9 gives C = 1.88 M.
+ * exponent > 0 and finite). The longest row is about C. Values uniform in
+ * [-1, 1). Example: rows = cols = 2^22, nnz = 68.7 M, exponent 0.9 gives
+ * C = 1.88 M. With a large exponent r^-exponent underflows to 0 for most
+ * ranks, whose rows then keep one entry whatever C: an @p nnz beyond the
+ * most any C gives is refused with TS_ERROR_INVALID_ARGUMENT naming that
+ * most. The search for C takes a bounded number of passes over the rows
+ * (about 80 at most) for any exponent.
  */
 TS_API ts_status ts_gen_power_law(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz, double exponent,
                                   uint64_t seed, ts_dtype dtype, ts_csr **csr);

@@ -112,7 +112,15 @@ ts_status ts_context_set_progress(ts_context *ctx, ts_progress_fn fn, void *user
 ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total) {
   if (!ctx || !ctx->progress)
     return TS_SUCCESS;
+  ctx->progress_done = done;
+  ctx->progress_total = total;
   if (ctx->progress(ctx->progress_user, done, total) != 0)
     return tsi_error(ctx, TS_ERROR_CANCELLED, "cancelled by the progress callback");
   return TS_SUCCESS;
+}
+
+ts_status tsi_check_cancel(ts_context *ctx) {
+  if (!ctx || !ctx->progress)
+    return TS_SUCCESS;
+  return tsi_progress(ctx, ctx->progress_done, ctx->progress_total);
 }

@@ -50,17 +50,19 @@ static void sort_row(ts_dtype dtype, int32_t *cols, void *values, int64_t n, int
   }
 }
 
-static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
+/* Sort rows [first, last) of up to TSI_MEDIUM_ROW entries in parallel; the
+ * longest row left unsorted (longer ones) goes into *longest_left. */
+static void sort_row_block(ts_context *ctx, ts_csr *m, int64_t first, int64_t last, int *allocation_failed,
+                           int64_t *longest_left) {
   const int64_t *ptr = m->row_ptr;
-  int64_t rows = m->rows;
   size_t value_size = ts_dtype_size(m->dtype);
-  int allocation_failed = 0;
-  int64_t longest_left = 0;
+  int failed = 0;
+  int64_t longest = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(tsi_thread_count(ctx)) reduction(|                                                    \
-                                                                  : allocation_failed)                                 \
+                                                                  : failed)                                            \
     reduction(max                                                                                                      \
-              : longest_left) if (m->nnz > 100000)
+              : longest) if (ptr[last] - ptr[first] > 100000)
 #endif
   {
     int32_t *scratch_cols = NULL;
@@ -68,15 +70,15 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
-    for (int64_t i = 0; i < rows; i++) {
+    for (int64_t i = first; i < last; i++) {
       int64_t n = ptr[i + 1] - ptr[i];
       int32_t *cols = m->col_idx + ptr[i];
       void *values = (char *)m->values + (size_t)ptr[i] * value_size;
       if (n < 2 || row_sorted(cols, n))
         continue;
       if (n > TSI_MEDIUM_ROW) {
-        if (n > longest_left)
-          longest_left = n;
+        if (n > longest)
+          longest = n;
         continue;
       }
       if (n > TSI_SHORT_ROW && !scratch_cols) {
@@ -87,7 +89,7 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
           free(scratch_values);
           scratch_cols = NULL;
           scratch_values = NULL;
-          allocation_failed = 1;
+          failed = 1;
           continue;
         }
       }
@@ -95,6 +97,27 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
     }
     free(scratch_cols);
     free(scratch_values);
+  }
+  *allocation_failed |= failed;
+  if (longest > *longest_left)
+    *longest_left = longest;
+}
+
+/* Sort every row by column: blocks of rows by their entries in parallel,
+ * a cancellation check after each block, then the few long rows one at a
+ * time with scratch of the longest. */
+static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
+  const int64_t *ptr = m->row_ptr;
+  int64_t rows = m->rows;
+  size_t value_size = ts_dtype_size(m->dtype);
+  int allocation_failed = 0;
+  int64_t longest_left = 0;
+  for (int64_t block = 0, block_end; block < rows && !allocation_failed; block = block_end) {
+    block_end = tsi_block_end_by_work(ptr, block, rows);
+    sort_row_block(ctx, m, block, block_end, &allocation_failed, &longest_left);
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
   }
   if (allocation_failed)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_csr_from_coo: cannot allocate sorting workspace");
@@ -109,11 +132,13 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
                    (long long)longest_left);
     goto cleanup;
   }
-  for (int64_t i = 0; i < rows; i++) {
+  for (int64_t i = 0; i < rows && st == TS_SUCCESS; i++) {
     int64_t n = ptr[i + 1] - ptr[i];
     int32_t *cols = m->col_idx + ptr[i];
-    if (n > TSI_MEDIUM_ROW && !row_sorted(cols, n))
+    if (n > TSI_MEDIUM_ROW && !row_sorted(cols, n)) {
       sort_row(m->dtype, cols, (char *)m->values + (size_t)ptr[i] * value_size, n, scratch_cols, scratch_values);
+      st = tsi_check_cancel(ctx);
+    }
   }
 cleanup:
   free(scratch_cols);
@@ -166,11 +191,9 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
   if (st != TS_SUCCESS)
     return st;
   m->symmetry = coo->symmetry;
-  if (coo->dtype == TS_FLOAT32)
-    scatter_by_row_f32(coo, m);
-  else
-    scatter_by_row_f64(coo, m);
-  st = sort_rows(ctx, m);
+  st = coo->dtype == TS_FLOAT32 ? scatter_by_row_f32(ctx, coo, m) : scatter_by_row_f64(ctx, coo, m);
+  if (st == TS_SUCCESS)
+    st = sort_rows(ctx, m);
   if (st != TS_SUCCESS)
     goto cleanup;
 
@@ -178,17 +201,23 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
   const int64_t *ptr = m->row_ptr;
   const int32_t *cols = m->col_idx;
   int64_t rows = m->rows, repeated = 0, first_row = rows;
+  for (int64_t block = 0, block_end; block < rows; block = block_end) {
+    block_end = tsi_block_end_by_work(ptr, block, rows);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : repeated) reduction(min : first_row)                \
-    num_threads(tsi_thread_count(ctx)) if (m->nnz > 100000)
+    num_threads(tsi_thread_count(ctx)) if (ptr[block_end] - ptr[block] > 100000)
 #endif
-  for (int64_t i = 0; i < rows; i++)
-    for (int64_t k = ptr[i] + 1; k < ptr[i + 1]; k++)
-      if (cols[k] == cols[k - 1]) {
-        repeated++;
-        if (i < first_row)
-          first_row = i;
-      }
+    for (int64_t i = block; i < block_end; i++)
+      for (int64_t k = ptr[i] + 1; k < ptr[i + 1]; k++)
+        if (cols[k] == cols[k - 1]) {
+          repeated++;
+          if (i < first_row)
+            first_row = i;
+        }
+    st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+  }
   if (repeated > 0) {
     if (duplicates == TS_DUPLICATES_ERROR) {
       st = refuse_duplicate(ctx, coo, m, first_row);
@@ -196,10 +225,13 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
     }
     int64_t bad_row = -1;
     int32_t bad_col = -1;
-    if (m->dtype == TS_FLOAT32)
-      m->nnz = sum_duplicates_f32(rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col);
-    else
-      m->nnz = sum_duplicates_f64(rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col);
+    int64_t merged = 0;
+    st = m->dtype == TS_FLOAT32
+             ? sum_duplicates_f32(ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col, &merged)
+             : sum_duplicates_f64(ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col, &merged);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+    m->nnz = merged;
     if (bad_row >= 0) {
       /* A sum past the largest value of the type (or inf - inf) is refused:
        * the matrix would hold a value no input entry holds. */

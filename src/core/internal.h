@@ -23,6 +23,7 @@ struct ts_context {
   const char *last_async_op; /* operation of the most recent launch */
   ts_progress_fn progress;
   void *progress_user;
+  int64_t progress_done, progress_total;  /* the figures last reported */
   char fallback_reason[TSI_MESSAGE_SIZE]; /* why AUTO runs on the CPU; "" when it does not */
   char message[TSI_MESSAGE_SIZE];
 };
@@ -66,6 +67,18 @@ static inline int64_t tsi_sorted_find(const int32_t *idx, int64_t lo, int64_t hi
   return lo < end && idx[lo] == v ? lo : -1;
 }
 
+/* tsi_decimal_to_double's outcome. */
+typedef enum tsi_decimal_status {
+  TSI_DECIMAL_OK = 0,
+  TSI_DECIMAL_SYNTAX,   /* strtod does not take the whole text */
+  TSI_DECIMAL_NO_MEMORY /* a very long text could not be copied */
+} tsi_decimal_status;
+
+/* strtod on the `length` characters at begin, which need no terminator after
+ * them; '.' is the decimal point whatever the locale. *value may come back
+ * infinite or zero (range), for the caller to judge. */
+tsi_decimal_status tsi_decimal_to_double(const char *begin, size_t length, double *value);
+
 /* Whether [p, p + p_bytes) and [q, q + q_bytes) share a byte; empty ranges
  * share none. Calls that read one array while writing another refuse
  * overlapping arguments with this. */
@@ -100,8 +113,30 @@ ts_context *tsi_buffer_context(const ts_buffer *buffer);
 /* Seconds on a monotonic clock, for phase timings and time-based checks. */
 double tsi_seconds(void);
 
-/* Report progress; returns TS_ERROR_CANCELLED when the callback asks to stop. */
+/* Report progress; returns TS_ERROR_CANCELLED when the callback asks to stop.
+ * A long operation starts with tsi_progress(ctx, 0, total). */
 ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total);
+
+/* Simple steps (entries, rows, pow calls) of a long loop between two
+ * cancellation checks: some tens of milliseconds of work. */
+#define TSI_CANCEL_BLOCK ((int64_t)1 << 20)
+
+/* End of the block of [start, n) holding TSI_CANCEL_BLOCK steps (or the rest). */
+static inline int64_t tsi_block_end(int64_t start, int64_t n) {
+  return n - start > TSI_CANCEL_BLOCK ? start + TSI_CANCEL_BLOCK : n;
+}
+
+/* End of the block of items [start, n) whose work, offsets[i + 1] -
+ * offsets[i] for item i, adds up to about TSI_CANCEL_BLOCK (one item at
+ * least): rows by their entries. */
+int64_t tsi_block_end_by_work(const int64_t *offsets, int64_t start, int64_t n);
+
+/* A cancellation check inside a step that has no figures of its own (a
+ * bisection pass, a sort): the callback is given the figures last reported,
+ * so that progress never goes back. Long loops call it between blocks of
+ * tens of milliseconds of work, so that a cancel is honoured well within a
+ * second. */
+ts_status tsi_check_cancel(ts_context *ctx);
 
 /* CUDA side of the context; stubs when tessera is built without CUDA. */
 int tsi_cuda_available(void);

@@ -49,11 +49,12 @@ if(TARGET tessera_cli)
     --precision single --repeat 2 --json JSON GPU_ONLY
     JSON_EQUALS "operation=transpose,rows=50,cols=80,nnz=300,schedules.thread-mapped.check=PASS,schedules.block-mapped.check=PASS,check=PASS"
     FIXTURES_REQUIRED cli_random50x80)
-  if(EXISTS ${TESSERA_MATRICES_DIR}/arrow.mtx)
-    # arrow: a dense first row and column (46500 entries) in 139498: skewed rows, for A and A^T.
-    tessera_cli_test(spmv_corpus_skewed_all ARGS spmv ${TESSERA_MATRICES_DIR}/arrow.mtx --schedule all --transpose
-      --repeat 2 --json JSON GPU_ONLY JSON_EQUALS "schedules.auto.schedule=split-rows,check=PASS")
-  endif()
+  # arrow (tests/data/corpus): a dense first row and column (46500 entries) in 139498: skewed
+  # rows, for A and A^T.
+  tessera_cli_test(spmv_corpus_skewed_all ARGS spmv ${TESSERA_TEST_CORPUS_DIR}/arrow.mtx --schedule all --transpose
+    --repeat 2 --json JSON GPU_ONLY JSON_EQUALS "schedules.auto.schedule=split-rows,check=PASS")
+  tessera_cli_test(spmv_corpus_skewed_auto ARGS spmv ${TESSERA_TEST_CORPUS_DIR}/arrow.mtx --transpose --repeat 2
+    STDOUT "schedule +split-rows[^\n]*\\(chosen by auto[^\n]*\nreason +auto: split-rows for A\\^T: 46500 rows, 46500 cols, 139498 nnz, [^\n]*max row 46500[^\n]*\\(skewed rows\\)\n.*check .*: PASS")
 
   # ---- demo names AUTO's choice ---------------------------------------------------
   # 128x128 grid: 81408 nonzeros of rows 3 to 5: short regular rows.
