@@ -338,22 +338,15 @@ static inline int pt_corpus_folder(const char *dir, bool small_only, int most, p
   return matrices;
 }
 
-/* The corpus of $TESSERA_MATRICES and of $TESSERA_TEST_DATA/corpus, each
- * where present (a line says which ran and which were skipped). */
+/* The corpus (test_matrices_dir(): the full one, else the repository's
+ * small one), saying how many matrices ran or that none is there. */
 static inline void pt_corpus(bool small_only, int most, pt_corpus_fn fn, void *user) {
-  const char *dir = test_matrices_dir(), *data = getenv("TESSERA_TEST_DATA");
-  char folder[4096];
-  snprintf(folder, sizeof folder, "%s/corpus", data && *data ? data : ".");
-  const char *folders[2] = {dir, data && *data ? folder : NULL};
-  int total = 0;
-  for (int f = 0; f < 2; f++) {
-    const int n = folders[f] ? pt_corpus_folder(folders[f], small_only, most, fn, user) : -1;
-    if (n >= 0)
-      printf("corpus %s: %d matrices\n", folders[f], n);
-    total += n > 0 ? n : 0;
-  }
-  if (total == 0)
-    printf("corpus: none found (TESSERA_MATRICES, TESSERA_TEST_DATA/corpus); the generated cases stand alone\n");
+  const char *dir = test_matrices_dir();
+  const int n = dir ? pt_corpus_folder(dir, small_only, most, fn, user) : -1;
+  if (n >= 0)
+    printf("corpus %s: %d matrices\n", dir, n);
+  else
+    printf("corpus: none found (TESSERA_MATRICES, TESSERA_TEST_CORPUS); the generated cases stand alone\n");
 }
 
 /* Corpus matrix dir/name as a general CSR of `dtype` (NULL after a failure,
