@@ -34,6 +34,7 @@
 #include "tessera/sparse.h"
 #include "tessera/spmm.h"
 #include "tessera/spgemm.h"
+#include "tessera/graph.h"
 #include "tessera/io.h"
 #include "tessera/lu.h"
 #include "tessera/sort.h"

@@ -332,6 +332,19 @@ TS_API ts_rmat_params ts_rmat_graph500(int scale, int edge_factor);
 TS_API ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params, uint64_t seed, ts_dtype dtype,
                              ts_csr **csr);
 
+/**
+ * Road-like graph (high diameter, degrees at most 4): the vertices of an
+ * nx-by-ny grid (vertex x + nx*y), each joined to its right and upper
+ * neighbours unless that edge is dropped, with probability @p drop in
+ * [0, 1), as on a road map with missing links (drop > 0 can disconnect
+ * parts). Every kept edge is stored in both directions with one weight,
+ * uniform in (0, 1]; rows are sorted. nx, ny >= 1 and nx * ny at most
+ * TS_MAX_DIMENSION (else TS_ERROR_OVERFLOW). Same seed, same graph, whatever
+ * the thread count.
+ */
+TS_API ts_status ts_gen_grid_graph(ts_context *ctx, int64_t nx, int64_t ny, double drop, uint64_t seed, ts_dtype dtype,
+                                   ts_csr **csr);
+
 /** Circuit-like generator parameters; ts_circuit_defaults() fills them. */
 typedef struct ts_circuit_params {
   int64_t n;             /**< Rows = columns. */

@@ -69,12 +69,21 @@
  * any size (partition_path<S>() for merge_path and work_oriented, walked by
  * for_each_tile_of_part() in part.cuh, tiles cut between parts found by
  * split_tile_run() and joined by the kernel in part order).
+ * Gathered work (lb/gather.cuh): tiles that are independent ranges of atoms
+ * counted at run time, such as a frontier's adjacency lists:
+ * for_each_gathered_atom<S, Block>(count, ranges, smem, fn), with two more
+ * schedules, lane_mapped<L> (L threads per tile) and grid_mapped (the whole
+ * grid on a few long tiles). Persistent kernels separate their steps with
+ * grid_barrier() (lb/grid_barrier.cuh; all blocks resident: cooperative
+ * launch).
  */
 #ifndef TESSERA_LB_CUH
 #define TESSERA_LB_CUH
 
 #include "lb/lanes.cuh"
 #include "lb/part.cuh"
+#include "lb/gather.cuh"
+#include "lb/grid_barrier.cuh"
 #include "lb/range.cuh"
 #include "lb/schedule.cuh"
 #include "lb/tile_reduce.cuh"

@@ -47,12 +47,13 @@ struct ts_spmv_plan {
   ts_operation op;
   int64_t rows, cols, nnz; /* of A as given (the operand is A^T for the transpose) */
   ts_dtype dtype;
-  ts_schedule schedule;          /* resolved, never AUTO */
-  int group_size;                /* threads a group (group-mapped) or a short row (split-rows), else 0 */
-  tsi_spmv_shape shape;          /* of the operand */
-  ts_csr *host;                  /* CPU backend: the operand (A, or the CSR of A^T) */
-  tsi_spmv_device_matrix device; /* CUDA backend: the operand in GPU memory */
-  void *workspace;               /* CUDA backend: the schedule's workspace */
+  ts_schedule schedule;               /* resolved, never AUTO */
+  int group_size;                     /* threads a group (group-mapped) or a short row (split-rows), else 0 */
+  tsi_spmv_shape shape;               /* of the operand */
+  ts_csr *host;                       /* CPU backend: the operand (A, or the CSR of A^T) */
+  tsi_spmv_device_matrix device;      /* CUDA backend: the operand in GPU memory */
+  void *workspace;                    /* CUDA backend: the schedule's workspace */
+  struct tsi_spmv_locality *locality; /* CUDA backend: a locality layout (spmv_locality.h) running instead, or NULL */
   size_t workspace_bytes;
   char explain[TSI_SPMV_EXPLAIN_SIZE];
 };

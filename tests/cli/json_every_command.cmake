@@ -15,6 +15,14 @@ if(NOT code EQUAL 0)
   message(FATAL_ERROR "tessera gen: ${err}")
 endif()
 
+# Weights in (0, 1]: shortest paths refuse negative ones (a Laplacian's).
+set(graph "${WORK_DIR}/json_every_command_graph.mtx")
+execute_process(COMMAND ${CLI} gen rmat --scale 6 --edge-factor 4 -o "${graph}" --quiet RESULT_VARIABLE code
+  OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "tessera gen rmat: ${err}")
+endif()
+
 # One --json run per command.
 set(run_demo demo --backend cpu --size 16 --repeat 2)
 set(run_info info "${matrix}")
@@ -23,6 +31,8 @@ set(run_gen gen banded --n 50 --lower 1)
 set(run_spmv spmv "${matrix}" --backend cpu --repeat 2)
 set(run_spmm spmm "${matrix}" --backend cpu --width 8 --repeat 2)
 set(run_spgemm spgemm "${matrix}" --backend cpu)
+set(run_bfs bfs "${graph}" --backend cpu --repeat 1)
+set(run_sssp sssp "${graph}" --backend cpu --repeat 1 --delta 1)
 set(run_solve solve "${matrix}" --backend cpu --ordering natural)
 set(run_sort sort --n 1000 --backend cpu --repeat 1 --check)
 set(run_search search --keys 1000 --queries 1000 --backend cpu --repeat 1 --check)

@@ -24,6 +24,8 @@
   X(spmv)                                                                                                              \
   X(spmm)                                                                                                              \
   X(spgemm)                                                                                                            \
+  X(bfs)                                                                                                               \
+  X(sssp)                                                                                                              \
   X(solve)                                                                                                             \
   X(sort)                                                                                                              \
   X(search)                                                                                                            \
