@@ -151,8 +151,8 @@ static ts_status check_options(ts_context *ctx, const char *op, const char *name
   w->field = options ? options->field : TS_MM_REAL;
   w->precision = options ? options->precision : 0;
   snprintf(w->where, sizeof w->where, "%s: %s", op, name ? name : "");
-  if (!name)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: path is NULL", op);
+  if (!name || !*name)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: path is %s", op, name ? "empty" : "NULL");
   if (w->field != TS_MM_REAL && w->field != TS_MM_INTEGER && w->field != TS_MM_PATTERN)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: field %d cannot be written (real, integer or pattern)", op,
                      (int)w->field);
@@ -257,20 +257,26 @@ ts_status ts_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, 
   return write_csr(ctx, "ts_mm_write_csr", path, -1, path, csr, options);
 }
 
+/* The descriptor writers: a COO or a CSR (the other NULL) onto fd. */
+static ts_status write_to_descriptor(ts_context *ctx, const char *op, int fd, const char *name, const ts_coo *coo,
+                                     const ts_csr *csr, const ts_mm_write_options *options) {
+  if (fd < 0)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: descriptor %d is negative", op, fd);
+  char scratch[32];
+  name = tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch);
+  return coo ? write_coo(ctx, op, NULL, fd, name, coo, options) : write_csr(ctx, op, NULL, fd, name, csr, options);
+}
+
 ts_status ts_mm_write_coo_fd(ts_context *ctx, int fd, const char *name, const ts_coo *coo,
                              const ts_mm_write_options *options) {
-  if (fd < 0)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_coo_fd: descriptor %d is negative", fd);
-  char scratch[32];
-  return write_coo(ctx, "ts_mm_write_coo_fd", NULL, fd, tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch), coo,
-                   options);
+  if (!coo)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_coo_fd: coo is NULL");
+  return write_to_descriptor(ctx, "ts_mm_write_coo_fd", fd, name, coo, NULL, options);
 }
 
 ts_status ts_mm_write_csr_fd(ts_context *ctx, int fd, const char *name, const ts_csr *csr,
                              const ts_mm_write_options *options) {
-  if (fd < 0)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_csr_fd: descriptor %d is negative", fd);
-  char scratch[32];
-  return write_csr(ctx, "ts_mm_write_csr_fd", NULL, fd, tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch), csr,
-                   options);
+  if (!csr)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_csr_fd: csr is NULL");
+  return write_to_descriptor(ctx, "ts_mm_write_csr_fd", fd, name, NULL, csr, options);
 }

@@ -7,7 +7,8 @@
  *   call the progress callback at least every second (the longest gap, from
  *   the call to its return, is measured), and a cancel is honoured within a
  *   second, with nothing returned or leaked. */
-#include "test_common.h"
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "test_gen_common.h"
 
 #include <float.h>
 #include <stdbool.h>
@@ -24,13 +25,7 @@ static double now(void) {
  * one entry, the others are full at C = DBL_MAX when DBL_MAX * w rounds to
  * cols or more. */
 static int64_t reachable(int64_t rows, int64_t cols, double exponent) {
-  int64_t total = 0;
-  for (int64_t r = 1; r <= rows; r++) {
-    double len = DBL_MAX * pow((double)r, -exponent);
-    int64_t n = len >= (double)cols ? cols : (int64_t)llround(len);
-    total += n < 1 ? 1 : n;
-  }
-  return total;
+  return zipf_total(DBL_MAX, rows, cols, exponent);
 }
 
 static void test_power_law_terminates(ts_context *ctx) {
