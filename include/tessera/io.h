@@ -181,7 +181,9 @@ typedef struct ts_mm_write_options {
  * new one gets 0666 less the umask; a file the caller may not write is
  * refused (TS_ERROR_IO), not replaced. Other hard links to a replaced file
  * keep the old content. Writing to a closed pipe fails with TS_ERROR_IO ("Broken pipe")
- * instead of raising SIGPIPE.
+ * instead of raising SIGPIPE. The writers report progress by entries and stop
+ * with TS_ERROR_CANCELLED when the context's callback asks to; a cancelled
+ * write to a path leaves it as it was.
  */
 /**@{*/
 

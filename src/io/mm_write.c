@@ -178,6 +178,12 @@ static ts_status check_matrix(ts_context *ctx, const char *op, int64_t rows, int
   return TS_SUCCESS;
 }
 
+/* Progress and a cancellation check every TSI_CANCEL_BLOCK entries written:
+ * a cancelled write fails, and the path writers then leave the target as it was. */
+static ts_status write_progress(ts_context *ctx, int64_t written, int64_t total) {
+  return written % TSI_CANCEL_BLOCK == 0 ? tsi_progress(ctx, written, total) : TS_SUCCESS;
+}
+
 /* Check a COO and write it to path (or to fd when path is NULL). */
 static ts_status write_coo(ts_context *ctx, const char *op, const char *path, int fd, const char *name,
                            const ts_coo *coo, const ts_mm_write_options *options) {
@@ -203,8 +209,11 @@ static ts_status write_coo(ts_context *ctx, const char *op, const char *path, in
   st = writer_open(&w, path, fd);
   if (st == TS_SUCCESS)
     st = write_header(&w, coo->nnz);
-  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS && row_idx && col_idx; k++)
-    st = write_entry(&w, k, row_idx[k], col_idx[k]);
+  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS && row_idx && col_idx; k++) {
+    st = write_progress(ctx, k, coo->nnz);
+    if (st == TS_SUCCESS)
+      st = write_entry(&w, k, row_idx[k], col_idx[k]);
+  }
   return writer_close(&w, st);
 }
 
@@ -243,8 +252,11 @@ static ts_status write_csr(ts_context *ctx, const char *op, const char *path, in
                      (long long)row, (long long)begin, (long long)end);
       break;
     }
-    for (int64_t k = begin; k < end && st == TS_SUCCESS && col_idx; k++)
-      st = write_entry(&w, k, row, col_idx[k]);
+    for (int64_t k = begin; k < end && st == TS_SUCCESS && col_idx; k++) {
+      st = write_progress(ctx, k, csr->nnz);
+      if (st == TS_SUCCESS)
+        st = write_entry(&w, k, row, col_idx[k]);
+    }
   }
   return writer_close(&w, st);
 }
