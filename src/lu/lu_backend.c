@@ -18,6 +18,10 @@
  * every phase runs on the host unless options.backend or a switch asks for
  * the GPU, which the *_nocuda.c stubs refuse.
  *
+ * Host threads (tsi_lu_host_threads): one thread for every part below the
+ * size where threads pay, else the context's threads capped at the cores
+ * free of other work.
+ *
  * Why the analysis phases default to the host even on a CUDA context: the
  * host's row merge was faster than the GPU's fill-path traversal on circuit
  * matrices and the host's longest-path sweep faster than the GPU's Kahn
@@ -63,4 +67,26 @@ int tsi_lu_threads(const ts_lu *lu) {
   (void)lu;
   return 1;
 #endif
+}
+
+/* Host threads of a parallel part: one below the size from which threads
+ * pay (lu_tuning.h); above it, the context's threads, but only as many as
+ * find a free core, since a thread the scheduler sets aside stalls the
+ * others at their next wait for a time slice (several ms). Thread counts
+ * never change a result: every parallel part gives the same bits on any
+ * number of threads. */
+int tsi_lu_host_threads(const ts_lu *lu, enum tsi_lu_host_work kind, double amount) {
+  const int threads = tsi_lu_threads(lu);
+  if (lu->switches.cpu_threads > 0)
+    return lu->switches.cpu_threads < threads ? lu->switches.cpu_threads : threads;
+  if (threads <= 1)
+    return 1;
+  double from = TSI_LU_PASS_PARALLEL_ENTRIES;
+  if (kind == TSI_LU_WORK_FACTOR)
+    from = TSI_LU_FACTOR_PARALLEL_WORK;
+  else if (kind == TSI_LU_WORK_ANALYSIS)
+    from = TSI_LU_ANALYSIS_PARALLEL_ENTRIES;
+  if (!(amount >= from))
+    return 1;
+  return tsi_lu_free_cores(threads);
 }

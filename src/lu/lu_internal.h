@@ -110,6 +110,11 @@ struct tsi_lu_switches {
    * threads go level by level (a barrier between levels) instead of the
    * dataflow schedule. */
   int cpu_level_sync;
+  /* Host threads, read at every phase: > 0, exactly this many for every
+   * parallel part (the context's count at most), bypassing the size rule and
+   * the free-core check of tsi_lu_host_threads, so that the tests reach the
+   * threaded schedules on small matrices. */
+  int cpu_threads;
 };
 
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where
@@ -177,6 +182,11 @@ struct ts_lu {
   /* Partial-pivoting fallback of the solves (numeric/numeric_internal.h), or NULL; freed by
    * every new factorization. */
   struct tsi_lu_pivoted *pivoted;
+
+  /* The host's numeric phase: non-zero once the levels have been checked
+   * against the pattern (the first host factorization of an analysis;
+   * cleared with the analysis). */
+  int schedule_checked;
 };
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */
@@ -188,6 +198,24 @@ bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
 /* Host threads of lu's CPU phases: the context's setting, else OpenMP's
  * default; 1 without OpenMP (lu_backend.c). */
 int tsi_lu_threads(const ts_lu *lu);
+
+/* Kinds of host work, for tsi_lu_host_threads. */
+enum tsi_lu_host_work {
+  TSI_LU_WORK_PASS,    /* a pass over `amount` entries */
+  TSI_LU_WORK_FACTOR,  /* a factorization of `amount` work (flops + a share per entry of L + U) */
+  TSI_LU_WORK_ANALYSIS /* an analysis of a matrix of `amount` entries */
+};
+
+/* Host threads for one parallel part of `kind` and size `amount`
+ * (lu_backend.c): one below the size where threads pay, else
+ * tsi_lu_threads(lu) capped at the cores not busy with other work
+ * (switches.cpu_threads overrides both). */
+int tsi_lu_host_threads(const ts_lu *lu, enum tsi_lu_host_work kind, double amount);
+
+/* The most of `wanted` threads that find a core free of other runnable work
+ * now (at least 1): the machine's cores less the runnable threads beside the
+ * caller (host_cores.c; Linux's /proc/loadavg, `wanted` elsewhere). */
+int tsi_lu_free_cores(int wanted);
 
 /* Check the caller's options and resolve their defaults (lu_options.c). */
 ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved);

@@ -40,13 +40,21 @@
 
 /* ---- host threads ------------------------------------------------------------------ */
 
-/* Sizes from which a host loop shares out over the threads (fewer cost
- * more in the fork than they save): ts_lu_factor's pattern check and copy
- * of the values (entries), the norms and the refinement's residual (rows),
- * the GPU schedule's gather lengths (columns). */
-#define TSI_LU_CHECK_PARALLEL_ENTRIES 262144
-#define TSI_LU_NORM_PARALLEL_ROWS 16384
-#define TSI_LU_RESIDUAL_PARALLEL_ROWS 16384
+/* Host threads are chosen in lu_backend.c (tsi_lu_host_threads): one
+ * thread below these sizes, where waking and joining a team costs more than
+ * it saves, and where a thread the scheduler has set aside (a machine with
+ * fewer free cores than threads) would stall the call for a time slice of
+ * several ms: a pass over this many entries of A or of L + U (the pattern
+ * check, the copy of the values, the norms, the scatter, the refinement's
+ * residual), about 1 ms on one core; a factorization of this much work
+ * (flops + TSI_LU_FACTOR_WORK_PER_ENTRY per entry of L + U), about 2 ms on
+ * one core; an analysis of a matrix with this many entries (the matching
+ * beside the speculative ordering). Measured: bench/notes/lu-newton.md. */
+#define TSI_LU_PASS_PARALLEL_ENTRIES 1048576
+#define TSI_LU_FACTOR_PARALLEL_WORK 4e6
+#define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
+#define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 200000
+/* The GPU schedule's gather lengths (columns). */
 #define TSI_LU_GATHER_PARALLEL_COLUMNS 16384
 /* The host's transpose of L + U into rows (factor_rows_gpu.c): threads only
  * from this many entries, and their per-thread row counters within this
@@ -66,9 +74,10 @@
  * schedule's chunks, the dataflow's runs of tickets: one ticket a column
  * made the counter's cache line go back and forth). */
 #define TSI_LU_CPU_PIECES_PER_THREAD 8
-/* A dataflow wait spins this many times, then yields the core, so that a
- * descheduled writer can run. */
-#define TSI_LU_CPU_SPINS_BEFORE_YIELD 1024
+/* A dataflow wait spins this many times, then sleeps (a futex on Linux,
+ * else yields) until the writer marks the column, so that the core is free
+ * for a writer the scheduler had set aside. */
+#define TSI_LU_CPU_SPINS_BEFORE_SLEEP 2048
 
 /* ---- symbolic phase ---------------------------------------------------------------- */
 

@@ -32,4 +32,5 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   lu->level_ptr = NULL;
   lu->level_cols = NULL;
   lu->n = lu->nnz_a = lu->lu_nnz = lu->levels = 0;
+  lu->schedule_checked = 0;
 }

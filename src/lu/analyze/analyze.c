@@ -76,7 +76,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   double start = tsi_seconds(), matched = start;
   int64_t *speculated = NULL;
 #ifdef _OPENMP
-  if (tsi_lu_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
+  if (lu->options.ordering == TS_LU_ORDER_AMD && tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
     /* The matching on the calling thread (thread 0 of the team), which is
      * where its errors must be recorded: a context-free error is the
      * thread's own. */

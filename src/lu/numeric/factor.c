@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_threads(const ts_lu *lu) { return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu); }
+static int check_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->nnz_a); }
 
 /* a has the pattern the analysis saw: same order, same row offsets and
  * column indices. The message names the first row that differs. */
@@ -27,8 +27,9 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", caller, (int)a->dtype);
   /* The first row that differs, over the threads (a min-reduction: the
    * same row whatever their number). */
+  const int threads = check_threads(lu);
   int64_t first_bad = n;
-#pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     int64_t begin = lu->a_row_ptr[i], end = lu->a_row_ptr[i + 1];
     bool same = a->row_ptr[i] == begin && a->row_ptr[i + 1] == end;
@@ -50,39 +51,49 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   return TS_SUCCESS;
 }
 
-/* Copy a's values into lu->a_values (double), refusing NaN and infinity. */
-static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
+ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller) {
   const int64_t nnz = lu->nnz_a;
   if (!lu->a_values) {
     lu->a_values = tsi_malloc_array(nnz > 0 ? nnz : 1, sizeof(double));
     if (!lu->a_values)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", caller, (long long)nnz);
   }
+  return TS_SUCCESS;
+}
+
+ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller) {
+  /* Find the row for the message: a binary search over the offsets. */
+  int64_t low = 0, high = lu->n - 1;
+  while (low < high) {
+    int64_t mid = low + (high - low + 1) / 2;
+    if (lu->a_row_ptr[mid] <= e)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g", caller, (long long)e,
+                   (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
+}
+
+/* Copy a's values into lu->a_values (double), refusing NaN and infinity
+ * (the GPU path; the host's copies them in its own pass over A). */
+static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
+  const int64_t nnz = lu->nnz_a;
+  ts_status status = tsi_lu_reserve_a_values(lu, caller);
+  if (status != TS_SUCCESS)
+    return status;
   /* Copied and checked over the threads; the first bad entry found after. */
   const bool single = a->dtype == TS_FLOAT32;
+  const int threads = check_threads(lu);
   int64_t first_bad = nnz;
-#pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) if (threads > 1)
   for (int64_t e = 0; e < nnz; e++) {
     double v = single ? (double)((const float *)a->values)[e] : ((const double *)a->values)[e];
     lu->a_values[e] = v;
     if (!isfinite(v) && e < first_bad)
       first_bad = e;
   }
-  if (first_bad < nnz) {
-    /* Find the row for the message: a binary search over the offsets. */
-    const int64_t e = first_bad;
-    int64_t low = 0, high = lu->n - 1;
-    while (low < high) {
-      int64_t mid = low + (high - low + 1) / 2;
-      if (lu->a_row_ptr[mid] <= e)
-        low = mid;
-      else
-        high = mid - 1;
-    }
-    return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g", caller,
-                     (long long)e, (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
-  }
-  return TS_SUCCESS;
+  return first_bad < nnz ? tsi_lu_bad_value_error(lu, first_bad, caller) : TS_SUCCESS;
 }
 
 /* The numeric phase shared by factor and refactor: both reuse the analysis
@@ -104,15 +115,17 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->stats.partial_pivoting = 0;
   lu->stats.perturbed_pivots = 0;
   lu->stats.singular_column = -1;
-  status = copy_values(lu, a, caller);
-  if (status != TS_SUCCESS)
-    return status;
   double start = tsi_seconds();
   if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
+    status = copy_values(lu, a, caller);
+    if (status != TS_SUCCESS)
+      return status;
+    start = tsi_seconds();
     status = tsi_lu_numeric_cuda(lu);
   } else {
+    /* The host copies and checks the values in its first pass over A. */
     lu->factors_on_device = 0;
-    status = tsi_lu_numeric_cpu(lu, a);
+    status = tsi_lu_numeric_cpu(lu, a, caller);
   }
   lu->stats.time_factor = tsi_seconds() - start;
   if (TS_IS_ERROR(status))

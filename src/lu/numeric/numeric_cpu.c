@@ -7,7 +7,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,13 +32,22 @@ typedef struct tsi_lu_column_outcome {
   int64_t flops; /* multiplies, adds and divides of the column */
 } tsi_lu_column_outcome;
 
-/* The dataflow schedule's wait (lu_factor_flow): until column j is marked
- * finished (acquire: its values are then visible), spinning, then yielding
- * the core after a while so that a descheduled writer can run. */
-static void tsi_lu_wait_ready(const int *ready, int64_t j) {
-  for (int spins = 0; !__atomic_load_n(&ready[j], __ATOMIC_ACQUIRE); spins++)
-    if (spins >= TSI_LU_CPU_SPINS_BEFORE_YIELD)
-      sched_yield();
+/* The dataflow schedule's column marks (lu_factor_flow; values in
+ * numeric_internal.h): wait until column j is marked ready (acquire: its
+ * values are then visible), a short spin, then asleep on the mark, which
+ * frees the core for a writer the scheduler had set aside (a spin or a
+ * yield kept the core, and the writer waited for its time slice). */
+static void tsi_lu_wait_ready(int *ready, int64_t j) {
+  for (int spins = 0; spins < TSI_LU_CPU_SPINS_BEFORE_SLEEP; spins++)
+    if (__atomic_load_n(&ready[j], __ATOMIC_ACQUIRE) == TSI_LU_MARK_READY)
+      return;
+  tsi_lu_mark_sleep(&ready[j]);
+}
+
+/* Mark column k ready (release: after its values) and wake its sleepers. */
+static void tsi_lu_mark_ready(int *ready, int64_t k) {
+  if (__atomic_exchange_n(&ready[k], TSI_LU_MARK_READY, __ATOMIC_RELEASE) == TSI_LU_MARK_SLEEPER)
+    tsi_lu_mark_wake(&ready[k]);
 }
 
 typedef struct tsi_lu_factor_outcome {
@@ -169,25 +177,43 @@ out_of_memory:
                    (long long)lu->lu_nnz);
 }
 
-ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
-  (void)a; /* the values come from lu->a_values, copied and checked by the caller */
-  ts_status status = check_schedule(lu);
-  if (status != TS_SUCCESS)
-    return status;
+/* Threads of the factorization: its work (flops, and a share per entry of
+ * L + U for the loads and stores) against the rule of lu_backend.c; the
+ * flops are the analysis's estimate until a factorization has counted them. */
+static int factor_threads(const ts_lu *lu) {
+  double work = lu->stats.flops + TSI_LU_FACTOR_WORK_PER_ENTRY * (double)lu->lu_nnz;
+  return tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, work);
+}
+
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
+  ts_status status = TS_SUCCESS;
+  if (!lu->schedule_checked) {
+    status = check_schedule(lu); /* once per analysis: the levels do not change */
+    if (status != TS_SUCCESS)
+      return status;
+    lu->schedule_checked = 1;
+  }
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
-  const int threads = tsi_lu_threads(lu);
+  const int threads = factor_threads(lu);
+  const int load_threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->lu_nnz);
   const bool single = lu->options.float_factors != 0;
-  status = reserve_factor_work(lu, ws, threads);
+  status = tsi_lu_reserve_a_values(lu, caller);
+  if (status == TS_SUCCESS)
+    status = reserve_factor_work(lu, ws, threads);
   if (status == TS_SUCCESS)
     status = reserve_factor_values(lu, single);
-  if (status == TS_SUCCESS)
-    status = tsi_lu_compute_norms(lu, ws);
   if (status != TS_SUCCESS)
     return status;
 
-  double max_abs = single ? lu_scatter_f32(lu, lu->lu_values_f32, threads) : lu_scatter_f64(lu, lu->lu_values, threads);
+  double max_abs = 0.0, norm_inf = 0.0;
+  int64_t first_bad = single ? lu_load_values_f32(lu, a, lu->lu_values_f32, load_threads, &max_abs, &norm_inf)
+                             : lu_load_values_f64(lu, a, lu->lu_values, load_threads, &max_abs, &norm_inf);
+  if (first_bad < lu->nnz_a)
+    return tsi_lu_bad_value_error(lu, first_bad, caller);
+  ws->a_norm_inf = norm_inf;
+  ws->a_norm_one = -1.0; /* computed when a transposed solve asks for it */
   double threshold = lu->options.pivot_threshold;
   if (!(threshold > 0.0))
     threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64; /* should options come unresolved */
@@ -218,7 +244,11 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld column marks",
                        (long long)lu->n);
   }
-  if (ready && single)
+  if (threads == 1 && single)
+    lu_factor_serial_f32(lu, lu->lu_values_f32, ws->factor_work, &rule, &outcome);
+  else if (threads == 1)
+    lu_factor_serial_f64(lu, lu->lu_values, ws->factor_work, &rule, &outcome);
+  else if (ready && single)
     lu_factor_flow_f32(lu, lu->lu_values_f32, ws->factor_work, threads, &rule, ready, &outcome);
   else if (ready)
     lu_factor_flow_f64(lu, lu->lu_values, ws->factor_work, threads, &rule, ready, &outcome);

@@ -6,29 +6,51 @@
  * (a suffix for the function names). Arithmetic is in double throughout;
  * float factors are rounded as each column is stored. */
 
-/* M's values into the L+U pattern (fill entries zero); returns max |M(i,j)|. */
-static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
-  const int64_t n = lu->n;
+/* One pass over A: its values into lu->a_values (double, for the
+ * refinement's residual), checked finite; |A|_inf, the largest row sum of
+ * |A|; and M's values into the L+U pattern (fill entries zero), with their
+ * largest magnitude. Returns the first entry that is not finite, or nnz(A). */
+static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int threads, double *max_m,
+                                        double *norm_inf) {
+  const int64_t n = lu->n, nnz = lu->nnz_a;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
   const int64_t *a_to_lu = lu->a_to_lu;
-  const double *a_values = lu->a_values;
   const double *row_scale = lu->row_scale;
   const double *col_scale = lu->col_scale;
+  const bool single = a->dtype == TS_FLOAT32;
+  const float *given_f32 = (const float *)a->values;
+  const double *given_f64 = (const double *)a->values;
+  double *a_values = lu->a_values;
   memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
-  double max_abs = 0.0;
-  /* Each entry of A has its own position in L+U: the rows are independent. */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs)
+  double max_abs = 0.0, norm = 0.0;
+  int64_t first_bad = nnz;
+  /* Each entry of A has its own position in L+U: the rows are independent;
+   * each row's sum is in a fixed order and the rest are maxima and a
+   * minimum, so no bit depends on the threads. */
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max                                           \
+                                                                         : max_abs, norm)                              \
+    reduction(min                                                                                                      \
+              : first_bad) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     const double scale_i = row_scale[i];
+    double row_sum = 0.0;
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      double v = scale_i * a_values[e] * col_scale[col_idx[e]];
+      const double given = single ? (double)given_f32[e] : given_f64[e];
+      a_values[e] = given;
+      if (!isfinite(given) && e < first_bad)
+        first_bad = e;
+      row_sum += fabs(given);
+      double v = scale_i * given * col_scale[col_idx[e]];
       values[a_to_lu[e]] = (TSI_VALUE)v;
       if (fabs(v) > max_abs)
         max_abs = fabs(v);
     }
+    norm = row_sum > norm ? row_sum : norm;
   }
-  return max_abs;
+  *max_m = max_abs;
+  *norm_inf = norm;
+  return first_bad;
 }
 
 /*
@@ -40,8 +62,7 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
  * order on any thread with the same result. x is zero on entry and exit.
  */
 static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, double *x,
-                                       const tsi_lu_pivot_rule *rule, const int *ready,
-                                       tsi_lu_column_outcome *outcome) {
+                                       const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
@@ -96,8 +117,8 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 /* Column k of level `level`, its flops and perturbed pivot counted, a bad
  * pivot recorded when it is the first in (level, column) order. */
 static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, double *x,
-                                        const tsi_lu_pivot_rule *rule, const int *ready, int64_t *flops,
-                                        int64_t *perturbed, int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+                                        const tsi_lu_pivot_rule *rule, int *ready, int64_t *flops, int64_t *perturbed,
+                                        int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
   TSI_NAME(lu_factor_column)(lu, values, k, x, rule, ready, &outcome);
   *flops += outcome.flops;
@@ -117,6 +138,27 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
 }
 
 #define TSI_FACTOR_COUNTED TSI_NAME(lu_factor_counted) /* a plain name keeps the calls' format stable */
+
+/*
+ * All columns on the calling thread, level by level, without a parallel
+ * region: the level schedule's order and verdict (a singular pivot stops
+ * the factorization after its level, the column reported the first of that
+ * level in pivot order) at no cost beyond the columns themselves.
+ */
+static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, double *x, const tsi_lu_pivot_rule *rule,
+                                       tsi_lu_factor_outcome *result) {
+  const int64_t levels = lu->levels;
+  const int64_t *level_ptr = lu->level_ptr;
+  const int32_t *level_cols = lu->level_cols;
+  int64_t flops = 0, perturbed = 0;
+  int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
+  int bad_kind = TSI_LU_PIVOT_OK;
+  for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
+    for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++)
+      TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &flops, &perturbed, &bad_level, &bad_column,
+                         &bad_kind);
+  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
+}
 
 /*
  * All columns, level by level (the schedule of Xia et al., PPoPP 2023,
@@ -243,7 +285,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
         const int32_t k = level_cols[c];
         TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &my_flops, &my_perturbed, &bad_level, &bad_column,
                            &bad_kind);
-        __atomic_store_n(&ready[k], 1, __ATOMIC_RELEASE);
+        tsi_lu_mark_ready(ready, k);
       }
     }
 #pragma omp atomic

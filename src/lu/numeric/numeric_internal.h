@@ -13,8 +13,15 @@ extern "C" {
 
 /* ---- entry points ---------------------------------------------------------------- */
 
-/* The factorization on the host from lu->a_values (numeric_cpu.c). */
-ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
+/* The factorization on the host of a (its pattern checked by the caller):
+ * its values copied into lu->a_values and checked finite on the way
+ * (numeric_cpu.c); caller names the API function in messages. */
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller);
+/* lu->a_values allocated (nnz_a doubles) if it is not (factor.c). */
+ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller);
+/* The error for entry e of A (in CSR order), not finite: its row and
+ * column named (factor.c). */
+ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller);
 /* The factorization on the GPU (numeric_cuda.cu; TS_ERROR_UNSUPPORTED in a
  * build without CUDA): the factors stay on the device, factors_on_device set. */
 ts_status tsi_lu_numeric_cuda(ts_lu *lu);
@@ -25,6 +32,21 @@ ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
 void tsi_lu_numeric_release(ts_lu *lu);
 /* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
 void tsi_lu_cuda_release(ts_lu *lu);
+
+/* ---- the host's dataflow marks (column_marks_cpu.c) ----------------------------- */
+
+/* A column's mark in the host's dataflow schedule: running (0, the value
+ * the marks are cleared to), ready once its values are stored, or running
+ * with a thread asleep on it. */
+enum { TSI_LU_MARK_RUNNING = 0, TSI_LU_MARK_READY = 1, TSI_LU_MARK_SLEEPER = 2 };
+
+/* Sleep until *mark is TSI_LU_MARK_READY, having set it to
+ * TSI_LU_MARK_SLEEPER while it is running (a futex on Linux, else yields);
+ * acquire on return. */
+void tsi_lu_mark_sleep(int *mark);
+/* Wake every thread asleep on *mark (the writer calls it after setting the
+ * mark ready, when the mark it replaced was TSI_LU_MARK_SLEEPER). */
+void tsi_lu_mark_wake(int *mark);
 
 /* ---- host state (numeric_workspace.c) ------------------------------------------- */
 

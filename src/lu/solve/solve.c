@@ -38,9 +38,9 @@ static inline double larger(double norm, double magnitude) { return magnitude > 
  * parallel loop over right-hand sides. */
 static int residual_threads(const ts_lu *lu) {
 #ifdef _OPENMP
-  if (omp_in_parallel() || lu->n < TSI_LU_RESIDUAL_PARALLEL_ROWS)
+  if (omp_in_parallel())
     return 1;
-  return tsi_lu_threads(lu);
+  return tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->nnz_a);
 #else
   (void)lu;
   return 1;
@@ -50,7 +50,8 @@ static int residual_threads(const ts_lu *lu) {
 /* r = b - op(A) x in double from the values last factored; returns the
  * normwise backward error |r|_inf / (|op(A)|_inf |x|_inf + |b|_inf), or
  * infinity when x is not finite. Each r_i is one row's sum in a fixed
- * order and the norms are maxima, so the threads change no bit. */
+ * order and the norms are maxima, so the threads change no bit. Without
+ * the transpose, one pass over the rows takes the norms of x and b too. */
 static double residual(const ts_lu *lu, double a_norm, ts_operation op, const double *b, const double *x, double *r) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
@@ -59,24 +60,29 @@ static double residual(const ts_lu *lu, double a_norm, ts_operation op, const do
   const int threads = residual_threads(lu);
   double x_norm = 0.0, b_norm = 0.0, r_norm = 0.0;
   int finite = 1;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm) reduction(&& : finite)
-  for (int64_t i = 0; i < n; i++) {
-    finite = finite && isfinite(x[i]);
-    x_norm = larger(x_norm, fabs(x[i]));
-    b_norm = larger(b_norm, fabs(b[i]));
-  }
-  if (!finite)
-    return INFINITY;
   if (op == TS_OP_NONE) {
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : r_norm)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, r_norm)                \
+    reduction(&& : finite) if (threads > 1)
     for (int64_t i = 0; i < n; i++) {
+      finite = finite && isfinite(x[i]);
+      x_norm = larger(x_norm, fabs(x[i]));
+      b_norm = larger(b_norm, fabs(b[i]));
       double sum = b[i];
       for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
         sum -= a[e] * x[col_idx[e]];
       r[i] = sum;
       r_norm = larger(r_norm, fabs(sum));
     }
+    if (!finite)
+      return INFINITY;
   } else {
+    for (int64_t i = 0; i < n; i++) {
+      finite = finite && isfinite(x[i]);
+      x_norm = larger(x_norm, fabs(x[i]));
+      b_norm = larger(b_norm, fabs(b[i]));
+    }
+    if (!finite)
+      return INFINITY;
     memcpy(r, b, (size_t)n * sizeof *r);
     for (int64_t i = 0; i < n; i++) {
       const double x_i = x[i];
@@ -179,8 +185,12 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the workspace");
-  /* The GPU's solves run one after another on the context's stream. */
-  int threads = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) || lu->pivoted ? 1 : tsi_lu_threads(lu);
+  /* The GPU's solves run one after another on the context's stream; on
+   * the host, threads share the right-hand sides when there is enough work
+   * (a solve and a residual each, at least). */
+  int threads = 1;
+  if (!tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) && !lu->pivoted && nrhs > 1)
+    threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)nrhs * (double)(lu->lu_nnz + lu->nnz_a));
   if ((int64_t)threads > nrhs)
     threads = (int)nrhs;
   if (!ws->solve_work || ws->n != n || ws->solve_threads < threads) {
@@ -219,7 +229,9 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
                           &most_steps);
   } else {
     /* Right-hand sides are independent: one per thread at a time. */
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(max : worst_error, most_steps)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)                                                     \
+    reduction(max                                                                                                      \
+              : worst_error, most_steps) if (threads > 1)
     for (int64_t j = 0; j < nrhs; j++) {
       double *work = solve_work + (int64_t)solve_thread_id() * 3 * n;
       double error = 0.0;
