@@ -1,0 +1,157 @@
+/* SpMV(context, row_ptr, col_idx, values, rows, cols, dtype, schedule,
+ * transpose, group_size): a ts_spmv_plan; execute(x, y, alpha, beta) runs
+ * y = alpha op(A) x + beta y on host arrays or device addresses. Host
+ * arrays on a CUDA context go through device copies the plan keeps. */
+#include "tessera_python.h"
+
+typedef struct tspy_spmv {
+  PyObject_HEAD tspy_context *context;
+  ts_spmv_plan *plan;
+  int64_t x_count, y_count;
+  size_t value_size;
+  ts_buffer *x_cache, *y_cache; /* device copies of host x and y (CUDA) */
+} tspy_spmv;
+
+static PyObject *spmv_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {"context", "row_ptr",  "col_idx",   "values",     "rows", "cols",
+                             "dtype",   "schedule", "transpose", "group_size", NULL};
+  tspy_context *context = NULL;
+  PyObject *row_ptr, *col_idx, *values;
+  long long rows, cols;
+  int dtype, schedule = TS_SCHEDULE_AUTO, transpose = 0, group_size = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OOOLLi|ipi", keywords, tspy_context_converter, &context, &row_ptr,
+                                   &col_idx, &values, &rows, &cols, &dtype, &schedule, &transpose, &group_size))
+    return NULL;
+  tspy_csr_view view;
+  if (tspy_csr_view_get(row_ptr, col_idx, values, rows, cols, dtype, &view) < 0)
+    return NULL;
+  tspy_spmv *self = (tspy_spmv *)type->tp_alloc(type, 0);
+  if (!self) {
+    tspy_csr_view_release(&view);
+    return NULL;
+  }
+  Py_INCREF(context);
+  self->context = context;
+  self->x_count = transpose ? rows : cols;
+  self->y_count = transpose ? cols : rows;
+  self->value_size = ts_dtype_size((ts_dtype)dtype);
+  ts_spmv_options options = {0};
+  options.schedule = (ts_schedule)schedule;
+  options.op = transpose ? TS_OP_TRANSPOSE : TS_OP_NONE;
+  options.group_size = group_size;
+  tspy_call call;
+  tspy_call_begin(context, &call);
+  ts_status status = ts_spmv_plan_create_ex(context->ctx, &view.csr, &options, &self->plan);
+  int interrupted = tspy_call_end(&call);
+  tspy_csr_view_release(&view);
+  if (interrupted || status != TS_SUCCESS) {
+    tspy_raise_status(context, status);
+    Py_DECREF(self);
+    return NULL;
+  }
+  return (PyObject *)self;
+}
+
+static void spmv_dealloc(tspy_spmv *self) {
+  if (self->plan || self->x_cache || self->y_cache) {
+    tspy_call call;
+    tspy_call_begin(self->context, &call);
+    ts_buffer_destroy(self->x_cache);
+    ts_buffer_destroy(self->y_cache);
+    ts_spmv_plan_destroy(self->plan);
+    if (tspy_call_end(&call) < 0)
+      PyErr_WriteUnraisable((PyObject *)self);
+  }
+  Py_XDECREF(self->context);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The product with bound operands; y's input is read only when beta != 0. */
+static ts_status spmv_run(tspy_spmv *self, const tspy_operand *x, const tspy_operand *y, double alpha, double beta) {
+  ts_context *ctx = self->context->ctx;
+  tspy_bound xb, yb;
+  ts_status status = tspy_bind(ctx, x, true, &self->x_cache, &xb);
+  if (status != TS_SUCCESS)
+    return status;
+  status = tspy_bind(ctx, y, beta != 0.0, &self->y_cache, &yb);
+  if (status == TS_SUCCESS) {
+    status = ts_spmv_execute(self->plan, alpha, xb.buffer, beta, yb.buffer);
+    ts_status unbound = tspy_unbind(ctx, y, status == TS_SUCCESS, &yb);
+    if (status == TS_SUCCESS)
+      status = unbound;
+  }
+  (void)tspy_unbind(ctx, x, false, &xb);
+  return status;
+}
+
+static PyObject *spmv_execute(tspy_spmv *self, PyObject *args) {
+  PyObject *x_obj, *y_obj;
+  double alpha = 1.0, beta = 0.0;
+  if (!PyArg_ParseTuple(args, "OO|dd", &x_obj, &y_obj, &alpha, &beta))
+    return NULL;
+  tspy_operand x, y;
+  if (tspy_operand_get(self->context, x_obj, (size_t)self->x_count * self->value_size, false, "x", &x) < 0)
+    return NULL;
+  if (tspy_operand_get(self->context, y_obj, (size_t)self->y_count * self->value_size, true, "y", &y) < 0) {
+    tspy_operand_release(&x);
+    return NULL;
+  }
+  if (tspy_operands_overlap(&x, &y)) {
+    tspy_operand_release(&x);
+    tspy_operand_release(&y);
+    PyErr_SetString(PyExc_ValueError, "x and y overlap: y must be memory of its own");
+    return NULL;
+  }
+  tspy_call call;
+  tspy_call_begin(self->context, &call);
+  ts_status status = spmv_run(self, &x, &y, alpha, beta);
+  int interrupted = tspy_call_end(&call);
+  tspy_operand_release(&x);
+  tspy_operand_release(&y);
+  if (interrupted || status != TS_SUCCESS)
+    return tspy_raise_status(self->context, status);
+  Py_RETURN_NONE;
+}
+
+static PyObject *spmv_schedule(tspy_spmv *self, void *closure) {
+  (void)closure;
+  return PyUnicode_FromString(ts_schedule_name(ts_spmv_plan_schedule(self->plan)));
+}
+
+static PyObject *spmv_group_size(tspy_spmv *self, void *closure) {
+  (void)closure;
+  return PyLong_FromLong(ts_spmv_plan_group_size(self->plan));
+}
+
+static PyObject *spmv_explain(tspy_spmv *self, void *closure) {
+  (void)closure;
+  return PyUnicode_FromString(ts_spmv_plan_explain(self->plan));
+}
+
+static PyObject *spmv_bytes(tspy_spmv *self, void *closure) {
+  (void)closure;
+  return PyLong_FromLongLong((long long)ts_spmv_plan_bytes(self->plan));
+}
+
+static PyMethodDef spmv_methods[] = {
+    {"execute", (PyCFunction)spmv_execute, METH_VARARGS,
+     "execute(x, y, alpha=1.0, beta=0.0): y = alpha op(A) x + beta y (arrays or device addresses)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef spmv_getset[] = {
+    {"schedule", (getter)spmv_schedule, NULL, "The schedule the plan runs (AUTO resolved).", NULL},
+    {"group_size", (getter)spmv_group_size, NULL, "Threads per group or per short row; 0 otherwise.", NULL},
+    {"explain", (getter)spmv_explain, NULL, "Why the plan runs its schedule.", NULL},
+    {"bytes", (getter)spmv_bytes, NULL, "Bytes one product moves at least.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+PyTypeObject tspy_spmv_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessera._core.SpMV",
+    .tp_basicsize = sizeof(tspy_spmv),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SpMV(context, row_ptr, col_idx, values, rows, cols, dtype, ...): a prepared sparse product.",
+    .tp_new = spmv_new,
+    .tp_dealloc = (destructor)spmv_dealloc,
+    .tp_methods = spmv_methods,
+    .tp_getset = spmv_getset,
+};
