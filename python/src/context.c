@@ -59,8 +59,12 @@ int tspy_context_converter(PyObject *obj, void *out) {
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static char *keywords[] = {"backend", "device", "threads", "stream", NULL};
   int backend = TS_BACKEND_AUTO, device = 0, threads = 0;
-  unsigned long long stream = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iiiK", keywords, &backend, &device, &threads, &stream))
+  PyObject *stream_address = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iiiO!", keywords, &backend, &device, &threads, &PyLong_Type,
+                                   &stream_address))
+    return NULL;
+  void *stream = stream_address ? PyLong_AsVoidPtr(stream_address) : NULL;
+  if (PyErr_Occurred())
     return NULL;
   tspy_context *self = (tspy_context *)type->tp_alloc(type, 0);
   if (!self)
@@ -74,7 +78,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   options.backend = (ts_backend)backend;
   options.device = device;
   options.num_threads = threads;
-  options.stream = (void *)(uintptr_t)stream;
+  options.stream = stream;
   ts_status status;
   ts_context *ctx = NULL;
   Py_BEGIN_ALLOW_THREADS status = ts_context_create(&ctx, &options);

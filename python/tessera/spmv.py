@@ -103,8 +103,21 @@ class SpMV:
         Returns:
             y.
         """
-        alpha, beta = float(alpha), float(beta)
         rows = self.shape[0]
+        if (
+            type(x) is np.ndarray
+            and type(y) is np.ndarray
+            and x.dtype is self.dtype
+            and y.dtype is self.dtype
+            and x.shape == self._x_shape
+            and y.shape == (rows,)
+            and x.flags.c_contiguous
+            and y.flags.c_contiguous
+            and y.flags.writeable
+        ):
+            self._plan.execute(x, y, alpha, beta)
+            return y
+        alpha, beta = float(alpha), float(beta)
         if _arrays.is_cupy(x):
             return self._execute_device(x, y, alpha, beta)
         x = _arrays.host_vector(x, self.shape[1], self.dtype, "x")
