@@ -1,5 +1,5 @@
 /* Host and backend buffers. On the CPU backend, device memory is host memory. */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +43,7 @@ ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_b
       }
     }
   }
+  tsi_context_retain(ctx); /* the buffer keeps its context alive */
   *buffer = b;
   return TS_SUCCESS;
 }
@@ -71,6 +72,7 @@ ts_status ts_buffer_wrap(ts_context *ctx, ts_memory memory, void *data, size_t b
   b->on_gpu = memory == TS_MEMORY_DEVICE && ctx->backend == TS_BACKEND_CUDA;
   b->owns_data = false;
   b->data = bytes > 0 ? data : NULL;
+  tsi_context_retain(ctx); /* the buffer keeps its context alive */
   *buffer = b;
   return TS_SUCCESS;
 }
@@ -78,8 +80,9 @@ ts_status ts_buffer_wrap(ts_context *ctx, ts_memory memory, void *data, size_t b
 void ts_buffer_destroy(ts_buffer *buffer) {
   if (!buffer)
     return;
+  ts_context *ctx = buffer->ctx;
   if (buffer->on_gpu)
-    (void)tsi_cuda_sync(buffer->ctx);
+    (void)tsi_cuda_sync(ctx);
   if (buffer->owns_data) {
     if (buffer->on_gpu)
       tsi_cuda_free(buffer->data);
@@ -87,6 +90,7 @@ void ts_buffer_destroy(ts_buffer *buffer) {
       free(buffer->data);
   }
   free(buffer);
+  tsi_context_release(ctx);
 }
 
 void *ts_buffer_data(const ts_buffer *buffer) { return buffer ? buffer->data : NULL; }

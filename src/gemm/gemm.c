@@ -1,7 +1,7 @@
 /* C = alpha * op(A) * op(B) + beta * C: argument checks, the BLAS special
  * cases (m or n = 0, k = 0 or alpha = 0, beta = 0), the configuration, and
  * dispatch to the context's backend. */
-#include "gemm_internal.h"
+#include "gemm/gemm_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,13 +47,6 @@ static ts_status check_operand(ts_context *ctx, const char *name, const ts_buffe
                      "%s: %s (%lld x %lld, ld %lld) needs %lld bytes; its buffer holds %zu", op_name, name,
                      (long long)rows, (long long)cols, (long long)ld, (long long)*span, ts_buffer_size(buffer));
   return TS_SUCCESS;
-}
-
-static bool ranges_overlap(const void *p, int64_t p_bytes, const void *q, int64_t q_bytes) {
-  if (p_bytes == 0 || q_bytes == 0)
-    return false;
-  const char *a = (const char *)p, *b = (const char *)q;
-  return a < b + q_bytes && b < a + p_bytes;
 }
 
 static ts_status check_config(ts_context *ctx, ts_dtype dtype, int config) {
@@ -105,8 +98,8 @@ ts_status ts_gemm_ex(ts_context *ctx, ts_dtype dtype, int64_t m, int64_t n, int6
     st = check_operand(ctx, "C", c, m, n, ldc, value, true, &span_c);
   if (st != TS_SUCCESS)
     return st;
-  if (ranges_overlap(ts_buffer_data(c), span_c, ts_buffer_data(a), span_a) ||
-      ranges_overlap(ts_buffer_data(c), span_c, ts_buffer_data(b), span_b))
+  if (tsi_ranges_overlap(ts_buffer_data(c), (size_t)span_c, ts_buffer_data(a), (size_t)span_a) ||
+      tsi_ranges_overlap(ts_buffer_data(c), (size_t)span_c, ts_buffer_data(b), (size_t)span_b))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: C overlaps A or B", op_name);
   if (m == 0 || n == 0)
     return TS_SUCCESS;
