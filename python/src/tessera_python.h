@@ -128,6 +128,7 @@ extern PyTypeObject tspy_block_type;
 extern PyTypeObject tspy_lu_type;
 extern PyTypeObject tspy_spmv_type;
 extern PyTypeObject tspy_search_type;
+extern PyTypeObject tspy_graph_type;
 
 PyObject *tspy_sort(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read(PyObject *module, PyObject *args);

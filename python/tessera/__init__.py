@@ -8,6 +8,7 @@ SciPy and NumPy users know.
     x = tessera.spsolve(A, b)
     y = tessera.SpMV(A)(x)            # A @ x, the plan reused for every x
     s = tessera.sort(keys)            # as numpy.sort; also argsort, searchsorted
+    d = tessera.dijkstra(G, indices=0)  # as scipy.sparse.csgraph.dijkstra; also bfs
     A = tessera.mmread("m.mtx")       # as scipy.io.mmread
     A = tessera.gen.laplacian_2d(100, 100)
 
@@ -23,6 +24,7 @@ from . import _errors as errors
 from ._context import Context, default_context, set_default_context
 from ._errors import *  # noqa: F401,F403
 from . import gen
+from .graph import BFS, NO_PREDECESSOR, SSSP, bfs, dijkstra
 from .io import mminfo, mmread, mmwrite
 from .linalg import LUStats, SparseLU, splu, spsolve
 from .sorting import SEARCH_ALGORITHMS, SearchPlan, argsort, searchsorted, sort
@@ -54,5 +56,10 @@ __all__ = [
     "searchsorted",
     "SearchPlan",
     "SEARCH_ALGORITHMS",
+    "BFS",
+    "SSSP",
+    "bfs",
+    "dijkstra",
+    "NO_PREDECESSOR",
     "built_with_cuda",
 ] + list(errors.__all__)

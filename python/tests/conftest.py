@@ -15,10 +15,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def corpus_dir():
-    """The folder of the Matrix Market corpus: $TESSERA_MATRICES, the
-    repository's tests/data/corpus, or ../shared/matrices beside the
-    repository (the CMake default); None when none holds a MANIFEST.tsv."""
-    candidates = [os.environ.get("TESSERA_MATRICES"), ROOT / "tests" / "data" / "corpus", ROOT.parent / "shared" / "matrices"]
+    """The folder of the Matrix Market corpus: $TESSERA_MATRICES, the full
+    corpus in ../shared/matrices beside the repository (the CMake default),
+    or the small one in tests/data/corpus; None when none holds a
+    MANIFEST.tsv."""
+    candidates = [
+        os.environ.get("TESSERA_MATRICES"),
+        ROOT.parent / "shared" / "matrices",
+        ROOT / "tests" / "data" / "corpus",
+    ]
     for candidate in candidates:
         if candidate and (pathlib.Path(candidate) / "MANIFEST.tsv").is_file():
             return pathlib.Path(candidate)
@@ -42,7 +47,7 @@ def corpus_entries():
 
 
 CORPUS = corpus_entries()
-CORPUS_REASON = "no Matrix Market corpus (set TESSERA_MATRICES, or add tests/data/corpus or ../shared/matrices)"
+CORPUS_REASON = "no Matrix Market corpus (set TESSERA_MATRICES; tests/data/corpus or ../shared/matrices)"
 
 
 def corpus_params(select=lambda row: True):

@@ -108,3 +108,18 @@ def test_device_mismatch_is_refused(cupy, cuda):
         other = cupy.ones(10)
     with pytest.raises(ValueError, match="device 1"):
         plan(other)
+
+
+def test_graphs_given_on_the_device(cupy, cuda):
+    cupyx_sparse = pytest.importorskip("cupyx.scipy.sparse")
+    from scipy.sparse import csgraph
+
+    G = tessera.gen.rmat(12, 8, seed=8)
+    plan = tessera.SSSP(cupyx_sparse.csr_matrix(G), context=cuda)
+    distances, predecessors = plan(5, return_predecessors=True)
+    assert isinstance(distances, cupy.ndarray) and isinstance(predecessors, cupy.ndarray)
+    np.testing.assert_allclose(cupy.asnumpy(distances), csgraph.dijkstra(G, indices=5), rtol=1e-12)
+    assert int(predecessors[5]) == tessera.NO_PREDECESSOR
+    levels = tessera.BFS(cupyx_sparse.csr_matrix(G), context=cuda)(5)
+    expected = csgraph.shortest_path(G, unweighted=True, indices=5)
+    np.testing.assert_array_equal(cupy.asnumpy(levels), np.where(np.isinf(expected), -1, expected))

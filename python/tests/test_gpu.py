@@ -75,3 +75,15 @@ def test_generators_and_errors_on_the_gpu(cuda):
     assert cuda.backend == "cuda" and cuda.stream != 0
     info = cuda.device_info()
     assert info["ordinal"] == 0 and info["compute_capability"][0] >= 5
+
+
+def test_graphs_on_the_gpu(cuda):
+    from scipy.sparse import csgraph
+
+    G = tessera.gen.rmat(14, 8, seed=6)
+    for directed in (True, False):
+        expected = csgraph.shortest_path(G, directed=directed, unweighted=True, indices=3)
+        levels = tessera.BFS(G, directed, context=cuda)(3)
+        np.testing.assert_array_equal(levels, np.where(np.isinf(expected), -1, expected))
+        np.testing.assert_allclose(tessera.SSSP(G, directed, context=cuda)(3),
+                                   csgraph.dijkstra(G, directed=directed, indices=3), rtol=1e-12)

@@ -104,6 +104,16 @@ def test_sort_and_search_calls(cpu1):
     check_no_growth(lambda: tessera.searchsorted(ordered, 0.5, context=cpu1), (ordered,))
 
 
+def test_graph_calls(cpu1):
+    G = sp.random(16, 16, 0.3, format="csr", random_state=np.random.default_rng(3))
+    bfs = tessera.BFS(G, context=cpu1)
+    sssp = tessera.SSSP(G, directed=False, context=cpu1)
+    check_no_growth(lambda: bfs(0, True), (bfs, cpu1))
+    check_no_growth(lambda: sssp(3), (sssp, cpu1))
+    check_no_growth(lambda: tessera.dijkstra(G, indices=2, context=cpu1), (G, cpu1))
+    check_no_growth(raises(ValueError, lambda: sssp(16)), (sssp,))
+
+
 def test_generators_and_files(tmp_path, cpu1):
     path = tmp_path / "a.mtx"
     tessera.mmwrite(path, random_sparse(10, 10, 0.3, 2))
