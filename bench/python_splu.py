@@ -9,7 +9,7 @@ run alternately, median of --repeat runs. The backward errors of both
 solutions are computed by SciPy in double. SciPy's splu is SuperLU with its
 default COLAMD ordering, on one thread.
 
-    python bench/python_splu.py [--matrices DIR] [--repeat 3] [--min-nnz 10000] [--out FILE]
+    python bench/python_splu.py [--matrices DIR] [--repeat 3] [--min-nnz 10000] [--threads N] [--out FILE]
 
 The goal: at least 2x SciPy on every such matrix, on the CPU alone.
 """
@@ -41,7 +41,7 @@ def backward_error(A, x, b):
 
 def default_matrices():
     here = pathlib.Path(__file__).resolve().parents[1]
-    for candidate in (os.environ.get("TESSERA_MATRICES"), here / "tests" / "data" / "corpus", here.parent / "shared" / "matrices"):
+    for candidate in (os.environ.get("TESSERA_MATRICES"), here.parent / "shared" / "matrices", here / "tests" / "data" / "corpus"):
         if candidate and (pathlib.Path(candidate) / "MANIFEST.tsv").is_file():
             return str(candidate)
     return None
@@ -59,12 +59,13 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--min-nnz", type=int, default=10_000)
     parser.add_argument("--only", help="comma-separated matrix names")
+    parser.add_argument("--threads", type=int, default=0, help="tessera's CPU threads (0: OpenMP's default)")
     parser.add_argument("--out", help="also write the Markdown report here")
     args = parser.parse_args()
     if not args.matrices:
         sys.exit("python_splu: no corpus (give --matrices DIR)")
 
-    context = tessera.Context("cpu")
+    context = tessera.Context("cpu", threads=args.threads)
     rows_out, refused, speedups = [], [], []
     with open(os.path.join(args.matrices, "MANIFEST.tsv"), newline="") as f:
         manifest = list(csv.DictReader(f, delimiter="\t"))

@@ -47,6 +47,38 @@ int tspy_call_end(tspy_call *call) {
   return -1;
 }
 
+PyObject *tspy_object_new(PyTypeObject *type, tspy_context *context) {
+  tspy_object *self = (tspy_object *)type->tp_alloc(type, 0);
+  if (!self)
+    return NULL;
+  Py_INCREF(context);
+  self->context = context;
+  return (PyObject *)self;
+}
+
+PyObject *tspy_object_made(PyObject *self, tspy_call *call, ts_status status) {
+  tspy_context *context = call->context;
+  if (tspy_call_end(call) < 0 || status != TS_SUCCESS) {
+    tspy_raise_status(context, status);
+    Py_DECREF(self);
+    return NULL;
+  }
+  return self;
+}
+
+void tspy_object_dealloc(PyObject *self, void (*release)(PyObject *self)) {
+  tspy_object *object = (tspy_object *)self;
+  if (object->context) {
+    tspy_call call;
+    tspy_call_begin(object->context, &call);
+    release(self);
+    if (tspy_call_end(&call) < 0)
+      PyErr_WriteUnraisable(self);
+    Py_CLEAR(object->context);
+  }
+  Py_TYPE(self)->tp_free(self);
+}
+
 int tspy_context_converter(PyObject *obj, void *out) {
   if (!PyObject_TypeCheck(obj, &tspy_context_type)) {
     PyErr_Format(PyExc_TypeError, "expected a tessera context, got %.200s", Py_TYPE(obj)->tp_name);

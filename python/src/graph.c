@@ -35,13 +35,11 @@ static PyObject *graph_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
   tspy_csr_view view;
   if (tspy_csr_view_get(row_ptr, col_idx, values, n, n, dtype, &view) < 0)
     return NULL;
-  tspy_graph *self = (tspy_graph *)type->tp_alloc(type, 0);
+  tspy_graph *self = (tspy_graph *)tspy_object_new(type, context);
   if (!self) {
     tspy_csr_view_release(&view);
     return NULL;
   }
-  Py_INCREF(context);
-  self->context = context;
   self->kind = (enum graph_kind)kind;
   self->n = n;
   self->first_size = kind == GRAPH_BFS ? sizeof(int32_t) : ts_dtype_size((ts_dtype)dtype);
@@ -55,50 +53,27 @@ static PyObject *graph_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
   tspy_call_begin(context, &call);
   ts_status status = kind == GRAPH_BFS ? ts_bfs_plan_create(context->ctx, &view.csr, &options, &self->bfs)
                                        : ts_sssp_plan_create(context->ctx, &view.csr, &options, &self->sssp);
-  int interrupted = tspy_call_end(&call);
+  PyObject *made = tspy_object_made((PyObject *)self, &call, status);
   tspy_csr_view_release(&view);
-  if (interrupted || status != TS_SUCCESS) {
-    tspy_raise_status(context, status);
-    Py_DECREF(self);
-    return NULL;
-  }
-  return (PyObject *)self;
+  return made;
 }
 
-static void graph_dealloc(tspy_graph *self) {
-  if (self->bfs || self->sssp) {
-    tspy_call call;
-    tspy_call_begin(self->context, &call);
-    ts_bfs_plan_destroy(self->bfs);
-    ts_sssp_plan_destroy(self->sssp);
-    if (tspy_call_end(&call) < 0)
-      PyErr_WriteUnraisable((PyObject *)self);
-  }
-  Py_XDECREF(self->context);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+static void graph_release(PyObject *object) {
+  tspy_graph *self = (tspy_graph *)object;
+  ts_bfs_plan_destroy(self->bfs);
+  ts_sssp_plan_destroy(self->sssp);
 }
+static void graph_dealloc(PyObject *self) { tspy_object_dealloc(self, graph_release); }
 
-/* The traversal with bound outputs (either may be absent). */
-static ts_status graph_run(tspy_graph *self, int64_t source, const tspy_operand *first, const tspy_operand *second) {
-  ts_context *ctx = self->context->ctx;
-  tspy_bound fb = {0}, sb = {0};
-  ts_status status = TS_SUCCESS;
-  if (first)
-    status = tspy_bind(ctx, first, false, NULL, &fb);
-  if (status == TS_SUCCESS && second)
-    status = tspy_bind(ctx, second, false, NULL, &sb);
-  if (status == TS_SUCCESS)
-    status = self->kind == GRAPH_BFS ? ts_bfs_execute(self->bfs, source, fb.buffer, sb.buffer)
-                                     : ts_sssp_execute(self->sssp, source, fb.buffer, sb.buffer);
-  if (fb.buffer) {
-    ts_status unbound = tspy_unbind(ctx, first, status == TS_SUCCESS, &fb);
-    status = status == TS_SUCCESS ? unbound : status;
-  }
-  if (sb.buffer) {
-    ts_status unbound = tspy_unbind(ctx, second, status == TS_SUCCESS, &sb);
-    status = status == TS_SUCCESS ? unbound : status;
-  }
-  return status;
+typedef struct graph_traversal {
+  const tspy_graph *graph;
+  int64_t source;
+} graph_traversal;
+
+static ts_status graph_run(void *user, ts_buffer **buffers) {
+  const graph_traversal *t = user;
+  return t->graph->kind == GRAPH_BFS ? ts_bfs_execute(t->graph->bfs, t->source, buffers[0], buffers[1])
+                                     : ts_sssp_execute(t->graph->sssp, t->source, buffers[0], buffers[1]);
 }
 
 static PyObject *graph_execute(tspy_graph *self, PyObject *args) {
@@ -126,7 +101,10 @@ static PyObject *graph_execute(tspy_graph *self, PyObject *args) {
   }
   tspy_call call;
   tspy_call_begin(self->context, &call);
-  ts_status status = graph_run(self, source, with_first ? &first : NULL, with_second ? &second : NULL);
+  const tspy_binding bindings[2] = {{with_first ? &first : NULL, false, true, NULL},
+                                    {with_second ? &second : NULL, false, true, NULL}};
+  graph_traversal traversal = {self, source};
+  ts_status status = tspy_run_bound(self->context->ctx, bindings, 2, graph_run, &traversal);
   int interrupted = tspy_call_end(&call);
   if (with_first)
     tspy_operand_release(&first);
@@ -179,6 +157,6 @@ PyTypeObject tspy_graph_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "GraphPlan(context, kind, row_ptr, col_idx, values, n, dtype, ...): a BFS or SSSP plan.",
     .tp_new = graph_new,
-    .tp_dealloc = (destructor)graph_dealloc,
+    .tp_dealloc = graph_dealloc,
     .tp_methods = graph_methods,
 };

@@ -1,27 +1,13 @@
 /* Matrix Market files: mm_read (a COO Matrix and the header's description,
  * symmetric storage expanded on request), mm_read_info (the header only) and
- * mm_write (a COO given as three arrays). */
+ * mm_write (a COO given as three arrays). The header's format and field are
+ * given as the library's codes (ts_mm_format, ts_mm_field). */
 #include "tessera_python.h"
 
-static const char *format_name(ts_mm_format format) { return format == TS_MM_ARRAY ? "array" : "coordinate"; }
-
-static const char *field_name(ts_mm_field field) {
-  switch (field) {
-  case TS_MM_INTEGER:
-    return "integer";
-  case TS_MM_PATTERN:
-    return "pattern";
-  case TS_MM_COMPLEX:
-    return "complex";
-  default:
-    return "real";
-  }
-}
-
 static PyObject *info_dict(const ts_mm_info *info) {
-  return Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L}", "format", format_name(info->format), "field",
-                       field_name(info->field), "symmetry", ts_symmetry_name(info->symmetry), "rows",
-                       (long long)info->rows, "cols", (long long)info->cols, "entries", (long long)info->entries);
+  return Py_BuildValue("{s:i,s:i,s:s,s:L,s:L,s:L}", "format", (int)info->format, "field", (int)info->field, "symmetry",
+                       ts_symmetry_name(info->symmetry), "rows", (long long)info->rows, "cols", (long long)info->cols,
+                       "entries", (long long)info->entries);
 }
 
 /* mm_read(context, path, dtype, expand_symmetric) -> (Matrix, info). */

@@ -26,33 +26,17 @@ static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     return NULL;
   options.ordering = (ts_lu_ordering)ordering;
   options.backend = (ts_backend)backend;
-  tspy_lu *self = (tspy_lu *)type->tp_alloc(type, 0);
+  tspy_lu *self = (tspy_lu *)tspy_object_new(type, context);
   if (!self)
     return NULL;
-  Py_INCREF(context);
-  self->context = context;
   tspy_call call;
   tspy_call_begin(context, &call);
   ts_status status = ts_lu_create(context->ctx, &options, &self->lu);
-  if (tspy_call_end(&call) < 0 || status != TS_SUCCESS) {
-    tspy_raise_status(context, status);
-    Py_DECREF(self);
-    return NULL;
-  }
-  return (PyObject *)self;
+  return tspy_object_made((PyObject *)self, &call, status);
 }
 
-static void lu_dealloc(tspy_lu *self) {
-  if (self->lu) {
-    tspy_call call;
-    tspy_call_begin(self->context, &call);
-    ts_lu_destroy(self->lu);
-    if (tspy_call_end(&call) < 0)
-      PyErr_WriteUnraisable((PyObject *)self);
-  }
-  Py_XDECREF(self->context);
-  Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static void lu_release(PyObject *self) { ts_lu_destroy(((tspy_lu *)self)->lu); }
+static void lu_dealloc(PyObject *self) { tspy_object_dealloc(self, lu_release); }
 
 /* factor(row_ptr, col_idx, values, n, dtype, analyze) and refactor: returns
  * the status (0, or 100 when tiny pivots were perturbed). */
@@ -166,6 +150,6 @@ PyTypeObject tspy_lu_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "LU(context, ...): a tessera sparse LU factorization.",
     .tp_new = lu_new,
-    .tp_dealloc = (destructor)lu_dealloc,
+    .tp_dealloc = lu_dealloc,
     .tp_methods = lu_methods,
 };

@@ -101,3 +101,27 @@ ts_status tspy_unbind(ts_context *ctx, const tspy_operand *op, bool download, ts
   bound->buffer = NULL;
   return status;
 }
+
+ts_status tspy_run_bound(ts_context *ctx, const tspy_binding *bindings, int count,
+                         ts_status (*run)(void *user, ts_buffer **buffers), void *user) {
+  ts_buffer *buffers[TSPY_MAX_BINDINGS] = {0};
+  tspy_bound bound[TSPY_MAX_BINDINGS];
+  memset(bound, 0, sizeof bound);
+  ts_status status = count <= TSPY_MAX_BINDINGS ? TS_SUCCESS : TS_ERROR_INTERNAL;
+  for (int i = 0; i < count && status == TS_SUCCESS; i++) {
+    if (!bindings[i].op)
+      continue;
+    status = tspy_bind(ctx, bindings[i].op, bindings[i].upload, bindings[i].cache, &bound[i]);
+    buffers[i] = bound[i].buffer;
+  }
+  if (status == TS_SUCCESS)
+    status = run(user, buffers);
+  for (int i = 0; i < count && i < TSPY_MAX_BINDINGS; i++) {
+    if (!bindings[i].op || !bound[i].buffer)
+      continue;
+    ts_status unbound = tspy_unbind(ctx, bindings[i].op, status == TS_SUCCESS && bindings[i].download, &bound[i]);
+    if (status == TS_SUCCESS)
+      status = unbound;
+  }
+  return status;
+}

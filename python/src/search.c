@@ -32,13 +32,11 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
                  key_size);
     return NULL;
   }
-  tspy_search *self = (tspy_search *)type->tp_alloc(type, 0);
+  tspy_search *self = (tspy_search *)tspy_object_new(type, context);
   if (!self) {
     PyBuffer_Release(&keys);
     return NULL;
   }
-  Py_INCREF(context);
-  self->context = context;
   self->key_size = key_size;
   ts_search_options options = {0};
   options.algorithm = (ts_search_algorithm)algorithm;
@@ -48,44 +46,23 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
   tspy_call_begin(context, &call);
   ts_status status = ts_search_plan_create(context->ctx, (ts_key_type)key_type, keys.len > 0 ? keys.buf : NULL,
                                            (int64_t)((size_t)keys.len / key_size), &options, &self->plan);
-  int interrupted = tspy_call_end(&call);
+  PyObject *made = tspy_object_made((PyObject *)self, &call, status);
   PyBuffer_Release(&keys);
-  if (interrupted || status != TS_SUCCESS) {
-    tspy_raise_status(context, status);
-    Py_DECREF(self);
-    return NULL;
-  }
-  return (PyObject *)self;
+  return made;
 }
 
-static void search_dealloc(tspy_search *self) {
-  if (self->plan) {
-    tspy_call call;
-    tspy_call_begin(self->context, &call);
-    ts_search_plan_destroy(self->plan);
-    if (tspy_call_end(&call) < 0)
-      PyErr_WriteUnraisable((PyObject *)self);
-  }
-  Py_XDECREF(self->context);
-  Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static void search_release(PyObject *self) { ts_search_plan_destroy(((tspy_search *)self)->plan); }
+static void search_dealloc(PyObject *self) { tspy_object_dealloc(self, search_release); }
 
-static ts_status search_run(tspy_search *self, ts_search_bound bound, const tspy_operand *queries, int64_t count,
-                            const tspy_operand *results) {
-  ts_context *ctx = self->context->ctx;
-  tspy_bound qb, rb;
-  ts_status status = tspy_bind(ctx, queries, true, NULL, &qb);
-  if (status != TS_SUCCESS)
-    return status;
-  status = tspy_bind(ctx, results, false, NULL, &rb);
-  if (status == TS_SUCCESS) {
-    status = ts_search_execute(self->plan, bound, qb.buffer, count, rb.buffer);
-    ts_status unbound = tspy_unbind(ctx, results, status == TS_SUCCESS, &rb);
-    if (status == TS_SUCCESS)
-      status = unbound;
-  }
-  (void)tspy_unbind(ctx, queries, false, &qb);
-  return status;
+typedef struct search_batch {
+  ts_search_plan *plan;
+  ts_search_bound bound;
+  int64_t count;
+} search_batch;
+
+static ts_status search_run(void *user, ts_buffer **buffers) {
+  const search_batch *b = user;
+  return ts_search_execute(b->plan, b->bound, buffers[0], b->count, buffers[1]);
 }
 
 static PyObject *search_execute(tspy_search *self, PyObject *args) {
@@ -110,7 +87,9 @@ static PyObject *search_execute(tspy_search *self, PyObject *args) {
   if (count > 0) {
     tspy_call call;
     tspy_call_begin(self->context, &call);
-    status = search_run(self, upper ? TS_BOUND_UPPER : TS_BOUND_LOWER, &queries, count, &results);
+    const tspy_binding bindings[2] = {{&queries, true, false, NULL}, {&results, false, true, NULL}};
+    search_batch batch = {self->plan, upper ? TS_BOUND_UPPER : TS_BOUND_LOWER, count};
+    status = tspy_run_bound(self->context->ctx, bindings, 2, search_run, &batch);
     interrupted = tspy_call_end(&call);
   }
   tspy_operand_release(&queries);
@@ -145,7 +124,7 @@ PyTypeObject tspy_search_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "SearchPlan(context, key_type, keys, ...): sorted keys prepared for batched searches.",
     .tp_new = search_new,
-    .tp_dealloc = (destructor)search_dealloc,
+    .tp_dealloc = search_dealloc,
     .tp_methods = search_methods,
     .tp_getset = search_getset,
 };

@@ -27,31 +27,32 @@ static ts_status sort_runs(ts_context *ctx, ts_sort_plan *plan, int64_t rows, in
   return status;
 }
 
+typedef struct sort_job {
+  ts_context *ctx;
+  ts_sort_plan *plan;
+  ts_buffer *workspace;
+  int64_t rows, n;
+  size_t key_size;
+} sort_job;
+
+static ts_status sort_run(void *user, ts_buffer **buffers) {
+  const sort_job *job = user;
+  return sort_runs(job->ctx, job->plan, job->rows, job->n, job->key_size, buffers[0], buffers[1], job->workspace);
+}
+
+/* The plan and its workspace, then the runs with the keys and index bound. */
 static ts_status sort_bound(ts_context *ctx, const ts_sort_options *options, int64_t rows, const tspy_operand *keys,
                             const tspy_operand *index) {
-  ts_sort_plan *plan = NULL;
-  ts_buffer *workspace = NULL;
-  tspy_bound kb = {0}, ib = {0};
-  ts_status status = ts_sort_plan_create(ctx, options, &plan);
+  sort_job job = {ctx, NULL, NULL, rows, options->max_n, ts_sort_key_size(options->key)};
+  ts_status status = ts_sort_plan_create(ctx, options, &job.plan);
   if (status == TS_SUCCESS)
-    status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, ts_sort_plan_workspace_bytes(plan), &workspace);
-  if (status == TS_SUCCESS)
-    status = tspy_bind(ctx, keys, true, NULL, &kb);
-  if (status == TS_SUCCESS && index)
-    status = tspy_bind(ctx, index, false, NULL, &ib);
-  if (status == TS_SUCCESS)
-    status =
-        sort_runs(ctx, plan, rows, options->max_n, ts_sort_key_size(options->key), kb.buffer, ib.buffer, workspace);
-  if (kb.buffer) {
-    ts_status unbound = tspy_unbind(ctx, keys, status == TS_SUCCESS, &kb);
-    status = status == TS_SUCCESS ? unbound : status;
+    status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, ts_sort_plan_workspace_bytes(job.plan), &job.workspace);
+  if (status == TS_SUCCESS) {
+    const tspy_binding bindings[2] = {{keys, true, true, NULL}, {index, false, true, NULL}};
+    status = tspy_run_bound(ctx, bindings, 2, sort_run, &job);
   }
-  if (ib.buffer) {
-    ts_status unbound = tspy_unbind(ctx, index, status == TS_SUCCESS, &ib);
-    status = status == TS_SUCCESS ? unbound : status;
-  }
-  ts_buffer_destroy(workspace);
-  ts_sort_plan_destroy(plan);
+  ts_buffer_destroy(job.workspace);
+  ts_sort_plan_destroy(job.plan);
   return status;
 }
 

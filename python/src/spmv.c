@@ -25,13 +25,11 @@ static PyObject *spmv_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   tspy_csr_view view;
   if (tspy_csr_view_get(row_ptr, col_idx, values, rows, cols, dtype, &view) < 0)
     return NULL;
-  tspy_spmv *self = (tspy_spmv *)type->tp_alloc(type, 0);
+  tspy_spmv *self = (tspy_spmv *)tspy_object_new(type, context);
   if (!self) {
     tspy_csr_view_release(&view);
     return NULL;
   }
-  Py_INCREF(context);
-  self->context = context;
   self->x_count = transpose ? rows : cols;
   self->y_count = transpose ? cols : rows;
   self->value_size = ts_dtype_size((ts_dtype)dtype);
@@ -42,46 +40,27 @@ static PyObject *spmv_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   tspy_call call;
   tspy_call_begin(context, &call);
   ts_status status = ts_spmv_plan_create_ex(context->ctx, &view.csr, &options, &self->plan);
-  int interrupted = tspy_call_end(&call);
+  PyObject *made = tspy_object_made((PyObject *)self, &call, status);
   tspy_csr_view_release(&view);
-  if (interrupted || status != TS_SUCCESS) {
-    tspy_raise_status(context, status);
-    Py_DECREF(self);
-    return NULL;
-  }
-  return (PyObject *)self;
+  return made;
 }
 
-static void spmv_dealloc(tspy_spmv *self) {
-  if (self->plan || self->x_cache || self->y_cache) {
-    tspy_call call;
-    tspy_call_begin(self->context, &call);
-    ts_buffer_destroy(self->x_cache);
-    ts_buffer_destroy(self->y_cache);
-    ts_spmv_plan_destroy(self->plan);
-    if (tspy_call_end(&call) < 0)
-      PyErr_WriteUnraisable((PyObject *)self);
-  }
-  Py_XDECREF(self->context);
-  Py_TYPE(self)->tp_free((PyObject *)self);
+static void spmv_release(PyObject *object) {
+  tspy_spmv *self = (tspy_spmv *)object;
+  ts_buffer_destroy(self->x_cache);
+  ts_buffer_destroy(self->y_cache);
+  ts_spmv_plan_destroy(self->plan);
 }
+static void spmv_dealloc(PyObject *self) { tspy_object_dealloc(self, spmv_release); }
 
-/* The product with bound operands; y's input is read only when beta != 0. */
-static ts_status spmv_run(tspy_spmv *self, const tspy_operand *x, const tspy_operand *y, double alpha, double beta) {
-  ts_context *ctx = self->context->ctx;
-  tspy_bound xb, yb;
-  ts_status status = tspy_bind(ctx, x, true, &self->x_cache, &xb);
-  if (status != TS_SUCCESS)
-    return status;
-  status = tspy_bind(ctx, y, beta != 0.0, &self->y_cache, &yb);
-  if (status == TS_SUCCESS) {
-    status = ts_spmv_execute(self->plan, alpha, xb.buffer, beta, yb.buffer);
-    ts_status unbound = tspy_unbind(ctx, y, status == TS_SUCCESS, &yb);
-    if (status == TS_SUCCESS)
-      status = unbound;
-  }
-  (void)tspy_unbind(ctx, x, false, &xb);
-  return status;
+typedef struct spmv_product {
+  ts_spmv_plan *plan;
+  double alpha, beta;
+} spmv_product;
+
+static ts_status spmv_run(void *user, ts_buffer **buffers) {
+  const spmv_product *p = user;
+  return ts_spmv_execute(p->plan, p->alpha, buffers[0], p->beta, buffers[1]);
 }
 
 static PyObject *spmv_execute(tspy_spmv *self, PyObject *args) {
@@ -102,9 +81,12 @@ static PyObject *spmv_execute(tspy_spmv *self, PyObject *args) {
     PyErr_SetString(PyExc_ValueError, "x and y overlap: y must be memory of its own");
     return NULL;
   }
+  /* y's input is read only when beta != 0. */
+  const tspy_binding bindings[2] = {{&x, true, false, &self->x_cache}, {&y, beta != 0.0, true, &self->y_cache}};
+  spmv_product product = {self->plan, alpha, beta};
   tspy_call call;
   tspy_call_begin(self->context, &call);
-  ts_status status = spmv_run(self, &x, &y, alpha, beta);
+  ts_status status = tspy_run_bound(self->context->ctx, bindings, 2, spmv_run, &product);
   int interrupted = tspy_call_end(&call);
   tspy_operand_release(&x);
   tspy_operand_release(&y);
@@ -151,7 +133,7 @@ PyTypeObject tspy_spmv_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "SpMV(context, row_ptr, col_idx, values, rows, cols, dtype, ...): a prepared sparse product.",
     .tp_new = spmv_new,
-    .tp_dealloc = (destructor)spmv_dealloc,
+    .tp_dealloc = spmv_dealloc,
     .tp_methods = spmv_methods,
     .tp_getset = spmv_getset,
 };

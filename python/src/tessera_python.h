@@ -96,6 +96,41 @@ typedef struct tspy_bound {
 ts_status tspy_bind(ts_context *ctx, const tspy_operand *op, bool upload, ts_buffer **cache, tspy_bound *bound);
 ts_status tspy_unbind(ts_context *ctx, const tspy_operand *op, bool download, tspy_bound *bound);
 
+/* One operand of a call: op NULL for an absent one (its buffer is NULL);
+ * upload its contents before, download them after a successful call. */
+typedef struct tspy_binding {
+  const tspy_operand *op;
+  bool upload;
+  bool download;
+  ts_buffer **cache;
+} tspy_binding;
+
+enum { TSPY_MAX_BINDINGS = 4 };
+
+/* Bind `count` operands (at most TSPY_MAX_BINDINGS), run(user, buffers)
+ * with their buffers in the same order, unbind them; the first failure's
+ * status. Called with the GIL released. */
+ts_status tspy_run_bound(ts_context *ctx, const tspy_binding *bindings, int count,
+                         ts_status (*run)(void *user, ts_buffer **buffers), void *user);
+
+/* ---- objects made on a context ------------------------------------------------ */
+
+/* The head of every object that holds library resources made on a context. */
+typedef struct tspy_object {
+  PyObject_HEAD tspy_context *context;
+} tspy_object;
+
+/* A new object of `type` holding a reference to context, or NULL. */
+PyObject *tspy_object_new(PyTypeObject *type, tspy_context *context);
+
+/* Ends the call that made an object's library resources: self, or NULL
+ * (self released) with the exception for a failed status or a signal. */
+PyObject *tspy_object_made(PyObject *self, tspy_call *call, ts_status status);
+
+/* tp_dealloc of such an object: release(self) frees its library resources
+ * under the context's lock, then the context reference goes. */
+void tspy_object_dealloc(PyObject *self, void (*release)(PyObject *self));
+
 /* ---- CSR matrices given as three arrays ------------------------------------- */
 
 /* A ts_csr over arrays the caller holds: row_ptr int64 (rows + 1), col_idx

@@ -16,6 +16,8 @@ from ._context import resolve
 __all__ = ["mmread", "mminfo", "mmwrite"]
 
 _FIELDS = {"real": 0, "integer": 1, "pattern": 2}
+_FIELD_NAMES = ("real", "integer", "pattern", "complex")  # by ts_mm_field
+_FORMAT_NAMES = ("coordinate", "array")  # by ts_mm_format
 _SYMMETRIES = {"general": 0, "symmetric": 1, "skew-symmetric": 2}
 
 
@@ -70,7 +72,7 @@ def mmread(source, dtype=np.float64, *, spmatrix=True, context=None):
     matrix, info = _core.mm_read(resolve(context), _path(source, "source"), _arrays.VALUE_CODES[dtype], True)
     rows_idx, cols_idx, values, description = matrix_arrays(matrix)
     shape = (description["rows"], description["cols"])
-    if info["format"] == "array":
+    if _FORMAT_NAMES[info["format"]] == "array":
         dense = np.zeros(shape, dtype=dtype)
         dense[rows_idx, cols_idx] = values
         return dense
@@ -82,7 +84,8 @@ def mminfo(source, *, context=None):
     """The header of a Matrix Market file, as ``scipy.io.mminfo``:
     (rows, cols, entries, format, field, symmetry)."""
     info = _core.mm_read_info(resolve(context), _path(source, "source"))
-    return info["rows"], info["cols"], info["entries"], info["format"], info["field"], info["symmetry"]
+    fmt, field = _FORMAT_NAMES[info["format"]], _FIELD_NAMES[info["field"]]
+    return info["rows"], info["cols"], info["entries"], fmt, field, info["symmetry"]
 
 
 def mmwrite(target, a, *, field=None, precision=None, symmetry=None, context=None):
