@@ -76,7 +76,7 @@ def default_context():
 def set_default_context(context):
     """Make ``context`` (a :class:`Context`) the one used when a call names none."""
     global _default
-    if not isinstance(context, _core.Context):
+    if not isinstance(context, Context):
         raise TypeError(f"expected a tessera.Context, got {type(context).__name__}")
     with _default_lock:
         _default = context
@@ -86,6 +86,6 @@ def resolve(context):
     """The context to use: ``context``, or the default one when it is None."""
     if context is None:
         return _default if _default is not None else default_context()
-    if not isinstance(context, _core.Context):
+    if not isinstance(context, Context):
         raise TypeError(f"context must be a tessera.Context, got {type(context).__name__}")
     return context
