@@ -37,6 +37,8 @@ static PyMethodDef module_functions[] = {
     {"mm_write", tspy_mm_write, METH_VARARGS,
      "mm_write(context, path, rows, cols, nnz, row_idx, col_idx, values, dtype, symmetry, field, precision)."},
     {"generate", tspy_generate, METH_VARARGS, "generate(context, kind, dtype, args, overrides) -> Matrix (CSR)."},
+    {"spgemm", tspy_spgemm, METH_VARARGS,
+     "spgemm(context, A arrays, rows, cols, B arrays, rows, cols, dtype, memory_budget) -> (Matrix, info)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT,
@@ -72,7 +74,7 @@ PyMODINIT_FUNC PyInit__core(void) {
   if (add_type(module, &tspy_context_type, "Context") < 0 || add_type(module, &tspy_matrix_type, "Matrix") < 0 ||
       add_type(module, &tspy_block_type, "Block") < 0 || add_type(module, &tspy_lu_type, "LU") < 0 ||
       add_type(module, &tspy_spmv_type, "SpMV") < 0 || add_type(module, &tspy_search_type, "SearchPlan") < 0 ||
-      add_type(module, &tspy_graph_type, "GraphPlan") < 0 ||
+      add_type(module, &tspy_graph_type, "GraphPlan") < 0 || add_type(module, &tspy_spmm_type, "SpMM") < 0 ||
       PyModule_AddIntConstant(module, "version", ts_version()) < 0 ||
       PyModule_AddIntConstant(module, "built_with_cuda", with_cuda) < 0 ||
       PyModule_AddObject(module, "schedule_names", schedule_names()) < 0 ||

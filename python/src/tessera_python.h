@@ -164,11 +164,13 @@ extern PyTypeObject tspy_lu_type;
 extern PyTypeObject tspy_spmv_type;
 extern PyTypeObject tspy_search_type;
 extern PyTypeObject tspy_graph_type;
+extern PyTypeObject tspy_spmm_type;
 
 PyObject *tspy_sort(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read_info(PyObject *module, PyObject *args);
 PyObject *tspy_mm_write(PyObject *module, PyObject *args);
 PyObject *tspy_generate(PyObject *module, PyObject *args);
+PyObject *tspy_spgemm(PyObject *module, PyObject *args);
 
 #endif /* TESSERA_PYTHON_H */

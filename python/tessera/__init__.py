@@ -7,6 +7,7 @@ SciPy and NumPy users know.
     x = lu.solve(b)                   # as scipy.sparse.linalg.splu(A).solve(b)
     x = tessera.spsolve(A, b)
     y = tessera.SpMV(A)(x)            # A @ x, the plan reused for every x
+    C = tessera.SpMM(A)(B)            # A @ B for a dense B; tessera.spgemm(A, B) for a sparse B
     s = tessera.sort(keys)            # as numpy.sort; also argsort, searchsorted
     d = tessera.dijkstra(G, indices=0)  # as scipy.sparse.csgraph.dijkstra; also bfs
     A = tessera.mmread("m.mtx")       # as scipy.io.mmread
@@ -29,6 +30,7 @@ from .io import mminfo, mmread, mmwrite
 from .linalg import LUStats, SparseLU, splu, spsolve
 from .sorting import SEARCH_ALGORITHMS, SearchPlan, argsort, searchsorted, sort
 from .spmv import SCHEDULES, SpMV, spmv
+from .products import SpMM, spgemm, spmm
 
 __version__ = "{}.{}.{}".format(_core.version // 10000, _core.version // 100 % 100, _core.version % 100)
 
@@ -51,6 +53,9 @@ __all__ = [
     "SpMV",
     "spmv",
     "SCHEDULES",
+    "SpMM",
+    "spmm",
+    "spgemm",
     "sort",
     "argsort",
     "searchsorted",

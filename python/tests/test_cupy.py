@@ -123,3 +123,26 @@ def test_graphs_given_on_the_device(cupy, cuda):
     levels = tessera.BFS(cupyx_sparse.csr_matrix(G), context=cuda)(5)
     expected = csgraph.shortest_path(G, unweighted=True, indices=5)
     np.testing.assert_array_equal(cupy.asnumpy(levels), np.where(np.isinf(expected), -1, expected))
+
+
+def test_products_with_device_arrays(cupy, cuda):
+    cupyx_sparse = pytest.importorskip("cupyx.scipy.sparse")
+    from test_products import assert_dense_product
+
+    A = random_sparse(800, 600, 0.01, 9)
+    B = np.random.default_rng(6).standard_normal((600, 8))
+    plan = tessera.SpMM(A, context=cuda)
+    for layout in ("C", "F"):
+        C = plan(cupy.asarray(B, order=layout))
+        assert isinstance(C, cupy.ndarray) and (C.flags.f_contiguous if layout == "F" else C.flags.c_contiguous)
+        assert_dense_product(cupy.asnumpy(C), A, B)
+    out = cupy.ones((800, 8))
+    address = out.data.ptr
+    plan.execute(cupy.asarray(B), out, 1.0, 1.0)
+    assert out.data.ptr == address
+    assert_dense_product(cupy.asnumpy(out), A, B, 1.0, 1.0, np.ones((800, 8)))
+    device_A = cupyx_sparse.csr_matrix(random_sparse(300, 300, 0.02, 10))
+    C = tessera.spgemm(device_A, device_A, context=cuda)
+    assert isinstance(C, cupyx_sparse.csr_matrix)
+    expected = device_A.get() @ device_A.get()
+    np.testing.assert_allclose(C.get().toarray(), expected.toarray(), rtol=1e-12)

@@ -87,3 +87,23 @@ def test_graphs_on_the_gpu(cuda):
         np.testing.assert_array_equal(levels, np.where(np.isinf(expected), -1, expected))
         np.testing.assert_allclose(tessera.SSSP(G, directed, context=cuda)(3),
                                    csgraph.dijkstra(G, directed=directed, indices=3), rtol=1e-12)
+
+
+def test_products_on_the_gpu(cuda):
+    from test_products import assert_dense_product
+
+    A = tessera.gen.power_law(3000, 2000, 40000, 1.1, seed=7)
+    B = np.random.default_rng(8).standard_normal((2000, 32))
+    plan = tessera.SpMM(A, context=cuda)
+    C = plan(B)
+    assert_dense_product(C, A, B)
+    np.testing.assert_array_equal(plan(np.asfortranarray(B)), C)
+    for schedule in tessera.SCHEDULES:
+        np.testing.assert_array_equal(tessera.SpMM(A, schedule, context=cuda)(B), C)
+    G = tessera.gen.rmat(12, 8, seed=9)
+    product = tessera.spgemm(G, G, context=cuda)
+    host = tessera.spgemm(G, G, context=tessera.Context("cpu"))
+    assert (product != host).nnz == 0
+    np.testing.assert_array_equal(product.data, host.data)  # the same sums on both backends
+    blocked, info = tessera.spgemm(G, G, memory_budget=4 * G.data.nbytes + 300_000, return_info=True, context=cuda)
+    assert info["blocked"] and (blocked != product).nnz == 0

@@ -104,6 +104,17 @@ def test_sort_and_search_calls(cpu1):
     check_no_growth(lambda: tessera.searchsorted(ordered, 0.5, context=cpu1), (ordered,))
 
 
+def test_product_calls(small, cpu1):
+    A, x = small
+    plan = tessera.SpMM(A, context=cpu1)
+    B = np.ones((8, 3))
+    C = np.empty((8, 3))
+    check_no_growth(lambda: plan(B), (A, B, plan))
+    check_no_growth(lambda: plan.execute(B, C, 1.0, 1.0), (B, C, plan))
+    check_no_growth(lambda: tessera.spgemm(A, A, context=cpu1), (A, cpu1))
+    check_no_growth(raises(ValueError, lambda: tessera.spgemm(A, A[:5], context=cpu1)), (A,))
+
+
 def test_graph_calls(cpu1):
     G = sp.random(16, 16, 0.3, format="csr", random_state=np.random.default_rng(3))
     bfs = tessera.BFS(G, context=cpu1)
