@@ -97,7 +97,7 @@ def main():
                 warnings.simplefilter("error")
                 x_scipy, first = timed(lambda: spla.splu(A).solve(b))
         except (RuntimeError, Warning) as error:
-            refused.append(f"{name} ({error})")
+            refused.append(f"{name} ({' '.join(str(error).split())})")
             print(f"{name}: SciPy does not factor it: {error}", file=sys.stderr)
             continue
         scipy_times, tessera_times = [first], []

@@ -6,7 +6,7 @@ Each figure is the median over --repeat blocks of the mean time of --calls
 products (the GPU's with the device synchronised at the end of each block),
 the plan made once beforehand; results are checked against SciPy's.
 
-    python bench/python_spmv.py [--matrices DIR] [--backend cpu|cuda] [--cupy] [--out FILE]
+    python bench/python_spmv.py [--matrices DIR] [--backend cpu|cuda] [--cupy] [--threads N] [--out FILE]
 """
 
 import argparse
@@ -60,12 +60,13 @@ def main():
     parser.add_argument("--min-nnz", type=int, default=10_000)
     parser.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--cupy", action="store_true", help="also time CuPy's A @ x (needs a GPU)")
+    parser.add_argument("--threads", type=int, default=0, help="tessera's CPU threads (0: OpenMP's default)")
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out")
     args = parser.parse_args()
 
-    context = tessera.Context(args.backend)
+    context = tessera.Context(args.backend, threads=args.threads)
     cupy = None
     if args.cupy:
         import cupy
@@ -93,7 +94,7 @@ def main():
             row += [f"{t_cupy * 1e6:.1f}", f"{t_cupy / t_tessera:.2f}"]
         rows.append(row)
         print(f"{name}: SciPy {t_scipy * 1e6:.1f} us, tessera {t_tessera * 1e6:.1f} us", file=sys.stderr)
-    header = ["matrix", "rows", "nnz", "SciPy us", f"tessera ({context.backend}) us", "SciPy / tessera", "schedule",
+    header = ["matrix", "rows", "nnz", "SciPy us", f"tessera ({context.backend}, {context.device_info()['multiprocessors']} threads) us" if context.backend == "cpu" else "tessera (cuda) us", "SciPy / tessera", "schedule",
               "max rel. difference"]
     if cupy is not None:
         header += ["CuPy us", "CuPy / tessera"]
