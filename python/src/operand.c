@@ -125,3 +125,30 @@ ts_status tspy_run_bound(ts_context *ctx, const tspy_binding *bindings, int coun
   }
   return status;
 }
+
+PyObject *tspy_execute_pair(tspy_context *context, const tspy_pair *pair,
+                            ts_status (*run)(void *user, ts_buffer **buffers), void *user) {
+  tspy_operand in, out;
+  if (tspy_operand_get(context, pair->in, pair->in_bytes, false, pair->in_name, &in) < 0)
+    return NULL;
+  if (tspy_operand_get(context, pair->out, pair->out_bytes, true, pair->out_name, &out) < 0) {
+    tspy_operand_release(&in);
+    return NULL;
+  }
+  if (tspy_operands_overlap(&in, &out)) {
+    tspy_operand_release(&in);
+    tspy_operand_release(&out);
+    return PyErr_Format(PyExc_ValueError, "%s and %s overlap: %s must be memory of its own", pair->in_name,
+                        pair->out_name, pair->out_name);
+  }
+  const tspy_binding bindings[2] = {{&in, true, false, pair->in_cache}, {&out, pair->read_out, true, pair->out_cache}};
+  tspy_call call;
+  tspy_call_begin(context, &call);
+  ts_status status = tspy_run_bound(context->ctx, bindings, 2, run, user);
+  int interrupted = tspy_call_end(&call);
+  tspy_operand_release(&in);
+  tspy_operand_release(&out);
+  if (interrupted || status != TS_SUCCESS)
+    return tspy_raise_status(context, status);
+  Py_RETURN_NONE;
+}

@@ -67,36 +67,19 @@ static ts_status search_run(void *user, ts_buffer **buffers) {
 
 static PyObject *search_execute(tspy_search *self, PyObject *args) {
   int upper;
-  PyObject *queries_obj, *results_obj;
+  PyObject *queries, *results;
   long long count;
-  if (!PyArg_ParseTuple(args, "pOLO", &upper, &queries_obj, &count, &results_obj))
+  if (!PyArg_ParseTuple(args, "pOLO", &upper, &queries, &count, &results))
     return NULL;
   if (count < 0 || (uint64_t)count > (uint64_t)PY_SSIZE_T_MAX / 8) {
     PyErr_Format(PyExc_ValueError, "searchsorted: %lld queries", count);
     return NULL;
   }
-  tspy_operand queries, results;
-  if (tspy_operand_get(self->context, queries_obj, (size_t)count * self->key_size, false, "queries", &queries) < 0)
-    return NULL;
-  if (tspy_operand_get(self->context, results_obj, (size_t)count * sizeof(int64_t), true, "results", &results) < 0) {
-    tspy_operand_release(&queries);
-    return NULL;
-  }
-  ts_status status = TS_SUCCESS;
-  int interrupted = 0;
-  if (count > 0) {
-    tspy_call call;
-    tspy_call_begin(self->context, &call);
-    const tspy_binding bindings[2] = {{&queries, true, false, NULL}, {&results, false, true, NULL}};
-    search_batch batch = {self->plan, upper ? TS_BOUND_UPPER : TS_BOUND_LOWER, count};
-    status = tspy_run_bound(self->context->ctx, bindings, 2, search_run, &batch);
-    interrupted = tspy_call_end(&call);
-  }
-  tspy_operand_release(&queries);
-  tspy_operand_release(&results);
-  if (interrupted || status != TS_SUCCESS)
-    return tspy_raise_status(self->context, status);
-  Py_RETURN_NONE;
+  const tspy_pair pair = {queries, (size_t)count * self->key_size,  "queries", NULL,
+                          results, (size_t)count * sizeof(int64_t), "results", NULL,
+                          false};
+  search_batch batch = {self->plan, upper ? TS_BOUND_UPPER : TS_BOUND_LOWER, count};
+  return tspy_execute_pair(self->context, &pair, search_run, &batch);
 }
 
 static PyObject *search_algorithm(tspy_search *self, void *closure) {

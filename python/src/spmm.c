@@ -83,35 +83,14 @@ static ts_status spmm_run(void *user, ts_buffer **buffers) {
 }
 
 static PyObject *spmm_execute(tspy_spmm *self, PyObject *args) {
-  PyObject *b_obj, *c_obj;
+  PyObject *b, *c;
   double alpha = 1.0, beta = 0.0;
-  if (!PyArg_ParseTuple(args, "OO|dd", &b_obj, &c_obj, &alpha, &beta))
+  if (!PyArg_ParseTuple(args, "OO|dd", &b, &c, &alpha, &beta))
     return NULL;
-  tspy_operand b, c;
-  if (tspy_operand_get(self->context, b_obj, self->b_bytes, false, "B", &b) < 0)
-    return NULL;
-  if (tspy_operand_get(self->context, c_obj, self->c_bytes, true, "C", &c) < 0) {
-    tspy_operand_release(&b);
-    return NULL;
-  }
-  if (tspy_operands_overlap(&b, &c)) {
-    tspy_operand_release(&b);
-    tspy_operand_release(&c);
-    PyErr_SetString(PyExc_ValueError, "B and C overlap: C must be memory of its own");
-    return NULL;
-  }
   /* C's input is read only when beta != 0. */
-  const tspy_binding bindings[2] = {{&b, true, false, &self->b_cache}, {&c, beta != 0.0, true, &self->c_cache}};
+  const tspy_pair pair = {b, self->b_bytes, "B", &self->b_cache, c, self->c_bytes, "C", &self->c_cache, beta != 0.0};
   spmm_product product = {self->plan, alpha, beta};
-  tspy_call call;
-  tspy_call_begin(self->context, &call);
-  ts_status status = tspy_run_bound(self->context->ctx, bindings, 2, spmm_run, &product);
-  int interrupted = tspy_call_end(&call);
-  tspy_operand_release(&b);
-  tspy_operand_release(&c);
-  if (interrupted || status != TS_SUCCESS)
-    return tspy_raise_status(self->context, status);
-  Py_RETURN_NONE;
+  return tspy_execute_pair(self->context, &pair, spmm_run, &product);
 }
 
 static PyObject *spmm_schedule(tspy_spmm *self, void *closure) {

@@ -64,35 +64,16 @@ static ts_status spmv_run(void *user, ts_buffer **buffers) {
 }
 
 static PyObject *spmv_execute(tspy_spmv *self, PyObject *args) {
-  PyObject *x_obj, *y_obj;
+  PyObject *x, *y;
   double alpha = 1.0, beta = 0.0;
-  if (!PyArg_ParseTuple(args, "OO|dd", &x_obj, &y_obj, &alpha, &beta))
+  if (!PyArg_ParseTuple(args, "OO|dd", &x, &y, &alpha, &beta))
     return NULL;
-  tspy_operand x, y;
-  if (tspy_operand_get(self->context, x_obj, (size_t)self->x_count * self->value_size, false, "x", &x) < 0)
-    return NULL;
-  if (tspy_operand_get(self->context, y_obj, (size_t)self->y_count * self->value_size, true, "y", &y) < 0) {
-    tspy_operand_release(&x);
-    return NULL;
-  }
-  if (tspy_operands_overlap(&x, &y)) {
-    tspy_operand_release(&x);
-    tspy_operand_release(&y);
-    PyErr_SetString(PyExc_ValueError, "x and y overlap: y must be memory of its own");
-    return NULL;
-  }
   /* y's input is read only when beta != 0. */
-  const tspy_binding bindings[2] = {{&x, true, false, &self->x_cache}, {&y, beta != 0.0, true, &self->y_cache}};
+  const tspy_pair pair = {x,          (size_t)self->x_count * self->value_size, "x", &self->x_cache,
+                          y,          (size_t)self->y_count * self->value_size, "y", &self->y_cache,
+                          beta != 0.0};
   spmv_product product = {self->plan, alpha, beta};
-  tspy_call call;
-  tspy_call_begin(self->context, &call);
-  ts_status status = tspy_run_bound(self->context->ctx, bindings, 2, spmv_run, &product);
-  int interrupted = tspy_call_end(&call);
-  tspy_operand_release(&x);
-  tspy_operand_release(&y);
-  if (interrupted || status != TS_SUCCESS)
-    return tspy_raise_status(self->context, status);
-  Py_RETURN_NONE;
+  return tspy_execute_pair(self->context, &pair, spmv_run, &product);
 }
 
 static PyObject *spmv_schedule(tspy_spmv *self, void *closure) {

@@ -113,6 +113,28 @@ enum { TSPY_MAX_BINDINGS = 4 };
 ts_status tspy_run_bound(ts_context *ctx, const tspy_binding *bindings, int count,
                          ts_status (*run)(void *user, ts_buffer **buffers), void *user);
 
+/* A call with one input and one output operand (x and y, B and C, queries
+ * and results): the input uploaded, the output downloaded, read first only
+ * when read_out; device copies of host arrays kept in the caches (which may
+ * be NULL). */
+typedef struct tspy_pair {
+  PyObject *in;
+  size_t in_bytes;
+  const char *in_name;
+  ts_buffer **in_cache;
+  PyObject *out;
+  size_t out_bytes;
+  const char *out_name;
+  ts_buffer **out_cache;
+  bool read_out;
+} tspy_pair;
+
+/* Take both operands (refused if they overlap), run(user, buffers) on them
+ * with the context's lock held and the GIL released; None, or NULL with the
+ * exception. */
+PyObject *tspy_execute_pair(tspy_context *context, const tspy_pair *pair,
+                            ts_status (*run)(void *user, ts_buffer **buffers), void *user);
+
 /* ---- objects made on a context ------------------------------------------------ */
 
 /* The head of every object that holds library resources made on a context. */

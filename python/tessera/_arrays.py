@@ -105,17 +105,31 @@ def cupy_module():
     return cupy
 
 
+def check_device(x, context, what):
+    """A ValueError unless the CuPy array x is on the context's device."""
+    if x.device.id != context.device:
+        raise ValueError(f"{what}: the array is on device {x.device.id}, the context on device {context.device}")
+
+
+def through_host(execute, x, out, *args):
+    """execute(x, out, *args), a method on host arrays, for CuPy x and out
+    (None or an array to fill): through host copies, the result as CuPy.
+    For a context on the CPU, whose plans live in host memory."""
+    cupy = cupy_module()
+    result = execute(cupy.asnumpy(x), None if out is None else cupy.asnumpy(out), *args)
+    if out is None:
+        return cupy.asarray(result)
+    out[...] = cupy.asarray(result)
+    return out
+
+
 def device_vector(x, length, dtype, what, context):
     """x (a CuPy array) as a contiguous 1-D CuPy array of ``length`` values of
     ``dtype`` on the context's device (a copy only if the type or layout
     differs)."""
     cupy = cupy_module()
-    if x.device.id != context.device:
-        raise ValueError(f"{what}: the array is on device {x.device.id}, the context on device {context.device}")
-    if x.dtype != dtype:
-        if not np.can_cast(x.dtype, dtype, casting="same_kind"):
-            raise TypeError(f"{what}: expected {dtype} values (or values that convert to it), got {x.dtype}")
-        x = x.astype(dtype)
+    check_device(x, context, what)
+    x = cast_kind(x, dtype, what)
     if x.shape != (length,):
         raise ValueError(f"{what}: expected shape ({length},), got {x.shape}")
     return cupy.ascontiguousarray(x)

@@ -80,18 +80,30 @@ class SpMM:
             C.
         """
         alpha, beta = float(alpha), float(beta)
-        if _arrays.is_cupy(B):
-            return self._execute_device(B, C, alpha, beta)
-        B = _arrays.cast_kind(np.asarray(B), self.dtype, "B")
+        device = _arrays.is_cupy(B)
+        if device and self._context.backend != "cuda":
+            return _arrays.through_host(self.execute, B, C, alpha, beta)
+        if device:
+            xp = _arrays.cupy_module()
+            _arrays.check_device(B, self._context, "B")
+        else:
+            xp, B = np, np.asarray(B)
+        B = _arrays.cast_kind(B, self.dtype, "B")
         vector = B.ndim == 1
-        B, col_major = self._dense_operand(B, np)
+        B, col_major = self._dense_operand(B, xp)
         shape = (self.shape[0], B.shape[1])
         if C is None:
-            C = np.empty(shape, dtype=self.dtype, order="F" if col_major else "C")
+            C = xp.empty(shape, dtype=self.dtype, order="F" if col_major else "C")
             beta = 0.0
         else:
-            C = self._check_output(C, np.ndarray, shape, col_major, vector)
-        self.plan(B.shape[1], col_major).execute(B, C.reshape(shape, order="F" if col_major else "C"), alpha, beta)
+            C = self._check_output(C, xp.ndarray, shape, col_major, vector)
+        out = C.reshape(shape, order="F" if col_major else "C")  # a view: a column C as a matrix
+        plan = self.plan(B.shape[1], col_major)
+        if device:
+            with _arrays.DeviceOrder(self._context):
+                plan.execute(_arrays.device_address(B), _arrays.device_address(out), alpha, beta)
+        else:
+            plan.execute(B, out, alpha, beta)
         return C.reshape(-1) if vector and C.ndim == 2 else C
 
     def _dense_operand(self, B, xp):
@@ -114,34 +126,6 @@ class SpMM:
         if not (C.flags.f_contiguous if col_major else C.flags.c_contiguous):
             raise ValueError(f"C: expected a {'Fortran' if col_major else 'C'}-ordered array, as B is")
         return C
-
-    def _execute_device(self, B, C, alpha, beta):
-        cupy = _arrays.cupy_module()
-        if self._context.backend != "cuda":
-            host_C = None if C is None else cupy.asnumpy(C)
-            result = self.execute(cupy.asnumpy(B), host_C, alpha, beta)
-            if C is None:
-                return cupy.asarray(result)
-            C[...] = cupy.asarray(result)
-            return C
-        if B.device.id != self._context.device:
-            raise ValueError(f"B: the array is on device {B.device.id}, the context on device {self._context.device}")
-        if B.dtype != self.dtype:
-            if not np.can_cast(B.dtype, self.dtype, casting="same_kind"):
-                raise TypeError(f"B: expected {self.dtype} values (or values that convert to it), got {B.dtype}")
-            B = B.astype(self.dtype)
-        vector = B.ndim == 1
-        B, col_major = self._dense_operand(B, cupy)
-        shape = (self.shape[0], B.shape[1])
-        if C is None:
-            C = cupy.empty(shape, dtype=self.dtype, order="F" if col_major else "C")
-            beta = 0.0
-        else:
-            C = self._check_output(C, cupy.ndarray, shape, col_major, vector)
-        plan = self.plan(B.shape[1], col_major)
-        with _arrays.DeviceOrder(self._context):
-            plan.execute(_arrays.device_address(B), _arrays.device_address(C), alpha, beta)
-        return C.reshape(-1) if vector else C
 
     def __repr__(self):
         return f"<tessera.SpMM {self.shape[0]} x {self.shape[1]} {self.dtype}, {len(self._plans)} plans>"

@@ -135,13 +135,7 @@ class SpMV:
         cupy = _arrays.cupy_module()
         rows = self.shape[0]
         if self._context.backend != "cuda":
-            # The plan lives in host memory: the product runs on the host.
-            host_y = None if y is None else cupy.asnumpy(y)
-            result = self.execute(cupy.asnumpy(x), host_y, alpha, beta)
-            if y is None:
-                return cupy.asarray(result)
-            y[...] = cupy.asarray(result)
-            return y
+            return _arrays.through_host(self.execute, x, y, alpha, beta)
         x = _arrays.device_vector(x, self.shape[1], self.dtype, "x", self._context)
         if y is None:
             y = cupy.empty(rows, self.dtype)
