@@ -4,21 +4,24 @@
 #include "tessera_python.h"
 
 /* Called by the library between the chunks of a long operation, from the
- * thread that made the call (which released the GIL): Python's signal
- * handlers run here, and an exception they raise (KeyboardInterrupt)
- * cancels the call and is kept for tspy_raise_status. */
-static int progress_check_signals(void *user, int64_t done, int64_t total) {
+ * thread that made the call (which released the GIL). A Ctrl-C that arrived
+ * meanwhile (SIGINT, in the main thread) cancels the call, and
+ * KeyboardInterrupt is kept for tspy_call_end to raise. Python's signal
+ * handlers are not run here (PyOS_InterruptOccurred only reads and clears
+ * SIGINT's flag): a handler's code, or a garbage collection it set off,
+ * could call into this context, whose lock this thread holds. */
+static int progress_check_interrupt(void *user, int64_t done, int64_t total) {
   (void)done;
   (void)total;
   tspy_context *self = user;
   PyGILState_STATE gil = PyGILState_Ensure();
   int stop = 0;
-  if (PyErr_CheckSignals() < 0) {
+  if (PyOS_InterruptOccurred()) {
     stop = 1;
-    if (!self->pending_type)
+    if (!self->pending_type) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
       PyErr_Fetch(&self->pending_type, &self->pending_value, &self->pending_traceback);
-    else
-      PyErr_Clear();
+    }
   }
   PyGILState_Release(gil);
   return stop;
@@ -119,7 +122,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     return tspy_raise_status(NULL, status);
   }
   self->ctx = ctx;
-  (void)ts_context_set_progress(ctx, progress_check_signals, self);
+  (void)ts_context_set_progress(ctx, progress_check_interrupt, self);
   return (PyObject *)self;
 }
 

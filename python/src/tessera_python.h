@@ -22,8 +22,8 @@
 typedef struct tspy_context {
   PyObject_HEAD ts_context *ctx;
   PyThread_type_lock lock;
-  /* The exception (KeyboardInterrupt) a signal handler raised inside a
-   * progress callback, kept until the cancelled call returns. */
+  /* KeyboardInterrupt for a Ctrl-C seen by the progress callback, kept
+   * until the cancelled call returns. */
   PyObject *pending_type, *pending_value, *pending_traceback;
 } tspy_context;
 
@@ -34,8 +34,8 @@ int tspy_context_converter(PyObject *obj, void *out);
 
 /* A call into the library: the context's lock is held and the GIL released
  * between tspy_call_begin and tspy_call_end (no Python API in between).
- * tspy_call_end returns -1 with KeyboardInterrupt (or what a signal handler
- * raised) set when a signal arrived during the call, else 0. */
+ * tspy_call_end returns -1 with KeyboardInterrupt set when Ctrl-C arrived
+ * during the call (seen by the progress callback), else 0. */
 typedef struct tspy_call {
   tspy_context *context;
   PyThreadState *thread;
