@@ -100,6 +100,16 @@ typedef struct ts_lu_options {
    * levels.
    */
   ts_backend levelize_backend;
+  /**
+   * Non-zero: a factorization that reuses an analysis and finds its pivots
+   * degraded (the check that returns TS_WARNING_PIVOTS_DEGRADED) analyzes
+   * the new values again (matching, scaling and ordering chosen for them:
+   * fresh static pivots, as a KLU user calls klu_factor after klu_rcond
+   * flags a klu_refactor) and factors anew; it then returns that
+   * factorization's status, and the statistics say so (pivots_refreshed).
+   * Zero (the default): the warning is returned and the caller decides.
+   */
+  int refresh_pivots;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */
@@ -140,6 +150,22 @@ typedef struct ts_lu_stats {
    * by the following solves, until the next factorization.
    */
   int partial_pivoting;
+  /**
+   * Largest multiplier |L(i,j)| of the last factorization (above 1000 a
+   * pivot is below a thousandth of an entry of its column, where threshold
+   * partial pivoting with KLU's default tolerance would have taken another
+   * row). Part of the pivot check (TS_WARNING_PIVOTS_DEGRADED).
+   */
+  double max_multiplier;
+  /** Growth max|U| / max|M| of the last factorization (M the scaled, permuted matrix); part of the pivot check. */
+  double pivot_growth;
+  /**
+   * Non-zero when the last factorization found the pivots of the analysis
+   * degraded and, as ts_lu_options.refresh_pivots asked, analyzed the new
+   * values again and factored anew (the analysis statistics are then the
+   * new analysis's).
+   */
+  int pivots_refreshed;
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */
@@ -163,12 +189,29 @@ TS_API ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a);
  * Numeric factorization of @p a, which must have the analyzed pattern.
  * Returns TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS, or an error such as
  * TS_ERROR_NUMERICALLY_SINGULAR (with the column) when perturbation is off.
+ * Called again after the first factorization of an analysis, it is
+ * ts_lu_refactor() (the pivot check included).
  */
 TS_API ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a);
 
 /**
  * Refactor with new values and the same pattern (a Newton loop): only the
  * numeric phase runs, reusing the analysis's permutations and scaling.
+ *
+ * The pivots were chosen for the values the analysis saw; a cheap check
+ * after each refactorization compares the factors with those of the first
+ * factorization after the analysis: more perturbed (tiny) pivots, or a
+ * largest multiplier |L(i,j)| above 10^6 and 1000 times the first's, or a
+ * growth max|U| / max|M| above 10^6 and 1000 times the first's, means the
+ * pivot order no longer suits the values. Then the call returns
+ * TS_WARNING_PIVOTS_DEGRADED (the factors are complete and the solves
+ * refine as usual; a new ts_lu_analyze() of these values chooses fresh
+ * pivots), or, with ts_lu_options.refresh_pivots, analyzes the new values
+ * again, factors anew and returns that factorization's status.
+ * @param lu an analyzed LU object
+ * @param a the matrix with the analyzed pattern and new values
+ * @return TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS, TS_WARNING_PIVOTS_DEGRADED,
+ *         or an error as ts_lu_factor() (or ts_lu_analyze() when refreshing)
  */
 TS_API ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a);
 

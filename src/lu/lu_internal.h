@@ -117,6 +117,17 @@ struct tsi_lu_switches {
   int cpu_threads;
 };
 
+/* How well the pivots of a factorization suit its values (the pivot check
+ * of numeric/pivot_check.c): the perturbed pivots, the largest multiplier
+ * |L(i, j)| (above 1/tau the pivot is below tau times an entry of its
+ * column, where threshold partial pivoting would have taken another row),
+ * and the growth max |U| / max |M|. */
+typedef struct tsi_lu_pivot_quality {
+  int64_t perturbed;
+  double max_multiplier;
+  double growth;
+} tsi_lu_pivot_quality;
+
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where
  *   M(i, j) = row_scale[row_perm[i]] * A(row_perm[i], col_perm[j]) * col_scale[col_perm[j]],
  * row_perm combines the matching (a large diagonal) and the fill-reducing
@@ -187,6 +198,13 @@ struct ts_lu {
    * against the pattern (the first host factorization of an analysis;
    * cleared with the analysis). */
   int schedule_checked;
+  /* The pivot check: the last factorization's quality (set by either numeric
+   * path), and the first factorization's after the analysis, the reference
+   * of fresh pivots (pivot_base_set once it is taken; cleared with the
+   * analysis). */
+  tsi_lu_pivot_quality pivot_now;
+  tsi_lu_pivot_quality pivot_base;
+  int pivot_base_set;
 };
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */

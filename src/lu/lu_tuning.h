@@ -27,6 +27,20 @@
 #define TSI_LU_REFINE_MAX_STEPS 30
 #define TSI_LU_REFINE_TOLERANCE 1e-15
 
+/* ---- the pivot check after a refactorization (numeric/pivot_check.c) ---------------- */
+
+/* The pivots no longer suit the values when a factorization reusing the
+ * analysis has more perturbed pivots than the analysis's first one, or an
+ * indicator past its bound and this many times the first's: the largest
+ * multiplier |L(i, j)| or the growth max |U| / max |M| past 10^6 (six
+ * digits lost to the factorization; the refinement then needs several
+ * steps or stalls). Bounds of 10^3 (KLU's default pivoting tolerance, 0.001)
+ * flagged a circuit whose values had drifted by 50 %, where fresh pivots
+ * gave as large a growth (bench/notes/lu-newton.md). */
+#define TSI_LU_DEGRADED_FACTOR 1e3
+#define TSI_LU_DEGRADED_MULTIPLIER 1e6
+#define TSI_LU_DEGRADED_GROWTH 1e6
+
 /* ---- the solve's fallback to partial pivoting --------------------------------------- */
 
 /* ts_lu_solve factors again with partial pivoting when, with perturbed

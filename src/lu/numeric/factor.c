@@ -113,6 +113,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->state = TSI_LU_ANALYZED;
   tsi_lu_pivoted_release(lu);
   lu->stats.partial_pivoting = 0;
+  lu->stats.pivots_refreshed = 0;
   lu->stats.perturbed_pivots = 0;
   lu->stats.singular_column = -1;
   double start = tsi_seconds();
@@ -122,6 +123,10 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
       return status;
     start = tsi_seconds();
     status = tsi_lu_numeric_cuda(lu);
+    if (!TS_IS_ERROR(status)) {
+      ts_status quality = tsi_lu_cuda_pivot_quality(lu);
+      status = quality == TS_SUCCESS ? status : quality;
+    }
   } else {
     /* The host copies and checks the values in its first pass over A. */
     lu->factors_on_device = 0;
@@ -131,9 +136,23 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (TS_IS_ERROR(status))
     return status;
   lu->state = TSI_LU_FACTORED;
+  return tsi_lu_pivot_check(lu, status, caller);
+}
+
+/* A factorization reusing the analysis, with the pivot check; with
+ * options.refresh_pivots, degraded pivots are replaced by a new analysis of
+ * the new values and a factorization anew (its status returned). */
+static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
+  ts_status status = lu_numeric(lu, a, caller);
+  if (status != TS_WARNING_PIVOTS_DEGRADED || !lu->options.refresh_pivots)
+    return status;
+  status = ts_lu_analyze(lu, a);
+  if (status == TS_SUCCESS)
+    status = lu_numeric(lu, a, caller);
+  lu->stats.pivots_refreshed = 1;
   return status;
 }
 
-ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a) { return lu_numeric(lu, a, "ts_lu_factor"); }
+ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a) { return lu_numeric_checked(lu, a, "ts_lu_factor"); }
 
-ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a) { return lu_numeric(lu, a, "ts_lu_refactor"); }
+ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a) { return lu_numeric_checked(lu, a, "ts_lu_refactor"); }

@@ -30,7 +30,25 @@ enum { TSI_LU_PIVOT_OK = 0, TSI_LU_PIVOT_PERTURBED = 1, TSI_LU_PIVOT_SINGULAR = 
 typedef struct tsi_lu_column_outcome {
   int kind;      /* TSI_LU_PIVOT_* */
   int64_t flops; /* multiplies, adds and divides of the column */
+  double max_l;  /* largest |L(i, k)| as stored */
+  double max_u;  /* largest |U(i, k)| as stored, the pivot included */
 } tsi_lu_column_outcome;
+
+/* What a thread's columns add up to: flops, perturbed pivots, and the
+ * largest entries of L and U (the pivot check's indicators). */
+typedef struct tsi_lu_tally {
+  int64_t flops;
+  int64_t perturbed;
+  double max_l;
+  double max_u;
+} tsi_lu_tally;
+
+static void tsi_lu_tally_merge(tsi_lu_tally *total, const tsi_lu_tally *part) {
+  total->flops += part->flops;
+  total->perturbed += part->perturbed;
+  total->max_l = part->max_l > total->max_l ? part->max_l : total->max_l;
+  total->max_u = part->max_u > total->max_u ? part->max_u : total->max_u;
+}
 
 /* The dataflow schedule's column marks (lu_factor_flow; values in
  * numeric_internal.h): wait until column j is marked ready (acquire: its
@@ -51,16 +69,14 @@ static void tsi_lu_mark_ready(int *ready, int64_t k) {
 }
 
 typedef struct tsi_lu_factor_outcome {
-  int64_t flops;
-  int64_t perturbed;
+  tsi_lu_tally tally;
   int bad_kind;       /* TSI_LU_PIVOT_SINGULAR or _NOT_FINITE of bad_column, else _OK */
   int64_t bad_column; /* column of M, or -1 */
 } tsi_lu_factor_outcome;
 
-static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int64_t perturbed, int bad_kind,
+static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally *tally, int bad_kind,
                                int64_t bad_column) {
-  result->flops = flops;
-  result->perturbed = perturbed;
+  result->tally = *tally;
   result->bad_kind = bad_kind;
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
 }
@@ -258,8 +274,11 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
     lu_factor_levels_f64(lu, lu->lu_values, ws->factor_work, threads, &rule, &outcome);
   free(ready);
 
-  lu->stats.flops = (double)outcome.flops;
-  lu->stats.perturbed_pivots = outcome.perturbed;
+  lu->stats.flops = (double)outcome.tally.flops;
+  lu->stats.perturbed_pivots = outcome.tally.perturbed;
+  lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = outcome.tally.perturbed,
+                                         .max_multiplier = outcome.tally.max_l,
+                                         .growth = outcome.tally.max_u / reference};
   lu->stats.singular_column = -1;
   if (outcome.bad_kind != TSI_LU_PIVOT_OK) {
     int64_t user_column = lu->col_perm[outcome.bad_column];
@@ -275,5 +294,5 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                      "(|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
                      (long long)user_column, rule.tiny, threshold, (long long)outcome.bad_column, (long long)lu->n);
   }
-  return outcome.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
+  return outcome.tally.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
 }

@@ -68,6 +68,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   const int64_t *diag_pos = lu->diag_pos;
   const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
   int64_t flops = 0;
+  double max_l = 0.0, max_u = 0.0; /* largest |L(:, k)| and |U(:, k)| as stored, for the pivot check */
 
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = (double)values[p];
@@ -100,30 +101,39 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 
   for (int64_t p = begin; p < diag; p++) {
     const int32_t i = row_idx[p];
-    values[p] = (TSI_VALUE)x[i];
+    const TSI_VALUE u = (TSI_VALUE)x[i];
+    values[p] = u;
+    max_u = fabs((double)u) > max_u ? fabs((double)u) : max_u;
     x[i] = 0.0;
   }
   values[diag] = (TSI_VALUE)pivot;
+  max_u = fabs((double)values[diag]) > max_u ? fabs((double)values[diag]) : max_u;
   x[k] = 0.0;
   for (int64_t p = diag + 1; p < end; p++) {
     const int32_t i = row_idx[p];
-    values[p] = (TSI_VALUE)(x[i] / pivot);
+    const TSI_VALUE l = (TSI_VALUE)(x[i] / pivot);
+    values[p] = l;
+    max_l = fabs((double)l) > max_l ? fabs((double)l) : max_l;
     x[i] = 0.0;
   }
   flops += end - diag - 1;
   outcome->flops = flops;
+  outcome->max_l = max_l;
+  outcome->max_u = max_u;
 }
 
-/* Column k of level `level`, its flops and perturbed pivot counted, a bad
- * pivot recorded when it is the first in (level, column) order. */
+/* Column k of level `level`, counted in the thread's tally, a bad pivot
+ * recorded when it is the first in (level, column) order. */
 static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, double *x,
-                                        const tsi_lu_pivot_rule *rule, int *ready, int64_t *flops, int64_t *perturbed,
+                                        const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
                                         int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
   TSI_NAME(lu_factor_column)(lu, values, k, x, rule, ready, &outcome);
-  *flops += outcome.flops;
+  tally->flops += outcome.flops;
+  tally->max_l = outcome.max_l > tally->max_l ? outcome.max_l : tally->max_l;
+  tally->max_u = outcome.max_u > tally->max_u ? outcome.max_u : tally->max_u;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
-    (*perturbed)++;
+    tally->perturbed++;
   } else if (outcome.kind != TSI_LU_PIVOT_OK) {
 #pragma omp critical(tsi_lu_bad_pivot)
     {
@@ -150,14 +160,13 @@ static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, doubl
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  int64_t flops = 0, perturbed = 0;
+  tsi_lu_tally tally = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
     for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++)
-      TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &flops, &perturbed, &bad_level, &bad_column,
-                         &bad_kind);
-  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
+      TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &tally, &bad_level, &bad_column, &bad_kind);
+  tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
 }
 
 /*
@@ -176,7 +185,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  int64_t flops = 0, perturbed = 0;
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
@@ -184,7 +193,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 #pragma omp parallel num_threads(threads)
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
-    int64_t my_flops = 0, my_perturbed = 0;
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
       int64_t next = level + 1;
@@ -196,8 +205,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
-            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
-                               &bad_column, &bad_kind);
+            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column, &bad_kind);
           if (bad_level <= l)
             break;
         }
@@ -209,8 +217,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++)
-          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
-                             &bad_column, &bad_kind);
+          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column,
+                             &bad_kind);
       }
       /* After the barrier every thread reads the same verdict for these
        * levels: later levels can only store larger level numbers. */
@@ -221,13 +229,11 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
         break;
       level = next;
     }
-#pragma omp atomic
-    flops += my_flops;
-#pragma omp atomic
-    perturbed += my_perturbed;
+#pragma omp critical(tsi_lu_tally_merge)
+    tsi_lu_tally_merge(&total, &mine);
   }
 
-  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
+  tsi_lu_outcome_set(result, &total, bad_kind, bad_column);
 }
 
 /*
@@ -248,14 +254,16 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  int64_t flops = 0, perturbed = 0, next = 0;
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
+  int64_t next = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
 
 #pragma omp parallel num_threads(threads)
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
-    int64_t my_flops = 0, my_perturbed = 0, level = 0;
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    int64_t level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
        * level (TSI_LU_CPU_PIECES_PER_THREAD). A run's columns go in order,
@@ -283,17 +291,14 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
           break;
         }
         const int32_t k = level_cols[c];
-        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &my_flops, &my_perturbed, &bad_level, &bad_column,
-                           &bad_kind);
+        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &mine, &bad_level, &bad_column, &bad_kind);
         tsi_lu_mark_ready(ready, k);
       }
     }
-#pragma omp atomic
-    flops += my_flops;
-#pragma omp atomic
-    perturbed += my_perturbed;
+#pragma omp critical(tsi_lu_tally_merge)
+    tsi_lu_tally_merge(&total, &mine);
   }
 
-  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
+  tsi_lu_outcome_set(result, &total, bad_kind, bad_column);
 }
 #undef TSI_FACTOR_COUNTED

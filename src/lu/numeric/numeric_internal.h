@@ -33,6 +33,18 @@ void tsi_lu_numeric_release(ts_lu *lu);
 /* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
 void tsi_lu_cuda_release(ts_lu *lu);
 
+/* ---- the pivot check (pivot_check.c, pivot_quality_cuda.cu) ------------------------ */
+
+/* After a numeric phase that returned `status` (not an error): the first
+ * factorization of an analysis takes lu->pivot_now as the reference of
+ * fresh pivots; a later one is compared with it (the rule: pivot_check.c)
+ * and TS_WARNING_PIVOTS_DEGRADED returned, with a message, when the pivots
+ * no longer suit the values; else `status`. Sets the statistics. */
+ts_status tsi_lu_pivot_check(ts_lu *lu, ts_status status, const char *caller);
+/* lu->pivot_now from the factors on the device (TS_ERROR_UNSUPPORTED in a
+ * build without CUDA). */
+ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu);
+
 /* ---- the host's dataflow marks (column_marks_cpu.c) ----------------------------- */
 
 /* A column's mark in the host's dataflow schedule: running (0, the value
@@ -201,6 +213,10 @@ typedef struct tsi_lu_device {
   int32_t *solve_ready_mark;          /* device, n */
   unsigned long long *solve_next_row; /* device, 2 */
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
+
+  /* The pivot check's maxima (device, 2; pivot_quality_cuda.cu), allocated
+   * at its first use. */
+  unsigned long long *pivot_maxima;
 } tsi_lu_device;
 
 /* Build the device cache for lu's analysis (device_cache_cuda.cu); *out is
