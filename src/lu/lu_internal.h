@@ -68,14 +68,19 @@ struct tsi_lu_switches {
    * per-row fill-path traversal (the GPU's algorithm) instead of the row
    * merge; the tests compare the two. */
   int symbolic_fill_path;
-  /* The GPU symbolic phase: every row's slot sized like the last rows' (one
-   * chunk size instead of the paper's two); its per-row queue (0 sizes it
-   * from the budget, rows that outgrow it rerun with a full one;
-   * TSI_LU_FULL_QUEUE gives every row the paper's full queue; > 0 caps it at
-   * that many words, the tests' way to send many rows down the rerun); its
-   * memory (enum tsi_lu_symbolic_memory). */
+  /* The GPU symbolic phase: its slots (0: the tiers of
+   * symbolic_tiers_gpu.c; TSI_LU_FULL_QUEUE: the paper's, an n-bit bitmap
+   * and a queue of n words; > 0: the tiers with rings of at most that many
+   * words, the tests' way to send many rows down the reruns); with the
+   * paper's slots, every row's slot sized like the last rows' (one chunk
+   * size instead of the paper's two); the windowed tier's window (bits) and
+   * hash set (words), > 0 to narrow them on small matrices; its memory (enum
+   * tsi_lu_symbolic_memory: the unified-memory variants run the paper's
+   * slots). */
   int symbolic_one_chunk_size;
   int64_t symbolic_queue_words;
+  int64_t symbolic_window_bits;
+  int64_t symbolic_hash_words;
   int symbolic_memory;
   /* The GPU levelization's device-side loop (enum tsi_lu_levelize_variant). */
   int levelize_variant;

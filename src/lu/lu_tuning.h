@@ -112,6 +112,25 @@
 #define TSI_LU_SYMBOLIC_ROWS_PER_RESIDENT_WARP 2
 #define TSI_LU_SYMBOLIC_BUDGET_DIVISOR 4
 #define TSI_LU_SYMBOLIC_MIN_QUEUE_WORDS 1024
+/* The GPU's fill-path traversal in tiers (symbolic_tiers_gpu.c): first a
+ * warp a row whose slot holds a window of the visited bitmap around the row
+ * (this fraction of it above the row), a hash set for the U entries above
+ * the window and a ring for two consecutive levels of a sweep; a row that
+ * reaches below its window, fills half its hash set or outgrows its ring
+ * reruns with the whole bitmap and a larger ring, then (the ring outgrown
+ * again) a queue of n, with as many threads a row as the budget's rows in
+ * flight leave to the device. Sized from the rows of the 2048^2 mesh
+ * (bench/lu_symbolic_ooc.c): 99.1 % reach less than 2^16 vertices below
+ * them, 99.8 % hold fewer than 2^10 U entries above the window, two levels
+ * of a sweep never held more than 2^14 vertices; the rows past the window
+ * (0.9 %) carry 93 % of the edges scanned. */
+#define TSI_LU_SYMBOLIC_WINDOW_ABOVE 4
+#define TSI_LU_SYMBOLIC_WINDOW ((int64_t)1 << 16)
+#define TSI_LU_SYMBOLIC_HASH_WORDS 2048
+#define TSI_LU_SYMBOLIC_RING_WORDS 4096
+#define TSI_LU_SYMBOLIC_FULL_RING_WORDS 16384
+/* Threads a row in the whole-bitmap tiers: a warp up to a block of this many. */
+#define TSI_LU_SYMBOLIC_MAX_GROUP 512
 
 /* ---- levelization on the GPU ------------------------------------------------------- */
 
