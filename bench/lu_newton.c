@@ -16,7 +16,8 @@
  *   --threads N      tessera's context threads (default: OpenMP's)
  *   --load K         K busy processes beside the run (default 0)
  *   --seconds S      time spent per solver, matrix and measure (default 0.25)
- *   --cuda           tessera on a CUDA context (ts_lu's AUTO backend chooses)
+ *   --cuda           tessera on a CUDA context (ts_lu's AUTO backend chooses), and
+ *                    both paths forced beside it: AUTO's choice and its misses
  *   --md FILE        also write the Markdown (it is printed on stdout anyway)
  *
  * "even": both under 50 us and within 10 %, counted as a tie (the issue's
@@ -54,6 +55,8 @@ typedef struct bench_options {
 /* One solver's figures on one matrix (milliseconds). */
 typedef struct newton_times {
   bool ran;
+  bool on_gpu;                               /* tessera: the last factorization ran on the GPU */
+  int threads;                               /* tessera: its host threads */
   double rs_median, rs_max, refactor, solve; /* the loop's pairs */
   int pairs, stalls;
   double afs_median; /* analyze + factor + solve chains */
@@ -144,6 +147,7 @@ static void time_both(solver *s[2], double seconds) {
 
 typedef struct tessera_state {
   ts_context *ctx;
+  ts_backend backend; /* ts_lu_options.backend */
   const ts_csr *a;
   ts_lu *lu;
   const double *b;
@@ -155,7 +159,10 @@ static int tessera_analyze(void *p) {
   tessera_state *s = p;
   ts_lu_destroy(s->lu);
   s->lu = NULL;
-  s->last = ts_lu_create(s->ctx, NULL, &s->lu);
+  ts_lu_options options;
+  memset(&options, 0, sizeof options);
+  options.backend = s->backend;
+  s->last = ts_lu_create(s->ctx, &options, &s->lu);
   if (s->last == TS_SUCCESS)
     s->last = ts_lu_analyze(s->lu, s->a);
   return s->last == TS_SUCCESS ? 0 : 1;
@@ -183,8 +190,13 @@ static void tessera_report(tessera_state *s, newton_times *t) {
     ts_lu_stats stats;
     ts_lu_get_stats(s->lu, &stats);
     t->berr = tsb_backward_error(s->a, s->x, s->b);
-    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps%s", (long long)stats.levels,
-             stats.refinement_steps, stats.peak_device_bytes > 0 ? ", on the GPU" : "");
+    t->on_gpu = stats.factor_backend == TS_BACKEND_CUDA;
+    t->threads = stats.factor_threads;
+    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, factor on %s", (long long)stats.levels,
+             stats.refinement_steps,
+             t->on_gpu                  ? "the GPU"
+             : stats.factor_threads > 1 ? "host threads"
+                                        : "one thread");
   }
 }
 
@@ -237,7 +249,7 @@ static void klu_teardown(klu_state *s, const ts_csr *a, const double *b, newton_
 /* ---- the comparison ------------------------------------------------------------------- */
 
 typedef struct tally {
-  int rs_compared, rs_met, afs_compared, afs_met, stalls, klu_stalls;
+  int rs_compared, rs_met, afs_compared, afs_met, stalls, klu_stalls, auto_checked, auto_misses;
   double worst_rs;
   char worst_rs_name[128];
 } tally;
@@ -264,7 +276,8 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
       b[i] += v[e];
   newton_times ts = {0}, klu = {0};
   static solver tessera_solver, klu_solver;
-  tessera_state tstate = {.ctx = ctx, .a = a, .b = b, .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
+  tessera_state tstate = {
+      .ctx = ctx, .backend = TS_BACKEND_AUTO, .a = a, .b = b, .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
   tessera_solver =
       (solver){tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &tstate, &ts, {0}, {0}, {0}, 0};
   ts.ran = true;
@@ -281,6 +294,26 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
   time_both(both, o->seconds);
   tessera_report(&tstate, &ts);
   ts_lu_destroy(tstate.lu);
+  /* On a CUDA context: AUTO's choice against both paths forced, in turn. */
+  newton_times forced[2] = {{0}, {0}};
+  if (o->cuda) {
+    static solver host_solver, gpu_solver;
+    tessera_state host = tstate, device = tstate;
+    host.lu = device.lu = NULL;
+    host.backend = TS_BACKEND_CPU;
+    device.backend = TS_BACKEND_CUDA;
+    host_solver =
+        (solver){tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &host, &forced[0], {0}, {0}, {0}, 0};
+    gpu_solver = (solver){
+        tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &device, &forced[1], {0}, {0}, {0}, 0};
+    forced[0].ran = forced[1].ran = true;
+    solver *paths[2] = {&host_solver, &gpu_solver};
+    time_both(paths, o->seconds);
+    tessera_report(&host, &forced[0]);
+    tessera_report(&device, &forced[1]);
+    ts_lu_destroy(host.lu);
+    ts_lu_destroy(device.lu);
+  }
   free(tstate.x);
 #ifdef TESSERA_BENCH_HAVE_KLU
   klu_teardown(kstate, a, b, &klu);
@@ -318,6 +351,16 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
   tsb_table_cell(table, "%.2f", ratio_afs);
   tsb_table_cell(table, "%s", verdict_afs);
   tsb_table_cell(table, "%.1e / %.1e", ts.berr, klu.berr);
+  if (o->cuda) {
+    /* AUTO's miss: the path it did not take was faster by more than 10 %. */
+    const newton_times *other = ts.on_gpu ? &forced[0] : &forced[1];
+    bool miss = ts.ran && other->ran && other->rs_median * 1.1 < ts.rs_median;
+    tl->auto_checked += ts.ran && other->ran;
+    tl->auto_misses += miss;
+    tsb_table_cell(table, "%s", ts.on_gpu ? "GPU" : ts.threads > 1 ? "host, threads" : "host, one thread");
+    tsb_table_cell(table, "%.4f / %.4f", forced[0].rs_median, forced[1].rs_median);
+    tsb_table_cell(table, "%s", !(ts.ran && other->ran) ? "-" : miss ? "MISS" : "ok");
+  }
   tsb_table_cell(table, "%s%s%s", ts.note, klu.note[0] ? "; KLU: " : "", klu.note);
   free(b);
 }
@@ -489,8 +532,26 @@ int main(int argc, char **argv) {
                                         "KLU / tessera (a+f+s)",
                                         "a+f+s goal",
                                         "backward error",
+                                        "AUTO ran on",
+                                        "r+s ms, host / GPU forced",
+                                        "AUTO",
                                         "notes"};
-  tsb_table *table = tsb_table_create(15, columns);
+  static const char *const cpu_columns[] = {"matrix",
+                                            "n",
+                                            "nnz(A)",
+                                            "refactor ms (tessera / KLU)",
+                                            "solve ms",
+                                            "refactor+solve ms",
+                                            "KLU / tessera (r+s)",
+                                            "r+s goal",
+                                            "slowest r+s ms",
+                                            "stalls (tessera / KLU) of pairs",
+                                            "a+f+s ms",
+                                            "KLU / tessera (a+f+s)",
+                                            "a+f+s goal",
+                                            "backward error",
+                                            "notes"};
+  tsb_table *table = o.cuda ? tsb_table_create(18, columns) : tsb_table_create(15, cpu_columns);
   tally tl;
   memset(&tl, 0, sizeof tl);
   start_load(o.load);
@@ -504,6 +565,9 @@ int main(int argc, char **argv) {
                    tl.rs_compared, tl.worst_rs, tl.worst_rs_name);
   tsb_metadata_set(&meta, "a+f+s >= 1.0x KLU (90 % of them)", "met on %d of %d", tl.afs_met, tl.afs_compared);
   tsb_metadata_set(&meta, "stalls (tessera / KLU)", "%d / %d", tl.stalls, tl.klu_stalls);
+  if (o.cuda)
+    tsb_metadata_set(&meta, "AUTO's misses (the other path > 10 % faster)", "%d of %d", tl.auto_misses,
+                     tl.auto_checked);
   tsb_metadata_set(&meta, "total seconds", "%.1f", tsb_wall_seconds() - start);
   rc = tsb_table_write_csv(table, &meta, csv);
   FILE *md = o.md && tsb_make_parent_dirs(o.md) == 0 ? fopen(o.md, "w") : NULL;

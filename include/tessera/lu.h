@@ -76,9 +76,14 @@ typedef struct ts_lu_options {
   int64_t symbolic_memory_budget;
   /**
    * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
-   * follows the context (the GPU on a CUDA context, else the host),
-   * TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the context must be on
-   * CUDA). On the GPU the factors stay on the device and the solves run
+   * the host, or on a CUDA context the GPU for factorizations of enough work
+   * (the analysis's estimate of flops and entries; a small one stays on the
+   * host, where the GPU's fixed costs would outweigh it; the choice holds for
+   * every factorization of an analysis, and the statistics say where it ran:
+   * factor_backend), TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the
+   * context must be on CUDA). On the host, small factorizations, solves and
+   * analyses run on one thread and larger ones on the context's threads, as
+   * many as find a core free of other work. On the GPU the factors stay on the device and the solves run
    * there, refinement residuals in double on the host (a solve that falls
    * back to partial pivoting, below, runs on the host). Both give
    * deterministic factors, bitwise the same from run to run.
@@ -166,6 +171,10 @@ typedef struct ts_lu_stats {
    * new analysis's).
    */
   int pivots_refreshed;
+  /** Where the last factorization ran, and its solves: TS_BACKEND_CPU or TS_BACKEND_CUDA (0 before one). */
+  ts_backend factor_backend;
+  /** Host threads of the last factorization (1: no parallel region; 0 on the GPU). */
+  int factor_threads;
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */

@@ -8,7 +8,9 @@
  *              options.levelize_backend is CUDA on a CUDA context
  *   numeric    options.backend is CUDA (on a context without CUDA the GPU
  *              path refuses it), never when it is CPU; AUTO: when the
- *              context is on CUDA
+ *              context is on CUDA and the analysis estimates at least
+ *              TSI_LU_GPU_FACTOR_WORK of work (flops and a share per entry
+ *              of L + U), the same for every factorization of the analysis
  *   solve      the factors are on the device (the last factorization ran
  *              there) and the partial-pivoting fallback, a host
  *              factorization, is not in use
@@ -26,8 +28,11 @@
  * host's row merge was faster than the GPU's fill-path traversal on circuit
  * matrices and the host's longest-path sweep faster than the GPU's Kahn
  * sort with its uploads (bench/results: lu-analysis-h200.md,
- * lu-analysis-cpu.md). The numeric phases default to the GPU there: it
- * passed the GPU tests and compute-sanitizer (compute-sanitizer-h200.md). */
+ * lu-analysis-cpu.md). The numeric phases go to the GPU there only for
+ * factorizations of enough work: for a small one the GPU path's fixed
+ * costs (launches, synchronisations, transfers) exceed the whole host
+ * factorization (bench/notes/lu-newton.md records the rule's measurements
+ * and misses). */
 #include "lu/lu_internal.h"
 
 #include "core/convert_internal.h"
@@ -41,9 +46,12 @@ static bool analysis_on_gpu(const ts_lu *lu, int forced, ts_backend backend) {
 static bool numeric_on_gpu(const ts_lu *lu) {
   if (lu->options.backend == TS_BACKEND_CUDA)
     return true; /* refused by the GPU path on a context without CUDA */
-  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU)
+  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU || lu->ctx->backend != TS_BACKEND_CUDA)
     return false;
-  return lu->ctx->backend == TS_BACKEND_CUDA;
+  /* AUTO on a CUDA context: the GPU for factorizations that pay for its
+   * fixed costs (the device cache, a launch or more a level, a
+   * synchronisation, the transfers of the values and of the solves' vectors). */
+  return lu->factor_work >= TSI_LU_GPU_FACTOR_WORK;
 }
 
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase) {

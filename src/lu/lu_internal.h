@@ -203,6 +203,11 @@ struct ts_lu {
    * against the pattern (the first host factorization of an analysis;
    * cleared with the analysis). */
   int schedule_checked;
+  /* The factorization's work as the analysis estimated it (flops and a share
+   * per entry of L + U, lu_tuning.h): the host's thread count and AUTO's
+   * choice of the GPU (lu_backend.c) read it, so that both stay the same for
+   * every factorization of an analysis. */
+  double factor_work;
   /* The pivot check: the last factorization's quality (set by either numeric
    * path), and the first factorization's after the analysis, the reference
    * of fresh pivots (pivot_base_set once it is taken; cleared with the

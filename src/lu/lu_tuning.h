@@ -34,9 +34,8 @@
  * indicator past its bound and this many times the first's: the largest
  * multiplier |L(i, j)| or the growth max |U| / max |M| past 10^6 (six
  * digits lost to the factorization; the refinement then needs several
- * steps or stalls). Bounds of 10^3 (KLU's default pivoting tolerance, 0.001)
- * flagged a circuit whose values had drifted by 50 %, where fresh pivots
- * gave as large a growth (bench/notes/lu-newton.md). */
+ * steps or stalls). Bounds of 10^3 (KLU's default pivoting tolerance) also
+ * flagged values for which fresh pivots grew as much (bench/notes/lu-newton.md). */
 #define TSI_LU_DEGRADED_FACTOR 1e3
 #define TSI_LU_DEGRADED_MULTIPLIER 1e6
 #define TSI_LU_DEGRADED_GROWTH 1e6
@@ -60,11 +59,17 @@
  * fewer free cores than threads) would stall the call for a time slice of
  * several ms: a pass over this many entries of A or of L + U (the pattern
  * check, the copy of the values, the norms, the scatter, the refinement's
- * residual), about 1 ms on one core; a factorization of this much work
- * (flops + TSI_LU_FACTOR_WORK_PER_ENTRY per entry of L + U), about 2 ms on
- * one core; an analysis of a matrix with this many entries (the matching
- * beside the speculative ordering). Measured: bench/notes/lu-newton.md. */
+ * residual), about a millisecond on one core; a factorization of this much
+ * work (flops + TSI_LU_FACTOR_WORK_PER_ENTRY per entry of L + U), a few
+ * milliseconds on one core; an analysis of a matrix with this many entries
+ * (the matching beside the speculative ordering). bench/notes/lu-newton.md. */
 #define TSI_LU_PASS_PARALLEL_ENTRIES 1048576
+/* AUTO's numeric phase on a CUDA context: the GPU from this much work (the
+ * analysis's flops and TSI_LU_FACTOR_WORK_PER_ENTRY an entry of L + U, a few
+ * ms on one host core); below, the host, where the GPU path's fixed costs
+ * of a refactor and a solve dominate (lu_backend.c; measured and its misses
+ * recorded in bench/notes/lu-newton.md). */
+#define TSI_LU_GPU_FACTOR_WORK 5e6
 #define TSI_LU_FACTOR_PARALLEL_WORK 4e6
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
 #define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 200000
@@ -119,11 +124,10 @@
  * reaches below its window, fills half its hash set or outgrows its ring
  * reruns with the whole bitmap and a larger ring, then (the ring outgrown
  * again) a queue of n, with as many threads a row as the budget's rows in
- * flight leave to the device. Sized from the rows of the 2048^2 mesh
- * (bench/lu_symbolic_ooc.c): 99.1 % reach less than 2^16 vertices below
- * them, 99.8 % hold fewer than 2^10 U entries above the window, two levels
- * of a sweep never held more than 2^14 vertices; the rows past the window
- * (0.9 %) carry 93 % of the edges scanned. */
+ * flight leave to the device. Sized from the rows' statistics of a large
+ * planar mesh (bench/lu_symbolic_ooc.c; bench/notes/lu-newton.md): nearly
+ * every row fits the window, its hash set and its ring; the few that do not
+ * carry most of the work. */
 #define TSI_LU_SYMBOLIC_WINDOW_ABOVE 4
 #define TSI_LU_SYMBOLIC_WINDOW ((int64_t)1 << 16)
 #define TSI_LU_SYMBOLIC_HASH_WORDS 2048

@@ -28,8 +28,9 @@ static const char solve_help[] =
     "\n"
     "Options:\n"
     "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
-    "                              one is usable; matching, ordering, the symbolic\n"
-    "                              factorization and the levels stay on the host)\n"
+    "                              one is usable and the factorization large enough;\n"
+    "                              matching, ordering, the symbolic factorization\n"
+    "                              and the levels stay on the host)\n"
     "  --symbolic-backend auto|cpu|cuda\n"
     "                              where the symbolic factorization runs (default\n"
     "                              auto: the host); cuda: on the GPU, out of core\n"
@@ -248,7 +249,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_int(&out, "nrhs", nrhs);
     cli_json_text(&out, "backend", ts_backend_name(resolved));
     cli_fallback_json(&out, ctx);
-    cli_json_text(&out, "lu_backend", ts_backend_name(resolved));
+    cli_json_text(&out, "lu_backend", ts_backend_name(stats.factor_backend));
     cli_json_text(&out, "symbolic_backend", ts_backend_name(symbolic_ran));
     cli_json_text(&out, "levelize_backend", ts_backend_name(levelize_ran));
     cli_json_text(&out, "factor_precision", precision_name);
@@ -291,8 +292,9 @@ static int run_solve(int argc, char **argv) {
       cli_line(report, "rhs", "%s * ones", transpose ? "A^T" : "A");
     if (resolved == TS_BACKEND_CUDA)
       cli_line(report, "backend",
-               "cuda (factorization and solves on the GPU; symbolic factorization on the %s, "
+               "cuda (factorization and solves on the %s; symbolic factorization on the %s, "
                "levels on the %s; matching and ordering on the host)",
+               stats.factor_backend == TS_BACKEND_CUDA ? "GPU" : "host",
                symbolic_ran == TS_BACKEND_CUDA ? "GPU" : "host", levelize_ran == TS_BACKEND_CUDA ? "GPU" : "host");
     else
       cli_line(report, "backend", "%s", ts_backend_name(resolved));

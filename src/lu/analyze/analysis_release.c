@@ -34,4 +34,5 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   lu->n = lu->nnz_a = lu->lu_nnz = lu->levels = 0;
   lu->schedule_checked = 0;
   lu->pivot_base_set = 0;
+  lu->factor_work = 0.0;
 }

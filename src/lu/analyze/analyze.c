@@ -118,6 +118,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (st != TS_SUCCESS)
     goto cleanup;
 
+  lu->factor_work = lu->stats.flops + TSI_LU_FACTOR_WORK_PER_ENTRY * (double)lu->lu_nnz;
   lu->state = TSI_LU_ANALYZED;
 cleanup:
   /* A failed analysis leaves no partial result behind; the statistics keep

@@ -122,6 +122,8 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     if (status != TS_SUCCESS)
       return status;
     start = tsi_seconds();
+    lu->stats.factor_backend = TS_BACKEND_CUDA;
+    lu->stats.factor_threads = 0;
     status = tsi_lu_numeric_cuda(lu);
     if (!TS_IS_ERROR(status)) {
       ts_status quality = tsi_lu_cuda_pivot_quality(lu);
@@ -130,6 +132,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   } else {
     /* The host copies and checks the values in its first pass over A. */
     lu->factors_on_device = 0;
+    lu->stats.factor_backend = TS_BACKEND_CPU;
     status = tsi_lu_numeric_cpu(lu, a, caller);
   }
   lu->stats.time_factor = tsi_seconds() - start;

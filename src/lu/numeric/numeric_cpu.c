@@ -193,13 +193,10 @@ out_of_memory:
                    (long long)lu->lu_nnz);
 }
 
-/* Threads of the factorization: its work (flops, and a share per entry of
- * L + U for the loads and stores) against the rule of lu_backend.c; the
- * flops are the analysis's estimate until a factorization has counted them. */
-static int factor_threads(const ts_lu *lu) {
-  double work = lu->stats.flops + TSI_LU_FACTOR_WORK_PER_ENTRY * (double)lu->lu_nnz;
-  return tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, work);
-}
+/* Threads of the factorization: its work as the analysis estimated it
+ * (flops, and a share per entry of L + U for the loads and stores) against
+ * the rule of lu_backend.c. */
+static int factor_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, lu->factor_work); }
 
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   ts_status status = TS_SUCCESS;
@@ -213,6 +210,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
   const int threads = factor_threads(lu);
+  lu->stats.factor_threads = threads;
   const int load_threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->lu_nnz);
   const bool single = lu->options.float_factors != 0;
   status = tsi_lu_reserve_a_values(lu, caller);

@@ -1,9 +1,9 @@
 /* The tiers of the GPU symbolic phase's slots under a memory budget
  * (symbolic_cuda.cu runs them). The paper's slot (Xia et al., PPoPP 2023,
  * section 3.2) holds an n-bit visited bitmap and a queue of n words for
- * every row in flight: at n = 4.2 M that is 17 MB a row, so a budget of
- * 1 GiB runs 60 rows at once where the device runs 16,896, and the phase
- * takes many times longer. Most rows reach few vertices below them (with a
+ * every row in flight: 4 n bytes a row, so at several million rows a budget
+ * of a GiB runs a few dozen rows at once where the device runs thousands,
+ * and the phase takes many times longer. Most rows reach few vertices below them (with a
  * fill-reducing order that is a postorder of the elimination tree, a row's
  * reach lies in its subtree, numbered just below it) and sweep short levels:
  * their slot needs a window of the bitmap around the row, a small hash set
