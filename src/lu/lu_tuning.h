@@ -93,6 +93,10 @@
  * schedule's chunks, the dataflow's runs of tickets: one ticket a column
  * made the counter's cache line go back and forth). */
 #define TSI_LU_CPU_PIECES_PER_THREAD 8
+/* The host's factorization zeroes the fill entries of L + U by their list
+ * when they are at most this fraction of L + U, else the whole array (a
+ * memset streams faster than scattered stores). */
+#define TSI_LU_FILL_LIST_FRACTION 4
 /* A dataflow wait spins this many times, then sleeps (a futex on Linux,
  * else yields) until the writer marks the column, so that the core is free
  * for a writer the scheduler had set aside. */

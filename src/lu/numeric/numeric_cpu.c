@@ -68,6 +68,19 @@ static void tsi_lu_mark_ready(int *ready, int64_t k) {
     tsi_lu_mark_wake(&ready[k]);
 }
 
+/* What a slice of rows of the pass over A found (lu_load_rows). */
+typedef struct tsi_lu_load_part {
+  double max_m;      /* largest |M(i, j)| */
+  double norm;       /* largest row sum of |A| */
+  int64_t first_bad; /* first entry not finite, or nnz(A) */
+} tsi_lu_load_part;
+
+static void tsi_lu_load_merge(tsi_lu_load_part *total, const tsi_lu_load_part *part) {
+  total->max_m = part->max_m > total->max_m ? part->max_m : total->max_m;
+  total->norm = part->norm > total->norm ? part->norm : total->norm;
+  total->first_bad = part->first_bad < total->first_bad ? part->first_bad : total->first_bad;
+}
+
 typedef struct tsi_lu_factor_outcome {
   tsi_lu_tally tally;
   int bad_kind;       /* TSI_LU_PIVOT_SINGULAR or _NOT_FINITE of bad_column, else _OK */
@@ -146,6 +159,47 @@ cleanup:
   return status;
 }
 
+/* The positions of L + U that no entry of A fills (the fill), listed when
+ * they are few: a factorization then zeroes them instead of all of L + U
+ * before A's values go in (circuit matrices fill little). */
+static ts_status list_fill(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
+  free(ws->fill_pos);
+  ws->fill_pos = NULL;
+  ws->fill_count = 0;
+  ws->fill_listed = 0;
+  ws->fill_known = 1;
+  const int64_t limit = lu->lu_nnz / TSI_LU_FILL_LIST_FRACTION;
+  if (lu->lu_nnz - lu->nnz_a > limit)
+    return TS_SUCCESS; /* a memset is as fast */
+  unsigned char *from_a = tsi_calloc_array(lu->lu_nnz > 0 ? lu->lu_nnz : 1, 1);
+  if (!from_a)
+    goto no_memory;
+  for (int64_t e = 0; e < lu->nnz_a; e++)
+    from_a[lu->a_to_lu[e]] = 1;
+  int64_t fill = 0; /* counted, not assumed: the list must hold every one */
+  for (int64_t p = 0; p < lu->lu_nnz; p++)
+    fill += !from_a[p];
+  if (fill > limit) {
+    free(from_a);
+    return TS_SUCCESS;
+  }
+  ws->fill_pos = tsi_malloc_array(fill > 0 ? fill : 1, sizeof(int64_t));
+  if (!ws->fill_pos) {
+    free(from_a);
+    goto no_memory;
+  }
+  for (int64_t p = 0; p < lu->lu_nnz; p++)
+    if (!from_a[p])
+      ws->fill_pos[ws->fill_count++] = p;
+  free(from_a);
+  ws->fill_listed = 1;
+  return TS_SUCCESS;
+no_memory:
+  ws->fill_known = 0;
+  return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                   "LU numeric phase: no memory to list the fill of L + U (%lld entries)", (long long)lu->lu_nnz);
+}
+
 /* Dense work vectors, one per thread, kept for refactorizations. */
 static ts_status reserve_factor_work(ts_lu *lu, tsi_lu_numeric_workspace *ws, int threads) {
   if (ws->factor_work && ws->n == lu->n && ws->factor_threads >= threads)
@@ -200,15 +254,17 @@ static int factor_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_
 
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   ts_status status = TS_SUCCESS;
+  tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+  if (!ws)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
   if (!lu->schedule_checked) {
     status = check_schedule(lu); /* once per analysis: the levels do not change */
     if (status != TS_SUCCESS)
       return status;
     lu->schedule_checked = 1;
   }
-  tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
-  if (!ws)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
+  if (!ws->fill_known && (status = list_fill(lu, ws)) != TS_SUCCESS)
+    return status;
   const int threads = factor_threads(lu);
   lu->stats.factor_threads = threads;
   const int load_threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->lu_nnz);
@@ -222,8 +278,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
     return status;
 
   double max_abs = 0.0, norm_inf = 0.0;
-  int64_t first_bad = single ? lu_load_values_f32(lu, a, lu->lu_values_f32, load_threads, &max_abs, &norm_inf)
-                             : lu_load_values_f64(lu, a, lu->lu_values, load_threads, &max_abs, &norm_inf);
+  int64_t first_bad = single ? lu_load_values_f32(lu, a, ws, lu->lu_values_f32, load_threads, &max_abs, &norm_inf)
+                             : lu_load_values_f64(lu, a, ws, lu->lu_values, load_threads, &max_abs, &norm_inf);
   if (first_bad < lu->nnz_a)
     return tsi_lu_bad_value_error(lu, first_bad, caller);
   ws->a_norm_inf = norm_inf;

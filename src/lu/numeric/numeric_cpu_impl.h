@@ -6,13 +6,11 @@
  * (a suffix for the function names). Arithmetic is in double throughout;
  * float factors are rounded as each column is stored. */
 
-/* One pass over A: its values into lu->a_values (double, for the
- * refinement's residual), checked finite; |A|_inf, the largest row sum of
- * |A|; and M's values into the L+U pattern (fill entries zero), with their
- * largest magnitude. Returns the first entry that is not finite, or nnz(A). */
-static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int threads, double *max_m,
-                                        double *norm_inf) {
-  const int64_t n = lu->n, nnz = lu->nnz_a;
+/* Rows [begin, end) of the pass over A (lu_load_values): their values into
+ * lu->a_values, checked finite, their row sums of |A| and M's values into
+ * the L+U pattern, folded into *part. */
+static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int64_t begin, int64_t end,
+                                   tsi_lu_load_part *part) {
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
   const int64_t *a_to_lu = lu->a_to_lu;
@@ -22,17 +20,9 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, TSI_VALUE *v
   const float *given_f32 = (const float *)a->values;
   const double *given_f64 = (const double *)a->values;
   double *a_values = lu->a_values;
-  memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
-  double max_abs = 0.0, norm = 0.0;
-  int64_t first_bad = nnz;
-  /* Each entry of A has its own position in L+U: the rows are independent;
-   * each row's sum is in a fixed order and the rest are maxima and a
-   * minimum, so no bit depends on the threads. */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max                                           \
-                                                                         : max_abs, norm)                              \
-    reduction(min                                                                                                      \
-              : first_bad) if (threads > 1)
-  for (int64_t i = 0; i < n; i++) {
+  double max_abs = part->max_m, norm = part->norm;
+  int64_t first_bad = part->first_bad;
+  for (int64_t i = begin; i < end; i++) {
     const double scale_i = row_scale[i];
     double row_sum = 0.0;
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
@@ -48,9 +38,42 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, TSI_VALUE *v
     }
     norm = row_sum > norm ? row_sum : norm;
   }
-  *max_m = max_abs;
-  *norm_inf = norm;
-  return first_bad;
+  part->max_m = max_abs;
+  part->norm = norm;
+  part->first_bad = first_bad;
+}
+
+/* One pass over A: its values into lu->a_values (double, for the
+ * refinement's residual), checked finite; |A|_inf, the largest row sum of
+ * |A|; and M's values into the L+U pattern (fill entries zeroed first, by
+ * their list where it is short), with their largest magnitude. Each entry
+ * of A has its own position in L+U, so the rows are independent; each
+ * row's sum is in a fixed order and the rest are maxima and a minimum, so
+ * no bit depends on the threads. One thread runs no parallel region.
+ * Returns the first entry that is not finite, or nnz(A). */
+static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu_numeric_workspace *ws,
+                                        TSI_VALUE *values, int threads, double *max_m, double *norm_inf) {
+  const int64_t n = lu->n;
+  if (ws->fill_listed)
+    for (int64_t f = 0; f < ws->fill_count; f++)
+      values[ws->fill_pos[f]] = 0;
+  else
+    memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
+  tsi_lu_load_part total = {0.0, 0.0, lu->nnz_a};
+  if (threads <= 1) {
+    TSI_NAME(lu_load_rows)(lu, a, values, 0, n, &total);
+  } else {
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (int s = 0; s < threads; s++) {
+      tsi_lu_load_part part = {0.0, 0.0, lu->nnz_a};
+      TSI_NAME(lu_load_rows)(lu, a, values, n * s / threads, n * (s + 1) / threads, &part);
+#pragma omp critical(tsi_lu_load_merge)
+      tsi_lu_load_merge(&total, &part);
+    }
+  }
+  *max_m = total.max_m;
+  *norm_inf = total.norm;
+  return total.first_bad;
 }
 
 /*

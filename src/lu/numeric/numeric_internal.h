@@ -72,6 +72,12 @@ typedef struct tsi_lu_numeric_workspace {
   double *solve_work;  /* solve_threads * 3n: permuted vector, residual, correction */
   double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
   double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
+  /* The host's factorization: the positions of L + U no entry of A fills,
+   * when they are few enough to zero one by one (fill_listed), else none. */
+  int fill_known; /* the list was made (or found not worth it) for this analysis */
+  int fill_listed;
+  int64_t fill_count;
+  int64_t *fill_pos;
 } tsi_lu_numeric_workspace;
 
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */

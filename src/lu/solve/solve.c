@@ -47,34 +47,71 @@ static int residual_threads(const ts_lu *lu) {
 #endif
 }
 
+/* Norms and residual rows [begin, end) of b - A x (not transposed), folded
+ * into *part: the largest |x_i|, |b_i| and |r_i|, and whether every x_i is
+ * finite. */
+typedef struct residual_part {
+  double x_norm, b_norm, r_norm;
+  int finite;
+} residual_part;
+
+static void residual_rows(const ts_lu *lu, const double *b, const double *x, double *r, int64_t begin, int64_t end,
+                          residual_part *part) {
+  const int64_t *row_ptr = lu->a_row_ptr;
+  const int32_t *col_idx = lu->a_col_idx;
+  const double *a = lu->a_values;
+  double x_norm = part->x_norm, b_norm = part->b_norm, r_norm = part->r_norm;
+  int finite = part->finite;
+  for (int64_t i = begin; i < end; i++) {
+    finite = finite && isfinite(x[i]);
+    x_norm = larger(x_norm, fabs(x[i]));
+    b_norm = larger(b_norm, fabs(b[i]));
+    double sum = b[i];
+    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
+      sum -= a[e] * x[col_idx[e]];
+    r[i] = sum;
+    r_norm = larger(r_norm, fabs(sum));
+  }
+  *part = (residual_part){x_norm, b_norm, r_norm, finite};
+}
+
 /* r = b - op(A) x in double from the values last factored; returns the
  * normwise backward error |r|_inf / (|op(A)|_inf |x|_inf + |b|_inf), or
  * infinity when x is not finite. Each r_i is one row's sum in a fixed
  * order and the norms are maxima, so the threads change no bit. Without
- * the transpose, one pass over the rows takes the norms of x and b too. */
+ * the transpose, one pass over the rows takes the norms of x and b too, on
+ * one thread without a parallel region. */
 static double residual(const ts_lu *lu, double a_norm, ts_operation op, const double *b, const double *x, double *r) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
   const double *a = lu->a_values;
-  const int threads = residual_threads(lu);
   double x_norm = 0.0, b_norm = 0.0, r_norm = 0.0;
   int finite = 1;
   if (op == TS_OP_NONE) {
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, r_norm)                \
-    reduction(&& : finite) if (threads > 1)
-    for (int64_t i = 0; i < n; i++) {
-      finite = finite && isfinite(x[i]);
-      x_norm = larger(x_norm, fabs(x[i]));
-      b_norm = larger(b_norm, fabs(b[i]));
-      double sum = b[i];
-      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
-        sum -= a[e] * x[col_idx[e]];
-      r[i] = sum;
-      r_norm = larger(r_norm, fabs(sum));
+    const int threads = residual_threads(lu);
+    residual_part total = {0.0, 0.0, 0.0, 1};
+    if (threads <= 1) {
+      residual_rows(lu, b, x, r, 0, n, &total);
+    } else {
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+      for (int s = 0; s < threads; s++) {
+        residual_part part = {0.0, 0.0, 0.0, 1};
+        residual_rows(lu, b, x, r, n * s / threads, n * (s + 1) / threads, &part);
+#pragma omp critical(tsi_lu_residual_merge)
+        {
+          total.x_norm = larger(total.x_norm, part.x_norm);
+          total.b_norm = larger(total.b_norm, part.b_norm);
+          total.r_norm = larger(total.r_norm, part.r_norm);
+          total.finite = total.finite && part.finite;
+        }
+      }
     }
-    if (!finite)
+    if (!total.finite)
       return INFINITY;
+    x_norm = total.x_norm;
+    b_norm = total.b_norm;
+    r_norm = total.r_norm;
   } else {
     for (int64_t i = 0; i < n; i++) {
       finite = finite && isfinite(x[i]);
@@ -227,11 +264,12 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     if (status == TS_SUCCESS)
       status = solve_each(lu, a_norm, op, nrhs, b, ldb, x, ldx, true, solve_work, max_steps, tolerance, &worst_error,
                           &most_steps);
+  } else if (threads <= 1) {
+    status = solve_each(lu, a_norm, op, nrhs, b, ldb, x, ldx, false, solve_work, max_steps, tolerance, &worst_error,
+                        &most_steps);
   } else {
     /* Right-hand sides are independent: one per thread at a time. */
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)                                                     \
-    reduction(max                                                                                                      \
-              : worst_error, most_steps) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(max : worst_error, most_steps)
     for (int64_t j = 0; j < nrhs; j++) {
       double *work = solve_work + (int64_t)solve_thread_id() * 3 * n;
       double error = 0.0;
