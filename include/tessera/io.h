@@ -139,9 +139,12 @@ TS_API ts_status ts_gen_power_law(ts_context *ctx, int64_t rows, int64_t cols, i
 typedef struct ts_rmat_params {
   int scale;       /**< 2^scale vertices. */
   int edge_factor; /**< edge_factor * 2^scale edges generated. */
-  double a, b, c;  /**< Quadrant probabilities (d = 1 - a - b - c). */
-  int symmetric;   /**< Non-zero: add each edge's mirror (undirected). */
-  int scramble;    /**< Non-zero: permute vertex numbers (Graph500). */
+  /** Quadrant probabilities (d = 1 - a - b - c). */
+  /**@{*/
+  double a, b, c;
+  /**@}*/
+  int symmetric; /**< Non-zero: add each edge's mirror (undirected). */
+  int scramble;  /**< Non-zero: permute vertex numbers (Graph500). */
 } ts_rmat_params;
 
 /** Graph500 parameters: a = 0.57, b = c = 0.19, scrambled, undirected. */

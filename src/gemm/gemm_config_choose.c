@@ -13,7 +13,7 @@
  * Small products thus take small tiles that fill the SMs, large ones the
  * largest tile. The efficiencies are the fractions of the CUDA-core peak
  * each configuration sustained on 8192^3 on the H200 (bench/gemm_cuda_cores,
- * bench/results/gemm-h200.md); the SPT performance model is meant to replace
+ * bench/results/gemm/gemm-h200.md); the SPT performance model is meant to replace
  * them with a prediction per shape. */
 #include "gemm_configs.h"
 

@@ -56,12 +56,12 @@ static int phase_on_gpu(const ts_lu *lu, int device, ts_backend backend) {
 /* Both phases default to the host. Symbolic: on the H200 the host's row
  * merge was faster on circuit matrices (10^5 rows: 251 against 303 ms; 10^6
  * rows: 418 against 3,502 ms), the GPU only on the 2-D Laplacian (1.3x),
- * bench/results/lu-analysis-h200.md; the row merge has since become 1.9-2.5x
- * faster (lu-analysis-cpu.md). Levels: the GPU's cooperative Kahn sort took
+ * bench/results/lu/lu-analysis-h200.md; the row merge has since become 1.9-2.5x
+ * faster (bench/results/lu/lu-analysis-cpu.md). Levels: the GPU's cooperative Kahn sort took
  * 1.9 ms (10^5 netlist), 18.6 ms (10^6) and 120-133 ms (Laplacian 500^2,
  * 4,012 levels) on the H200 before its uploads; the host's longest-path
  * sweep takes 1.4, 13.9 and 4.4 ms (Laplacian 316^2) on a 2-core machine
- * (lu-analysis-cpu.md), 10.7 ms on the 3,299-level circuit grid. */
+ * (bench/results/lu/lu-analysis-cpu.md), 10.7 ms on the 3,299-level circuit grid. */
 
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)

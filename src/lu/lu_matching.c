@@ -200,7 +200,7 @@ static double entry_magnitude(const ts_csr *a, int64_t k) {
  * same, so the optimum is too (up to ties). Read this way, A's CSR is the
  * cost matrix's CSC already: one streaming pass instead of a transpose,
  * whose scattered writes were half the matching's time on the 10^6-row
- * netlist (perf; bench/NOTES.md). log(max) is taken once per column, not
+ * netlist (perf; bench/notes/lu-analysis.md). log(max) is taken once per column, not
  * per entry. */
 static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
   int64_t n = a->rows;

@@ -282,7 +282,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
                             .perturb = !lu->options.no_perturbation};
   tsi_lu_factor_outcome outcome;
   /* Several threads and levels wide enough to share: the dataflow
-   * schedule (two threads, `bench/lu_cpu`, bench/results/lu-cpu.md:
+   * schedule (two threads, `bench/lu_cpu`, bench/results/lu/lu-cpu.md:
    * circuit grid n = 99,856 refactor 3,204 -> 1,554 ms, 2-D Laplacian 276 ->
    * 175). Chains of narrow levels
    * stay with the level schedule, which runs them on one thread (olm1000's

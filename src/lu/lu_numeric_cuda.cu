@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? 256 : GROUP)
  * columns finished long ago while the last ones it needs are still running.
  * On the circuit grid (n = 99,856) the level-by-level schedule's chain is
  * 894 K steps, the dataflow's 30 K with a column a multiprocessor (host
- * count, bench/NOTES.md).
+ * count, bench/notes/lu-numeric.md).
  *
  * No deadlock: a column waits only on columns of earlier levels, hence of
  * earlier tickets, taken by groups already running (a group takes a ticket
@@ -1124,7 +1124,7 @@ template <typename T> static ts_status run_levels(ts_lu *lu, tsi_lu_device *dev,
 
 /* A CUDA context's factor, refactor and solve run on the GPU unless the
  * options ask for the host: the GPU path passed tests/test_gpu_lu_*.c and
- * compute-sanitizer memcheck on the H200 (bench/results/compute-sanitizer-h200.md). */
+ * compute-sanitizer memcheck on the H200 (bench/results/core/compute-sanitizer-h200.md). */
 #define TSI_LU_GPU_BY_DEFAULT 1
 
 extern "C" bool tsi_lu_use_gpu(const ts_lu *lu) {

@@ -27,7 +27,7 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
  * duplicates: A passed ts_csr_check). Its 32-bit version when the counts
  * fit: the same ordering (the same algorithm on narrower integers) in
  * 1.4-1.8x less time on the circuits, its arrays being half as wide
- * (bench/NOTES.md). Returns AMD's status (AMD_OUT_OF_MEMORY also when the
+ * (bench/notes/lu-analysis.md). Returns AMD's status (AMD_OUT_OF_MEMORY also when the
  * input cannot be allocated); sets no error, so that it can run beside the
  * matching on another thread. */
 /* INT is a type: it cannot take parentheses. NOLINTBEGIN(bugprone-macro-parentheses) */

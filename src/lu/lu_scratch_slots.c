@@ -15,7 +15,7 @@
  * The 1000^2 2-D Laplacian (n = 10^6) factored with 268 slots at 6 Gflop/s
  * (H200, 2026-11-30); the 2048^2 one (n = 4.2 M) fell to the sparse scratch
  * with 64 slots under the 2 GiB cap and did not finish in 300 s (2026-12-01).
- * The larger cap has not been measured yet (bench/NOTES.md). */
+ * The larger cap has not been measured yet (bench/notes/lu-numeric.md). */
 #define TSI_LU_SCRATCH_LARGE_N_SLOTS 256
 
 int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free_bytes, int mode) {

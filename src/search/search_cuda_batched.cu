@@ -16,7 +16,7 @@
  * Each thread descends for CONFLICT_LIMITED_QUERIES queries at once, so that
  * its chains of dependent shared-memory probes overlap (one query a thread
  * left the SM latency-bound: 41 % of the bandwidth bound at 256 keys, H200,
- * bench/results/search-batched-h200.md). */
+ * bench/results/search/search-batched-h200.md). */
 #include "search_cuda_kernel.cuh"
 
 #define BATCHED_THREADS 256

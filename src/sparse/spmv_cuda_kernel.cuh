@@ -28,7 +28,7 @@ struct tsi_spmv_call {
  * when beta != 0. Plain cached loads: with one row per thread, the warp's
  * consecutive loads of a row's entries hit the same cache lines, and
  * evict-first loads (__ldcs) threw them out in between (2-D Laplacian,
- * thread-mapped: 0.277 ms with __ldcs, 0.227 ms without; bench/NOTES.md). */
+ * thread-mapped: 0.277 ms with __ldcs, 0.227 ms without; bench/notes/spmv.md). */
 /* Every schedule but group-mapped holds 8 blocks of 256 threads per SM
  * within 32 registers without spilling (ptxas -v; the int64-offset fp32
  * chunked kernels spill 14 bytes): full occupancy for the loads. Left free, thread-mapped took 48 registers (5 blocks

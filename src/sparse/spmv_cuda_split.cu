@@ -54,7 +54,7 @@ __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned coun
 
 /* Short rows: LANES threads a row, lanes stride the row's entries (LANES
  * = 1, the default: one thread walks its row, fastest on 8 of the 10 skewed
- * matrices measured; 4 lanes gained 4-7 % on Zipf 0.9, bench/NOTES.md). The
+ * matrices measured; 4 lanes gained 4-7 % on Zipf 0.9, bench/notes/spmv.md). The
  * lanes' sums meet by a fixed butterfly. */
 template <class T, class Index, int LANES>
 __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
@@ -74,7 +74,7 @@ __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, cons
       /* A batch of entries at a time, loads predicated and issued together,
        * then added in order: a row of up to a batch costs one round trip
        * (H200, 725770a: 1-2 % on the fp32 skewed sets, Zipf 0.9 fp64 0.885
-       * -> 0.828 ms; bench/NOTES.md). */
+       * -> 0.828 ms; bench/notes/spmv.md). */
       for (Index left = e - a; left > 0; left -= batch) {
         T v[batch];
 #pragma unroll

@@ -1,7 +1,11 @@
-/* Schedules (how tiles and atoms are mapped onto threads) and the launch
- * plan: block size, grid, the partition of merge-path and work-oriented
- * schedules into chunks (searched once, kept in a workspace), and the records
- * through which blocks that share a tile combine it. */
+/**
+ * @file tessera/lb/schedule.cuh
+ * @brief Schedules (how tiles and atoms are mapped onto threads) and the
+ *        launch plan: block size, grid, the partition of merge-path and
+ *        work-oriented schedules into chunks (searched once, kept in a
+ *        workspace), and the records through which blocks that share a tile
+ *        combine it.
+ */
 #ifndef TESSERA_LB_SCHEDULE_CUH
 #define TESSERA_LB_SCHEDULE_CUH
 
@@ -15,25 +19,25 @@
 namespace tessera {
 namespace lb {
 
-/* One thread per tile (grid-stride over tiles). */
+/** One thread per tile (grid-stride over tiles). */
 struct thread_mapped {};
-/* One warp per tile (grid-stride over tiles). */
+/** One warp per tile (grid-stride over tiles). */
 struct warp_mapped {};
-/* One block per tile (grid-stride over tiles). */
+/** One block per tile (grid-stride over tiles). */
 struct block_mapped {};
-/* A group of Size threads (power of two, 1 to 1024) takes Size consecutive
+/** A group of Size threads (power of two, 1 to 1024) takes Size consecutive
  * tiles; the group's tile ends sit in shared memory (the prefix sum of the
  * tile sizes) and each thread finds the tile of its atoms there by binary
  * search. A tile is never split between groups. */
 template <int Size> struct group_mapped {
   static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0, "group size: a power of two, 1 to 1024");
-  static constexpr int size = Size;
+  static constexpr int size = Size; /**< Threads of a group. */
 };
-/* Even share of tiles + atoms per thread (Merrill and Garland, "Merge-based
+/** Even share of tiles + atoms per thread (Merrill and Garland, "Merge-based
  * parallel sparse matrix-vector multiplication", SC'16): long tiles are split
  * across threads and blocks and combined deterministically. */
 struct merge_path {};
-/* Even share of atoms per thread; the tile of the first atom is found by
+/** Even share of atoms per thread; the tile of the first atom is found by
  * binary search. Runs of empty tiles are walked by one thread. */
 struct work_oriented {};
 
@@ -56,14 +60,14 @@ template <> struct traits<work_oriented> {
 };
 } // namespace detail
 
-/* Threads per block a kernel using schedule S must be launched with. */
+/** Threads per block a kernel using schedule S must be launched with. */
 template <class S> constexpr int block_threads = detail::traits<S>::block;
 
-/* Shared bytes per staged item: a tile end or result, and an atom value. */
+/** Shared bytes per staged item: a tile end or result, and an atom value. */
 template <class T, class Index>
 constexpr int item_bytes = int((sizeof(T) > sizeof(Index) ? sizeof(T) : sizeof(Index)) + sizeof(T));
 
-/* Items (atoms, or tiles + atoms) each of `Threads` threads stages per chunk:
+/** Items (atoms, or tiles + atoms) each of `Threads` threads stages per chunk:
  * about 24 KB of shared memory per block, at most 8 (8 for 4-byte values and
  * indices, 6 for doubles): eight 256-thread blocks fit on an SM. */
 template <int Threads, class T, class Index>
@@ -71,42 +75,51 @@ constexpr int items_for = 24576 / (Threads * item_bytes<T, Index>) > 8   ? 8
                           : 24576 / (Threads * item_bytes<T, Index>) < 1 ? 1
                                                                          : 24576 / (Threads * item_bytes<T, Index>);
 
+/** Items per thread of a 256-thread block's chunk (merge-path, work-oriented). */
 template <class T, class Index> constexpr int items_per_thread = items_for<256, T, Index>;
 
-/* Items per thread of a group-mapped chunk (groups above 256 threads fill
+/** Items per thread of a group-mapped chunk (groups above 256 threads fill
  * their own block). */
 template <int G, class T, class Index> constexpr int group_items_per_thread = items_for<(G > 256 ? G : 256), T, Index>;
 
-/* A point on the path through tiles and atoms: `tile` tiles closed and `atom`
+/** A point on the path through tiles and atoms: `tile` tiles closed and `atom`
  * atoms consumed. */
-template <class Index> struct coordinate { Index tile, atom; };
-
-/* A block's share of a tile split across blocks (merge-path, work-oriented). */
-template <class T> struct record {
-  long long tile; /* -1: no record */
-  int closes;     /* the block holds the tile's end */
-  T value;
+template <class Index> struct coordinate {
+  /** Tiles closed and atoms consumed. */
+  /**@{*/
+  Index tile, atom;
+  /**@}*/
 };
 
-/* Most blocks a chunked schedule launches: bounds the records that the last
+/** A block's share of a tile split across blocks (merge-path, work-oriented). */
+template <class T> struct record {
+  long long tile; /**< The tile; -1: no record. */
+  int closes;     /**< The block holds the tile's end. */
+  T value;        /**< The block's combination of the tile's atoms. */
+};
+
+/** Most blocks a chunked schedule launches: bounds the records that the last
  * block combines (16 per thread). */
 template <class S> constexpr int max_chunked_grid = 8 * block_threads<S>;
 
-/*
+/**
  * What a kernel needs besides the work: the grid it must be launched with
  * and, for merge-path and work-oriented, the chunk partition and records in
  * the workspace. Plain data, passed by value to the kernel.
  */
 template <class Index> struct plan {
+  /** The work's numbers of tiles and atoms. */
+  /**@{*/
   Index tiles, atoms;
-  int grid;                  /* blocks to launch (0: nothing to do) */
-  int block;                 /* threads per block (block_threads<S>) */
-  long long chunks;          /* chunked schedules: pieces of the path of chunk_items items */
-  int chunk_items;           /* items per chunk (block * items_per_thread) */
-  long long per_block;       /* chunks per block, consecutive */
-  coordinate<Index> *coords; /* chunks + 1 start points */
-  void *records;             /* 2 * grid record<T> */
-  unsigned *counter;         /* blocks finished; the last one resets it to 0 */
+  /**@}*/
+  int grid;                  /**< Blocks to launch (0: nothing to do). */
+  int block;                 /**< Threads per block (`block_threads<S>`). */
+  long long chunks;          /**< Chunked schedules: pieces of the path of chunk_items items. */
+  int chunk_items;           /**< Items per chunk (block * items_per_thread). */
+  long long per_block;       /**< Chunks per block, consecutive. */
+  coordinate<Index> *coords; /**< chunks + 1 start points. */
+  void *records;             /**< 2 * grid `record<T>`. */
+  unsigned *counter;         /**< Blocks finished; the last one resets it to 0. */
 };
 
 namespace detail {
@@ -161,7 +174,7 @@ __global__ void search_chunk_starts(Work work, coordinate<typename Work::index_t
 }
 } // namespace detail
 
-/* Workspace bytes schedule S needs for a work of this size with values of
+/** Workspace bytes schedule S needs for a work of this size with values of
  * type T (0 for the mapped schedules). */
 template <class S, class T, class Index> size_t workspace_bytes(Index tiles, Index atoms) {
   if constexpr (!detail::traits<S>::chunked) {
@@ -176,7 +189,7 @@ template <class S, class T, class Index> size_t workspace_bytes(Index tiles, Ind
   }
 }
 
-/*
+/**
  * The plan for a work of `tiles` tiles and `atoms` atoms with schedule S,
  * values of type T, on a device that holds `resident_blocks` blocks of the
  * kernel at once (multiprocessors times cudaOccupancyMaxActiveBlocksPerMultiprocessor;
@@ -234,7 +247,7 @@ plan<Index> make_plan(Index tiles, Index atoms, int resident_blocks, void *works
   }
 }
 
-/* Blocks of `kernel` (launched with `block` threads and `dynamic_shared`
+/** Blocks of `kernel` (launched with `block` threads and `dynamic_shared`
  * bytes) the current device holds at once. */
 template <class Kernel> inline int resident_blocks(Kernel kernel, int block, size_t dynamic_shared = 0) {
   int device = 0, sms = 0, per_sm = 0;
@@ -245,7 +258,7 @@ template <class Kernel> inline int resident_blocks(Kernel kernel, int block, siz
   return sms * (per_sm > 0 ? per_sm : 1);
 }
 
-/*
+/**
  * One-time preparation on `stream`: the chunk start points (a binary search
  * per chunk) and the zeroed block counter. A no-op for the mapped schedules.
  * Run it again only if the work's ends change.

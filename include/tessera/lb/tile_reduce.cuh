@@ -1,7 +1,12 @@
-/* One kernel body for every schedule: for_each_tile_reduce() combines the
- * values of each tile's atoms and hands each tile's result to the caller
- * exactly once; for_each_atom() visits each atom once with its tile. The
- * schedule is a type argument, so switching schedules changes one identifier.
+/**
+ * @file tessera/lb/tile_reduce.cuh
+ * @brief One kernel body for every schedule: for_each_tile_reduce() combines
+ *        the values of each tile's atoms and hands each tile's result to the
+ *        caller exactly once; for_each_atom() visits each atom once with its
+ *        tile.
+ *
+ * The schedule is a type argument, so switching schedules changes one
+ * identifier.
  *
  * Split schedules (group-mapped, merge-path, work-oriented) stage a chunk of
  * the path in shared memory: the ends of its tiles and the values of its
@@ -239,7 +244,7 @@ __device__ void run_thread_mapped(const Work &w, T identity, Op op, const AtomVa
        * order (with identity past its end, which changes nothing): one
        * round trip to memory. As a loop of four and a remainder, a tile of 5
        * took two (H200, 2-D Laplacian 4096^2: 0.2413 ms against 0.2285,
-       * bench/NOTES.md). */
+       * bench/notes/spmv.md). */
       const int n = int(e - a);
       T v[short_tile];
 #pragma unroll
@@ -484,15 +489,15 @@ __device__ void dispatch(const plan<typename Work::index_type> &p, const Work &w
 
 } // namespace detail
 
-/* Shared memory a kernel declares for schedule S with values of type T:
- *   __shared__ tessera::lb::storage<S, T, Index> smem; */
+/** Shared memory a kernel declares for schedule S with values of type T:
+ * `__shared__ tessera::lb::storage<S, T, Index> smem;` */
 template <class S, class T, class Index> using storage = typename detail::storage_for<S, T, Index>::type;
 
-/*
+/**
  * For every tile t: done(t, v) with v = op(...op(op(identity, atom_value(a0)),
  * atom_value(a1))..., atom_value(a_last)) over the tile's atoms (in an order
  * fixed by the schedule and the plan; exact for an associative op). Called by
- * every thread of a kernel launched with p.grid blocks of block_threads<S>
+ * every thread of a kernel launched with p.grid blocks of `block_threads<S>`
  * threads. done() is called exactly once per tile, by some thread of the
  * grid (for tiles split between blocks, by the last block to finish);
  * atom_value() exactly once per atom. T: trivially copyable, 4-byte multiple.
@@ -504,10 +509,10 @@ __device__ void for_each_tile_reduce(const plan<typename Work::index_type> &p, c
   detail::dispatch<S>(p, w, smem, identity, op, atom_value, detail::no_visit{}, done);
 }
 
-/* Shared memory and plan value type of for_each_atom(). */
+/** Shared memory and plan value type of for_each_atom(). */
 template <class S, class Index> using atom_storage = storage<S, int, Index>;
 
-/*
+/**
  * fn(tile, atom) exactly once for every atom, with the schedule's
  * distribution of atoms over threads. The plan is make_plan<S, int, Index>
  * (and its workspace for merge-path and work-oriented).

@@ -1,8 +1,13 @@
-/* Cooperative units of threads (a sub-warp tile, a warp, several warps, a
- * block) and their collectives: barrier and a deterministic segmented scan.
+/**
+ * @file tessera/lb/unit.cuh
+ * @brief Cooperative units of threads (a sub-warp tile, a warp, several
+ *        warps, a block) and their collectives: barrier and a deterministic
+ *        segmented scan.
+ *
  * Units of up to 32 threads are cooperative-groups tiles; larger units that
  * are not the whole block synchronise on a named hardware barrier (one per
- * unit), which the sanitizer's race and sync checkers understand. */
+ * unit), which the sanitizer's race and sync checkers understand.
+ */
 #ifndef TESSERA_LB_UNIT_CUH
 #define TESSERA_LB_UNIT_CUH
 
@@ -11,36 +16,41 @@
 namespace tessera {
 namespace lb {
 
-/* Sum, the default per-tile reduction. Any associative operator works; the
+/** Sum, the default per-tile reduction. Any associative operator works; the
  * layer fixes the order in which values are combined, so results repeat
  * bitwise from run to run. */
 struct plus {
+  /** a + b. */
   template <class T> __device__ T operator()(const T &a, const T &b) const { return a + b; }
 };
 
+/** Maximum, another associative per-tile reduction. */
 struct maximum {
+  /** b when a < b, otherwise a. */
   template <class T> __device__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
 };
 
-/* Scratch for a unit's scan: one (flag, value) per warp of the unit. */
+/** Scratch for a unit's scan: one (flag, value) per warp of the unit. */
 template <int Size, class T> struct scan_storage {
-  T value[Size > 32 ? Size / 32 : 1];
-  int flag[Size > 32 ? Size / 32 : 1];
+  T value[Size > 32 ? Size / 32 : 1];  /**< Each warp's running value. */
+  int flag[Size > 32 ? Size / 32 : 1]; /**< Each warp's reset flag. */
 };
 
-/* Size threads (a power of two, 1 to 1024) inside a block of Block threads;
+/** Size threads (a power of two, 1 to 1024) inside a block of Block threads;
  * unit `index` holds threads index*Size .. index*Size + Size - 1. */
 template <int Size, int Block> struct unit {
   static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0, "unit size: a power of two, 1 to 1024");
   static_assert(Block % Size == 0 && Block <= 1024, "the block holds whole units");
   static_assert(Size == Block || Size <= 32 || Block / Size <= 15, "one named barrier per multi-warp unit");
-  static constexpr int size = Size;
-  static constexpr int warp_width = Size < 32 ? Size : 32; /* lanes of one warp-level step */
-  int rank;                                                /* 0 .. Size - 1 */
-  int index;                                               /* unit within the block */
+  static constexpr int size = Size;                        /**< Threads of the unit. */
+  static constexpr int warp_width = Size < 32 ? Size : 32; /**< Lanes of one warp-level step. */
+  int rank;                                                /**< This thread's rank in the unit, 0 .. Size - 1. */
+  int index;                                               /**< The unit within the block. */
 
+  /** The calling thread's unit and rank. */
   __device__ unit() : rank(int(threadIdx.x) % Size), index(int(threadIdx.x) / Size) {}
 
+  /** Barrier over the unit's threads. */
   __device__ void sync() const {
     if constexpr (Size == Block) {
       __syncthreads();
@@ -55,13 +65,13 @@ template <int Size, int Block> struct unit {
   }
 };
 
-/* Result of a segmented scan for one thread. */
+/** Result of a segmented scan for one thread. */
 template <class T> struct segmented_scan_result {
-  T exclusive; /* the running value entering this thread */
-  T carry_out; /* the running value leaving the unit (same in every thread) */
+  T exclusive; /**< The running value entering this thread. */
+  T carry_out; /**< The running value leaving the unit (same in every thread). */
 };
 
-/*
+/**
  * Deterministic segmented scan over the unit's threads in rank order. Thread
  * i brings (reset_i, value_i); the running value is
  *   C_i = reset_i ? value_i : op(C_{i-1}, value_i),  C_{-1} = carry_in.
@@ -125,7 +135,7 @@ __device__ segmented_scan_result<T> segmented_scan(const unit<Size, Block> &u, s
   }
 }
 
-/* Combination of the unit's values in rank order (a scan without resets);
+/** Combination of the unit's values in rank order (a scan without resets);
  * every thread gets the result. */
 template <int Size, int Block, class T, class Op>
 __device__ T reduce(const unit<Size, Block> &u, scan_storage<Size, T> &scratch, T value, T identity, Op op) {
