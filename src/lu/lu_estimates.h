@@ -20,6 +20,12 @@ typedef ts_status (*tsi_lu_operator_fn)(void *data, ts_operation op, const doubl
  * a product is not finite. n >= 0; 0 for n = 0. */
 ts_status tsi_lu_norm_one_estimate(ts_context *ctx, int64_t n, tsi_lu_operator_fn apply, void *data, double *estimate);
 
+/* kappa_1(A) estimated (ts_lu_condest) through solves with the current
+ * factors, each refined in double; *worst_backward_error gets the largest
+ * normwise backward error (of A or of the scaled system) the solves were
+ * left with: above 1e-14, the factors cannot solve with A. */
+ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_backward_error);
+
 /* x = op(A)^{-1} rhs through the factors the solves use (y: n doubles of
  * host scratch), without refinement. */
 ts_status tsi_lu_apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
