@@ -1,11 +1,11 @@
 /**
- * @file tessera/lb.cuh
+ * @file
  * @brief tessera's load-balancing layer: device-side schedules that map
- *        irregular work onto GPU threads (header-only CUDA C++17).
+ * irregular work onto GPU threads.
  *
  * After Osama, Porumbescu and Owens, "A Programming Model for GPU Load
- * Balancing" (PPoPP 2023). Header-only CUDA C++17 (nvcc -std=c++17); it does
- * not need libtessera.
+ * Balancing" (PPoPP 2023). Header-only CUDA C++17 (nvcc -std=c++17); it
+ * does not need libtessera.
  *
  * Work. Atoms are the units of work (nonzeros), tiles are runs of
  * consecutive atoms (rows); a description gives the number of tiles, the
@@ -23,7 +23,7 @@
  * tile's last atom (nondecreasing, first tile starting at atom 0).
  *
  * Schedules (types): thread_mapped, warp_mapped, block_mapped,
- * `group_mapped<G>` (G a power of two, 1 to 1024), merge_path, work_oriented.
+ * group_mapped<G> (G a power of two, 1 to 1024), merge_path, work_oriented.
  *
  * The user owns the kernel; the layer lives inside it. A kernel is written
  * once with the schedule as a template argument:
@@ -62,13 +62,6 @@
  * atom; segmented_scan() and reduce() over a unit of threads; stride ranges
  * for range-based for loops (step, grid-, block-, warp-stride, infinite).
  */
-
-/** @namespace tessera
- * @brief tessera's C++ device-side API (the C API has no namespace: its names start with ts_). */
-
-/** @namespace tessera::lb
- * @brief The load-balancing layer: work descriptions, schedules, plans, and the per-tile reduction
- *        (see tessera/lb.cuh). */
 #ifndef TESSERA_LB_CUH
 #define TESSERA_LB_CUH
 

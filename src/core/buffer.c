@@ -1,5 +1,5 @@
 /* Host and backend buffers. On the CPU backend, device memory is host memory. */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

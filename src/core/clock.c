@@ -1,6 +1,6 @@
 /* The library's one clock: seconds on a monotonic clock. */
 #define _POSIX_C_SOURCE 200809L
-#include "internal.h"
+#include "core/internal.h"
 
 #include <time.h>
 

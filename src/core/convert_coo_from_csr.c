@@ -1,6 +1,6 @@
 /* COO from CSR: entry k of the result is entry k of the CSR (row-major order).
  * Explicit zeros and the symmetry tag are kept. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 #include <string.h>
 

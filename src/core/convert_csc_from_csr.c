@@ -1,6 +1,6 @@
 /* CSC from CSR: the same matrix stored by column (a counting transpose of
  * the layout). Explicit zeros and the symmetry tag are kept. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 ts_status ts_csc_from_csr(ts_context *ctx, const ts_csr *csr, ts_csc **csc) {
   if (!csc)

@@ -3,7 +3,7 @@
  * Explicit zeros, and sums that come to zero, stay stored. The result is the
  * same for any thread count: rows are sorted independently and the scatter
  * and the summing run in one thread. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +17,13 @@
 
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
-#include "convert_csr_from_coo_impl.h"
+#include "core/convert_csr_from_coo_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
 
 #define TSI_VALUE double
 #define TSI_NAME(x) x##_f64
-#include "convert_csr_from_coo_impl.h"
+#include "core/convert_csr_from_coo_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
 

@@ -1,6 +1,6 @@
 /* CSR from CSC: the same matrix stored by row (a counting transpose of the
  * layout). Explicit zeros and the symmetry tag are kept. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc, ts_csr **csr) {
   if (!csr)

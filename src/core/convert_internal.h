@@ -2,7 +2,7 @@
 #ifndef TESSERA_CONVERT_INTERNAL_H
 #define TESSERA_CONVERT_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 #ifdef _OPENMP
 #include <omp.h>

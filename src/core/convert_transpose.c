@@ -2,7 +2,7 @@
  * index (CSR -> CSC, or CSR(A) -> CSR(A^T)). The classic two-pass counting
  * sort (as in Gustavson, "Two fast algorithms for sparse matrices:
  * multiplication and permuted transposition", ACM TOMS 1978). */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* Validation of a COO matrix: sizes, nnz <= capacity, every index in range. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 ts_status tsi_coo_check(ts_context *ctx, const char *op, const ts_coo *coo) {
   if (!coo)

@@ -4,7 +4,7 @@
  * in the upper triangle are mirrored the same way, so an entry stored in both
  * triangles gives duplicates (ts_csr_from_coo sums them). Real values only,
  * so hermitian mirrors like symmetric. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Validation of a CSC matrix: the CSR checks with rows and columns exchanged
  * (offsets per column, row indices strictly increasing within a column). */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 ts_status ts_csc_check(ts_context *ctx, const ts_csc *csc) {
   if (!csc)

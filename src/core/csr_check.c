@@ -1,6 +1,6 @@
 /* Validation of a CSR matrix: offsets start at 0, never decrease and end at
  * nnz; column indices are in range and strictly increase within each row. */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 static bool symmetry_known(ts_symmetry symmetry) {
   return symmetry == TS_GENERAL || symmetry == TS_SYMMETRIC || symmetry == TS_SKEW_SYMMETRIC ||

@@ -3,7 +3,7 @@
  * bandwidth, and for square matrices the fraction of off-diagonal entries
  * whose mirror is stored (and holds an equal value), found by binary search
  * in the mirror's sorted row: O(nnz log(max row)). */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

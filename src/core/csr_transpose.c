@@ -3,7 +3,7 @@
  * keeps the stored triangle and the tag; skew-symmetric: A^T = -A, a copy
  * with negated values. Transposing the stored triangle itself would move it
  * to the other side and break the tag's convention (lower triangle stored). */
-#include "convert_internal.h"
+#include "core/convert_internal.h"
 
 ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a, ts_csr **at) {
   if (!at)

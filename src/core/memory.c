@@ -1,5 +1,5 @@
 /* Checked host allocation and overflow helpers. */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Status strings, version, and the per-context / per-thread error message. */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* C = alpha * op(A) * op(B) + beta * C: argument checks, the BLAS special
  * cases (m or n = 0, k = 0 or alpha = 0, beta = 0), the configuration, and
  * dispatch to the context's backend. */
-#include "gemm_internal.h"
+#include "gemm/gemm_internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,27 +11,11 @@
  * arithmetic intensity: larger register and block tiles need fewer shared
  * and global loads per FMA). The cheapest wins; ties go to the earlier entry.
  * Small products thus take small tiles that fill the SMs, large ones the
- * largest tile. The efficiencies are the fractions of the CUDA-core peak
- * each configuration sustained on 8192^3 on the H200 (bench/gemm_cuda_cores,
- * bench/results/gemm/gemm-h200.md); the SPT performance model is meant to replace
- * them with a prediction per shape. */
-#include "gemm_configs.h"
+ * largest tile. The efficiencies are measured ones (gemm_tuning.h); the SPT
+ * performance model is meant to replace them with a prediction per shape. */
+#include "gemm/gemm_configs.h"
 
 #include <stdio.h>
-
-/* Measured fraction of the FMA peak sustained on 8192^3, by id (H200;
- * fp32 at commit d88cbbe with the BK = 16 tiles in dynamic shared memory:
- * s128x128x8 0.622 (2 blocks per SM) and 0.563 (1), s128x128x16 0.626,
- * s128x256x8 0.648, s128x64x8 0.610, s64x64x8 0.582, s128x256x16 0.642,
- * s256x128x16 0.668, s128x128x16 (2 blocks) 0.620; fp64 at a072b44:
- * d128x128x8 0.642, d128x64x8 0.579, d64x64x8 0.478). */
-static double config_efficiency(const tsi_gemm_config *c) {
-  static const double efficiency[] = {0.0,   0.622, 0.563, 0.626, 0.648, 0.610, 0.582,
-                                      0.642, 0.579, 0.478, 0.642, 0.668, 0.620};
-  if (c->id < (int)(sizeof efficiency / sizeof efficiency[0]))
-    return efficiency[c->id];
-  return 0.5;
-}
 
 int tsi_gemm_config_choose(ts_dtype dtype, int64_t m, int64_t n, int64_t k, int multiprocessors, char *reason,
                            size_t reason_size) {
@@ -46,7 +30,7 @@ int tsi_gemm_config_choose(ts_dtype dtype, int64_t m, int64_t n, int64_t k, int 
       continue;
     int64_t tiles = tsi_gemm_config_tiles(c, m > 0 ? m : 1, n > 0 ? n : 1);
     int64_t per_sm = (tiles + sms - 1) / sms;
-    double cost = (double)per_sm * (double)c->block_m * (double)c->block_n / config_efficiency(c);
+    double cost = (double)per_sm * (double)c->block_m * (double)c->block_n / c->efficiency;
     if (best == 0 || cost < best_cost) {
       best = id;
       best_cost = cost;
@@ -60,7 +44,7 @@ int tsi_gemm_config_choose(ts_dtype dtype, int64_t m, int64_t n, int64_t k, int 
                "%dx%dx%d tiles: %lld tiles on %d SMs, %lld per SM, efficiency %.2f: lowest of ceil(tiles/SMs) * "
                "tile area / efficiency",
                c->block_m, c->block_n, c->block_k, (long long)best_tiles, sms,
-               (long long)((best_tiles + sms - 1) / sms), config_efficiency(c));
+               (long long)((best_tiles + sms - 1) / sms), c->efficiency);
     else
       snprintf(reason, reason_size, "no configuration for this precision");
   }

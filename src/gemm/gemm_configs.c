@@ -1,12 +1,12 @@
 /* The GPU GEMM's configuration table, each configuration's k-step round
  * (what the performance model prices), and the public description. */
-#include "gemm_configs.h"
+#include "gemm/gemm_configs.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define TSI_GEMM_CONFIG_ENTRY(id, dtype, type, bm, bn, bk, wm, wn, tm, tn, regs, bps)                                  \
-  {id, dtype, bm, bn, bk, wm, wn, tm, tn, regs, bps},
+#define TSI_GEMM_CONFIG_ENTRY(id, dtype, type, bm, bn, bk, wm, wn, tm, tn, regs, bps, efficiency)                      \
+  {id, dtype, bm, bn, bk, wm, wn, tm, tn, regs, bps, efficiency},
 static const tsi_gemm_config gemm_configs[] = {TSI_GEMM_CONFIG_LIST(TSI_GEMM_CONFIG_ENTRY)};
 #undef TSI_GEMM_CONFIG_ENTRY
 

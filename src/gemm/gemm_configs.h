@@ -1,6 +1,7 @@
-/* The GPU GEMM's tile configurations as data: one list (TSI_GEMM_CONFIG_LIST)
- * instantiates the CUDA kernels (gemm_cuda.cu) and fills the table that the
- * configuration choice and the performance model read (gemm_configs.c).
+/* The GPU GEMM's tile configurations as data: one list (TSI_GEMM_CONFIG_LIST
+ * of gemm_tuning.h) instantiates the CUDA kernels (gemm_cuda.cu) and fills
+ * the table that the configuration choice and the performance model read
+ * (gemm_configs.c).
  *
  * Kernel shape of every configuration (gemm_cuda_kernel.cuh): a block of
  * warps_m x warps_n warps computes a block_m x block_n tile of C; each warp a
@@ -14,36 +15,13 @@
 #ifndef TESSERA_GEMM_CONFIGS_H
 #define TESSERA_GEMM_CONFIGS_H
 
-#include "internal.h"
+#include "core/internal.h"
+#include "gemm/gemm_tuning.h"
 #include "tessera/gemm.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* X(id, dtype, type, block_m, block_n, block_k, warps_m, warps_n, thread_m,
- *   thread_n, registers, blocks_per_sm). blocks_per_sm is the kernel's
- * __launch_bounds__ minimum (the compiler keeps registers within
- * 65536 / (threads * blocks_per_sm)); registers is the count ptxas reported
- * for sm_90 (nvcc 12-13), a bound for the model rather than a promise. */
-#define TSI_GEMM_CONFIG_LIST(X)                                                                                        \
-  X(1, TS_FLOAT32, float, 128, 128, 8, 2, 4, 8, 8, 128, 2)                                                             \
-  X(2, TS_FLOAT32, float, 128, 128, 8, 2, 4, 8, 8, 165, 1)                                                             \
-  X(3, TS_FLOAT32, float, 128, 128, 16, 2, 4, 8, 8, 167, 1)                                                            \
-  X(4, TS_FLOAT32, float, 128, 256, 8, 2, 4, 8, 16, 246, 1)                                                            \
-  X(5, TS_FLOAT32, float, 128, 64, 8, 2, 2, 8, 8, 167, 3)                                                              \
-  X(6, TS_FLOAT32, float, 64, 64, 8, 1, 2, 8, 8, 167, 6)                                                               \
-  X(7, TS_FLOAT64, double, 128, 128, 8, 2, 4, 8, 8, 250, 1)                                                            \
-  X(8, TS_FLOAT64, double, 128, 64, 8, 2, 4, 8, 4, 128, 2)                                                             \
-  X(9, TS_FLOAT64, double, 64, 64, 8, 2, 4, 4, 4, 122, 2)                                                              \
-  X(10, TS_FLOAT32, float, 128, 256, 16, 2, 4, 8, 16, 255, 1)                                                          \
-  X(11, TS_FLOAT32, float, 256, 128, 16, 4, 2, 16, 8, 247, 1)                                                          \
-  X(12, TS_FLOAT32, float, 128, 128, 16, 2, 4, 8, 8, 128, 2)
-
-/* Elements of padding after each k-row of a shared-memory tile: keeps the
- * transposed stores (operands contiguous along k) free of bank conflicts
- * and the 16-byte fragment loads aligned. */
-#define TSI_GEMM_SHARED_PAD 4
 
 typedef struct tsi_gemm_config {
   int id;
@@ -53,6 +31,7 @@ typedef struct tsi_gemm_config {
   int thread_m, thread_n;
   int registers;     /* estimate per thread */
   int blocks_per_sm; /* estimate */
+  double efficiency; /* measured fraction of the FMA peak on a large product */
 } tsi_gemm_config;
 
 /* What one block does in one k-step: the model's round. Counts per thread

@@ -1,8 +1,8 @@
 /* The GPU GEMM: one launch of the tiled kernel in the configuration asked
  * for (every entry of TSI_GEMM_CONFIG_LIST is instantiated here), and the
  * C = beta C special case. Asynchronous on the context's stream. */
-#include "gemm_cuda_kernel.cuh"
-#include "gemm_internal.h"
+#include "gemm/gemm_cuda_kernel.cuh"
+#include "gemm/gemm_internal.h"
 
 #include <cuda_runtime.h>
 
@@ -20,8 +20,7 @@ static ts_status launch_gemm(ts_context *ctx, const tsi_gemm_args *g) {
   if (shared_bytes > 48 * 1024) { /* above the default limit: opt in (per device, idempotent) */
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
     if (err != cudaSuccess)
-      return tsi_error(ctx, TS_ERROR_CUDA, "ts_gemm: %d bytes of shared memory per block: %s", shared_bytes,
-                       cudaGetErrorString(err));
+      return tsi_cuda_error(ctx, err, "ts_gemm: %d bytes of shared memory per block", shared_bytes);
   }
   /* A is read along k when transposed; B when not (column-major op(B) is k x n). */
   kernel<<<(unsigned)(tiles_m * tiles_n), 32 * WARPS_M * WARPS_N, shared_bytes, stream>>>(
@@ -38,7 +37,7 @@ ts_status tsi_gemm_cuda(ts_context *ctx, const tsi_gemm_args *args, int config_i
   if (st != TS_SUCCESS)
     return st;
   switch (config_id) {
-#define TSI_GEMM_CONFIG_CASE(id, dtype, type, bm, bn, bk, wm, wn, tm, tn, regs, bps)                                   \
+#define TSI_GEMM_CONFIG_CASE(id, dtype, type, bm, bn, bk, wm, wn, tm, tn, regs, bps, efficiency)                       \
   case id:                                                                                                             \
     return launch_gemm<type, bm, bn, bk, wm, wn, tm, tn, bps>(ctx, args);
     TSI_GEMM_CONFIG_LIST(TSI_GEMM_CONFIG_CASE)
@@ -62,14 +61,16 @@ ts_status tsi_gemm_cuda_scale(ts_context *ctx, const tsi_gemm_args *g) {
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
     return st;
-  int64_t blocks = (g->m * g->n + 255) / 256; /* m, n < 2^31: no overflow */
-  if (blocks > 65536)
-    blocks = 65536;
+  constexpr int threads = TSI_GEMM_SCALE_THREADS;
+  int64_t blocks = (g->m * g->n + threads - 1) / threads; /* m, n < 2^31: no overflow */
+  if (blocks > TSI_GEMM_SCALE_MAX_BLOCKS)
+    blocks = TSI_GEMM_SCALE_MAX_BLOCKS;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   if (g->dtype == TS_FLOAT32)
-    gemm_scale_kernel<float><<<(unsigned)blocks, 256, 0, stream>>>(g->m, g->n, (float)g->beta, (float *)g->c, g->ldc);
+    gemm_scale_kernel<float>
+        <<<(unsigned)blocks, threads, 0, stream>>>(g->m, g->n, (float)g->beta, (float *)g->c, g->ldc);
   else
-    gemm_scale_kernel<double><<<(unsigned)blocks, 256, 0, stream>>>(g->m, g->n, g->beta, (double *)g->c, g->ldc);
+    gemm_scale_kernel<double><<<(unsigned)blocks, threads, 0, stream>>>(g->m, g->n, g->beta, (double *)g->c, g->ldc);
   return tsi_cuda_check_launch(ctx, "ts_gemm (C = beta C)");
 }
 
@@ -79,6 +80,6 @@ ts_status tsi_gemm_cuda_multiprocessors(ts_context *ctx, int *multiprocessors) {
     return st;
   cudaError_t err = cudaDeviceGetAttribute(multiprocessors, cudaDevAttrMultiProcessorCount, ctx->device);
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_gemm: cudaDeviceGetAttribute(SM count): %s", cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "ts_gemm: cudaDeviceGetAttribute(SM count)");
   return TS_SUCCESS;
 }

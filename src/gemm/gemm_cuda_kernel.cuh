@@ -15,8 +15,8 @@
 #ifndef TESSERA_GEMM_CUDA_KERNEL_CUH
 #define TESSERA_GEMM_CUDA_KERNEL_CUH
 
-#include "cuda_arch_limits.cuh"
-#include "gemm_configs.h"
+#include "core/cuda_arch_limits.cuh"
+#include "gemm/gemm_configs.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -106,10 +106,11 @@ __device__ __forceinline__ void tsi_gemm_store(T *tile, const T (&reg)[LOADS], c
     tile[c.shared + s * c.shared_step] = reg[s];
 }
 
-/* Block tile of output for block b: groups of 8 tile-rows are swept column
- * by column, so that blocks running together share A and B panels in L2. */
+/* Block tile of output for block b: groups of TSI_GEMM_TILE_GROUP tile-rows
+ * are swept column by column, so that blocks running together share A and B
+ * panels in L2. */
 __device__ __forceinline__ void tsi_gemm_tile_of(int b, int tiles_m, int tiles_n, int *tile_m, int *tile_n) {
-  const int group = 8;
+  const int group = TSI_GEMM_TILE_GROUP;
   int per_group = group * tiles_n;
   int first_m = (b / per_group) * group;
   int height = min(tiles_m - first_m, group);

@@ -3,7 +3,7 @@
 #ifndef TESSERA_GEMM_INTERNAL_H
 #define TESSERA_GEMM_INTERNAL_H
 
-#include "gemm_configs.h"
+#include "gemm/gemm_configs.h"
 
 #ifdef __cplusplus
 extern "C" {

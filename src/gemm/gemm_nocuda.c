@@ -1,5 +1,5 @@
 /* Built instead of gemm_cuda.cu without CUDA; a CUDA context cannot exist then. */
-#include "gemm_internal.h"
+#include "gemm/gemm_internal.h"
 
 ts_status tsi_gemm_cuda(ts_context *ctx, const tsi_gemm_args *args, int config_id) {
   (void)args;

@@ -4,7 +4,7 @@
 #ifndef TESSERA_MODEL_BENCH_CUH
 #define TESSERA_MODEL_BENCH_CUH
 
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 #include <cuda_runtime.h>
 

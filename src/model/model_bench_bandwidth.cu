@@ -5,7 +5,7 @@
  * makes bandwidth grow with bytes in flight until DRAM saturates. Also: the
  * bandwidth of random 32-byte sectors, and of a buffer resident in L2 (many
  * passes in one launch, so that launch overhead does not count). */
-#include "model_bench.cuh"
+#include "model/model_bench.cuh"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* Arithmetic and atomic throughput: full SMs, eight independent FMA chains
  * per thread (enough to cover the pipeline latency), and global atomicAdd on
  * one counter per thread or on a single counter. */
-#include "model_bench.cuh"
+#include "model/model_bench.cuh"
 
 #define CHAINS 8
 

@@ -4,7 +4,7 @@
  * Microbenchmarking", IEEE TPDS 2017). Over a buffer several times L2 every
  * step misses L2: DRAM latency; within a few MiB, after a warm pass: L2
  * latency. Loads use ld.global.cg (cached in L2, not L1). */
-#include "model_bench.cuh"
+#include "model/model_bench.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>

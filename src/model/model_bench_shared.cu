@@ -3,7 +3,7 @@
  * the cost of a d-way bank conflict: lane l reads row l mod d, bank l / d,
  * so d lanes meet in each bank (Mei and Chu, TPDS 2017; the banked model of
  * Sitchinava and Weichert, arXiv 1306.5076). */
-#include "model_bench.cuh"
+#include "model/model_bench.cuh"
 
 #define CHASE_WORDS 4096
 #define PATTERN_WORDS 8192 /* 8 planes of 32 x 32 words */

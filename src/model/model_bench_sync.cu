@@ -2,10 +2,9 @@
  * block sizes (Letendre, "Understanding and Modeling the Synchronization
  * Cost in the GPU Architecture", RIT 2013), and kernel launch overhead,
  * as device time between events and as host wall time in a burst. */
-#include "model_bench.cuh"
+#include "model/model_bench.cuh"
 
 #include <algorithm>
-#include <time.h>
 
 __global__ void tsi_model_barriers(unsigned count, unsigned *sink) {
   __shared__ unsigned word;
@@ -22,12 +21,6 @@ __global__ void tsi_model_barriers(unsigned count, unsigned *sink) {
 }
 
 __global__ void tsi_model_empty(void) {}
-
-static double wall_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 cudaError_t tsi_model_bench_sync(const tsi_model_bench &b, ts_model_params *p) {
   static const int sizes[TS_MODEL_BARRIER_POINTS] = {64, 256, 512, 1024};
@@ -68,13 +61,13 @@ cudaError_t tsi_model_bench_sync(const tsi_model_bench &b, ts_model_params *p) {
   }
   /* Host: a burst of 1000 launches and one synchronisation. */
   if (err == cudaSuccess) {
-    double t0 = wall_seconds();
+    double t0 = tsi_seconds();
     for (int i = 0; i < 1000; i++)
       tsi_model_empty<<<1, 32, 0, b.stream>>>();
     err = cudaGetLastError();
     if (err == cudaSuccess)
       err = cudaStreamSynchronize(b.stream);
-    p->launch_host_us = (wall_seconds() - t0) * 1e6 / 1000;
+    p->launch_host_us = (tsi_seconds() - t0) * 1e6 / 1000;
   }
   return err;
 }

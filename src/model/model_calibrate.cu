@@ -1,18 +1,10 @@
 /* ts_model_calibrate: the device limits from the CUDA runtime, then the
  * microbenchmarks of model_bench_*.cu on the context's stream. */
-#include "model_bench.cuh"
+#include "model/model_bench.cuh"
+#include "model/model_tuning.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* Occupancy-calculator constants of compute capability 7.0 and later
- * (CUDA Toolkit, cuda_occupancy.h: register allocation unit 256 per warp,
- * four register partitions, 255 registers a thread; shared memory in
- * 128-byte units). */
-#define REGISTER_ALLOC_UNIT 256
-#define REGISTER_PARTITIONS 4
-#define MAX_REGISTERS_PER_THREAD 255
-#define SHARED_ALLOC_UNIT 128
 
 cudaError_t tsi_model_elapsed(const tsi_model_bench &b, float *ms) {
   cudaError_t err = cudaEventSynchronize(b.stop);
@@ -77,10 +69,10 @@ static cudaError_t device_limits(int device, ts_model_params *p) {
   p->shared_reserved_per_block = reserved;
   p->l2_bytes = l2;
   p->clock_ghz = clock_khz * 1e-6;
-  p->register_alloc_unit = REGISTER_ALLOC_UNIT;
-  p->register_partitions = REGISTER_PARTITIONS;
-  p->max_registers_per_thread = MAX_REGISTERS_PER_THREAD;
-  p->shared_alloc_unit = SHARED_ALLOC_UNIT;
+  p->register_alloc_unit = TSI_MODEL_REGISTER_ALLOC_UNIT;
+  p->register_partitions = TSI_MODEL_REGISTER_PARTITIONS;
+  p->max_registers_per_thread = TSI_MODEL_MAX_REGISTERS_PER_THREAD;
+  p->shared_alloc_unit = TSI_MODEL_SHARED_ALLOC_UNIT;
   return cudaSuccess;
 }
 
@@ -148,7 +140,7 @@ extern "C" ts_status ts_model_calibrate(ts_context *ctx, ts_model_params *params
   if (err == cudaSuccess)
     err = cudaStreamSynchronize(b.stream);
   if (err != cudaSuccess)
-    st = tsi_error(ctx, TS_ERROR_CUDA, "ts_model_calibrate: %s: %s", step, cudaGetErrorString(err));
+    st = tsi_cuda_error(ctx, err, "ts_model_calibrate: %s", step);
   if (have_start)
     cudaEventDestroy(b.start);
   if (have_stop)

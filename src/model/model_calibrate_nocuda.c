@@ -1,5 +1,5 @@
 /* ts_model_calibrate in a build without CUDA: there is no GPU to measure. */
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 ts_status ts_model_calibrate(ts_context *ctx, ts_model_params *params) {
   (void)params;

@@ -2,7 +2,7 @@
 #ifndef TESSERA_MODEL_INTERNAL_H
 #define TESSERA_MODEL_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 #include "tessera/model.h"
 
 #include <stddef.h>

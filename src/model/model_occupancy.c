@@ -1,7 +1,7 @@
 /* Resident blocks per SM for a launch shape, as the CUDA occupancy
  * calculator computes it (NVIDIA, CUDA C++ Programming Guide, "Occupancy";
  * the limits are the device properties held in ts_model_params). */
-#include "internal.h"
+#include "core/internal.h"
 #include "tessera/model.h"
 
 static int64_t round_up(int64_t value, int64_t unit) { return unit > 0 ? (value + unit - 1) / unit * unit : value; }

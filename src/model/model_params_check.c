@@ -1,5 +1,5 @@
 /* Whether a parameter set is usable by the predictor. */
-#include "internal.h"
+#include "core/internal.h"
 #include "tessera/model.h"
 
 #include <math.h>

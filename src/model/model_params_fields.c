@@ -1,6 +1,6 @@
 /* The members of ts_model_params as JSON keys: one table that the writer
  * and the reader share, so that the two cannot disagree. */
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 const tsi_model_field tsi_model_fields[] = {
     {"device", TSI_FIELD_TEXT, offsetof(ts_model_params, device), (int)sizeof(((ts_model_params *)0)->device)},

@@ -1,7 +1,7 @@
 /* Read the flat JSON object of ts_model_params_write_json(): a small
  * recursive-descent reader for exactly that shape (an object of strings,
  * numbers and arrays of numbers); every error names its line. */
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* ts_model_params as a flat JSON object: one member per line, numbers with
  * 17 significant digits (a double reads back exactly). */
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,7 +6,7 @@
  * roofline model (the slowest resource bounds a round), and the issue limit
  * of an SM (NVIDIA H100 whitepaper, 2022: four schedulers, one warp
  * instruction a cycle each). */
-#include "internal.h"
+#include "core/internal.h"
 #include "tessera/model.h"
 
 #include <math.h>

@@ -7,26 +7,16 @@
  * row to a warp or a block; merge-path and work-oriented stage chunks of
  * 256 x V items in shared memory (V = 8 for 4-byte values, 6 for 8-byte),
  * search each thread's start there and combine by a segmented scan. */
-#include "model_internal.h"
+#include "model/model_internal.h"
+#include "model/model_tuning.h"
 
 #include <math.h>
 #include <string.h>
 
+/* Threads of a block of every schedule described (lb::block_threads). */
 #define BLOCK 256.0
+/* Bytes of the memory sector a scattered access moves. */
 #define SECTOR 32.0
-/* x accesses of rows closer than this many bytes of x stay in L1/L2 lines
- * that neighbouring rows share: x is read once, coalesced. */
-#define BANDED_X_BYTES 65536.0
-/* Wider bands count as banded too when the band is a small part of the
- * columns (a stencil's: a 3-D grid's bandwidth is rows^(2/3), a random
- * pattern's about the columns) and the x entries between a row's farthest
- * columns, 2 bandwidth + 1, fit a quarter of the L2 beside the streamed
- * matrix: each diagonal's accesses are then consecutive across
- * consecutive rows. (The 64 KiB window alone called the 3-D Laplacian
- * 256^3, bandwidth 65,536, scattered: thread-mapped predicted 2.03 ms
- * against 0.28 measured, H200, 2026-12-01.) */
-#define BANDED_MAX_FRACTION (1.0 / 16.0)
-#define BANDED_X_L2_SHARE 0.25
 
 typedef struct spmv_shape {
   double rows, cols, nnz, mean, max_row, warp_max, value_bytes;
@@ -55,15 +45,15 @@ static void shape_of(const ts_model_params *p, const ts_csr_stats *s, ts_dtype d
   out->y_bytes = out->rows * out->value_bytes;
   double x_bytes = out->cols * out->value_bytes;
   const double band = (double)s->bandwidth;
-  const bool narrow = band * out->value_bytes <= BANDED_X_BYTES;
-  const bool stencil = band <= BANDED_MAX_FRACTION * out->cols &&
-                       (2.0 * band + 1.0) * out->value_bytes <= BANDED_X_L2_SHARE * (double)p->l2_bytes;
+  const bool narrow = band * out->value_bytes <= TSI_MODEL_BANDED_X_BYTES;
+  const bool stencil = band <= TSI_MODEL_BANDED_MAX_FRACTION * out->cols &&
+                       (2.0 * band + 1.0) * out->value_bytes <= TSI_MODEL_BANDED_X_L2_SHARE * (double)p->l2_bytes;
   if (narrow || stencil || out->nnz <= out->cols) {
     out->x_coalesced = x_bytes;
   } else {
     /* Scattered x: one sector per access; the part of x that L2 holds
      * serves those sectors, the rest comes from DRAM. */
-    double in_l2 = fmin(1.0, 0.5 * (double)p->l2_bytes / x_bytes);
+    double in_l2 = fmin(1.0, TSI_MODEL_SCATTERED_X_L2_SHARE * (double)p->l2_bytes / x_bytes);
     out->x_coalesced = x_bytes;
     out->x_l2 = out->nnz * SECTOR * in_l2;
     out->x_scattered = out->nnz * SECTOR * (1.0 - in_l2);

@@ -1,6 +1,6 @@
 /* Many small independent searches: check the arguments, then a binary
  * search per query on the CPU or the shared-memory kernels on the GPU. */
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 static int32_t count_below_in(ts_key_type type, const void *keys, int64_t first, int64_t n, uint64_t q, bool upper) {
   if (upper) {

@@ -1,7 +1,7 @@
 /* The CPU backend of a search plan: a binary search of the ordered keys per
  * query (OpenMP over the queries). The reference every GPU algorithm is
  * tested against. */
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 /* Number of ordered keys < q (the lower bound of q), for one key width. */
 #define DEFINE_COUNT_BELOW(name, Bits)                                                                                 \

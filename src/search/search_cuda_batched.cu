@@ -13,18 +13,17 @@
  * from 2^d - 1, so depths 0 to 5 of a warp's searches touch at most 32
  * consecutive words (no conflict, or a broadcast); only deeper, random
  * probes can conflict. Same work as binary search; the rank is the path.
- * Each thread descends for CONFLICT_LIMITED_QUERIES queries at once, so that
- * its chains of dependent shared-memory probes overlap (one query a thread
- * left the SM latency-bound: 41 % of the bandwidth bound at 256 keys, H200,
- * bench/results/search/search-batched-h200.md). */
-#include "search_cuda_kernel.cuh"
+ * Each thread descends for several queries at once, so that its chains of
+ * dependent shared-memory probes overlap: with one query a thread the SM
+ * waited on them (search-batched-h200.md). */
+#include "search/search_cuda_kernel.cuh"
 
-#define BATCHED_THREADS 256
+constexpr int block_threads = TSI_SEARCH_BATCHED_THREADS;
 /* Queries a thread of the conflict-limited search has in flight. */
-#define CONFLICT_LIMITED_QUERIES 4
+constexpr int conflict_limited_queries = TSI_SEARCH_CONFLICT_LIMITED_QUERIES;
 
 template <ts_key_type T, bool ConflictLimited>
-__global__ void __launch_bounds__(BATCHED_THREADS)
+__global__ void __launch_bounds__(block_threads)
     search_batched_kernel(const typename tsi_key<T>::Raw *__restrict__ keys, int64_t arrays, int n, int height,
                           const typename tsi_key<T>::Raw *__restrict__ queries, int64_t m,
                           int32_t *__restrict__ results, bool upper) {
@@ -35,26 +34,26 @@ __global__ void __launch_bounds__(BATCHED_THREADS)
   for (int64_t a = blockIdx.x; a < arrays; a += gridDim.x) {
     const typename tsi_key<T>::Raw *k = keys + a * n;
     if (ConflictLimited) {
-      for (int i = threadIdx.x; i < slots; i += BATCHED_THREADS) {
+      for (int i = threadIdx.x; i < slots; i += block_threads) {
         unsigned j = (unsigned)i + 1;
         int tz = __ffs(j) - 1;
         int index = (1 << (height - 1 - tz)) - 1 + (int)(j >> (tz + 1));
         s[index] = i < n ? tsi_key<T>::order(k[i]) : (Bits) ~(Bits)0;
       }
     } else {
-      for (int i = threadIdx.x; i < n; i += BATCHED_THREADS)
+      for (int i = threadIdx.x; i < n; i += block_threads)
         s[i] = tsi_key<T>::order(k[i]);
     }
     __syncthreads();
     if (ConflictLimited) {
-      constexpr int Q = CONFLICT_LIMITED_QUERIES;
-      for (int64_t j0 = threadIdx.x; j0 < m; j0 += (int64_t)BATCHED_THREADS * Q) {
+      constexpr int Q = conflict_limited_queries;
+      for (int64_t j0 = threadIdx.x; j0 < m; j0 += (int64_t)block_threads * Q) {
         Bits q[Q];
         bool all[Q];
         int node[Q];
 #pragma unroll
         for (int u = 0; u < Q; u++) {
-          const int64_t j = j0 + (int64_t)u * BATCHED_THREADS;
+          const int64_t j = j0 + (int64_t)u * block_threads;
           all[u] = true;
           q[u] = j < m ? tsi_prepare_query<Bits>(tsi_key<T>::order(queries[a * m + j]), upper, &all[u]) : (Bits)0;
           node[u] = 0;
@@ -65,13 +64,13 @@ __global__ void __launch_bounds__(BATCHED_THREADS)
             node[u] = 2 * node[u] + 1 + (s[node[u]] < q[u]);
 #pragma unroll
         for (int u = 0; u < Q; u++) {
-          const int64_t j = j0 + (int64_t)u * BATCHED_THREADS;
+          const int64_t j = j0 + (int64_t)u * block_threads;
           if (j < m)
             results[a * m + j] = all[u] ? n : node[u] - slots;
         }
       }
     } else {
-      for (int64_t j = threadIdx.x; j < m; j += BATCHED_THREADS) {
+      for (int64_t j = threadIdx.x; j < m; j += block_threads) {
         bool all;
         Bits q = tsi_prepare_query<Bits>(tsi_key<T>::order(queries[a * m + j]), upper, &all);
         int lo = 0, len = n;
@@ -98,13 +97,13 @@ static cudaError_t launch_typed(bool conflict_limited, bool upper, const void *k
   typedef typename tsi_key<T>::Raw Raw;
   int height = tsi_search_eytzinger_height(n);
   size_t shared = ((size_t)1 << height) * sizeof(Bits); /* room for the padded tree either way */
-  int grid = arrays > 65535L * 32 ? 65535 * 32 : (int)arrays;
+  int grid = arrays > TSI_SEARCH_BATCHED_MAX_GRID ? TSI_SEARCH_BATCHED_MAX_GRID : (int)arrays;
   if (conflict_limited)
-    search_batched_kernel<T, true><<<grid, BATCHED_THREADS, shared, stream>>>((const Raw *)keys, arrays, n, height,
-                                                                              (const Raw *)queries, m, results, upper);
+    search_batched_kernel<T, true><<<grid, block_threads, shared, stream>>>((const Raw *)keys, arrays, n, height,
+                                                                            (const Raw *)queries, m, results, upper);
   else
-    search_batched_kernel<T, false><<<grid, BATCHED_THREADS, shared, stream>>>((const Raw *)keys, arrays, n, height,
-                                                                               (const Raw *)queries, m, results, upper);
+    search_batched_kernel<T, false><<<grid, block_threads, shared, stream>>>((const Raw *)keys, arrays, n, height,
+                                                                             (const Raw *)queries, m, results, upper);
   return cudaGetLastError();
 }
 
@@ -137,7 +136,6 @@ extern "C" ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, 
     break;
   }
   if (err != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_search_batched: %s launch: %s",
-                     ts_search_batched_algorithm_name(algorithm), cudaGetErrorString(err));
+    return tsi_cuda_error(ctx, err, "ts_search_batched: %s launch", ts_search_batched_algorithm_name(algorithm));
   return tsi_cuda_check_launch(ctx, "ts_search_batched");
 }

@@ -5,13 +5,13 @@
  * tree of height h the path's left/right bits, read as a number, are the
  * query's rank: rank = final index - (2^h - 1). No explicit prefetch: each
  * thread carries several queries at once, whose loads are independent. */
-#include "search_cuda_kernel.cuh"
+#include "search/search_cuda_kernel.cuh"
 
-#define EYTZINGER_THREADS 256
-#define EYTZINGER_QUERIES_PER_THREAD 4
+constexpr int block_threads = TSI_SEARCH_EYTZINGER_THREADS;
+constexpr int queries_per_thread = TSI_SEARCH_EYTZINGER_QUERIES_PER_THREAD;
 
 template <ts_key_type T, typename Index>
-__global__ void __launch_bounds__(EYTZINGER_THREADS)
+__global__ void __launch_bounds__(block_threads)
     search_eytzinger_kernel(const typename tsi_key<T>::Bits *__restrict__ tree, int height, int top_height, int64_t n,
                             const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
                             Index *__restrict__ results, bool upper) {
@@ -23,31 +23,31 @@ __global__ void __launch_bounds__(EYTZINGER_THREADS)
     top[i] = tree[i];
   __syncthreads();
   const int64_t leaves = ((int64_t)1 << height) - 1;
-  const int64_t stride = (int64_t)gridDim.x * EYTZINGER_THREADS * EYTZINGER_QUERIES_PER_THREAD;
-  for (int64_t base = (int64_t)blockIdx.x * EYTZINGER_THREADS * EYTZINGER_QUERIES_PER_THREAD + threadIdx.x;
-       base < count; base += stride) {
-    Bits q[EYTZINGER_QUERIES_PER_THREAD];
-    bool all[EYTZINGER_QUERIES_PER_THREAD];
-    int64_t node[EYTZINGER_QUERIES_PER_THREAD];
+  const int64_t stride = (int64_t)gridDim.x * block_threads * queries_per_thread;
+  for (int64_t base = (int64_t)blockIdx.x * block_threads * queries_per_thread + threadIdx.x; base < count;
+       base += stride) {
+    Bits q[queries_per_thread];
+    bool all[queries_per_thread];
+    int64_t node[queries_per_thread];
 #pragma unroll
-    for (int k = 0; k < EYTZINGER_QUERIES_PER_THREAD; k++) {
-      int64_t i = base + k * EYTZINGER_THREADS;
+    for (int k = 0; k < queries_per_thread; k++) {
+      int64_t i = base + k * block_threads;
       q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(i < count ? queries[i] : queries[base]), upper, &all[k]);
       node[k] = 0;
     }
     for (int d = 0; d < top_height; d++) {
 #pragma unroll
-      for (int k = 0; k < EYTZINGER_QUERIES_PER_THREAD; k++)
+      for (int k = 0; k < queries_per_thread; k++)
         node[k] = 2 * node[k] + 1 + (top[node[k]] < q[k]);
     }
     for (int d = top_height; d < height; d++) {
 #pragma unroll
-      for (int k = 0; k < EYTZINGER_QUERIES_PER_THREAD; k++)
+      for (int k = 0; k < queries_per_thread; k++)
         node[k] = 2 * node[k] + 1 + (__ldg(tree + node[k]) < q[k]);
     }
 #pragma unroll
-    for (int k = 0; k < EYTZINGER_QUERIES_PER_THREAD; k++) {
-      int64_t i = base + k * EYTZINGER_THREADS;
+    for (int k = 0; k < queries_per_thread; k++) {
+      int64_t i = base + k * block_threads;
       if (i < count)
         results[i] = (Index)(all[k] ? n : node[k] - leaves);
     }
@@ -62,10 +62,11 @@ template <ts_key_type T, typename Index> static cudaError_t launch_typed(const t
   int top_height = l->eytzinger_height < table_height ? l->eytzinger_height : table_height;
   size_t shared = (((size_t)1 << top_height) - 1) * sizeof(Bits);
   const void *kernel = (const void *)search_eytzinger_kernel<T, Index>;
-  int grid = tsi_search_resident_grid(kernel, EYTZINGER_THREADS, shared, l->multiprocessors,
-                                      (l->count + EYTZINGER_THREADS * EYTZINGER_QUERIES_PER_THREAD - 1) /
-                                          (EYTZINGER_THREADS * EYTZINGER_QUERIES_PER_THREAD));
-  search_eytzinger_kernel<T, Index><<<grid, EYTZINGER_THREADS, shared, l->stream>>>(
+  if (l->blocks_per_sm)
+    return tsi_search_occupancy(kernel, block_threads, shared, l);
+  int grid = tsi_search_resident_grid(l, (l->count + block_threads * queries_per_thread - 1) /
+                                             (block_threads * queries_per_thread));
+  search_eytzinger_kernel<T, Index><<<grid, block_threads, shared, l->stream>>>(
       (const Bits *)l->layout, l->eytzinger_height, top_height, l->tree.n, (const typename tsi_key<T>::Raw *)l->queries,
       l->count, (Index *)l->results, l->upper);
   return cudaGetLastError();

@@ -5,7 +5,7 @@
 #ifndef TESSERA_SEARCH_CUDA_KERNEL_CUH
 #define TESSERA_SEARCH_CUDA_KERNEL_CUH
 
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -141,19 +141,25 @@ struct tsi_search_launch {
   const void *queries;
   int64_t count;
   void *results;
-  int multiprocessors;
+  int resident_blocks; /* of the kernel on the device, found at plan creation */
   cudaStream_t stream;
+  /* Set at plan creation only: the launcher writes its kernel's resident
+   * blocks per SM here (tsi_search_occupancy) and launches nothing. */
+  int *blocks_per_sm;
 };
 
-/* Blocks of @p threads threads to launch for a grid-stride kernel: as many as
- * stay resident (so each block loads its shared-memory table once), no more
- * than the work needs. */
-static inline int tsi_search_resident_grid(const void *kernel, int threads, size_t shared, int multiprocessors,
-                                           int64_t work_blocks) {
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared) != cudaSuccess || per_sm < 1)
-    per_sm = 1;
-  int64_t grid = (int64_t)per_sm * multiprocessors;
+/* At plan creation: the resident blocks per SM of @p kernel launched with
+ * @p threads threads and @p shared bytes of dynamic shared memory. */
+static inline cudaError_t tsi_search_occupancy(const void *kernel, int threads, size_t shared,
+                                               const tsi_search_launch *launch) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(launch->blocks_per_sm, kernel, threads, shared);
+}
+
+/* Blocks to launch for a grid-stride kernel: as many as stay resident (so
+ * each block loads its shared-memory table once), no more than the work
+ * needs. */
+static inline int tsi_search_resident_grid(const tsi_search_launch *launch, int64_t work_blocks) {
+  int64_t grid = launch->resident_blocks;
   if (work_blocks < grid)
     grid = work_blocks;
   return grid < 1 ? 1 : (int)grid;

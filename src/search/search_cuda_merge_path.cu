@@ -8,12 +8,12 @@
  * once. Queries out of order stay correct: the window comes from the tile's
  * true minimum and maximum, and a window too large for shared memory is
  * searched in global memory instead. */
-#include "search_cuda_kernel.cuh"
+#include "search/search_cuda_kernel.cuh"
 
-#define MERGE_PATH_THREADS 256
-#define MERGE_PATH_ITEMS 8
-#define MERGE_PATH_TILE (MERGE_PATH_THREADS * MERGE_PATH_ITEMS)
-#define MERGE_PATH_WINDOW 4096 /* keys of the shared-memory window */
+constexpr int block_threads = TSI_SEARCH_MERGE_PATH_THREADS;
+constexpr int items = TSI_SEARCH_MERGE_PATH_ITEMS;
+constexpr int tile_queries = block_threads * items;
+constexpr int window_keys = TSI_SEARCH_MERGE_PATH_WINDOW; /* keys of the shared-memory window */
 
 template <typename Bits> __device__ __forceinline__ int64_t count_below(const Bits *keys, int64_t len, Bits q) {
   int64_t lo = 0;
@@ -30,26 +30,26 @@ template <typename Bits> __device__ __forceinline__ int64_t count_below(const Bi
 }
 
 template <ts_key_type T, typename Index>
-__global__ void __launch_bounds__(MERGE_PATH_THREADS)
+__global__ void __launch_bounds__(block_threads)
     search_merge_path_kernel(const typename tsi_key<T>::Bits *__restrict__ tree, tsi_tree_args t,
                              const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
                              Index *__restrict__ results, bool upper) {
   typedef typename tsi_key<T>::Bits Bits;
   extern __shared__ uint4 shared_raw[];
   Bits *window = (Bits *)shared_raw;
-  __shared__ Bits warp_min[MERGE_PATH_THREADS / 32], warp_max[MERGE_PATH_THREADS / 32];
+  __shared__ Bits warp_min[block_threads / 32], warp_max[block_threads / 32];
   __shared__ int64_t bounds[2];
   const Bits *keys = tree + t.offset[0];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int64_t tiles = (count + MERGE_PATH_TILE - 1) / MERGE_PATH_TILE;
+  const int64_t tiles = (count + tile_queries - 1) / tile_queries;
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int64_t first = tile * MERGE_PATH_TILE;
-    Bits q[MERGE_PATH_ITEMS];
-    bool all[MERGE_PATH_ITEMS];
+    const int64_t first = tile * tile_queries;
+    Bits q[items];
+    bool all[items];
     Bits least = (Bits) ~(Bits)0, greatest = 0;
 #pragma unroll
-    for (int k = 0; k < MERGE_PATH_ITEMS; k++) {
-      int64_t i = first + k * MERGE_PATH_THREADS + threadIdx.x;
+    for (int k = 0; k < items; k++) {
+      int64_t i = first + k * block_threads + threadIdx.x;
       q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(i < count ? queries[i] : queries[first]), upper, &all[k]);
       if (!all[k]) {
         least = q[k] < least ? q[k] : least;
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(MERGE_PATH_THREADS)
     if (lane == 0 && warp < 2) {
       least = warp_min[0];
       greatest = warp_max[0];
-      for (int w = 1; w < MERGE_PATH_THREADS / 32; w++) {
+      for (int w = 1; w < block_threads / 32; w++) {
         least = warp_min[w] < least ? warp_min[w] : least;
         greatest = warp_max[w] > greatest ? warp_max[w] : greatest;
       }
@@ -81,14 +81,14 @@ __global__ void __launch_bounds__(MERGE_PATH_THREADS)
     }
     __syncthreads();
     const int64_t lo = bounds[0], width = bounds[1] - bounds[0];
-    const bool in_shared = width <= MERGE_PATH_WINDOW;
+    const bool in_shared = width <= window_keys;
     if (in_shared)
-      for (int64_t j = threadIdx.x; j < width; j += MERGE_PATH_THREADS)
+      for (int64_t j = threadIdx.x; j < width; j += block_threads)
         window[j] = __ldg(keys + lo + j);
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < MERGE_PATH_ITEMS; k++) {
-      int64_t i = first + k * MERGE_PATH_THREADS + threadIdx.x;
+    for (int k = 0; k < items; k++) {
+      int64_t i = first + k * block_threads + threadIdx.x;
       if (i < count) {
         int64_t r = in_shared ? count_below<Bits>(window, width, q[k]) : count_below<Bits>(keys + lo, width, q[k]);
         results[i] = (Index)(all[k] ? t.n : lo + r);
@@ -100,10 +100,12 @@ __global__ void __launch_bounds__(MERGE_PATH_THREADS)
 
 template <ts_key_type T, typename Index> static cudaError_t launch_typed(const tsi_search_launch *l) {
   typedef typename tsi_key<T>::Bits Bits;
-  size_t shared = MERGE_PATH_WINDOW * sizeof(Bits);
-  int64_t tiles = (l->count + MERGE_PATH_TILE - 1) / MERGE_PATH_TILE;
+  if (l->blocks_per_sm) /* a block a tile: the occupancy is not used */
+    return cudaSuccess;
+  size_t shared = window_keys * sizeof(Bits);
+  int64_t tiles = (l->count + tile_queries - 1) / tile_queries;
   int grid = tiles > INT32_MAX ? INT32_MAX : (int)tiles;
-  search_merge_path_kernel<T, Index><<<grid, MERGE_PATH_THREADS, shared, l->stream>>>(
+  search_merge_path_kernel<T, Index><<<grid, block_threads, shared, l->stream>>>(
       (const Bits *)l->layout, l->tree, (const typename tsi_key<T>::Raw *)l->queries, l->count, (Index *)l->results,
       l->upper);
   return cudaGetLastError();

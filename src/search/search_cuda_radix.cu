@@ -8,11 +8,11 @@
  * shared memory. Each block copies the table, and the keys when they fit,
  * to shared memory once; each thread carries several queries, and loads
  * its next step's queries before it searches this step's. */
-#include "search_cuda_kernel.cuh"
+#include "search/search_cuda_kernel.cuh"
 
-#define RADIX_THREADS 256
-#define RADIX_QUERIES_PER_THREAD 8
-#define RADIX_SHARED_LIMIT (48 * 1024)
+constexpr int block_threads = TSI_SEARCH_RADIX_THREADS;
+constexpr int queries_per_thread = TSI_SEARCH_RADIX_QUERIES_PER_THREAD;
+constexpr size_t shared_limit = TSI_SEARCH_RADIX_SHARED_LIMIT;
 
 /* Queries and results move as packs of consecutive entries: a 16-byte load
  * carries four 4-byte queries, so a warp's load instruction covers 512
@@ -36,7 +36,7 @@ __device__ __forceinline__ void radix_bucket(const uint32_t *table, const tsi_se
 }
 
 template <ts_key_type T, typename Index, int Pack>
-__global__ void __launch_bounds__(RADIX_THREADS)
+__global__ void __launch_bounds__(block_threads)
     search_radix_kernel(const uint32_t *__restrict__ layout, tsi_search_radix r, int64_t n, bool keys_shared,
                         const typename tsi_key<T>::Raw *__restrict__ queries, int64_t count,
                         Index *__restrict__ results, bool upper) {
@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(RADIX_THREADS)
   typedef typename tsi_key<T>::Raw Raw;
   typedef radix_pack<Raw, Pack> QueryPack;
   typedef radix_pack<Index, Pack> ResultPack;
-  constexpr int packs_per_thread = RADIX_QUERIES_PER_THREAD / Pack;
+  constexpr int packs_per_thread = queries_per_thread / Pack;
   extern __shared__ uint4 shared_raw[];
   uint32_t *table = (uint32_t *)shared_raw;
   const Bits *global_keys = (const Bits *)(layout + r.table_slots);
@@ -59,12 +59,12 @@ __global__ void __launch_bounds__(RADIX_THREADS)
   const QueryPack *query_packs = (const QueryPack *)queries;
   ResultPack *result_packs = (ResultPack *)results;
   const int64_t packs = count / Pack;
-  const int64_t stride = (int64_t)gridDim.x * RADIX_THREADS * packs_per_thread;
-  int64_t first = (int64_t)blockIdx.x * RADIX_THREADS * packs_per_thread + threadIdx.x;
+  const int64_t stride = (int64_t)gridDim.x * block_threads * packs_per_thread;
+  int64_t first = (int64_t)blockIdx.x * block_threads * packs_per_thread + threadIdx.x;
   QueryPack raw[packs_per_thread]; /* this step's queries, loaded during the step before */
 #pragma unroll
   for (int k = 0; k < packs_per_thread; k++) {
-    int64_t i = first + k * RADIX_THREADS;
+    int64_t i = first + k * block_threads;
     if (first < packs)
       raw[k] = query_packs[i < packs ? i : first];
   }
@@ -73,13 +73,13 @@ __global__ void __launch_bounds__(RADIX_THREADS)
     const int64_t following = first + stride;
 #pragma unroll
     for (int k = 0; k < packs_per_thread; k++) { /* in flight while this step searches */
-      int64_t i = following + k * RADIX_THREADS;
+      int64_t i = following + k * block_threads;
       next[k] = following < packs ? query_packs[i < packs ? i : following] : raw[k];
     }
-    uint32_t lo[RADIX_QUERIES_PER_THREAD], hi[RADIX_QUERIES_PER_THREAD];
-    Bits q[RADIX_QUERIES_PER_THREAD];
+    uint32_t lo[queries_per_thread], hi[queries_per_thread];
+    Bits q[queries_per_thread];
 #pragma unroll
-    for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+    for (int k = 0; k < queries_per_thread; k++) {
       bool all;
       q[k] = tsi_prepare_query<Bits>(tsi_key<T>::order(raw[k / Pack].v[k % Pack]), upper, &all);
       radix_bucket<Bits>(table, r, n, q[k], all, &lo[k], &hi[k]);
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(RADIX_THREADS)
     while (searching) { /* the queries' bisections step together */
       searching = false;
 #pragma unroll
-      for (int k = 0; k < RADIX_QUERIES_PER_THREAD; k++) {
+      for (int k = 0; k < queries_per_thread; k++) {
         if (lo[k] < hi[k]) {
           uint32_t mid = lo[k] + (hi[k] - lo[k]) / 2;
           if (keys[mid] < q[k])
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(RADIX_THREADS)
     }
 #pragma unroll
     for (int k = 0; k < packs_per_thread; k++) {
-      int64_t i = first + k * RADIX_THREADS;
+      int64_t i = first + k * block_threads;
       if (i < packs) {
         ResultPack out;
 #pragma unroll
@@ -134,20 +134,21 @@ template <ts_key_type T, typename Index> static cudaError_t launch_typed(const t
   typedef typename tsi_key<T>::Bits Bits;
   typedef typename tsi_key<T>::Raw Raw;
   constexpr int pack = 16 / sizeof(Raw);
-  /* The buffers are whole allocations of ts_buffer_create (256-byte aligned). */
-  if ((uintptr_t)l->queries % 16 != 0 || (uintptr_t)l->results % 16 != 0)
-    return cudaErrorMisalignedAddress;
   const tsi_search_radix &r = l->radix;
   size_t table_bytes = (size_t)r.table_slots * sizeof(uint32_t);
   size_t keys_bytes = (size_t)l->tree.n * sizeof(Bits);
-  bool keys_shared = table_bytes + keys_bytes <= RADIX_SHARED_LIMIT;
+  bool keys_shared = table_bytes + keys_bytes <= shared_limit;
   size_t shared = table_bytes + (keys_shared ? keys_bytes : 0);
   const void *kernel = (const void *)search_radix_kernel<T, Index, pack>;
-  int grid = tsi_search_resident_grid(kernel, RADIX_THREADS, shared, l->multiprocessors,
-                                      (l->count + RADIX_THREADS * RADIX_QUERIES_PER_THREAD - 1) /
-                                          (RADIX_THREADS * RADIX_QUERIES_PER_THREAD));
+  if (l->blocks_per_sm)
+    return tsi_search_occupancy(kernel, block_threads, shared, l);
+  /* The buffers are whole allocations of ts_buffer_create (256-byte aligned). */
+  if ((uintptr_t)l->queries % 16 != 0 || (uintptr_t)l->results % 16 != 0)
+    return cudaErrorMisalignedAddress;
+  int grid = tsi_search_resident_grid(l, (l->count + block_threads * queries_per_thread - 1) /
+                                             (block_threads * queries_per_thread));
   search_radix_kernel<T, Index, pack>
-      <<<grid, RADIX_THREADS, shared, l->stream>>>((const uint32_t *)l->layout, r, l->tree.n, keys_shared,
+      <<<grid, block_threads, shared, l->stream>>>((const uint32_t *)l->layout, r, l->tree.n, keys_shared,
                                                    (const Raw *)l->queries, l->count, (Index *)l->results, l->upper);
   return cudaGetLastError();
 }

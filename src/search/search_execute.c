@@ -1,6 +1,6 @@
 /* Run a search plan on a batch of queries: check the buffers, then the
  * backend's search. */
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const ts_buffer *queries, int64_t count,
                             ts_buffer *results) {

@@ -4,7 +4,8 @@
 #ifndef TESSERA_SEARCH_INTERNAL_H
 #define TESSERA_SEARCH_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
+#include "search/search_tuning.h"
 #include "tessera/search.h"
 
 #include <string.h>
@@ -16,15 +17,8 @@ extern "C" {
 /* Room for ts_search_plan_explain()'s line. */
 #define TSI_SEARCH_EXPLAIN_SIZE 256
 
-/* Bytes of one B+-tree node: two 32-byte sectors, read with four 16-byte loads. */
-#define TSI_SEARCH_NODE_BYTES 64
-
 /* Most levels a B+-tree can have (fan-out >= 8, N < 2^63). */
 #define TSI_SEARCH_MAX_LEVELS 24
-
-/* Shared-memory table of the top of a tree, in bytes (Eytzinger prefix or
- * B+-tree top levels): 32 KB leaves room for several blocks per SM. */
-#define TSI_SEARCH_TOP_BYTES 32768
 
 /* Ordered bits: a < b in the key order <=> map(a) < map(b) as unsigned.
  * Signed integers flip the sign bit; floats flip all bits when negative and
@@ -100,13 +94,6 @@ void tsi_search_eytzinger_fill(int64_t n, int height, size_t key_size, const voi
  * bucket's first value (table[buckets] = n), or, packed, that bound and the
  * bucket's key count in one word. At most
  * 2^TSI_SEARCH_RADIX_MAX_BITS buckets, about TSI_SEARCH_RADIX_PER_KEY a key. */
-#define TSI_SEARCH_RADIX_MAX_BITS 12
-#define TSI_SEARCH_RADIX_PER_KEY 4
-/* AUTO takes the radix table up to this many bytes of keys (4,096 4-byte
- * keys: at least a bucket a key; table and keys fit shared memory): at
- * 1,024 uint32 keys it answered 348 Gqueries/s against Eytzinger's 166
- * (H200, 2026-11-30, search_batched). */
-#define TSI_SEARCH_RADIX_AUTO_BYTES 16384
 typedef struct tsi_search_radix {
   int shift;
   uint64_t base;
@@ -138,6 +125,10 @@ struct ts_search_plan {
   int eytzinger_height;
   tsi_search_radix radix; /* TS_SEARCH_RADIX: the layout is the table, then the ordered keys */
   int multiprocessors;
+  /* CUDA backend: blocks of the algorithm's kernel the device holds at once
+   * (SMs times the kernel's occupancy with the plan's shared memory), found
+   * at plan creation; the grid of a grid-stride search follows from it. */
+  int resident_blocks;
   char explain[TSI_SEARCH_EXPLAIN_SIZE];
 };
 
@@ -145,7 +136,10 @@ struct ts_search_plan {
 ts_status tsi_search_cpu(ts_search_plan *plan, ts_search_bound bound, const void *queries, int64_t count,
                          void *results);
 
-/* The CUDA side (search_cuda.cu; search_nocuda.c without CUDA). */
+/* The CUDA side (search_cuda.cu; search_nocuda.c without CUDA). prepare
+ * runs once at plan creation, after the layout is on the device; execute
+ * asks the device nothing, allocates nothing and does not synchronise. */
+ts_status tsi_search_cuda_prepare(ts_search_plan *plan);
 ts_status tsi_search_cuda_execute(ts_search_plan *plan, ts_search_bound bound, const void *queries, int64_t count,
                                   void *results);
 ts_status tsi_search_cuda_batched(ts_context *ctx, ts_key_type type, ts_search_bound bound,

@@ -4,7 +4,7 @@
  * tree and the Eytzinger array hold ordered bits (search_internal.h), padded
  * with the largest value, which no lower-bound comparison counts; the radix
  * table holds indices into the ordered keys. */
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 static uint64_t largest(size_t key_size) { return key_size == 4 ? 0xffffffffull : ~0ull; }
 

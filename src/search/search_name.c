@@ -1,5 +1,5 @@
 /* Names of key types and search algorithms, and key sizes. */
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 size_t ts_key_type_size(ts_key_type type) {
   switch (type) {

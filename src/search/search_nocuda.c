@@ -1,5 +1,9 @@
 /* Built instead of search_cuda.cu without CUDA; a CUDA context cannot exist then. */
-#include "search_internal.h"
+#include "search/search_internal.h"
+
+ts_status tsi_search_cuda_prepare(ts_search_plan *plan) {
+  return tsi_error(plan->ctx, TS_ERROR_NO_DEVICE, "tessera was built without CUDA");
+}
 
 ts_status tsi_search_cuda_execute(ts_search_plan *plan, ts_search_bound bound, const void *queries, int64_t count,
                                   void *results) {

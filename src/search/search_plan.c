@@ -1,7 +1,7 @@
 /* Plan a batched search: check the keys (type, order), map them to ordered
  * bits, resolve AUTO, build the algorithm's layout once and place it in
  * backend memory, so that ts_search_execute() allocates nothing. */
-#include "search_internal.h"
+#include "search/search_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static void resolve_algorithm(ts_search_plan *p, const ts_search_options *o) {
     snprintf(p->explain, sizeof p->explain, "requested: %s (%lld %s keys)", ts_search_algorithm_name(p->algorithm),
              (long long)p->n, ts_key_type_name(p->type));
   } else if (p->n * (int64_t)p->key_size <= TSI_SEARCH_RADIX_AUTO_BYTES) {
-    /* Sorted queries too: at 1 Ki keys radix ran 399 Gq/s, merge-path 364 (H200). */
+    /* Sorted queries too: radix beat merge-path there (TSI_SEARCH_RADIX_AUTO_BYTES). */
     p->algorithm = TS_SEARCH_RADIX;
     snprintf(p->explain, sizeof p->explain,
              "auto: radix: %lld %s keys in <= %d bytes (a bucket a key or more; table and keys in shared memory)",
@@ -123,6 +123,8 @@ static ts_status build_device_layout(ts_search_plan *p) {
   if (st == TS_SUCCESS)
     st = tsi_cuda_memcpy_to_device(ctx, p->device_layout, host, bytes);
   free(host);
+  if (st == TS_SUCCESS)
+    st = tsi_search_cuda_prepare(p);
   return st;
 }
 

@@ -1,42 +1,38 @@
 /* The CPU backend of ts_sort_execute: keys mapped to ordered integers in
  * place, a stable OpenMP merge sort of the integers (with their values), and
  * the keys mapped back; the same order as the CUDA backend, bit for bit. */
-#include "sort_internal.h"
+#include "sort/sort_internal.h"
 
 #include <string.h>
 
-#define SORT_CPU_RUN 32              /* keys per insertion-sorted run */
-#define SORT_CPU_CHUNK 16384         /* outputs per parallel task of a merge pass */
-#define SORT_CPU_PARALLEL_MIN 100000 /* below this, threads cost more than they give */
-
 #define SORT_KEY_T uint32_t
 #define SORT_NAME sort_cpu_k32
-#include "sort_cpu_impl.h"
+#include "sort/sort_cpu_impl.h"
 #undef SORT_NAME
 #define SORT_VALUE_T uint32_t
 #define SORT_NAME sort_cpu_k32_v32
-#include "sort_cpu_impl.h"
+#include "sort/sort_cpu_impl.h"
 #undef SORT_NAME
 #undef SORT_VALUE_T
 #define SORT_VALUE_T uint64_t
 #define SORT_NAME sort_cpu_k32_v64
-#include "sort_cpu_impl.h"
+#include "sort/sort_cpu_impl.h"
 #undef SORT_NAME
 #undef SORT_VALUE_T
 #undef SORT_KEY_T
 
 #define SORT_KEY_T uint64_t
 #define SORT_NAME sort_cpu_k64
-#include "sort_cpu_impl.h"
+#include "sort/sort_cpu_impl.h"
 #undef SORT_NAME
 #define SORT_VALUE_T uint32_t
 #define SORT_NAME sort_cpu_k64_v32
-#include "sort_cpu_impl.h"
+#include "sort/sort_cpu_impl.h"
 #undef SORT_NAME
 #undef SORT_VALUE_T
 #define SORT_VALUE_T uint64_t
 #define SORT_NAME sort_cpu_k64_v64
-#include "sort_cpu_impl.h"
+#include "sort/sort_cpu_impl.h"
 #undef SORT_NAME
 #undef SORT_VALUE_T
 #undef SORT_KEY_T
@@ -48,12 +44,12 @@ static void map_keys(const ts_sort_plan *plan, int64_t n, void *keys, bool to_or
     return;
   if (plan->key_size == 4) {
     uint32_t *k = keys;
-#pragma omp parallel for schedule(static) if (n > SORT_CPU_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > TSI_SORT_CPU_PARALLEL_MIN)
     for (int64_t i = 0; i < n; i++)
       k[i] = tsi_sort_map32(k[i], key, descending, to_ordered);
   } else {
     uint64_t *k = keys;
-#pragma omp parallel for schedule(static) if (n > SORT_CPU_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > TSI_SORT_CPU_PARALLEL_MIN)
     for (int64_t i = 0; i < n; i++)
       k[i] = tsi_sort_map64(k[i], key, descending, to_ordered);
   }
@@ -64,7 +60,7 @@ ts_status tsi_sort_cpu(const ts_sort_plan *plan, int64_t n, void *keys, void *va
   char *alt_values = alt_keys + tsi_sort_align((size_t)plan->options.max_n * plan->key_size);
   if (plan->options.value == TS_SORT_VALUE_INDEX) {
     int32_t *index = values;
-#pragma omp parallel for schedule(static) if (n > SORT_CPU_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > TSI_SORT_CPU_PARALLEL_MIN)
     for (int64_t i = 0; i < n; i++)
       index[i] = (int32_t)i;
   }

@@ -2,7 +2,7 @@
  * SORT_KEY_T (uint32_t or uint64_t: keys already mapped to ordered integers),
  * SORT_VALUE_T (the payload type, or undefined for keys alone) and SORT_NAME
  * (the function's name). Bottom-up stable merge sort: insertion sort of runs
- * of SORT_CPU_RUN keys, then passes that merge pairs of runs, each pass cut
+ * of TSI_SORT_CPU_RUN keys, then passes that merge pairs of runs, each pass cut
  * into equal output chunks by merge-path co-ranks (Odeh, Green, Mwassi,
  * Shmueli and Birk, "Merge Path - Parallel Merging Made Simple", IPDPSW 2012)
  * so that every thread has the same work whatever the run lengths. */
@@ -60,10 +60,10 @@ static void SORT_CAT(SORT_NAME, _pass)(int64_t n, int64_t width, const SORT_KEY_
                                        SORT_VALUE_ARG(dst_values)) {
   (void)src_values;
   (void)dst_values;
-  int64_t chunks = (n + SORT_CPU_CHUNK - 1) / SORT_CPU_CHUNK;
-#pragma omp parallel for schedule(static) if (n > SORT_CPU_PARALLEL_MIN)
+  int64_t chunks = (n + TSI_SORT_CPU_CHUNK - 1) / TSI_SORT_CPU_CHUNK;
+#pragma omp parallel for schedule(static) if (n > TSI_SORT_CPU_PARALLEL_MIN)
   for (int64_t c = 0; c < chunks; c++) {
-    int64_t pos = c * SORT_CPU_CHUNK, end = pos + SORT_CPU_CHUNK < n ? pos + SORT_CPU_CHUNK : n;
+    int64_t pos = c * TSI_SORT_CPU_CHUNK, end = pos + TSI_SORT_CPU_CHUNK < n ? pos + TSI_SORT_CPU_CHUNK : n;
     while (pos < end) {
       int64_t base = pos / (2 * width) * (2 * width);
       int64_t a_end = base + width < n ? base + width : n;
@@ -93,10 +93,10 @@ static void SORT_CAT(SORT_NAME, _pass)(int64_t n, int64_t width, const SORT_KEY_
 
 static void SORT_NAME(int64_t n, SORT_KEY_T *keys, SORT_VALUE_ARG(values), SORT_KEY_T *alt_keys,
                       SORT_VALUE_ARG(alt_values)) {
-  int64_t runs = (n + SORT_CPU_RUN - 1) / SORT_CPU_RUN;
-#pragma omp parallel for schedule(static) if (n > SORT_CPU_PARALLEL_MIN)
+  int64_t runs = (n + TSI_SORT_CPU_RUN - 1) / TSI_SORT_CPU_RUN;
+#pragma omp parallel for schedule(static) if (n > TSI_SORT_CPU_PARALLEL_MIN)
   for (int64_t r = 0; r < runs; r++) {
-    int64_t start = r * SORT_CPU_RUN, count = n - start < SORT_CPU_RUN ? n - start : SORT_CPU_RUN;
+    int64_t start = r * TSI_SORT_CPU_RUN, count = n - start < TSI_SORT_CPU_RUN ? n - start : TSI_SORT_CPU_RUN;
 #ifdef SORT_VALUE_T
     SORT_CAT(SORT_NAME, _insertion)(keys + start, values + start, count);
 #else
@@ -111,7 +111,7 @@ static void SORT_NAME(int64_t n, SORT_KEY_T *keys, SORT_VALUE_ARG(values), SORT_
   (void)values;
   (void)alt_values;
 #endif
-  for (int64_t width = SORT_CPU_RUN; width < n; width *= 2) {
+  for (int64_t width = TSI_SORT_CPU_RUN; width < n; width *= 2) {
     SORT_CAT(SORT_NAME, _pass)(n, width, src_keys, src_values, dst_keys, dst_values);
     SORT_KEY_T *tk = src_keys;
     src_keys = dst_keys;

@@ -31,22 +31,19 @@
  * ordered integers (and the index values) is applied as the block sort loads
  * the keys, and the map back as the last kernel stores them (unsigned
  * ascending needs neither). */
-#include "sort_internal.h"
-#include "sort_kway_split.h"
-#include "cuda_arch_limits.cuh"
+#include "core/cuda_arch_limits.cuh"
+#include "sort/sort_internal.h"
+#include "sort/sort_kway_split.h"
+#include "sort/sort_tuning.h"
 
 #include <cuda_runtime.h>
 
 #include <utility>
 
-#define SORT_THREADS 256
-
-/* Items per thread: odd (conflict-free strided access); the tile of 4-byte
- * keys with 8-byte values and that of 8-byte keys and values stay under the
- * 48 KiB of shared memory a block gets without opt-in. */
+/* Items per thread by key width (sort_tuning.h). */
 template <typename K> struct sort_items;
-template <> struct sort_items<uint32_t> { static constexpr int value = 15; };
-template <> struct sort_items<uint64_t> { static constexpr int value = 9; };
+template <> struct sort_items<uint32_t> { static constexpr int value = TSI_SORT_ITEMS_KEY32; };
+template <> struct sort_items<uint64_t> { static constexpr int value = TSI_SORT_ITEMS_KEY64; };
 
 /* Keys taken from a = [0, la) among the first d of the stable merge of a, b. */
 template <typename K, typename I> __device__ __forceinline__ I merge_corank(const K *a, I la, const K *b, I lb, I d) {
@@ -189,17 +186,16 @@ __device__ __forceinline__ void load_tile(const K *in_keys, const V *in_values, 
 }
 
 /* Threads of the block sort: a larger tile than the merge passes' (more
- * levels at the block sort's cost, fewer global ones), as large as leaves
- * two blocks of keys alone, or three of keys with values, an SM's shared
- * memory. */
+ * levels at the block sort's cost, fewer global ones); the blocks an SM is
+ * asked to hold and the loads a thread keeps in flight are the policy's
+ * (sort_tuning.h). */
 template <typename K, typename V, bool HAS_V> struct block_threads {
-  static constexpr int value = HAS_V ? 512 : 1024;
-  /* Blocks an SM keeps (registers capped to fit them): as many as fit
-   * without spilling more than a few words (ptxas, sm_90). */
-  static constexpr int per_sm = HAS_V ? (sizeof(K) + sizeof(V) == 8 ? 3 : 2) : (sizeof(K) == 4 ? 2 : 1);
-  /* Keys of a thread whose loads are in flight together in load_tile: as
-   * many as the register cap holds (ptxas, sm_90). */
-  static constexpr int load_chunk = HAS_V ? 5 : 8;
+  typedef tsi_sort_arch_policy policy;
+  static constexpr int value = HAS_V ? TSI_SORT_BLOCK_THREADS_PAIRS : TSI_SORT_BLOCK_THREADS_KEYS;
+  static constexpr int per_sm =
+      HAS_V ? (sizeof(K) + sizeof(V) == 8 ? policy::pairs8_min_blocks : policy::pairs_min_blocks)
+            : (sizeof(K) == 4 ? policy::keys32_min_blocks : policy::keys64_min_blocks);
+  static constexpr int load_chunk = HAS_V ? policy::pairs_load_chunk : policy::keys_load_chunk;
 };
 
 template <typename K, typename V, bool HAS_V, int THREADS>
@@ -292,10 +288,10 @@ __global__ void sort_partition_kernel(const K *keys, int64_t n, int64_t width, i
 }
 
 template <typename K, typename V, bool HAS_V>
-__global__ void __launch_bounds__(SORT_THREADS)
+__global__ void __launch_bounds__(TSI_SORT_MERGE_THREADS)
     sort_merge_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, int64_t width,
                       const int64_t *splits, sort_transform t) {
-  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  constexpr int ITEMS = sort_items<K>::value, TILE = TSI_SORT_MERGE_THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   K *s_keys = reinterpret_cast<K *>(sort_shared);
   V *s_values = reinterpret_cast<V *>(s_keys + TILE);
@@ -307,7 +303,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
   int64_t a0 = splits[blockIdx.x], a1 = d1 == b_end ? a_end : splits[blockIdx.x + 1];
   int64_t b0 = a_end + (d0 - base) - (a0 - base), b1 = a_end + (d1 - base) - (a1 - base);
   int na = (int)(a1 - a0), nb = (int)(b1 - b0), total = na + nb;
-  for (int i = tid; i < total; i += SORT_THREADS) {
+  for (int i = tid; i < total; i += TSI_SORT_MERGE_THREADS) {
     int64_t from = i < na ? a0 + i : b0 + (i - na);
     s_keys[i] = in_keys[from];
     if constexpr (HAS_V)
@@ -331,7 +327,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
     }
   }
   __syncthreads();
-  for (int i = tid; i < total; i += SORT_THREADS) {
+  for (int i = tid; i < total; i += TSI_SORT_MERGE_THREADS) {
     out_keys[d0 + i] = t.map_out ? map_key(s_keys[i], t, false) : s_keys[i];
     if constexpr (HAS_V)
       out_values[d0 + i] = s_values[i];
@@ -456,10 +452,10 @@ __device__ __forceinline__ void merge_into(const K *keys, const V *values, int a
  * t * ITEMS on (a thread's outputs may span several pairs of lists: each
  * piece has its own merge-path split). */
 template <typename K, typename V, bool HAS_V, int WAYS>
-__global__ void __launch_bounds__(SORT_THREADS)
+__global__ void __launch_bounds__(TSI_SORT_MERGE_THREADS)
     sort_kway_merge_kernel(const K *in_keys, const V *in_values, K *out_keys, V *out_values, int64_t n, int64_t width,
                            const int64_t *splits, sort_transform t) {
-  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  constexpr int ITEMS = sort_items<K>::value, TILE = TSI_SORT_MERGE_THREADS * ITEMS;
   extern __shared__ __align__(16) unsigned char sort_shared[];
   __shared__ int s_offset[WAYS + 1];
   __shared__ int64_t s_shift[WAYS];
@@ -493,7 +489,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
     int run = 0;
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
-      int p = tid + j * SORT_THREADS;
+      int p = tid + j * TSI_SORT_MERGE_THREADS;
       if (p < total) {
         while (p >= s_offset[run + 1])
           run++;
@@ -505,7 +501,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
     }
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) {
-      int p = tid + j * SORT_THREADS;
+      int p = tid + j * TSI_SORT_MERGE_THREADS;
       if (p < total) {
         s_keys[0][p] = keys[j];
         if constexpr (HAS_V)
@@ -533,7 +529,7 @@ __global__ void __launch_bounds__(SORT_THREADS)
     from ^= 1;
   }
   __syncthreads();
-  for (int i = tid; i < total; i += SORT_THREADS) {
+  for (int i = tid; i < total; i += TSI_SORT_MERGE_THREADS) {
     K k = s_keys[from][i];
     out_keys[d0 + i] = t.map_out ? map_key(k, t, false) : k;
     if constexpr (HAS_V)
@@ -543,8 +539,23 @@ __global__ void __launch_bounds__(SORT_THREADS)
 
 /* ---- driver ------------------------------------------------------------------ */
 
+/* Dynamic shared memory of the block sort: its tile of keys (and the pad
+ * past it), then its values. */
+template <typename K, typename V, bool HAS_V> static size_t block_sort_shared() {
+  constexpr int TILE = block_threads<K, V, HAS_V>::value * sort_items<K>::value;
+  return (size_t)(TILE + block_pad<K>()) * sizeof(K) + (HAS_V ? (size_t)TILE * sizeof(V) : 0);
+}
+
+/* Dynamic shared memory of a K-way merge: two tile buffers, above the 48 KiB
+ * a block gets without opting in. */
+template <typename K, typename V, bool HAS_V> static size_t kway_merge_shared() {
+  constexpr int TILE = TSI_SORT_MERGE_THREADS * sort_items<K>::value;
+  return 2 * (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
+}
+
 static int64_t tile_of(size_t key_size) {
-  return key_size == 4 ? SORT_THREADS * sort_items<uint32_t>::value : SORT_THREADS * sort_items<uint64_t>::value;
+  return key_size == 4 ? TSI_SORT_MERGE_THREADS * sort_items<uint32_t>::value
+                       : TSI_SORT_MERGE_THREADS * sort_items<uint64_t>::value;
 }
 
 extern "C" size_t tsi_sort_cuda_scratch_bytes(int64_t max_n, size_t key_size, size_t value_size) {
@@ -570,35 +581,33 @@ template <typename K, typename V, bool HAS_V, int WAYS>
 static ts_status merge_pass(ts_context *ctx, int64_t n, int64_t width, const K *src_keys, const V *src_values,
                             K *dst_keys, V *dst_values, int64_t *splits, sort_transform t) {
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  constexpr int ITEMS = sort_items<K>::value, TILE = SORT_THREADS * ITEMS;
+  constexpr int ITEMS = sort_items<K>::value, TILE = TSI_SORT_MERGE_THREADS * ITEMS;
   int64_t tiles = (n + TILE - 1) / TILE;
   if constexpr (WAYS == 2) {
     size_t shared = (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
     int64_t boundaries = tiles + 1;
-    sort_partition_kernel<K>
-        <<<(unsigned)((boundaries + 255) / 256), 256, 0, stream>>>(src_keys, n, width, TILE, boundaries, splits);
+    constexpr int threads = TSI_SORT_PARTITION_THREADS;
+    sort_partition_kernel<K><<<(unsigned)((boundaries + threads - 1) / threads), threads, 0, stream>>>(
+        src_keys, n, width, TILE, boundaries, splits);
     ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (merge partition)");
     if (st != TS_SUCCESS)
       return st;
-    sort_merge_kernel<K, V, HAS_V><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(src_keys, src_values, dst_keys,
-                                                                                      dst_values, n, width, splits, t);
+    sort_merge_kernel<K, V, HAS_V><<<(unsigned)tiles, TSI_SORT_MERGE_THREADS, shared, stream>>>(
+        src_keys, src_values, dst_keys, dst_values, n, width, splits, t);
     return tsi_cuda_check_launch(ctx, "ts_sort_execute (merge pass)");
   } else {
-    /* Two tile buffers: above the 48 KiB a block gets without asking. */
-    size_t shared = 2 * (size_t)TILE * (sizeof(K) + (HAS_V ? sizeof(V) : 0));
-    cudaError_t e = cudaFuncSetAttribute(sort_kway_merge_kernel<K, V, HAS_V, WAYS>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-    if (e != cudaSuccess)
-      return tsi_error(ctx, TS_ERROR_CUDA, "ts_sort_execute: shared memory of %zu bytes for the merge: %s", shared,
-                       cudaGetErrorString(e));
+    /* Its shared memory was opted in at plan creation (tsi_sort_cuda_prepare). */
+    auto merge = sort_kway_merge_kernel<K, V, HAS_V, WAYS>;
+    size_t shared = kway_merge_shared<K, V, HAS_V>();
     int64_t lanes = tiles * WAYS;
+    constexpr int threads = TSI_SORT_KWAY_PARTITION_THREADS;
     sort_kway_partition_kernel<K, WAYS>
-        <<<(unsigned)((lanes + 127) / 128), 128, 0, stream>>>(src_keys, n, width, TILE, tiles, splits);
+        <<<(unsigned)((lanes + threads - 1) / threads), threads, 0, stream>>>(src_keys, n, width, TILE, tiles, splits);
     ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way partition)");
     if (st != TS_SUCCESS)
       return st;
-    sort_kway_merge_kernel<K, V, HAS_V, WAYS><<<(unsigned)tiles, SORT_THREADS, shared, stream>>>(
-        src_keys, src_values, dst_keys, dst_values, n, width, splits, t);
+    merge<<<(unsigned)tiles, TSI_SORT_MERGE_THREADS, shared, stream>>>(src_keys, src_values, dst_keys, dst_values, n,
+                                                                       width, splits, t);
     return tsi_cuda_check_launch(ctx, "ts_sort_execute (K-way merge pass)");
   }
 }
@@ -626,7 +635,7 @@ static ts_status sort_run(const ts_sort_plan *plan, int64_t n, K *keys, V *value
   K *alt_keys = (K *)w;
   V *alt_values = (V *)(w + tsi_sort_align(max_n * sizeof(K)));
   int64_t *splits = (int64_t *)(w + tsi_sort_align(max_n * sizeof(K)) + tsi_sort_align(max_n * plan->value_size));
-  size_t shared = (size_t)(BLOCK_TILE + block_pad<K>()) * sizeof(K) + (HAS_V ? (size_t)BLOCK_TILE * sizeof(V) : 0);
+  size_t shared = block_sort_shared<K, V, HAS_V>();
   int64_t blocks = (n + BLOCK_TILE - 1) / BLOCK_TILE;
   int passes = 0;
   for (int64_t width = BLOCK_TILE; width < n; width *= pass_ways(plan->merge_ways, width, n))
@@ -645,11 +654,6 @@ static ts_status sort_run(const ts_sort_plan *plan, int64_t n, K *keys, V *value
   V *src_values = passes % 2 == 0 ? values : alt_values, *dst_values = passes % 2 == 0 ? alt_values : values;
   /* The block sort reads the caller's keys and writes where pass 0 reads
    * (in place is safe: a block reads its whole tile before writing). */
-  cudaError_t e = cudaFuncSetAttribute(sort_block_kernel<K, V, HAS_V, THREADS>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-  if (e != cudaSuccess)
-    return tsi_error(ctx, TS_ERROR_CUDA, "ts_sort_execute: shared memory of %zu bytes for the block sort: %s", shared,
-                     cudaGetErrorString(e));
   sort_block_kernel<K, V, HAS_V, THREADS>
       <<<(unsigned)blocks, THREADS, shared, stream>>>(keys, values, src_keys, src_values, n, block);
   ts_status st = tsi_cuda_check_launch(ctx, "ts_sort_execute (block sort)");
@@ -687,4 +691,46 @@ extern "C" ts_status tsi_sort_cuda(const ts_sort_plan *plan, int64_t n, void *ke
     return st;
   return plan->key_size == 4 ? sort_keys_of<uint32_t>(plan, n, (uint32_t *)keys, values, workspace)
                              : sort_keys_of<uint64_t>(plan, n, (uint64_t *)keys, values, workspace);
+}
+
+/* Opt the kernel in to `shared` bytes of dynamic shared memory. */
+template <typename Kernel>
+static ts_status allow_shared(ts_context *ctx, Kernel kernel, size_t shared, const char *what) {
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+  if (e != cudaSuccess)
+    return tsi_cuda_error(ctx, e, "ts_sort_plan_create: shared memory of %zu bytes for the %s", shared, what);
+  return TS_SUCCESS;
+}
+
+/* At plan creation: the shared-memory opt-ins of the kernels that the
+ * plan's executions launch (the block sort, and the K-way merges its passes
+ * may take), so that an execution sets nothing on the device. */
+template <typename K, typename V, bool HAS_V> static ts_status prepare_kernels(const ts_sort_plan *plan) {
+  ts_context *ctx = plan->ctx;
+  constexpr int THREADS = block_threads<K, V, HAS_V>::value;
+  ts_status st =
+      allow_shared(ctx, sort_block_kernel<K, V, HAS_V, THREADS>, block_sort_shared<K, V, HAS_V>(), "block sort");
+  if (st == TS_SUCCESS && plan->merge_ways >= 4)
+    st = allow_shared(ctx, sort_kway_merge_kernel<K, V, HAS_V, 4>, kway_merge_shared<K, V, HAS_V>(), "merge");
+  if (st == TS_SUCCESS && plan->merge_ways >= 8)
+    st = allow_shared(ctx, sort_kway_merge_kernel<K, V, HAS_V, 8>, kway_merge_shared<K, V, HAS_V>(), "merge");
+  return st;
+}
+
+template <typename K> static ts_status prepare_keys_of(const ts_sort_plan *plan) {
+  switch (plan->options.value) {
+  case TS_SORT_VALUE_NONE:
+    return prepare_kernels<K, uint32_t, false>(plan);
+  case TS_SORT_VALUE_UINT64:
+    return prepare_kernels<K, uint64_t, true>(plan);
+  default:
+    return prepare_kernels<K, uint32_t, true>(plan);
+  }
+}
+
+extern "C" ts_status tsi_sort_cuda_prepare(const ts_sort_plan *plan) {
+  ts_status st = tsi_cuda_activate(plan->ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  return plan->key_size == 4 ? prepare_keys_of<uint32_t>(plan) : prepare_keys_of<uint64_t>(plan);
 }

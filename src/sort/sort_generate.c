@@ -1,14 +1,13 @@
 /* Inputs for sort tests and benchmarks: random, sorted, reverse, few
  * distinct, and the bank-conflict worst case of a pairwise GPU merge sort
  * (the construction is described at ts_sort_generate in tessera/sort.h). */
-#include "sort_internal.h"
+#include "sort/sort_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define WARP 32
 #define BANKS 32
-#define SORT_CPU_PARALLEL_MIN 100000 /* below this, threads cost more than they give */
 
 const char *ts_sort_input_name(ts_sort_input input) {
   static const char *const names[TS_SORT_INPUT_COUNT] = {"random", "sorted", "reverse", "few-distinct", "worst-case"};
@@ -195,7 +194,7 @@ ts_status ts_sort_generate(ts_context *ctx, ts_sort_input input, ts_sort_key key
                        "ts_sort_generate: threads per block %d is not a power of two from 32 to 1024", u);
     return worst_case(ctx, key, n, e, u, keys);
   }
-#pragma omp parallel for schedule(static) if (n > SORT_CPU_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n > TSI_SORT_CPU_PARALLEL_MIN)
   for (int64_t i = 0; i < n; i++) {
     uint64_t z = mix(seed * 0x632be59bd9b4e019ull + (uint64_t)i);
     switch (input) {

@@ -6,7 +6,8 @@
 #ifndef TESSERA_SORT_INTERNAL_H
 #define TESSERA_SORT_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
+#include "sort/sort_tuning.h"
 #include "tessera/sort.h"
 
 #ifdef __cplusplus
@@ -30,8 +31,6 @@ struct ts_sort_plan {
    * creation, overrides it so that a benchmark can compare the passes. */
   int merge_ways;
 };
-
-#define TSI_SORT_MERGE_WAYS 8
 
 /* Workspace layout for max_n keys: alternate keys, alternate values, then
  * the backend's own scratch; each part starts on a 256-byte boundary. */
@@ -119,8 +118,11 @@ static inline bool tsi_sort_needs_map(ts_sort_key key, ts_sort_order order) {
 
 /* The backends. keys/values/workspace are backend memory; values NULL for
  * keys alone. Both sort n keys in place; the CUDA one queues its work on the
- * context's stream and allocates nothing. */
+ * context's stream, asks the device nothing and allocates nothing: what the
+ * kernels need of the device is set once, by tsi_sort_cuda_prepare() at plan
+ * creation. */
 size_t tsi_sort_cuda_scratch_bytes(int64_t max_n, size_t key_size, size_t value_size);
+ts_status tsi_sort_cuda_prepare(const ts_sort_plan *plan);
 ts_status tsi_sort_cpu(const ts_sort_plan *plan, int64_t n, void *keys, void *values, void *workspace);
 ts_status tsi_sort_cuda(const ts_sort_plan *plan, int64_t n, void *keys, void *values, void *workspace);
 

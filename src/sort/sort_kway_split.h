@@ -2,7 +2,7 @@
  * r, how many keys of each run are among the first r outputs of their merge.
  * The merge order is (key, run index, position): equal keys go to the lower
  * run first, and within a run keep their order. Plain C, for the host and
- * the device (the K-way merge pass of sort_cuda.cu and tests/test_sort.c).
+ * the device (the K-way merge pass of sort_cuda.cu and tests/sort/test_sort.c).
  *
  * Search (a K-way form of merge-path co-ranking, Siebert and Traff, "Perfectly
  * load-balanced, optimal, stable, parallel merge", 2013, done on the key

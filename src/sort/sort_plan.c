@@ -1,6 +1,6 @@
 /* Sort plans: checks, workspace size, and the dispatch of an execution to
  * the context's backend. */
-#include "sort_internal.h"
+#include "sort/sort_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +69,14 @@ ts_status ts_sort_plan_create(ts_context *ctx, const ts_sort_options *options, t
   /* max_n <= INT32_MAX and sizes <= 8: no overflow in size_t. */
   size_t n = (size_t)o->max_n;
   p->workspace_bytes = n == 0 ? 0 : tsi_sort_align(n * p->key_size) + tsi_sort_align(n * p->value_size);
-  if (n > 0 && ctx->backend == TS_BACKEND_CUDA)
+  if (n > 0 && ctx->backend == TS_BACKEND_CUDA) {
     p->workspace_bytes += tsi_sort_cuda_scratch_bytes(o->max_n, p->key_size, p->value_size);
+    ts_status st = tsi_sort_cuda_prepare(p);
+    if (st != TS_SUCCESS) {
+      free(p);
+      return st;
+    }
+  }
   *plan = p;
   return TS_SUCCESS;
 }

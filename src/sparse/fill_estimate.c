@@ -4,7 +4,7 @@
  * tree (Liu, SIAM J. Matrix Anal. Appl. 11(1), 1990) and row subtrees: row i
  * of L is the union of the tree paths from each k < i with A(i,k) != 0 up
  * to i. Time O(nnz(L)), memory O(nnz(A) + n). */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Names of the SpMV schedules, as the CLI, benchmarks and explain lines print them. */
-#include "internal.h"
+#include "core/internal.h"
 
 const char *ts_schedule_name(ts_schedule schedule) {
   switch (schedule) {

@@ -1,6 +1,7 @@
 /* y = alpha*A*x + beta*y, CSR, on the host with OpenMP: one row per
  * iteration, each row summed in storage order (deterministic). */
-#include "internal.h"
+#include "core/internal.h"
+#include "sparse/sparse_tuning.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -8,13 +9,13 @@
 
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
-#include "spmv_cpu_impl.h"
+#include "sparse/spmv_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
 
 #define TSI_VALUE double
 #define TSI_NAME(x) x##_f64
-#include "spmv_cpu_impl.h"
+#include "sparse/spmv_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
 

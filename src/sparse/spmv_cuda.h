@@ -1,12 +1,14 @@
 /* The interface between the SpMV plan (host side, spmv_plan.c) and the CUDA
  * kernels of every schedule (spmv_cuda*.cu). The plan uploads the operand,
- * asks for the workspace size, allocates it once, calls prepare once, then
- * run as often as the user executes. run allocates nothing and does not
- * synchronise the host. */
+ * asks for the workspace size, allocates it once, calls prepare once (the
+ * device's attributes and the kernel's occupancy are read there), then run
+ * as often as the user executes. run asks the device nothing, allocates
+ * nothing and does not synchronise the host. */
 #ifndef TESSERA_SPMV_CUDA_H
 #define TESSERA_SPMV_CUDA_H
 
-#include "internal.h"
+#include "core/internal.h"
+#include "sparse/sparse_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,22 +23,23 @@ typedef struct tsi_spmv_device_matrix {
   void *offsets;     /* rows + 1 */
   int32_t *indices;  /* nnz */
   void *values;      /* nnz */
-  /* Row-length statistics, for schedules that adapt their launch shape. */
-  int64_t max_row;
-  double mean_row;
   /* Split-rows only: pieces of the long rows, and long rows of more than one
    * piece (counted by the plan, tsi_spmv_split_count()). */
   int64_t split_pieces, split_multi;
+  /* The other schedules: blocks of the schedule's kernel the device holds at
+   * once (SMs times the kernel's occupancy), found by prepare; the launch
+   * shape follows from it. */
+  int resident_blocks;
 } tsi_spmv_device_matrix;
 
 /* Split-rows schedule (spmv_cuda_split.cu, Osama et al.'s tile splitting in
  * its simplest form): rows of at most TSI_SPLIT_SHORT entries go to 1 to
- * TSI_SPLIT_MAX_LANES threads each (one by default); longer rows are cut into pieces of TSI_SPLIT_PIECE entries, one
- * per warp, and the last piece of a row of several pieces to finish adds
- * their sums in piece order. */
-#define TSI_SPLIT_SHORT 32
-#define TSI_SPLIT_PIECE 1024
-/* Threads a short row split-rows can take: 1, 2, 4 or 8 (a power of two). */
+ * TSI_SPLIT_MAX_LANES threads each (TSI_AUTO_SPLIT_LANES by default);
+ * longer rows are cut into pieces of TSI_SPLIT_PIECE entries, one per warp,
+ * and the last piece of a row of several pieces to finish adds their sums
+ * in piece order. */
+/* Threads a short row split-rows can take: 1, 2, 4 or 8 (a power of two;
+ * the kernel is instantiated for each). */
 #define TSI_SPLIT_MAX_LANES 8
 
 /* Byte offsets of the split-rows tables in the workspace. */
@@ -61,9 +64,11 @@ ts_status tsi_spmv_split_upload(ts_context *ctx, int64_t rows, const int64_t *of
 /* Bytes of workspace the schedule needs for this operand (0 allowed). */
 size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size);
 
-/* One-time preparation (partition search, ...) into the workspace; may launch
- * kernels on the context's stream. */
-ts_status tsi_spmv_cuda_prepare(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
+/* One-time preparation at plan creation: a->resident_blocks from the
+ * device's SM count and the kernel's occupancy, then the schedule's
+ * workspace (partition search, ...); may launch kernels on the context's
+ * stream. */
+ts_status tsi_spmv_cuda_prepare(ts_context *ctx, tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
                                 void *workspace, size_t workspace_bytes);
 
 /* y = alpha * A * x + beta * y with the schedule; deterministic (bitwise

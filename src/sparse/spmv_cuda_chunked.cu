@@ -1,7 +1,7 @@
 /* SpMV with the merge-path and work-oriented schedules: their workspace (the
  * chunk start points, records of rows split between blocks, a counter),
  * searched once at preparation, and the run. */
-#include "spmv_cuda_kernel.cuh"
+#include "sparse/spmv_cuda_kernel.cuh"
 
 template <class S, class T, class Index> struct workspace_fn {
   static size_t call(const tsi_spmv_device_matrix *a) {

@@ -1,5 +1,5 @@
 /* SpMV with the group-mapped schedule for groups of 1 to 32 threads. */
-#include "spmv_cuda_kernel.cuh"
+#include "sparse/spmv_cuda_kernel.cuh"
 
 cudaError_t tsi_spmv_run_group_small(int group_size, const tsi_spmv_call &c) {
   switch (group_size) {

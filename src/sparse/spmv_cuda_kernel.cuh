@@ -4,8 +4,9 @@
 #ifndef TESSERA_SPMV_CUDA_KERNEL_CUH
 #define TESSERA_SPMV_CUDA_KERNEL_CUH
 
-#include "cuda_arch_limits.cuh"
-#include "spmv_cuda.h"
+#include "core/cuda_arch_limits.cuh"
+#include "sparse/sparse_tuning.h"
+#include "sparse/spmv_cuda.h"
 #include "tessera/lb.cuh"
 
 #include <cuda_runtime.h>
@@ -13,7 +14,9 @@
 
 namespace lb = tessera::lb;
 
-/* One call of run: the operand, its workspace and the vectors. */
+/* One call of run: the operand, its workspace and the vectors. At plan
+ * creation blocks_per_sm is set instead: the entry points then write the
+ * kernel's resident blocks per SM there and launch nothing. */
 struct tsi_spmv_call {
   const tsi_spmv_device_matrix *a;
   void *workspace;
@@ -21,25 +24,26 @@ struct tsi_spmv_call {
   const void *x;
   void *y;
   cudaStream_t stream;
-  int lanes; /* split-rows: threads a short row (1, 2, 4 or 8) */
+  int lanes;          /* split-rows: threads a short row (1, 2, 4 or 8) */
+  int *blocks_per_sm; /* non-NULL: report the occupancy, do not launch */
 };
+
+/* Resident blocks per SM each kernel asks ptxas for (the policy's register
+ * cap, sparse_tuning.h). */
+template <class S> struct tsi_spmv_min_blocks_of { static constexpr int value = tsi_spmv_arch_policy::min_blocks; };
+template <int G> struct tsi_spmv_min_blocks_of<lb::group_mapped<G>> {
+  static constexpr int value = tsi_spmv_arch_policy::group_min_blocks;
+};
+template <class S> constexpr int tsi_spmv_min_blocks = tsi_spmv_min_blocks_of<S>::value;
 
 /* y = alpha*A*x + beta*y: a row is a tile, a nonzero an atom; y is read only
  * when beta != 0. Plain cached loads: with one row per thread, the warp's
  * consecutive loads of a row's entries hit the same cache lines, and
- * evict-first loads (__ldcs) threw them out in between (2-D Laplacian,
- * thread-mapped: 0.277 ms with __ldcs, 0.227 ms without; bench/notes/spmv.md). */
-/* Every schedule but group-mapped holds 8 blocks of 256 threads per SM
- * within 32 registers without spilling (ptxas -v; the int64-offset fp32
- * chunked kernels spill 14 bytes): full occupancy for the loads. Left free, thread-mapped took 48 registers (5 blocks
- * per SM) and ran the 2-D Laplacian 4096^2 in 0.271 ms instead of 0.240 ms. */
-template <class S> struct tsi_spmv_min_blocks_of { static constexpr int value = 8; };
-/* Group-mapped keeps its per-group scan in registers: capped at 32 it spills. */
-template <int G> struct tsi_spmv_min_blocks_of<lb::group_mapped<G>> { static constexpr int value = 1; };
-template <class S> constexpr int tsi_spmv_min_blocks = tsi_spmv_min_blocks_of<S>::value;
-
+ * evict-first loads (__ldcs) threw them out in between
+ * (spmv-schedules-h200.md). */
 template <class S, class T, class Index>
-__global__ void __launch_bounds__(lb::block_threads<S>, tsi_min_blocks_per_sm(lb::block_threads<S>, tsi_spmv_min_blocks<S>))
+__global__ void __launch_bounds__(lb::block_threads<S>,
+                                  tsi_min_blocks_per_sm(lb::block_threads<S>, tsi_spmv_min_blocks<S>))
     tsi_spmv_kernel(lb::plan<Index> p, lb::csr_work<Index> work, const int32_t *__restrict__ cols,
                     const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
   __shared__ lb::storage<S, T, Index> smem;
@@ -52,29 +56,17 @@ template <class Index> lb::csr_work<Index> tsi_spmv_work(const tsi_spmv_device_m
   return lb::make_csr_work<Index>(Index(a->rows), Index(a->nnz), static_cast<const Index *>(a->offsets));
 }
 
-/* Blocks of the kernel resident at once on the current device; the
- * occupancy is asked once per kernel. */
-template <class S, class T, class Index> int tsi_spmv_resident_blocks() {
-  static const int per_sm = [] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tsi_spmv_kernel<S, T, Index>, lb::block_threads<S>, 0) !=
-        cudaSuccess)
-      n = 1;
-    return n > 0 ? n : 1;
-  }();
-  int device = 0, sms = 1;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    sms = 1;
-  return per_sm * sms;
-}
-
+/* The layer's launch plan of the operand, from the resident blocks that the
+ * plan found once. */
 template <class S, class T, class Index>
 lb::plan<Index> tsi_spmv_plan_of(const tsi_spmv_device_matrix *a, void *workspace) {
-  return lb::make_plan<S, T, Index>(Index(a->rows), Index(a->nnz), tsi_spmv_resident_blocks<S, T, Index>(), workspace);
+  return lb::make_plan<S, T, Index>(Index(a->rows), Index(a->nnz), a->resident_blocks, workspace);
 }
 
 template <class S, class T, class Index> cudaError_t tsi_spmv_launch(const tsi_spmv_call &c) {
+  if (c.blocks_per_sm)
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(c.blocks_per_sm, tsi_spmv_kernel<S, T, Index>,
+                                                         lb::block_threads<S>, 0);
   lb::csr_work<Index> work = tsi_spmv_work<Index>(c.a);
   lb::plan<Index> p = tsi_spmv_plan_of<S, T, Index>(c.a, c.workspace);
   if (p.grid == 0)

@@ -1,6 +1,6 @@
 /* SpMV with the thread-, warp- and block-mapped schedules (one thread, warp
  * or block per row), instantiated from the kernel on the load-balancing layer. */
-#include "spmv_cuda_kernel.cuh"
+#include "sparse/spmv_cuda_kernel.cuh"
 
 cudaError_t tsi_spmv_run_mapped(ts_schedule schedule, const tsi_spmv_call &c) {
   switch (schedule) {

@@ -3,11 +3,11 @@
  * several pieces, the piece warp that finishes last adds all the piece sums,
  * in piece order. Each sum has a fixed order, whichever warp ends last, so
  * results repeat bitwise. */
-#include "spmv_cuda_kernel.cuh"
+#include "sparse/spmv_cuda_kernel.cuh"
 
 namespace {
 
-constexpr int split_block = 256;
+constexpr int split_block = TSI_SPLIT_BLOCK_THREADS;
 constexpr int split_warps = split_block / 32;
 
 template <class T> __device__ T finish(T sum, T alpha, T beta, const T *y, int64_t row) {
@@ -52,16 +52,15 @@ __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned coun
     y[row] = finish(total, alpha, beta, y, row);
 }
 
-/* Short rows: LANES threads a row, lanes stride the row's entries (LANES
- * = 1, the default: one thread walks its row, fastest on 8 of the 10 skewed
- * matrices measured; 4 lanes gained 4-7 % on Zipf 0.9, bench/notes/spmv.md). The
- * lanes' sums meet by a fixed butterfly. */
+/* Short rows: LANES threads a row, lanes stride the row's entries (one
+ * lane by default, TSI_AUTO_SPLIT_LANES). The lanes' sums meet by a fixed
+ * butterfly. */
 template <class T, class Index, int LANES>
 __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                            const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
                            unsigned block) {
-  /* Entries a thread loads at once: 7 in double, where 8 spills (ptxas, 32 registers). */
-  constexpr int batch = sizeof(T) == 4 ? 8 : 7;
+  /* Entries a thread loads at once (the policy's, sparse_tuning.h). */
+  constexpr int batch = sizeof(T) == 4 ? tsi_spmv_arch_policy::split_batch_f32 : tsi_spmv_arch_policy::split_batch_f64;
   constexpr int rows_per_block = split_block / LANES;
   const int64_t row = (int64_t)block * rows_per_block + threadIdx.x / LANES;
   T sum = T(0);
@@ -72,9 +71,7 @@ __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, cons
     mine = e - a <= TSI_SPLIT_SHORT; /* longer rows are the pieces' */
     if (mine && LANES == 1) {
       /* A batch of entries at a time, loads predicated and issued together,
-       * then added in order: a row of up to a batch costs one round trip
-       * (H200, 725770a: 1-2 % on the fp32 skewed sets, Zipf 0.9 fp64 0.885
-       * -> 0.828 ms; bench/notes/spmv.md). */
+       * then added in order: a row of up to a batch costs one round trip. */
       for (Index left = e - a; left > 0; left -= batch) {
         T v[batch];
 #pragma unroll
@@ -102,7 +99,8 @@ __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, cons
 }
 
 template <class T, class Index, int LANES>
-__global__ void __launch_bounds__(split_block, tsi_min_blocks_per_sm(split_block, 8))
+__global__ void __launch_bounds__(split_block,
+                                  tsi_min_blocks_per_sm(split_block, tsi_spmv_arch_policy::split_min_blocks))
     split_rows_kernel(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
                       const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
                       int64_t pieces, unsigned piece_blocks, const int32_t *__restrict__ piece_row,

@@ -1,5 +1,5 @@
 /* Built instead of spmv_cuda.cu without CUDA; a CUDA context cannot exist then. */
-#include "spmv_cuda.h"
+#include "sparse/spmv_cuda.h"
 
 size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size) {
   (void)a;
@@ -7,7 +7,7 @@ size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a, ts_schedul
   (void)group_size;
   return 0;
 }
-ts_status tsi_spmv_cuda_prepare(ts_context *ctx, const tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
+ts_status tsi_spmv_cuda_prepare(ts_context *ctx, tsi_spmv_device_matrix *a, ts_schedule schedule, int group_size,
                                 void *workspace, size_t workspace_bytes) {
   (void)a;
   (void)schedule;

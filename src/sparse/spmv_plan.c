@@ -2,7 +2,7 @@
  * validation, the operand's shape, the schedule (AUTO resolved), the operand
  * in backend memory (CSR of A, or of A^T for the transpose) and the
  * schedule's workspace, prepared once so that execution allocates nothing. */
-#include "spmv_plan.h"
+#include "sparse/spmv_plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -70,8 +70,6 @@ static ts_status upload_operand(ts_spmv_plan *p, const ts_csr *op) {
   d->nnz = op->nnz;
   d->dtype = op->dtype;
   d->wide_offsets = op->nnz > INT32_MAX || force_wide_offsets();
-  d->max_row = p->shape.max_row;
-  d->mean_row = p->shape.mean_row;
   size_t offset_size = d->wide_offsets ? sizeof(int64_t) : sizeof(int32_t);
   size_t offsets_bytes = (size_t)(op->rows + 1) * offset_size;
   /* +1 byte: a matrix without entries still gets valid pointers. */

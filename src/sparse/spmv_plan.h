@@ -3,8 +3,8 @@
 #ifndef TESSERA_SPMV_PLAN_H
 #define TESSERA_SPMV_PLAN_H
 
-#include "internal.h"
-#include "spmv_cuda.h"
+#include "core/internal.h"
+#include "sparse/spmv_cuda.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,7 @@
 /* Split-rows schedule, host side: the table of pieces of the long rows, built
  * once at plan creation and copied into the plan's workspace, and the rows'
  * arrival counters, zeroed there. */
-#include "spmv_cuda.h"
+#include "sparse/spmv_cuda.h"
 
 #include <stdlib.h>
 

@@ -226,7 +226,7 @@ static void test_buffer_checks(ts_context *ctx) {
 
 /* AUTO's choice and explain line on matrices whose shape is known; want
  * TS_SCHEDULE_AUTO accepts any choice (where the choice is the tunable
- * TSI_AUTO_SHORT_ROWS of spmv_auto.c) and checks only the reason. */
+ * TSI_AUTO_SHORT_ROWS of sparse/sparse_tuning.h) and checks only the reason. */
 static void expect_auto(ts_context *ctx, const char *name, ts_csr *a, ts_operation op, ts_schedule want,
                         const char *reason) {
   CHECK_MSG(a != NULL, "%s: not generated: %s", name, ts_last_error(NULL));

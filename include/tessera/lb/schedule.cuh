@@ -1,10 +1,11 @@
 /**
- * @file tessera/lb/schedule.cuh
- * @brief Schedules (how tiles and atoms are mapped onto threads) and the
- *        launch plan: block size, grid, the partition of merge-path and
- *        work-oriented schedules into chunks (searched once, kept in a
- *        workspace), and the records through which blocks that share a tile
- *        combine it.
+ * @file
+ * @brief Schedules and the launch plan of the load-balancing layer.
+ *
+ * Schedules say how tiles and atoms are mapped onto threads; the plan holds
+ * the block size, the grid, the partition of merge-path and work-oriented
+ * schedules into chunks (searched once, kept in a workspace), and the
+ * records through which blocks that share a tile combine it.
  */
 #ifndef TESSERA_LB_SCHEDULE_CUH
 #define TESSERA_LB_SCHEDULE_CUH
@@ -16,109 +17,179 @@
 #include <cuda_runtime.h>
 #include <type_traits>
 
+/** @brief tessera's device-side libraries. */
 namespace tessera {
+/** @brief The load-balancing layer (see tessera/lb.cuh). */
 namespace lb {
 
-/** One thread per tile (grid-stride over tiles). */
+/** @brief Schedule: one thread per tile (grid-stride over tiles). */
 struct thread_mapped {};
-/** One warp per tile (grid-stride over tiles). */
+/** @brief Schedule: one warp per tile (grid-stride over tiles). */
 struct warp_mapped {};
-/** One block per tile (grid-stride over tiles). */
+/** @brief Schedule: one block per tile (grid-stride over tiles). */
 struct block_mapped {};
-/** A group of Size threads (power of two, 1 to 1024) takes Size consecutive
- * tiles; the group's tile ends sit in shared memory (the prefix sum of the
- * tile sizes) and each thread finds the tile of its atoms there by binary
- * search. A tile is never split between groups. */
+/**
+ * @brief Schedule: a group of Size threads takes Size consecutive tiles.
+ *
+ * The group's tile ends sit in shared memory (the prefix sum of the tile
+ * sizes) and each thread finds the tile of its atoms there by binary search.
+ * A tile is never split between groups.
+ * @tparam Size threads of a group: a power of two, 1 to 1024.
+ */
 template <int Size> struct group_mapped {
   static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0, "group size: a power of two, 1 to 1024");
   static constexpr int size = Size; /**< Threads of a group. */
 };
-/** Even share of tiles + atoms per thread (Merrill and Garland, "Merge-based
- * parallel sparse matrix-vector multiplication", SC'16): long tiles are split
- * across threads and blocks and combined deterministically. */
+/**
+ * @brief Schedule: an even share of tiles + atoms per thread.
+ *
+ * After Merrill and Garland, "Merge-based parallel sparse matrix-vector
+ * multiplication" (SC'16): long tiles are split across threads and blocks
+ * and combined deterministically.
+ */
 struct merge_path {};
-/** Even share of atoms per thread; the tile of the first atom is found by
- * binary search. Runs of empty tiles are walked by one thread. */
+/**
+ * @brief Schedule: an even share of atoms per thread; the tile of the first
+ * atom is found by binary search. Runs of empty tiles are walked by one
+ * thread.
+ */
 struct work_oriented {};
 
 namespace detail {
+/* The layer's launch constants, in one place. They were set on compute
+ * capability 9.0; the results file behind a choice is named beside it. */
+/* Threads of a block of every schedule (group-mapped groups above it fill a
+ * block of their own): 8 warps. */
+constexpr int default_block = 256;
+/* Shared bytes a block of a split schedule stages per chunk: with the rest
+ * of its storage, eight blocks of 256 threads fit on an SM. */
+constexpr int stage_bytes = 24576;
+/* Most items a thread stages per chunk (8 for 4-byte values and indices; 6
+ * for doubles fill stage_bytes first). */
+constexpr int max_items = 8;
+/* Records each thread of the last block of a chunked schedule combines at
+ * most (two a block): bounds the grid. */
+constexpr int max_records_per_thread = 16;
+/* Grid-stride schedules launch at most this many waves of resident blocks:
+ * fewer, longer-lived blocks. Thread-mapped is not capped: one tile a thread
+ * keeps more independent load chains in flight
+ * (spmv-schedules-regular-h200.csv). */
+constexpr int grid_waves = 4;
+/* Thread-mapped loads a tile of at most this many atoms at once, predicated,
+ * in one round trip (pred8 in spmv-thread-ab-h200.txt). */
+constexpr int short_tile = 8;
+/* Threads of a block of the chunk-start search. */
+constexpr int search_threads = 256;
+
 template <class S> struct traits {
-  static constexpr int block = 256;
+  static constexpr int block = default_block;
   static constexpr bool chunked = false;
 };
 template <int G> struct traits<group_mapped<G>> {
-  static constexpr int block = G > 256 ? G : 256;
+  static constexpr int block = G > default_block ? G : default_block;
   static constexpr bool chunked = false;
 };
 template <> struct traits<merge_path> {
-  static constexpr int block = 256;
+  static constexpr int block = default_block;
   static constexpr bool chunked = true;
 };
 template <> struct traits<work_oriented> {
-  static constexpr int block = 256;
+  static constexpr int block = default_block;
   static constexpr bool chunked = true;
 };
 } // namespace detail
 
-/** Threads per block a kernel using schedule S must be launched with. */
+/**
+ * @brief Threads per block a kernel using schedule S must be launched with.
+ * @tparam S the schedule.
+ */
 template <class S> constexpr int block_threads = detail::traits<S>::block;
 
-/** Shared bytes per staged item: a tile end or result, and an atom value. */
+/**
+ * @brief Shared bytes per staged item: a tile end or result, and an atom value.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
 template <class T, class Index>
 constexpr int item_bytes = int((sizeof(T) > sizeof(Index) ? sizeof(T) : sizeof(Index)) + sizeof(T));
 
-/** Items (atoms, or tiles + atoms) each of `Threads` threads stages per chunk:
- * about 24 KB of shared memory per block, at most 8 (8 for 4-byte values and
- * indices, 6 for doubles): eight 256-thread blocks fit on an SM. */
+/**
+ * @brief Items (atoms, or tiles + atoms) each of Threads threads stages per
+ * chunk: about 24 KB of shared memory per block, at most 8 (8 for 4-byte
+ * values and indices, 6 for doubles), so that eight 256-thread blocks fit on
+ * an SM.
+ * @tparam Threads threads of the block.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
 template <int Threads, class T, class Index>
-constexpr int items_for = 24576 / (Threads * item_bytes<T, Index>) > 8   ? 8
-                          : 24576 / (Threads * item_bytes<T, Index>) < 1 ? 1
-                                                                         : 24576 / (Threads * item_bytes<T, Index>);
-
-/** Items per thread of a 256-thread block's chunk (merge-path, work-oriented). */
-template <class T, class Index> constexpr int items_per_thread = items_for<256, T, Index>;
-
-/** Items per thread of a group-mapped chunk (groups above 256 threads fill
- * their own block). */
-template <int G, class T, class Index> constexpr int group_items_per_thread = items_for<(G > 256 ? G : 256), T, Index>;
-
-/** A point on the path through tiles and atoms: `tile` tiles closed and `atom`
- * atoms consumed. */
-template <class Index> struct coordinate {
-  /** Tiles closed and atoms consumed. */
-  /**@{*/
-  Index tile, atom;
-  /**@}*/
-};
-
-/** A block's share of a tile split across blocks (merge-path, work-oriented). */
-template <class T> struct record {
-  long long tile; /**< The tile; -1: no record. */
-  int closes;     /**< The block holds the tile's end. */
-  T value;        /**< The block's combination of the tile's atoms. */
-};
-
-/** Most blocks a chunked schedule launches: bounds the records that the last
- * block combines (16 per thread). */
-template <class S> constexpr int max_chunked_grid = 8 * block_threads<S>;
+constexpr int items_for = detail::stage_bytes / (Threads * item_bytes<T, Index>) > detail::max_items ? detail::max_items
+                          : detail::stage_bytes / (Threads * item_bytes<T, Index>) < 1
+                              ? 1
+                              : detail::stage_bytes / (Threads * item_bytes<T, Index>);
 
 /**
- * What a kernel needs besides the work: the grid it must be launched with
- * and, for merge-path and work-oriented, the chunk partition and records in
- * the workspace. Plain data, passed by value to the kernel.
+ * @brief Items per thread of a merge-path or work-oriented chunk.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
+template <class T, class Index> constexpr int items_per_thread = items_for<detail::default_block, T, Index>;
+
+/**
+ * @brief Items per thread of a group-mapped chunk (groups above 256 threads
+ * fill their own block).
+ * @tparam G threads of a group.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
+template <int G, class T, class Index>
+constexpr int group_items_per_thread = items_for<(G > detail::default_block ? G : detail::default_block), T, Index>;
+
+/**
+ * @brief A point on the path through tiles and atoms.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
+template <class Index> struct coordinate {
+  Index tile; /**< Tiles closed. */
+  Index atom; /**< Atoms consumed. */
+};
+
+/**
+ * @brief A block's share of a tile split across blocks (merge-path,
+ * work-oriented).
+ * @tparam T the value type.
+ */
+template <class T> struct record {
+  long long tile; /**< The tile, or -1: no record. */
+  int closes;     /**< Whether the block holds the tile's end. */
+  T value;        /**< The block's part of the tile's value. */
+};
+
+/**
+ * @brief Most blocks a chunked schedule launches: bounds the records that
+ * the last block combines (16 per thread).
+ * @tparam S the schedule.
+ */
+template <class S> constexpr int max_chunked_grid = detail::max_records_per_thread / 2 * block_threads<S>;
+
+/**
+ * @brief What a kernel needs besides the work.
+ *
+ * The grid it must be launched with and, for merge-path and work-oriented,
+ * the chunk partition and records in the workspace. Plain data, passed by
+ * value to the kernel.
+ * @tparam Index the integer type of tile and atom numbers.
  */
 template <class Index> struct plan {
-  /** The work's numbers of tiles and atoms. */
-  /**@{*/
-  Index tiles, atoms;
-  /**@}*/
+  Index tiles;               /**< Tiles of the work. */
+  Index atoms;               /**< Atoms of the work. */
   int grid;                  /**< Blocks to launch (0: nothing to do). */
   int block;                 /**< Threads per block (`block_threads<S>`). */
   long long chunks;          /**< Chunked schedules: pieces of the path of chunk_items items. */
   int chunk_items;           /**< Items per chunk (block * items_per_thread). */
   long long per_block;       /**< Chunks per block, consecutive. */
   coordinate<Index> *coords; /**< chunks + 1 start points. */
-  void *records;             /**< 2 * grid `record<T>`. */
+  void *records;             /**< 2 * grid record<T>. */
   unsigned *counter;         /**< Blocks finished; the last one resets it to 0. */
 };
 
@@ -174,8 +245,15 @@ __global__ void search_chunk_starts(Work work, coordinate<typename Work::index_t
 }
 } // namespace detail
 
-/** Workspace bytes schedule S needs for a work of this size with values of
- * type T (0 for the mapped schedules). */
+/**
+ * @brief Workspace bytes schedule S needs for a work of this size (0 for the
+ * mapped schedules).
+ * @tparam S the schedule.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ * @param tiles tiles of the work.
+ * @param atoms atoms of the work.
+ */
 template <class S, class T, class Index> size_t workspace_bytes(Index tiles, Index atoms) {
   if constexpr (!detail::traits<S>::chunked) {
     (void)tiles;
@@ -190,11 +268,19 @@ template <class S, class T, class Index> size_t workspace_bytes(Index tiles, Ind
 }
 
 /**
- * The plan for a work of `tiles` tiles and `atoms` atoms with schedule S,
- * values of type T, on a device that holds `resident_blocks` blocks of the
- * kernel at once (multiprocessors times cudaOccupancyMaxActiveBlocksPerMultiprocessor;
- * see resident_blocks()). `workspace` (workspace_bytes() bytes, may be NULL
- * for the mapped schedules) is laid out here; prepare() fills it once.
+ * @brief The launch plan of a work with schedule S.
+ *
+ * The workspace is laid out here; prepare() fills it once.
+ * @tparam S the schedule.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ * @param tiles tiles of the work.
+ * @param atoms atoms of the work.
+ * @param resident_blocks blocks of the kernel the device holds at once
+ * (multiprocessors times cudaOccupancyMaxActiveBlocksPerMultiprocessor; see
+ * resident_blocks()).
+ * @param workspace workspace_bytes() bytes of device memory (may be NULL for
+ * the mapped schedules).
  */
 template <class S, class T, class Index>
 plan<Index> make_plan(Index tiles, Index atoms, int resident_blocks, void *workspace) {
@@ -239,16 +325,23 @@ plan<Index> make_plan(Index tiles, Index atoms, int resident_blocks, void *works
     /* Grid-stride beyond a few waves: fewer, longer-lived blocks; except
      * thread-mapped, whose rows each carry a chain of dependent loads (offsets,
      * then indices and values, then x): one tile per thread lets the hardware
-     * keep more independent chains in flight (H200, 2-D Laplacian 4096^2:
-     * 0.305 ms with the 4-wave cap, 0.303 without; 3-D 256^3: 0.428 -> 0.393 ms). */
-    long long cap = std::is_same<S, thread_mapped>::value ? (long long)INT32_MAX : 4 * resident;
+     * keep more independent chains in flight. */
+    long long cap = std::is_same<S, thread_mapped>::value ? (long long)INT32_MAX : detail::grid_waves * resident;
     p.grid = int(want < cap ? want : cap);
     return p;
   }
 }
 
-/** Blocks of `kernel` (launched with `block` threads and `dynamic_shared`
- * bytes) the current device holds at once. */
+/**
+ * @brief Blocks of a kernel the current device holds at once: its
+ * multiprocessors times the kernel's occupancy (1 if the runtime fails).
+ *
+ * A device query: call it once per kernel and device, not per launch.
+ * @tparam Kernel the kernel's function type.
+ * @param kernel the kernel.
+ * @param block threads per block it is launched with.
+ * @param dynamic_shared bytes of dynamic shared memory per block.
+ */
 template <class Kernel> inline int resident_blocks(Kernel kernel, int block, size_t dynamic_shared = 0) {
   int device = 0, sms = 0, per_sm = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -259,9 +352,16 @@ template <class Kernel> inline int resident_blocks(Kernel kernel, int block, siz
 }
 
 /**
- * One-time preparation on `stream`: the chunk start points (a binary search
- * per chunk) and the zeroed block counter. A no-op for the mapped schedules.
+ * @brief One-time preparation: the chunk start points (a binary search per
+ * chunk) and the zeroed block counter. A no-op for the mapped schedules.
+ *
  * Run it again only if the work's ends change.
+ * @tparam S the schedule.
+ * @tparam Work the work description's type.
+ * @param p the plan, from make_plan() with a workspace.
+ * @param work the work description.
+ * @param stream the stream the work is queued on.
+ * @return cudaSuccess, or the first CUDA error.
  */
 template <class S, class Work>
 cudaError_t prepare(const plan<typename Work::index_type> &p, const Work &work, cudaStream_t stream) {
@@ -273,7 +373,7 @@ cudaError_t prepare(const plan<typename Work::index_type> &p, const Work &work, 
   } else {
     if (p.grid == 0)
       return cudaSuccess;
-    const int threads = 256;
+    const int threads = detail::search_threads;
     unsigned blocks = (unsigned)((p.chunks + 1 + threads - 1) / threads);
     detail::search_chunk_starts<S><<<blocks, threads, 0, stream>>>(work, p.coords, p.chunks, p.chunk_items);
     cudaError_t e = cudaGetLastError();

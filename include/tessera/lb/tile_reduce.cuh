@@ -1,12 +1,11 @@
 /**
- * @file tessera/lb/tile_reduce.cuh
- * @brief One kernel body for every schedule: for_each_tile_reduce() combines
- *        the values of each tile's atoms and hands each tile's result to the
- *        caller exactly once; for_each_atom() visits each atom once with its
- *        tile.
+ * @file
+ * @brief One kernel body for every schedule.
  *
- * The schedule is a type argument, so switching schedules changes one
- * identifier.
+ * for_each_tile_reduce() combines the values of each tile's atoms and hands
+ * each tile's result to the caller exactly once; for_each_atom() visits each
+ * atom once with its tile. The schedule is a type argument, so switching
+ * schedules changes one identifier.
  *
  * Split schedules (group-mapped, merge-path, work-oriented) stage a chunk of
  * the path in shared memory: the ends of its tiles and the values of its
@@ -16,7 +15,8 @@
  * split between threads (the reduction of Merrill and Garland, SC'16).
  * Pieces of tiles split between blocks are written as records; the last
  * block to finish combines them in block order. No floating-point atomics:
- * results repeat bitwise from run to run. */
+ * results repeat bitwise from run to run.
+ */
 #ifndef TESSERA_LB_TILE_REDUCE_CUH
 #define TESSERA_LB_TILE_REDUCE_CUH
 
@@ -218,7 +218,7 @@ template <int G, class T, class Index> struct storage_for<group_mapped<G>, T, In
   };
 };
 template <class T, class Index> struct chunked_storage {
-  static constexpr int block = 256;
+  static constexpr int block = default_block;
   static constexpr int V = items_per_thread<T, Index>;
   struct type {
     chunk_storage<block, V, block * V, Index, T> chunk;
@@ -234,7 +234,6 @@ template <class Work, class T, class Op, class AtomValue, class Visit, class Don
 __device__ void run_thread_mapped(const Work &w, T identity, Op op, const AtomValue &atom_value, const Visit &visit,
                                   const Done &done) {
   using Index = typename Work::index_type;
-  constexpr int short_tile = 8;
   for (Index t : grid_stride_range<Index>(Index(0), w.tiles)) {
     Index a = w.tile_begin(t);
     const Index e = w.tile_end(t);
@@ -242,9 +241,8 @@ __device__ void run_thread_mapped(const Work &w, T identity, Op op, const AtomVa
     if (e - a <= Index(short_tile)) {
       /* A short tile's values loaded at once, predicated, then combined in
        * order (with identity past its end, which changes nothing): one
-       * round trip to memory. As a loop of four and a remainder, a tile of 5
-       * took two (H200, 2-D Laplacian 4096^2: 0.2413 ms against 0.2285,
-       * bench/notes/spmv.md). */
+       * round trip to memory, where a loop of four and a remainder takes
+       * two for a tile of 5. */
       const int n = int(e - a);
       T v[short_tile];
 #pragma unroll
@@ -489,18 +487,39 @@ __device__ void dispatch(const plan<typename Work::index_type> &p, const Work &w
 
 } // namespace detail
 
-/** Shared memory a kernel declares for schedule S with values of type T:
- * `__shared__ tessera::lb::storage<S, T, Index> smem;` */
+/**
+ * @brief Shared memory a kernel declares for schedule S with values of type
+ * T: `__shared__ tessera::lb::storage<S, T, Index> smem;`
+ * @tparam S the schedule.
+ * @tparam T the value type.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
 template <class S, class T, class Index> using storage = typename detail::storage_for<S, T, Index>::type;
 
 /**
- * For every tile t: done(t, v) with v = op(...op(op(identity, atom_value(a0)),
- * atom_value(a1))..., atom_value(a_last)) over the tile's atoms (in an order
- * fixed by the schedule and the plan; exact for an associative op). Called by
- * every thread of a kernel launched with p.grid blocks of `block_threads<S>`
+ * @brief For every tile t, done(t, v) with v the tile's atom values combined
+ * by op.
+ *
+ * v = op(...op(op(identity, atom_value(a0)), atom_value(a1))...,
+ * atom_value(a_last)) over the tile's atoms, in an order fixed by the
+ * schedule and the plan (exact for an associative op). Called by every
+ * thread of a kernel launched with p.grid blocks of `block_threads<S>`
  * threads. done() is called exactly once per tile, by some thread of the
  * grid (for tiles split between blocks, by the last block to finish);
- * atom_value() exactly once per atom. T: trivially copyable, 4-byte multiple.
+ * atom_value() exactly once per atom.
+ * @tparam S the schedule.
+ * @tparam Work the work description's type.
+ * @tparam T the value type: trivially copyable, a multiple of 4 bytes.
+ * @tparam Op an associative `T op(T, T)`.
+ * @tparam AtomValue a callable `T atom_value(Index atom)`.
+ * @tparam Done a callable `void done(Index tile, T value)`.
+ * @param p the plan (make_plan<S, T>).
+ * @param w the work description.
+ * @param smem the schedule's shared memory (storage<S, T, Index>).
+ * @param identity the operator's identity, the value of an empty tile.
+ * @param op the combining operator.
+ * @param atom_value the value of an atom.
+ * @param done receives each tile's result.
  */
 template <class S, class Work, class T, class Op, class AtomValue, class Done>
 __device__ void for_each_tile_reduce(const plan<typename Work::index_type> &p, const Work &w,
@@ -509,13 +528,24 @@ __device__ void for_each_tile_reduce(const plan<typename Work::index_type> &p, c
   detail::dispatch<S>(p, w, smem, identity, op, atom_value, detail::no_visit{}, done);
 }
 
-/** Shared memory and plan value type of for_each_atom(). */
+/**
+ * @brief Shared memory of for_each_atom() (its plan's value type is int).
+ * @tparam S the schedule.
+ * @tparam Index the integer type of tile and atom numbers.
+ */
 template <class S, class Index> using atom_storage = storage<S, int, Index>;
 
 /**
- * fn(tile, atom) exactly once for every atom, with the schedule's
- * distribution of atoms over threads. The plan is make_plan<S, int, Index>
- * (and its workspace for merge-path and work-oriented).
+ * @brief fn(tile, atom) exactly once for every atom, with the schedule's
+ * distribution of atoms over threads.
+ * @tparam S the schedule.
+ * @tparam Work the work description's type.
+ * @tparam Fn a callable `void fn(Index tile, Index atom)`.
+ * @param p the plan: make_plan<S, int, Index> (with its workspace for
+ * merge-path and work-oriented).
+ * @param w the work description.
+ * @param smem the schedule's shared memory (atom_storage<S, Index>).
+ * @param fn called once per atom.
  */
 template <class S, class Work, class Fn>
 __device__ void for_each_atom(const plan<typename Work::index_type> &p, const Work &w,

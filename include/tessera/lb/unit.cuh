@@ -1,12 +1,12 @@
 /**
- * @file tessera/lb/unit.cuh
- * @brief Cooperative units of threads (a sub-warp tile, a warp, several
- *        warps, a block) and their collectives: barrier and a deterministic
- *        segmented scan.
+ * @file
+ * @brief Cooperative units of threads and their collectives.
  *
- * Units of up to 32 threads are cooperative-groups tiles; larger units that
- * are not the whole block synchronise on a named hardware barrier (one per
- * unit), which the sanitizer's race and sync checkers understand.
+ * A unit is a sub-warp tile, a warp, several warps or a block; its
+ * collectives are a barrier and a deterministic segmented scan. Units of up
+ * to 32 threads are cooperative-groups tiles; larger units that are not the
+ * whole block synchronise on a named hardware barrier (one per unit), which
+ * the sanitizer's race and sync checkers understand.
  */
 #ifndef TESSERA_LB_UNIT_CUH
 #define TESSERA_LB_UNIT_CUH
@@ -16,41 +16,62 @@
 namespace tessera {
 namespace lb {
 
-/** Sum, the default per-tile reduction. Any associative operator works; the
- * layer fixes the order in which values are combined, so results repeat
- * bitwise from run to run. */
+/**
+ * @brief Sum, the default per-tile reduction.
+ *
+ * Any associative operator works; the layer fixes the order in which values
+ * are combined, so results repeat bitwise from run to run.
+ */
 struct plus {
-  /** a + b. */
+  /**
+   * @brief a + b.
+   * @tparam T the value type.
+   * @param a left operand.
+   * @param b right operand.
+   */
   template <class T> __device__ T operator()(const T &a, const T &b) const { return a + b; }
 };
 
-/** Maximum, another associative per-tile reduction. */
+/** @brief Maximum, a per-tile reduction (the first of equal values). */
 struct maximum {
-  /** b when a < b, otherwise a. */
+  /**
+   * @brief The larger of a and b (a when neither is larger).
+   * @tparam T the value type.
+   * @param a left operand.
+   * @param b right operand.
+   */
   template <class T> __device__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
 };
 
-/** Scratch for a unit's scan: one (flag, value) per warp of the unit. */
+/**
+ * @brief Scratch for a unit's scan: one (flag, value) per warp of the unit.
+ * @tparam Size threads of the unit.
+ * @tparam T the value type.
+ */
 template <int Size, class T> struct scan_storage {
   T value[Size > 32 ? Size / 32 : 1];  /**< Each warp's running value. */
-  int flag[Size > 32 ? Size / 32 : 1]; /**< Each warp's reset flag. */
+  int flag[Size > 32 ? Size / 32 : 1]; /**< Whether a segment starts in each warp. */
 };
 
-/** Size threads (a power of two, 1 to 1024) inside a block of Block threads;
- * unit `index` holds threads index*Size .. index*Size + Size - 1. */
+/**
+ * @brief Size threads inside a block of Block threads; unit `index` holds
+ * threads index*Size .. index*Size + Size - 1.
+ * @tparam Size threads of the unit: a power of two, 1 to 1024.
+ * @tparam Block threads of the block, a multiple of Size.
+ */
 template <int Size, int Block> struct unit {
   static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0, "unit size: a power of two, 1 to 1024");
   static_assert(Block % Size == 0 && Block <= 1024, "the block holds whole units");
   static_assert(Size == Block || Size <= 32 || Block / Size <= 15, "one named barrier per multi-warp unit");
   static constexpr int size = Size;                        /**< Threads of the unit. */
   static constexpr int warp_width = Size < 32 ? Size : 32; /**< Lanes of one warp-level step. */
-  int rank;                                                /**< This thread's rank in the unit, 0 .. Size - 1. */
-  int index;                                               /**< The unit within the block. */
+  int rank;                                                /**< This thread's place in the unit, 0 .. Size - 1. */
+  int index;                                               /**< The unit's place in the block. */
 
-  /** The calling thread's unit and rank. */
+  /** @brief The calling thread's unit. */
   __device__ unit() : rank(int(threadIdx.x) % Size), index(int(threadIdx.x) / Size) {}
 
-  /** Barrier over the unit's threads. */
+  /** @brief Barrier over the unit's threads (every one must call it). */
   __device__ void sync() const {
     if constexpr (Size == Block) {
       __syncthreads();
@@ -65,18 +86,32 @@ template <int Size, int Block> struct unit {
   }
 };
 
-/** Result of a segmented scan for one thread. */
+/**
+ * @brief Result of a segmented scan for one thread.
+ * @tparam T the value type.
+ */
 template <class T> struct segmented_scan_result {
   T exclusive; /**< The running value entering this thread. */
-  T carry_out; /**< The running value leaving the unit (same in every thread). */
+  T carry_out; /**< The running value leaving the unit (the same in every thread). */
 };
 
 /**
- * Deterministic segmented scan over the unit's threads in rank order. Thread
- * i brings (reset_i, value_i); the running value is
- *   C_i = reset_i ? value_i : op(C_{i-1}, value_i),  C_{-1} = carry_in.
+ * @brief Deterministic segmented scan over the unit's threads in rank order.
+ *
+ * Thread i brings (reset_i, value_i); the running value is
+ * C_i = reset_i ? value_i : op(C_{i-1}, value_i), with C_{-1} = carry_in.
  * Returns C_{i-1} and C_{Size-1}. Every thread of the unit must call it.
  * The combination tree depends only on Size, so results repeat bitwise.
+ * @tparam Size threads of the unit.
+ * @tparam Block threads of the block.
+ * @tparam T the value type.
+ * @tparam Op an associative `T op(T, T)`.
+ * @param u the calling thread's unit.
+ * @param scratch the unit's scratch (shared memory, units of more than a warp).
+ * @param reset whether a segment starts at this thread.
+ * @param value this thread's value.
+ * @param carry_in the running value entering the unit.
+ * @param op the combining operator.
  */
 template <int Size, int Block, class T, class Op>
 __device__ segmented_scan_result<T> segmented_scan(const unit<Size, Block> &u, scan_storage<Size, T> &scratch,
@@ -135,8 +170,19 @@ __device__ segmented_scan_result<T> segmented_scan(const unit<Size, Block> &u, s
   }
 }
 
-/** Combination of the unit's values in rank order (a scan without resets);
- * every thread gets the result. */
+/**
+ * @brief Combination of the unit's values in rank order (a scan without
+ * resets); every thread gets the result.
+ * @tparam Size threads of the unit.
+ * @tparam Block threads of the block.
+ * @tparam T the value type.
+ * @tparam Op an associative `T op(T, T)`.
+ * @param u the calling thread's unit.
+ * @param scratch the unit's scratch (shared memory, units of more than a warp).
+ * @param value this thread's value.
+ * @param identity the operator's identity.
+ * @param op the combining operator.
+ */
 template <int Size, int Block, class T, class Op>
 __device__ T reduce(const unit<Size, Block> &u, scan_storage<Size, T> &scratch, T value, T identity, Op op) {
   return segmented_scan(u, scratch, false, value, identity, op).carry_out;
