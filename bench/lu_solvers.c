@@ -620,13 +620,8 @@ static void bench_matrix(const bench_options *o, tsb_table *rows, tsb_table *sum
 static ts_csr *read_corpus(const char *dir, const char *name) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-  ts_coo *coo = NULL, *general = NULL;
   ts_csr *csr = NULL;
-  if (ts_mm_read(cpu_ctx, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS &&
-      ts_coo_expand_symmetric(cpu_ctx, coo, &general) == TS_SUCCESS)
-    ts_csr_from_coo(cpu_ctx, general, TS_DUPLICATES_SUM, &csr);
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
+  (void)ts_mm_read_csr(cpu_ctx, path, TS_FLOAT64, &csr, NULL);
   return csr;
 }
 

@@ -931,15 +931,8 @@ static int run_spmv(const ts_model_params *p, ts_context *ctx, bool quick, const
       continue;
     *tab = '\0';
     snprintf(path, sizeof path, "%s/%s.mtx", matrices_dir, line);
-    ts_coo *stored = NULL, *general = NULL;
     ts_csr *a = NULL;
-    ts_status st = ts_mm_read(ctx, path, TS_FLOAT32, &stored, NULL);
-    if (st == TS_SUCCESS)
-      st = ts_coo_expand_symmetric(ctx, stored, &general);
-    if (st == TS_SUCCESS)
-      st = ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, &a);
-    ts_coo_destroy(stored);
-    ts_coo_destroy(general);
+    ts_status st = ts_mm_read_csr(ctx, path, TS_FLOAT32, &a, NULL);
     if (st != TS_SUCCESS) {
       printf("corpus: %s skipped (%s)\n", line, ts_last_error(ctx));
       continue;

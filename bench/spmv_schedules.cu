@@ -619,15 +619,7 @@ static ts_status to_float32(ts_context *ctx, const ts_csr *a, ts_csr **out) {
 static ts_status read_corpus(ts_context *ctx, const char *dir, const char *name, ts_csr **a) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-  ts_coo *stored = NULL, *general = NULL;
-  ts_status st = ts_mm_read(ctx, path, TS_FLOAT64, &stored, NULL);
-  if (st == TS_SUCCESS)
-    st = ts_coo_expand_symmetric(ctx, stored, &general);
-  if (st == TS_SUCCESS)
-    st = ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, a);
-  ts_coo_destroy(general);
-  ts_coo_destroy(stored);
-  return st;
+  return ts_mm_read_csr(ctx, path, TS_FLOAT64, a, NULL);
 }
 
 /* ---- results: CSV rows and the Markdown summary ---------------------------------------------- */

@@ -32,6 +32,7 @@
 
 #include "tessera/core.h"
 #include "tessera/sparse.h"
+#include "tessera/graph.h"
 #include "tessera/io.h"
 #include "tessera/lu.h"
 #include "tessera/sort.h"

@@ -163,6 +163,15 @@ int tsb_table_write_csv(const tsb_table *table, const tsb_metadata *meta, const 
 /** Print as a Markdown table (metadata as a bullet list first when non-NULL). */
 void tsb_table_print_markdown(const tsb_table *table, const tsb_metadata *meta, FILE *file);
 
+/** The Markdown file beside a CSV: @p csv_path with its extension replaced by ".md". */
+void tsb_markdown_path(const char *csv_path, char *out, size_t size);
+
+/** printf to stdout and, when @p file is not NULL, the same to @p file. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void tsb_tee(FILE *file, const char *format, ...);
+
 /** Quote one CSV field into @p out (size @p size); returns @p out. */
 char *tsb_csv_escape(const char *field, char *out, size_t size);
 

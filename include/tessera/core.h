@@ -85,29 +85,67 @@ typedef enum ts_backend {
 /** Name of a backend ("cpu", "cuda", "auto"). */
 TS_API const char *ts_backend_name(ts_backend backend);
 
+/** The most CPU threads a context may ask for (ts_context_options::num_threads). */
+#define TS_MAX_THREADS 1024
+
 /** Options for ts_context_create(); zero-initialise, then set fields. */
 typedef struct ts_context_options {
   ts_backend backend; /**< Requested backend; AUTO by default. */
   int device;         /**< CUDA device ordinal (default 0). */
   void *stream;       /**< cudaStream_t to run on; NULL = the context's own stream. */
-  int num_threads;    /**< CPU threads; 0 = OpenMP's default. */
+  int num_threads;    /**< CPU threads, 0 to TS_MAX_THREADS; 0 = OpenMP's default. */
 } ts_context_options;
 
-/** Opaque execution context. One host thread at a time. */
+/**
+ * Opaque execution context. One host thread at a time.
+ *
+ * Lifetime: every object made with a context (SpMV, sort and search plans,
+ * LU objects, buffers) keeps it alive: it holds a reference from its
+ * creation to its destruction. ts_context_destroy() gives up the creator's
+ * reference; the context itself is freed (its stream synchronised and
+ * released) when the last object using it is destroyed. Objects may thus be
+ * destroyed, and used, in any order relative to ts_context_destroy(); the
+ * caller must only not pass the context pointer itself to any call after
+ * destroying it.
+ */
 typedef struct ts_context ts_context;
 
 /**
- * Create a context. @p options may be NULL (AUTO backend, device 0).
- * Forcing TS_BACKEND_CUDA where no GPU is usable returns TS_ERROR_NO_DEVICE
- * and sets *ctx to NULL; the reason is in ts_last_error(NULL).
+ * Create a context.
+ * @param ctx     Receives the context (NULL on failure).
+ * @param options Backend, device, stream and thread count; may be NULL
+ *                (AUTO backend, device 0, OpenMP's default thread count).
+ * @return TS_SUCCESS; TS_ERROR_INVALID_ARGUMENT for an unknown backend or a
+ *         thread count outside 0 .. TS_MAX_THREADS; TS_ERROR_NO_DEVICE when
+ *         TS_BACKEND_CUDA is forced where no GPU is usable (the reason, e.g.
+ *         "no NVIDIA driver found", is in ts_last_error(NULL)). With
+ *         TS_BACKEND_AUTO the CPU backend is used instead, and
+ *         ts_context_fallback_reason() says why.
  */
 TS_API ts_status ts_context_create(ts_context **ctx, const ts_context_options *options);
 
-/** Destroy a context (waits for its outstanding GPU work). NULL is a no-op. */
+/**
+ * Give up the caller's reference to a context. The context is freed (after
+ * its outstanding GPU work) once no object made with it remains; see
+ * ::ts_context. NULL is a no-op.
+ * @param ctx The context.
+ */
 TS_API void ts_context_destroy(ts_context *ctx);
 
 /** Backend the context resolved to (never AUTO). */
 TS_API ts_backend ts_context_backend(const ts_context *ctx);
+
+/**
+ * Why a context asked for TS_BACKEND_AUTO runs on the CPU: one of "no
+ * NVIDIA driver found (...)", "NVIDIA driver ... found but no CUDA device",
+ * "the NVIDIA driver supports CUDA X.Y, older than the CUDA runtime Z.W",
+ * "CUDA device N (...) is unusable: ...", "tessera was built without CUDA".
+ * @param ctx The context (may be NULL).
+ * @return The reason, or NULL when there was no fallback (the context runs
+ *         on the GPU, or the CPU was asked for, or ctx is NULL). Valid while
+ *         the context lives.
+ */
+TS_API const char *ts_context_fallback_reason(const ts_context *ctx);
 
 /** Properties of the device behind a context. */
 typedef struct ts_device_info {

@@ -61,10 +61,20 @@
  * Also: `for_each_atom<S>(p, work, smem, fn)` calls fn(tile, atom) once per
  * atom; segmented_scan() and reduce() over a unit of threads; stride ranges
  * for range-based for loops (step, grid-, block-, warp-stride, infinite).
+ *
+ * Gathered work (lb/gather.cuh): tiles that are independent ranges of atoms
+ * counted at run time, such as a frontier's adjacency lists:
+ * for_each_gathered_atom<S, Block>(count, ranges, smem, fn), with two more
+ * schedules, lane_mapped<L> (L threads per tile) and grid_mapped (the whole
+ * grid on a few long tiles). Persistent kernels separate their steps with
+ * grid_barrier() (lb/grid_barrier.cuh; all blocks resident: cooperative
+ * launch).
  */
 #ifndef TESSERA_LB_CUH
 #define TESSERA_LB_CUH
 
+#include "lb/gather.cuh"
+#include "lb/grid_barrier.cuh"
 #include "lb/range.cuh"
 #include "lb/schedule.cuh"
 #include "lb/tile_reduce.cuh"

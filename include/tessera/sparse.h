@@ -91,7 +91,8 @@ TS_API ts_status ts_csr_copy(ts_context *ctx, const ts_csr *src, ts_csr **dst);
 
 /** Options for conversions from COO. */
 typedef enum ts_duplicates {
-  TS_DUPLICATES_SUM = 0,  /**< Entries at the same (i,j) are added (default). */
+  TS_DUPLICATES_SUM = 0,  /**< Entries at the same (i,j) are added (default); a sum that is not finite
+                               (past the range of the value type) is refused: TS_ERROR_INVALID_MATRIX. */
   TS_DUPLICATES_ERROR = 1 /**< Duplicates are refused: TS_ERROR_INVALID_MATRIX. */
 } ts_duplicates;
 
@@ -225,12 +226,31 @@ typedef enum ts_operation {
   TS_OP_TRANSPOSE = 1 /**< y = alpha * A^T * x + beta * y (x has rows entries, y cols). */
 } ts_operation;
 
+/**
+ * Locality layouts of a SpMV plan on the GPU: the plan stores the operand
+ * rearranged so that the gathers of x hit fast memory, and the caller's
+ * numbering of rows and columns stays as it is (x and y are the caller's).
+ * For graphs and power-law rows, whose x gathers are scattered.
+ */
+typedef enum ts_spmv_locality {
+  TS_SPMV_LOCALITY_NONE = 0,        /**< The operand as given (default). */
+  TS_SPMV_LOCALITY_SEGMENTED = 1,   /**< Long rows' entries grouped by column segment, each segment's part of x
+                                         staged in shared memory, the pieces of a row added in segment order; the
+                                         other rows as usual. */
+  TS_SPMV_LOCALITY_HOT_COLUMNS = 2, /**< The most-used columns' x values copied next to each other at every call
+                                         (a compact block that stays in the SMs' caches). */
+  TS_SPMV_LOCALITY_BOTH = 3,        /**< Segmented long rows, hot columns for the other rows. */
+  TS_SPMV_LOCALITY_AUTO = 4         /**< Each where the operand's row and column lengths say it pays, else none. */
+} ts_spmv_locality;
+
 /** Options of ts_spmv_plan_create_ex(); zero-initialise, then set fields. */
 typedef struct ts_spmv_options {
   ts_schedule schedule; /**< Schedule on the GPU (default AUTO; the CPU backend has one). */
   ts_operation op;      /**< A or A^T (default A). */
   int group_size;       /**< Threads per group for TS_SCHEDULE_GROUP_MAPPED (a power of two, 1 to 1024), or per short
                              row for TS_SCHEDULE_SPLIT_ROWS (1, 2, 4 or 8); 0 = chosen. */
+  ts_spmv_locality locality; /**< Locality layout on the GPU (default NONE; the CPU backend records it). Results stay
+                                  deterministic; a layout adds a row's entries in another fixed order. */
 } ts_spmv_options;
 
 /** A prepared SpMV: the matrix in backend memory, ready to run many times. */
@@ -256,10 +276,16 @@ TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a, ts_spmv_p
  * matrix: a testing aid). The CPU backend has one implementation: the
  * schedule is recorded, not used. The plan holds the schedule's choice, any
  * partition search results and all workspace, so that ts_spmv_execute()
- * allocates nothing.
+ * allocates nothing. A locality layout other than NONE (an unknown one gives
+ * TS_ERROR_INVALID_ARGUMENT) makes a CUDA plan store the operand rearranged
+ * (ts_spmv_locality; its cost is one pass over the entries on the host and
+ * their upload), with the schedule applying to the rows it leaves in place.
  */
 TS_API ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv_options *options,
                                         ts_spmv_plan **plan);
+
+/** Locality layout the plan runs (never AUTO: what AUTO resolved to; NONE on the CPU backend). */
+TS_API ts_spmv_locality ts_spmv_plan_locality(const ts_spmv_plan *plan);
 
 /** Schedule the plan runs (never AUTO: what AUTO resolved to). */
 TS_API ts_schedule ts_spmv_plan_schedule(const ts_spmv_plan *plan);

@@ -41,6 +41,7 @@ ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_b
       }
     }
   }
+  tsi_context_retain(ctx); /* the buffer keeps its context alive */
   *buffer = b;
   return TS_SUCCESS;
 }
@@ -48,13 +49,15 @@ ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_b
 void ts_buffer_destroy(ts_buffer *buffer) {
   if (!buffer)
     return;
+  ts_context *ctx = buffer->ctx;
   if (buffer->on_gpu) {
-    (void)tsi_cuda_sync(buffer->ctx);
+    (void)tsi_cuda_sync(ctx);
     tsi_cuda_free(buffer->data);
   } else {
     free(buffer->data);
   }
   free(buffer);
+  tsi_context_release(ctx);
 }
 
 void *ts_buffer_data(const ts_buffer *buffer) { return buffer ? buffer->data : NULL; }

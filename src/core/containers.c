@@ -78,14 +78,22 @@ void ts_coo_destroy(ts_coo *coo) {
   free(coo);
 }
 
-/* CSR and CSC share one layout: `major` offsets, `minor` indices. */
-static ts_status compressed_create(ts_context *ctx, const char *op, int64_t majors, int64_t nnz, ts_dtype dtype,
-                                   int64_t **ptr, int32_t **idx, void **values) {
+/* Gibibytes, for messages about allocations. */
+static double gibibytes(int64_t count, size_t size) { return (double)count * (double)size / (double)(1 << 30); }
+
+/* CSR and CSC share one layout: `major` offsets, `minor` indices. A failure
+ * names the array that could not be had, with its size. */
+static ts_status compressed_create(ts_context *ctx, const char *op, const char *major_name, int64_t majors, int64_t nnz,
+                                   ts_dtype dtype, int64_t **ptr, int32_t **idx, void **values) {
   *ptr = tsi_calloc_array(majors + 1, sizeof(int64_t));
+  if (!*ptr)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the %s offsets of %lld %ss (%.2f GiB)", op,
+                     major_name, (long long)majors, major_name, gibibytes(majors + 1, sizeof(int64_t)));
   *idx = tsi_malloc_array(nnz, sizeof(int32_t));
   *values = tsi_malloc_array(nnz, ts_dtype_size(dtype));
-  if (!*ptr || !*idx || !*values)
-    return out_of_memory(ctx, op, nnz);
+  if (!*idx || !*values)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld entries (%.2f GiB of indices and values)",
+                     op, (long long)nnz, gibibytes(nnz, sizeof(int32_t) + ts_dtype_size(dtype)));
   return TS_SUCCESS;
 }
 
@@ -103,7 +111,7 @@ ts_status ts_csr_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz
   m->cols = cols;
   m->nnz = nnz;
   m->dtype = dtype;
-  st = compressed_create(ctx, "ts_csr_create", rows, nnz, dtype, &m->row_ptr, &m->col_idx, &m->values);
+  st = compressed_create(ctx, "ts_csr_create", "row", rows, nnz, dtype, &m->row_ptr, &m->col_idx, &m->values);
   if (st != TS_SUCCESS) {
     ts_csr_destroy(m);
     return st;
@@ -135,7 +143,7 @@ ts_status ts_csc_create(ts_context *ctx, int64_t rows, int64_t cols, int64_t nnz
   m->cols = cols;
   m->nnz = nnz;
   m->dtype = dtype;
-  st = compressed_create(ctx, "ts_csc_create", cols, nnz, dtype, &m->col_ptr, &m->row_idx, &m->values);
+  st = compressed_create(ctx, "ts_csc_create", "column", cols, nnz, dtype, &m->col_ptr, &m->row_idx, &m->values);
   if (st != TS_SUCCESS) {
     ts_csc_destroy(m);
     return st;

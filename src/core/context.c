@@ -22,9 +22,16 @@ ts_status ts_context_create(ts_context **ctx, const ts_context_options *options)
   if (options->num_threads < 0)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_context_create: num_threads %d is negative",
                      options->num_threads);
+  /* The OpenMP runtime ends the process when it cannot start the threads
+   * asked for: a count past the documented limit is refused here instead. */
+  if (options->num_threads > TS_MAX_THREADS)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_context_create: num_threads %d exceeds the limit of %d threads (TS_MAX_THREADS)",
+                     options->num_threads, TS_MAX_THREADS);
   ts_context *c = calloc(1, sizeof *c);
   if (!c)
     return tsi_error(NULL, TS_ERROR_OUT_OF_MEMORY, "ts_context_create: out of host memory");
+  c->references = 1;
   c->num_threads = options->num_threads;
   c->device = -1;
   c->backend = TS_BACKEND_CPU;
@@ -37,6 +44,9 @@ ts_status ts_context_create(ts_context **ctx, const ts_context_options *options)
       tsi_error(NULL, st, "%s", c->message);
       free(c);
       return st;
+    } else {
+      /* AUTO: the CPU runs instead; keep why, for the caller to say. */
+      snprintf(c->fallback_reason, sizeof c->fallback_reason, "%s", c->message);
     }
   }
   c->message[0] = '\0';
@@ -44,12 +54,23 @@ ts_status ts_context_create(ts_context **ctx, const ts_context_options *options)
   return TS_SUCCESS;
 }
 
-void ts_context_destroy(ts_context *ctx) {
-  if (!ctx)
+void tsi_context_retain(ts_context *ctx) {
+  if (ctx)
+    (void)__atomic_add_fetch(&ctx->references, 1, __ATOMIC_RELAXED);
+}
+
+void tsi_context_release(ts_context *ctx) {
+  if (!ctx || __atomic_sub_fetch(&ctx->references, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   if (ctx->backend == TS_BACKEND_CUDA)
     tsi_cuda_context_release(ctx);
   free(ctx);
+}
+
+void ts_context_destroy(ts_context *ctx) { tsi_context_release(ctx); }
+
+const char *ts_context_fallback_reason(const ts_context *ctx) {
+  return ctx && ctx->fallback_reason[0] ? ctx->fallback_reason : NULL;
 }
 
 ts_backend ts_context_backend(const ts_context *ctx) { return ctx ? ctx->backend : TS_BACKEND_CPU; }
@@ -91,7 +112,15 @@ ts_status ts_context_set_progress(ts_context *ctx, ts_progress_fn fn, void *user
 ts_status tsi_progress(ts_context *ctx, int64_t done, int64_t total) {
   if (!ctx || !ctx->progress)
     return TS_SUCCESS;
+  ctx->progress_done = done;
+  ctx->progress_total = total;
   if (ctx->progress(ctx->progress_user, done, total) != 0)
     return tsi_error(ctx, TS_ERROR_CANCELLED, "cancelled by the progress callback");
   return TS_SUCCESS;
+}
+
+ts_status tsi_check_cancel(ts_context *ctx) {
+  if (!ctx || !ctx->progress)
+    return TS_SUCCESS;
+  return tsi_progress(ctx, ctx->progress_done, ctx->progress_total);
 }

@@ -41,24 +41,53 @@ int tsi_cuda_available(void) {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
+/* "12.4" for CUDA's 12040. */
+static void cuda_version_text(int version, char *out, size_t size) {
+  snprintf(out, size, "%d.%d", version / 1000, version % 1000 / 10);
+}
+
+/* Why no device can be had, in terms a user can act on: no driver at all
+ * (cudaDriverGetVersion gives 0 when libcuda cannot be loaded), a driver
+ * older than the runtime, a driver without devices, or another failure. */
+static ts_status no_usable_device(ts_context *ctx, cudaError_t err) {
+  (void)cudaGetLastError();
+  int driver = 0, runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  char driver_text[16], runtime_text[16];
+  cuda_version_text(driver, driver_text, sizeof driver_text);
+  cuda_version_text(runtime, runtime_text, sizeof runtime_text);
+  if (driver == 0)
+    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
+  if (err == cudaErrorInsufficientDriver)
+    return tsi_error(ctx, TS_ERROR_NO_DEVICE,
+                     "the NVIDIA driver supports CUDA %s, older than the CUDA runtime %s tessera was built with",
+                     driver_text, runtime_text);
+  if (err == cudaErrorNoDevice || err == cudaSuccess)
+    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "NVIDIA driver found (CUDA %s) but no CUDA device", driver_text);
+  return tsi_error(ctx, TS_ERROR_NO_DEVICE, "the NVIDIA driver (CUDA %s) cannot be used: %s (%s)", driver_text,
+                   cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
 ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *options) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(err));
-  }
-  if (count == 0)
-    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no usable CUDA device: none found");
+  if (err != cudaSuccess || count == 0)
+    return no_usable_device(ctx, err);
   int device = options->device;
   if (device < 0 || device >= count)
-    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "CUDA device %d requested but %d present", device, count);
+    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "CUDA device %d requested but %d present (0 to %d)", device, count,
+                     count - 1);
   err = cudaSetDevice(device);
   if (err == cudaSuccess)
     err = cudaFree(0); /* create the primary context now */
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "CUDA device %d unusable: %s", device, cudaGetErrorString(err));
+    cudaDeviceProp prop;
+    const char *name = cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "unknown";
+    (void)cudaGetLastError();
+    return tsi_error(ctx, TS_ERROR_NO_DEVICE, "CUDA device %d (%s) is unusable: %s (%s)", device, name,
+                     cudaGetErrorString(err), cudaGetErrorName(err));
   }
   ctx->device = device;
   if (options->stream) {

@@ -10,7 +10,7 @@ ts_status tsi_cuda_activate(ts_context *ctx) {
 
 ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *options) {
   (void)options;
-  return tsi_error(ctx, TS_ERROR_NO_DEVICE, "no usable CUDA device: tessera was built without CUDA");
+  return tsi_error(ctx, TS_ERROR_NO_DEVICE, "tessera was built without CUDA");
 }
 
 void tsi_cuda_context_release(ts_context *ctx) { (void)ctx; }

@@ -5,6 +5,7 @@
  * and the summing run in one thread. */
 #include "core/convert_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,17 +50,19 @@ static void sort_row(ts_dtype dtype, int32_t *cols, void *values, int64_t n, int
   }
 }
 
-static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
+/* Sort rows [first, last) of up to TSI_MEDIUM_ROW entries in parallel; the
+ * longest row left unsorted (longer ones) goes into *longest_left. */
+static void sort_row_block(ts_context *ctx, ts_csr *m, int64_t first, int64_t last, int *allocation_failed,
+                           int64_t *longest_left) {
   const int64_t *ptr = m->row_ptr;
-  int64_t rows = m->rows;
   size_t value_size = ts_dtype_size(m->dtype);
-  int allocation_failed = 0;
-  int64_t longest_left = 0;
+  int failed = 0;
+  int64_t longest = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(tsi_thread_count(ctx)) reduction(|                                                    \
-                                                                  : allocation_failed)                                 \
+                                                                  : failed)                                            \
     reduction(max                                                                                                      \
-              : longest_left) if (m->nnz > 100000)
+              : longest) if (ptr[last] - ptr[first] > 100000)
 #endif
   {
     int32_t *scratch_cols = NULL;
@@ -67,15 +70,15 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 256)
 #endif
-    for (int64_t i = 0; i < rows; i++) {
+    for (int64_t i = first; i < last; i++) {
       int64_t n = ptr[i + 1] - ptr[i];
       int32_t *cols = m->col_idx + ptr[i];
       void *values = (char *)m->values + (size_t)ptr[i] * value_size;
       if (n < 2 || row_sorted(cols, n))
         continue;
       if (n > TSI_MEDIUM_ROW) {
-        if (n > longest_left)
-          longest_left = n;
+        if (n > longest)
+          longest = n;
         continue;
       }
       if (n > TSI_SHORT_ROW && !scratch_cols) {
@@ -86,7 +89,7 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
           free(scratch_values);
           scratch_cols = NULL;
           scratch_values = NULL;
-          allocation_failed = 1;
+          failed = 1;
           continue;
         }
       }
@@ -94,6 +97,27 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
     }
     free(scratch_cols);
     free(scratch_values);
+  }
+  *allocation_failed |= failed;
+  if (longest > *longest_left)
+    *longest_left = longest;
+}
+
+/* Sort every row by column: blocks of rows by their entries in parallel,
+ * a cancellation check after each block, then the few long rows one at a
+ * time with scratch of the longest. */
+static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
+  const int64_t *ptr = m->row_ptr;
+  int64_t rows = m->rows;
+  size_t value_size = ts_dtype_size(m->dtype);
+  int allocation_failed = 0;
+  int64_t longest_left = 0;
+  for (int64_t block = 0, block_end; block < rows && !allocation_failed; block = block_end) {
+    block_end = tsi_block_end_by_work(ptr, block, rows);
+    sort_row_block(ctx, m, block, block_end, &allocation_failed, &longest_left);
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
   }
   if (allocation_failed)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_csr_from_coo: cannot allocate sorting workspace");
@@ -108,16 +132,30 @@ static ts_status sort_rows(ts_context *ctx, ts_csr *m) {
                    (long long)longest_left);
     goto cleanup;
   }
-  for (int64_t i = 0; i < rows; i++) {
+  for (int64_t i = 0; i < rows && st == TS_SUCCESS; i++) {
     int64_t n = ptr[i + 1] - ptr[i];
     int32_t *cols = m->col_idx + ptr[i];
-    if (n > TSI_MEDIUM_ROW && !row_sorted(cols, n))
+    if (n > TSI_MEDIUM_ROW && !row_sorted(cols, n)) {
       sort_row(m->dtype, cols, (char *)m->values + (size_t)ptr[i] * value_size, n, scratch_cols, scratch_values);
+      st = tsi_check_cancel(ctx);
+    }
   }
 cleanup:
   free(scratch_cols);
   free(scratch_values);
   return st;
+}
+
+/* The first two input entries at (row, col), -1 where there are fewer. */
+static void find_entries(const ts_coo *coo, int64_t row, int32_t col, int64_t *first, int64_t *second) {
+  *first = *second = -1;
+  for (int64_t k = 0; k < coo->nnz && *second < 0; k++)
+    if (coo->row_idx[k] == row && coo->col_idx[k] == col) {
+      if (*first < 0)
+        *first = k;
+      else
+        *second = k;
+    }
 }
 
 /* Name the first duplicate (lowest row, then column) by its input entries. */
@@ -128,20 +166,17 @@ static ts_status refuse_duplicate(ts_context *ctx, const ts_coo *coo, const ts_c
       col = m->col_idx[k];
       break;
     }
-  int64_t first = -1, second = -1;
-  for (int64_t k = 0; k < coo->nnz && second < 0; k++)
-    if (coo->row_idx[k] == row && coo->col_idx[k] == col) {
-      if (first < 0)
-        first = k;
-      else
-        second = k;
-    }
+  int64_t first, second;
+  find_entries(coo, row, col, &first, &second);
   return tsi_error(ctx, TS_ERROR_INVALID_MATRIX,
                    "ts_csr_from_coo: entries %lld and %lld are both at row %lld, column %d (duplicates refused)",
                    (long long)first, (long long)second, (long long)row, (int)col);
 }
 
-ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr) {
+ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr,
+                           tsi_entry_place *nonfinite_sum) {
+  if (nonfinite_sum)
+    nonfinite_sum->row = nonfinite_sum->col = -1;
   if (!csr)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_from_coo: csr is NULL");
   *csr = NULL;
@@ -156,11 +191,9 @@ ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dupl
   if (st != TS_SUCCESS)
     return st;
   m->symmetry = coo->symmetry;
-  if (coo->dtype == TS_FLOAT32)
-    scatter_by_row_f32(coo, m);
-  else
-    scatter_by_row_f64(coo, m);
-  st = sort_rows(ctx, m);
+  st = coo->dtype == TS_FLOAT32 ? scatter_by_row_f32(ctx, coo, m) : scatter_by_row_f64(ctx, coo, m);
+  if (st == TS_SUCCESS)
+    st = sort_rows(ctx, m);
   if (st != TS_SUCCESS)
     goto cleanup;
 
@@ -168,26 +201,55 @@ ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dupl
   const int64_t *ptr = m->row_ptr;
   const int32_t *cols = m->col_idx;
   int64_t rows = m->rows, repeated = 0, first_row = rows;
+  for (int64_t block = 0, block_end; block < rows; block = block_end) {
+    block_end = tsi_block_end_by_work(ptr, block, rows);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : repeated) reduction(min : first_row)                \
-    num_threads(tsi_thread_count(ctx)) if (m->nnz > 100000)
+    num_threads(tsi_thread_count(ctx)) if (ptr[block_end] - ptr[block] > 100000)
 #endif
-  for (int64_t i = 0; i < rows; i++)
-    for (int64_t k = ptr[i] + 1; k < ptr[i + 1]; k++)
-      if (cols[k] == cols[k - 1]) {
-        repeated++;
-        if (i < first_row)
-          first_row = i;
-      }
+    for (int64_t i = block; i < block_end; i++)
+      for (int64_t k = ptr[i] + 1; k < ptr[i + 1]; k++)
+        if (cols[k] == cols[k - 1]) {
+          repeated++;
+          if (i < first_row)
+            first_row = i;
+        }
+    st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+  }
   if (repeated > 0) {
     if (duplicates == TS_DUPLICATES_ERROR) {
       st = refuse_duplicate(ctx, coo, m, first_row);
       goto cleanup;
     }
-    if (m->dtype == TS_FLOAT32)
-      m->nnz = sum_duplicates_f32(rows, m->row_ptr, m->col_idx, m->values);
-    else
-      m->nnz = sum_duplicates_f64(rows, m->row_ptr, m->col_idx, m->values);
+    int64_t bad_row = -1;
+    int32_t bad_col = -1;
+    int64_t merged = 0;
+    st = m->dtype == TS_FLOAT32
+             ? sum_duplicates_f32(ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col, &merged)
+             : sum_duplicates_f64(ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col, &merged);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+    m->nnz = merged;
+    if (bad_row >= 0) {
+      /* A sum past the largest value of the type (or inf - inf) is refused:
+       * the matrix would hold a value no input entry holds. */
+      int64_t first, second;
+      find_entries(coo, bad_row, bad_col, &first, &second);
+      if (nonfinite_sum) {
+        nonfinite_sum->row = bad_row;
+        nonfinite_sum->col = bad_col;
+        nonfinite_sum->first = first;
+        nonfinite_sum->second = second;
+      }
+      st = tsi_error(ctx, TS_ERROR_INVALID_MATRIX,
+                     "ts_csr_from_coo: the duplicates at row %lld, column %d (entries %lld, %lld, ...) sum to a "
+                     "value beyond the range of %s",
+                     (long long)bad_row, (int)bad_col, (long long)first, (long long)second,
+                     m->dtype == TS_FLOAT32 ? "float" : "double");
+      goto cleanup;
+    }
     /* Give back the space of the merged entries; keeping it is harmless. */
     int32_t *shrunk_cols = realloc(m->col_idx, (size_t)(m->nnz > 0 ? m->nnz : 1) * sizeof(int32_t));
     if (shrunk_cols)
@@ -201,4 +263,8 @@ ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dupl
 cleanup:
   ts_csr_destroy(m);
   return st;
+}
+
+ts_status ts_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates duplicates, ts_csr **csr) {
+  return tsi_csr_from_coo(ctx, coo, duplicates, csr, NULL);
 }

@@ -3,8 +3,9 @@
  * (float or double) and TSI_NAME(x) defined. */
 
 /* Counting sort of the COO entries by row into csr (row_ptr holds the row
- * counts' prefix sums on return). Stable: a row keeps its input order. */
-static void TSI_NAME(scatter_by_row)(const ts_coo *coo, ts_csr *csr) {
+ * counts' prefix sums on return). Stable: a row keeps its input order.
+ * Checks for cancellation between blocks of entries. */
+static ts_status TSI_NAME(scatter_by_row)(ts_context *ctx, const ts_coo *coo, ts_csr *csr) {
   int64_t *ptr = csr->row_ptr;
   const int32_t *row_idx = coo->row_idx, *col_idx = coo->col_idx;
   const TSI_VALUE *values = (const TSI_VALUE *)coo->values;
@@ -13,19 +14,32 @@ static void TSI_NAME(scatter_by_row)(const ts_coo *coo, ts_csr *csr) {
   int64_t nnz = coo->nnz, rows = coo->rows;
   for (int64_t i = 0; i <= rows; i++)
     ptr[i] = 0;
-  for (int64_t k = 0; k < nnz; k++)
-    ptr[row_idx[k] + 1]++;
+  for (int64_t start = 0, end; start < nnz; start = end) {
+    end = tsi_block_end(start, nnz);
+    for (int64_t k = start; k < end; k++)
+      ptr[row_idx[k] + 1]++;
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
+  }
   for (int64_t i = 0; i < rows; i++)
     ptr[i + 1] += ptr[i];
   /* ptr[i] is row i's cursor; afterwards it holds the row's end. */
-  for (int64_t k = 0; k < nnz; k++) {
-    int64_t dest = ptr[row_idx[k]]++;
-    out_cols[dest] = col_idx[k];
-    out_values[dest] = values[k];
+  for (int64_t start = 0, end; start < nnz; start = end) {
+    end = tsi_block_end(start, nnz);
+    for (int64_t k = start; k < end; k++) {
+      int64_t dest = ptr[row_idx[k]]++;
+      out_cols[dest] = col_idx[k];
+      out_values[dest] = values[k];
+    }
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
   }
   for (int64_t i = rows; i > 0; i--)
     ptr[i] = ptr[i - 1];
   ptr[0] = 0;
+  return TS_SUCCESS;
 }
 
 /* Stable insertion sort of a short row by column. */
@@ -89,14 +103,27 @@ static void TSI_NAME(merge_sort)(int32_t *cols, TSI_VALUE *values, int64_t n, in
 }
 
 /* Merge runs of equal columns within each sorted row, adding their values
- * left to right (input order); compacts in place and returns the new nnz. */
-static int64_t TSI_NAME(sum_duplicates)(int64_t rows, int64_t *ptr, int32_t *cols, TSI_VALUE *values) {
-  int64_t w = 0, start = 0;
+ * left to right (input order); compacts in place, the new count in *nnz.
+ * The first merged value that is not finite (row order) is recorded in
+ * *bad_row and *bad_col (left alone when there is none). */
+static ts_status TSI_NAME(sum_duplicates)(ts_context *ctx, int64_t rows, int64_t *ptr, int32_t *cols, TSI_VALUE *values,
+                                          int64_t *bad_row, int32_t *bad_col, int64_t *nnz) {
+  int64_t w = 0, start = 0, checked = 0;
   for (int64_t i = 0; i < rows; i++) {
+    if (start - checked >= TSI_CANCEL_BLOCK) {
+      checked = start;
+      ts_status st = tsi_check_cancel(ctx);
+      if (st != TS_SUCCESS)
+        return st;
+    }
     int64_t end = ptr[i + 1], row_start = w;
     for (int64_t k = start; k < end; k++) {
       if (w > row_start && cols[w - 1] == cols[k]) {
         values[w - 1] += values[k];
+        if (!isfinite(values[w - 1]) && *bad_row < 0) {
+          *bad_row = i;
+          *bad_col = cols[k];
+        }
       } else {
         cols[w] = cols[k];
         values[w++] = values[k];
@@ -105,5 +132,6 @@ static int64_t TSI_NAME(sum_duplicates)(int64_t rows, int64_t *ptr, int32_t *col
     start = end;
     ptr[i + 1] = w;
   }
-  return w;
+  *nnz = w;
+  return TS_SUCCESS;
 }

@@ -26,15 +26,22 @@ ts_status tsi_coo_check(ts_context *ctx, const char *op, const ts_coo *coo) {
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: index or value array is NULL with %lld entries", op,
                      (long long)nnz);
 
-  /* The first bad entry, whatever the thread count: a min-reduction. */
+  /* The first bad entry, whatever the thread count: a min-reduction, in
+   * blocks with a cancellation check after each. */
   const int32_t *row_idx = coo->row_idx, *col_idx = coo->col_idx;
   int64_t first_bad = nnz;
+  for (int64_t start = 0, end; start < nnz && first_bad == nnz; start = end) {
+    end = tsi_block_end(start, nnz);
 #ifdef _OPENMP
-#pragma omp parallel for reduction(min : first_bad) num_threads(tsi_thread_count(ctx)) if (nnz > 100000)
+#pragma omp parallel for reduction(min : first_bad) num_threads(tsi_thread_count(ctx)) if (end - start > 100000)
 #endif
-  for (int64_t k = 0; k < nnz; k++)
-    if (k < first_bad && (row_idx[k] < 0 || row_idx[k] >= rows || col_idx[k] < 0 || col_idx[k] >= cols))
-      first_bad = k;
+    for (int64_t k = start; k < end; k++)
+      if (k < first_bad && (row_idx[k] < 0 || row_idx[k] >= rows || col_idx[k] < 0 || col_idx[k] >= cols))
+        first_bad = k;
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
+  }
   if (first_bad < nnz)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX,
                      "%s: entry %lld (row %d, column %d) is outside the %lld x %lld matrix (indices are zero-based)",

@@ -25,12 +25,16 @@ ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo, ts_coo **g
 
   const int32_t *row_idx = coo->row_idx, *col_idx = coo->col_idx;
   int64_t nnz = coo->nnz, off_diagonal = 0;
-  if (coo->symmetry != TS_GENERAL) {
+  for (int64_t start = 0, end; start < nnz && coo->symmetry != TS_GENERAL; start = end) {
+    end = tsi_block_end(start, nnz);
 #ifdef _OPENMP
-#pragma omp parallel for reduction(+ : off_diagonal) num_threads(tsi_thread_count(ctx)) if (nnz > 100000)
+#pragma omp parallel for reduction(+ : off_diagonal) num_threads(tsi_thread_count(ctx)) if (end - start > 100000)
 #endif
-    for (int64_t k = 0; k < nnz; k++)
+    for (int64_t k = start; k < end; k++)
       off_diagonal += row_idx[k] != col_idx[k];
+    st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
   }
   ts_coo *out = NULL;
   st = ts_coo_create(ctx, coo->rows, coo->cols, nnz + off_diagonal, coo->dtype, &out);
@@ -47,6 +51,10 @@ ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo, ts_coo **g
     bool negate = coo->symmetry == TS_SKEW_SYMMETRIC;
     int64_t w = 0;
     for (int64_t k = 0; k < nnz; k++) {
+      if (k % TSI_CANCEL_BLOCK == TSI_CANCEL_BLOCK - 1 && (st = tsi_check_cancel(ctx)) != TS_SUCCESS) {
+        ts_coo_destroy(out);
+        return st;
+      }
       int32_t i = row_idx[k], j = col_idx[k];
       out->row_idx[w] = i;
       out->col_idx[w] = j;

@@ -64,9 +64,11 @@ ts_status tsi_compressed_check(ts_context *ctx, const char *op, const char *majo
   return TS_SUCCESS;
 }
 
-ts_status ts_csr_check(ts_context *ctx, const ts_csr *csr) {
+ts_status tsi_csr_check(ts_context *ctx, const char *op, const ts_csr *csr) {
   if (!csr)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_csr_check: csr is NULL");
-  return tsi_compressed_check(ctx, "ts_csr_check", "row", "column", csr->rows, csr->cols, csr->rows, csr->cols,
-                              csr->nnz, csr->row_ptr, csr->col_idx, csr->values, csr->dtype, csr->symmetry);
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: csr is NULL", op);
+  return tsi_compressed_check(ctx, op, "row", "column", csr->rows, csr->cols, csr->rows, csr->cols, csr->nnz,
+                              csr->row_ptr, csr->col_idx, csr->values, csr->dtype, csr->symmetry);
 }
+
+ts_status ts_csr_check(ts_context *ctx, const ts_csr *csr) { return tsi_csr_check(ctx, "ts_csr_check", csr); }

@@ -49,13 +49,6 @@ static ts_status check_operand(ts_context *ctx, const char *name, const ts_buffe
   return TS_SUCCESS;
 }
 
-static bool ranges_overlap(const void *p, int64_t p_bytes, const void *q, int64_t q_bytes) {
-  if (p_bytes == 0 || q_bytes == 0)
-    return false;
-  const char *a = (const char *)p, *b = (const char *)q;
-  return a < b + q_bytes && b < a + p_bytes;
-}
-
 static ts_status check_config(ts_context *ctx, ts_dtype dtype, int config) {
   if (config == 0)
     return TS_SUCCESS;
@@ -105,8 +98,8 @@ ts_status ts_gemm_ex(ts_context *ctx, ts_dtype dtype, int64_t m, int64_t n, int6
     st = check_operand(ctx, "C", c, m, n, ldc, value, true, &span_c);
   if (st != TS_SUCCESS)
     return st;
-  if (ranges_overlap(ts_buffer_data(c), span_c, ts_buffer_data(a), span_a) ||
-      ranges_overlap(ts_buffer_data(c), span_c, ts_buffer_data(b), span_b))
+  if (tsi_ranges_overlap(ts_buffer_data(c), (size_t)span_c, ts_buffer_data(a), (size_t)span_a) ||
+      tsi_ranges_overlap(ts_buffer_data(c), (size_t)span_c, ts_buffer_data(b), (size_t)span_b))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: C overlaps A or B", op_name);
   if (m == 0 || n == 0)
     return TS_SUCCESS;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { STREAM_BANDED_VALUES = 1 };
 
@@ -26,24 +27,33 @@ ts_status ts_gen_banded(ts_context *ctx, int64_t n, int64_t lower, int64_t upper
   if (upper > n - 1)
     upper = n - 1;
 
+  st = tsi_progress(ctx, 0, n);
+  if (st != TS_SUCCESS)
+    return st;
+  ts_csr *out = NULL;
   int64_t *counts = tsi_calloc_array(n + 1, sizeof(int64_t));
   if (!counts)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %lld row counts", op, (long long)n);
+  for (int64_t start = 0, end; start < n && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end(start, n);
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++) {
-    int64_t first = i - lower > 0 ? i - lower : 0, last = i + upper < n - 1 ? i + upper : n - 1;
-    counts[i + 1] = last - first + 1;
+    for (int64_t i = start; i < end; i++) {
+      int64_t first = i - lower > 0 ? i - lower : 0, last = i + upper < n - 1 ? i + upper : n - 1;
+      counts[i + 1] = last - first + 1;
+    }
+    st = tsi_check_cancel(ctx);
   }
-  int64_t nnz = tsi_gen_prefix_sum(counts, n);
-  ts_csr *out = NULL;
-  st = ts_csr_create(ctx, n, n, nnz, dtype, &out);
+  if (st == TS_SUCCESS)
+    st = tsi_gen_prefix_sum(ctx, counts, n);
+  if (st == TS_SUCCESS)
+    st = ts_csr_create(ctx, n, n, counts[n], dtype, &out);
   if (st != TS_SUCCESS)
     goto cleanup;
-  for (int64_t i = 0; i <= n; i++)
-    out->row_ptr[i] = counts[i];
+  memcpy(out->row_ptr, counts, (size_t)(n + 1) * sizeof(int64_t));
 
-  for (int64_t start = 0; start < n; start += TSI_GEN_CHUNK) {
-    int64_t end = start + TSI_GEN_CHUNK < n ? start + TSI_GEN_CHUNK : n;
+  /* Blocks of rows by their entries: a wide band has up to n per row. */
+  for (int64_t start = 0, end; start < n; start = end) {
+    end = tsi_block_end_by_work(out->row_ptr, start, n);
 #pragma omp parallel for schedule(static)
     for (int64_t i = start; i < end; i++) {
       uint64_t key = tsi_random_key(seed, STREAM_BANDED_VALUES, (uint64_t)i);

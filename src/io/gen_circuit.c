@@ -144,10 +144,17 @@ static void put_unit(const circuit_model *m, entry_sink *sink, int64_t u) {
  * from its own counters, so the lists do not depend on the threads. */
 static ts_status make_pairs(ts_context *ctx, const char *op, const circuit_model *m, int64_t *unit_offset,
                             int32_t **rows_out, int32_t **cols_out, int64_t *count) {
-  int64_t units = m->cells + m->mesh + m->dense;
+  int64_t units = m->cells + m->mesh + m->dense, small_units = m->cells + m->mesh;
   for (int pass = 0; pass < 2; pass++) {
-    for (int64_t start = 0; start < units; start += TSI_GEN_CHUNK) {
-      int64_t end = start + TSI_GEN_CHUNK < units ? start + TSI_GEN_CHUNK : units;
+    for (int64_t start = 0, end; start < units; start = end) {
+      /* Cells and grid nodes have a few entries each; a dense net has
+       * dense_size: in the second pass their offsets are known. */
+      if (pass)
+        end = tsi_block_end_by_work(unit_offset, start, units);
+      else if (start < small_units)
+        end = start + TSI_GEN_CHUNK < small_units ? start + TSI_GEN_CHUNK : small_units;
+      else
+        end = start + 1;
 #pragma omp parallel for schedule(dynamic, 256)
       for (int64_t u = start; u < end; u++) {
         entry_sink sink = {pass ? *rows_out : NULL, pass ? *cols_out : NULL, pass ? unit_offset[u] : 0};
@@ -161,7 +168,10 @@ static ts_status make_pairs(ts_context *ctx, const char *op, const circuit_model
     }
     if (pass == 0) {
       /* The diagonal goes after the units' entries. */
-      *count = tsi_gen_prefix_sum(unit_offset, units) + m->n;
+      ts_status st = tsi_gen_prefix_sum(ctx, unit_offset, units);
+      if (st != TS_SUCCESS)
+        return st;
+      *count = unit_offset[units] + m->n;
       *rows_out = tsi_malloc_array(*count, sizeof(int32_t));
       *cols_out = tsi_malloc_array(*count, sizeof(int32_t));
       if (!*rows_out || !*cols_out)
@@ -262,6 +272,11 @@ static ts_status build_model(ts_context *ctx, const char *op, const ts_circuit_p
         m->cell_start[cells] = (int32_t)start;
       start += size;
       cells++;
+      if (cells % TSI_CANCEL_BLOCK == 0) {
+        ts_status st = tsi_check_cancel(ctx);
+        if (st != TS_SUCCESS)
+          return st;
+      }
     }
     if (pass == 0) {
       m->cell_start = tsi_malloc_array(cells + 1, sizeof(int32_t));
@@ -278,64 +293,45 @@ static ts_status build_model(ts_context *ctx, const char *op, const ts_circuit_p
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %d dense nets of %lld nodes", op, p->dense_nets,
                      (long long)m->dense_size);
   int failed = 0;
+  /* Nets in groups of about TSI_CANCEL_BLOCK members, a cancellation check after each. */
+  int64_t nets_per_group = m->dense_size > 0 ? TSI_CANCEL_BLOCK / m->dense_size : m->dense;
+  if (nets_per_group < 1)
+    nets_per_group = 1;
+  for (int64_t group = 0; group < m->dense && !failed; group += nets_per_group) {
+    int64_t group_end = m->dense - group > nets_per_group ? group + nets_per_group : m->dense;
 #pragma omp parallel reduction(| : failed)
-  {
-    tsi_sample_workspace ws;
-    bool ready = tsi_sample_workspace_init(&ws, rest, m->dense_size);
-    if (!ready)
-      failed = 1;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t d = 0; d < m->dense; d++) {
+    {
+      tsi_sample_workspace ws;
+      bool ready = tsi_sample_workspace_init(&ws, rest, m->dense_size);
       if (!ready)
-        continue;
-      int32_t *members = m->dense_members + d * m->dense_size;
-      tsi_sample_sorted(tsi_random_key(seed, STREAM_CIRCUIT_DENSE, (uint64_t)d), rest, m->dense_size, members, &ws);
-      for (int64_t k = 0; k < m->dense_size; k++)
-        members[k] += (int32_t)m->dense;
+        failed = 1;
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t d = group; d < group_end; d++) {
+        if (!ready)
+          continue;
+        int32_t *members = m->dense_members + d * m->dense_size;
+        tsi_sample_sorted(tsi_random_key(seed, STREAM_CIRCUIT_DENSE, (uint64_t)d), rest, m->dense_size, members, &ws);
+        for (int64_t k = 0; k < m->dense_size; k++)
+          members[k] += (int32_t)m->dense;
+      }
+      if (ready)
+        tsi_sample_workspace_free(&ws);
     }
-    if (ready)
-      tsi_sample_workspace_free(&ws);
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
   }
   if (failed)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate sampling workspace", op);
   return TS_SUCCESS;
 }
 
-ts_status ts_gen_circuit(ts_context *ctx, const ts_circuit_params *params, uint64_t seed, ts_dtype dtype,
-                         ts_csr **csr) {
-  const char *op = "ts_gen_circuit";
-  ts_status st = tsi_gen_check_output(ctx, op, dtype, csr);
-  if (st != TS_SUCCESS)
-    return st;
-  st = check_params(ctx, op, params);
-  if (st != TS_SUCCESS)
-    return st;
-
-  circuit_model m = {0};
-  ts_csr *out = NULL;
-  int64_t *unit_offset = NULL, count = 0;
-  int32_t *rows_of = NULL, *cols_of = NULL;
-  int64_t n = params->n;
-  st = build_model(ctx, op, params, seed, &m);
-  if (st != TS_SUCCESS)
-    goto cleanup;
-  unit_offset = tsi_calloc_array(m.cells + m.mesh + m.dense + 1, sizeof(int64_t));
-  if (!unit_offset) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the unit offsets", op);
-    goto cleanup;
-  }
-  st = make_pairs(ctx, op, &m, unit_offset, &rows_of, &cols_of, &count);
-  if (st != TS_SUCCESS)
-    goto cleanup;
-  st = tsi_gen_csr_from_pairs(ctx, op, n, n, rows_of, cols_of, count, false, dtype, &out);
-  if (st != TS_SUCCESS)
-    goto cleanup;
-  free(rows_of);
-  free(cols_of);
-  rows_of = cols_of = NULL;
-
+/* Values of rows [start, end): negative off-diagonal values, independent for
+ * A(i,j) and A(j,i), and a diagonal that dominates its row by a random margin. */
+static ts_status fill_values(ts_context *ctx, ts_csr *out, int64_t start, int64_t end, uint64_t seed, ts_dtype dtype) {
+  int64_t n = out->rows;
 #pragma omp parallel for schedule(dynamic, 1024)
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = start; i < end; i++) {
     uint64_t key = tsi_random_key(seed, STREAM_CIRCUIT_VALUES, (uint64_t)i);
     double off_sum = 0.0;
     int64_t diagonal_at = -1;
@@ -354,6 +350,50 @@ ts_status ts_gen_circuit(ts_context *ctx, const ts_circuit_params *params, uint6
     double margin = 0.1 + 0.9 * tsi_uniform01(tsi_random_draw(key, (uint64_t)n));
     tsi_store_value(out->values, dtype, diagonal_at, off_sum + margin);
   }
+  return tsi_check_cancel(ctx);
+}
+
+ts_status ts_gen_circuit(ts_context *ctx, const ts_circuit_params *params, uint64_t seed, ts_dtype dtype,
+                         ts_csr **csr) {
+  const char *op = "ts_gen_circuit";
+  ts_status st = tsi_gen_check_output(ctx, op, dtype, csr);
+  if (st != TS_SUCCESS)
+    return st;
+  st = check_params(ctx, op, params);
+  if (st != TS_SUCCESS)
+    return st;
+
+  circuit_model m = {0};
+  ts_csr *out = NULL;
+  int64_t *unit_offset = NULL, count = 0;
+  int32_t *rows_of = NULL, *cols_of = NULL;
+  int64_t n = params->n;
+  st = tsi_progress(ctx, 0, 1);
+  if (st == TS_SUCCESS)
+    st = build_model(ctx, op, params, seed, &m);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  unit_offset = tsi_calloc_array(m.cells + m.mesh + m.dense + 1, sizeof(int64_t));
+  if (!unit_offset) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate the unit offsets", op);
+    goto cleanup;
+  }
+  st = make_pairs(ctx, op, &m, unit_offset, &rows_of, &cols_of, &count);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  st = tsi_gen_csr_from_pairs(ctx, op, n, n, rows_of, cols_of, count, false, dtype, &out);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  free(rows_of);
+  free(cols_of);
+  rows_of = cols_of = NULL;
+
+  for (int64_t start = 0, end; start < n && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end_by_work(out->row_ptr, start, n);
+    st = fill_values(ctx, out, start, end, seed, dtype);
+  }
+  if (st != TS_SUCCESS)
+    goto cleanup;
   *csr = out;
   out = NULL;
 cleanup:

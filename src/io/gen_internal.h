@@ -11,7 +11,8 @@
 #include <omp.h>
 #endif
 
-/* Rows generated between two progress reports (and cancellation checks). */
+/* Rows generated between two progress reports (and cancellation checks),
+ * for generators whose rows hold a few entries each. */
 #define TSI_GEN_CHUNK ((int64_t)1 << 20)
 
 /* Checks shared by every generator: output pointer, value type. Sets *csr to
@@ -21,9 +22,9 @@ ts_status tsi_gen_check_output(ts_context *ctx, const char *op, ts_dtype dtype, 
 /* rows and cols are at least 1 and at most TS_MAX_DIMENSION. */
 ts_status tsi_gen_check_shape(ts_context *ctx, const char *op, int64_t rows, int64_t cols);
 
-/* Turn counts held in ptr[1..rows] into offsets (ptr[0] = 0); returns the
- * total. */
-int64_t tsi_gen_prefix_sum(int64_t *ptr, int64_t rows);
+/* Turn counts held in ptr[1..rows] into offsets (ptr[0] = 0), checking for
+ * cancellation between blocks; the total is ptr[rows]. */
+ts_status tsi_gen_prefix_sum(ts_context *ctx, int64_t *ptr, int64_t rows);
 
 /* Sort k non-negative int32 values increasingly; scratch holds k values
  * (unused for k <= 32). */

@@ -18,17 +18,29 @@ static ts_status grid_laplacian(ts_context *ctx, const char *op, int64_t nx, int
                      (long long)ny, (long long)nz, TS_MAX_DIMENSION);
   /* Interior rows have 7 entries in 3-D (5 in 2-D): nnz < 7n fits int64. */
   int64_t nnz = n + 2 * ((nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1));
+  st = tsi_progress(ctx, 0, n);
+  if (st != TS_SUCCESS)
+    return st;
   ts_csr *out = NULL;
   st = ts_csr_create(ctx, n, n, nnz, dtype, &out);
   if (st != TS_SUCCESS)
     return st;
 
+  for (int64_t start = 0, end; start < n && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end(start, n);
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < n; r++) {
-    int64_t x = r % nx, y = (r / nx) % ny, z = r / plane;
-    out->row_ptr[r + 1] = 1 + (x > 0) + (x < nx - 1) + (y > 0) + (y < ny - 1) + (z > 0) + (z < nz - 1);
+    for (int64_t r = start; r < end; r++) {
+      int64_t x = r % nx, y = (r / nx) % ny, z = r / plane;
+      out->row_ptr[r + 1] = 1 + (x > 0) + (x < nx - 1) + (y > 0) + (y < ny - 1) + (z > 0) + (z < nz - 1);
+    }
+    st = tsi_check_cancel(ctx);
   }
-  tsi_gen_prefix_sum(out->row_ptr, n);
+  if (st == TS_SUCCESS)
+    st = tsi_gen_prefix_sum(ctx, out->row_ptr, n);
+  if (st != TS_SUCCESS) {
+    ts_csr_destroy(out);
+    return st;
+  }
 
   for (int64_t start = 0; start < n; start += TSI_GEN_CHUNK) {
     int64_t end = start + TSI_GEN_CHUNK < n ? start + TSI_GEN_CHUNK : n;

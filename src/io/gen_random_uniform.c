@@ -18,14 +18,22 @@ ts_status ts_gen_random_uniform(ts_context *ctx, int64_t rows, int64_t cols, int
   if (tsi_mul_overflows(rows, per_row, &nnz))
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: %lld rows of %lld entries overflow a 64-bit count", op,
                      (long long)rows, (long long)per_row);
+  st = tsi_progress(ctx, 0, rows);
+  if (st != TS_SUCCESS)
+    return st;
   ts_csr *out = NULL;
   st = ts_csr_create(ctx, rows, cols, nnz, dtype, &out);
   if (st != TS_SUCCESS)
     return st;
+  for (int64_t start = 0, end; start <= rows && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end(start, rows + 1);
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i <= rows; i++)
-    out->row_ptr[i] = i * per_row;
-  st = tsi_gen_fill_sampled_rows(ctx, op, out, seed);
+    for (int64_t i = start; i < end; i++)
+      out->row_ptr[i] = i * per_row;
+    st = tsi_check_cancel(ctx);
+  }
+  if (st == TS_SUCCESS)
+    st = tsi_gen_fill_sampled_rows(ctx, op, out, seed);
   if (st != TS_SUCCESS) {
     ts_csr_destroy(out);
     return st;

@@ -78,6 +78,9 @@ ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params, uint64_t se
                            (uint64_t)((params->a + params->b + params->c) * two32)};
   tsi_permutation scramble;
   tsi_permutation_init(&scramble, (uint64_t)n, seed, STREAM_RMAT_SCRAMBLE);
+  st = tsi_progress(ctx, 0, edges);
+  if (st != TS_SUCCESS)
+    return st;
 
   ts_csr *out = NULL;
   int32_t *src = tsi_malloc_array(edges, sizeof(int32_t));
@@ -110,15 +113,21 @@ ts_status ts_gen_rmat(ts_context *ctx, const ts_rmat_params *params, uint64_t se
   free(src);
   free(dst);
   src = dst = NULL;
+  for (int64_t start = 0, end; start < n && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end_by_work(out->row_ptr, start, n);
 #pragma omp parallel for schedule(dynamic, 1024)
-  for (int64_t i = 0; i < n; i++) {
-    for (int64_t k = out->row_ptr[i]; k < out->row_ptr[i + 1]; k++) {
-      int64_t j = out->col_idx[k];
-      int64_t first = (symmetric && j < i) ? j : i, second = (symmetric && j < i) ? i : j;
-      uint64_t key = tsi_random_key(seed, STREAM_RMAT_VALUES, (uint64_t)first);
-      tsi_store_value(out->values, dtype, k, tsi_uniform_open0(tsi_random_draw(key, (uint64_t)second)));
+    for (int64_t i = start; i < end; i++) {
+      for (int64_t k = out->row_ptr[i]; k < out->row_ptr[i + 1]; k++) {
+        int64_t j = out->col_idx[k];
+        int64_t first = (symmetric && j < i) ? j : i, second = (symmetric && j < i) ? i : j;
+        uint64_t key = tsi_random_key(seed, STREAM_RMAT_VALUES, (uint64_t)first);
+        tsi_store_value(out->values, dtype, k, tsi_uniform_open0(tsi_random_draw(key, (uint64_t)second)));
+      }
     }
+    st = tsi_check_cancel(ctx);
   }
+  if (st != TS_SUCCESS)
+    goto cleanup;
   *csr = out;
   out = NULL;
 cleanup:

@@ -7,11 +7,19 @@ enum { STREAM_SAMPLED_COLUMNS = 11, STREAM_SAMPLED_VALUES = 12 };
 
 ts_status tsi_gen_fill_sampled_rows(ts_context *ctx, const char *op, ts_csr *out, uint64_t seed) {
   int64_t rows = out->rows, longest = 0;
-  for (int64_t i = 0; i < rows; i++)
-    if (out->row_ptr[i + 1] - out->row_ptr[i] > longest)
-      longest = out->row_ptr[i + 1] - out->row_ptr[i];
-  for (int64_t start = 0; start < rows; start += TSI_GEN_CHUNK) {
-    int64_t end = start + TSI_GEN_CHUNK < rows ? start + TSI_GEN_CHUNK : rows;
+  for (int64_t start = 0, end; start < rows; start = end) {
+    end = tsi_block_end(start, rows);
+    for (int64_t i = start; i < end; i++)
+      if (out->row_ptr[i + 1] - out->row_ptr[i] > longest)
+        longest = out->row_ptr[i + 1] - out->row_ptr[i];
+    ts_status st = tsi_check_cancel(ctx);
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  /* Blocks of rows by their entries: power-law rows differ in length by
+   * orders of magnitude, so a fixed count of rows could be minutes of work. */
+  for (int64_t start = 0, end; start < rows; start = end) {
+    end = tsi_block_end_by_work(out->row_ptr, start, rows);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {

@@ -19,6 +19,7 @@ typedef enum tsi_mm_number_error {
   TSI_MM_NUMBER_MISSING,   /* the line ended where a number was expected */
   TSI_MM_NUMBER_SYNTAX,    /* not a number, or followed by other characters */
   TSI_MM_NUMBER_RANGE,     /* beyond int64 or beyond the largest double */
+  TSI_MM_NUMBER_UNDERFLOW, /* not zero, but below the smallest subnormal double */
   TSI_MM_NUMBER_NONFINITE, /* "nan", "inf", "infinity" */
   TSI_MM_NUMBER_MEMORY     /* a very long token could not be copied */
 } tsi_mm_number_error;
@@ -35,8 +36,16 @@ static inline bool tsi_mm_is_delimiter(char c) { return c == ' ' || c == '\t' ||
 tsi_mm_number_error tsi_mm_parse_int64(const char **pos, int64_t *value);
 
 /* Read a decimal floating-point number at *pos (same rules as
- * tsi_mm_parse_int64); the result equals strtod's (correctly rounded). */
+ * tsi_mm_parse_int64); the result equals strtod's (correctly rounded). A
+ * value beyond the largest double is TSI_MM_NUMBER_RANGE, a non-zero value
+ * that rounds to zero TSI_MM_NUMBER_UNDERFLOW. */
 tsi_mm_number_error tsi_mm_parse_double(const char **pos, double *value);
+
+/* Read an integer value ([+-]digits, any length) as the nearest double, as
+ * tsi_mm_parse_double() does: integers are values like any other, rounded
+ * only when the type cannot hold them (beyond 2^53), refused beyond the
+ * largest double. */
+tsi_mm_number_error tsi_mm_parse_integer_value(const char **pos, double *value);
 
 /* Print a finite value into out (at least 32 bytes) so that it reads back
  * bit-identical in @p dtype, with @p precision significant digits or, for 0,
@@ -83,10 +92,80 @@ ts_status tsi_mm_parser_finish(tsi_mm_parser *ps);
 /* Free what the parser still owns (the COO when not handed over). */
 void tsi_mm_parser_release(tsi_mm_parser *ps);
 
+/* The longest line the streaming readers accept: a longer one (or a stream
+ * without line breaks, such as /dev/zero) is refused rather than buffered. */
+#define TSI_MM_MAX_LINE ((size_t)16 << 20)
+
+/* A descriptor read to its end, gzip detected by its first bytes and
+ * inflated on the fly (mm_source.c). The descriptor stays the caller's. */
+typedef struct tsi_mm_inflater tsi_mm_inflater;
+typedef struct tsi_mm_source {
+  ts_context *ctx;
+  const char *name; /* for messages */
+  int fd;
+  int64_t size;         /* bytes of a regular file, -1 otherwise */
+  int64_t raw_position; /* bytes read from fd so far */
+  bool gzip;
+  bool raw_end;       /* read(2) reported the end */
+  bool member_end;    /* a gzip member ended: another may follow */
+  bool finished;      /* all text handed over */
+  unsigned char *raw; /* bytes read but not yet used */
+  size_t raw_capacity, raw_start, raw_length;
+  tsi_mm_inflater *inflater;
+  ts_status deferred_status; /* a failure held back until the text before it was parsed */
+  char deferred_reason[192];
+} tsi_mm_source;
+
+/* Look at the first bytes of fd (a directory is refused). */
+ts_status tsi_mm_source_open(tsi_mm_source *s, ts_context *ctx, int fd, const char *name);
+
+/* Up to `want` bytes of text into out; *got = 0 at the end. `line` is the
+ * line being read, for messages. */
+ts_status tsi_mm_source_read(tsi_mm_source *s, int64_t line, char *out, size_t want, size_t *got);
+
+/* Bytes of the descriptor used so far (compressed bytes for gzip): progress. */
+int64_t tsi_mm_source_position(const tsi_mm_source *s);
+
+/* Free the buffers; the descriptor is left open. */
+void tsi_mm_source_close(tsi_mm_source *s);
+
 /* Parse the banner (stage BANNER) or the size line (stage SIZE): one line
  * in [begin, end) with end[-1] == '\n'. */
 ts_status tsi_mm_parse_banner(tsi_mm_parser *ps, const char *begin, const char *end);
 ts_status tsi_mm_parse_size_line(tsi_mm_parser *ps, const char *begin, const char *end);
+
+/* Read fd to its end as Matrix Market text (name for messages). */
+ts_status tsi_mm_read_descriptor(ts_context *ctx, int fd, const char *name, ts_dtype dtype, ts_coo **coo,
+                                 ts_mm_info *info);
+
+/* name, or "<stdin>", "<stdout>", "<descriptor N>" (in scratch) when NULL. */
+const char *tsi_mm_descriptor_name(int fd, const char *name, char *scratch, size_t scratch_size);
+
+/* A stored COO (as read from `name`) as a general CSR: expanded, duplicates
+ * summed, checked; a non-finite sum names the file's entries. */
+ts_status tsi_mm_general_csr(ts_context *ctx, const char *name, const ts_coo *stored, ts_csr **csr);
+
+/* Where the writer's bytes go (mm_output.c): a path (a temporary file beside
+ * a regular target, renamed over it on success; other targets written in
+ * place; links followed) or a caller's descriptor (left open). */
+typedef struct tsi_mm_output {
+  ts_context *ctx;
+  const char *name; /* the path as given, or the descriptor's name */
+  int fd;
+  bool owns_fd;
+  char *temporary;     /* temporary file beside the target, NULL when writing in place */
+  char *target;        /* the path once links are followed */
+  struct gzFile_s *gz; /* compressing, or NULL */
+} tsi_mm_output;
+
+ts_status tsi_mm_output_open_path(tsi_mm_output *out, ts_context *ctx, const char *path, bool gzip);
+ts_status tsi_mm_output_open_fd(tsi_mm_output *out, ts_context *ctx, int fd, const char *name, bool gzip);
+ts_status tsi_mm_output_write(tsi_mm_output *out, const char *data, size_t size);
+
+/* Finish: with st == TS_SUCCESS flush, sync and rename into place; with a
+ * failure (or when finishing fails) remove only the temporary file. Returns
+ * the final status. Call it after any open attempt. */
+ts_status tsi_mm_output_close(tsi_mm_output *out, ts_status st);
 
 /* Copy a token for a message: printable characters only, at most 24, up to
  * a delimiter or a NUL (a token in the text always has a '\n' after it). */

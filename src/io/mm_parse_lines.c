@@ -2,13 +2,15 @@
  * (the reader streams the input through this in large chunks). */
 #include "mm_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* First allocation when the input size is unknown (gzip): grown as needed,
- * so that a header declaring 10^15 entries cannot exhaust memory. */
-#define INITIAL_ENTRIES_UNKNOWN_SIZE ((int64_t)1 << 22)
+/* First allocation when the input size is unknown (gzip, a pipe): the arrays
+ * grow as entries arrive, so that what is allocated is what the text holds,
+ * whatever count its header declares. */
+#define INITIAL_ENTRIES_UNKNOWN_SIZE ((int64_t)1 << 12)
 
 void tsi_mm_parser_init(tsi_mm_parser *ps, ts_context *ctx, const char *name, ts_dtype dtype, bool header_only,
                         int64_t input_bytes) {
@@ -102,7 +104,14 @@ static ts_status number_error(tsi_mm_parser *ps, tsi_mm_number_error error, cons
   case TSI_MM_NUMBER_MISSING:
     return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: missing %s", ps->name, line, what);
   case TSI_MM_NUMBER_RANGE:
+    if (strcmp(what, "value") == 0)
+      return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: value '%s' is out of range (beyond the largest double, %g)",
+                       ps->name, line, shown, DBL_MAX);
     return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: %s '%s' is out of range", ps->name, line, what, shown);
+  case TSI_MM_NUMBER_UNDERFLOW:
+    return tsi_error(ps->ctx, TS_ERROR_PARSE,
+                     "%s:%lld: value '%s' is out of range (not zero, but below the smallest double, %g)", ps->name,
+                     line, shown, 4.9406564584124654e-324);
   case TSI_MM_NUMBER_NONFINITE:
     return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: non-finite value '%s'", ps->name, line, shown);
   case TSI_MM_NUMBER_MEMORY:
@@ -140,23 +149,24 @@ static ts_status parse_value(tsi_mm_parser *ps, const char **pos, double *value)
   const char *token = p;
   tsi_mm_number_error error;
   if (ps->info.field == TS_MM_INTEGER) {
-    int64_t integer = 0;
-    error = tsi_mm_parse_int64(&p, &integer);
+    error = tsi_mm_parse_integer_value(&p, value);
     if (error == TSI_MM_NUMBER_SYNTAX) {
       char shown[32];
       tsi_mm_describe_token(shown, sizeof shown, token);
       return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: value '%s' is not an integer (integer field)", ps->name,
                        (long long)ps->line, shown);
     }
-    *value = (double)integer;
   } else {
     error = tsi_mm_parse_double(&p, value);
   }
   if (error != TSI_MM_NUMBER_OK)
     return number_error(ps, error, "value", token);
+  /* Single precision rounds the double as C does; only a result that would
+   * be infinite is refused (a tiny value becoming 0 is precision lost, as
+   * with any rounding). */
   if (ps->dtype == TS_FLOAT32 && isinf((float)*value))
-    return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: value %g is out of the range of float", ps->name,
-                     (long long)ps->line, *value);
+    return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: value %g is out of the range of float (beyond %g)", ps->name,
+                     (long long)ps->line, *value, (double)FLT_MAX);
   *pos = p;
   return TS_SUCCESS;
 }

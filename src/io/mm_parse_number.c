@@ -3,7 +3,6 @@
 #include "mm_internal.h"
 
 #include <float.h>
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,32 +58,21 @@ static bool token_is(const char *begin, const char *end, const char *word) {
   return true;
 }
 
-/* The slow, always-right path: strtod on a NUL-terminated copy. The token
- * already matched the decimal grammar, so strtod reads all of it; its '.' is
- * swapped for the locale's decimal point in case the program changed it. */
+/* The slow, always-right path: strtod on a terminated copy. The token
+ * already matched the decimal grammar, so strtod reads all of it. */
 static tsi_mm_number_error parse_with_strtod(const char *begin, const char *end, double *value) {
-  size_t length = (size_t)(end - begin);
-  char small[128];
-  char *copy = length < sizeof small ? small : malloc(length + 1);
-  if (!copy)
+  double result = 0.0;
+  tsi_decimal_status status = tsi_decimal_to_double(begin, (size_t)(end - begin), &result);
+  if (status == TSI_DECIMAL_NO_MEMORY)
     return TSI_MM_NUMBER_MEMORY;
-  memcpy(copy, begin, length);
-  copy[length] = '\0';
-  const char *decimal_point = localeconv()->decimal_point;
-  if (decimal_point && decimal_point[0] != '.' && decimal_point[0] != '\0' && decimal_point[1] == '\0') {
-    char *dot = memchr(copy, '.', length);
-    if (dot)
-      *dot = decimal_point[0];
-  }
-  char *stop = NULL;
-  double result = strtod(copy, &stop);
-  bool complete = stop == copy + length;
-  if (copy != small)
-    free(copy);
-  if (!complete)
+  if (status != TSI_DECIMAL_OK)
     return TSI_MM_NUMBER_SYNTAX;
   if (isinf(result))
     return TSI_MM_NUMBER_RANGE;
+  /* The caller has seen a non-zero digit: 0 here means the value lies below
+   * the smallest subnormal, refused as 1e400 is (not read as 0). */
+  if (result == 0.0)
+    return TSI_MM_NUMBER_UNDERFLOW;
   *value = result;
   return TSI_MM_NUMBER_OK;
 }
@@ -151,6 +139,21 @@ static bool parse_with_extended_precision(uint64_t mantissa, int64_t exponent, d
  * (up to 19 digits) take the extended-precision path above; everything else
  * (more than 19 significant digits, large exponents, ties) goes to strtod.
  */
+tsi_mm_number_error tsi_mm_parse_integer_value(const char **pos, double *value) {
+  const char *p = *pos;
+  if (at_line_end(p))
+    return TSI_MM_NUMBER_MISSING;
+  if (*p == '+' || *p == '-')
+    p++;
+  if (!is_digit(*p))
+    return TSI_MM_NUMBER_SYNTAX;
+  while (is_digit(*p))
+    p++;
+  if (!tsi_mm_is_delimiter(*p))
+    return TSI_MM_NUMBER_SYNTAX;
+  return tsi_mm_parse_double(pos, value);
+}
+
 tsi_mm_number_error tsi_mm_parse_double(const char **pos, double *value) {
   const char *start = *pos;
   const char *p = start;

@@ -1,18 +1,26 @@
-/* Matrix Market file or memory -> COO: streams the text through the line
- * parser in large chunks (plain or gzip), reporting progress. */
+/* Matrix Market text -> COO from memory, a path or an open descriptor: the
+ * text streams through the line parser in large chunks (plain or gzip, see
+ * mm_source.c), with progress reported and cancellation checked between
+ * slices of a few megabytes. */
+#define _POSIX_C_SOURCE 200809L
 #include "mm_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <zlib.h>
+#include <unistd.h>
 
-/* Bytes read from a file at a time; a partial last line is carried over. */
+/* Bytes read at a time from a regular file; a partial last line is carried
+ * over. Other inputs (pipes, devices, gzip) start with a smaller buffer,
+ * which grows only while one line does not fit (up to TSI_MM_MAX_LINE). */
 #define READ_CHUNK ((size_t)16 << 20)
+#define STREAM_CHUNK ((size_t)1 << 20)
 /* ts_mm_read_info reads only the header: start small. */
 #define HEADER_CHUNK ((size_t)64 << 10)
+/* The smallest buffer (a regular file may report a size of 0, as /proc does). */
+#define SMALLEST_CHUNK ((size_t)4 << 10)
 /* Progress is reported (and cancellation checked) after about this much text. */
 #define PROGRESS_STEP ((size_t)4 << 20)
 
@@ -37,14 +45,22 @@ static const char *last_newline(const char *begin, const char *end) {
   return NULL;
 }
 
-/* Parse complete lines in slices of about PROGRESS_STEP, reporting
- * progress (offset of the slice's end) after each one. */
+static ts_status nul_byte_error(tsi_mm_parser *ps) {
+  return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: NUL byte: binary data, not Matrix Market text", ps->name,
+                   (long long)ps->line + 1);
+}
+
+/* What progress reports: `base` + text parsed, or (gzip) a fixed count of
+ * compressed bytes; total -1 when unknown (a pipe). */
 typedef struct progress_state {
   int64_t base;  /* progress value at begin; -1: report `fixed` instead */
   int64_t fixed; /* for gzip: compressed bytes consumed */
   int64_t total;
 } progress_state;
 
+/* Parse complete lines in slices of about PROGRESS_STEP, reporting progress
+ * after each one. A NUL byte ends the text: the lines before it are parsed
+ * (their errors come first), then its line is refused. */
 static ts_status parse_with_progress(tsi_mm_parser *ps, const char *begin, const char *end,
                                      const progress_state *progress) {
   const char *p = begin;
@@ -54,9 +70,17 @@ static ts_status parse_with_progress(tsi_mm_parser *ps, const char *begin, const
       slice_end = memchr(p + PROGRESS_STEP, '\n', (size_t)(end - p) - PROGRESS_STEP);
       slice_end = slice_end ? slice_end + 1 : end;
     }
-    ts_status st = tsi_mm_parse_lines(ps, p, slice_end);
+    const char *nul = memchr(p, '\0', (size_t)(slice_end - p));
+    if (nul) {
+      while (nul > p && nul[-1] != '\n')
+        nul--;
+      slice_end = nul;
+    }
+    ts_status st = slice_end > p ? tsi_mm_parse_lines(ps, p, slice_end) : TS_SUCCESS;
     if (st != TS_SUCCESS)
       return st;
+    if (nul && ps->stage != TSI_MM_STAGE_STOPPED)
+      return nul_byte_error(ps);
     p = slice_end;
     int64_t done = progress->base >= 0 ? progress->base + (int64_t)(p - begin) : progress->fixed;
     if (progress->total >= 0 && done > progress->total)
@@ -66,6 +90,20 @@ static ts_status parse_with_progress(tsi_mm_parser *ps, const char *begin, const
       return st;
   }
   return TS_SUCCESS;
+}
+
+/* Hand the parsed matrix over on success; free it otherwise. */
+static ts_status hand_over(tsi_mm_parser *ps, ts_status st, ts_coo **coo, ts_mm_info *info) {
+  if (st == TS_SUCCESS) {
+    if (info)
+      *info = ps->info;
+    if (coo) {
+      *coo = ps->coo;
+      ps->coo = NULL;
+    }
+  }
+  tsi_mm_parser_release(ps);
+  return st;
 }
 
 ts_status ts_mm_read_memory(ts_context *ctx, const char *text, size_t size, ts_dtype dtype, ts_coo **coo,
@@ -83,182 +121,80 @@ ts_status ts_mm_read_memory(ts_context *ctx, const char *text, size_t size, ts_d
   const char *newline = last_newline(text, end);
   const char *tail = newline ? newline + 1 : text;
   progress_state progress = {0, 0, (int64_t)size};
-  if (newline) {
+  if (newline)
     st = parse_with_progress(&ps, text, tail, &progress);
-    if (st != TS_SUCCESS)
-      goto cleanup;
-  }
-  if (tail < end) {
+  if (st == TS_SUCCESS && tail < end && ps.stage != TSI_MM_STAGE_STOPPED) {
     /* The text need not end with a newline (nor a NUL): copy the last line. */
     size_t length = (size_t)(end - tail);
     tail_copy = malloc(length + 1);
     if (!tail_copy) {
       st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot copy the last line (%zu bytes)", op, length);
-      goto cleanup;
+    } else {
+      memcpy(tail_copy, tail, length);
+      tail_copy[length] = '\n';
+      progress.base = (int64_t)(tail - text);
+      st = parse_with_progress(&ps, tail_copy, tail_copy + length + 1, &progress);
     }
-    memcpy(tail_copy, tail, length);
-    tail_copy[length] = '\n';
-    progress.base = (int64_t)(tail - text);
-    st = parse_with_progress(&ps, tail_copy, tail_copy + length + 1, &progress);
-    if (st != TS_SUCCESS)
-      goto cleanup;
   }
-  st = tsi_mm_parser_finish(&ps);
-  if (st != TS_SUCCESS)
-    goto cleanup;
-  if (info)
-    *info = ps.info;
-  *coo = ps.coo;
-  ps.coo = NULL;
-cleanup:
+  if (st == TS_SUCCESS)
+    st = tsi_mm_parser_finish(&ps);
   free(tail_copy);
-  tsi_mm_parser_release(&ps);
-  return st;
+  return hand_over(&ps, st, coo, info);
 }
 
-/* A file opened for reading, plain or gzip. */
-typedef struct mm_file {
-  const char *path;
-  FILE *plain;
-  gzFile gz;
-  int64_t size; /* bytes on disk, -1 unknown */
-} mm_file;
-
-static ts_status file_open(ts_context *ctx, const char *path, mm_file *file, char *buffer, size_t capacity,
-                           size_t *length) {
-  memset(file, 0, sizeof *file);
-  file->path = path;
-  file->size = -1;
-  *length = 0;
-  file->plain = fopen(path, "rb");
-  if (!file->plain)
-    return tsi_error(ctx, TS_ERROR_IO, "%s: %s", path, strerror(errno));
-  struct stat info;
-  if (fstat(fileno(file->plain), &info) == 0) {
-    if (S_ISDIR(info.st_mode))
-      return tsi_error(ctx, TS_ERROR_IO, "%s: %s", path, strerror(EISDIR));
-    if (S_ISREG(info.st_mode))
-      file->size = (int64_t)info.st_size;
-  }
-  /* Look at the first bytes: the gzip magic 1f 8b whatever the file's name. */
-  size_t got = fread(buffer, 1, capacity, file->plain);
-  if (got < capacity && ferror(file->plain))
-    return tsi_error(ctx, TS_ERROR_IO, "%s: %s", path, strerror(errno));
-  if (got >= 2 && (unsigned char)buffer[0] == 0x1f && (unsigned char)buffer[1] == 0x8b) {
-    fclose(file->plain);
-    file->plain = NULL;
-    file->gz = gzopen(path, "rb");
-    if (!file->gz)
-      return tsi_error(ctx, TS_ERROR_IO, "%s: %s", path, errno ? strerror(errno) : "cannot open gzip");
-    gzbuffer(file->gz, 1u << 20);
-    return TS_SUCCESS;
-  }
-  *length = got;
-  return TS_SUCCESS;
+/* The line being read is longer than any the reader takes. */
+static ts_status long_line_error(tsi_mm_parser *ps, const char *buffer, size_t length) {
+  if (memchr(buffer, '\0', length))
+    return nul_byte_error(ps);
+  return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: line longer than %zu MiB (no line break): not Matrix Market text",
+                   ps->name, (long long)ps->line + 1, TSI_MM_MAX_LINE >> 20);
 }
 
-/* zlib's reason for a gzip failure, without the "path: " it starts with. */
-static const char *gzip_reason(const mm_file *file) {
-  int code = Z_OK;
-  const char *why = gzerror(file->gz, &code);
-  if (code == Z_ERRNO)
-    return strerror(errno);
-  if (!why || !*why)
-    return "read error";
-  size_t path_length = strlen(file->path);
-  if (strncmp(why, file->path, path_length) == 0 && strncmp(why + path_length, ": ", 2) == 0)
-    why += path_length + 2;
-  return why;
-}
-
-/* Read up to `want` bytes; 0 at the end of the file. Errors name `line`,
- * the line being read. */
-static ts_status file_read(ts_context *ctx, mm_file *file, int64_t line, char *out, size_t want, size_t *got) {
-  *got = 0;
-  if (file->gz) {
-    while (want > 0) {
-      unsigned part = want > (1u << 30) ? (1u << 30) : (unsigned)want;
-      int n = gzread(file->gz, out + *got, part);
-      if (n < 0)
-        return tsi_error(ctx, TS_ERROR_IO, "%s:%lld: gzip: %s", file->path, (long long)line, gzip_reason(file));
-      if (n == 0) {
-        /* zlib reports a stream cut short only through gzerror. What came
-         * before is handed over first; the error stays for the next call,
-         * once the lines before it have been parsed and counted. */
-        int code = Z_OK;
-        gzerror(file->gz, &code);
-        if (code != Z_OK && *got == 0)
-          return tsi_error(ctx, TS_ERROR_IO, "%s:%lld: gzip: %s (truncated or corrupt file)", file->path,
-                           (long long)line, gzip_reason(file));
-        break;
-      }
-      *got += (size_t)n;
-      want -= (size_t)n;
-    }
-    return TS_SUCCESS;
-  }
-  *got = fread(out, 1, want, file->plain);
-  if (*got < want && ferror(file->plain))
-    return tsi_error(ctx, TS_ERROR_IO, "%s:%lld: %s", file->path, (long long)line, strerror(errno));
-  return TS_SUCCESS;
-}
-
-static void file_close(mm_file *file) {
-  if (file->plain)
-    fclose(file->plain);
-  if (file->gz)
-    gzclose(file->gz);
-  file->plain = NULL;
-  file->gz = NULL;
-}
-
-/* Stream a file through the parser. The buffer holds the carried-over part
- * of a line plus a fresh chunk; it doubles when one line fills it. */
-static ts_status read_file(ts_context *ctx, const char *path, tsi_mm_parser *ps, size_t chunk) {
-  mm_file file;
-  memset(&file, 0, sizeof file);
-  size_t capacity = chunk;
-  char *buffer = malloc(capacity + 1); /* + 1: room for a final '\n' */
-  size_t length = 0;
-  ts_status st;
-  if (!buffer) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a %zu-byte read buffer", path, capacity);
-    goto cleanup;
-  }
-  st = file_open(ctx, path, &file, buffer, capacity, &length);
+/* Stream a descriptor through the parser. The buffer holds the carried-over
+ * part of a line plus fresh text; it grows (up to TSI_MM_MAX_LINE) only when
+ * one line fills it. */
+static ts_status read_stream(ts_context *ctx, int fd, tsi_mm_parser *ps, size_t chunk) {
+  tsi_mm_source source;
+  char *buffer = NULL;
+  ts_status st = tsi_mm_source_open(&source, ctx, fd, ps->name);
   if (st != TS_SUCCESS)
     goto cleanup;
-  bool gzip = file.gz != NULL;
-  if (!gzip && file.size >= 0)
-    ps->input_bytes = file.size;
+  size_t capacity = chunk < STREAM_CHUNK || (!source.gzip && source.size >= 0) ? chunk : STREAM_CHUNK;
+  if (!source.gzip && source.size >= 0) {
+    ps->input_bytes = source.size;
+    /* A small file needs a buffer of its size, not a whole chunk. */
+    if ((uint64_t)source.size < capacity)
+      capacity = (size_t)source.size < SMALLEST_CHUNK ? SMALLEST_CHUNK : (size_t)source.size + 1;
+  }
+  buffer = malloc(capacity + 1); /* + 1: room for a final '\n' */
+  if (!buffer) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a %zu-byte read buffer", ps->name, capacity);
+    goto cleanup;
+  }
+  size_t length = 0;  /* bytes in buffer: a partial line carried over */
   int64_t offset = 0; /* text bytes before buffer[0] */
   bool at_end = false;
-  bool first = !gzip;
   while (!at_end && ps->stage != TSI_MM_STAGE_STOPPED) {
-    size_t got = 0;
-    if (first) {
-      got = length; /* file_open already read the first chunk */
-      length = 0;
-      first = false;
-      at_end = got < capacity;
-    } else {
-      if (length == capacity) {
-        /* One line longer than the buffer: double it. */
-        size_t larger = capacity * 2;
-        char *grown = realloc(buffer, larger + 1);
-        if (!grown) {
-          st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s:%lld: line too long for memory", path,
-                         (long long)ps->line + 1);
-          goto cleanup;
-        }
-        buffer = grown;
-        capacity = larger;
-      }
-      st = file_read(ctx, &file, ps->line + 1, buffer + length, capacity - length, &got);
-      if (st != TS_SUCCESS)
+    if (length == capacity) {
+      if (capacity >= TSI_MM_MAX_LINE) {
+        st = long_line_error(ps, buffer, length);
         goto cleanup;
-      at_end = got == 0;
+      }
+      size_t larger = capacity * 2 < TSI_MM_MAX_LINE ? capacity * 2 : TSI_MM_MAX_LINE;
+      char *grown = realloc(buffer, larger + 1);
+      if (!grown) {
+        st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s:%lld: cannot allocate %zu bytes for one line", ps->name,
+                       (long long)ps->line + 1, larger);
+        goto cleanup;
+      }
+      buffer = grown;
+      capacity = larger;
     }
+    size_t got = 0;
+    st = tsi_mm_source_read(&source, ps->line + 1, buffer + length, capacity - length, &got);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+    at_end = got == 0;
     length += got;
     const char *newline = last_newline(buffer, buffer + length);
     size_t complete = newline ? (size_t)(newline + 1 - buffer) : 0;
@@ -266,7 +202,11 @@ static ts_status read_file(ts_context *ctx, const char *path, tsi_mm_parser *ps,
       buffer[length++] = '\n'; /* the last line had no newline */
       complete = length;
     }
-    progress_state progress = {gzip ? -1 : offset, gzip ? (int64_t)gzoffset(file.gz) : 0, file.size};
+    if (complete == 0 && memchr(buffer, '\0', length)) {
+      st = nul_byte_error(ps); /* binary data: said at once, not after 16 MiB */
+      goto cleanup;
+    }
+    progress_state progress = {source.gzip ? -1 : offset, tsi_mm_source_position(&source), source.size};
     if (complete > 0) {
       st = parse_with_progress(ps, buffer, buffer + complete, &progress);
       if (st != TS_SUCCESS)
@@ -279,36 +219,71 @@ static ts_status read_file(ts_context *ctx, const char *path, tsi_mm_parser *ps,
   if (ps->stage != TSI_MM_STAGE_STOPPED)
     st = tsi_mm_parser_finish(ps);
 cleanup:
-  file_close(&file);
+  tsi_mm_source_close(&source);
   free(buffer);
   return st;
+}
+
+/* Open a path for reading, once (a FIFO can be opened only once). */
+static ts_status open_path(ts_context *ctx, const char *path, int *fd) {
+  *fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0)
+    return tsi_error(ctx, TS_ERROR_IO, "%s: %s", path, strerror(errno));
+  return TS_SUCCESS;
+}
+
+const char *tsi_mm_descriptor_name(int fd, const char *name, char *scratch, size_t scratch_size) {
+  if (name && *name)
+    return name;
+  if (fd == 0)
+    return "<stdin>";
+  if (fd == 1)
+    return "<stdout>";
+  snprintf(scratch, scratch_size, "<descriptor %d>", fd);
+  return scratch;
+}
+
+ts_status tsi_mm_read_descriptor(ts_context *ctx, int fd, const char *name, ts_dtype dtype, ts_coo **coo,
+                                 ts_mm_info *info) {
+  tsi_mm_parser ps;
+  tsi_mm_parser_init(&ps, ctx, name, dtype, false, -1);
+  ts_status st = read_stream(ctx, fd, &ps, READ_CHUNK);
+  return hand_over(&ps, st, coo, info);
 }
 
 ts_status ts_mm_read(ts_context *ctx, const char *path, ts_dtype dtype, ts_coo **coo, ts_mm_info *info) {
   ts_status st = check_arguments(ctx, "ts_mm_read", path, dtype, coo);
   if (st != TS_SUCCESS)
     return st;
-  tsi_mm_parser ps;
-  tsi_mm_parser_init(&ps, ctx, path, dtype, false, -1);
-  st = read_file(ctx, path, &ps, READ_CHUNK);
-  if (st == TS_SUCCESS) {
-    if (info)
-      *info = ps.info;
-    *coo = ps.coo;
-    ps.coo = NULL;
-  }
-  tsi_mm_parser_release(&ps);
+  int fd = -1;
+  st = open_path(ctx, path, &fd);
+  if (st != TS_SUCCESS)
+    return st;
+  st = tsi_mm_read_descriptor(ctx, fd, path, dtype, coo, info);
+  close(fd);
   return st;
+}
+
+ts_status ts_mm_read_fd(ts_context *ctx, int fd, const char *name, ts_dtype dtype, ts_coo **coo, ts_mm_info *info) {
+  ts_status st = check_arguments(ctx, "ts_mm_read_fd", "", dtype, coo);
+  if (st != TS_SUCCESS)
+    return st;
+  if (fd < 0)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_read_fd: descriptor %d is negative", fd);
+  char scratch[32];
+  return tsi_mm_read_descriptor(ctx, fd, tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch), dtype, coo, info);
 }
 
 ts_status ts_mm_read_info(ts_context *ctx, const char *path, ts_mm_info *info) {
   if (!path || !info)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_read_info: NULL argument");
+  int fd = -1;
+  ts_status st = open_path(ctx, path, &fd);
+  if (st != TS_SUCCESS)
+    return st;
   tsi_mm_parser ps;
   tsi_mm_parser_init(&ps, ctx, path, TS_FLOAT64, true, -1);
-  ts_status st = read_file(ctx, path, &ps, HEADER_CHUNK);
-  if (st == TS_SUCCESS)
-    *info = ps.info;
-  tsi_mm_parser_release(&ps);
-  return st;
+  st = read_stream(ctx, fd, &ps, HEADER_CHUNK);
+  close(fd);
+  return hand_over(&ps, st, NULL, info);
 }

@@ -78,6 +78,7 @@ ts_status ts_lu_create(ts_context *ctx, const ts_lu_options *options, ts_lu **lu
   if (!created)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_create: cannot allocate the LU object");
   created->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_lu_destroy */
   created->options = resolved;
   created->state = TSI_LU_CREATED;
   created->stats.singular_column = -1;
@@ -122,7 +123,9 @@ void ts_lu_destroy(ts_lu *lu) {
    * numeric_aux, a_values) and releases them. */
   tsi_lu_numeric_release(lu);
   tsi_lu_analysis_release(lu);
+  ts_context *ctx = lu->ctx;
   free(lu);
+  tsi_context_release(ctx);
 }
 
 ts_status ts_lu_get_stats(const ts_lu *lu, ts_lu_stats *stats) {

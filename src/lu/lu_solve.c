@@ -174,12 +174,6 @@ static ts_status solve_each(ts_lu *lu, double a_norm, ts_operation op, int64_t n
   return status;
 }
 
-/* [p, p + span) and [q, q + span') share a byte. */
-static bool ranges_overlap(const void *p, size_t p_bytes, const void *q, size_t q_bytes) {
-  uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
-  return a < b + q_bytes && b < a + p_bytes;
-}
-
 ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x, int64_t ldx) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: lu is NULL");
@@ -210,7 +204,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
       tsi_mul_overflows(x_span + n, (int64_t)sizeof(double), &x_bytes))
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_solve: %lld right-hand sides with ldb %lld, ldx %lld overflow",
                      (long long)nrhs, (long long)ldb, (long long)ldx);
-  if (ranges_overlap(b, (size_t)b_bytes, x, (size_t)x_bytes))
+  if (tsi_ranges_overlap(b, (size_t)b_bytes, x, (size_t)x_bytes))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: b and x overlap");
 
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);

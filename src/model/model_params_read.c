@@ -89,20 +89,48 @@ static ts_status read_string(reader *r, char *out, size_t size) {
   return fail(r, "unterminated string");
 }
 
+static bool digit_at(const reader *r, size_t at) { return at < r->size && r->text[at] >= '0' && r->text[at] <= '9'; }
+
+/* A JSON number (RFC 8259, section 6: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * scanned within the text's bounds, then converted: the text is not
+ * terminated after its last byte, so strtod must never see it directly. */
 static ts_status read_number(reader *r, double *value) {
   skip_space(r);
   if (r->pos >= r->size)
     return fail(r, "expected a number, found the end of the file");
-  const char *start = r->text + r->pos;
-  char c = *start;
-  if (!(c == '-' || (c >= '0' && c <= '9')))
-    return fail(r, "expected a number");
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(start, &end);
-  if (end == start || errno == ERANGE || !isfinite(v))
+  size_t at = r->pos;
+  if (r->text[at] == '-')
+    at++;
+  if (!digit_at(r, at))
+    return fail(r, at >= r->size ? "expected a number, found the end of the file" : "expected a number");
+  if (r->text[at] == '0')
+    at++;
+  else
+    while (digit_at(r, at))
+      at++;
+  if (at < r->size && r->text[at] == '.') {
+    at++;
+    if (!digit_at(r, at))
+      return fail(r, "malformed number: digits must follow the decimal point");
+    while (digit_at(r, at))
+      at++;
+  }
+  if (at < r->size && (r->text[at] == 'e' || r->text[at] == 'E')) {
+    at++;
+    if (at < r->size && (r->text[at] == '+' || r->text[at] == '-'))
+      at++;
+    if (!digit_at(r, at))
+      return fail(r, "malformed number: digits must follow the exponent");
+    while (digit_at(r, at))
+      at++;
+  }
+  double v = 0.0;
+  tsi_decimal_status status = tsi_decimal_to_double(r->text + r->pos, at - r->pos, &v);
+  if (status == TSI_DECIMAL_NO_MEMORY)
+    return tsi_error(r->ctx, TS_ERROR_OUT_OF_MEMORY, "%s:%d: cannot copy a long number", r->path, r->line);
+  if (status != TSI_DECIMAL_OK || !isfinite(v))
     return fail(r, "malformed or out-of-range number");
-  r->pos += (size_t)(end - start);
+  r->pos = at;
   *value = v;
   return TS_SUCCESS;
 }
@@ -239,6 +267,8 @@ ts_status ts_model_params_read_json(ts_context *ctx, const char *path, ts_model_
     goto cleanup;
   }
   size_t size = fread(text, 1, MAX_FILE_BYTES + 1, f);
+  if (size <= MAX_FILE_BYTES)
+    text[size] = '\0'; /* the reader keeps within size; this is for safety only */
   if (ferror(f)) {
     st = tsi_error(ctx, TS_ERROR_IO, "ts_model_params_read_json: reading %s failed", path);
     goto cleanup;

@@ -144,6 +144,7 @@ ts_status ts_search_plan_create(ts_context *ctx, ts_key_type type, const void *k
   if (!p)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_search_plan_create: out of host memory");
   p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_search_plan_destroy */
   p->type = type;
   p->key_size = ts_key_type_size(type);
   p->n = n;
@@ -172,7 +173,9 @@ void ts_search_plan_destroy(ts_search_plan *plan) {
   if (plan->device_layout)
     tsi_cuda_free(plan->device_layout);
   free(plan->ordered);
+  ts_context *ctx = plan->ctx;
   free(plan);
+  tsi_context_release(ctx);
 }
 
 ts_search_algorithm ts_search_plan_algorithm(const ts_search_plan *plan) {

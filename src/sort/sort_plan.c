@@ -57,6 +57,7 @@ ts_status ts_sort_plan_create(ts_context *ctx, const ts_sort_options *options, t
   if (!p)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_sort_plan_create: out of host memory");
   p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_sort_plan_destroy */
   p->options = *o;
   p->key_size = ts_sort_key_size(o->key);
   p->value_size = ts_sort_value_size(o->value);
@@ -81,7 +82,13 @@ ts_status ts_sort_plan_create(ts_context *ctx, const ts_sort_options *options, t
   return TS_SUCCESS;
 }
 
-void ts_sort_plan_destroy(ts_sort_plan *plan) { free(plan); }
+void ts_sort_plan_destroy(ts_sort_plan *plan) {
+  if (!plan)
+    return;
+  ts_context *ctx = plan->ctx;
+  free(plan);
+  tsi_context_release(ctx);
+}
 
 size_t ts_sort_plan_workspace_bytes(const ts_sort_plan *plan) { return plan ? plan->workspace_bytes : 0; }
 

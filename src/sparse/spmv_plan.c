@@ -2,6 +2,7 @@
  * validation, the operand's shape, the schedule (AUTO resolved), the operand
  * in backend memory (CSR of A, or of A^T for the transpose) and the
  * schedule's workspace, prepared once so that execution allocates nothing. */
+#include "sparse/spmv_locality.h"
 #include "sparse/spmv_plan.h"
 
 #include <math.h>
@@ -30,6 +31,9 @@ static ts_status check_options(ts_context *ctx, const ts_spmv_options *o) {
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_plan_create_ex: group size %d is not a power of two from 1 to 1024 (or 0 to choose)",
                      o->group_size);
+  if ((int)o->locality < 0 || (int)o->locality > TS_SPMV_LOCALITY_AUTO)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_spmv_plan_create_ex: unknown locality layout %d",
+                     (int)o->locality);
   if (o->schedule == TS_SCHEDULE_SPLIT_ROWS && o->group_size > TSI_SPLIT_MAX_LANES)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_plan_create_ex: split-rows takes 1, 2, 4 or 8 threads a short row, not %d",
@@ -170,6 +174,7 @@ ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv
   if (!p)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmv_plan_create_ex: out of host memory");
   p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_spmv_plan_destroy */
   p->op = o.op;
   p->rows = a->rows;
   p->cols = a->cols;
@@ -186,7 +191,17 @@ ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv
   tsi_spmv_shape_of(operand->rows, operand->cols, operand->row_ptr, &p->shape);
   resolve_schedule(p, &o);
 
-  if (ctx->backend == TS_BACKEND_CUDA) {
+  if (ctx->backend == TS_BACKEND_CUDA && o.locality != TS_SPMV_LOCALITY_NONE) {
+    /* The layout's own plans run the operand (already transposed). */
+    ts_spmv_options inner = o;
+    inner.op = TS_OP_NONE;
+    inner.locality = TS_SPMV_LOCALITY_NONE;
+    st = tsi_spmv_locality_create(ctx, operand, o.locality, &inner, p->explain, sizeof p->explain, &p->locality);
+    if (st == TS_SUCCESS) {
+      p->schedule = ts_spmv_plan_schedule(p->locality->inner);
+      p->group_size = ts_spmv_plan_group_size(p->locality->inner);
+    }
+  } else if (ctx->backend == TS_BACKEND_CUDA) {
     st = prepare_cuda(p, operand);
   } else if (transposed) {
     p->host = transposed; /* the CPU runs the CSR of A^T as it is */
@@ -212,6 +227,7 @@ ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a, ts_spmv_plan **p
 void ts_spmv_plan_destroy(ts_spmv_plan *plan) {
   if (!plan)
     return;
+  tsi_spmv_locality_destroy(plan->locality);
   if (plan->ctx->backend == TS_BACKEND_CUDA) {
     tsi_cuda_free(plan->device.offsets);
     tsi_cuda_free(plan->device.indices);
@@ -219,10 +235,16 @@ void ts_spmv_plan_destroy(ts_spmv_plan *plan) {
     tsi_cuda_free(plan->workspace);
   }
   ts_csr_destroy(plan->host);
+  ts_context *ctx = plan->ctx;
   free(plan);
+  tsi_context_release(ctx);
 }
 
 ts_schedule ts_spmv_plan_schedule(const ts_spmv_plan *plan) { return plan ? plan->schedule : TS_SCHEDULE_AUTO; }
+
+ts_spmv_locality ts_spmv_plan_locality(const ts_spmv_plan *plan) {
+  return plan && plan->locality ? plan->locality->kind : TS_SPMV_LOCALITY_NONE;
+}
 
 int ts_spmv_plan_group_size(const ts_spmv_plan *plan) { return plan ? plan->group_size : 0; }
 
@@ -256,10 +278,18 @@ ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, 
                      "ts_spmv_execute: x holds %zu bytes and y %zu; y = %s x needs %lld and %lld", ts_buffer_size(x),
                      ts_buffer_size(y), operation_name(plan->op), (long long)(x_entries * (int64_t)v),
                      (long long)(y_entries * (int64_t)v));
+  /* A kernel reads x while it writes y: the same (or overlapping) memory
+   * would give a wrong y, not an error. */
+  if (tsi_ranges_overlap(ts_buffer_data(x), (size_t)x_entries * v, ts_buffer_data(y), (size_t)y_entries * v))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_spmv_execute: x and y overlap; y = alpha*%s*x + beta*y needs separate buffers",
+                     plan->op == TS_OP_TRANSPOSE ? "A^T" : "A");
   if (y_entries == 0)
     return TS_SUCCESS;
+  if (plan->locality)
+    return tsi_spmv_locality_run(ctx, plan->locality, alpha, x, beta, y);
   if (ctx->backend == TS_BACKEND_CUDA)
     return tsi_spmv_cuda_run(ctx, &plan->device, plan->schedule, plan->group_size, plan->workspace,
                              plan->workspace_bytes, alpha, ts_buffer_data(x), beta, ts_buffer_data(y));
-  return ts_csr_spmv_host(ctx, alpha, plan->host, ts_buffer_data(x), beta, ts_buffer_data(y));
+  return tsi_csr_spmv_host_checked(ctx, alpha, plan->host, ts_buffer_data(x), beta, ts_buffer_data(y));
 }

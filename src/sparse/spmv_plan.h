@@ -22,6 +22,11 @@ typedef struct tsi_spmv_shape {
   double cv_row; /* coefficient of variation: population stddev / mean (0 when mean is 0) */
 } tsi_spmv_shape;
 
+/* y = alpha*A*x + beta*y on the host for a matrix already checked and
+ * vectors known not to overlap (the plan's own copy, its buffers). */
+ts_status tsi_csr_spmv_host_checked(ts_context *ctx, double alpha, const ts_csr *a, const void *x, double beta,
+                                    void *y);
+
 /* Shape of a CSR operand from its offsets (O(rows)). */
 void tsi_spmv_shape_of(int64_t rows, int64_t cols, const int64_t *offsets, tsi_spmv_shape *shape);
 
@@ -42,12 +47,13 @@ struct ts_spmv_plan {
   ts_operation op;
   int64_t rows, cols, nnz; /* of A as given (the operand is A^T for the transpose) */
   ts_dtype dtype;
-  ts_schedule schedule;          /* resolved, never AUTO */
-  int group_size;                /* threads a group (group-mapped) or a short row (split-rows), else 0 */
-  tsi_spmv_shape shape;          /* of the operand */
-  ts_csr *host;                  /* CPU backend: the operand (A, or the CSR of A^T) */
-  tsi_spmv_device_matrix device; /* CUDA backend: the operand in GPU memory */
-  void *workspace;               /* CUDA backend: the schedule's workspace */
+  ts_schedule schedule;               /* resolved, never AUTO */
+  int group_size;                     /* threads a group (group-mapped) or a short row (split-rows), else 0 */
+  tsi_spmv_shape shape;               /* of the operand */
+  ts_csr *host;                       /* CPU backend: the operand (A, or the CSR of A^T) */
+  tsi_spmv_device_matrix device;      /* CUDA backend: the operand in GPU memory */
+  void *workspace;                    /* CUDA backend: the schedule's workspace */
+  struct tsi_spmv_locality *locality; /* CUDA backend: a locality layout (spmv_locality.h) running instead, or NULL */
   size_t workspace_bytes;
   char explain[TSI_SPMV_EXPLAIN_SIZE];
 };

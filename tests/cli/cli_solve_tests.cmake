@@ -56,20 +56,18 @@ if(TARGET tessera_cli)
     --symbolic-backend cuda --symbolic-budget 65536 --levelize-backend cuda
     STDOUT "backend +cuda \\(factorization and solves on the GPU; symbolic factorization on the GPU, levels on the GPU;.*symbolic chunks +([2-9]|[1-9][0-9]+)\n.*backward error +[0-9.]+e-1[5-9]\nx \\(first entries\\) +1 1 1\n"
     GPU_ONLY FIXTURES_REQUIRED cli_circuit3000)
-  if(EXISTS ${TESSERA_MATRICES_DIR}/MANIFEST.tsv)
-    # add20: a real circuit matrix (2395 rows, 17319 entries); in the natural
-    # order it fills to 4 M entries (seconds of factorization), so it needs AMD.
-    if(TESSERA_HAVE_AMD)
-      tessera_cli_test(solve_add20 ARGS solve ${TESSERA_MATRICES_DIR}/add20.mtx
-        STDOUT "n +2395\nnnz\\(A\\) +17319\n.*backward error +[0-9.]+e-1[5-9]")
-    else()
-      tessera_cli_skipped(solve_add20 "tessera solve on add20: built without SuiteSparse AMD")
-    endif()
-    # klu_two_2x2 is structurally singular; a rank-1 pattern under --no-perturbation
-    # is numerically singular: exit 1 with the library's message.
-    tessera_cli_test(solve_structurally_singular ARGS solve ${TESSERA_MATRICES_DIR}/klu_two_2x2.mtx EXIT 1
-      STDERR "tessera: structurally singular.*rank 1")
-    tessera_cli_test(solve_not_square ARGS solve ${TESSERA_MATRICES_DIR}/lp_afiro.mtx EXIT 1
-      STDERR "not square")
+  # From the corpus in the repository (tests/data/corpus).
+  # add20: a real circuit matrix (2395 rows, 17319 entries); in the natural
+  # order it fills to 4 M entries (seconds of factorization), so it needs AMD.
+  if(TESSERA_HAVE_AMD)
+    tessera_cli_test(solve_add20 ARGS solve ${TESSERA_TEST_CORPUS_DIR}/add20.mtx
+      STDOUT "n +2395\nnnz\\(A\\) +17319\n.*backward error +[0-9.]+e-1[5-9]")
+  else()
+    tessera_cli_skipped(solve_add20 "tessera solve on add20: built without SuiteSparse AMD")
   endif()
+  # klu_two_2x2 is structurally singular: exit 1 with the library's message.
+  tessera_cli_test(solve_structurally_singular ARGS solve ${TESSERA_TEST_CORPUS_DIR}/klu_two_2x2.mtx EXIT 1
+    STDERR "tessera: structurally singular.*rank 1")
+  tessera_cli_test(solve_not_square ARGS solve ${TESSERA_TEST_CORPUS_DIR}/lp_afiro.mtx EXIT 1
+    STDERR "not square")
 endif()

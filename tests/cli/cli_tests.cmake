@@ -62,27 +62,25 @@ if(TARGET tessera_cli)
     set_tests_properties(cli_convert_roundtrip_${precision} PROPERTIES LABELS cpu TIMEOUT 300)
   endforeach()
 
-  # ---- the corpus ------------------------------------------------------------------
-  if(EXISTS ${TESSERA_MATRICES_DIR}/bcsstk13.mtx)
-    set(corpus ${TESSERA_MATRICES_DIR})
-    # bcsstk13: symmetric, 42943 entries stored, 83883 once both triangles are there.
-    tessera_cli_test(info_corpus_symmetric ARGS info ${corpus}/bcsstk13.mtx
-      STDOUT "header +coordinate real symmetric\n.*nnz stored +42943\nnnz expanded +83883 .*value symmetry +1\\.0+\n")
-    tessera_cli_test(spmv_corpus_symmetric ARGS spmv ${corpus}/bcsstk13.mtx --backend cpu --repeat 3
-      STDOUT "nnz +83883\n.*check .*: PASS")
-    tessera_cli_test(spmv_corpus_general_single ARGS spmv ${corpus}/add20.mtx --backend cpu --precision single
-      --repeat 3 --json JSON JSON_EQUALS "rows=2395,nnz=17319,precision=single,check=PASS")
-    tessera_cli_test(spmv_corpus_pattern ARGS spmv ${corpus}/karate.mtx --backend cpu --repeat 3
-      STDOUT "nnz +156\n.*: PASS")
-    tessera_cli_test(spmv_corpus_empty ARGS spmv ${corpus}/lagraph_empty_3x4.mtx --backend cpu --repeat 1
-      STDOUT "rows +3\ncols +4\nnnz +0\n.*: PASS")
-    tessera_cli_test(convert_corpus_expand ARGS convert ${corpus}/bcsstk13.mtx
-      ${TESSERA_CLI_WORK}/bcsstk13_general.mtx --expand-symmetric
-      STDOUT "2003 x 2003, 83883 entries, coordinate real general")
-  endif()
+  # ---- the corpus (tests/data/corpus, in the repository) -------------------------------
+  set(corpus ${TESSERA_TEST_CORPUS_DIR})
+  # bcsstk13: symmetric, 42943 entries stored, 83883 once both triangles are there.
+  tessera_cli_test(info_corpus_symmetric ARGS info ${corpus}/bcsstk13.mtx
+    STDOUT "header +coordinate real symmetric\n.*nnz stored +42943\nnnz expanded +83883 .*value symmetry +1\\.0+\n")
+  tessera_cli_test(spmv_corpus_symmetric ARGS spmv ${corpus}/bcsstk13.mtx --backend cpu --repeat 3
+    STDOUT "nnz +83883\n.*check .*: PASS")
+  tessera_cli_test(spmv_corpus_general_single ARGS spmv ${corpus}/add20.mtx --backend cpu --precision single
+    --repeat 3 --json JSON JSON_EQUALS "rows=2395,nnz=17319,precision=single,check=PASS")
+  tessera_cli_test(spmv_corpus_pattern ARGS spmv ${corpus}/karate.mtx --backend cpu --repeat 3
+    STDOUT "nnz +156\n.*: PASS")
+  tessera_cli_test(spmv_corpus_empty ARGS spmv ${corpus}/lagraph_empty_3x4.mtx --backend cpu --repeat 1
+    STDOUT "rows +3\ncols +4\nnnz +0\n.*: PASS")
+  tessera_cli_test(convert_corpus_expand ARGS convert ${corpus}/bcsstk13.mtx
+    ${TESSERA_CLI_WORK}/bcsstk13_general.mtx --expand-symmetric
+    STDOUT "2003 x 2003, 83883 entries, coordinate real general")
 
   # ---- errors ------------------------------------------------------------------------
-  tessera_cli_test(no_command EXIT 2 STDERR "Usage: tessera COMMAND" STDOUT_EMPTY)
+  tessera_cli_test(no_command EXIT 2 STDERR "^tessera: missing COMMAND \\(see 'tessera --help'\\)\n$" STDOUT_EMPTY)
   tessera_cli_test(unknown_command ARGS frobnicate EXIT 2 STDERR "unknown command 'frobnicate'" STDOUT_EMPTY)
   tessera_cli_test(unknown_option ARGS demo --sise 3 EXIT 2 STDERR "tessera demo: unknown option '--sise'"
     STDOUT_EMPTY)
@@ -110,4 +108,15 @@ if(TARGET tessera_cli)
   # machine with a GPU this test is skipped (it cannot observe the failure).
   tessera_cli_test(cuda_without_gpu ARGS demo --backend cuda --size 8 EXIT 1
     STDERR "^tessera: no usable CUDA device: " STDOUT_EMPTY SKIP_IF_GPU)
+  # --backend auto without a GPU runs on the CPU and says why (the library's
+  # ts_context_fallback_reason), in text and JSON; sort, search, gemm and
+  # solve print the same line.
+  tessera_cli_test(demo_fallback_reason ARGS demo --size 8 --repeat 2
+    STDOUT "^backend +cpu \\([0-9]+ threads?\\)\nno GPU +[^\n]+; the CPU backend runs instead\n" SKIP_IF_GPU)
+  tessera_cli_test(demo_fallback_reason_json ARGS demo --size 8 --repeat 2 --json JSON
+    STDOUT "\"fallback_reason\": \"[^\"]+\"" JSON_EQUALS "backend=cpu" SKIP_IF_GPU)
+  tessera_cli_test(sort_fallback_reason ARGS sort --n 100 --repeat 1
+    STDOUT "\nno GPU +[^\n]+; the CPU backend runs instead\n" SKIP_IF_GPU)
+  tessera_cli_test(demo_cpu_asked_no_reason ARGS demo --backend cpu --size 8 --repeat 2 --json JSON
+    STDOUT "\"fallback_reason\": null")
 endif()

@@ -7,7 +7,8 @@
 #
 # JSON=ON: stdout must be exactly one JSON document (python3 -m json.tool,
 # and CMake's own parser); JSON_EQUALS compares members, a dot naming a
-# member of a member. SKIP_IF_GPU=ON: print "SKIP:" and stop when
+# member of a member. A run expected to fail (EXPECT_EXIT not 0) must say why
+# in exactly one line on stderr. SKIP_IF_GPU=ON: print "SKIP:" and stop when
 # nvidia-smi lists a GPU (the test sets SKIP_REGULAR_EXPRESSION); GPU_ONLY=ON:
 # the same where it lists none.
 cmake_minimum_required(VERSION 3.25)
@@ -68,6 +69,13 @@ if(DEFINED EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
 endif()
 if(STDOUT_EMPTY AND NOT out STREQUAL "")
   fail("stdout should be empty")
+endif()
+if(NOT "${EXPECT_EXIT}" STREQUAL "0")
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines line_count)
+  if(NOT line_count EQUAL 1 OR NOT err MATCHES "\n$")
+    fail("a failed run must print exactly one line on stderr (it printed ${line_count} newlines)")
+  endif()
 endif()
 
 if(JSON)

@@ -60,18 +60,48 @@ static inline int test_skip(const char *why) {
   return 77;
 }
 
-/* Folder of the Matrix Market corpus, or NULL when absent. */
-static inline const char *test_matrices_dir(void) {
-  const char *dir = getenv("TESSERA_MATRICES");
+/* Whether dir holds a MANIFEST.tsv. */
+static inline int test_has_manifest(const char *dir) {
   if (!dir || !*dir)
-    return NULL;
+    return 0;
   char manifest[4096];
   snprintf(manifest, sizeof manifest, "%s/MANIFEST.tsv", dir);
   FILE *f = fopen(manifest, "r");
-  if (!f)
+  if (f)
+    fclose(f);
+  return f != NULL;
+}
+
+/* Whether the tests read the full corpus (TESSERA_MATRICES). */
+static inline int test_corpus_is_full(void) { return test_has_manifest(getenv("TESSERA_MATRICES")); }
+
+/* Folder of the Matrix Market corpus: the full one (TESSERA_MATRICES) when
+ * present, else the small one in the repository (TESSERA_TEST_CORPUS, set
+ * by CTest to tests/data/corpus), saying so once; NULL when neither is
+ * there. Loops over its MANIFEST.tsv read what is there. */
+static inline const char *test_matrices_dir(void) {
+  static int said;
+  if (test_corpus_is_full())
+    return getenv("TESSERA_MATRICES");
+  const char *small = getenv("TESSERA_TEST_CORPUS");
+  if (!test_has_manifest(small))
     return NULL;
-  fclose(f);
-  return dir;
+  if (!said++)
+    printf("corpus: the small one in the repository (%s); the full corpus (TESSERA_MATRICES) is absent\n", small);
+  return small;
+}
+
+/* dir/name.mtx into path when the file is there; otherwise NULL, after
+ * printing that this part needs the full corpus. */
+static inline const char *test_corpus_matrix(const char *dir, const char *name, char *path, size_t size) {
+  snprintf(path, size, "%s/%s.mtx", dir, name);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    fclose(f);
+    return path;
+  }
+  printf("SKIPPED (part): %s is only in the full corpus (set TESSERA_MATRICES)\n", name);
+  return NULL;
 }
 
 /* Deterministic pseudo-random doubles in [-1, 1) (splitmix64). */
@@ -91,13 +121,8 @@ static inline ts_csr *test_read_general(ts_context *ctx, const char *dir, const 
   int length = snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
   if (length <= 0 || (size_t)length >= sizeof path)
     return NULL;
-  ts_coo *coo = NULL, *general = NULL;
   ts_csr *csr = NULL;
-  if (ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL) == TS_SUCCESS &&
-      ts_coo_expand_symmetric(ctx, coo, &general) == TS_SUCCESS)
-    (void)ts_csr_from_coo(ctx, general, TS_DUPLICATES_SUM, &csr);
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
+  (void)ts_mm_read_csr(ctx, path, TS_FLOAT64, &csr, NULL);
   return csr;
 }
 

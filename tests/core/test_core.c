@@ -83,7 +83,9 @@ static void test_backend_choice(void) {
   } else {
     CHECK(forced == TS_ERROR_NO_DEVICE);
     CHECK(cuda == NULL);
-    CHECK(strstr(ts_last_error(NULL), "CUDA") != NULL);
+    /* The message names what is missing: the driver, a device, or CUDA in the build. */
+    const char *why = ts_last_error(NULL);
+    CHECK(strstr(why, "driver") != NULL || strstr(why, "device") != NULL || strstr(why, "CUDA") != NULL);
   }
   ts_context *automatic = NULL;
   CHECK_OK(NULL, ts_context_create(&automatic, NULL));

@@ -224,15 +224,8 @@ static void test_corpus(void) {
     if (sscanf(line, "%255s %lld %lld %lld", name, &rows, &cols, &nnz) != 4 || rows != cols)
       continue;
     snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-    ts_coo *coo = NULL, *general = NULL;
     ts_csr *a = NULL;
-    if (ts_mm_read(NULL, path, TS_FLOAT64, &coo, NULL) != TS_SUCCESS)
-      continue;
-    CHECK_OK(NULL, ts_coo_expand_symmetric(NULL, coo, &general));
-    CHECK_OK(NULL, ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a));
-    ts_coo_destroy(coo);
-    ts_coo_destroy(general);
-    if (!a)
+    if (ts_mm_read_csr(NULL, path, TS_FLOAT64, &a, NULL) != TS_SUCCESS)
       continue;
     /* Keep the test quick: matrices whose symmetric fill estimate is large
      * (dense social graphs) are left out. */

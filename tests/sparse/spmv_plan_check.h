@@ -195,16 +195,9 @@ static ts_csr *spmv_check_read_corpus(const char *dir, const char *name, ts_dtyp
   CHECK_MSG(length > 0 && (size_t)length < sizeof path, "%s: path too long", name);
   if (length <= 0 || (size_t)length >= sizeof path)
     return NULL;
-  ts_coo *stored = NULL, *general = NULL;
   ts_csr *a = NULL;
-  ts_status st = ts_mm_read(NULL, path, dtype, &stored, NULL);
+  ts_status st = ts_mm_read_csr(NULL, path, dtype, &a, NULL);
   CHECK_MSG(st == TS_SUCCESS, "%s: %s", name, ts_last_error(NULL));
-  if (st == TS_SUCCESS)
-    CHECK_OK(NULL, ts_coo_expand_symmetric(NULL, stored, &general));
-  if (general)
-    CHECK_OK(NULL, ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a));
-  ts_coo_destroy(general);
-  ts_coo_destroy(stored);
   return a;
 }
 

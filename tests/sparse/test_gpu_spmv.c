@@ -500,23 +500,15 @@ static void test_corpus(void) {
       fclose(probe);
     for (int d = 0; d < 2; d++) {
       ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
-      ts_coo *coo = NULL, *general = NULL;
       ts_csr *a = NULL;
-      ts_status st = ts_mm_read(NULL, path, dtype, &coo, NULL);
+      ts_status st = ts_mm_read_csr(NULL, path, dtype, &a, NULL);
       CHECK_MSG(st == TS_SUCCESS, "reading %s: %s", path, ts_last_error(NULL));
-      if (st == TS_SUCCESS)
-        st = ts_coo_expand_symmetric(NULL, coo, &general);
-      if (st == TS_SUCCESS)
-        st = ts_csr_from_coo(NULL, general, TS_DUPLICATES_SUM, &a);
-      CHECK_MSG(st == TS_SUCCESS, "%s to CSR: %s", name, ts_last_error(NULL));
       if (a) {
         a->symmetry = TS_GENERAL;
         check_spmv(name, a, 1.0, 0.0, &state, 1);
         check_spmv(name, a, 0.5, -1.0, &state, 0);
       }
       ts_csr_destroy(a);
-      ts_coo_destroy(general);
-      ts_coo_destroy(coo);
     }
     matrices++;
   }

@@ -1,8 +1,7 @@
-/* Matrix helpers of the CLI: read a Matrix Market file into general CSR,
- * print ::ts_csr_stats, and the AMD fill estimate. */
+/* Matrix helpers of the CLI: read a Matrix Market file into general CSR
+ * (ts_mm_read_csr), print ::ts_csr_stats, and the AMD fill estimate. */
 #include "cli_common.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,32 +32,12 @@ const char *cli_mm_field_name(ts_mm_field field) {
 ts_status cli_matrix_read(ts_context *ctx, cli_progress *progress, const char *path, ts_dtype dtype,
                           cli_matrix *matrix) {
   memset(matrix, 0, sizeof *matrix);
-  ts_coo *stored = NULL, *general = NULL;
   double start = cli_now();
   cli_progress_begin(progress, "reading");
-  ts_status status = ts_mm_read(ctx, path, dtype, &stored, &matrix->header);
-  cli_progress_end(progress, status);
-  if (status != TS_SUCCESS)
-    goto cleanup;
-  matrix->stored = stored->nnz;
-  const ts_coo *source = stored;
-  if (stored->symmetry != TS_GENERAL) {
-    cli_progress_begin(progress, "expanding symmetric storage");
-    status = ts_coo_expand_symmetric(ctx, stored, &general);
-    cli_progress_end(progress, status);
-    if (status != TS_SUCCESS)
-      goto cleanup;
-    source = general;
-  }
-  matrix->expanded = source->nnz;
-  /* Matrix Market forbids duplicate entries but some files have them; they are summed, as most readers do. */
-  cli_progress_begin(progress, "converting to CSR");
-  status = ts_csr_from_coo(ctx, source, TS_DUPLICATES_SUM, &matrix->csr);
-  cli_progress_end(progress, status);
+  ts_status status = cli_mm_read_csr(ctx, path, dtype, &matrix->csr, &matrix->header);
+  status = cli_progress_end(progress, status);
+  matrix->stored = matrix->header.entries;
   matrix->read_seconds = cli_now() - start;
-cleanup:
-  ts_coo_destroy(general);
-  ts_coo_destroy(stored);
   return status;
 }
 

@@ -63,13 +63,14 @@ static double max_relative_error(const ts_csr *a64, const double *x, const doubl
 }
 
 /* @p count back-to-back calls ending in one sync: the per-call time then
- * includes no host round trip, as in an application's loop. */
+ * includes no host round trip, as in an application's loop. Ctrl-C stops
+ * the burst (a burst lasts about 0.1 s, unless --repeat makes it longer). */
 static ts_status timed_burst(ts_context *ctx, ts_spmv_plan *plan, const ts_buffer *x, ts_buffer *y, int64_t count,
                              double *seconds) {
   double start = cli_now();
   ts_status status = TS_SUCCESS;
   for (int64_t k = 0; k < count && status == TS_SUCCESS; k++)
-    status = ts_spmv_execute(plan, 1.0, x, 0.0, y);
+    status = cli_cancelled() ? TS_ERROR_CANCELLED : ts_spmv_execute(plan, 1.0, x, 0.0, y);
   if (status == TS_SUCCESS)
     status = ts_context_sync(ctx);
   *seconds = cli_now() - start;
@@ -125,6 +126,8 @@ ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts
   result->nnz = a->nnz;
   result->dtype = a->dtype;
   result->bursts = CLI_SPMV_BURSTS;
+  const char *fallback = ts_context_fallback_reason(ctx);
+  snprintf(result->fallback, sizeof result->fallback, "%s", fallback ? fallback : "");
   ts_status status = ts_context_device_info(ctx, &result->device);
   if (status != TS_SUCCESS)
     goto cleanup;
@@ -155,7 +158,7 @@ ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts
   options.group_size = request->schedule == TS_SCHEDULE_SPLIT_ROWS && request->group_size > 8 ? 0 : request->group_size;
   options.op = request->op;
   status = ts_spmv_plan_create_ex(ctx, a, &options, &plan);
-  cli_progress_end(progress, status);
+  status = cli_progress_end(progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   run->schedule = ts_spmv_plan_schedule(plan);
@@ -211,8 +214,11 @@ ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts
     if (status != TS_SUCCESS)
       goto cleanup;
     per_call_ms[burst] = 1e3 * elapsed / (double)repeat;
+    cli_progress_report(progress, burst + 1, CLI_SPMV_BURSTS);
   }
-  cli_progress_end(progress, status);
+  status = cli_progress_end(progress, status);
+  if (status != TS_SUCCESS)
+    goto cleanup;
   qsort(per_call_ms, CLI_SPMV_BURSTS, sizeof per_call_ms[0], compare_doubles);
   result->median_ms = per_call_ms[CLI_SPMV_BURSTS / 2];
   result->min_ms = per_call_ms[0];
@@ -244,10 +250,9 @@ ts_status cli_spmv_measure_run(ts_context *ctx, cli_progress *progress, const ts
   double unit_roundoff = a->dtype == TS_FLOAT32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
   result->tolerance = (double)(longest + 2) * (unit_roundoff + ldexp(1.0, -53));
   result->pass = result->max_error <= result->tolerance;
-  cli_progress_end(progress, status);
 
 cleanup:
-  cli_progress_end(progress, status);
+  status = cli_progress_end(progress, status);
   ts_csr_destroy(operand);
   ts_buffer_destroy(x);
   ts_buffer_destroy(y);
@@ -256,15 +261,6 @@ cleanup:
   free(y_host);
   free(x_ref);
   free(y_ref);
-  return status;
-}
-
-ts_status cli_spmv_measure(ts_context *ctx, cli_progress *progress, const ts_csr *a, int64_t repeat,
-                           cli_spmv_result *result) {
-  cli_spmv_request request = {TS_SCHEDULE_AUTO, 0, TS_OP_NONE, repeat};
-  cli_spmv_run run;
-  ts_status status = cli_spmv_measure_run(ctx, progress, a, &request, &run);
-  *result = run.result;
   return status;
 }
 
@@ -279,6 +275,8 @@ static void print_header(FILE *out, const char *matrix, const cli_spmv_result *r
              r->device.compute_major, r->device.compute_minor, r->device.multiprocessors);
   else
     cli_line(out, "backend", "cpu (%d threads)", r->device.multiprocessors);
+  if (r->fallback[0])
+    cli_line(out, "no GPU", "%s; the CPU backend runs instead", r->fallback);
   cli_line(out, "device", "%s", r->device.name);
   cli_line(out, "matrix", "%s", matrix);
   cli_line(out, "rows", "%lld", (long long)r->rows);
@@ -295,13 +293,9 @@ static void print_measurement(FILE *out, const cli_spmv_result *r) {
            r->pass ? "PASS" : "FAIL");
 }
 
-void cli_spmv_print(FILE *out, const char *matrix, const cli_spmv_result *r) {
-  print_header(out, matrix, r);
-  print_measurement(out, r);
-}
-
 static void json_header(cli_json *json, const char *matrix, const cli_spmv_result *r) {
   cli_json_text(json, "backend", ts_backend_name(r->backend));
+  cli_json_text(json, "fallback_reason", r->fallback[0] ? r->fallback : NULL);
   cli_json_text(json, "device", r->device.name);
   if (r->backend == TS_BACKEND_CUDA) {
     cli_json_int(json, "device_ordinal", r->device.ordinal);
@@ -329,11 +323,6 @@ static void json_measurement(cli_json *json, const cli_spmv_result *r) {
   cli_json_text(json, "check", r->pass ? "PASS" : "FAIL");
 }
 
-void cli_spmv_json(cli_json *json, const char *matrix, const cli_spmv_result *r) {
-  json_header(json, matrix, r);
-  json_measurement(json, r);
-}
-
 /* "merge-path", "group-mapped, group size 32", "split-rows, 2 threads a short
  * row", "merge-path (chosen by auto)". */
 static void schedule_text(const cli_spmv_run *run, char *text, size_t size) {
@@ -346,21 +335,47 @@ static void schedule_text(const cli_spmv_run *run, char *text, size_t size) {
            run->requested == TS_SCHEDULE_AUTO ? " (chosen by auto)" : "");
 }
 
+/* The schedules are the GPU's mappings of rows and nonzeros to threads; the
+ * CPU backend has one implementation, and its plan only records them. */
+static bool schedule_used(const cli_spmv_run *run) { return run->result.backend == TS_BACKEND_CUDA; }
+
+#define CPU_ONE_IMPLEMENTATION "the CPU backend has one SpMV implementation"
+
 void cli_spmv_run_print(FILE *out, const char *matrix, const cli_spmv_run *run) {
   char schedule[96];
   schedule_text(run, schedule, sizeof schedule);
   print_header(out, matrix, &run->result);
   cli_line(out, "operation", "%s", operation_text(run->op));
-  cli_line(out, "schedule", "%s", schedule);
-  cli_line(out, "reason", "%s", run->explain);
+  if (run->all_requested) {
+    cli_line(out, "schedule", "all requested; " CPU_ONE_IMPLEMENTATION ", so it ran once");
+  } else {
+    if (schedule_used(run)) {
+      cli_line(out, "schedule", "%s", schedule);
+    } else {
+      /* "merge-path (chosen by auto; recorded, not used: ...)" */
+      size_t length = strlen(schedule);
+      bool parenthesis = length > 0 && schedule[length - 1] == ')';
+      if (parenthesis)
+        schedule[length - 1] = '\0';
+      cli_line(out, "schedule", "%s%srecorded, not used: " CPU_ONE_IMPLEMENTATION ")", schedule,
+               parenthesis ? "; " : " (");
+    }
+    cli_line(out, "reason", "%s", run->explain);
+  }
   print_measurement(out, &run->result);
 }
 
 static void json_schedule(cli_json *json, const cli_spmv_run *run) {
-  cli_json_text(json, "schedule_requested", ts_schedule_name(run->requested));
-  cli_json_text(json, "schedule", ts_schedule_name(run->schedule));
+  cli_json_text(json, "schedule_requested", run->all_requested ? "all" : ts_schedule_name(run->requested));
+  if (run->all_requested)
+    cli_json_null(json, "schedule");
+  else
+    cli_json_text(json, "schedule", ts_schedule_name(run->schedule));
   cli_json_int(json, "group_size", run->group_size);
   cli_json_text(json, "explain", run->explain);
+  cli_json_bool(json, "schedule_used", schedule_used(run));
+  if (!schedule_used(run))
+    cli_json_text(json, "note", CPU_ONE_IMPLEMENTATION ": the schedule is recorded, not used, and it ran once");
 }
 
 void cli_spmv_run_json(cli_json *json, const char *matrix, const cli_spmv_run *run) {
@@ -376,13 +391,20 @@ void cli_spmv_runs_print(FILE *out, const char *matrix, const cli_spmv_run *runs
   print_header(out, matrix, &runs[0].result);
   cli_line(out, "operation", "%s", operation_text(runs[0].op));
   cli_line(out, "traffic", "%.2f MB of compulsory traffic per call", (double)runs[0].result.bytes / 1e6);
-  fprintf(out, "\n%-14s %-30s %12s %10s %11s  %s\n", "schedule", "runs as", "ms per call", "GB/s", "max error",
+  int width = 30;
+  for (int i = 0; i < count; i++) {
+    char schedule[96];
+    schedule_text(&runs[i], schedule, sizeof schedule);
+    if ((int)strlen(schedule) > width)
+      width = (int)strlen(schedule);
+  }
+  fprintf(out, "\n%-14s %-*s %12s %10s %11s  %s\n", "schedule", width, "runs as", "ms per call", "GB/s", "max error",
           "check");
   for (int i = 0; i < count; i++) {
     const cli_spmv_run *run = &runs[i];
     char schedule[96];
     schedule_text(run, schedule, sizeof schedule);
-    fprintf(out, "%-14s %-30s %12.4f %10.2f %11.3g  %s\n", ts_schedule_name(run->requested), schedule,
+    fprintf(out, "%-14s %-*s %12.4f %10.2f %11.3g  %s\n", ts_schedule_name(run->requested), width, schedule,
             run->result.median_ms, run->result.gbps, run->result.max_error, run->result.pass ? "PASS" : "FAIL");
   }
   fputc('\n', out);

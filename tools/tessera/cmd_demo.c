@@ -20,16 +20,12 @@ static const char demo_help[] = "Usage: tessera demo [options]\n"
                                 "\n"
                                 "Options:\n"
                                 "  --backend auto|cpu|cuda     where to run (default auto: the GPU when one is\n"
-                                "                              usable, else the CPU)\n"
+                                "                              usable, else the CPU, saying why)\n"
                                 "  --precision single|double   value type (default double)\n"
                                 "  --size N                    grid side: N*N rows, about 5*N*N nonzeros\n"
                                 "                              (default 4096 on cuda, 1024 on cpu; at most 46340)\n"
                                 "  --repeat R                  calls per timed burst (default: as many as take\n"
-                                "                              about 0.1 s)\n"
-                                "  --json                      print one JSON object on stdout, nothing else\n"
-                                "  --quiet                     no progress messages on stderr\n"
-                                "  -h, --help                  show this help\n"
-                                "\n"
+                                "                              about 0.1 s)\n" CLI_HELP_OUTPUT_OPTIONS "\n"
                                 "Timing: one warm-up call, then 5 bursts of R calls, each burst ending in a\n"
                                 "single ts_context_sync; the time per call is the median over the bursts.\n"
                                 "Bandwidth is ts_spmv_plan_bytes (matrix, x, y) divided by that time.\n"
@@ -38,22 +34,21 @@ static const char demo_help[] = "Usage: tessera demo [options]\n"
                                 "\n"
                                 "Numbers may be written 4096, 1e3 or 2^12.\n"
                                 "Exit status: 0 when the check passes, 1 when it fails or on an error,\n"
-                                "2 for a bad command line.\n";
+                                "2 for a bad command line, 130 when cancelled.\n";
 
 static int run_demo(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64;
   int64_t side = 0, repeat = 0;
-  bool json = false, quiet = false;
+  cli_output_flags output = {0};
   cli_option options[] = {
       {.name = "--backend", .kind = CLI_CHOICE, .target = &backend, .choices = cli_backend_choices},
       {.name = "--precision", .kind = CLI_CHOICE, .target = &precision, .choices = cli_precision_choices},
       {.name = "--size", .kind = CLI_INT, .target = &side, .imin = 1, .imax = DEMO_MAX_SIDE},
       {.name = "--repeat", .kind = CLI_INT, .target = &repeat, .imin = 1, .imax = 1000000},
-      {.name = "--json", .kind = CLI_FLAG, .target = &json},
-      {.name = "--quiet", .kind = CLI_FLAG, .target = &quiet},
+      CLI_OUTPUT_OPTIONS(output),
   };
-  int rc = cli_parse("demo", demo_help, argc, argv, options, (int)(sizeof options / sizeof options[0]), NULL, NULL, 0,
-                     0, NULL);
+  const cli_syntax syntax = {"demo", demo_help, options, CLI_COUNT(options), NULL, 0, 0};
+  int rc = cli_parse(&syntax, argc, argv, NULL, NULL);
   if (rc == CLI_HELP_SHOWN)
     return CLI_EXIT_OK;
   if (rc != 0)
@@ -65,7 +60,7 @@ static int run_demo(int argc, char **argv) {
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
     return cli_library_error(NULL, status);
-  status = cli_progress_attach(ctx, &progress, quiet);
+  status = cli_progress_attach(ctx, &progress, &output);
   if (status != TS_SUCCESS)
     goto cleanup;
   if (side == 0)
@@ -74,7 +69,7 @@ static int run_demo(int argc, char **argv) {
   double start = cli_now();
   cli_progress_begin(&progress, "generating");
   status = ts_gen_laplacian_2d(ctx, side, side, (ts_dtype)precision, &a);
-  cli_progress_end(&progress, status);
+  status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   double generate_seconds = cli_now() - start;
@@ -87,7 +82,7 @@ static int run_demo(int argc, char **argv) {
 
   char name[64];
   snprintf(name, sizeof name, "laplacian2d %lldx%lld", (long long)side, (long long)side);
-  if (json) {
+  if (output.json) {
     cli_json out;
     cli_json_begin(&out, stdout);
     cli_json_text(&out, "command", "demo");

@@ -14,37 +14,63 @@
 /* Entries of C checked against the host dot product. */
 #define GEMM_CHECK_SAMPLES 512
 
-static const char gemm_help[] = "Usage: tessera gemm [options]\n"
-                                "\n"
-                                "Fill column-major A (m x k) and B (k x n) with random values in [-1, 1),\n"
-                                "compute C = A*B with ts_gemm_ex on the chosen backend, time it, and\n"
-                                "print the tile configuration (chosen, or forced with --config).\n"
-                                "\n"
-                                "Options:\n"
-                                "  --n N                       size of a square product (default 1024)\n"
-                                "  --m M, --k K                other sizes (default: N)\n"
-                                "  --backend auto|cpu|cuda     where to run (default auto)\n"
-                                "  --precision single|double   value type (default single)\n"
-                                "  --config ID                 GPU tile configuration, 1 to the count shown by\n"
-                                "                              --list (default 0: chosen)\n"
-                                "  --transpose-a, --transpose-b  use A^T (A stored k x m) or B^T (B stored n x k)\n"
-                                "  --repeat N                  timed calls (default 10)\n"
-                                "  --check                     check sampled entries of C against a dot\n"
-                                "                              product in double\n"
-                                "  --list                      list the tile configurations and exit\n"
-                                "  -h, --help                  show this help\n"
-                                "\n"
-                                "Exit status: 0 on success (and a passed check), 1 when the check fails\n"
-                                "or on an error, 2 for a bad command line.\n";
+static const char gemm_help[] =
+    "Usage: tessera gemm [options]\n"
+    "\n"
+    "Fill column-major A (m x k) and B (k x n) with random values in [-1, 1),\n"
+    "compute C = A*B with ts_gemm_ex on the chosen backend, time it, and\n"
+    "print the tile configuration (chosen, or forced with --config).\n"
+    "\n"
+    "Options:\n"
+    "  --n N                       size of a square product (default 1024)\n"
+    "  --m M, --k K                other sizes (default: N)\n"
+    "  --backend auto|cpu|cuda     where to run (default auto)\n"
+    "  --precision single|double   value type (default single)\n"
+    "  --config ID                 GPU tile configuration, 1 to the count shown by\n"
+    "                              --list (default 0: chosen)\n"
+    "  --transpose-a, --transpose-b  use A^T (A stored k x m) or B^T (B stored n x k)\n"
+    "  --repeat N                  timed calls (default 10)\n"
+    "  --check                     check sampled entries of C against a dot\n"
+    "                              product in double\n"
+    "  --list                      list the tile configurations and exit\n" CLI_HELP_OUTPUT_OPTIONS "\n"
+    "The tile configurations are the GPU's: the CPU backend has one blocked\n"
+    "implementation and ignores --config.\n"
+    "Exit status: 0 on success (and a passed check), 1 when the check fails\n"
+    "or on an error, 2 for a bad command line, 130 when cancelled.\n";
 
-static void list_configs(void) {
-  printf("id  name              threads  shared B  regs  blocks/SM  global B/k-step  FMAs/k-step\n");
+static void list_configs(bool json) {
+  cli_json out;
+  if (json) {
+    cli_json_begin(&out, stdout);
+    cli_json_text(&out, "command", "gemm");
+    cli_json_object(&out, "configurations");
+  } else {
+    printf("id  name              threads  shared B  regs  blocks/SM  global B/k-step  FMAs/k-step\n");
+  }
   for (int id = 1; id <= ts_gemm_config_count(); id++) {
     ts_gemm_config_info c;
     if (ts_gemm_config_describe(id, &c) != TS_SUCCESS)
       continue;
-    printf("%-3d %-17s %7d  %8d  %4d  %9d  %15lld  %11lld\n", c.id, c.name, c.threads, c.shared_bytes, c.registers,
-           c.blocks_per_sm, (long long)c.global_bytes, (long long)c.fmas);
+    if (json) {
+      char key[16];
+      snprintf(key, sizeof key, "%d", c.id);
+      cli_json_object(&out, key);
+      cli_json_text(&out, "name", c.name);
+      cli_json_int(&out, "threads", c.threads);
+      cli_json_int(&out, "shared_bytes", c.shared_bytes);
+      cli_json_int(&out, "registers", c.registers);
+      cli_json_int(&out, "blocks_per_sm", c.blocks_per_sm);
+      cli_json_int(&out, "global_bytes_per_k_step", c.global_bytes);
+      cli_json_int(&out, "fmas_per_k_step", c.fmas);
+      cli_json_close(&out);
+    } else {
+      printf("%-3d %-17s %7d  %8d  %4d  %9d  %15lld  %11lld\n", c.id, c.name, c.threads, c.shared_bytes, c.registers,
+             c.blocks_per_sm, (long long)c.global_bytes, (long long)c.fmas);
+    }
+  }
+  if (json) {
+    cli_json_close(&out);
+    cli_json_end(&out);
   }
 }
 
@@ -94,6 +120,7 @@ static int run_gemm(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT32;
   int64_t n = 1024, m = 0, k = 0, config = 0, repeat = 10;
   bool transpose_a = false, transpose_b = false, check = false, list = false;
+  cli_output_flags output = {0};
   cli_option options[] = {
       {.name = "--n", .kind = CLI_INT, .target = &n, .imin = 0, .imax = INT32_MAX},
       {.name = "--m", .kind = CLI_INT, .target = &m, .imin = 0, .imax = INT32_MAX},
@@ -106,15 +133,17 @@ static int run_gemm(int argc, char **argv) {
       {.name = "--repeat", .kind = CLI_INT, .target = &repeat, .imin = 1, .imax = 100000},
       {.name = "--check", .kind = CLI_FLAG, .target = &check},
       {.name = "--list", .kind = CLI_FLAG, .target = &list},
+      CLI_OUTPUT_OPTIONS(output),
   };
-  int option_count = (int)(sizeof options / sizeof options[0]);
-  int rc = cli_parse("gemm", gemm_help, argc, argv, options, option_count, NULL, NULL, 0, 0, NULL);
+  int option_count = CLI_COUNT(options);
+  const cli_syntax syntax = {"gemm", gemm_help, options, option_count, NULL, 0, 0};
+  int rc = cli_parse(&syntax, argc, argv, NULL, NULL);
   if (rc == CLI_HELP_SHOWN)
     return CLI_EXIT_OK;
   if (rc != 0)
     return rc;
   if (list) {
-    list_configs();
+    list_configs(output.json);
     return CLI_EXIT_OK;
   }
   if (!cli_option_seen(options, option_count, "--m"))
@@ -129,9 +158,13 @@ static int run_gemm(int argc, char **argv) {
   ts_context *ctx = NULL;
   ts_buffer *da = NULL, *db = NULL, *dc = NULL;
   double *a = NULL, *b = NULL, *c = NULL, *times = NULL;
+  cli_progress progress;
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
     return cli_library_error(NULL, status);
+  status = cli_progress_attach(ctx, &progress, &output);
+  if (status != TS_SUCCESS)
+    goto cleanup;
   a = random_values(lda * a_cols, 1);
   b = random_values(ldb * b_cols, 2);
   c = malloc((size_t)(ldc * n > 0 ? ldc * n : 1) * sizeof(double));
@@ -157,6 +190,7 @@ static int run_gemm(int argc, char **argv) {
   ts_gemm_options o = {.op_a = transpose_a ? TS_OP_TRANSPOSE : TS_OP_NONE,
                        .op_b = transpose_b ? TS_OP_TRANSPOSE : TS_OP_NONE,
                        .config = (int)config};
+  cli_progress_begin(&progress, "multiplying");
   double start = cli_now();
   status = ts_gemm_ex(ctx, dtype, m, n, k, 1.0, da, lda, db, ldb, 0.0, dc, ldc, &o);
   if (status == TS_SUCCESS)
@@ -168,7 +202,10 @@ static int run_gemm(int argc, char **argv) {
     if (status == TS_SUCCESS)
       status = ts_context_sync(ctx);
     times[r] = 1e3 * (cli_now() - start);
+    if (status == TS_SUCCESS && cli_progress_report(&progress, r + 1, repeat) != 0)
+      status = TS_ERROR_CANCELLED;
   }
+  status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   qsort(times, (size_t)repeat, sizeof(double), compare_doubles);
@@ -181,27 +218,21 @@ static int run_gemm(int argc, char **argv) {
     goto cleanup;
   ts_gemm_config_info info;
   memset(&info, 0, sizeof info);
-  int ran = config ? (int)config : chosen;
+  const bool on_gpu = ts_context_backend(ctx) == TS_BACKEND_CUDA;
+  int ran = config && on_gpu ? (int)config : chosen;
   if (ran > 0)
     ts_gemm_config_describe(ran, &info);
-  cli_line(stdout, "backend", "%s (%s)", ts_backend_name(ts_context_backend(ctx)), device.name);
-  cli_line(stdout, "product", "%s C = %s * %s, m %lld, n %lld, k %lld", dtype == TS_FLOAT32 ? "fp32" : "fp64",
-           transpose_a ? "A^T" : "A", transpose_b ? "B^T" : "B", (long long)m, (long long)n, (long long)k);
-  if (ran > 0)
-    cli_line(stdout, "configuration", "%d %s (%s)", ran, info.name, config ? "forced" : reason);
-  else
-    cli_line(stdout, "configuration", "%s", reason);
-  cli_line(stdout, "first call", "%.3f ms", first_ms);
-  cli_line(stdout, "median call", "%.3f ms over %lld calls (each synchronised)", median_ms, (long long)repeat);
-  cli_line(stdout, "rate", "%.1f GFLOP/s", median_ms > 0 ? flops / (median_ms * 1e-3) / 1e9 : 0.0);
+  const double gflops = median_ms > 0 ? flops / (median_ms * 1e-3) / 1e9 : 0.0;
 
-  rc = CLI_EXIT_OK;
-  if (check && m > 0 && n > 0) {
+  /* The check: sampled entries of C against a dot product in double. */
+  bool checked = check && m > 0 && n > 0, pass = true;
+  double worst = 0.0;
+  if (checked) {
     size_t size = ts_dtype_size(dtype);
     status = ts_buffer_download(ctx, dc, 0, c, (size_t)(ldc * n) * size);
     if (status != TS_SUCCESS)
       goto cleanup;
-    double u = dtype == TS_FLOAT32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2, worst = 0.0;
+    double u = dtype == TS_FLOAT32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
     unsigned long long state = 99;
     for (int s = 0; s < GEMM_CHECK_SAMPLES; s++) {
       state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -227,11 +258,60 @@ static int run_gemm(int argc, char **argv) {
       if (!(ratio <= worst))
         worst = isnan(ratio) ? INFINITY : ratio;
     }
-    bool pass = worst <= 1.0;
-    cli_line(stdout, "check", "%s: %d sampled entries, largest error %.3g of the bound 2(k+2)u sum|a||b|",
-             pass ? "pass" : "FAIL", GEMM_CHECK_SAMPLES, worst);
-    rc = pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    pass = worst <= 1.0;
   }
+
+  const char *precision_name = dtype == TS_FLOAT32 ? "single" : "double";
+  if (output.json) {
+    cli_json out;
+    cli_json_begin(&out, stdout);
+    cli_json_text(&out, "command", "gemm");
+    cli_json_text(&out, "backend", ts_backend_name(ts_context_backend(ctx)));
+    cli_fallback_json(&out, ctx);
+    cli_json_text(&out, "device", device.name);
+    cli_json_text(&out, "precision", precision_name);
+    cli_json_int(&out, "m", m);
+    cli_json_int(&out, "n", n);
+    cli_json_int(&out, "k", k);
+    cli_json_bool(&out, "transpose_a", transpose_a);
+    cli_json_bool(&out, "transpose_b", transpose_b);
+    if (ran > 0) {
+      cli_json_int(&out, "config", ran);
+      cli_json_text(&out, "config_name", info.name);
+    } else {
+      cli_json_null(&out, "config");
+    }
+    cli_json_bool(&out, "config_forced", config != 0 && on_gpu);
+    cli_json_text(&out, "config_reason", config && on_gpu ? "forced" : reason);
+    cli_json_int(&out, "repeat", repeat);
+    cli_json_real(&out, "first_ms", first_ms);
+    cli_json_real(&out, "median_ms", median_ms);
+    cli_json_real(&out, "gflops", gflops);
+    if (checked) {
+      cli_json_int(&out, "check_samples", GEMM_CHECK_SAMPLES);
+      cli_json_real(&out, "check_worst_ratio", worst);
+    }
+    cli_json_text(&out, "check", checked ? (pass ? "PASS" : "FAIL") : "not asked");
+    cli_json_end(&out);
+  } else {
+    cli_line(stdout, "backend", "%s (%s)", ts_backend_name(ts_context_backend(ctx)), device.name);
+    cli_fallback_print(stdout, ctx);
+    cli_line(stdout, "product", "%s C = %s * %s, m %lld, n %lld, k %lld", dtype == TS_FLOAT32 ? "fp32" : "fp64",
+             transpose_a ? "A^T" : "A", transpose_b ? "B^T" : "B", (long long)m, (long long)n, (long long)k);
+    if (ran > 0)
+      cli_line(stdout, "configuration", "%d %s (%s)", ran, info.name, config && on_gpu ? "forced" : reason);
+    else if (config)
+      cli_line(stdout, "configuration", "%s; --config %lld ignored", reason, (long long)config);
+    else
+      cli_line(stdout, "configuration", "%s", reason);
+    cli_line(stdout, "first call", "%.3f ms", first_ms);
+    cli_line(stdout, "median call", "%.3f ms over %lld calls (each synchronised)", median_ms, (long long)repeat);
+    cli_line(stdout, "rate", "%.1f GFLOP/s", gflops);
+    if (checked)
+      cli_line(stdout, "check", "%s: %d sampled entries, largest error %.3g of the bound 2(k+2)u sum|a||b|",
+               pass ? "pass" : "FAIL", GEMM_CHECK_SAMPLES, worst);
+  }
+  rc = pass ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 
 cleanup:
   if (status != TS_SUCCESS)

@@ -1,6 +1,7 @@
 /* tessera gen: generate a test matrix (Laplacians, banded, random, power
  * law, R-MAT, circuit-like), print its statistics or write it to a file. */
 #include "cli_common.h"
+#include "cli_suggest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,9 +10,10 @@ static const char gen_help[] =
     "Usage: tessera gen KIND [options] [-o FILE]\n"
     "\n"
     "Generate a matrix. Without -o, print its statistics (as `tessera info`);\n"
-    "with -o, write it as Matrix Market (gzip when FILE ends in .gz) and print\n"
-    "one summary line (and the statistics with --stats). The same arguments\n"
-    "give the same matrix on every machine and thread count.\n"
+    "with -o, write it as Matrix Market (gzip when FILE ends in .gz; '-' writes\n"
+    "standard output, and the report then goes to stderr) and print one\n"
+    "summary line (and the statistics with --stats). The same arguments give\n"
+    "the same matrix on every machine and thread count.\n"
     "\n"
     "Kinds and their options (defaults in brackets):\n"
     "  laplacian2d  --nx [1000] --ny [nx]: 5-point stencil on an nx*ny grid\n"
@@ -39,21 +41,20 @@ static const char gen_help[] =
     "Options of every kind:\n"
     "  --seed S                    random seed [1] (the Laplacians ignore it)\n"
     "  --precision single|double   value type [double]\n"
-    "  -o, --output FILE           write the matrix to FILE\n"
+    "  -o, --output FILE           write the matrix to FILE (through a temporary\n"
+    "                              file beside it, renamed when complete)\n"
     "  --stats                     with -o, also print the statistics\n"
     "  --fill                      add the AMD fill estimate nnz(L+U) (square\n"
-    "                              matrices; needs SuiteSparse AMD)\n"
-    "  --json                      print one JSON object on stdout, nothing else\n"
-    "  --quiet                     no progress messages on stderr\n"
-    "  -h, --help                  show this help\n"
-    "\n"
+    "                              matrices; needs SuiteSparse AMD)\n" CLI_HELP_OUTPUT_OPTIONS "\n"
     "Numbers may be written 4096, 1e6 or 2^20.\n"
-    "Exit status: 0 on success, 1 on an error, 2 for a bad command line.\n";
+    "Exit status: 0 on success, 1 on an error, 2 for a bad command line,\n"
+    "130 when cancelled.\n";
 
 typedef struct gen_settings {
   int64_t nx, ny, nz, n, lower, upper, rows, cols, per_row, nnz, scale, edge_factor, dense_nets, mesh_radius, seed;
   double exponent, a, b, c, locality, degree, dense_fraction, asymmetry;
-  bool directed, no_scramble, stats, fill, json, quiet;
+  bool directed, no_scramble, stats, fill;
+  cli_output_flags output_flags;
   int precision;
   const char *output;
 } gen_settings;
@@ -74,7 +75,7 @@ static const gen_kind gen_kinds[] = {
     {"circuit", "--n --locality --degree --dense-nets --dense-fraction --asymmetry --mesh-radius"},
 };
 #define GEN_KIND_COUNT ((int)(sizeof gen_kinds / sizeof gen_kinds[0]))
-#define GEN_COMMON_OPTIONS "--seed --precision --output --stats --fill --json --quiet"
+#define GEN_COMMON_OPTIONS "--seed --precision --output --stats --fill --json --quiet --progress"
 
 static bool word_in_list(const char *word, const char *list) {
   size_t length = strlen(word);
@@ -154,16 +155,23 @@ static int run_gen(int argc, char **argv) {
   for (int k = 0; k < GEN_KIND_COUNT; k++)
     if (strcmp(gen_kinds[k].name, kind) == 0)
       chosen = &gen_kinds[k];
-  if (!chosen)
+  if (!chosen) {
+    const char *names[GEN_KIND_COUNT];
+    for (int k = 0; k < GEN_KIND_COUNT; k++)
+      names[k] = gen_kinds[k].name;
+    const char *closest = cli_suggest(kind, names, GEN_KIND_COUNT);
+    if (closest)
+      return cli_usage_error("gen", "unknown KIND '%s'; did you mean '%s'?", kind, closest);
     return cli_usage_error("gen",
                            "unknown KIND '%s' (laplacian2d, laplacian3d, banded, random, powerlaw, rmat or "
                            "circuit)",
                            kind);
+  }
 
   ts_rmat_params graph500 = ts_rmat_graph500(16, 16);
   gen_settings s = {.nx = 0, .seed = 1, .precision = TS_FLOAT64, .a = graph500.a, .b = graph500.b, .c = graph500.c};
   const int64_t max_dim = TS_MAX_DIMENSION;
-  cli_option all[] = {
+  cli_option options[] = {
       {.name = "--nx", .kind = CLI_INT, .target = &s.nx, .imin = 1, .imax = max_dim},
       {.name = "--ny", .kind = CLI_INT, .target = &s.ny, .imin = 1, .imax = max_dim},
       {.name = "--nz", .kind = CLI_INT, .target = &s.nz, .imin = 1, .imax = max_dim},
@@ -190,36 +198,27 @@ static int run_gen(int argc, char **argv) {
       {.name = "--mesh-radius", .kind = CLI_INT, .target = &s.mesh_radius, .imin = 1, .imax = 16},
       {.name = "--seed", .kind = CLI_INT, .target = &s.seed, .imin = 0, .imax = INT64_MAX},
       {.name = "--precision", .kind = CLI_CHOICE, .target = &s.precision, .choices = cli_precision_choices},
-      {.name = "--output", .alias = "-o", .kind = CLI_TEXT, .target = &s.output},
+      {.name = "--output", .short_name = 'o', .kind = CLI_TEXT, .target = &s.output},
       {.name = "--stats", .kind = CLI_FLAG, .target = &s.stats},
       {.name = "--fill", .kind = CLI_FLAG, .target = &s.fill},
-      {.name = "--json", .kind = CLI_FLAG, .target = &s.json},
-      {.name = "--quiet", .kind = CLI_FLAG, .target = &s.quiet},
+      CLI_OUTPUT_OPTIONS(s.output_flags),
   };
-  /* Only the options of this kind (an option of another kind is an error). */
-  enum { ALL_COUNT = (int)(sizeof all / sizeof all[0]) };
-  cli_option options[ALL_COUNT];
-  int count = 0;
-  for (int k = 0; k < ALL_COUNT; k++)
-    if (word_in_list(all[k].name, chosen->options) || word_in_list(all[k].name, GEN_COMMON_OPTIONS))
-      options[count++] = all[k];
+  const int count = CLI_COUNT(options);
   char command[64];
   snprintf(command, sizeof command, "gen %s", kind);
-  /* Name the mistake when an option belongs to another kind. */
-  for (int i = 2; i < argc; i++) {
-    for (int k = 0; k < ALL_COUNT; k++) {
-      size_t length = strlen(all[k].name);
-      bool named = strncmp(argv[i], all[k].name, length) == 0 && (argv[i][length] == '\0' || argv[i][length] == '=');
-      if (named && !word_in_list(all[k].name, chosen->options) && !word_in_list(all[k].name, GEN_COMMON_OPTIONS))
-        return cli_usage_error(command, "option %s does not apply to %s (its options: %s)", all[k].name, kind,
-                               chosen->options);
-    }
-    if (strcmp(argv[i], "--") == 0)
-      break;
-  }
-  int rc = cli_parse(command, gen_help, argc - 1, argv + 1, options, count, NULL, NULL, 0, 0, NULL);
+  const cli_syntax syntax = {command, gen_help, options, count, NULL, 0, 0};
+  int rc = cli_parse(&syntax, argc - 1, argv + 1, NULL, NULL);
   if (rc == CLI_HELP_SHOWN)
     return CLI_EXIT_OK;
+  if (rc != 0)
+    return rc;
+  /* Name the mistake when an option belongs to another kind. */
+  for (int k = 0; k < count; k++)
+    if (options[k].seen && !word_in_list(options[k].name, chosen->options) &&
+        !word_in_list(options[k].name, GEN_COMMON_OPTIONS))
+      return cli_usage_error(command, "option %s does not apply to %s (its options: %s)", options[k].name, kind,
+                             chosen->options);
+  rc = cli_check_paths(command, NULL, 0, &s.output, 1, s.output_flags.json);
   if (rc != 0)
     return rc;
 
@@ -272,7 +271,7 @@ static int run_gen(int argc, char **argv) {
   ts_status status = cli_context_create(TS_BACKEND_CPU, &ctx);
   if (status != TS_SUCCESS)
     return cli_library_error(NULL, status);
-  status = cli_progress_attach(ctx, &progress, s.quiet);
+  status = cli_progress_attach(ctx, &progress, &s.output_flags);
   if (status != TS_SUCCESS)
     goto cleanup;
 
@@ -280,7 +279,7 @@ static int run_gen(int argc, char **argv) {
   double start = cli_now();
   cli_progress_begin(&progress, "generating");
   status = generate(ctx, kind, &s, description, sizeof description, &a);
-  cli_progress_end(&progress, status);
+  status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   double generate_seconds = cli_now() - start;
@@ -289,8 +288,8 @@ static int run_gen(int argc, char **argv) {
   if (s.output) {
     start = cli_now();
     cli_progress_begin(&progress, "writing");
-    status = ts_mm_write_csr(ctx, s.output, a, NULL);
-    cli_progress_end(&progress, status);
+    status = cli_mm_write_csr(ctx, s.output, a, NULL);
+    status = cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
     write_seconds = cli_now() - start;
@@ -300,7 +299,7 @@ static int run_gen(int argc, char **argv) {
   if (show_stats) {
     cli_progress_begin(&progress, "statistics");
     status = ts_csr_stats_compute(ctx, a, &stats);
-    cli_progress_end(&progress, status);
+    status = cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
@@ -308,13 +307,13 @@ static int run_gen(int argc, char **argv) {
   if (s.fill) {
     cli_progress_begin(&progress, "fill estimate");
     status = cli_fill_compute(ctx, a, &fill);
-    cli_progress_end(&progress, status);
+    status = cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
 
   const char *precision = s.precision == TS_FLOAT32 ? "single" : "double";
-  if (s.json) {
+  if (s.output_flags.json) {
     cli_json out;
     cli_json_begin(&out, stdout);
     cli_json_text(&out, "command", "gen");
@@ -335,20 +334,22 @@ static int run_gen(int argc, char **argv) {
       cli_fill_json(&out, &fill);
     cli_json_end(&out);
   } else {
+    /* With the matrix on stdout, the report goes to stderr. */
+    FILE *report = cli_is_stdio(s.output) ? stderr : stdout;
     if (s.output)
-      printf("wrote %s: %lld x %lld, %lld entries (%s), in %.3f s\n", s.output, (long long)a->rows, (long long)a->cols,
-             (long long)a->nnz, description, generate_seconds + write_seconds);
+      fprintf(report, "wrote %s: %lld x %lld, %lld entries (%s), in %.3f s\n", cli_path_label(s.output, true),
+              (long long)a->rows, (long long)a->cols, (long long)a->nnz, description, generate_seconds + write_seconds);
     if (show_stats) {
-      cli_line(stdout, "matrix", "%s", description);
-      cli_line(stdout, "precision", "%s", precision);
-      cli_line(stdout, "rows", "%lld", (long long)a->rows);
-      cli_line(stdout, "cols", "%lld", (long long)a->cols);
-      cli_line(stdout, "nnz", "%lld", (long long)a->nnz);
-      cli_stats_print(stdout, &stats);
-      cli_line(stdout, "generate time", "%.3f s", generate_seconds);
+      cli_line(report, "matrix", "%s", description);
+      cli_line(report, "precision", "%s", precision);
+      cli_line(report, "rows", "%lld", (long long)a->rows);
+      cli_line(report, "cols", "%lld", (long long)a->cols);
+      cli_line(report, "nnz", "%lld", (long long)a->nnz);
+      cli_stats_print(report, &stats);
+      cli_line(report, "generate time", "%.3f s", generate_seconds);
     }
     if (s.fill)
-      cli_fill_print(stdout, &fill);
+      cli_fill_print(report, &fill);
   }
 
 cleanup:

@@ -8,54 +8,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char solve_help[] = "Usage: tessera solve A.mtx [B.mtx] [options]\n"
-                                 "\n"
-                                 "Solve A X = B by sparse LU: analysis (maximum-product matching with\n"
-                                 "scaling, fill-reducing ordering, symbolic factorization, levels of the\n"
-                                 "column dependencies), numeric factorization, triangular solves, and\n"
-                                 "iterative refinement with the residual in double. A must be square\n"
-                                 "(symmetric storage is expanded). Without B, b = A * ones (so x = ones).\n"
-                                 "B may hold several columns (right-hand sides).\n"
-                                 "\n"
-                                 "Prints the phase times (matching, ordering, symbolic, levelize, factor,\n"
-                                 "solve), n, nnz(A), nnz(L) (unit diagonal included), nnz(U), the fill ratio\n"
-                                 "nnz(L+U)/nnz(A), flops, levels and the widest level, the symbolic phase's\n"
-                                 "chunks, the peak GPU memory, perturbed pivots, refinement steps, whether\n"
-                                 "the solve fell back to partial pivoting, and the normwise backward error\n"
-                                 "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
-                                 "\n"
-                                 "Options:\n"
-                                 "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
-                                 "                              one is usable; matching, ordering, the symbolic\n"
-                                 "                              factorization and the levels stay on the host)\n"
-                                 "  --symbolic-backend auto|cpu|cuda\n"
-                                 "                              where the symbolic factorization runs (default\n"
-                                 "                              auto: the host); cuda: on the GPU, out of core\n"
-                                 "                              in chunks that fit --symbolic-budget\n"
-                                 "  --symbolic-budget BYTES     memory for the symbolic phase's intermediates\n"
-                                 "                              (GPU memory with --symbolic-backend cuda;\n"
-                                 "                              default: automatic); small values force many\n"
-                                 "                              chunks\n"
-                                 "  --levelize-backend auto|cpu|cuda\n"
-                                 "                              where the levels are found (default auto: the\n"
-                                 "                              host); cuda: one cooperative kernel on the GPU\n"
-                                 "  --precision single|double   precision of the factors (default double);\n"
-                                 "                              refinement is in double either way\n"
-                                 "  --ordering amd|colamd|natural\n"
-                                 "                              fill-reducing ordering (default amd: AMD on A+A^T)\n"
-                                 "  --no-matching               no matching and scaling (A's diagonal is used)\n"
-                                 "  --no-perturbation           a tiny pivot is an error (exit 1) instead of\n"
-                                 "                              being perturbed\n"
-                                 "  --refine N                  at most N refinement steps (default 30; 0: none)\n"
-                                 "  --transpose                 solve A^T X = B\n"
-                                 "  -o, --output FILE           write X as Matrix Market (n x columns of B)\n"
-                                 "  --json                      print one JSON object on stdout, nothing else\n"
-                                 "  --quiet                     no progress messages on stderr\n"
-                                 "  -h, --help                  show this help\n"
-                                 "\n"
-                                 "Exit status: 0 on success, 1 on an error (unreadable file, singular\n"
-                                 "matrix: the message names the structural rank or the column), 2 for a\n"
-                                 "bad command line.\n";
+static const char solve_help[] =
+    "Usage: tessera solve A.mtx [B.mtx] [options]\n"
+    "\n"
+    "Solve A X = B by sparse LU: analysis (maximum-product matching with\n"
+    "scaling, fill-reducing ordering, symbolic factorization, levels of the\n"
+    "column dependencies), numeric factorization, triangular solves, and\n"
+    "iterative refinement with the residual in double. A must be square\n"
+    "(symmetric storage is expanded). Without B, b = A * ones (so x = ones).\n"
+    "B may hold several columns (right-hand sides). '-' as A or B reads\n"
+    "standard input.\n"
+    "\n"
+    "Prints the phase times (matching, ordering, symbolic, levelize, factor,\n"
+    "solve), n, nnz(A), nnz(L) (unit diagonal included), nnz(U), the fill ratio\n"
+    "nnz(L+U)/nnz(A), flops, levels and the widest level, the symbolic phase's\n"
+    "chunks, the peak GPU memory, perturbed pivots, refinement steps, whether\n"
+    "the solve fell back to partial pivoting, and the normwise backward error\n"
+    "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
+    "\n"
+    "Options:\n"
+    "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
+    "                              one is usable; matching, ordering, the symbolic\n"
+    "                              factorization and the levels stay on the host)\n"
+    "  --symbolic-backend auto|cpu|cuda\n"
+    "                              where the symbolic factorization runs (default\n"
+    "                              auto: the host); cuda: on the GPU, out of core\n"
+    "                              in chunks that fit --symbolic-budget\n"
+    "  --symbolic-budget BYTES     memory for the symbolic phase's intermediates\n"
+    "                              (GPU memory with --symbolic-backend cuda;\n"
+    "                              default: automatic); small values force many\n"
+    "                              chunks\n"
+    "  --levelize-backend auto|cpu|cuda\n"
+    "                              where the levels are found (default auto: the\n"
+    "                              host); cuda: one cooperative kernel on the GPU\n"
+    "  --precision single|double   precision of the factors (default double);\n"
+    "                              refinement is in double either way\n"
+    "  --ordering amd|colamd|natural\n"
+    "                              fill-reducing ordering (default amd: AMD on A+A^T)\n"
+    "  --no-matching               no matching and scaling (A's diagonal is used)\n"
+    "  --no-perturbation           a tiny pivot is an error (exit 1) instead of\n"
+    "                              being perturbed\n"
+    "  --refine N                  at most N refinement steps (default 30; 0: none)\n"
+    "  --transpose                 solve A^T X = B\n"
+    "  -o, --output FILE           write X as Matrix Market (n x columns of B);\n"
+    "                              '-': on standard output, the report then on\n"
+    "                              stderr; never onto A or B\n" CLI_HELP_OUTPUT_OPTIONS "\n"
+    "Exit status: 0 on success, 1 on an error (unreadable file, singular\n"
+    "matrix: the message names the structural rank or the column), 2 for a\n"
+    "bad command line, 130 when cancelled.\n";
 
 static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL}; /* = ts_lu_ordering */
 static const char *const file_names[] = {"A", "B"};
@@ -63,16 +63,13 @@ static const char *const file_names[] = {"A", "B"};
 /* Dense column-major B (n x *nrhs) from a Matrix Market file; entries of a
  * sparse file that are not stored are zero, duplicates are summed. */
 static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double **b, int64_t *nrhs) {
-  ts_coo *coo = NULL, *general = NULL;
-  ts_status status = ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL);
+  ts_csr *general = NULL;
+  ts_status status = cli_mm_read_csr(ctx, path, TS_FLOAT64, &general, NULL);
   if (status != TS_SUCCESS)
     return status;
-  status = ts_coo_expand_symmetric(ctx, coo, &general);
-  if (status != TS_SUCCESS)
-    goto cleanup;
   if (general->rows != n || general->cols < 1) {
-    cli_set_error("%s is %lld x %lld; a right-hand side needs %lld rows and at least one column", path,
-                  (long long)general->rows, (long long)general->cols, (long long)n);
+    cli_set_error("%s is %lld x %lld; a right-hand side needs %lld rows and at least one column",
+                  cli_path_label(path, false), (long long)general->rows, (long long)general->cols, (long long)n);
     status = TS_ERROR_INVALID_ARGUMENT;
     goto cleanup;
   }
@@ -84,11 +81,11 @@ static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double *
     goto cleanup;
   }
   const double *values = (const double *)general->values;
-  for (int64_t k = 0; k < general->nnz; k++)
-    (*b)[(int64_t)general->col_idx[k] * n + general->row_idx[k]] += values[k];
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = general->row_ptr[i]; k < general->row_ptr[i + 1]; k++)
+      (*b)[(int64_t)general->col_idx[k] * n + i] = values[k];
 cleanup:
-  ts_coo_destroy(coo);
-  ts_coo_destroy(general);
+  ts_csr_destroy(general);
   return status;
 }
 
@@ -106,7 +103,7 @@ static ts_status write_solution(ts_context *ctx, const char *path, const double 
       ((double *)coo->values)[k] = x[k];
     }
   coo->nnz = n * nrhs;
-  status = ts_mm_write_coo(ctx, path, coo, NULL);
+  status = cli_mm_write_coo(ctx, path, coo, NULL);
   ts_coo_destroy(coo);
   return status;
 }
@@ -115,7 +112,8 @@ static int run_solve(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD;
   int symbolic_backend = TS_BACKEND_AUTO, levelize_backend = TS_BACKEND_AUTO;
   int64_t symbolic_budget = 0;
-  bool no_matching = false, no_perturbation = false, transpose = false, json = false, quiet = false;
+  bool no_matching = false, no_perturbation = false, transpose = false;
+  cli_output_flags output_flags = {0};
   int64_t refine = 30;
   const char *output = NULL;
   cli_option options[] = {
@@ -129,18 +127,22 @@ static int run_solve(int argc, char **argv) {
       {.name = "--no-perturbation", .kind = CLI_FLAG, .target = &no_perturbation},
       {.name = "--refine", .kind = CLI_INT, .target = &refine, .imin = 0, .imax = 1000},
       {.name = "--transpose", .kind = CLI_FLAG, .target = &transpose},
-      {.name = "--output", .alias = "-o", .kind = CLI_TEXT, .target = &output},
-      {.name = "--json", .kind = CLI_FLAG, .target = &json},
-      {.name = "--quiet", .kind = CLI_FLAG, .target = &quiet},
+      {.name = "--output", .short_name = 'o', .kind = CLI_TEXT, .target = &output},
+      CLI_OUTPUT_OPTIONS(output_flags),
   };
+  const cli_syntax syntax = {"solve", solve_help, options, CLI_COUNT(options), file_names, 1, 2};
   const char *paths[2] = {NULL, NULL};
   int path_count = 0;
-  int rc = cli_parse("solve", solve_help, argc, argv, options, (int)(sizeof options / sizeof options[0]), file_names,
-                     paths, 1, 2, &path_count);
+  int rc = cli_parse(&syntax, argc, argv, paths, &path_count);
   if (rc == CLI_HELP_SHOWN)
     return CLI_EXIT_OK;
   if (rc != 0)
     return rc;
+  rc = cli_check_paths("solve", paths, path_count, &output, 1, output_flags.json);
+  if (rc != 0)
+    return rc;
+  /* With X on stdout, the report goes to stderr. */
+  FILE *report = cli_is_stdio(output) ? stderr : stdout;
 
   ts_context *ctx = NULL;
   cli_matrix matrix = {0};
@@ -151,7 +153,7 @@ static int run_solve(int argc, char **argv) {
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
     return cli_library_error(NULL, status);
-  status = cli_progress_attach(ctx, &progress, quiet);
+  status = cli_progress_attach(ctx, &progress, &output_flags);
   if (status != TS_SUCCESS)
     goto cleanup;
   status = cli_matrix_read(ctx, &progress, paths[0], TS_FLOAT64, &matrix);
@@ -160,8 +162,8 @@ static int run_solve(int argc, char **argv) {
   const ts_csr *a = matrix.csr;
   const int64_t n = a->rows;
   if (a->rows != a->cols) {
-    cli_set_error("%s is %lld x %lld: the LU needs a square matrix (not square)", paths[0], (long long)a->rows,
-                  (long long)a->cols);
+    cli_set_error("%s is %lld x %lld: the LU needs a square matrix (not square)", cli_path_label(paths[0], false),
+                  (long long)a->rows, (long long)a->cols);
     status = TS_ERROR_INVALID_ARGUMENT;
     goto cleanup;
   }
@@ -204,17 +206,17 @@ static int run_solve(int argc, char **argv) {
     goto cleanup;
   cli_progress_begin(&progress, "analyzing");
   status = ts_lu_analyze(lu, a);
-  cli_progress_end(&progress, status);
+  status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   cli_progress_begin(&progress, "factoring");
   status = ts_lu_factor(lu, a);
-  cli_progress_end(&progress, status);
+  status = cli_progress_end(&progress, status);
   if (TS_IS_ERROR(status))
     goto cleanup;
   cli_progress_begin(&progress, "solving");
   status = ts_lu_solve(lu, transpose ? TS_OP_TRANSPOSE : TS_OP_NONE, nrhs, b, n > 0 ? n : 1, x, n > 0 ? n : 1);
-  cli_progress_end(&progress, status);
+  status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
   ts_lu_stats stats;
@@ -222,7 +224,9 @@ static int run_solve(int argc, char **argv) {
   if (status != TS_SUCCESS)
     goto cleanup;
   if (output) {
+    cli_progress_begin(&progress, "writing");
     status = write_solution(ctx, output, x, n, nrhs);
+    status = cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
   }
@@ -235,7 +239,7 @@ static int run_solve(int argc, char **argv) {
   const int64_t lu_nnz = stats.nnz_l + stats.nnz_u - stats.n; /* the diagonal once */
   const double fill_ratio = a->nnz > 0 ? (double)lu_nnz / (double)a->nnz : 0.0;
   const char *precision_name = precision == TS_FLOAT32 ? "single" : "double";
-  if (json) {
+  if (output_flags.json) {
     cli_json out;
     cli_json_begin(&out, stdout);
     cli_json_text(&out, "command", "solve");
@@ -243,6 +247,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "rhs", path_count == 2 ? paths[1] : "A*ones");
     cli_json_int(&out, "nrhs", nrhs);
     cli_json_text(&out, "backend", ts_backend_name(resolved));
+    cli_fallback_json(&out, ctx);
     cli_json_text(&out, "lu_backend", ts_backend_name(resolved));
     cli_json_text(&out, "symbolic_backend", ts_backend_name(symbolic_ran));
     cli_json_text(&out, "levelize_backend", ts_backend_name(levelize_ran));
@@ -276,53 +281,55 @@ static int run_solve(int argc, char **argv) {
     cli_json_close(&out);
     cli_json_end(&out);
   } else {
-    cli_line(stdout, "file", "%s", paths[0]);
-    cli_line(stdout, "n", "%lld", (long long)stats.n);
-    cli_line(stdout, "nnz(A)", "%lld", (long long)stats.nnz_a);
+    cli_line(report, "file", "%s", cli_path_label(paths[0], false));
+    cli_line(report, "n", "%lld", (long long)stats.n);
+    cli_line(report, "nnz(A)", "%lld", (long long)stats.nnz_a);
     if (path_count == 2)
-      cli_line(stdout, "rhs", "%s (%lld column%s)", paths[1], (long long)nrhs, nrhs == 1 ? "" : "s");
+      cli_line(report, "rhs", "%s (%lld column%s)", cli_path_label(paths[1], false), (long long)nrhs,
+               nrhs == 1 ? "" : "s");
     else
-      cli_line(stdout, "rhs", "%s * ones", transpose ? "A^T" : "A");
+      cli_line(report, "rhs", "%s * ones", transpose ? "A^T" : "A");
     if (resolved == TS_BACKEND_CUDA)
-      cli_line(stdout, "backend",
+      cli_line(report, "backend",
                "cuda (factorization and solves on the GPU; symbolic factorization on the %s, "
                "levels on the %s; matching and ordering on the host)",
                symbolic_ran == TS_BACKEND_CUDA ? "GPU" : "host", levelize_ran == TS_BACKEND_CUDA ? "GPU" : "host");
     else
-      cli_line(stdout, "backend", "%s", ts_backend_name(resolved));
-    cli_line(stdout, "factor precision", "%s", precision_name);
-    cli_line(stdout, "ordering", "%s", ordering_choices[ordering]);
-    cli_line(stdout, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
-    cli_line(stdout, "operation", "%s", transpose ? "A^T x = b" : "A x = b");
-    cli_line(stdout, "nnz(L)", "%lld (unit diagonal included)", (long long)stats.nnz_l);
-    cli_line(stdout, "nnz(U)", "%lld", (long long)stats.nnz_u);
-    cli_line(stdout, "fill ratio", "%.3f (nnz(L+U) = %lld)", fill_ratio, (long long)lu_nnz);
-    cli_line(stdout, "flops", "%.4g", stats.flops);
-    cli_line(stdout, "levels", "%lld", (long long)stats.levels);
-    cli_line(stdout, "max level size", "%lld", (long long)stats.max_level_size);
-    cli_line(stdout, "symbolic chunks", "%lld", (long long)stats.symbolic_chunks);
+      cli_line(report, "backend", "%s", ts_backend_name(resolved));
+    cli_fallback_print(report, ctx);
+    cli_line(report, "factor precision", "%s", precision_name);
+    cli_line(report, "ordering", "%s", ordering_choices[ordering]);
+    cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
+    cli_line(report, "operation", "%s", transpose ? "A^T x = b" : "A x = b");
+    cli_line(report, "nnz(L)", "%lld (unit diagonal included)", (long long)stats.nnz_l);
+    cli_line(report, "nnz(U)", "%lld", (long long)stats.nnz_u);
+    cli_line(report, "fill ratio", "%.3f (nnz(L+U) = %lld)", fill_ratio, (long long)lu_nnz);
+    cli_line(report, "flops", "%.4g", stats.flops);
+    cli_line(report, "levels", "%lld", (long long)stats.levels);
+    cli_line(report, "max level size", "%lld", (long long)stats.max_level_size);
+    cli_line(report, "symbolic chunks", "%lld", (long long)stats.symbolic_chunks);
     if (resolved == TS_BACKEND_CUDA)
-      cli_line(stdout, "peak GPU memory", "%.1f MiB", (double)stats.peak_device_bytes / (1024.0 * 1024.0));
-    cli_line(stdout, "perturbed pivots", "%lld", (long long)stats.perturbed_pivots);
-    cli_line(stdout, "time matching", "%.4f s", stats.time_matching);
-    cli_line(stdout, "time ordering", "%.4f s", stats.time_ordering);
-    cli_line(stdout, "time symbolic", "%.4f s", stats.time_symbolic);
-    cli_line(stdout, "time levelize", "%.4f s", stats.time_levelize);
-    cli_line(stdout, "time factor", "%.4f s", stats.time_factor);
-    cli_line(stdout, "time solve", "%.4f s", stats.time_solve);
-    cli_line(stdout, "refinement steps", "%d", stats.refinement_steps);
+      cli_line(report, "peak GPU memory", "%.1f MiB", (double)stats.peak_device_bytes / (1024.0 * 1024.0));
+    cli_line(report, "perturbed pivots", "%lld", (long long)stats.perturbed_pivots);
+    cli_line(report, "time matching", "%.4f s", stats.time_matching);
+    cli_line(report, "time ordering", "%.4f s", stats.time_ordering);
+    cli_line(report, "time symbolic", "%.4f s", stats.time_symbolic);
+    cli_line(report, "time levelize", "%.4f s", stats.time_levelize);
+    cli_line(report, "time factor", "%.4f s", stats.time_factor);
+    cli_line(report, "time solve", "%.4f s", stats.time_solve);
+    cli_line(report, "refinement steps", "%d", stats.refinement_steps);
     if (stats.partial_pivoting)
-      cli_line(stdout, "partial pivoting", "yes: the solve fell back to partially pivoted factors on the host");
-    cli_line(stdout, "backward error", "%.2e", stats.backward_error);
+      cli_line(report, "partial pivoting", "yes: the solve fell back to partially pivoted factors on the host");
+    cli_line(report, "backward error", "%.2e", stats.backward_error);
     if (n > 0) {
       char first[128];
       int used = 0;
       for (int64_t i = 0; i < n && i < 3 && used < (int)sizeof first; i++)
         used += snprintf(first + used, sizeof first - (size_t)used, "%s%.6g", i ? " " : "", x[i]);
-      cli_line(stdout, "x (first entries)", "%s", first);
+      cli_line(report, "x (first entries)", "%s", first);
     }
     if (output)
-      cli_line(stdout, "solution written", "%s", output);
+      cli_line(report, "solution written", "%s", cli_path_label(output, true));
   }
 
 cleanup:

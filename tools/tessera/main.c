@@ -1,5 +1,7 @@
-/* tessera: the command-line tool's entry point; dispatches to a command. */
+/* tessera: the command-line tool's entry point; dispatches to a command of
+ * the table in cli_commands.c. */
 #include "cli_common.h"
+#include "cli_suggest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,18 +17,6 @@
 #define TESSERA_CLI_WITH_OPENMP 0
 #endif
 
-extern const cli_command cli_command_solve;  /* cmd_solve.c */
-extern const cli_command cli_command_sort;   /* cmd_sort.c */
-extern const cli_command cli_command_gemm;   /* cmd_gemm.c */
-extern const cli_command cli_command_search; /* cmd_search.c */
-extern const cli_command cli_command_model;  /* cmd_model.c */
-
-static const cli_command *const commands[] = {
-    &cli_command_demo,  &cli_command_info, &cli_command_convert, &cli_command_gen,  &cli_command_spmv,
-    &cli_command_solve, &cli_command_sort, &cli_command_search,  &cli_command_gemm, &cli_command_model,
-};
-#define COMMAND_COUNT ((int)(sizeof commands / sizeof commands[0]))
-
 static void print_general_help(FILE *out) {
   fputs("Usage: tessera COMMAND [options]\n"
         "       tessera help COMMAND | --help | --version\n"
@@ -35,16 +25,25 @@ static void print_general_help(FILE *out) {
         "\n"
         "Commands:\n",
         out);
-  for (int i = 0; i < COMMAND_COUNT; i++)
-    fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+  for (int i = 0; i < cli_command_count; i++)
+    fprintf(out, "  %-9s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
   fputs("\n"
         "Every command takes --help. Options take their value as the next argument\n"
-        "or after '=' (--size 512, --size=512); '--' ends the options. Integers may\n"
-        "be written 4096, 1e6 or 2^20. --json prints one JSON object on stdout;\n"
-        "progress of long operations goes to stderr (after 2 s; --quiet hides it).\n"
+        "or after '=' (--size 512, --size=512) and are written in full: an\n"
+        "abbreviation such as --rep for --repeat is refused, so that a new option\n"
+        "never changes what a command line means. '--' ends the options. Integers\n"
+        "may be written 4096, 1e6 or 2^20. A file named '-' is standard input where\n"
+        "a file is read and standard output where one is written (gzip input is\n"
+        "recognised by its first bytes, also through a pipe); an output that names\n"
+        "an input is refused, and outputs are written to a temporary file that\n"
+        "replaces the target only when complete.\n"
         "\n"
-        "Exit status: 0 success, 1 library error or failed check, 2 bad command\n"
-        "line, 130 interrupted.\n",
+        "--json prints one JSON object on stdout and nothing else there. Steps that\n"
+        "last more than 2 s show their progress on stderr when it is a terminal\n"
+        "(--progress: also when it is not; --quiet: never). Ctrl-C cancels the\n"
+        "running step: a step that reports progress stops within about a second,\n"
+        "any other when it ends; the exit status is then 130.\n"
+        "\n" CLI_HELP_EXIT_STATUS,
         out);
 }
 
@@ -69,24 +68,37 @@ static int print_version(void) {
 }
 
 static const cli_command *find_command(const char *name) {
-  for (int i = 0; i < COMMAND_COUNT; i++)
-    if (strcmp(commands[i]->name, name) == 0)
-      return commands[i];
+  for (int i = 0; i < cli_command_count; i++)
+    if (strcmp(cli_commands[i]->name, name) == 0)
+      return cli_commands[i];
   return NULL;
 }
 
+/* "unknown command 'slove'; did you mean 'solve'?", one line. */
+static int unknown_command(const char *name) {
+  const char *names[64];
+  int count = 0;
+  for (int i = 0; i < cli_command_count && count < 64; i++)
+    names[count++] = cli_commands[i]->name;
+  const char *closest = cli_suggest(name, names, count);
+  if (closest)
+    return cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", name, closest);
+  return cli_usage_error(NULL, "unknown command '%s'", name);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    print_general_help(stderr);
-    return CLI_EXIT_USAGE;
-  }
+  if (argc < 2)
+    return cli_usage_error(NULL, "missing COMMAND");
   const char *first = argv[1];
   if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
     print_general_help(stdout);
     return CLI_EXIT_OK;
   }
-  if (strcmp(first, "--version") == 0 || strcmp(first, "version") == 0)
+  if (strcmp(first, "--version") == 0 || strcmp(first, "version") == 0) {
+    if (argc > 2)
+      return cli_usage_error(NULL, "--version takes no argument");
     return print_version();
+  }
   if (strcmp(first, "help") == 0) {
     if (argc < 3) {
       print_general_help(stdout);
@@ -96,15 +108,20 @@ int main(int argc, char **argv) {
       return cli_usage_error(NULL, "help takes one COMMAND");
     const cli_command *command = find_command(argv[2]);
     if (!command)
-      return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+      return unknown_command(argv[2]);
     fputs(command->help, stdout);
     return CLI_EXIT_OK;
   }
   const cli_command *command = find_command(first);
   if (!command) {
-    if (first[0] == '-')
-      return cli_usage_error(NULL, "unknown option '%s'", first);
-    return cli_usage_error(NULL, "unknown command '%s'", first);
+    if (first[0] == '-' && first[1] != '\0') {
+      static const char *const general_options[] = {"--help", "--version"};
+      const char *closest = cli_suggest(first, general_options, 2);
+      if (closest)
+        return cli_usage_error(NULL, "unknown option '%s'; did you mean %s?", first, closest);
+      return cli_usage_error(NULL, "unknown option '%s' (a COMMAND comes first)", first);
+    }
+    return unknown_command(first);
   }
   return command->run(argc - 1, argv + 1);
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""BFS and SSSP results beside Gunrock's: a Markdown table and a PNG.
+
+Usage: graph_report.py [--out DIR] [--gunrock DIR] GRAPH_CSV
+
+GRAPH_CSV is the CSV of bench/graph_bfs_sssp (metadata lines "# key: value",
+then one row per graph, algorithm and schedule). --gunrock names a folder of
+Gunrock's --export_metrics JSON files named <app>_<graph>.json (app bfs or
+sssp), run on the same graphs from the same sources (scripts/graph-gpu-run
+does both). Gunrock's times are its own (its enactor's timer, which leaves
+out its problem set-up); tessera's include clearing the search state and
+writing both outputs. Writes DIR/graph_report.md and, with matplotlib,
+DIR/graph_report.png (traversed edges per second per graph).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+# Gunrock 1.0 on a V100 (gunrock/io results): BFS ms and GTEPS, SSSP ms.
+PUBLISHED = {
+    "kron21": ("kron_g500-logn21, V100", 1.06, 172.0, 25.7),
+    "kron21_ef48": ("kron_g500-logn21, V100", 1.06, 172.0, 25.7),
+    "rmat24": ("rmat_n24_e16, V100", 5.1, 51.0, None),
+}
+
+
+def read_csv(path):
+    """(metadata, rows as dicts) of a harness CSV, read by report.py's reader."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from report import read_harness_csv
+
+    meta, _, rows = read_harness_csv(path)
+    return meta, rows
+
+
+def gunrock_result(folder, app, graph):
+    """Median of Gunrock's per-source times in ms, or None."""
+    if not folder:
+        return None
+    path = os.path.join(folder, f"{app}_{graph}.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        data = json.load(f)
+    times = data.get("process_times") or []
+    return statistics.median(times) if times else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv")
+    parser.add_argument("--out", default="bench-out")
+    parser.add_argument("--gunrock", default=None)
+    args = parser.parse_args()
+    meta, rows = read_csv(args.csv)
+    os.makedirs(args.out, exist_ok=True)
+    lines = ["# BFS and SSSP: tessera beside Gunrock", ""]
+    for key in ("date", "commit", "device", "copy_gbps", "command"):
+        if key in meta:
+            lines.append(f"- {key}: {meta[key]}")
+    lines += [
+        "",
+        "Edges per second count the out-edges of every reached vertex (each undirected edge twice), as",
+        "Gunrock reports them. Gunrock 2.1 (gunrock/gunrock, commit 01f125c) built for sm_90 runs top-down",
+        "BFS (no direction optimisation) and near-far SSSP; its times leave out its set-up.",
+        "",
+        "| graph | algorithm | tessera ms | tessera GTEPS | Gunrock 2.1 on this GPU, ms | x Gunrock here | "
+        "published V100 | x V100 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    plot = []
+    for r in rows:
+        if r.get("schedule") != "auto":
+            continue
+        graph, app = r["graph"], r["algorithm"]
+        ms = float(r["ms_median"])
+        gteps = float(r["gteps_median"])
+        theirs = gunrock_result(args.gunrock, app, graph)
+        here = f"{theirs:.4g}" if theirs else "-"
+        ratio = f"{theirs / ms:.1f}x" if theirs and ms > 0 else "-"
+        pub, pub_ratio = "-", "-"
+        if graph in PUBLISHED:
+            name, bfs_ms, bfs_gteps, sssp_ms = PUBLISHED[graph]
+            if app == "bfs":
+                pub = f"{name}: {bfs_ms} ms, {bfs_gteps} GTEPS"
+                pub_ratio = f"{gteps / bfs_gteps:.1f}x GTEPS"
+            elif sssp_ms:
+                pub = f"{name}: {sssp_ms} ms"
+                pub_ratio = f"{sssp_ms / ms:.1f}x faster"
+        lines.append(f"| {graph} | {app} | {ms:.4g} | {gteps:.4g} | {here} | {ratio} | {pub} | {pub_ratio} |")
+        if app == "bfs":
+            reached = float(r["reached_edges"] or 0)
+            plot.append((graph, gteps, reached / (theirs * 1e6) if theirs else None))
+    with open(os.path.join(args.out, "graph_report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(matplotlib absent: no plot)")
+        return 0
+    if not plot:
+        return 0
+    fig, ax = plt.subplots(figsize=(max(6, len(plot) * 0.9), 4))
+    xs = range(len(plot))
+    ax.bar([x - 0.2 for x in xs], [p[1] for p in plot], width=0.4, label="tessera")
+    ax.bar([x + 0.2 for x in xs], [p[2] or 0 for p in plot], width=0.4, label="Gunrock 2.1 (same GPU)")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([p[0] for p in plot], rotation=30, ha="right")
+    ax.set_ylabel("GTEPS (reached out-edges / s)")
+    ax.set_yscale("log")
+    ax.set_title(f"BFS on {meta.get('device', 'the GPU')}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "graph_report.png"), dpi=120)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

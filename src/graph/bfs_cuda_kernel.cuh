@@ -1,0 +1,338 @@
+/* Breadth-first search as one persistent kernel: every level of the search
+ * runs inside it, separated by grid barriers, with direction optimisation
+ * (Beamer, Asanovic and Patterson, "Direction-Optimizing Breadth-First
+ * Search", SC'12). A top-down step expands the frontier's out-edges with the
+ * layer's gathered schedules (lb::for_each_gathered_atom: the frontier's
+ * vertices are the tiles, their edges the atoms; vertices of very high degree
+ * go to a second queue that the whole grid shares); a bottom-up step lets
+ * every unvisited vertex scan its in-edges (sorted) for the first one in the
+ * frontier's bitmap, which is the smallest-numbered parent.
+ *
+ * A vertex's key is (level << 32 | parent), lowered with atomicMin in
+ * top-down steps: the lowest level wins, and within it the smallest parent,
+ * so levels and parents are the same whatever the timing and whichever
+ * direction each level ran in. Small levels append the vertices they find to
+ * a queue (warp-aggregated atomics: one round trip); large levels only set
+ * the vertices' bits, and the next top-down step rebuilds the queue from the
+ * bitmap (one atomic per block of words instead of one per warp). The
+ * kernel is instantiated per schedule (spmv-style: the schedule is a type)
+ * and per edge filter (every edge, or the tight edges of shortest paths). */
+#ifndef TESSERA_BFS_CUDA_KERNEL_CUH
+#define TESSERA_BFS_CUDA_KERNEL_CUH
+
+#include "graph_cuda_device.cuh"
+
+#include <math.h>
+
+#define TSI_BFS_UNREACHED 0xffffffffffffffffull
+
+/* One level's counters: filled while the level before runs. */
+struct tsi_bfs_level {
+  unsigned vertices;        /* queue tail (appends, or the rebuild) */
+  unsigned hubs;            /* hub queue tail */
+  unsigned long long found; /* vertices of the level */
+  unsigned long long edges; /* their out-edges */
+};
+
+struct tsi_bfs_control {
+  tsi_bfs_level level[3]; /* level l's counters in slot l % 3 */
+  lb::grid_barrier_state barrier;
+  /* What the last run did (written at its end). */
+  int depth, top_down_steps, bottom_up_steps, source;
+  unsigned long long reached, reached_edges;
+};
+
+struct tsi_bfs_args {
+  int32_t n;
+  int64_t m;
+  int64_t words; /* bitmap words: (n + 31) / 32 */
+  const int64_t *offsets;
+  const int32_t *heads;
+  const int64_t *in_offsets; /* NULL without bottom-up steps */
+  const int32_t *in_tails;
+  const uint32_t *hub_bits;
+  const int32_t *heavy_in;
+  int64_t heavy_count, heavy_in_degree;
+  unsigned long long *keys;
+  int32_t *queue[2], *hub_queue[2]; /* level l's queues: [l & 1] */
+  uint32_t *bits[3];                /* level l's frontier bitmap: [l % 3] */
+  uint32_t *visited;
+  tsi_bfs_control *control;
+  int bottom_up; /* direction optimisation allowed */
+  int alpha, beta;
+  int64_t check_first, queue_edges;
+  /* This run. */
+  int32_t source;
+  int32_t *levels, *parents;
+  const void *tight_dist; /* tight-edge filter: the distances */
+  const void *weights;    /* and the weights */
+};
+
+/* Every edge. */
+struct tsi_all_edges {
+  __device__ explicit tsi_all_edges(const tsi_bfs_args &) {}
+  __device__ bool operator()(int32_t, int64_t, int32_t) const { return true; }
+};
+
+__device__ inline float tsi_add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double tsi_add_rn(double a, double b) { return __dadd_rn(a, b); }
+
+/* u -> v with dist(u) + w == dist(v) < infinity, u != v: the edges of
+ * shortest paths (their BFS gives the predecessor tree). */
+template <class T> struct tsi_tight_filter {
+  const T *dist, *weight;
+  __device__ explicit tsi_tight_filter(const tsi_bfs_args &a)
+      : dist(static_cast<const T *>(a.tight_dist)), weight(static_cast<const T *>(a.weights)) {}
+  __device__ bool operator()(int32_t u, int64_t e, int32_t v) const {
+    if (u == v)
+      return false;
+    const T dv = __ldg(dist + v);
+    return dv < T(INFINITY) && tsi_add_rn(__ldg(dist + u), __ldg(weight + e)) == dv;
+  }
+};
+
+__device__ inline int64_t tsi_degree(const int64_t *offsets, int32_t v) {
+  return __ldg(offsets + v + 1) - __ldg(offsets + v);
+}
+
+/* Keys unreached but the source's; the source alone in level 0's bitmap,
+ * queue and counters. */
+__device__ inline void tsi_bfs_init(const tsi_bfs_args &a, int64_t thread, int64_t threads) {
+  for (int64_t v = thread; v < a.n; v += threads)
+    a.keys[v] = v == a.source ? (unsigned long long)(uint32_t)a.source : TSI_BFS_UNREACHED;
+  const int64_t source_word = a.source >> 5;
+  for (int64_t w = thread; w < a.words; w += threads) {
+    const uint32_t bit = w == source_word ? 1u << (a.source & 31) : 0u;
+    a.visited[w] = bit;
+    a.bits[0][w] = bit;
+    a.bits[1][w] = 0u;
+    a.bits[2][w] = 0u;
+  }
+  if (thread == 0) {
+    const bool hub = tsi_bit(a.hub_bits, a.source);
+    (hub ? a.hub_queue[0] : a.queue[0])[0] = a.source;
+    tsi_bfs_control *c = a.control;
+    c->level[0] =
+        tsi_bfs_level{hub ? 0u : 1u, hub ? 1u : 0u, 1ull, (unsigned long long)tsi_degree(a.offsets, a.source)};
+    c->level[1] = tsi_bfs_level{0u, 0u, 0ull, 0ull};
+    c->level[2] = tsi_bfs_level{0u, 0u, 0ull, 0ull};
+  }
+}
+
+/* What a top-down step needs to record a vertex it reached first. */
+struct tsi_bfs_step {
+  int level;
+  bool check_first, queue_mode;
+  uint32_t *next_bits;
+  tsi_bfs_level *next;
+  unsigned long long found, edges; /* this thread's */
+};
+
+/* Lower v's key to `key`; the thread that finds v unreached records it. */
+__device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int32_t v, unsigned long long key) {
+  if (s.check_first && tsi_relaxed_load(a.keys + v) <= key)
+    return;
+  if (atomicMin(a.keys + v, key) != TSI_BFS_UNREACHED)
+    return;
+  tsi_set_bit(a.visited, v);
+  tsi_set_bit(s.next_bits, v);
+  s.found++;
+  s.edges += (unsigned long long)tsi_degree(a.offsets, v);
+  if (s.queue_mode) {
+    const int slot = (s.level + 1) & 1;
+    if (tsi_bit(a.hub_bits, v))
+      tsi_append(a.hub_queue[slot], &s.next->hubs, v);
+    else
+      tsi_append(a.queue[slot], &s.next->vertices, v);
+  }
+}
+
+template <class S, class Filter, class ExpandStorage, class HubStorage>
+__device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const Filter &filter, unsigned vertices,
+                                 unsigned hubs, ExpandStorage &expand_smem, HubStorage &hub_smem) {
+  const int32_t *queue = a.queue[s.level & 1], *hub_queue = a.hub_queue[s.level & 1];
+  const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
+  const int64_t *offsets = a.offsets;
+  const int32_t *heads = a.heads;
+  auto visit_from = [&](const int32_t *q) {
+    return [&, q](unsigned t, long long e) {
+      const int32_t u = q[t], v = __ldg(heads + e);
+      if (filter(u, e, v))
+        tsi_bfs_visit(a, s, v, level_key | (uint32_t)u);
+    };
+  };
+  auto ranges_of = [&](const int32_t *q) {
+    return [offsets, q](unsigned t) {
+      const int32_t u = q[t];
+      return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
+    };
+  };
+  lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), expand_smem, visit_from(queue));
+  if (hubs > 0)
+    lb::for_each_gathered_atom<lb::grid_mapped, TSI_GRAPH_BLOCK>(hubs, ranges_of(hub_queue), hub_smem,
+                                                                 visit_from(hub_queue));
+}
+
+/* Every unvisited vertex looks for a parent in the frontier's bitmap: a
+ * warp takes 32 vertices (one bitmap word), each thread scanning its
+ * vertex's in-edges until the first in the frontier; vertices of many
+ * in-edges are scanned 32 at a time by a whole warp afterwards. */
+__device__ inline void tsi_bfs_bottom_up(const tsi_bfs_args &a, tsi_bfs_step &s, int64_t thread, int64_t threads) {
+  const uint32_t *frontier = a.bits[s.level % 3];
+  const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
+  const int lane = int(threadIdx.x & 31);
+  const int64_t warps = threads >> 5;
+  for (int64_t w = thread >> 5; w < a.words; w += warps) {
+    /* One reading for the whole warp: the loop below must stay uniform. */
+    const uint32_t seen = __shfl_sync(0xffffffffu, tsi_relaxed_load(a.visited + w), 0);
+    if (seen == 0xffffffffu)
+      continue;
+    const int64_t v = w * 32 + lane;
+    bool hit = false;
+    int32_t parent = 0;
+    if (v < a.n && !((seen >> lane) & 1u)) {
+      const int64_t begin = __ldg(a.in_offsets + v), end = __ldg(a.in_offsets + v + 1);
+      if (end - begin <= a.heavy_in_degree)
+        for (int64_t k = begin; k < end; k++) {
+          const int32_t u = __ldg(a.in_tails + k);
+          if (tsi_bit(frontier, u)) {
+            hit = true;
+            parent = u;
+            break;
+          }
+        }
+    }
+    const unsigned found = __ballot_sync(0xffffffffu, hit);
+    if (hit) {
+      a.keys[v] = level_key | (uint32_t)parent;
+      s.found++;
+      s.edges += (unsigned long long)tsi_degree(a.offsets, (int32_t)v);
+    }
+    if (lane == 0 && found) {
+      atomicOr(a.visited + w, found);
+      atomicOr(s.next_bits + w, found);
+    }
+  }
+  for (int64_t i = thread >> 5; i < a.heavy_count; i += warps) {
+    const int32_t v = __ldg(a.heavy_in + i);
+    if ((__shfl_sync(0xffffffffu, tsi_relaxed_load(a.visited + (v >> 5)), 0) >> (v & 31)) & 1u)
+      continue;
+    const int64_t begin = __ldg(a.in_offsets + v), end = __ldg(a.in_offsets + v + 1);
+    for (int64_t base = begin; base < end; base += 32) {
+      const int64_t k = base + lane;
+      const int32_t u = k < end ? __ldg(a.in_tails + k) : 0;
+      const unsigned hits = __ballot_sync(0xffffffffu, k < end && tsi_bit(frontier, u));
+      if (hits) {
+        const int32_t parent = __shfl_sync(0xffffffffu, u, __ffs(hits) - 1);
+        if (lane == 0) {
+          a.keys[v] = level_key | (uint32_t)parent;
+          tsi_set_bit(a.visited, v);
+          tsi_set_bit(s.next_bits, v);
+          s.found++;
+          s.edges += (unsigned long long)tsi_degree(a.offsets, v);
+        }
+        break;
+      }
+    }
+  }
+}
+
+template <class S, class Filter>
+__global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs_kernel(tsi_bfs_args a) {
+  __shared__ lb::gather_storage<S, TSI_GRAPH_BLOCK> expand_smem;
+  __shared__ lb::gather_storage<lb::grid_mapped, TSI_GRAPH_BLOCK> hub_smem;
+  __shared__ tsi_block_scratch reduce_smem;
+  __shared__ tsi_compact_scratch compact_smem;
+  const Filter filter(a);
+  const int64_t thread = (int64_t)blockIdx.x * TSI_GRAPH_BLOCK + threadIdx.x;
+  const int64_t threads = (int64_t)gridDim.x * TSI_GRAPH_BLOCK;
+  tsi_bfs_control *c = a.control;
+
+  tsi_bfs_init(a, thread, threads);
+  lb::grid_barrier(&c->barrier);
+
+  bool bottom_up = false, queue_ready = true;
+  unsigned long long explored = 0, reached = 0, reached_edges = 0, previous_found = 0;
+  int level = 0, top_down_steps = 0, bottom_up_steps = 0;
+  for (;; level++) {
+    tsi_bfs_level *now = &c->level[level % 3];
+    const unsigned long long found = now->found, edges = now->edges;
+    if (found == 0)
+      break;
+    reached += found;
+    reached_edges += edges;
+    if (a.bottom_up) {
+      /* Beamer's switch: the frontier's edges against the unexplored ones. */
+      const unsigned long long done = explored + edges;
+      const unsigned long long unexplored = (unsigned long long)a.m > done ? (unsigned long long)a.m - done : 0ull;
+      if (!bottom_up)
+        bottom_up = edges * (unsigned long long)a.alpha > unexplored;
+      else if (found * (unsigned long long)a.beta < (unsigned long long)a.n && found < previous_found)
+        bottom_up = false;
+    }
+    previous_found = found;
+    explored += edges;
+    /* Slot and bitmap of level + 2, last read two levels ago. */
+    if (thread == 0)
+      c->level[(level + 2) % 3] = tsi_bfs_level{0u, 0u, 0ull, 0ull};
+    uint32_t *stale = a.bits[(level + 2) % 3];
+    for (int64_t w = thread; w < a.words; w += threads)
+      stale[w] = 0u;
+
+    tsi_bfs_step s{level,
+                   found >= (unsigned long long)a.check_first,
+                   false,
+                   a.bits[(level + 1) % 3],
+                   &c->level[(level + 1) % 3],
+                   0ull,
+                   0ull};
+    if (bottom_up) {
+      bottom_up_steps++;
+      tsi_bfs_bottom_up(a, s, thread, threads);
+    } else {
+      top_down_steps++;
+      if (!queue_ready) {
+        tsi_compact_bits(a.bits[level % 3], a.words, a.hub_bits, a.queue[level & 1], &now->vertices,
+                         a.hub_queue[level & 1], &now->hubs, compact_smem);
+        lb::grid_barrier(&c->barrier);
+      }
+      s.queue_mode = edges <= (unsigned long long)a.queue_edges;
+      tsi_bfs_top_down<S>(a, s, filter, now->vertices, now->hubs, expand_smem, hub_smem);
+    }
+    const unsigned long long block_found = tsi_block_combine(s.found, tsi_sum_op{}, reduce_smem);
+    const unsigned long long block_edges = tsi_block_combine(s.edges, tsi_sum_op{}, reduce_smem);
+    if (threadIdx.x == 0 && block_found > 0) {
+      atomicAdd(&s.next->found, block_found);
+      atomicAdd(&s.next->edges, block_edges);
+    }
+    queue_ready = !bottom_up && s.queue_mode;
+    lb::grid_barrier(&c->barrier);
+  }
+
+  if (thread == 0) {
+    c->depth = level;
+    c->top_down_steps = top_down_steps;
+    c->bottom_up_steps = bottom_up_steps;
+    c->source = a.source;
+    c->reached = reached;
+    c->reached_edges = reached_edges;
+  }
+  for (int64_t v = thread; v < a.n; v += threads) {
+    const unsigned long long key = a.keys[v];
+    const bool seen = key != TSI_BFS_UNREACHED;
+    if (a.levels)
+      a.levels[v] = seen ? (int32_t)(key >> 32) : -1;
+    if (a.parents)
+      a.parents[v] = seen ? (int32_t)(uint32_t)key : -1;
+  }
+}
+
+/* The instantiations, one file each so that they compile side by side:
+ * every edge with the thread-, lane-, warp- or block-mapped schedule
+ * (bfs_cuda_mapped.cu) or group-mapped (bfs_cuda_group.cu); the tight edges
+ * of float or double distances, group-mapped (bfs_cuda_tight.cu). */
+const void *tsi_bfs_kernel_mapped(ts_schedule schedule, int group_size);
+const void *tsi_bfs_kernel_group(void);
+const void *tsi_bfs_kernel_tight(ts_dtype dtype);
+
+#endif

@@ -1,0 +1,201 @@
+#!/bin/sh
+# The tessera CLI as a Unix tool: standard input and output, pipes and FIFOs
+# (plain and gzip), outputs that name an input, write errors, Ctrl-C, and
+# stdout kept clean under --json. One case per run:
+#
+#   sh unix_tool.sh CASE TESSERA WORK_DIR
+#
+# Exit 0 when the case passes, 1 with the reason on stderr when it fails, 77
+# with "SKIP: reason" when the machine lacks what the case needs.
+set -u
+case_name=$1
+tessera=$2
+work=$3/unix_$case_name
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+
+fail() {
+  echo "FAIL ($case_name): $*" >&2
+  for f in out.txt err.txt; do
+    if [ -s "$f" ]; then
+      echo "--- $f ---" >&2
+      head -c 4000 "$f" >&2
+    fi
+  done
+  exit 1
+}
+skip() {
+  echo "SKIP: $*"
+  exit 77
+}
+
+# A small matrix with known counts: the 12 x 12 2-D Laplacian, 5*144 - 4*12 = 672 entries.
+make_matrix() {
+  "$tessera" gen laplacian2d --nx 12 -o A.mtx >/dev/null 2>err.txt || fail "gen laplacian2d"
+  "$tessera" convert A.mtx A.mtx.gz --quiet 2>err.txt || fail "convert to gzip"
+}
+
+# info's "nnz" line of a run: must say 672.
+expect_nnz_672() {
+  grep -q '^nnz  *672$' out.txt || fail "expected 'nnz 672' in the report"
+}
+
+# One line on stderr, matching $1 (a grep -E pattern).
+expect_one_line() {
+  lines=$(wc -l <err.txt)
+  [ "$lines" -eq 1 ] || fail "expected one line on stderr, got $lines"
+  grep -Eq "$1" err.txt || fail "stderr does not match: $1"
+}
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+within() { awk -v t="$1" -v limit="$2" 'BEGIN { exit !(t <= limit) }'; }
+
+# Run tessera in the background (standard input from $input, /dev/null by
+# default), send SIGINT after $1 seconds, and require exit status 130 with
+# the one line "tessera: cancelled" within $2 seconds of the signal. The rest
+# of the arguments are tessera's.
+input=/dev/null
+expect_cancelled() {
+  delay=$1
+  limit=$2
+  shift 2
+  "$tessera" "$@" <"$input" >out.txt 2>err.txt &
+  pid=$!
+  sleep "$delay"
+  kill -0 "$pid" 2>/dev/null || fail "tessera $* ended before the signal"
+  start=$(now)
+  kill -INT "$pid"
+  wait "$pid"
+  status=$?
+  took=$(elapsed "$start" "$(now)")
+  [ "$status" -eq 130 ] || fail "exit status $status after SIGINT, expected 130"
+  grep -q '^tessera: cancelled$' err.txt || fail "no line 'tessera: cancelled' on stderr"
+  [ "$(grep -c 'tessera:' err.txt)" -eq 1 ] || fail "more than one message on stderr"
+  within "$took" "$limit" || fail "took $took s after SIGINT to end, more than $limit s"
+  echo "cancelled in $took s (limit $limit s)"
+}
+
+case $case_name in
+stdin_plain)
+  make_matrix
+  "$tessera" info - <A.mtx >out.txt 2>err.txt || fail "info - < A.mtx"
+  expect_nnz_672
+  grep -q '^file  *standard input$' out.txt || fail "the report does not name standard input"
+  cat A.mtx | "$tessera" info - >out.txt 2>err.txt || fail "cat A.mtx | info -"
+  expect_nnz_672
+  ;;
+stdin_gzip_pipe)
+  make_matrix
+  cat A.mtx.gz | "$tessera" info - >out.txt 2>err.txt || fail "cat A.mtx.gz | info -"
+  expect_nnz_672
+  cat A.mtx.gz | "$tessera" spmv - --backend cpu --repeat 2 >out.txt 2>err.txt || fail "cat A.mtx.gz | spmv -"
+  grep -q 'check .*: PASS' out.txt || fail "spmv of standard input did not pass its check"
+  ;;
+fifo)
+  command -v mkfifo >/dev/null || skip "no mkfifo"
+  make_matrix
+  for input in A.mtx A.mtx.gz; do
+    rm -f pipe
+    mkfifo pipe || skip "mkfifo failed here"
+    cat "$input" >pipe &
+    writer=$!
+    # A reader that opened the FIFO twice would wait for ever: bound it.
+    if command -v timeout >/dev/null; then
+      timeout 60 "$tessera" info pipe >out.txt 2>err.txt || fail "info on a FIFO fed $input"
+    else
+      "$tessera" info pipe >out.txt 2>err.txt || fail "info on a FIFO fed $input"
+    fi
+    wait "$writer"
+    expect_nnz_672
+  done
+  ;;
+stdout)
+  make_matrix
+  # A file written by tessera comes back byte for byte through standard output.
+  "$tessera" convert A.mtx - >out.mtx 2>err.txt || fail "convert A.mtx -"
+  cmp -s A.mtx out.mtx || fail "convert A.mtx - does not reproduce A.mtx"
+  grep -q '^wrote standard output: 144 x 144, 672 entries' err.txt || fail "the summary is not on stderr"
+  "$tessera" gen laplacian2d --nx 12 -o - 2>err.txt | "$tessera" info - >out.txt || fail "gen -o - | info -"
+  expect_nnz_672
+  cat A.mtx.gz | "$tessera" convert - - 2>err.txt | cmp -s A.mtx - || fail "cat A.mtx.gz | convert - - differs"
+  "$tessera" solve A.mtx -o - --ordering natural >out.mtx 2>err.txt || fail "solve -o -"
+  grep -q '^backward error' err.txt || fail "solve's report is not on stderr with -o -"
+  head -1 out.mtx | grep -q '^%%MatrixMarket matrix coordinate real general$' || fail "solve -o - wrote no matrix"
+  "$tessera" gen laplacian2d --nx 4 -o - --json >out.txt 2>err.txt && fail "--json with -o - accepted"
+  expect_one_line "^tessera gen laplacian2d: --json and an output on standard output"
+  [ -s out.txt ] && fail "stdout not empty after the refusal"
+  ;;
+output_is_input)
+  make_matrix
+  before=$(cksum <A.mtx)
+  ln -s A.mtx link.mtx
+  ln A.mtx hard.mtx
+  for pair in "A.mtx A.mtx" "A.mtx link.mtx" "link.mtx A.mtx" "A.mtx hard.mtx" "./A.mtx $work/A.mtx"; do
+    # shellcheck disable=SC2086
+    "$tessera" convert $pair >out.txt 2>err.txt
+    status=$?
+    [ "$status" -eq 2 ] || fail "convert $pair: exit $status, expected 2"
+    expect_one_line "^tessera convert: the output .* is the input .* \\(the same file\\)"
+    [ "$(cksum <A.mtx)" = "$before" ] || fail "convert $pair changed the input"
+  done
+  "$tessera" solve A.mtx -o A.mtx >out.txt 2>err.txt
+  [ $? -eq 2 ] || fail "solve A.mtx -o A.mtx was not refused with exit 2"
+  expect_one_line "^tessera solve: the output A.mtx is the input A.mtx"
+  [ "$(cksum <A.mtx)" = "$before" ] || fail "solve -o A.mtx changed the input"
+  [ -L link.mtx ] || fail "the symbolic link is gone"
+  "$tessera" convert - - <A.mtx >/dev/null 2>err.txt || fail "convert - - from a file to /dev/null"
+  ;;
+write_error)
+  [ -c /dev/full ] || skip "no /dev/full on this machine"
+  ln -s /dev/full full_link.mtx
+  for target in /dev/full full_link.mtx; do
+    "$tessera" gen laplacian2d --nx 200 -o "$target" >out.txt 2>err.txt
+    status=$?
+    [ "$status" -eq 1 ] || fail "gen -o $target: exit $status, expected 1"
+    expect_one_line "^tessera: .*([Nn]o space left on device)"
+    [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+  done
+  [ -L full_link.mtx ] || fail "the symbolic link to /dev/full is gone"
+  [ "$(ls -A | grep -c tessera)" -eq 0 ] || fail "a temporary file was left behind: $(ls -A)"
+  ;;
+cancel_gen)
+  # Cancelled while the generator reports progress (16 blocks of 2^20 rows).
+  expect_cancelled 0.3 5 gen random --rows 2^24 --per-row 2 --json
+  [ -s out.txt ] && fail "stdout not empty after the cancellation"
+  ;;
+cancel_loop)
+  # The CLI's own timing loop: a burst of 10^9 calls, checked call by call.
+  "$tessera" gen laplacian2d --nx 100 -o A.mtx >/dev/null 2>err.txt || fail "gen laplacian2d"
+  expect_cancelled 1 1.5 spmv A.mtx --backend cpu --repeat 1e6 --json
+  ;;
+cancel_stdin)
+  # Waiting for input that never comes (a FIFO whose writer says nothing):
+  # the blocked read ends at Ctrl-C.
+  command -v mkfifo >/dev/null || skip "no mkfifo"
+  mkfifo pipe || skip "mkfifo failed here"
+  sleep 30 >pipe &
+  writer=$!
+  input=pipe
+  expect_cancelled 0.5 1.5 info -
+  kill "$writer" 2>/dev/null
+  ;;
+json_with_progress)
+  # A run of several seconds with --progress: its progress on stderr, one
+  # JSON object alone on stdout.
+  "$tessera" sort --n 2^22 --backend cpu --repeat 6 --check --json --progress >out.txt 2>err.txt ||
+    fail "sort --json --progress"
+  grep -Eq '^sorting: [0-9]+%$' err.txt || fail "no progress on stderr"
+  if command -v python3 >/dev/null; then
+    python3 -c 'import json; json.load(open("out.txt"))' 2>/dev/null || fail "stdout is not one JSON document"
+  fi
+  [ "$(head -c 1 out.txt)" = "{" ] || fail "stdout does not start with the JSON object"
+  grep -q '"check": "PASS"' out.txt || fail "the JSON lacks check PASS"
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+echo "ok: $case_name"
+exit 0
