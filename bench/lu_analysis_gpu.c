@@ -12,7 +12,8 @@
  * Inputs: circuit-like matrices of 10^5 and 10^6 rows, a 2-D Laplacian, and
  * the corpus's square unsymmetric matrices of 2000 rows or more.
  * Usage: lu_analysis_gpu [--quick] [out.csv] */
-#include "lu/lu_internal.h"
+#include "lu/levelize/levelize_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
 #include "tsb.h"
 
 #include <stdlib.h>
@@ -42,8 +43,8 @@ static void release_levels(ts_lu *lu) {
 
 typedef struct phase_run {
   int gpu, one_chunk_size, variant;
-  int64_t budget, queue_words; /* queue_words: ts_lu.symbolic_queue_words */
-  int memory;                  /* ts_lu.symbolic_memory */
+  int64_t budget, queue_words; /* queue_words: lu->switches.symbolic_queue_words */
+  int memory;                  /* lu->switches.symbolic_memory */
 } phase_run;
 
 typedef struct phase_result {
@@ -59,10 +60,10 @@ static phase_result time_phase(ts_lu *lu, const ts_csr *a, int levelize, phase_r
   double samples[16];
   int count = 0;
   lu->options.symbolic_memory_budget = run.budget;
-  lu->symbolic_one_chunk_size = run.one_chunk_size;
-  lu->symbolic_queue_words = run.queue_words;
-  lu->levelize_variant = run.variant;
-  lu->symbolic_memory = run.memory;
+  lu->switches.symbolic_one_chunk_size = run.one_chunk_size;
+  lu->switches.symbolic_queue_words = run.queue_words;
+  lu->switches.levelize_variant = run.variant;
+  lu->switches.symbolic_memory = run.memory;
   for (int r = 0; r <= repeat && r < 16; r++) {
     ts_status st;
     lu->stats.peak_device_bytes = 0;
@@ -101,8 +102,8 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
   ts_lu *lu = NULL;
   if (ts_lu_create(ctx, &options, &lu) != TS_SUCCESS)
     return;
-  lu->symbolic_device = TSI_LU_PHASE_CPU;
-  lu->levelize_device = TSI_LU_PHASE_CPU;
+  lu->switches.symbolic_device = TSI_LU_PHASE_CPU;
+  lu->switches.levelize_device = TSI_LU_PHASE_CPU;
   if (ts_lu_analyze(lu, a) != TS_SUCCESS) {
     printf("%s: %s (left out)\n", name, ts_last_error(ctx));
     ts_lu_destroy(lu);

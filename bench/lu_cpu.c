@@ -97,9 +97,9 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
   if (!isnan(t->refactor)) {
     /* The same refactorization one level at a time, then back (the switch
      * is read at every factorization). */
-    s.lu->cpu_level_sync = 1;
+    s.lu->switches.cpu_level_sync = 1;
     t->refactor_levels = time_phase(tessera_refactor, &s);
-    s.lu->cpu_level_sync = 0;
+    s.lu->switches.cpu_level_sync = 0;
     t->solve = time_phase(tessera_solve, &s);
   }
   if (isnan(t->solve)) {

@@ -18,7 +18,7 @@
 #include "tsb.h"
 
 #include "lu/lu_internal.h"
-#include "lu/lu_numeric_cuda.h"
+#include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -84,10 +84,10 @@ static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int
 /* GPU refactor time with the device cache rebuilt under other switches. */
 static double ablation_ms(ts_lu *lu, int scratch, int no_tail, int dense_tail) {
   tsi_lu_cuda_release(lu);
-  lu->gpu_tail_columns = 0;
-  lu->gpu_scratch = scratch;
-  lu->gpu_no_tail = no_tail;
-  lu->gpu_dense_tail = dense_tail;
+  lu->switches.gpu_tail_columns = 0;
+  lu->switches.gpu_scratch = scratch;
+  lu->switches.gpu_no_tail = no_tail;
+  lu->switches.gpu_dense_tail = dense_tail;
   if (TS_IS_ERROR(ts_lu_factor(lu, bench_a)))
     return NAN;
   return time_ms(lu, PHASE_REFACTOR);
@@ -111,8 +111,8 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     ts_lu *cpu = skip_cpu ? NULL : analyzed(ctx, a, TS_BACKEND_CPU, float_factors);
     ts_lu *gpu = analyzed(ctx, a, TS_BACKEND_CUDA, float_factors);
     if (gpu) {
-      gpu->gpu_scratch_slots = scratch_slots;
-      gpu->gpu_tail_search = tail_search;
+      gpu->switches.gpu_scratch_slots = scratch_slots;
+      gpu->switches.gpu_tail_search = tail_search;
     }
     if ((!cpu && !skip_cpu) || !gpu) {
       ts_lu_destroy(cpu);
@@ -134,9 +134,9 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     double cpu_refactor = cpu ? time_ms(cpu, PHASE_REFACTOR) : NAN, gpu_refactor = time_ms(gpu, PHASE_REFACTOR);
     /* The left-looking levels one launch per level (the dataflow launches'
      * ablation; the switch is read at every factorization). */
-    gpu->gpu_level_sync = 1;
+    gpu->switches.gpu_level_sync = 1;
     double level_sync = time_ms(gpu, PHASE_REFACTOR);
-    gpu->gpu_level_sync = 0;
+    gpu->switches.gpu_level_sync = 0;
     double cpu_solve = cpu ? time_ms(cpu, PHASE_SOLVE) : NAN;
     double cpu_berr = cpu ? tsb_backward_error(a, bench_x, bench_b) : NAN;
     double gpu_solve = time_ms(gpu, PHASE_SOLVE);
@@ -161,15 +161,15 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
       static const int64_t widths[] = {1024, 2048, 4096, 6144, 8192, 12288, 16384};
       for (size_t w = 0; !float_factors && w < sizeof widths / sizeof widths[0] && widths[w] < n; w++) {
         tsi_lu_cuda_release(gpu);
-        gpu->gpu_scratch = 0;
-        gpu->gpu_no_tail = 0;
-        gpu->gpu_dense_tail = 0;
-        gpu->gpu_tail_columns = widths[w];
+        gpu->switches.gpu_scratch = 0;
+        gpu->switches.gpu_no_tail = 0;
+        gpu->switches.gpu_dense_tail = 0;
+        gpu->switches.gpu_tail_columns = widths[w];
         double ms = TS_IS_ERROR(ts_lu_factor(gpu, a)) ? NAN : time_ms(gpu, PHASE_REFACTOR);
         printf("%s: dense tail of %lld columns: refactor %.2f ms (chosen: %lld columns, %.2f ms)\n", name,
                (long long)widths[w], ms, (long long)tail, gpu_refactor);
       }
-      gpu->gpu_tail_columns = 0;
+      gpu->switches.gpu_tail_columns = 0;
     }
     printf("%s, %s factors: GPU first factor %.2f ms, refactor %.2f ms (level by level %.2f), solve %.2f ms, "
            "backward error %.1e; CPU factor %.2f ms, refactor %.2f ms\n",

@@ -48,8 +48,10 @@ typedef struct ts_mm_info {
  * the index limits, TS_ERROR_UNSUPPORTED for complex values, TS_ERROR_IO for
  * a failed read or corrupt gzip data), with the file name and the line
  * number in the message ("A.mtx:12: ..."). A line longer than 16 MiB, or a
- * NUL byte, is refused as not being Matrix Market text. Memory grows with
- * the entries actually read, never with what the header declares.
+ * NUL byte in a line that is read (a comment may hold anything), is refused
+ * as not being Matrix Market text, at once: /dev/zero or a gzip bomb of NUL
+ * bytes ends the read on its first line. Memory grows with the entries
+ * actually read, never with what the header declares.
  *
  * Values, one rule for both fields: a value is read as the nearest double
  * (correctly rounded, as strtod does; integers of any length included, so
@@ -175,9 +177,13 @@ typedef struct ts_mm_write_options {
  * naming something else (a character device such as /dev/null or /dev/full,
  * a FIFO) is written in place and never removed. A symbolic link is
  * followed: the file it leads to is replaced and the link stays. A file
- * that is replaced keeps its permission bits; a new one gets 0666 less the
- * umask. Writing to a closed pipe fails with TS_ERROR_IO ("Broken pipe")
- * instead of raising SIGPIPE.
+ * that is replaced keeps its permission bits (and owner, where allowed); a
+ * new one gets 0666 less the umask; a file the caller may not write is
+ * refused (TS_ERROR_IO), not replaced. Other hard links to a replaced file
+ * keep the old content. Writing to a closed pipe fails with TS_ERROR_IO ("Broken pipe")
+ * instead of raising SIGPIPE. The writers report progress by entries and stop
+ * with TS_ERROR_CANCELLED when the context's callback asks to; a cancelled
+ * write to a path leaves it as it was.
  */
 /**@{*/
 

@@ -79,7 +79,8 @@ typedef struct ts_lu_options {
    * follows the context (the GPU on a CUDA context, else the host),
    * TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the context must be on
    * CUDA). On the GPU the factors stay on the device and the solves run
-   * there, refinement residuals in double on the host. Both give
+   * there, refinement residuals in double on the host (a solve that falls
+   * back to partial pivoting, below, runs on the host). Both give
    * deterministic factors, bitwise the same from run to run.
    */
   ts_backend backend;

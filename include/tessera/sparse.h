@@ -171,7 +171,11 @@ typedef struct ts_csr_stats {
   double value_symmetry;   /**< Fraction of off-diagonal entries with A(j,i) == A(i,j). */
 } ts_csr_stats;
 
-/** Compute ::ts_csr_stats; the matrix must pass ts_csr_check(). */
+/**
+ * Compute ::ts_csr_stats; the matrix must pass ts_csr_check(). Reports
+ * progress through the context's callback and stops with
+ * TS_ERROR_CANCELLED when it asks to (ts_context_set_progress()).
+ */
 TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats *stats);
 
 /**
@@ -182,6 +186,9 @@ TS_API ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr
  * diagonal (@p l_nnz may be NULL). Pivoting for stability may add fill on
  * unsymmetric matrices; this is the figure before it. Returns
  * TS_ERROR_UNSUPPORTED when tessera was built without SuiteSparse AMD.
+ * Reports progress and honours a cancel (TS_ERROR_CANCELLED) between
+ * blocks of work, except inside the AMD ordering, one call of SuiteSparse
+ * that runs to its end (seconds for millions of rows).
  */
 TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a, int64_t *lu_nnz, int64_t *l_nnz);
 

@@ -33,25 +33,35 @@ ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats 
   s.min_row = rows > 0 ? INT64_MAX : 0;
   s.mean_row = rows > 0 ? (double)nnz / (double)rows : 0.0;
   double squares = 0.0;
-  for (int64_t i = 0; i < rows; i++) {
-    int64_t n = ptr[i + 1] - ptr[i];
-    if (n < s.min_row)
-      s.min_row = n;
-    if (n > s.max_row)
-      s.max_row = n;
-    if (n == 0)
-      s.empty_rows++;
-    /* Two passes (mean first) avoid the cancellation of sum(x^2) - n*mean^2. */
-    squares += ((double)n - s.mean_row) * ((double)n - s.mean_row);
-    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
-      int64_t j = col_idx[k];
-      col_count[j]++;
-      if (j == i)
-        s.diagonal++;
-      int64_t distance = j > i ? j - i : i - j;
-      if (distance > s.bandwidth)
-        s.bandwidth = distance;
+  st = tsi_progress(ctx, 0, 2 * nnz);
+  /* Rows in blocks of about TSI_CANCEL_BLOCK entries, a cancellation check between. */
+  for (int64_t start = 0, end; start < rows && st == TS_SUCCESS; start = end) {
+    end = tsi_block_end_by_work(ptr, start, rows);
+    for (int64_t i = start; i < end; i++) {
+      int64_t n = ptr[i + 1] - ptr[i];
+      if (n < s.min_row)
+        s.min_row = n;
+      if (n > s.max_row)
+        s.max_row = n;
+      if (n == 0)
+        s.empty_rows++;
+      /* Two passes (mean first) avoid the cancellation of sum(x^2) - n*mean^2. */
+      squares += ((double)n - s.mean_row) * ((double)n - s.mean_row);
+      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+        int64_t j = col_idx[k];
+        col_count[j]++;
+        if (j == i)
+          s.diagonal++;
+        int64_t distance = j > i ? j - i : i - j;
+        if (distance > s.bandwidth)
+          s.bandwidth = distance;
+      }
     }
+    st = tsi_progress(ctx, ptr[end], 2 * nnz);
+  }
+  if (st != TS_SUCCESS) {
+    free(col_count);
+    return st;
   }
   s.stddev_row = rows > 0 ? sqrt(squares / (double)rows) : 0.0;
   for (int64_t j = 0; j < cols; j++) {
@@ -66,22 +76,30 @@ ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats 
     bool single = csr->dtype == TS_FLOAT32;
     const float *vf = csr->values;
     const double *vd = csr->values;
+    for (int64_t start = 0, end; start < rows && st == TS_SUCCESS; start = end) {
+      end = tsi_block_end_by_work(ptr, start, rows);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : mirrored, equal) num_threads(tsi_thread_count(ctx)) \
-    if (nnz > 100000)
+    if (ptr[end] - ptr[start] > 100000)
 #endif
-    for (int64_t i = 0; i < rows; i++) {
-      for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
-        int32_t j = col_idx[k];
-        if (j == i)
-          continue;
-        int64_t m = tsi_sorted_find(col_idx, ptr[j], ptr[j + 1], (int32_t)i);
-        if (m < 0)
-          continue;
-        mirrored++;
-        if (single ? vf[m] == vf[k] : vd[m] == vd[k])
-          equal++;
+      for (int64_t i = start; i < end; i++) {
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+          int32_t j = col_idx[k];
+          if (j == i)
+            continue;
+          int64_t m = tsi_sorted_find(col_idx, ptr[j], ptr[j + 1], (int32_t)i);
+          if (m < 0)
+            continue;
+          mirrored++;
+          if (single ? vf[m] == vf[k] : vd[m] == vd[k])
+            equal++;
+        }
       }
+      st = tsi_progress(ctx, nnz + ptr[end], 2 * nnz);
+    }
+    if (st != TS_SUCCESS) {
+      free(col_count);
+      return st;
     }
     s.pattern_symmetry = off_diagonal > 0 ? (double)mirrored / (double)off_diagonal : 1.0;
     s.value_symmetry = off_diagonal > 0 ? (double)equal / (double)off_diagonal : 1.0;

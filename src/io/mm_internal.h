@@ -72,7 +72,8 @@ typedef struct tsi_mm_parser {
   bool header_only;    /* stop after the size line */
   int64_t input_bytes; /* size of the whole text, -1 unknown (bounds the first allocation) */
   tsi_mm_stage stage;
-  int64_t line; /* lines handed over so far (the last one's number) */
+  int64_t line;           /* lines handed over so far (the last one's number) */
+  const char *line_begin; /* where that line starts (valid while its text is) */
   ts_mm_info info;
   int64_t entries_read;
   int64_t array_row, array_col; /* array format: where the next value goes */

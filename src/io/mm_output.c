@@ -146,8 +146,11 @@ static ts_status create_temporary(tsi_mm_output *out, const char *target, const 
     return tsi_error(out->ctx, TS_ERROR_IO, "%s: cannot find a free temporary name beside it", out->name);
   }
   out->owns_fd = true;
-  if (replaced)
+  if (replaced) {
+    /* The replacement keeps the owner (where allowed) and mode of the file. */
+    (void)fchown(out->fd, replaced->st_uid, replaced->st_gid);
     (void)fchmod(out->fd, replaced->st_mode & 07777);
+  }
   return TS_SUCCESS;
 }
 
@@ -179,6 +182,10 @@ ts_status tsi_mm_output_open_path(tsi_mm_output *out, ts_context *ctx, const cha
     return st;
   if (exists && S_ISDIR(info.st_mode))
     return output_error(out, EISDIR);
+  /* A file the caller may not write is not replaced either (rename(2) would
+   * only need the folder's permission). */
+  if (exists && S_ISREG(info.st_mode) && access(out->target, W_OK) != 0)
+    return output_error(out, errno);
   if (exists && !S_ISREG(info.st_mode)) {
     /* A device or a FIFO: written in place (there is nothing to replace). */
     out->fd = open(out->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);

@@ -256,6 +256,7 @@ ts_status tsi_mm_parse_lines(tsi_mm_parser *ps, const char *begin, const char *e
       const int64_t declared = ps->info.entries;
       while (p < end && ps->entries_read < declared) {
         ps->line++;
+        ps->line_begin = p;
         const char *q = p;
         while (tsi_mm_is_blank(*q))
           q++;
@@ -275,6 +276,7 @@ ts_status tsi_mm_parse_lines(tsi_mm_parser *ps, const char *begin, const char *e
     if (ps->stage == TSI_MM_STAGE_STOPPED)
       return TS_SUCCESS;
     ps->line++;
+    ps->line_begin = p;
     const char *line_end = next_line(p);
     ts_status st = TS_SUCCESS;
     switch (ps->stage) {

@@ -45,9 +45,23 @@ static const char *last_newline(const char *begin, const char *end) {
   return NULL;
 }
 
-static ts_status nul_byte_error(tsi_mm_parser *ps) {
+static ts_status nul_byte_error(tsi_mm_parser *ps, int64_t line) {
   return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: NUL byte: binary data, not Matrix Market text", ps->name,
-                   (long long)ps->line + 1);
+                   (long long)line);
+}
+
+/* After a failure on the line that starts at ps->line_begin (inside
+ * [begin, end)): a NUL byte in it is the real cause, and said so. Looking
+ * only at the failed line keeps the check off the hot path; a NUL in a
+ * comment is as harmless as any other character there. */
+static ts_status name_nul_byte(tsi_mm_parser *ps, ts_status st, const char *begin, const char *end) {
+  const char *line = ps->line_begin;
+  if (st != TS_ERROR_PARSE || !line || line < begin || line >= end)
+    return st;
+  const char *line_end = memchr(line, '\n', (size_t)(end - line));
+  if (memchr(line, '\0', (size_t)((line_end ? line_end : end) - line)))
+    return nul_byte_error(ps, ps->line);
+  return st;
 }
 
 /* What progress reports: `base` + text parsed, or (gzip) a fixed count of
@@ -59,8 +73,7 @@ typedef struct progress_state {
 } progress_state;
 
 /* Parse complete lines in slices of about PROGRESS_STEP, reporting progress
- * after each one. A NUL byte ends the text: the lines before it are parsed
- * (their errors come first), then its line is refused. */
+ * after each one. */
 static ts_status parse_with_progress(tsi_mm_parser *ps, const char *begin, const char *end,
                                      const progress_state *progress) {
   const char *p = begin;
@@ -70,17 +83,9 @@ static ts_status parse_with_progress(tsi_mm_parser *ps, const char *begin, const
       slice_end = memchr(p + PROGRESS_STEP, '\n', (size_t)(end - p) - PROGRESS_STEP);
       slice_end = slice_end ? slice_end + 1 : end;
     }
-    const char *nul = memchr(p, '\0', (size_t)(slice_end - p));
-    if (nul) {
-      while (nul > p && nul[-1] != '\n')
-        nul--;
-      slice_end = nul;
-    }
-    ts_status st = slice_end > p ? tsi_mm_parse_lines(ps, p, slice_end) : TS_SUCCESS;
+    ts_status st = tsi_mm_parse_lines(ps, p, slice_end);
     if (st != TS_SUCCESS)
-      return st;
-    if (nul && ps->stage != TSI_MM_STAGE_STOPPED)
-      return nul_byte_error(ps);
+      return name_nul_byte(ps, st, p, slice_end);
     p = slice_end;
     int64_t done = progress->base >= 0 ? progress->base + (int64_t)(p - begin) : progress->fixed;
     if (progress->total >= 0 && done > progress->total)
@@ -145,7 +150,7 @@ ts_status ts_mm_read_memory(ts_context *ctx, const char *text, size_t size, ts_d
 /* The line being read is longer than any the reader takes. */
 static ts_status long_line_error(tsi_mm_parser *ps, const char *buffer, size_t length) {
   if (memchr(buffer, '\0', length))
-    return nul_byte_error(ps);
+    return nul_byte_error(ps, ps->line + 1);
   return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: line longer than %zu MiB (no line break): not Matrix Market text",
                    ps->name, (long long)ps->line + 1, TSI_MM_MAX_LINE >> 20);
 }
@@ -203,7 +208,7 @@ static ts_status read_stream(ts_context *ctx, int fd, tsi_mm_parser *ps, size_t 
       complete = length;
     }
     if (complete == 0 && memchr(buffer, '\0', length)) {
-      st = nul_byte_error(ps); /* binary data: said at once, not after 16 MiB */
+      st = nul_byte_error(ps, ps->line + 1); /* binary data: said at once, not after 16 MiB */
       goto cleanup;
     }
     progress_state progress = {source.gzip ? -1 : offset, tsi_mm_source_position(&source), source.size};

@@ -90,7 +90,7 @@ ts_status tsi_mm_source_open(tsi_mm_source *s, ts_context *ctx, int fd, const ch
   if (S_ISREG(info.st_mode))
     s->size = (int64_t)info.st_size;
   s->raw_capacity = SNIFF_CHUNK;
-  s->raw = malloc(s->raw_capacity);
+  s->raw = calloc(1, s->raw_capacity);
   if (!s->raw)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", name);
   /* A pipe may hand over one byte at a time: read until two are there. */

@@ -151,8 +151,8 @@ static ts_status check_options(ts_context *ctx, const char *op, const char *name
   w->field = options ? options->field : TS_MM_REAL;
   w->precision = options ? options->precision : 0;
   snprintf(w->where, sizeof w->where, "%s: %s", op, name ? name : "");
-  if (!name)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: path is NULL", op);
+  if (!name || !*name)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: path is %s", op, name ? "empty" : "NULL");
   if (w->field != TS_MM_REAL && w->field != TS_MM_INTEGER && w->field != TS_MM_PATTERN)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: field %d cannot be written (real, integer or pattern)", op,
                      (int)w->field);
@@ -176,6 +176,12 @@ static ts_status check_matrix(ts_context *ctx, const char *op, int64_t rows, int
   if (nnz > 0 && !values_present)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL value array", op);
   return TS_SUCCESS;
+}
+
+/* Progress and a cancellation check every TSI_CANCEL_BLOCK entries written:
+ * a cancelled write fails, and the path writers then leave the target as it was. */
+static ts_status write_progress(ts_context *ctx, int64_t written, int64_t total) {
+  return written % TSI_CANCEL_BLOCK == 0 ? tsi_progress(ctx, written, total) : TS_SUCCESS;
 }
 
 /* Check a COO and write it to path (or to fd when path is NULL). */
@@ -203,8 +209,11 @@ static ts_status write_coo(ts_context *ctx, const char *op, const char *path, in
   st = writer_open(&w, path, fd);
   if (st == TS_SUCCESS)
     st = write_header(&w, coo->nnz);
-  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS && row_idx && col_idx; k++)
-    st = write_entry(&w, k, row_idx[k], col_idx[k]);
+  for (int64_t k = 0; k < coo->nnz && st == TS_SUCCESS && row_idx && col_idx; k++) {
+    st = write_progress(ctx, k, coo->nnz);
+    if (st == TS_SUCCESS)
+      st = write_entry(&w, k, row_idx[k], col_idx[k]);
+  }
   return writer_close(&w, st);
 }
 
@@ -243,8 +252,11 @@ static ts_status write_csr(ts_context *ctx, const char *op, const char *path, in
                      (long long)row, (long long)begin, (long long)end);
       break;
     }
-    for (int64_t k = begin; k < end && st == TS_SUCCESS && col_idx; k++)
-      st = write_entry(&w, k, row, col_idx[k]);
+    for (int64_t k = begin; k < end && st == TS_SUCCESS && col_idx; k++) {
+      st = write_progress(ctx, k, csr->nnz);
+      if (st == TS_SUCCESS)
+        st = write_entry(&w, k, row, col_idx[k]);
+    }
   }
   return writer_close(&w, st);
 }
@@ -257,20 +269,26 @@ ts_status ts_mm_write_csr(ts_context *ctx, const char *path, const ts_csr *csr, 
   return write_csr(ctx, "ts_mm_write_csr", path, -1, path, csr, options);
 }
 
+/* The descriptor writers: a COO or a CSR (the other NULL) onto fd. */
+static ts_status write_to_descriptor(ts_context *ctx, const char *op, int fd, const char *name, const ts_coo *coo,
+                                     const ts_csr *csr, const ts_mm_write_options *options) {
+  if (fd < 0)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: descriptor %d is negative", op, fd);
+  char scratch[32];
+  name = tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch);
+  return coo ? write_coo(ctx, op, NULL, fd, name, coo, options) : write_csr(ctx, op, NULL, fd, name, csr, options);
+}
+
 ts_status ts_mm_write_coo_fd(ts_context *ctx, int fd, const char *name, const ts_coo *coo,
                              const ts_mm_write_options *options) {
-  if (fd < 0)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_coo_fd: descriptor %d is negative", fd);
-  char scratch[32];
-  return write_coo(ctx, "ts_mm_write_coo_fd", NULL, fd, tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch), coo,
-                   options);
+  if (!coo)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_coo_fd: coo is NULL");
+  return write_to_descriptor(ctx, "ts_mm_write_coo_fd", fd, name, coo, NULL, options);
 }
 
 ts_status ts_mm_write_csr_fd(ts_context *ctx, int fd, const char *name, const ts_csr *csr,
                              const ts_mm_write_options *options) {
-  if (fd < 0)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_csr_fd: descriptor %d is negative", fd);
-  char scratch[32];
-  return write_csr(ctx, "ts_mm_write_csr_fd", NULL, fd, tsi_mm_descriptor_name(fd, name, scratch, sizeof scratch), csr,
-                   options);
+  if (!csr)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_mm_write_csr_fd: csr is NULL");
+  return write_to_descriptor(ctx, "ts_mm_write_csr_fd", fd, name, NULL, csr, options);
 }

@@ -1,15 +1,116 @@
-/* LU internals shared by the analysis (matching, ordering, symbolic,
- * levelization) and the numeric phases (factor, refactor, solve). */
+/* The LU object (struct ts_lu) and what every phase of the solver shares.
+ *
+ * src/lu holds the object (lu_object.c: create, destroy, statistics;
+ * lu_options.c: the options checked and their defaults), the one rule of
+ * where each phase runs (lu_backend.c) and the tuning constants
+ * (lu_tuning.h); each phase has a folder with one internal header:
+ *   analyze/   ts_lu_analyze: matching and scaling, ordering, the driver
+ *   symbolic/  the pattern of L + U
+ *   levelize/  the levels of the column dependency graph
+ *   numeric/   ts_lu_factor, ts_lu_refactor, and the GPU's device cache
+ *   solve/     ts_lu_solve: triangular solves, iterative refinement
+ * Within a phase, *_cpu.c is the host path, *_cuda.cu the GPU path,
+ * *_gpu.c host code only the GPU path uses, *_nocuda.c the GPU path's
+ * stubs in a build without CUDA; unmarked files serve both paths. */
 #ifndef TESSERA_LU_INTERNAL_H
 #define TESSERA_LU_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
+#include "lu/lu_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum tsi_lu_state { TSI_LU_CREATED = 0, TSI_LU_ANALYZED = 1, TSI_LU_FACTORED = 2 };
+
+/* Values of the switches below. */
+/* switches.symbolic_device, switches.levelize_device. */
+enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
+/* switches.symbolic_queue_words: every row gets the full queue (the paper). */
+#define TSI_LU_FULL_QUEUE ((int64_t)-1)
+/* switches.symbolic_memory. The unified-memory variants (the paper's section
+ * 4.3 baseline) hold M, the counts, the scratch and the whole of L + U in
+ * managed memory, filled and read by the host directly, page by page on
+ * demand or prefetched; their chunks are the explicit variant's with the
+ * full queue. They refuse to allocate more than half the free device memory
+ * (no oversubscription: the budget emulates the memory pressure). */
+enum tsi_lu_symbolic_memory {
+  TSI_LU_SYMBOLIC_EXPLICIT = 0,
+  TSI_LU_SYMBOLIC_MANAGED = 1,
+  TSI_LU_SYMBOLIC_MANAGED_PREFETCH = 2
+};
+/* switches.levelize_variant. */
+enum tsi_lu_levelize_variant {
+  TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
+  TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */
+  TSI_LU_LEVELIZE_SINGLE_BLOCK = 2 /* one block iterates the levels with block barriers */
+};
+/* switches.gpu_scratch, the scratch of the GPU's left-looking kernels:
+ * automatic, one dense n-vector per concurrent column, or the column itself
+ * (sparse, rows found by binary search). */
+enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE = 2 };
+/* switches.gpu_dense_tail, the GPU's right-looking tail: automatic, as one
+ * dense block factored by panels and GEMM, or column by column in the
+ * sparse pattern. */
+enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
+
+/* Test and ablation switches: the tests and benchmarks set them in
+ * lu->switches to reach a variant the automatic choices would not take, or
+ * to compare two ways of computing the same result. All zero (the automatic
+ * choice) after ts_lu_create; a new analysis keeps them. */
+struct tsi_lu_switches {
+  /* Analysis. Where the symbolic and levelization phases run (enum
+   * tsi_lu_phase_device; AUTO follows lu_backend.c's rule). */
+  int symbolic_device;
+  int levelize_device;
+  /* Non-zero: the host's symbolic phase finds the rows of L + U by the
+   * per-row fill-path traversal (the GPU's algorithm) instead of the row
+   * merge; the tests compare the two. */
+  int symbolic_fill_path;
+  /* The GPU symbolic phase: every row's slot sized like the last rows' (one
+   * chunk size instead of the paper's two); its per-row queue (0 sizes it
+   * from the budget, rows that outgrow it rerun with a full one;
+   * TSI_LU_FULL_QUEUE gives every row the paper's full queue; > 0 caps it at
+   * that many words, the tests' way to send many rows down the rerun); its
+   * memory (enum tsi_lu_symbolic_memory). */
+  int symbolic_one_chunk_size;
+  int64_t symbolic_queue_words;
+  int symbolic_memory;
+  /* The GPU levelization's device-side loop (enum tsi_lu_levelize_variant). */
+  int levelize_variant;
+
+  /* GPU factorization, read when the device cache is built (first GPU
+   * factorization of an analysis): the scratch (TSI_LU_SCRATCH_*, 0 =
+   * automatic); no_tail (non-zero: every column left-looking, no
+   * right-looking tail); dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic);
+   * tail_columns (> 0: the dense tail's width instead of the estimate's);
+   * scratch_slots (> 0: that many dense scratch slots instead of
+   * tsi_lu_dense_scratch_slots()'s rule). */
+  int gpu_scratch;
+  int gpu_no_tail;
+  int gpu_dense_tail;
+  int64_t gpu_tail_columns;
+  int64_t gpu_scratch_slots;
+  /* GPU factorization, read at every factorization: global_columns (non-zero:
+   * with the dense scratch, no level accumulates its columns in shared
+   * memory); tail_search (non-zero: the sparse tail's gather finds U(j, k) by
+   * binary search even with a dense scratch to map the column in);
+   * level_sync (non-zero: the left-looking levels run one launch per level
+   * instead of the dataflow launches). */
+  int gpu_global_columns;
+  int gpu_tail_search;
+  int gpu_level_sync;
+  /* GPU solves, read at every solve: non-zero, one launch per level instead
+   * of the synchronisation-free launch (the reference the tests compare the
+   * default with). */
+  int gpu_solve_level_sync;
+
+  /* CPU factorization, read at every factorization: non-zero, several
+   * threads go level by level (a barrier between levels) instead of the
+   * dataflow schedule. */
+  int cpu_level_sync;
+};
 
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where
  *   M(i, j) = row_scale[row_perm[i]] * A(row_perm[i], col_perm[j]) * col_scale[col_perm[j]],
@@ -55,130 +156,41 @@ struct ts_lu {
   float *lu_values_f32; /* lu_nnz, when float_factors is set */
   void *numeric_aux;    /* released by tsi_lu_numeric_release */
 
-  /* Non-zero: the symbolic phase finds the rows of L + U by the per-row
-   * fill-path traversal (the GPU's algorithm) instead of the row merge; the
-   * tests compare the two. Kept by a new analysis. */
-  int symbolic_fill_path;
-
-  /* GPU analysis (lu_symbolic_cuda.cu, lu_levelize_cuda.cu): where the
-   * symbolic and levelization phases run (enum tsi_lu_phase_device; AUTO
-   * follows the context's backend), and the variants the benchmark compares:
-   * symbolic_one_chunk_size sizes every row's slot like the last rows' (one
-   * chunk size instead of the paper's two), levelize_variant picks the
-   * device-side loop (enum tsi_lu_levelize_variant). Kept by a new analysis. */
-  int symbolic_device;
-  int levelize_device;
-  int symbolic_one_chunk_size;
-  int levelize_variant;
-  /* The GPU symbolic phase's per-row queue: 0 sizes it from the budget
-   * (rows that outgrow it rerun with a full one), TSI_LU_FULL_QUEUE gives
-   * every row the paper's full queue, > 0 caps it at that many words (the
-   * tests' way to send many rows down the rerun). Kept by a new analysis. */
-  int64_t symbolic_queue_words;
-  /* The GPU symbolic phase's memory (enum tsi_lu_symbolic_memory): explicit
-   * copies (the default), or the ablation's unified-memory variant, with or
-   * without prefetching. Kept by a new analysis. */
-  int symbolic_memory;
-
   /* Values of the matrix last factored, in A's CSR order, for the residual of
    * iterative refinement (double). */
   double *a_values;
 
   ts_lu_stats stats;
 
-  /* GPU numeric phases (lu_numeric_cuda.cu, lu_solve_cuda.cu): the pattern,
-   * levels and factor values cached on the device, uploaded at the first GPU
+  /* GPU numeric phases (numeric/ and solve/, the *_cuda.cu files): the
+   * pattern, levels and factor values cached on the device (struct
+   * tsi_lu_device, numeric/numeric_internal.h), uploaded at the first GPU
    * factorization of an analysis and released with it. factors_on_device is
    * set when the last factorization ran on the GPU: the factors are then on
    * the device only (lu_values is stale until tsi_lu_cuda_download_factors)
    * and ts_lu_solve solves there. */
   void *numeric_device;
   int factors_on_device;
-  /* Ablation switches of the GPU factorization (tests, benchmarks): the
-   * scratch (TSI_LU_SCRATCH_* of lu_numeric_cuda.h, 0 = automatic) and
-   * no_tail (non-zero: every column left-looking, no right-looking tail),
-   * dense_tail (TSI_LU_DENSE_TAIL_*, 0 = automatic), tail_columns (> 0:
-   * the dense tail's width instead of the estimate's). Read when the device
-   * cache is built (first GPU factorization). global_columns (non-zero):
-   * with the dense scratch, no level accumulates its columns in shared
-   * memory (read at every factorization). scratch_slots (> 0): that many
-   * dense scratch slots instead of tsi_lu_dense_scratch_slots()'s rule. */
-  int gpu_scratch;
-  int gpu_no_tail;
-  int gpu_dense_tail;
-  int64_t gpu_tail_columns;
-  int gpu_global_columns;
-  int64_t gpu_scratch_slots;
-  /* Non-zero: the sparse tail's gather finds U(j, k) by binary search even
-   * with a dense scratch to map the column in (tests, ablation). */
-  int gpu_tail_search;
-  /* Non-zero: the left-looking levels run one launch per level instead of
-   * the dataflow launches (tests, ablation; read at every factorization). */
-  int gpu_level_sync;
-  /* Non-zero: the host's factorization with several threads goes level by
-   * level (a barrier between levels) instead of the dataflow schedule
-   * (tests, ablation; read at every factorization). */
-  int cpu_level_sync;
+  /* The tests' and benchmarks' switches (never set through the API). */
+  struct tsi_lu_switches switches;
 
-  /* Partial-pivoting fallback of the solves (lu_pivoted.h), or NULL; freed by
+  /* Partial-pivoting fallback of the solves (numeric/numeric_internal.h), or NULL; freed by
    * every new factorization. */
   struct tsi_lu_pivoted *pivoted;
 };
 
-/* Analysis phases (CPU), each filling its fields of lu and its stats. */
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a); /* row_perm (matching), row/col scale */
-/* Composes the ordering into row/col_perm; speculated (or NULL) is the
- * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
- * left the rows in place. */
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated);
-/* The AMD ordering of A + A^T (n entries, the caller frees), or NULL when
- * the options ask for another ordering or it fails; sets no error, so that
- * it can run beside the matching. */
-int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
-ts_status tsi_lu_symbolic_cpu(ts_lu *lu, const ts_csr *a); /* lu_* pattern, diag_pos, a_to_lu, nnz_l/u */
-ts_status tsi_lu_levelize_cpu(ts_lu *lu);                  /* level_ptr, level_cols, levels */
+/* The phases of the solver, for tsi_lu_runs_on_gpu. */
+enum tsi_lu_phase { TSI_LU_PHASE_SYMBOLIC, TSI_LU_PHASE_LEVELIZE, TSI_LU_PHASE_NUMERIC, TSI_LU_PHASE_SOLVE };
 
-/* GPU analysis phases: the same results as the CPU's (pattern, entry map,
- * counts; levels with sorted columns), TS_ERROR_UNSUPPORTED without CUDA or
- * without a CUDA context. */
-enum tsi_lu_phase_device { TSI_LU_PHASE_AUTO = 0, TSI_LU_PHASE_CPU = 1, TSI_LU_PHASE_GPU = 2 };
-/* ts_lu.symbolic_queue_words: every row gets the full queue (the paper). */
-#define TSI_LU_FULL_QUEUE ((int64_t)-1)
-/* ts_lu.symbolic_memory. The unified-memory variants (the paper's section
- * 4.3 baseline) hold M, the counts, the scratch and the whole of L + U in
- * managed memory, filled and read by the host directly, page by page on
- * demand or prefetched; their chunks are the explicit variant's with the
- * full queue. They refuse to allocate more than half the free device memory
- * (no oversubscription: the budget emulates the memory pressure). */
-enum tsi_lu_symbolic_memory {
-  TSI_LU_SYMBOLIC_EXPLICIT = 0,
-  TSI_LU_SYMBOLIC_MANAGED = 1,
-  TSI_LU_SYMBOLIC_MANAGED_PREFETCH = 2
-};
-enum tsi_lu_levelize_variant {
-  TSI_LU_LEVELIZE_AUTO = 0,        /* the cooperative kernel where the device allows it */
-  TSI_LU_LEVELIZE_COOPERATIVE = 1, /* persistent grid, grid-wide barrier per level */
-  TSI_LU_LEVELIZE_SINGLE_BLOCK = 2 /* one block iterates the levels with block barriers */
-};
-ts_status tsi_lu_symbolic_cuda(ts_lu *lu, const ts_csr *a);
-ts_status tsi_lu_levelize_cuda(ts_lu *lu);
+/* Whether `phase` of lu runs on the GPU now (the rules: lu_backend.c). */
+bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
 
-/* Numeric phases (CPU). */
-ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
-void tsi_lu_numeric_release(ts_lu *lu);
+/* Host threads of lu's CPU phases: the context's setting, else OpenMP's
+ * default; 1 without OpenMP (lu_backend.c). */
+int tsi_lu_threads(const ts_lu *lu);
 
-/* Numeric phases (GPU; stubs answering TS_ERROR_UNSUPPORTED without CUDA).
- * tsi_lu_use_gpu: whether lu's numeric phases run on the GPU (the option
- * backend, else the context's backend). */
-bool tsi_lu_use_gpu(const ts_lu *lu);
-ts_status tsi_lu_numeric_cuda(ts_lu *lu);
-/* x = op(A)^{-1} rhs for nrhs columns (host arrays, leading dimensions ldr
- * and ldx) through the factors on the device. */
-ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr, double *x,
-                                    int64_t ldx);
-/* Copy the factors on the device into lu_values (or lu_values_f32). */
-ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
-void tsi_lu_cuda_release(ts_lu *lu);
+/* Check the caller's options and resolve their defaults (lu_options.c). */
+ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved);
 
 #ifdef __cplusplus
 }

@@ -37,31 +37,41 @@ static ts_status symmetric_pattern(ts_context *ctx, const char *op, const ts_csr
     tptr[j] = tptr[j - 1];
   tptr[0] = 0;
 
-  /* Two passes of the same merge of row i of A and of A^T: count, then fill. */
+  st = tsi_progress(ctx, 0, a->nnz);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  /* Two passes of the same merge of row i of A and of A^T: count, then
+   * fill; rows in blocks of about TSI_CANCEL_BLOCK entries, a cancellation
+   * check between. */
   for (int pass = 0; pass < 2; pass++) {
+    for (int64_t start = 0, end; start < n; start = end) {
+      end = tsi_block_end_by_work(a->row_ptr, start, n);
 #pragma omp parallel for schedule(dynamic, 256)
-    for (int64_t i = 0; i < n; i++) {
-      int64_t p = a->row_ptr[i], p_end = a->row_ptr[i + 1], q = tptr[i], q_end = tptr[i + 1];
-      int64_t count = 0, at = pass ? ptr[i] : 0;
-      while (p < p_end || q < q_end) {
-        int64_t j;
-        if (q >= q_end || (p < p_end && a->col_idx[p] < tidx[q])) {
-          j = a->col_idx[p++];
-        } else if (p >= p_end || tidx[q] < a->col_idx[p]) {
-          j = tidx[q++];
-        } else {
-          j = tidx[q++];
-          p++;
+      for (int64_t i = start; i < end; i++) {
+        int64_t p = a->row_ptr[i], p_end = a->row_ptr[i + 1], q = tptr[i], q_end = tptr[i + 1];
+        int64_t count = 0, at = pass ? ptr[i] : 0;
+        while (p < p_end || q < q_end) {
+          int64_t j;
+          if (q >= q_end || (p < p_end && a->col_idx[p] < tidx[q])) {
+            j = a->col_idx[p++];
+          } else if (p >= p_end || tidx[q] < a->col_idx[p]) {
+            j = tidx[q++];
+          } else {
+            j = tidx[q++];
+            p++;
+          }
+          if (j == i)
+            continue;
+          if (pass)
+            idx[at++] = j;
+          else
+            count++;
         }
-        if (j == i)
-          continue;
-        if (pass)
-          idx[at++] = j;
-        else
-          count++;
+        if (!pass)
+          ptr[i + 1] = count;
       }
-      if (!pass)
-        ptr[i + 1] = count;
+      if ((st = tsi_check_cancel(ctx)) != TS_SUCCESS)
+        goto cleanup;
     }
     if (pass == 0) {
       for (int64_t i = 0; i < n; i++)
@@ -113,11 +123,19 @@ static ts_status count_factor(ts_context *ctx, const char *op, int64_t n, const 
     pinv[old] = k;
   }
 
-  /* Elimination tree, with path compression through `ancestor` (Liu). */
+  /* Elimination tree, with path compression through `ancestor` (Liu). A
+   * cancellation check about every TSI_CANCEL_BLOCK entries visited. */
+  int64_t visited = 0;
   for (int64_t k = 0; k < n; k++) {
     int64_t old = perm ? perm[k] : k;
     parent[k] = -1;
     ancestor[k] = -1;
+    visited += ptr[old + 1] - ptr[old] + 1;
+    if (visited >= TSI_CANCEL_BLOCK) {
+      visited = 0;
+      if ((st = tsi_check_cancel(ctx)) != TS_SUCCESS)
+        goto cleanup;
+    }
     for (int64_t p = ptr[old]; p < ptr[old + 1]; p++) {
       int64_t r = pinv[idx[p]];
       if (r >= k)
@@ -149,8 +167,14 @@ static ts_status count_factor(ts_context *ctx, const char *op, int64_t n, const 
       while (ancestor[j] != i) {
         ancestor[j] = i;
         below_diagonal++;
+        visited++;
         j = parent[j];
       }
+    }
+    if (++visited >= TSI_CANCEL_BLOCK) {
+      visited = 0;
+      if ((st = tsi_check_cancel(ctx)) != TS_SUCCESS)
+        goto cleanup;
     }
   }
   *l_nnz = below_diagonal + n;

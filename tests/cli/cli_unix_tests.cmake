@@ -7,7 +7,7 @@
 # /dev/full) exits 77 and is shown as skipped with its reason.
 if(TARGET tessera_cli)
   include(${CMAKE_CURRENT_LIST_DIR}/tessera_cli_test.cmake)
-  foreach(case stdin_plain stdin_gzip_pipe fifo stdout output_is_input write_error cancel_gen cancel_loop
+  foreach(case stdin_plain stdin_gzip_pipe fifo stdout broken_pipe output_is_input write_error cancel_gen cancel_loop
           cancel_stdin json_with_progress)
     add_test(NAME cli_unix_${case}
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/unix_tool.sh ${case} $<TARGET_FILE:tessera_cli> ${TESSERA_CLI_WORK})

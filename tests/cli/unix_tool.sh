@@ -111,6 +111,18 @@ fifo)
     expect_nnz_672
   done
   ;;
+broken_pipe)
+  # A reader that leaves early (head) ends the writer quietly, as SIGPIPE ends
+  # other tools: exit 141 and nothing on stderr. The output is large enough
+  # that the pipe is closed while it is being written.
+  "$tessera" gen laplacian2d --nx 300 -o big.mtx >/dev/null 2>err.txt || fail "gen the 90,000-row Laplacian"
+  status_file=status.txt
+  { "$tessera" convert big.mtx - 2>err.txt; echo $? >"$status_file"; } | head -n 3 >out.txt
+  status=$(cat "$status_file")
+  [ "$status" -eq 141 ] || fail "exit status $status when the reader left, expected 141"
+  [ ! -s err.txt ] || fail "a message on stderr when the reader left"
+  [ "$(wc -l <out.txt)" -eq 3 ] || fail "head did not get its three lines"
+  ;;
 stdout)
   make_matrix
   # A file written by tessera comes back byte for byte through standard output.

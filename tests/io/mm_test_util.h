@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#define ZLIB_CONST /* next_in is const */
 #include <zlib.h>
 
 /* A byte string owned by the caller. */
@@ -98,7 +99,7 @@ static inline mm_bytes mm_test_gzip(const char *text, size_t size) {
     return b;
   size_t capacity = deflateBound(&z, (uLong)size) + 64;
   b.data = malloc(capacity);
-  z.next_in = (Bytef *)(uintptr_t)text;
+  z.next_in = (const Bytef *)text;
   z.avail_in = (uInt)size;
   z.next_out = (Bytef *)b.data;
   z.avail_out = (uInt)capacity;

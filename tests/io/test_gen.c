@@ -159,17 +159,6 @@ static void test_random_uniform(void) {
   CHECK_STATUS(NULL, ts_gen_random_uniform(NULL, 10, (int64_t)INT32_MAX + 1, 1, 1, TS_FLOAT64, &a), TS_ERROR_OVERFLOW);
 }
 
-/* Total entries of min(cols, max(1, round(c r^-e))) over ranks 1..rows. */
-static int64_t zipf_total(double c, int64_t rows, int64_t cols, double exponent) {
-  int64_t total = 0;
-  for (int64_t r = 1; r <= rows; r++) {
-    double len = c * pow((double)r, -exponent);
-    int64_t l = len >= (double)cols ? cols : (int64_t)llround(len);
-    total += l < 1 ? 1 : l;
-  }
-  return total;
-}
-
 static int compare_descending(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x < y) - (x > y);

@@ -83,4 +83,16 @@ static inline void check_deterministic(const char *name, generate_fn generate, c
   set_threads(default_threads());
 }
 
+/* Total entries of min(cols, max(1, round(c r^-e))) over ranks 1..rows:
+ * the power-law generator's documented row lengths. */
+static inline int64_t zipf_total(double c, int64_t rows, int64_t cols, double exponent) {
+  int64_t total = 0;
+  for (int64_t r = 1; r <= rows; r++) {
+    double len = c * pow((double)r, -exponent);
+    int64_t l = len >= (double)cols ? cols : (int64_t)llround(len);
+    total += l < 1 ? 1 : l;
+  }
+  return total;
+}
+
 #endif

@@ -156,7 +156,19 @@ static void test_gzip_streams(void) {
   mm_bytes text = make_text(1000);
   size_t half = text.size / 2;
   mm_bytes first = mm_test_gzip(text.data, half), second = mm_test_gzip(text.data + half, text.size - half);
+  mm_bytes whole = mm_test_gzip(text.data, text.size);
   mm_bytes both = {malloc(first.size + second.size + 16), first.size + second.size};
+  mm_bytes trailing = {malloc(whole.size + 8), whole.size + 5};
+  CHECK(first.data && second.data && whole.data && both.data && trailing.data);
+  if (!first.data || !second.data || !whole.data || !both.data || !trailing.data) {
+    free(text.data);
+    free(first.data);
+    free(second.data);
+    free(whole.data);
+    free(both.data);
+    free(trailing.data);
+    return;
+  }
   memcpy(both.data, first.data, first.size);
   memcpy(both.data + first.size, second.data, second.size);
   ts_coo *coo = NULL;
@@ -164,10 +176,8 @@ static void test_gzip_streams(void) {
   expect_text_entries("two gzip members", coo, 1000);
   ts_coo_destroy(coo);
 
-  mm_bytes whole = mm_test_gzip(text.data, text.size);
-  mm_bytes trailing = {malloc(whole.size + 8), whole.size + 5};
   memcpy(trailing.data, whole.data, whole.size);
-  memcpy(trailing.data + whole.size, "junk\n", 5);
+  snprintf(trailing.data + whole.size, 8, "junk\n");
   CHECK_STATUS(ctx, read_through_pipe(&trailing, "<trailing>", &coo), TS_ERROR_IO);
   CHECK(coo == NULL && strstr(ts_last_error(ctx), "<trailing>:") && strstr(ts_last_error(ctx), "after the end"));
 
@@ -228,7 +238,10 @@ static void test_hostile_streams(void) {
   size_t bomb_size = (size_t)64 << 20;
   char *zeros = calloc(bomb_size, 1);
   const char *header = "%%MatrixMarket matrix coordinate real general\n3 3 1\n";
-  memcpy(zeros, header, strlen(header));
+  CHECK(zeros != NULL);
+  if (!zeros)
+    return;
+  snprintf(zeros, bomb_size, "%s", header); /* the rest stays zero */
   mm_bytes bomb = mm_test_gzip(zeros, bomb_size);
   free(zeros);
   CHECK_STATUS(ctx, read_through_pipe(&bomb, "<bomb>", &coo), TS_ERROR_PARSE);
@@ -237,12 +250,28 @@ static void test_hostile_streams(void) {
   /* A line without end (no NUL): refused at 16 MiB, naming the line. */
   size_t long_size = ((size_t)16 << 20) + 100;
   mm_bytes endless = {malloc(long_size), long_size};
+  CHECK(endless.data != NULL);
+  if (!endless.data)
+    return;
   memset(endless.data, 'a', long_size);
-  memcpy(endless.data, header, strlen(header));
-  memcpy(endless.data + strlen(header), "% ", 2);
+  int start = snprintf(endless.data, long_size, "%s%% ", header); /* then a comment of 'a' without end */
+  endless.data[start] = 'a';
   CHECK_STATUS(ctx, read_through_pipe(&endless, "<endless>", &coo), TS_ERROR_PARSE);
   CHECK(strstr(ts_last_error(ctx), "<endless>:3: line longer than 16 MiB") != NULL);
   free(endless.data);
+  /* A NUL byte in an entry is named as the cause (from memory and through
+   * a pipe); in a comment it is as harmless as any other character. */
+  const char entry_nul[] = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 5\0\n";
+  mm_bytes with_nul = {(char *)entry_nul, sizeof entry_nul - 1};
+  CHECK_STATUS(ctx, ts_mm_read_memory(ctx, entry_nul, sizeof entry_nul - 1, TS_FLOAT64, &coo, NULL), TS_ERROR_PARSE);
+  CHECK(strstr(ts_last_error(ctx), "<memory>:4: NUL byte") != NULL);
+  CHECK_STATUS(ctx, read_through_pipe(&with_nul, "<pipe>", &coo), TS_ERROR_PARSE);
+  CHECK(strstr(ts_last_error(ctx), "<pipe>:4: NUL byte") != NULL);
+  const char comment_nul[] = "%%MatrixMarket matrix coordinate real general\n% a\0b\n1 1 1\n1 1 5\n";
+  CHECK_OK(ctx, ts_mm_read_memory(ctx, comment_nul, sizeof comment_nul - 1, TS_FLOAT64, &coo, NULL));
+  CHECK(coo && coo->nnz == 1 && ((double *)coo->values)[0] == 5);
+  ts_coo_destroy(coo);
+  coo = NULL;
   /* A directory, a bad descriptor, a negative one. */
   const char *tmp = getenv("TESSERA_TEST_TMP");
   int dir = open(tmp && *tmp ? tmp : ".", O_RDONLY);

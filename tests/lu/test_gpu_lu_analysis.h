@@ -30,8 +30,8 @@ typedef struct analysis_setup {
   int64_t budget; /* symbolic_memory_budget (0: default) */
   int one_chunk_size;
   int levelize_variant; /* enum tsi_lu_levelize_variant */
-  int64_t queue_words;  /* ts_lu.symbolic_queue_words (0: from the budget) */
-  int symbolic_memory;  /* ts_lu.symbolic_memory (enum tsi_lu_symbolic_memory) */
+  int64_t queue_words;  /* lu->switches.symbolic_queue_words (0: from the budget) */
+  int symbolic_memory;  /* lu->switches.symbolic_memory (enum tsi_lu_symbolic_memory) */
 } analysis_setup;
 
 static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, analysis_setup setup,
@@ -43,12 +43,12 @@ static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering
   *status = ts_lu_create(ctx, &options, &lu);
   if (*status != TS_SUCCESS)
     return NULL;
-  lu->symbolic_device = setup.symbolic_device;
-  lu->levelize_device = setup.levelize_device;
-  lu->symbolic_one_chunk_size = setup.one_chunk_size;
-  lu->levelize_variant = setup.levelize_variant;
-  lu->symbolic_queue_words = setup.queue_words;
-  lu->symbolic_memory = setup.symbolic_memory;
+  lu->switches.symbolic_device = setup.symbolic_device;
+  lu->switches.levelize_device = setup.levelize_device;
+  lu->switches.symbolic_one_chunk_size = setup.one_chunk_size;
+  lu->switches.levelize_variant = setup.levelize_variant;
+  lu->switches.symbolic_queue_words = setup.queue_words;
+  lu->switches.symbolic_memory = setup.symbolic_memory;
   *status = ts_lu_analyze(lu, a);
   return lu;
 }

@@ -6,8 +6,8 @@
 
 #include "test_lu_numeric_common.h"
 
-#include "lu/lu_internal.h" /* factor values and the GPU's switches */
-#include "lu/lu_numeric_cuda.h"
+#include "lu/lu_internal.h"          /* factor values and the GPU's switches */
+#include "lu/solve/solve_internal.h" /* the device cache, the GPU solves */
 
 static ts_context *gpu;
 static int small_sizes; /* under compute-sanitizer */
@@ -72,7 +72,7 @@ static inline int gpu_lu_same_on_device(const void *device, const void *host, in
 }
 
 /* The rows of U and L on the device after a GPU factorization (sorted
- * there, lu_factor_rows_cuda.cu) equal the host's transpose
+ * there, numeric/factor_rows_cuda.cu) equal the host's transpose
  * (tsi_lu_build_rows), offsets, columns and positions, bit for bit. */
 static inline void gpu_lu_check_rows(const char *what, ts_lu *lu) {
   const tsi_lu_device *dev = (const tsi_lu_device *)lu->numeric_device;

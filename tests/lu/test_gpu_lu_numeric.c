@@ -20,13 +20,13 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   double worst = INFINITY;
   if (!cpu || !dev)
     goto cleanup;
-  dev->gpu_scratch = scratch;
-  dev->gpu_no_tail = no_tail;
-  dev->gpu_dense_tail = dense_tail;
-  dev->gpu_global_columns = global_columns;
-  dev->gpu_scratch_slots = slots;
-  dev->gpu_tail_search = tail_search;
-  dev->gpu_level_sync = level_sync;
+  dev->switches.gpu_scratch = scratch;
+  dev->switches.gpu_no_tail = no_tail;
+  dev->switches.gpu_dense_tail = dense_tail;
+  dev->switches.gpu_global_columns = global_columns;
+  dev->switches.gpu_scratch_slots = slots;
+  dev->switches.gpu_tail_search = tail_search;
+  dev->switches.gpu_level_sync = level_sync;
   CHECK_OK(gpu, ts_lu_analyze(cpu, a));
   CHECK_OK(gpu, ts_lu_analyze(dev, a));
   ts_status cpu_status = ts_lu_factor(cpu, a);
@@ -54,7 +54,7 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   double *again = gpu_lu_factor_values(dev);
   CHECK_MSG(memcmp(again, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0, "%s: two GPU factorizations differ", what);
   /* The dataflow launches and one launch a level: the same bits. */
-  dev->gpu_level_sync = !level_sync;
+  dev->switches.gpu_level_sync = !level_sync;
   CHECK(ts_lu_factor(dev, a) == gpu_status);
   double *other = gpu_lu_factor_values(dev);
   CHECK_MSG(memcmp(other, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0,

@@ -139,9 +139,9 @@ static void check_against_levels(const char *name, const ts_csr *a, int float_fa
   for (int64_t nrhs = 1; nrhs <= most_rhs; nrhs += most_rhs - 1)
     for (int op = 0; op < 2; op++) {
       ts_operation operation = op ? TS_OP_TRANSPOSE : TS_OP_NONE;
-      dev->solve_level_scheduled = 1;
+      lu->switches.gpu_solve_level_sync = 1;
       CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, operation, nrhs, b, ld, reference, ld));
-      dev->solve_level_scheduled = 0;
+      lu->switches.gpu_solve_level_sync = 0;
       CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, operation, nrhs, b, ld, x, ld));
       CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, operation, nrhs, b, ld, again, ld));
       int same = 1, repeat = 1;

@@ -5,7 +5,7 @@
  * zeros), and the no_matching option. */
 #include "test_lu_analysis_common.h"
 
-#include "lu/lu_analysis.h"
+#include "lu/analyze/analyze_internal.h"
 
 /* Best log-product over permutations and the largest number of stored
  * nonzeros a permutation can cover (the structural rank). */

@@ -4,7 +4,7 @@
  * measured), and on the cases that set it: the matrices measured on the
  * H200, the 4.2 M-row mesh that fell to the sparse scratch, forced modes,
  * little memory, and sizes whose bytes would overflow. */
-#include "lu/lu_numeric_cuda.h"
+#include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
 
 #define GIB ((int64_t)1 << 30)

@@ -48,12 +48,13 @@ static void test_structurally_singular(void) {
 /* The corpus's klu_two_2x2 (KLU's two.mtx): one entry in a 2x2 matrix. */
 static void test_corpus_two(void) {
   const char *dir = test_matrices_dir();
+  char path[4096];
   if (!dir) {
-    printf("SKIPPED (part): klu_two_2x2 needs TESSERA_MATRICES\n");
+    printf("SKIPPED (part): klu_two_2x2: no corpus (neither TESSERA_MATRICES nor TESSERA_TEST_CORPUS)\n");
     return;
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/klu_two_2x2.mtx", dir);
+  if (!test_corpus_matrix(dir, "klu_two_2x2", path, sizeof path))
+    return;
   ts_coo *coo = NULL;
   ts_csr *a = NULL;
   CHECK_OK(ctx, ts_mm_read(ctx, path, TS_FLOAT64, &coo, NULL));

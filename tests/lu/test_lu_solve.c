@@ -286,7 +286,7 @@ static void test_schedules_agree(void) {
     }
     double *flow = malloc((size_t)lu->lu_nnz * sizeof(double));
     memcpy(flow, lu->lu_values, (size_t)lu->lu_nnz * sizeof(double));
-    lu->cpu_level_sync = 1;
+    lu->switches.cpu_level_sync = 1;
     ts_status st = ts_lu_refactor(lu, matrices[m]);
     CHECK(st == TS_SUCCESS || st == TS_WARNING_PERTURBED_PIVOTS);
     CHECK_MSG(memcmp(flow, lu->lu_values, (size_t)lu->lu_nnz * sizeof(double)) == 0,
@@ -312,7 +312,7 @@ static void test_schedules_agree(void) {
       if (!lu)
         continue;
       CHECK_OK(ctx, ts_lu_analyze(lu, matrices[m]));
-      lu->cpu_level_sync = level_sync;
+      lu->switches.cpu_level_sync = level_sync;
       status[level_sync] = ts_lu_factor(lu, matrices[m]);
       ts_lu_stats stats;
       ts_lu_get_stats(lu, &stats);

@@ -16,7 +16,7 @@ static ts_lu *analyze_with(ts_context *ctx, const ts_csr *a, ts_lu_ordering orde
   *status = ts_lu_create(ctx, &options, &lu);
   if (*status != TS_SUCCESS)
     return NULL;
-  lu->symbolic_fill_path = fill_path;
+  lu->switches.symbolic_fill_path = fill_path;
   *status = ts_lu_analyze(lu, a);
   return lu;
 }

@@ -7,7 +7,7 @@
  * bits of the one-column-after-another scatter it replaces (the host's
  * left-looking order, as the old kernel did it). */
 #include "lu/lu_internal.h"
-#include "lu/lu_numeric_cuda.h"
+#include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
 
 #include <math.h>
@@ -24,7 +24,7 @@ static uint64_t next_random(uint64_t *state) {
   return *state >> 11;
 }
 
-/* The kernel's gather_entry (lu_numeric_cuda.cu) on the host. */
+/* The kernel's gather_entry (numeric/numeric_sparse_tail_cuda.cu) on the host. */
 static void gather_entry(const ts_lu *lu, const int64_t *lrow_ptr, const int32_t *lrow_col, const int64_t *lrow_pos,
                          const double *factor, double *acc, int64_t p, int64_t begin, int64_t first_tail,
                          int64_t tail_start) {

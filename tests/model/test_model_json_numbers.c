@@ -77,11 +77,11 @@ static ts_status read_with_clock(const char *text, const char *number, double *c
   const char *key = strstr(text, "\"clock_ghz\": ");
   const char *value = key + strlen("\"clock_ghz\": ");
   const char *after = strchr(value, ',');
-  size_t head = (size_t)(value - text), tail = strlen(after);
-  char *edited = malloc(head + strlen(number) + tail + 1);
-  memcpy(edited, text, head);
-  memcpy(edited + head, number, strlen(number));
-  memcpy(edited + head + strlen(number), after, tail + 1);
+  size_t size = (size_t)(value - text) + strlen(number) + strlen(after) + 1;
+  char *edited = malloc(size);
+  if (!edited)
+    return TS_ERROR_OUT_OF_MEMORY;
+  snprintf(edited, size, "%.*s%s%s", (int)(value - text), text, number, after);
   const char *path = temp_file("test_model_json_number.json");
   CHECK(write_file(path, edited, strlen(edited)));
   free(edited);

@@ -3,6 +3,7 @@
 #include "cli_errors.h"
 #include "cli_progress.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,10 @@ int cli_library_error(const ts_context *ctx, ts_status status) {
     return CLI_EXIT_CANCELLED;
   }
   const char *detail = cli_error_detail[0] ? cli_error_detail : ts_last_error(ctx);
+  /* A reader of standard output that went away (`tessera convert A.mtx - | head`)
+   * ends the command quietly, as SIGPIPE ends other tools. */
+  if (status == TS_ERROR_IO && detail && strstr(detail, "standard output") && strstr(detail, strerror(EPIPE)))
+    return CLI_EXIT_BROKEN_PIPE;
   /* Some messages already start with the status text; say it once. */
   const char *name = ts_status_string(status);
   size_t name_length = strlen(name);

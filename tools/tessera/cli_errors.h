@@ -7,10 +7,11 @@
 
 /* Exit statuses of every command. */
 enum {
-  CLI_EXIT_OK = 0,         /* success */
-  CLI_EXIT_FAILURE = 1,    /* a library error or a failed check */
-  CLI_EXIT_USAGE = 2,      /* bad command line */
-  CLI_EXIT_CANCELLED = 130 /* Ctrl-C (SIGINT): 128 + the signal's number, as shells report it */
+  CLI_EXIT_OK = 0,           /* success */
+  CLI_EXIT_FAILURE = 1,      /* a library error or a failed check */
+  CLI_EXIT_USAGE = 2,        /* bad command line */
+  CLI_EXIT_CANCELLED = 130,  /* Ctrl-C (SIGINT): 128 + the signal's number, as shells report it */
+  CLI_EXIT_BROKEN_PIPE = 141 /* standard output's reader went away: as a process ended by SIGPIPE */
 };
 
 /* The exit-status table of `tessera --help` (docs/CLI.md repeats it). */
@@ -20,7 +21,8 @@ enum {
   "  1    an error of the library or of a file, or a failed check\n"                                                   \
   "  2    a bad command line (unknown command or option, bad value, missing\n"                                         \
   "       argument, an output that names an input)\n"                                                                  \
-  "  130  cancelled by Ctrl-C (SIGINT)\n"
+  "  130  cancelled by Ctrl-C (SIGINT)\n"                                                                              \
+  "  141  standard output closed by its reader (as SIGPIPE), nothing printed\n"
 
 /* Print "tessera COMMAND: MESSAGE (see 'tessera COMMAND --help')" as one
  * line on stderr; returns CLI_EXIT_USAGE. @p command may be NULL. */

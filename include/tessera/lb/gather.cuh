@@ -1,4 +1,6 @@
-/* Gathered work: tiles that are not consecutive runs of one array of atoms
+/**
+ * @file tessera/lb/gather.cuh
+ * @brief Gathered work: tiles that are not consecutive runs of one array of atoms
  * but independent ranges [begin, end) of it, listed in any order and counted
  * at run time, such as the adjacency lists of a frontier's vertices in a
  * graph traversal (Osama, Porumbescu and Owens, PPoPP 2023, section 5.3:
@@ -29,19 +31,23 @@
 namespace tessera {
 namespace lb {
 
-/* L threads per tile (a power of two, 1 to 32), each taking every L-th atom:
- * thread_mapped is lane_mapped<1>, warp_mapped lane_mapped<32>. */
+/**
+ * @brief Schedule: L threads per tile (a power of two, 1 to 32), each taking
+ *        every L-th atom: thread_mapped is lane_mapped<1>, warp_mapped lane_mapped<32>.
+ * @tparam L threads per tile.
+ */
 template <int L> struct lane_mapped {
   static_assert(L >= 1 && L <= 32 && (L & (L - 1)) == 0, "lanes per tile: a power of two, 1 to 32");
-  static constexpr int lanes = L;
+  static constexpr int lanes = L; /**< Threads per tile. */
 };
 
-/* The whole grid shares the atoms of all the tiles, evenly (gathered work only). */
+/** @brief Schedule: the whole grid shares the atoms of all the tiles, evenly (gathered work only). */
 struct grid_mapped {};
 
-/* Atoms begin .. end - 1 of a gathered tile. */
+/** @brief Atoms begin .. end - 1 of a gathered tile. */
 struct atom_range {
-  long long begin, end;
+  long long begin; /**< First atom of the tile. */
+  long long end;   /**< One past the tile's last atom. */
 };
 
 namespace detail {
@@ -164,16 +170,28 @@ __device__ void gather_grid(Index tiles, const Ranges &ranges, grid_batch<Block>
 }
 } // namespace detail
 
-/* Shared memory of for_each_gathered_atom<S, Block>: declare it __shared__. */
+/**
+ * @brief Shared memory of for_each_gathered_atom<S, Block>: declare it __shared__.
+ * @tparam S the schedule.
+ * @tparam Block threads per block of the kernel.
+ */
 template <class S, int Block> using gather_storage = typename detail::gather_storage_for<S, Block>::type;
 
-/*
+/**
+ * @brief fn(tile, atom) once for every atom of every tile t < tiles.
+ *
  * fn(tile, atom) once for every atom of every tile t < tiles, where
  * ranges(t) gives tile t's atoms as an atom_range. Called by every thread of
  * a grid of Block-thread blocks (Block: the kernel's block size, a multiple
  * of 32, at most 1024); block_mapped and grid_mapped synchronise the block,
  * so no thread may skip the call. fn runs concurrently for different atoms:
  * it must not depend on the order of atoms.
+ * @tparam S the schedule (thread_mapped, warp_mapped, block_mapped, group_mapped<G>, lane_mapped<L>, grid_mapped).
+ * @tparam Block threads per block of the kernel.
+ * @param tiles number of tiles.
+ * @param ranges callable: ranges(t) gives tile t's atoms as an atom_range.
+ * @param smem the schedule's shared memory (gather_storage<S, Block>).
+ * @param fn callable fn(tile, atom), run once per atom.
  */
 template <class S, int Block, class Index, class Ranges, class Fn>
 __device__ void for_each_gathered_atom(Index tiles, const Ranges &ranges, gather_storage<S, Block> &smem,

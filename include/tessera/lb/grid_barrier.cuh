@@ -1,4 +1,6 @@
-/* A grid-wide barrier for persistent kernels (the infinite_range's loops of
+/**
+ * @file tessera/lb/grid_barrier.cuh
+ * @brief A grid-wide barrier for persistent kernels (the infinite_range's loops of
  * PPoPP 2023, section 5.1, with a step per level of a traversal): every
  * block of the grid waits until all have arrived, and the writes made before
  * the barrier by any thread are visible after it to every thread. The blocks
@@ -19,13 +21,18 @@
 namespace tessera {
 namespace lb {
 
-/* Zero-initialised device memory, shared by all blocks of a launch. */
+/** @brief The barrier's state: zero-initialised device memory, shared by all blocks of a launch. */
 struct grid_barrier_state {
-  unsigned arrived;
-  unsigned generation;
+  unsigned arrived;    /**< Blocks arrived at the current barrier. */
+  unsigned generation; /**< Barriers completed (wraps). */
 };
 
-/* Every thread of every block of the grid calls it the same number of times. */
+/**
+ * @brief Wait until every block of the grid has arrived; earlier writes are then visible to all.
+ *
+ * Every thread of every block of the grid calls it the same number of times.
+ * @param state the barrier's state in device memory.
+ */
 __device__ inline void grid_barrier(grid_barrier_state *state) {
   __syncthreads();
   if (threadIdx.x == 0) {

@@ -1,0 +1,35 @@
+/* Release of an analysis: its permutations, scaling, patterns and levels,
+ * and what was built on them (the device cache, the pivoted factors); used
+ * before a new analysis, after a failed one, and by ts_lu_destroy. */
+#include "lu/analyze/analyze_internal.h"
+#include "lu/numeric/numeric_internal.h"
+
+#include <stdlib.h>
+
+void tsi_lu_analysis_release(ts_lu *lu) {
+  tsi_lu_cuda_release(lu); /* the device's copy of the pattern and factors */
+  tsi_lu_pivoted_release(lu);
+  free(lu->row_perm);
+  free(lu->col_perm);
+  free(lu->row_scale);
+  free(lu->col_scale);
+  free(lu->a_row_ptr);
+  free(lu->a_col_idx);
+  free(lu->a_to_lu);
+  free(lu->lu_col_ptr);
+  free(lu->lu_row_idx);
+  free(lu->diag_pos);
+  free(lu->level_ptr);
+  free(lu->level_cols);
+  lu->row_perm = lu->col_perm = NULL;
+  lu->row_scale = lu->col_scale = NULL;
+  lu->a_row_ptr = NULL;
+  lu->a_col_idx = NULL;
+  lu->a_to_lu = NULL;
+  lu->lu_col_ptr = NULL;
+  lu->lu_row_idx = NULL;
+  lu->diag_pos = NULL;
+  lu->level_ptr = NULL;
+  lu->level_cols = NULL;
+  lu->n = lu->nnz_a = lu->lu_nnz = lu->levels = 0;
+}

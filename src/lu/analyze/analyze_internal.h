@@ -1,0 +1,43 @@
+/* The analysis (ts_lu_analyze, analyze.c): the matching and scaling, the
+ * fill-reducing ordering, and the release of what an analysis built. The
+ * symbolic and levelization phases it runs next have headers of their own
+ * (lu/symbolic/, lu/levelize/). */
+#ifndef TESSERA_LU_ANALYZE_INTERNAL_H
+#define TESSERA_LU_ANALYZE_INTERNAL_H
+
+#include "lu/lu_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* row_perm (the matching), row_scale and col_scale, and the structural
+ * rank of a singular matrix in the statistics (matching_cpu.c). */
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);
+
+/* Largest matching of the stored entries of a square CSR pattern (Duff's
+ * depth-first augmenting paths); entries with skip[k] != 0 are left out when
+ * skip is not NULL. Returns its size in *rank, and the row matched to each
+ * column in col_match (-1 where none) when col_match is not NULL. */
+ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
+                                 const unsigned char *skip, int32_t *col_match, int64_t *rank);
+
+/* Composes the ordering into row/col_perm; speculated (or NULL) is the
+ * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
+ * left the rows in place (ordering_cpu.c). */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated);
+/* The AMD ordering of A + A^T (n entries, the caller frees), or NULL when
+ * the options ask for another ordering or it fails; sets no error, so that
+ * it can run beside the matching. */
+int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
+
+/* Free the analysis's arrays and everything built on them (the device
+ * cache, the pivoted factors) and reset their fields, the options and
+ * switches kept (analysis_release.c). */
+void tsi_lu_analysis_release(ts_lu *lu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,493 @@
+/* Row matching with scaling: a permutation that puts large entries on the
+ * diagonal, maximising the product of their magnitudes, with row and column
+ * scales that make them 1 and every other entry at most 1 in magnitude
+ * (Duff and Koster, "On algorithms for permuting large entries to the
+ * diagonal of a sparse matrix", SIAM J. Matrix Anal. Appl. 22(4), 2001,
+ * option 5 of MC64); plus the structural rank by plain augmenting paths. */
+#include "lu/analyze/analyze_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- structural rank -------------------------------------------------------
+ * Depth-first augmenting paths from each row with a look-ahead for a free
+ * column (Duff, "On algorithms for obtaining a maximum transversal", ACM TOMS
+ * 7(3), 1981). A search that fails leaves every row it visited unable to
+ * reach a free column for good (the set is closed under alternating steps and
+ * later augmentations never enter it), so those rows are marked dead and the
+ * failed searches cost O(nnz) in all. */
+ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
+                                 const unsigned char *skip, int32_t *col_match_out, int64_t *rank) {
+  ts_status st = TS_SUCCESS;
+  int32_t *col_match = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *row_match = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *visited = tsi_calloc_array(n, sizeof(int32_t)); /* search id + 1 of the last visit; -1 = dead */
+  int64_t *lookahead = tsi_malloc_array(n, sizeof(int64_t));
+  int64_t *scan = tsi_malloc_array(n, sizeof(int64_t));
+  int32_t *stack = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *via_col = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *seen = tsi_malloc_array(n, sizeof(int32_t));
+  if (!col_match || !row_match || !visited || !lookahead || !scan || !stack || !via_col || !seen) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    col_match[k] = row_match[k] = -1;
+    lookahead[k] = row_ptr[k];
+  }
+  int64_t matched = 0;
+  for (int32_t start = 0; start < (int32_t)n; start++) {
+    int32_t mark = start + 1, depth = 0, seen_count = 0, found = -1;
+    stack[0] = start;
+    visited[start] = mark;
+    seen[seen_count++] = start;
+    scan[start] = row_ptr[start];
+    while (depth >= 0) {
+      int32_t r = stack[depth];
+      /* Look-ahead: a free column of r ends the search at once. Columns
+       * never become free again, so each row's pointer only moves on. */
+      for (; lookahead[r] < row_ptr[r + 1]; lookahead[r]++) {
+        int64_t k = lookahead[r];
+        if ((!skip || !skip[k]) && col_match[col_idx[k]] < 0) {
+          found = col_idx[k];
+          break;
+        }
+      }
+      if (found >= 0)
+        break;
+      int32_t next = -1;
+      for (; scan[r] < row_ptr[r + 1]; scan[r]++) {
+        int64_t k = scan[r];
+        if (skip && skip[k])
+          continue;
+        int32_t other = col_match[col_idx[k]];
+        if (visited[other] == mark || visited[other] < 0)
+          continue;
+        via_col[depth] = col_idx[k];
+        next = other;
+        scan[r]++;
+        break;
+      }
+      if (next < 0) {
+        depth--;
+        continue;
+      }
+      stack[++depth] = next;
+      visited[next] = mark;
+      seen[seen_count++] = next;
+      scan[next] = row_ptr[next];
+    }
+    if (found >= 0) {
+      /* Flip the path: each row on the stack takes the column that led on. */
+      col_match[found] = stack[depth];
+      row_match[stack[depth]] = found;
+      for (int32_t l = depth - 1; l >= 0; l--) {
+        col_match[via_col[l]] = stack[l];
+        row_match[stack[l]] = via_col[l];
+      }
+      matched++;
+    } else {
+      for (int32_t s = 0; s < seen_count; s++)
+        visited[seen[s]] = -1;
+    }
+  }
+  *rank = matched;
+  if (col_match_out)
+    memcpy(col_match_out, col_match, (size_t)n * sizeof(int32_t));
+cleanup:
+  free(col_match);
+  free(row_match);
+  free(visited);
+  free(lookahead);
+  free(scan);
+  free(stack);
+  free(via_col);
+  free(seen);
+  return st;
+}
+
+/* ---- maximum-product matching ----------------------------------------------
+ * With c_ij = log(max_k |a_kj|) - log|a_ij| >= 0 on the nonzero entries, a
+ * perfect matching of least total cost maximises the product of the matched
+ * magnitudes. It is built one column at a time by shortest augmenting paths
+ * (Dijkstra on the reduced costs c_ij - u_i - v_j >= 0, which stay 0 on
+ * matched entries: the Hungarian method's duals, as in MC64). */
+
+/* Binary min-heap of rows keyed by their tentative distance, with positions
+ * so that a distance can decrease in place. */
+typedef struct row_heap {
+  int32_t *rows;
+  int32_t *position; /* -1 = not in the heap */
+  int32_t size;
+  const double *key;
+} row_heap;
+
+static void heap_sift_up(row_heap *h, int32_t at) {
+  int32_t row = h->rows[at];
+  while (at > 0) {
+    int32_t parent = (at - 1) / 2;
+    if (h->key[h->rows[parent]] <= h->key[row])
+      break;
+    h->rows[at] = h->rows[parent];
+    h->position[h->rows[at]] = at;
+    at = parent;
+  }
+  h->rows[at] = row;
+  h->position[row] = at;
+}
+
+static void heap_sift_down(row_heap *h, int32_t at) {
+  int32_t row = h->rows[at];
+  for (;;) {
+    int32_t child = 2 * at + 1;
+    if (child >= h->size)
+      break;
+    if (child + 1 < h->size && h->key[h->rows[child + 1]] < h->key[h->rows[child]])
+      child++;
+    if (h->key[row] <= h->key[h->rows[child]])
+      break;
+    h->rows[at] = h->rows[child];
+    h->position[h->rows[at]] = at;
+    at = child;
+  }
+  h->rows[at] = row;
+  h->position[row] = at;
+}
+
+static void heap_push_or_decrease(row_heap *h, int32_t row) {
+  if (h->position[row] < 0) {
+    h->rows[h->size] = row;
+    h->position[row] = h->size;
+    h->size++;
+  }
+  heap_sift_up(h, h->position[row]);
+}
+
+static int32_t heap_pop(row_heap *h) {
+  int32_t top = h->rows[0];
+  h->position[top] = -1;
+  h->size--;
+  if (h->size > 0) {
+    h->rows[0] = h->rows[h->size];
+    h->position[h->rows[0]] = 0;
+    heap_sift_down(h, 0);
+  }
+  return top;
+}
+
+/* An entry of the cost matrix: the row and the cost read together, so one
+ * place to write and one stream to read. */
+typedef struct cost_entry {
+  double cost;
+  int32_t row;
+} cost_entry;
+
+/* The cost matrix by columns, with each column's largest magnitude. */
+typedef struct cost_csc {
+  int64_t *col_ptr;
+  cost_entry *entry;
+  double *col_max;
+} cost_csc;
+
+static double entry_magnitude(const ts_csr *a, int64_t k) {
+  return a->dtype == TS_FLOAT32 ? fabs((double)((const float *)a->values)[k]) : fabs(((const double *)a->values)[k]);
+}
+
+/* The costs of A^T, whose columns are A's rows: a perfect matching of A^T
+ * is one of A transposed, and the product of the matched magnitudes is the
+ * same, so the optimum is too (up to ties). Read this way, A's CSR is the
+ * cost matrix's CSC already: one streaming pass instead of a transpose,
+ * whose scattered writes dominated the matching on large circuits
+ * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per entry. */
+static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
+  int64_t n = a->rows;
+  m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
+  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
+  m->col_max = tsi_malloc_array(n, sizeof(double));
+  if (!m->col_ptr || !m->entry || !m->col_max)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
+                     (long long)a->nnz);
+  int64_t at = 0;
+  m->col_ptr[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double largest = 0.0;
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      double v = entry_magnitude(a, k);
+      largest = v > largest ? v : largest;
+    }
+    m->col_max[i] = largest;
+    const double log_largest = largest > 0.0 ? log(largest) : 0.0;
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      double v = entry_magnitude(a, k);
+      if (v > 0.0)
+        m->entry[at++] = (cost_entry){.cost = log_largest - log(v), .row = a->col_idx[k]};
+    }
+    m->col_ptr[i + 1] = at;
+  }
+  return TS_SUCCESS;
+}
+
+/* Minimum-cost perfect matching on the costs; the caller has checked that
+ * one exists. row_of_col[j] = row matched to column j; u, v the duals. */
+static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
+                                   double *v) {
+  ts_status st = TS_SUCCESS;
+  int32_t *col_of_row = tsi_malloc_array(n, sizeof(int32_t));
+  double *dist = tsi_malloc_array(n, sizeof(double));
+  int32_t *pred = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *done = tsi_malloc_array(n, sizeof(int32_t)); /* search id of the row's finalisation */
+  int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
+  row_heap heap = {tsi_malloc_array(n, sizeof(int32_t)), tsi_malloc_array(n, sizeof(int32_t)), 0, dist};
+  if (!col_of_row || !dist || !pred || !done || !touched || !finished || !heap.rows || !heap.position) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    row_of_col[k] = col_of_row[k] = -1;
+    dist[k] = INFINITY;
+    done[k] = -1;
+    heap.position[k] = -1;
+    u[k] = INFINITY;
+  }
+
+  /* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j)
+   * and a greedy matching on the entries of zero reduced cost. */
+  for (int64_t j = 0; j < n; j++) {
+    double smallest = INFINITY;
+    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
+      smallest = m->entry[k].cost < smallest ? m->entry[k].cost : smallest;
+    v[j] = smallest;
+  }
+  /* Plain comparisons, not fmin (a library call here): the costs are
+   * finite, no NaN to treat. */
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
+      int32_t i = m->entry[k].row;
+      double reduced = m->entry[k].cost - v[j];
+      u[i] = reduced < u[i] ? reduced : u[i];
+    }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
+      int32_t i = m->entry[k].row;
+      if (col_of_row[i] < 0 && (m->entry[k].cost - v[j]) - u[i] <= 0.0) {
+        col_of_row[i] = (int32_t)j;
+        row_of_col[j] = i;
+        break;
+      }
+    }
+
+  for (int32_t source = 0; source < (int32_t)n; source++) {
+    if (row_of_col[source] >= 0)
+      continue;
+    int32_t touched_count = 0, finished_count = 0, free_row = -1;
+    /* Relax the entries of column j reached at distance base. */
+    int32_t col = source;
+    double base = 0.0;
+    for (;;) {
+      for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
+        int32_t i = m->entry[k].row;
+        if (done[i] == source)
+          continue;
+        /* Rounding may leave a reduced cost a hair below 0. */
+        double reduced = (m->entry[k].cost - v[col]) - u[i];
+        reduced = reduced > 0.0 ? reduced : 0.0;
+        double candidate = base + reduced;
+        if (candidate < dist[i]) {
+          if (dist[i] == INFINITY)
+            touched[touched_count++] = i;
+          dist[i] = candidate;
+          pred[i] = col;
+          heap_push_or_decrease(&heap, i);
+        }
+      }
+      if (heap.size == 0)
+        break;
+      int32_t row = heap_pop(&heap);
+      done[row] = source;
+      finished[finished_count++] = row;
+      if (col_of_row[row] < 0) {
+        free_row = row;
+        break;
+      }
+      col = col_of_row[row];
+      base = dist[row];
+    }
+    if (free_row < 0) {
+      st = tsi_error(ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: no augmenting path from column %d in the matching",
+                     (int)source);
+      goto cleanup;
+    }
+    /* Dual update keeping reduced costs >= 0 and 0 on the new path: rows
+     * finished below the path length lsp drop by lsp - dist, and the columns
+     * they were matched to (and the source) rise by as much. */
+    double lsp = dist[free_row];
+    v[source] += lsp;
+    for (int32_t s = 0; s < finished_count; s++) {
+      int32_t row = finished[s];
+      double delta = lsp - dist[row];
+      u[row] -= delta;
+      if (col_of_row[row] >= 0)
+        v[col_of_row[row]] += delta;
+    }
+    /* Augment along the predecessors. */
+    for (int32_t row = free_row;;) {
+      int32_t c = pred[row];
+      int32_t previous = row_of_col[c];
+      row_of_col[c] = row;
+      col_of_row[row] = c;
+      if (c == source)
+        break;
+      row = previous;
+    }
+    for (int32_t s = 0; s < touched_count; s++)
+      dist[touched[s]] = INFINITY;
+    while (heap.size > 0)
+      heap_pop(&heap);
+  }
+cleanup:
+  free(col_of_row);
+  free(dist);
+  free(pred);
+  free(done);
+  free(touched);
+  free(finished);
+  free(heap.rows);
+  free(heap.position);
+  return st;
+}
+
+/* Whether every row stores its diagonal entry (1), and with a nonzero value
+ * (2): then the identity is a perfect matching of the pattern (with the
+ * explicit zeros left out, for 2), and the structural rank is n without a
+ * search; common for circuit and mesh matrices. */
+static int diagonal_kind(const ts_csr *a) {
+  int kind = 2;
+  for (int64_t i = 0; i < a->rows && kind > 0; i++) {
+    int64_t k = a->row_ptr[i];
+    while (k < a->row_ptr[i + 1] && a->col_idx[k] != i)
+      k++;
+    if (k == a->row_ptr[i + 1])
+      kind = 0;
+    else if (entry_magnitude(a, k) == 0.0)
+      kind = 1;
+  }
+  return kind;
+}
+
+static ts_status structurally_singular(ts_lu *lu, int64_t rank, const char *detail) {
+  lu->stats.structural_rank = rank;
+  return tsi_error(lu->ctx, TS_ERROR_STRUCTURALLY_SINGULAR,
+                   "ts_lu_analyze: structurally singular: structural rank %lld of %lld%s", (long long)rank,
+                   (long long)lu->n, detail);
+}
+
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
+  int64_t n = a->rows, rank = 0;
+  ts_status st = TS_SUCCESS;
+  unsigned char *zero = NULL;
+  cost_csc costs = {0};
+  double *u = NULL, *v = NULL;
+  int32_t *col_of_row = NULL;
+
+  lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
+  lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
+  lu->row_scale = tsi_malloc_array(n, sizeof(double));
+  lu->col_scale = tsi_malloc_array(n, sizeof(double));
+  if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    lu->row_perm[k] = lu->col_perm[k] = (int32_t)k;
+    lu->row_scale[k] = lu->col_scale[k] = 1.0;
+  }
+
+  /* Structural check on the stored pattern (explicit zeros count): empty
+   * rows or columns, or rows that share too few columns, show here. */
+  const int diagonal = diagonal_kind(a);
+  rank = n;
+  if (diagonal == 0)
+    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, NULL, NULL, &rank);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  if (rank < n) {
+    st = structurally_singular(lu, rank, "");
+    goto cleanup;
+  }
+  lu->stats.structural_rank = n;
+  if (lu->options.no_matching)
+    goto cleanup;
+
+  /* Values must be finite for the costs to mean anything. */
+  zero = tsi_malloc_array(a->nnz, 1);
+  if (!zero) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
+    goto cleanup;
+  }
+  int64_t zeros = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      double magnitude = entry_magnitude(a, k);
+      if (!isfinite(magnitude)) {
+        st =
+            tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "ts_lu_analyze: entry %lld (row %lld, column %d) is not finite",
+                      (long long)k, (long long)i, (int)a->col_idx[k]);
+        goto cleanup;
+      }
+      zero[k] = magnitude == 0.0;
+      zeros += zero[k];
+    }
+  /* Explicit zeros cannot be matched: a matrix whose nonzero entries have
+   * no perfect matching is singular whatever its other values. Without
+   * explicit zeros that is the search just made. */
+  if (zeros > 0 && diagonal < 2) {
+    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, NULL, &rank);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+  }
+  if (rank < n) {
+    st = structurally_singular(lu, rank, " once its explicit zeros are left out");
+    goto cleanup;
+  }
+
+  u = tsi_malloc_array(n, sizeof(double));
+  v = tsi_malloc_array(n, sizeof(double));
+  if (!u || !v) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's duals");
+    goto cleanup;
+  }
+  col_of_row = tsi_malloc_array(n, sizeof(int32_t));
+  if (!col_of_row) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  /* On A^T (build_costs): its column i is A's row i, matched to A's column
+   * col_of_row[i]; u is indexed by A's columns, v by A's rows. */
+  st = build_costs(lu->ctx, a, &costs);
+  if (st == TS_SUCCESS)
+    st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
+   * matched; A's scales are those of A^T swapped. */
+  for (int64_t k = 0; k < n; k++) {
+    lu->row_perm[col_of_row[k]] = (int32_t)k;
+    lu->row_scale[k] = exp(v[k]) / costs.col_max[k];
+    lu->col_scale[k] = exp(u[k]);
+  }
+cleanup:
+  free(zero);
+  free(costs.col_ptr);
+  free(costs.entry);
+  free(costs.col_max);
+  free(u);
+  free(v);
+  free(col_of_row);
+  return st;
+}

@@ -1,0 +1,66 @@
+/* Where each phase of the LU solver runs, and with how many host threads:
+ * the one place both are decided.
+ *
+ *   phase      runs on the GPU when
+ *   symbolic   switches.symbolic_device says so; else (AUTO) when
+ *              options.symbolic_backend is CUDA on a CUDA context
+ *   levelize   switches.levelize_device says so; else (AUTO) when
+ *              options.levelize_backend is CUDA on a CUDA context
+ *   numeric    options.backend is CUDA (on a context without CUDA the GPU
+ *              path refuses it), never when it is CPU; AUTO: when the
+ *              context is on CUDA
+ *   solve      the factors are on the device (the last factorization ran
+ *              there) and the partial-pivoting fallback, a host
+ *              factorization, is not in use
+ *
+ * ts_lu_create refuses a CUDA symbolic or levelize backend on a context
+ * without CUDA; a build without CUDA never makes a CUDA context, so there
+ * every phase runs on the host unless options.backend or a switch asks for
+ * the GPU, which the *_nocuda.c stubs refuse.
+ *
+ * Why the analysis phases default to the host even on a CUDA context: the
+ * host's row merge was faster than the GPU's fill-path traversal on circuit
+ * matrices and the host's longest-path sweep faster than the GPU's Kahn
+ * sort with its uploads (bench/results: lu-analysis-h200.md,
+ * lu-analysis-cpu.md). The numeric phases default to the GPU there: it
+ * passed the GPU tests and compute-sanitizer (compute-sanitizer-h200.md). */
+#include "lu/lu_internal.h"
+
+#include "core/convert_internal.h"
+
+static bool analysis_on_gpu(const ts_lu *lu, int forced, ts_backend backend) {
+  if (forced != TSI_LU_PHASE_AUTO)
+    return forced == TSI_LU_PHASE_GPU;
+  return backend == TS_BACKEND_CUDA && lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA;
+}
+
+static bool numeric_on_gpu(const ts_lu *lu) {
+  if (lu->options.backend == TS_BACKEND_CUDA)
+    return true; /* refused by the GPU path on a context without CUDA */
+  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU)
+    return false;
+  return lu->ctx->backend == TS_BACKEND_CUDA;
+}
+
+bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase) {
+  switch (phase) {
+  case TSI_LU_PHASE_SYMBOLIC:
+    return analysis_on_gpu(lu, lu->switches.symbolic_device, lu->options.symbolic_backend);
+  case TSI_LU_PHASE_LEVELIZE:
+    return analysis_on_gpu(lu, lu->switches.levelize_device, lu->options.levelize_backend);
+  case TSI_LU_PHASE_NUMERIC:
+    return numeric_on_gpu(lu);
+  case TSI_LU_PHASE_SOLVE:
+    return lu->factors_on_device && !lu->pivoted;
+  }
+  return false;
+}
+
+int tsi_lu_threads(const ts_lu *lu) {
+#ifdef _OPENMP
+  return tsi_thread_count(lu->ctx);
+#else
+  (void)lu;
+  return 1;
+#endif
+}

@@ -1,0 +1,161 @@
+/* The LU solver's tuning: every block size, threshold, group size and
+ * memory cap of src/lu in one place, with why it has its value.
+ *
+ * The GPU values were measured on one architecture, compute capability 9.0
+ * (the benchmarks bench/lu_numeric_gpu and bench/lu_analysis_gpu; their
+ * results in bench/results, lu-gpu-h200.md and lu-analysis-h200.md); the other
+ * architectures of the build use them unmeasured. What does change with the
+ * architecture is read from the device when the GPU factorization's device
+ * cache is built, not on every call: the shared memory a block may opt in to
+ * (it caps TSI_LU_SHARED_COLUMN_BYTES: 227 KiB on 9.0, 163 KiB on 8.0,
+ * 99 KiB on 8.6 and 8.9), the multiprocessor count and the kernels'
+ * occupancy. Resident threads per multiprocessor, which launch bounds must
+ * respect, are in core/cuda_arch_limits.cuh. */
+#ifndef TESSERA_LU_TUNING_H
+#define TESSERA_LU_TUNING_H
+
+#include <stdint.h>
+
+/* ---- defaults of ts_lu_options (documented in tessera/lu.h) ------------------------ */
+
+#define TSI_LU_PIVOT_THRESHOLD_F64 1e-14
+#define TSI_LU_PIVOT_THRESHOLD_F32 1e-7
+/* Refinement stops once a step fails to halve the backward error, so a
+ * high cap costs nothing where one or two steps suffice, and lets it finish
+ * where many perturbed pivots slow it down (jagmesh7 needs 21: lu-accuracy.md
+ * in bench/results). */
+#define TSI_LU_REFINE_MAX_STEPS 30
+#define TSI_LU_REFINE_TOLERANCE 1e-15
+
+/* ---- the solve's fallback to partial pivoting --------------------------------------- */
+
+/* ts_lu_solve factors again with partial pivoting when, with perturbed
+ * pivots, refinement leaves the backward error above this many times the
+ * tolerance. */
+#define TSI_LU_PIVOTED_FALLBACK_ERROR 10.0
+/* The matched row (M's diagonal) stays the pivot while it is at least this
+ * fraction of the largest candidate (threshold partial pivoting, as KLU's
+ * default). */
+#define TSI_LU_PIVOTED_TOLERANCE 0.1
+
+/* ---- host threads ------------------------------------------------------------------ */
+
+/* Sizes from which a host loop shares out over the threads (fewer cost
+ * more in the fork than they save): ts_lu_factor's pattern check and copy
+ * of the values (entries), the norms and the refinement's residual (rows),
+ * the GPU schedule's gather lengths (columns). */
+#define TSI_LU_CHECK_PARALLEL_ENTRIES 262144
+#define TSI_LU_NORM_PARALLEL_ROWS 16384
+#define TSI_LU_RESIDUAL_PARALLEL_ROWS 16384
+#define TSI_LU_GATHER_PARALLEL_COLUMNS 16384
+/* The host's transpose of L + U into rows (factor_rows_gpu.c): threads only
+ * from this many entries, and their per-thread row counters within this
+ * many bytes. */
+#define TSI_LU_ROWS_PARALLEL_ENTRIES 200000
+#define TSI_LU_ROWS_COUNTER_BYTES ((int64_t)256 << 20)
+
+/* The host's factorization (numeric_cpu_impl.h). A level narrower than
+ * this many columns per thread runs on one thread, with its narrow
+ * neighbours behind one barrier (a barrier per one-column level cost more
+ * than the column); the dataflow schedule needs this many columns per
+ * thread and level on average, else chains of narrow levels stay with the
+ * level schedule (lu-cpu.md in bench/results). */
+#define TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD 2
+#define TSI_LU_CPU_FLOW_COLUMNS_PER_THREAD_LEVEL 2
+/* Work of a level shared in about this many pieces per thread (the dynamic
+ * schedule's chunks, the dataflow's runs of tickets: one ticket a column
+ * made the counter's cache line go back and forth). */
+#define TSI_LU_CPU_PIECES_PER_THREAD 8
+/* A dataflow wait spins this many times, then yields the core, so that a
+ * descheduled writer can run. */
+#define TSI_LU_CPU_SPINS_BEFORE_YIELD 1024
+
+/* ---- symbolic phase ---------------------------------------------------------------- */
+
+/* Default budget: enough rows in flight per thread that a chunk's rows
+ * balance across threads, capped so large orders stay modest. */
+#define TSI_LU_SYMBOLIC_ROWS_PER_THREAD 16
+#define TSI_LU_SYMBOLIC_DEFAULT_CAP ((int64_t)256 << 20)
+/* Smallest order whose chunks run on several threads: waking the threads
+ * for each chunk costs more than small orders' rows. */
+#define TSI_LU_SYMBOLIC_PARALLEL_ORDER 2048
+/* Arrays smaller than this need no huge pages: the TLB covers them. */
+#define TSI_LU_HUGE_PAGES_MIN ((size_t)8 << 20)
+/* The GPU's fill-path traversal: warps (a row each) per block; rows in
+ * flight per resident warp (beyond a few, slots only cost memory and their
+ * clearing); the default budget, this fraction of the free device memory;
+ * the shortest queue a budget-sized slot gets (words). */
+#define TSI_LU_SYMBOLIC_WARPS_PER_BLOCK 8
+#define TSI_LU_SYMBOLIC_ROWS_PER_RESIDENT_WARP 2
+#define TSI_LU_SYMBOLIC_BUDGET_DIVISOR 4
+#define TSI_LU_SYMBOLIC_MIN_QUEUE_WORDS 1024
+
+/* ---- levelization on the GPU ------------------------------------------------------- */
+
+/* Threads of the cooperative Kahn kernel's blocks and of the one-block
+ * variant. */
+#define TSI_LU_LEVELIZE_THREADS 256
+#define TSI_LU_LEVELIZE_SINGLE_BLOCK_THREADS 1024
+
+/* ---- GPU factorization ------------------------------------------------------------- */
+
+/* Threads per column of a left-looking level, from the mean length of the
+ * subcolumns its columns gather: a warp up to the first bound, 128 threads
+ * up to the second, else 512 (a block each). Warps go 8 to a block of
+ * TSI_LU_LEFT_WARP_BLOCK threads. */
+#define TSI_LU_LEFT_WARP_MEAN 48.0
+#define TSI_LU_LEFT_MEDIUM_MEAN 256.0
+#define TSI_LU_LEFT_WARP_BLOCK 256
+/* Shared memory of the levels that accumulate their columns there: a column
+ * of the widest groups (a block each) up to this many bytes, within the
+ * device's opt-in limit; a block of warps or of 128 threads up to the
+ * second, so that several blocks share a multiprocessor. */
+#define TSI_LU_SHARED_COLUMN_BYTES (200 * 1024)
+#define TSI_LU_SHARED_BLOCK_BYTES (48 * 1024)
+/* Dense scratch (one n-vector per concurrent column): at most this many
+ * bytes and a quarter of the free device memory, at most this many slots,
+ * and the automatic choice takes the sparse scratch when fewer than the
+ * minimum fit; dense scratch with fewer slots than the widest level still
+ * beat the sparse scratch (lu-gpu-h200.md in bench/results). Past
+ * n = 2^20 the byte cap would leave fewer slots than the large-order count;
+ * the cap grows instead to keep them (measured since: bench/notes/lu-numeric.md). */
+#define TSI_LU_SCRATCH_BYTES ((int64_t)2 << 30)
+#define TSI_LU_SCRATCH_SLOTS 2048
+#define TSI_LU_SCRATCH_MIN_SLOTS 128
+#define TSI_LU_SCRATCH_LARGE_N_SLOTS 256
+/* Trailing levels of at most this many columns form the right-looking tail;
+ * wider tails did not pay (lu-gpu-h200.md in bench/results). */
+#define TSI_LU_TAIL_WIDTH 4
+/* The tail goes dense from this many columns, when its m^2 doubles fit in
+ * this many bytes and a quarter of the free device memory. */
+#define TSI_LU_DENSE_TAIL_MIN 128
+#define TSI_LU_DENSE_TAIL_BYTES ((int64_t)4 << 30)
+/* The dense tail's panel width: the GEMM's depth and the triangular
+ * kernels' register arrays. */
+#define TSI_LU_DENSE_TAIL_PANEL 64
+/* Threads of the dense tail's column kernels (gather, diagonal block,
+ * store) and of its panel solves (a thread a row or column). */
+#define TSI_LU_DENSE_TAIL_THREADS 256
+#define TSI_LU_DENSE_TAIL_PANEL_THREADS 128
+/* The sparse tail: threads of a block of its gather (a block per tail
+ * column); rows of L longer than this go to a warp instead of a thread;
+ * threads of a column step's blocks and the most blocks (targets) a step
+ * spreads over. */
+#define TSI_LU_TAIL_GATHER_THREADS 512
+#define TSI_LU_TAIL_LONG_ROW 32
+#define TSI_LU_TAIL_STEP_THREADS 256
+#define TSI_LU_TAIL_STEP_BLOCKS 4096
+
+/* ---- GPU solves -------------------------------------------------------------------- */
+
+/* Threads of a block of the triangular solves (a warp per row). */
+#define TSI_LU_SOLVE_THREADS 256
+/* Rows of the dense tail a block of its solve's update subtracts from. */
+#define TSI_LU_SOLVE_UPDATE_ROWS 64
+
+/* ---- element-wise GPU kernels (scatter, permutations, marks) ------------------------ */
+
+#define TSI_LU_ELEMENTWISE_THREADS 256
+#define TSI_LU_ELEMENTWISE_BLOCKS 4096
+
+#endif

@@ -1,0 +1,126 @@
+/* ts_lu_factor, ts_lu_refactor: numeric factorization P Dr A Dc Q = L U of a
+ * matrix with the analyzed pattern, using the analysis's permutations and
+ * scaling, on the GPU or the host (lu_backend.c decides). */
+#include "lu/numeric/numeric_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_threads(const ts_lu *lu) { return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu); }
+
+/* a has the pattern the analysis saw: same order, same row offsets and
+ * column indices. The message names the first row that differs. */
+static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
+  const int64_t n = lu->n;
+  if (a->rows != n || a->cols != n)
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: the matrix is %lld x %lld, the analyzed one %lld x %lld (refactor needs the same pattern)",
+                     caller, (long long)a->rows, (long long)a->cols, (long long)n, (long long)n);
+  if (a->symmetry != TS_GENERAL)
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: the matrix holds %s storage; expand it to general storage (ts_coo_expand_symmetric)", caller,
+                     ts_symmetry_name(a->symmetry));
+  if (n > 0 && (!a->row_ptr || (a->nnz > 0 && (!a->col_idx || !a->values))))
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has NULL arrays", caller);
+  if (a->dtype != TS_FLOAT32 && a->dtype != TS_FLOAT64)
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", caller, (int)a->dtype);
+  /* The first row that differs, over the threads (a min-reduction: the
+   * same row whatever their number). */
+  int64_t first_bad = n;
+#pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
+  for (int64_t i = 0; i < n; i++) {
+    int64_t begin = lu->a_row_ptr[i], end = lu->a_row_ptr[i + 1];
+    bool same = a->row_ptr[i] == begin && a->row_ptr[i + 1] == end;
+    if (same && end > begin)
+      same = memcmp(a->col_idx + begin, lu->a_col_idx + begin, (size_t)(end - begin) * sizeof(int32_t)) == 0;
+    if (!same && i < first_bad)
+      first_bad = i;
+  }
+  if (first_bad < n) {
+    int64_t i = first_bad, begin = lu->a_row_ptr[i], end = lu->a_row_ptr[i + 1];
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: row %lld differs from the analyzed pattern (%lld entries, analyzed %lld); a new pattern "
+                     "needs ts_lu_analyze",
+                     caller, (long long)i, (long long)(a->row_ptr[i + 1] - a->row_ptr[i]), (long long)(end - begin));
+  }
+  if (a->nnz != lu->nnz_a)
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has %lld entries, the analyzed one %lld",
+                     caller, (long long)a->nnz, (long long)lu->nnz_a);
+  return TS_SUCCESS;
+}
+
+/* Copy a's values into lu->a_values (double), refusing NaN and infinity. */
+static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
+  const int64_t nnz = lu->nnz_a;
+  if (!lu->a_values) {
+    lu->a_values = tsi_malloc_array(nnz > 0 ? nnz : 1, sizeof(double));
+    if (!lu->a_values)
+      return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", caller, (long long)nnz);
+  }
+  /* Copied and checked over the threads; the first bad entry found after. */
+  const bool single = a->dtype == TS_FLOAT32;
+  int64_t first_bad = nnz;
+#pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
+  for (int64_t e = 0; e < nnz; e++) {
+    double v = single ? (double)((const float *)a->values)[e] : ((const double *)a->values)[e];
+    lu->a_values[e] = v;
+    if (!isfinite(v) && e < first_bad)
+      first_bad = e;
+  }
+  if (first_bad < nnz) {
+    /* Find the row for the message: a binary search over the offsets. */
+    const int64_t e = first_bad;
+    int64_t low = 0, high = lu->n - 1;
+    while (low < high) {
+      int64_t mid = low + (high - low + 1) / 2;
+      if (lu->a_row_ptr[mid] <= e)
+        low = mid;
+      else
+        high = mid - 1;
+    }
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g", caller,
+                     (long long)e, (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
+  }
+  return TS_SUCCESS;
+}
+
+/* The numeric phase shared by factor and refactor: both reuse the analysis
+ * (permutations, scaling, pattern, levels) and give bitwise the same factors
+ * for the same values. */
+static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
+  if (!lu)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: lu is NULL", caller);
+  if (!a)
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: matrix is NULL", caller);
+  if (lu->state < TSI_LU_ANALYZED)
+    return tsi_error(lu->ctx, TS_ERROR_NOT_ANALYZED, "%s: call ts_lu_analyze first", caller);
+  ts_status status = check_pattern(lu, a, caller);
+  if (status != TS_SUCCESS)
+    return status;
+  /* From here the old factors are gone, whatever happens. */
+  lu->state = TSI_LU_ANALYZED;
+  tsi_lu_pivoted_release(lu);
+  lu->stats.partial_pivoting = 0;
+  lu->stats.perturbed_pivots = 0;
+  lu->stats.singular_column = -1;
+  status = copy_values(lu, a, caller);
+  if (status != TS_SUCCESS)
+    return status;
+  double start = tsi_seconds();
+  if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
+    status = tsi_lu_numeric_cuda(lu);
+  } else {
+    lu->factors_on_device = 0;
+    status = tsi_lu_numeric_cpu(lu, a);
+  }
+  lu->stats.time_factor = tsi_seconds() - start;
+  if (TS_IS_ERROR(status))
+    return status;
+  lu->state = TSI_LU_FACTORED;
+  return status;
+}
+
+ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a) { return lu_numeric(lu, a, "ts_lu_factor"); }
+
+ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a) { return lu_numeric(lu, a, "ts_lu_refactor"); }

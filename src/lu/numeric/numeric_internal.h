@@ -1,0 +1,245 @@
+/* The numeric phase (ts_lu_factor, ts_lu_refactor): its entry points on
+ * either backend, what it keeps on the host between calls (the workspace,
+ * the norms of the matrix factored), the partial-pivoting fallback of the
+ * solves, and the GPU's device cache with the host code that builds it. */
+#ifndef TESSERA_LU_NUMERIC_INTERNAL_H
+#define TESSERA_LU_NUMERIC_INTERNAL_H
+
+#include "lu/lu_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- entry points ---------------------------------------------------------------- */
+
+/* The factorization on the host from lu->a_values (numeric_cpu.c). */
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
+/* The factorization on the GPU (numeric_cuda.cu; TS_ERROR_UNSUPPORTED in a
+ * build without CUDA): the factors stay on the device, factors_on_device set. */
+ts_status tsi_lu_numeric_cuda(ts_lu *lu);
+/* Copy the factors on the device into lu_values (or lu_values_f32). */
+ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
+/* Free the host's factor values, workspace and copy of A's values
+ * (numeric_workspace.c). */
+void tsi_lu_numeric_release(ts_lu *lu);
+/* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
+void tsi_lu_cuda_release(ts_lu *lu);
+
+/* ---- host state (numeric_workspace.c) ------------------------------------------- */
+
+/* What the numeric phases keep between calls in lu->numeric_aux: dense work
+ * vectors (one per thread) and norms of the matrix last factored. */
+typedef struct tsi_lu_numeric_workspace {
+  int64_t n;           /* order the vectors were sized for */
+  int factor_threads;  /* dense column vectors in factor_work */
+  double *factor_work; /* factor_threads * n, all zero between columns */
+  int solve_threads;   /* vector triples in solve_work */
+  double *solve_work;  /* solve_threads * 3n: permuted vector, residual, correction */
+  double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
+  double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
+} tsi_lu_numeric_workspace;
+
+/* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
+tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
+
+/* |A|_inf of the values being factored (lu->a_values), for the
+ * refinement's backward error, into ws, |A|_1 marked unknown; both numeric
+ * paths call it. */
+ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
+/* |A|_1 for a transposed solve's backward error, computed on first use
+ * after each factorization (a scatter over the columns, which most
+ * factorizations need not pay for). */
+ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm);
+
+/* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */
+
+/* Factors of P2 M = L U with threshold partial pivoting on the host, used by
+ * ts_lu_solve when the statically pivoted factors leave the backward error
+ * above the refinement tolerance. */
+/* L by columns with M's row numbers (unit diagonal implied); U by columns
+ * with pivot positions, its diagonal apart; pinv[i] is the position of M's
+ * row i, row_of_position its inverse. */
+typedef struct tsi_lu_pivoted {
+  int64_t *l_col_ptr; /* n + 1 */
+  int32_t *l_row_idx;
+  double *l_values;
+  int64_t *u_col_ptr; /* n + 1 */
+  int32_t *u_row_idx;
+  double *u_values;
+  double *u_diagonal;       /* n */
+  int64_t *pinv;            /* n */
+  int64_t *row_of_position; /* n */
+  int64_t replaced;         /* columns without a nonzero pivot, given the static rule's value */
+  double *scratch;          /* n: one solve at a time */
+} tsi_lu_pivoted;
+
+/* Factor M again with threshold partial pivoting from lu->a_values (replaces
+ * any earlier pivoted factors). */
+ts_status tsi_lu_pivoted_factor(ts_lu *lu);
+/* x = op(A)^{-1} rhs through the pivoted factors; y is n doubles of scratch. */
+void tsi_lu_pivoted_apply(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
+void tsi_lu_pivoted_release(ts_lu *lu);
+
+/* ---- the GPU's device cache ---------------------------------------------------- */
+
+/* What the GPU numeric phases keep on the device between calls
+ * (lu->numeric_device): the pattern of L+U, the schedule, the factor values
+ * and the solve's row-oriented copies of the pattern. Created at the first
+ * GPU factorization of an analysis; refactorization uploads only new values. */
+
+/* One triangular solve's schedule: its rows (or columns) in a topological
+ * order, and for the level-scheduled kernels the levels of that order. */
+typedef struct tsi_lu_solve_schedule {
+  int ready; /* 0, or built and on the device (how: solve/solve_cuda.cu) */
+  int64_t levels;
+  int64_t *level_ptr; /* host, levels + 1 */
+  int32_t *items;     /* device, n */
+} tsi_lu_solve_schedule;
+
+typedef struct tsi_lu_device {
+  int64_t n, lu_nnz, nnz_a;
+  int64_t bytes; /* device bytes held now */
+  int64_t peak;  /* most device bytes held at once */
+
+  /* Pattern (device). */
+  int64_t *col_ptr;
+  int32_t *row_idx;
+  int64_t *diag_pos;
+  int64_t *a_to_lu;
+  int32_t *a_row; /* row of each entry of A */
+  int32_t *a_col;
+  double *row_scale, *col_scale;
+  int32_t *row_perm, *col_perm;
+  double *a_values; /* nnz_a, the values being factored */
+
+  /* Rows of U (strict upper part; columns increasing) and of L (strict
+   * lower part), each entry's position in the values: the right-looking
+   * tail pushes along rows of U, the solves gather along rows. */
+  int64_t *urow_ptr_host; /* n + 1 */
+  int64_t *urow_ptr, *lrow_ptr;
+  int32_t *urow_col, *lrow_col;
+  int64_t *urow_pos, *lrow_pos;
+
+  /* Schedule: columns below tail_start run left-looking level by level
+   * (left_cols, left_ptr_host); the others right-looking one at a time. */
+  int64_t tail_start;
+  int64_t left_levels;
+  int64_t *left_ptr_host;  /* left_levels + 1 */
+  int *left_group_host;    /* threads per column of each level: 32, 128 or 512 */
+  int32_t *left_len_host;  /* entries of each level's longest column (L and U) */
+  int32_t *left_cols;      /* device */
+  int32_t *left_cols_host; /* the same, for the singular-column report */
+  int32_t *level_of_host;  /* n: level of each column in the analysis */
+  double flops;
+  /* The tail as a dense (n - tail_start)^2 block, column-major (device), or
+   * NULL: the tail runs column by column in the sparse pattern. After a
+   * factorization it holds the tail's factors (rounded to the factors'
+   * precision), which the solves use. */
+  double *tail_dense;
+  /* The sparse tail's gather order (tsi_lu_tail_order's arrays, device). */
+  int64_t tail_order_entries, tail_runs;
+  int64_t *tail_order_ptr, *tail_order, *tail_run_ptr, *tail_run_end;
+  int multiprocessors; /* of the GPU, for the tail's GEMM configuration */
+  /* Shared memory a block of the shared-accumulator levels may take: a
+   * column of 512 threads, or a block of smaller groups (TSI_LU_SHARED_*
+   * within the device's limits). */
+  int64_t shared_column_bytes, shared_block_bytes;
+
+  /* Values. */
+  int single;      /* precision the value arrays were made for */
+  void *values;    /* lu_nnz factors (float or double) */
+  double *acc;     /* lu_nnz working values in double (== values with double factors) */
+  double *scratch; /* scratch_slots * n, zero between columns (dense scratch) */
+  int64_t scratch_slots;
+  int scratch_mode;  /* TSI_LU_SCRATCH_DENSE or _SPARSE as chosen */
+  signed char *kind; /* n: pivot outcome per column */
+  signed char *kind_host;
+  double *rule; /* device: tiny, replacement, perturb */
+  /* The dataflow levels (numeric_left_cuda.cu): each column's mark holds the
+   * number of the last factorization that finished it (factor_epoch counts
+   * them on the host); a ticket counter per launch (left_levels of them at
+   * most). Allocated at the first factorization that uses them. */
+  int32_t factor_epoch;
+  int32_t *factor_ready;         /* device, n */
+  unsigned long long *flow_next; /* device */
+  unsigned long long *max_bits;  /* device: bits of max |M| */
+
+  /* Solves: the synchronisation-free kernels' marks and counters ready
+   * (the schedules below are built per operation, on first use). */
+  int solve_ready;
+  tsi_lu_solve_schedule lower, upper, upper_t, lower_t;
+  double *solve_y; /* n * solve_cols */
+  double *solve_rhs;
+  int64_t solve_cols;
+  /* Synchronisation-free solves: each row's ready mark holds the number of
+   * the last triangular solve that finished it (solve_epoch counts them on
+   * the host), and two row counters serve the two solves of one call. */
+  int32_t solve_epoch;
+  int32_t *solve_ready_mark;          /* device, n */
+  unsigned long long *solve_next_row; /* device, 2 */
+  int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
+} tsi_lu_device;
+
+/* Build the device cache for lu's analysis (device_cache_cuda.cu); *out is
+ * set, and lu->numeric_device too, even on failure (then release it). */
+ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out);
+/* Factor values of the wanted precision (acc aliases them in double). */
+ts_status tsi_lu_device_reserve_values(ts_lu *lu, tsi_lu_device *dev, int single);
+/* Device allocation of count entries of size bytes counted in dev->bytes
+ * and dev->peak, and its release (NULL ignored) with the same count and size
+ * (device_memory_gpu.c). */
+ts_status tsi_lu_device_alloc(ts_context *ctx, tsi_lu_device *dev, void **ptr, int64_t count, size_t size,
+                              const char *what);
+void tsi_lu_device_free(tsi_lu_device *dev, void *ptr, int64_t count, size_t size);
+
+/* ---- host code that builds the device cache ---------------------------------------- */
+
+/* Dense scratch slots (n-vectors, one per concurrent column) for a
+ * factorization of order n whose widest left-looking level has
+ * widest_level columns, with free_bytes of device memory free and the
+ * scratch mode asked for (TSI_LU_SCRATCH_*); 0 means the sparse scratch.
+ * Forced dense gets at least 8 slots (scratch_slots_gpu.c). */
+int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free_bytes, int mode);
+
+/* The order of the sparse tail's gather (tail_gather_order_gpu.c): for tail
+ * column c (column tail_start + c), its entries above tail_start as
+ * positions order[order_ptr[c] .. order_ptr[c + 1]), by level of their row
+ * and then by row; the levels are runs, run r ending at order[run_end[r]],
+ * those of column c being run_ptr[c] .. run_ptr[c + 1]. Host arrays. */
+typedef struct tsi_lu_tail_order {
+  int64_t columns, runs;
+  int64_t *order_ptr; /* columns + 1 */
+  int64_t *order;     /* order_ptr[columns] */
+  int64_t *run_ptr;   /* columns + 1 */
+  int64_t *run_end;   /* runs */
+} tsi_lu_tail_order;
+
+/* From the levels of the columns (level_of, n entries; those of columns
+ * below tail_start are read). TS_ERROR_OUT_OF_MEMORY leaves *out empty. */
+ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of,
+                                   tsi_lu_tail_order *out);
+void tsi_lu_tail_order_free(tsi_lu_tail_order *order);
+
+/* The strict upper (upper) or lower part of L+U by rows: offsets (n + 1),
+ * columns increasing within a row, positions in the values; host arrays
+ * the caller frees (factor_rows_gpu.c, threads over column ranges). */
+ts_status tsi_lu_build_rows(ts_lu *lu, bool upper, int64_t **ptr_out, int32_t **col_out, int64_t **pos_out);
+
+/* The same rows built on the device from dev->col_ptr and dev->row_idx
+ * (factor_rows_cuda.cu): dev->urow_*, dev->lrow_* and the host copy
+ * dev->urow_ptr_host. Only where tsi_lu_cuda_rows_fit (32-bit sort keys
+ * and positions). */
+bool tsi_lu_cuda_rows_fit(const ts_lu *lu);
+ts_status tsi_lu_cuda_build_rows(ts_lu *lu, tsi_lu_device *dev);
+
+/* For each column k, the entries its left-looking gather updates: the sum
+ * of |L(:, j)| (strict) over U(j, k) != 0, j < k (gather_lengths_gpu.c); n
+ * entries the caller frees, NULL when out of memory. */
+int64_t *tsi_lu_gather_lengths(const ts_lu *lu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

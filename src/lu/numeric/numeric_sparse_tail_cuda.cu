@@ -1,0 +1,212 @@
+/* The right-looking tail of the GPU factorization (columns tail_start ..
+ * n - 1, the last, narrow levels) column by column in the sparse pattern,
+ * where the device cache keeps it sparse: each tail column first gathers the
+ * finished left-looking columns' updates entry by entry, level by level
+ * (tail_gather_order_gpu.c), then one launch per column computes its pivot
+ * and pushes its update into the trailing columns, spread over many blocks.
+ * Every entry receives its updates in increasing column order, products and
+ * differences rounded separately: the host's left-looking code's bits. */
+#include "lu/numeric/numeric_cuda.cuh"
+
+#include <cuda_runtime.h>
+
+/* Where row j lies in tail column k, below search_end: with map (column
+ * k's rows above tail_start, offset + 1 by row, 0 where absent), one load;
+ * else a binary search. -1 when absent. */
+__device__ __forceinline__ int64_t tail_find(const factor_args &a, const int32_t *map, int64_t begin,
+                                             int64_t search_end, int32_t j) {
+  if (!map)
+    return find_row(a.row_idx, begin, search_end, j);
+  const int64_t q = begin + (int64_t)map[j] - 1;
+  return q >= begin && q < search_end ? q : -1;
+}
+
+/* Entry p (row i) of tail column k, whose entries above tail_start lie in
+ * [begin, first_tail): subtract L(i, j) U(j, k) for the columns j <
+ * tail_start of row i of L, in increasing order, where U(j, k) is an entry
+ * of column k (found below min(p, first_tail)) and not zero: the
+ * operations, and the order, of the host's left-looking update
+ * (tail_gather_order_gpu.c). */
+template <typename T>
+__device__ __forceinline__ void gather_entry(const factor_args &a, const T *values, const int32_t *map, int64_t p,
+                                             int64_t begin, int64_t first_tail, int64_t tail_start) {
+  const int32_t i = a.row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail;
+  double x = a.acc[p];
+  for (int64_t e = a.lrow_ptr[i]; e < a.lrow_ptr[i + 1]; e++) {
+    const int32_t j = a.lrow_col[e];
+    if (j >= tail_start)
+      break; /* columns j of the tail come later, from tail_step */
+    const int64_t pj = tail_find(a, map, begin, search_end, j);
+    if (pj < 0)
+      continue;
+    const double u = a.acc[pj];
+    if (u != 0.0)
+      x = minus_product(x, (double)values[a.lrow_pos[e]], u);
+  }
+  a.acc[p] = x;
+}
+
+/* gather_entry for a long row of L, a warp at a time: each lane forms one
+ * term's rounded product (its search and loads in parallel with the
+ * others'), then every lane subtracts the products in increasing j, taking
+ * each from its lane: the operations and order of gather_entry, so the same
+ * bits, with the row's loads spread over the warp. */
+template <typename T>
+__device__ void gather_entry_warp(const factor_args &a, const T *values, const int32_t *map, int64_t p, int64_t begin,
+                                  int64_t first_tail, int64_t tail_start, int lane) {
+  const int32_t i = a.row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail, row_end = a.lrow_ptr[i + 1];
+  double x = a.acc[p];
+  for (int64_t base = a.lrow_ptr[i]; base < row_end; base += 32) {
+    const int64_t e = base + lane;
+    double product = 0.0;
+    bool term = false, past = false;
+    if (e < row_end) {
+      const int32_t j = a.lrow_col[e];
+      past = j >= tail_start; /* and every later lane's j */
+      const int64_t pj = past ? -1 : tail_find(a, map, begin, search_end, j);
+      if (pj >= 0) {
+        const double u = a.acc[pj];
+        term = u != 0.0;
+        product = __dmul_rn((double)values[a.lrow_pos[e]], u);
+      }
+    }
+    for (unsigned m = __ballot_sync(0xffffffffu, term); m; m &= m - 1)
+      x = __dsub_rn(x, __shfl_sync(0xffffffffu, product, __ffs(m) - 1));
+    if (__any_sync(0xffffffffu, past))
+      break;
+  }
+  if (lane == 0)
+    a.acc[p] = x;
+}
+
+/* Entries order[first .. last) (or, with order NULL, positions first ..
+ * last) of tail column k: short rows a thread each, long rows a warp each. */
+template <typename T>
+__device__ void gather_entries(const factor_args &a, const T *values, const int32_t *map, const int64_t *order,
+                               int64_t first, int64_t last, int64_t begin, int64_t first_tail, int64_t tail_start) {
+  for (int64_t e = first + threadIdx.x; e < last; e += blockDim.x) {
+    const int64_t p = order ? order[e] : e;
+    const int32_t i = a.row_idx[p];
+    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] <= TSI_LU_TAIL_LONG_ROW)
+      gather_entry<T>(a, values, map, p, begin, first_tail, tail_start);
+  }
+  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int64_t e = first + (threadIdx.x >> 5); e < last; e += warps) {
+    const int64_t p = order ? order[e] : e;
+    const int32_t i = a.row_idx[p];
+    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] > TSI_LU_TAIL_LONG_ROW)
+      gather_entry_warp<T>(a, values, map, p, begin, first_tail, tail_start, lane);
+  }
+}
+
+/* The tail's columns gather the updates of the finished columns j <
+ * tail_start (a block per column): the entries above tail_start level by
+ * level (a level's entries do not update one another), a barrier between
+ * levels, then the entries from tail_start down. With use_map (the dense
+ * scratch, a slot per block), the column's rows above tail_start are mapped
+ * in the block's slot first, so that a term's U(j, k) is one load instead
+ * of a binary search over the column (a dependent load per halving of a
+ * long column); the map is cleared after, leaving the slot zero. */
+template <typename T>
+__global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
+    tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
+                const int64_t *run_ptr, const int64_t *run_end, bool use_map) {
+  int32_t *map = use_map ? reinterpret_cast<int32_t *>(a.scratch + blockIdx.x * a.n) : NULL;
+  for (int64_t c = blockIdx.x; c < a.n - tail_start; c += gridDim.x) {
+    const int64_t k = tail_start + c, begin = a.col_ptr[k], end = a.col_ptr[k + 1];
+    const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
+    if (map) {
+      for (int64_t p = begin + threadIdx.x; p < first_tail; p += blockDim.x)
+        map[a.row_idx[p]] = (int32_t)(p - begin + 1);
+      __syncthreads();
+    }
+    int64_t run_begin = order_ptr[c];
+    for (int64_t r = run_ptr[c]; r < run_ptr[c + 1]; r++) {
+      const int64_t stop = run_end[r];
+      gather_entries<T>(a, values, map, order, run_begin, stop, begin, first_tail, tail_start);
+      __syncthreads(); /* the level's entries final before the next level reads them */
+      run_begin = stop;
+    }
+    gather_entries<T>(a, values, map, NULL, first_tail, end, begin, first_tail, tail_start);
+    __syncthreads(); /* column k done before the block moves on (its runs' barriers assume the whole block) */
+    if (map) {
+      for (int64_t p = begin + threadIdx.x; p < first_tail; p += blockDim.x)
+        map[a.row_idx[p]] = 0;
+      __syncthreads();
+    }
+  }
+}
+
+/* Column j of the tail: block 0 stores column prev (factored by the
+ * previous launch); every block computes j's pivot and pushes
+ * L(:, j) * U(j, k) into the columns k of row j of U, a target per block. */
+template <typename T>
+__global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS)
+    tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
+  const int32_t *row_idx = a.row_idx;
+  if (blockIdx.x == 0 && prev >= 0) {
+    const int64_t begin = a.col_ptr[prev], diag = a.diag_pos[prev], end = a.col_ptr[prev + 1];
+    double pivot = a.acc[diag];
+    const int kind = classify_pivot(&pivot, a.rule);
+    __syncthreads(); /* acc[diag] read by all before it is overwritten */
+    for (int64_t p = begin + threadIdx.x; p < end; p += blockDim.x) {
+      double v = a.acc[p];
+      values[p] = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+    }
+    if (threadIdx.x == 0)
+      a.kind[prev] = (signed char)kind;
+  }
+  if (j < 0)
+    return;
+  const int64_t diag = a.diag_pos[j], l_end = a.col_ptr[j + 1];
+  double pivot = a.acc[diag];
+  (void)classify_pivot(&pivot, a.rule);
+  for (int64_t e = a.urow_ptr[j] + blockIdx.x; e < a.urow_ptr[j + 1]; e += gridDim.x) {
+    const int32_t k = a.urow_col[e];
+    const int64_t p_jk = a.urow_pos[e];
+    const double u = a.acc[p_jk];
+    if (u == 0.0)
+      continue;
+    const int64_t end_k = a.col_ptr[k + 1];
+    for (int64_t q = diag + 1 + threadIdx.x; q < l_end; q += blockDim.x) {
+      const double l = (double)(T)(a.acc[q] / pivot); /* the value column j stores */
+      int64_t pos = find_row(row_idx, p_jk + 1, end_k, row_idx[q]);
+      if (pos >= 0)
+        a.acc[pos] = minus_product(a.acc[pos], l, u);
+    }
+  }
+}
+
+template <typename T>
+static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, const factor_args &args,
+                                 cudaStream_t stream) {
+  T *values = (T *)dev->values;
+  const int64_t n = dev->n, tail_start = dev->tail_start;
+  /* The position map needs a zero dense slot (two int32 words per double)
+   * for each block. */
+  const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && !lu->switches.gpu_tail_search;
+  int64_t gather_blocks = n - tail_start;
+  if (gather_blocks > 65535)
+    gather_blocks = 65535;
+  if (use_map && gather_blocks > dev->scratch_slots)
+    gather_blocks = dev->scratch_slots;
+  tail_gather<T><<<(unsigned)gather_blocks, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
+      args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end, use_map);
+  for (int64_t j = tail_start; j <= n; j++) {
+    int64_t targets = j < n ? dev->urow_ptr_host[j + 1] - dev->urow_ptr_host[j] : 0;
+    if (targets < 1)
+      targets = 1;
+    if (targets > TSI_LU_TAIL_STEP_BLOCKS)
+      targets = TSI_LU_TAIL_STEP_BLOCKS;
+    tail_step<T><<<(unsigned)targets, TSI_LU_TAIL_STEP_THREADS, 0, stream>>>(args, values, j < n ? j : -1,
+                                                                             j > tail_start ? j - 1 : -1);
+  }
+  return TS_SUCCESS;
+}
+
+ts_status tsi_lu_sparse_tail_cuda(const ts_lu *lu, const tsi_lu_device *dev, const factor_args &args,
+                                  cudaStream_t stream) {
+  return dev->single ? run_sparse_tail<float>(lu, dev, args, stream) : run_sparse_tail<double>(lu, dev, args, stream);
+}

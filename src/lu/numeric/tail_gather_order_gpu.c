@@ -1,0 +1,114 @@
+/* The order in which the GPU's sparse right-looking tail gathers the updates
+ * of the finished columns (host rule, kept apart from the kernels so that it
+ * is tested without a GPU). A tail column k receives, for each finished
+ * column j < tail_start with U(j, k) != 0, the update L(:, j) U(j, k); done
+ * one j after another (as the host's left-looking code does), a column with
+ * many such entries is as many dependent steps of one block. Gathered
+ * by target instead, entry i of column k subtracts L(i, j) U(j, k) over the
+ * columns j of row i of L in increasing order: the same operations on each
+ * entry in the same order, so the same bits. U(j, k) must be final first,
+ * and it is once the entries of lower levels are: L(i, j) != 0 puts column
+ * j on a lower level than column i (the levelization's second rule,
+ * levelize/levelize_cpu.c). So each tail column's entries above tail_start are
+ * visited level by level (runs of one level, in increasing row order), and
+ * its entries from tail_start down (which take updates only from j <
+ * tail_start) after all of them. */
+#include "lu/numeric/numeric_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_keys(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
+}
+
+void tsi_lu_tail_order_free(tsi_lu_tail_order *order) {
+  free(order->order_ptr);
+  free(order->order);
+  free(order->run_ptr);
+  free(order->run_end);
+  memset(order, 0, sizeof *order);
+}
+
+ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of,
+                                   tsi_lu_tail_order *out) {
+  memset(out, 0, sizeof *out);
+  const int64_t n = lu->n, columns = n - tail_start;
+  if (columns <= 0)
+    return TS_SUCCESS;
+  const int64_t *col_ptr = lu->lu_col_ptr;
+  const int32_t *row_idx = lu->lu_row_idx;
+  int64_t levels = 1;
+  for (int64_t j = 0; j < tail_start; j++)
+    if (level_of[j] + 1 > levels)
+      levels = level_of[j] + 1;
+  out->columns = columns;
+  out->order_ptr = (int64_t *)tsi_calloc_array(columns + 1, sizeof(int64_t));
+  out->run_ptr = (int64_t *)tsi_calloc_array(columns + 1, sizeof(int64_t));
+  int64_t *count = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
+  uint64_t *keys = NULL;
+  ts_status st = TS_SUCCESS;
+  if (!out->order_ptr || !out->run_ptr || !count) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the tail's gather order");
+    goto done;
+  }
+  /* Entries above tail_start: the leading rows of each column (rows sorted). */
+  for (int64_t c = 0; c < columns; c++) {
+    const int64_t k = tail_start + c;
+    int64_t p = col_ptr[k];
+    while (p < col_ptr[k + 1] && row_idx[p] < tail_start)
+      p++;
+    out->order_ptr[c + 1] = out->order_ptr[c] + (p - col_ptr[k]);
+  }
+  const int64_t total = out->order_ptr[columns];
+  out->order = (int64_t *)tsi_malloc_array(total > 0 ? total : 1, sizeof(int64_t));
+  out->run_end = (int64_t *)tsi_malloc_array(total > 0 ? total : 1, sizeof(int64_t));
+  int64_t longest = 0;
+  for (int64_t c = 0; c < columns; c++)
+    if (out->order_ptr[c + 1] - out->order_ptr[c] > longest)
+      longest = out->order_ptr[c + 1] - out->order_ptr[c];
+  keys = (uint64_t *)tsi_malloc_array(longest < levels ? (longest > 0 ? longest : 1) : levels, sizeof(uint64_t));
+  if (!out->order || !out->run_end || !keys) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                   "LU on the GPU: no memory for the tail's gather order (%lld entries)", (long long)total);
+    goto done;
+  }
+  /* Per column, its entries by level: a sort of (level, offset) keys for a
+   * column shorter than the level count, else a stable counting sort over
+   * the levels, so that neither costs more than the column's length times
+   * its logarithm or the levels. */
+  int64_t runs = 0;
+  for (int64_t c = 0; c < columns; c++) {
+    const int64_t begin = col_ptr[tail_start + c], length = out->order_ptr[c + 1] - out->order_ptr[c];
+    int64_t *order = out->order + out->order_ptr[c];
+    if (length <= levels) {
+      /* Keys (level, offset in the column), sorted: a total order, and the
+       * offsets keep rows increasing within a level. */
+      for (int64_t e = 0; e < length; e++)
+        keys[e] = (uint64_t)level_of[row_idx[begin + e]] << 32 | (uint64_t)e;
+      qsort(keys, (size_t)length, sizeof(uint64_t), compare_keys);
+      for (int64_t e = 0; e < length; e++)
+        order[e] = begin + (int64_t)(keys[e] & 0xffffffffu);
+    } else {
+      memset(count, 0, (size_t)(levels + 1) * sizeof(int64_t));
+      for (int64_t e = 0; e < length; e++)
+        count[level_of[row_idx[begin + e]] + 1]++;
+      for (int64_t l = 0; l < levels; l++)
+        count[l + 1] += count[l];
+      for (int64_t e = 0; e < length; e++)
+        order[count[level_of[row_idx[begin + e]]]++] = begin + e;
+    }
+    for (int64_t e = 0; e < length; e++)
+      if (e + 1 == length || level_of[row_idx[order[e + 1]]] != level_of[row_idx[order[e]]])
+        out->run_end[runs++] = out->order_ptr[c] + e + 1;
+    out->run_ptr[c + 1] = runs;
+  }
+  out->runs = runs;
+done:
+  free(count);
+  free(keys);
+  if (st != TS_SUCCESS)
+    tsi_lu_tail_order_free(out);
+  return st;
+}

@@ -1,0 +1,532 @@
+/* Triangular solves with the factors on the GPU: x = op(A)^{-1} b for
+ * several right-hand sides. Each row (or column of the transposed factor)
+ * gathers its known terms with one warp, summed in a fixed shuffle tree, so
+ * the result is bitwise repeatable. The four schedules (L and U by rows, U^T
+ * and L^T by columns: rows ordered by level, Anderson and Saad 1989) are
+ * computed on the host at the first solve and kept.
+ *
+ * By default each triangular solve is one launch without barriers (Liu, Li,
+ * Hou and Vinter, "A synchronization-free algorithm for parallel sparse
+ * triangular solves", Euro-Par 2016): a row waits on the ready marks of the
+ * rows it reads and then publishes its own. Warps take rows one at a time in
+ * the schedule's order from a counter (warp per row with rows fetched in
+ * topological order: Su et al., "CapelliniSpTRSV", 2020). The level-scheduled
+ * solve (one launch per level; Naumov 2011 for the GPU) stays as the
+ * reference: both use the same arithmetic, so they agree bit for bit.
+ * Where the factorization kept its trailing block dense, that block's rows
+ * are solved by blocks of rows from it (solve_dense_tail_cuda.cu), after
+ * the other rows (L, U^T) or before them (U, L^T), in both paths. */
+#include "lu/solve/solve_internal.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  SOLVE_LOWER = TSI_LU_SOLVE_LOWER,
+  SOLVE_UPPER = TSI_LU_SOLVE_UPPER,
+  SOLVE_UPPER_T = TSI_LU_SOLVE_UPPER_T,
+  SOLVE_LOWER_T = TSI_LU_SOLVE_LOWER_T
+};
+enum { SOLVE_THREADS = TSI_LU_SOLVE_THREADS, SOLVE_WARPS = SOLVE_THREADS / 32 };
+/* tsi_lu_solve_schedule.ready: how its items were ordered. */
+enum { SCHEDULE_OWN_LEVELS = 1, SCHEDULE_FACTOR_ORDER = 2 };
+
+struct solve_args {
+  int64_t n;
+  const int64_t *col_ptr;
+  const int32_t *row_idx;
+  const int64_t *diag_pos;
+  const int64_t *lrow_ptr, *urow_ptr;
+  const int32_t *lrow_col, *urow_col;
+  const int64_t *lrow_pos, *urow_pos;
+  /* Rows from here on are the dense tail's (tsi_lu_dense_tail_solve; n
+   * without a dense tail): in L and U^T they only subtract their terms of
+   * the rows before tail_start here, in U and L^T they are skipped (done
+   * before, marked ready). */
+  int64_t tail_start;
+};
+
+template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve_args &a, int64_t e);
+
+/* Forward solves (L, U^T) run their dense tail after the other rows. */
+__host__ __device__ constexpr bool tail_after(int mode) { return mode == SOLVE_LOWER || mode == SOLVE_UPPER_T; }
+
+/* Row r's entries [lo, hi) that this kernel reads, or false when it skips
+ * the row: a dense-tail row of a forward solve reads only its terms of
+ * columns before tail_start (its unknowns increase along the row). */
+template <int MODE>
+__device__ __forceinline__ bool sparse_part(const solve_args &a, int32_t r, int64_t lo, int64_t *hi) {
+  if (r < a.tail_start)
+    return true;
+  if (!tail_after(MODE))
+    return false;
+  int64_t first = lo, last = *hi;
+  while (first < last) {
+    const int64_t mid = first + ((last - first) >> 1);
+    if (entry_unknown<MODE>(a, mid) < a.tail_start)
+      first = mid + 1;
+    else
+      last = mid;
+  }
+  *hi = first;
+  return true;
+}
+
+/* Entries [lo, hi) of row (or column) r that the solve reads. */
+template <int MODE>
+__device__ __forceinline__ void row_bounds(const solve_args &a, int32_t r, int64_t *lo, int64_t *hi) {
+  if (MODE == SOLVE_LOWER) {
+    *lo = a.lrow_ptr[r];
+    *hi = a.lrow_ptr[r + 1];
+  } else if (MODE == SOLVE_UPPER) {
+    *lo = a.urow_ptr[r];
+    *hi = a.urow_ptr[r + 1];
+  } else if (MODE == SOLVE_UPPER_T) {
+    *lo = a.col_ptr[r];
+    *hi = a.diag_pos[r];
+  } else {
+    *lo = a.diag_pos[r] + 1;
+    *hi = a.col_ptr[r + 1];
+  }
+}
+
+/* The unknown entry e multiplies (the row it depends on). */
+template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve_args &a, int64_t e) {
+  if (MODE == SOLVE_LOWER)
+    return a.lrow_col[e];
+  if (MODE == SOLVE_UPPER)
+    return a.urow_col[e];
+  return a.row_idx[e];
+}
+
+/* How a solve reads the unknowns it depends on: plainly (they were finished
+ * by earlier launches), after waiting for their ready mark (finished by
+ * other warps of the same launch; the load then goes to L2, volatile, so
+ * neither the compiler nor L1 hands back an older value), or volatile
+ * without waiting (marks already seen by this lane). */
+enum { READ_PLAIN = 0, READ_AFTER_MARK = 1, READ_VOLATILE = 2 };
+
+/* Sum of the row's known terms: lane l takes entries lo + l, lo + l + 32, ...
+ * in order, then the xor tree. The wait sits inside the loop, so a long row
+ * sums its early entries while the rows it needs last are still running. */
+template <typename T, int MODE, int READ>
+__device__ __forceinline__ double known_terms(const solve_args &a, const T *values, const double *yc, int64_t lo,
+                                              int64_t hi, int lane, const int32_t *ready, int32_t epoch) {
+  double sum = 0.0;
+  for (int64_t e = lo + lane; e < hi; e += 32) {
+    const int64_t pos = MODE == SOLVE_LOWER ? a.lrow_pos[e] : MODE == SOLVE_UPPER ? a.urow_pos[e] : e;
+    const int32_t u = entry_unknown<MODE>(a, e);
+    double yu;
+    if (READ == READ_PLAIN) {
+      yu = yc[u];
+    } else {
+      if (READ == READ_AFTER_MARK) {
+        const volatile int32_t *mark = ready + u;
+        while (*mark != epoch) {
+        }
+      }
+      yu = *(const volatile double *)(yc + u);
+    }
+    sum += (double)values[pos] * yu;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  return sum;
+}
+
+/* y(r) from its value before the solve and its known terms (U has a
+ * diagonal to divide by). */
+template <typename T, int MODE>
+__device__ __forceinline__ double row_value(const solve_args &a, const T *values, int32_t r, double own, double sum) {
+  double v = own - sum;
+  if (MODE == SOLVE_UPPER || MODE == SOLVE_UPPER_T)
+    v /= (double)values[a.diag_pos[r]];
+  return v;
+}
+
+/* One level: a warp per (row, right-hand side). */
+template <typename T, int MODE>
+__global__ void __launch_bounds__(SOLVE_THREADS)
+    solve_level(solve_args a, const T *values, const int32_t *items, int64_t count, int64_t nrhs, double *y) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = (int64_t)gridDim.x * SOLVE_WARPS;
+  for (int64_t w = (int64_t)blockIdx.x * SOLVE_WARPS + threadIdx.x / 32; w < count * nrhs; w += warps) {
+    const int32_t r = items[w % count];
+    double *yc = y + (w / count) * a.n;
+    int64_t lo, hi;
+    row_bounds<MODE>(a, r, &lo, &hi);
+    if (!sparse_part<MODE>(a, r, lo, &hi))
+      continue;
+    const double sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
+    if (lane == 0)
+      yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, yc[r], sum) : yc[r] - sum;
+  }
+}
+
+/*
+ * A whole triangular solve in one launch: each warp takes the next row of
+ * the schedule (items, ordered by level) from *next_row, computes it for
+ * every right-hand side, waiting for ready[u] == epoch before it reads an
+ * unknown u, and then marks the row ready.
+ *
+ * No deadlock: the rows a row reads lie in earlier levels, hence earlier in
+ * items, so they were taken by earlier tickets, by warps that are already
+ * running (a warp takes a ticket only when it runs) and that wait only on
+ * still earlier rows; the earliest unfinished row always has all it needs.
+ * This holds however many blocks are launched; launching only as many as
+ * are resident just saves idle warps.
+ *
+ * Ordering: the writer stores y, fences, then stores the mark (volatile);
+ * a reader spins on the mark (volatile) and only then issues its volatile
+ * load of y, which is served by L2, where the fence put y before the mark.
+ * The arithmetic is solve_level's, so the two agree bit for bit.
+ */
+template <typename T, int MODE>
+__global__ void __launch_bounds__(SOLVE_THREADS)
+    solve_sync_free(solve_args a, const T *values, const int32_t *items, int64_t nrhs, double *y, int32_t *ready,
+                    int32_t epoch, unsigned long long *next_row) {
+  const int lane = threadIdx.x & 31;
+  for (;;) {
+    unsigned long long ticket = 0;
+    if (lane == 0)
+      ticket = atomicAdd(next_row, 1ULL);
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket >= (unsigned long long)a.n)
+      return;
+    const int32_t r = items[ticket];
+    int64_t lo, hi;
+    row_bounds<MODE>(a, r, &lo, &hi);
+    if (!sparse_part<MODE>(a, r, lo, &hi))
+      continue;
+    for (int64_t c = 0; c < nrhs; c++) {
+      double *yc = y + c * a.n;
+      /* Only this warp writes y(r) in this launch: a plain load, early. */
+      const double own = lane == 0 ? yc[r] : 0.0;
+      const double sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
+                                : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
+      if (lane == 0)
+        yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, own, sum) : own - sum;
+    }
+    if (r >= a.tail_start)
+      continue; /* no row of this launch reads it */
+    if (lane == 0) {
+      __threadfence();
+      *(volatile int32_t *)(ready + r) = epoch;
+    }
+  }
+}
+
+/* Rows first .. last marked ready for the solve numbered epoch (the dense
+ * tail's, solved before the launch that reads them). */
+__global__ void mark_rows(int32_t *ready, int64_t first, int64_t last, int32_t epoch) {
+  for (int64_t r = first + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < last;
+       r += (int64_t)gridDim.x * blockDim.x)
+    ready[r] = epoch;
+}
+
+/* y = D P rhs (gather through perm, scale by the original index). */
+__global__ void permute_in(int64_t n, int64_t nrhs, const int32_t *perm, const double *scale, const double *rhs,
+                           double *y) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs; t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    int32_t from = perm[i];
+    y[t] = scale[from] * rhs[c * n + from];
+  }
+}
+
+/* x(perm(i)) = scale(perm(i)) * y(i). */
+__global__ void permute_out(int64_t n, int64_t nrhs, const int32_t *perm, const double *scale, const double *y,
+                            double *x) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs; t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = t % n, c = t / n;
+    int32_t to = perm[i];
+    x[c * n + to] = scale[to] * y[t];
+  }
+}
+
+/* The schedules of the two triangular solves of op (L then U, or U^T then
+ * L^T), built on first use. The synchronisation-free kernels need only a
+ * topological order of the rows, and the factorization's levels are one
+ * for all four solves (column i is on a later level than j when L(i, j) or
+ * U(j, i) is not zero: forward for L and U^T, backward for U and L^T), so
+ * they take it as it is; the level-scheduled kernels need each solve's own
+ * levels, two host sweeps on two threads, made only for the operation
+ * asked for. */
+static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) {
+  const bool plain = op == TS_OP_NONE;
+  tsi_lu_solve_schedule *pair[2] = {plain ? &dev->lower : &dev->upper_t, plain ? &dev->upper : &dev->lower_t};
+  const int modes[2] = {plain ? SOLVE_LOWER : SOLVE_UPPER_T, plain ? SOLVE_UPPER : SOLVE_LOWER_T};
+  const int wanted = lu->switches.gpu_solve_level_sync ? SCHEDULE_OWN_LEVELS : SCHEDULE_FACTOR_ORDER;
+  if (pair[0]->ready == wanted && pair[1]->ready == wanted)
+    return TS_SUCCESS;
+  const int64_t n = lu->n;
+  int32_t *items[2] = {(int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t)),
+                       (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t))};
+  ts_status st = TS_SUCCESS;
+  if (!items[0] || !items[1]) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedules (n = %lld)",
+                   (long long)n);
+  } else if (wanted == SCHEDULE_FACTOR_ORDER) {
+    /* pair[0] runs forward, pair[1] backward. */
+    for (int64_t k = 0; k < n; k++) {
+      items[0][k] = lu->level_cols[k];
+      items[1][k] = lu->level_cols[n - 1 - k];
+    }
+  } else if (!tsi_lu_solve_levels(lu, modes, pair, items)) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the schedules (n = %lld)",
+                   (long long)n);
+  }
+  for (int t = 0; t < 2 && st == TS_SUCCESS; t++) {
+    pair[t]->ready = 0;
+    if (!pair[t]->items)
+      st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&pair[t]->items, n, sizeof(int32_t), "a solve schedule");
+    if (st == TS_SUCCESS && n > 0)
+      st = tsi_cuda_memcpy_to_device(lu->ctx, pair[t]->items, items[t], (size_t)n * sizeof(int32_t));
+    if (st == TS_SUCCESS)
+      pair[t]->ready = wanted;
+  }
+  free(items[0]);
+  free(items[1]);
+  return st;
+}
+
+static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
+  if (dev->solve_cols >= nrhs)
+    return TS_SUCCESS;
+  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * dev->n, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * dev->n, sizeof(double));
+  dev->solve_y = dev->solve_rhs = NULL;
+  dev->solve_cols = 0;
+  int64_t count;
+  if (tsi_mul_overflows(nrhs, dev->n, &count))
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU solve on the GPU: %lld right-hand sides overflow",
+                     (long long)nrhs);
+  ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_y, count, sizeof(double), "solve vectors");
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_rhs, count, sizeof(double), "solve vectors");
+  if (st != TS_SUCCESS) {
+    tsi_lu_device_free(dev, dev->solve_y, count, sizeof(double));
+    dev->solve_y = NULL;
+    return st;
+  }
+  dev->solve_cols = nrhs;
+  return TS_SUCCESS;
+}
+
+/* Ready marks, row counters and the resident blocks of each
+ * synchronisation-free kernel (once per device cache). */
+template <typename T, int MODE> static cudaError_t resident_blocks(int sms, int *blocks) {
+  int per_sm = 0;
+  cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, solve_sync_free<T, MODE>, SOLVE_THREADS, 0);
+  *blocks = per_sm > 0 ? per_sm * sms : sms;
+  return err;
+}
+
+/* The same for the four modes of one factor precision, blocks[MODE]. */
+template <typename T> static cudaError_t resident_blocks_of_modes(int sms, int *blocks) {
+  cudaError_t err = resident_blocks<T, SOLVE_LOWER>(sms, &blocks[SOLVE_LOWER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<T, SOLVE_UPPER>(sms, &blocks[SOLVE_UPPER]);
+  if (err == cudaSuccess)
+    err = resident_blocks<T, SOLVE_UPPER_T>(sms, &blocks[SOLVE_UPPER_T]);
+  if (err == cudaSuccess)
+    err = resident_blocks<T, SOLVE_LOWER_T>(sms, &blocks[SOLVE_LOWER_T]);
+  return err;
+}
+
+static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
+  ts_context *ctx = lu->ctx;
+  ts_status st = TS_SUCCESS;
+  if (!dev->solve_ready_mark) {
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->solve_ready_mark, dev->n, sizeof(int32_t), "solve ready marks");
+    if (st != TS_SUCCESS)
+      return st;
+    /* Epochs start at 1: a zero mark is "not ready" for every solve. */
+    cudaError_t err =
+        cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), (cudaStream_t)ctx->stream);
+    if (err != cudaSuccess)
+      return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the ready marks");
+    dev->solve_epoch = 0;
+  }
+  if (!dev->solve_next_row) {
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->solve_next_row, 2, sizeof(unsigned long long), "row counters");
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  int sms = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
+  int(*b)[4] = dev->solve_resident_blocks;
+  if (err == cudaSuccess)
+    err = resident_blocks_of_modes<double>(sms, b[0]);
+  if (err == cudaSuccess)
+    err = resident_blocks_of_modes<float>(sms, b[1]);
+  if (err != cudaSuccess)
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: occupancy of the solve kernels");
+  return TS_SUCCESS;
+}
+
+/* The number of the next triangular solve; the marks are cleared when the
+ * count would wrap, so no mark can hold a later solve's number early. */
+static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t stream, int32_t *epoch) {
+  if (dev->solve_epoch == INT32_MAX) {
+    cudaError_t err = cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), stream);
+    if (err != cudaSuccess)
+      return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the ready marks");
+    dev->solve_epoch = 0;
+  }
+  *epoch = ++dev->solve_epoch;
+  return TS_SUCCESS;
+}
+
+/* One triangular solve, one launch per level. */
+template <typename T, int MODE>
+static void run_levels(const tsi_lu_device *dev, const solve_args &args, const T *values,
+                       const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, cudaStream_t stream) {
+  const bool tail = args.tail_start < args.n;
+  if (tail && !tail_after(MODE))
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+  for (int64_t l = 0; l < s.levels; l++) {
+    const int64_t first = s.level_ptr[l], count = s.level_ptr[l + 1] - first;
+    int64_t blocks = (count * nrhs + SOLVE_WARPS - 1) / SOLVE_WARPS;
+    if (blocks > 65535)
+      blocks = 65535;
+    solve_level<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
+  }
+  if (tail && tail_after(MODE))
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+}
+
+/* One triangular solve, one launch: no more warps than are resident or
+ * than there are rows. `which` picks the row counter (0 or 1). */
+template <typename T, int MODE>
+static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_args &args, const T *values,
+                               const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, int which,
+                               cudaStream_t stream) {
+  int32_t epoch = 0;
+  ts_status st = next_epoch(ctx, dev, stream, &epoch);
+  if (st != TS_SUCCESS)
+    return st;
+  int64_t blocks = dev->solve_resident_blocks[sizeof(T) == sizeof(float)][MODE],
+          wanted = (args.n + SOLVE_WARPS - 1) / SOLVE_WARPS;
+  if (blocks > wanted)
+    blocks = wanted;
+  if (blocks < 1)
+    blocks = 1;
+  const bool tail = args.tail_start < args.n;
+  if (tail && !tail_after(MODE)) { /* the tail first; the other rows wait on its marks */
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+    const int64_t rows = args.n - args.tail_start;
+    const int64_t mark_blocks = (rows + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+    mark_rows<<<(unsigned)(mark_blocks < TSI_LU_ELEMENTWISE_BLOCKS ? mark_blocks : TSI_LU_ELEMENTWISE_BLOCKS),
+                TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(dev->solve_ready_mark, args.tail_start, args.n, epoch);
+  }
+  solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
+      args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
+  if (tail && tail_after(MODE))
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+  return TS_SUCCESS;
+}
+
+template <typename T>
+static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y,
+                            bool level_sync, cudaStream_t stream) {
+  solve_args args;
+  args.n = dev->n;
+  args.col_ptr = dev->col_ptr;
+  args.row_idx = dev->row_idx;
+  args.diag_pos = dev->diag_pos;
+  args.lrow_ptr = dev->lrow_ptr;
+  args.urow_ptr = dev->urow_ptr;
+  args.lrow_col = dev->lrow_col;
+  args.urow_col = dev->urow_col;
+  args.lrow_pos = dev->lrow_pos;
+  args.urow_pos = dev->urow_pos;
+  args.tail_start = dev->tail_dense ? dev->tail_start : dev->n;
+  const T *values = (const T *)dev->values;
+  const bool plain = op == TS_OP_NONE;
+  if (level_sync) {
+    if (plain) {
+      run_levels<T, SOLVE_LOWER>(dev, args, values, dev->lower, nrhs, y, stream);
+      run_levels<T, SOLVE_UPPER>(dev, args, values, dev->upper, nrhs, y, stream);
+    } else {
+      run_levels<T, SOLVE_UPPER_T>(dev, args, values, dev->upper_t, nrhs, y, stream);
+      run_levels<T, SOLVE_LOWER_T>(dev, args, values, dev->lower_t, nrhs, y, stream);
+    }
+    return TS_SUCCESS;
+  }
+  cudaError_t err = cudaMemsetAsync(dev->solve_next_row, 0, 2 * sizeof(unsigned long long), stream);
+  if (err != cudaSuccess)
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the row counters");
+  ts_status st;
+  if (plain) {
+    st = run_sync_free<T, SOLVE_LOWER>(ctx, dev, args, values, dev->lower, nrhs, y, 0, stream);
+    if (st == TS_SUCCESS)
+      st = run_sync_free<T, SOLVE_UPPER>(ctx, dev, args, values, dev->upper, nrhs, y, 1, stream);
+  } else {
+    st = run_sync_free<T, SOLVE_UPPER_T>(ctx, dev, args, values, dev->upper_t, nrhs, y, 0, stream);
+    if (st == TS_SUCCESS)
+      st = run_sync_free<T, SOLVE_LOWER_T>(ctx, dev, args, values, dev->lower_t, nrhs, y, 1, stream);
+  }
+  return st;
+}
+
+/*
+ * A = Dr^{-1} P^T M Q^T Dc^{-1}, so
+ *   A x = b:   y = P Dr b,   y = U^{-1} L^{-1} y,   x = Dc Q y;
+ *   A^T x = b: y = Q^T Dc b, y = L^{-T} U^{-T} y,   x = Dr P^T y.
+ */
+extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr,
+                                               double *x, int64_t ldx) {
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  ts_context *ctx = lu->ctx;
+  if (!dev || !lu->factors_on_device)
+    return tsi_error(ctx, TS_ERROR_NOT_FACTORED, "ts_lu_solve: no factors on the device");
+  const int64_t n = lu->n;
+  if (n == 0 || nrhs == 0)
+    return TS_SUCCESS;
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  st = make_schedules(lu, dev, op);
+  if (st == TS_SUCCESS && !dev->solve_ready) {
+    st = prepare_sync_free(lu, dev);
+    dev->solve_ready = st == TS_SUCCESS;
+  }
+  if (st != TS_SUCCESS)
+    return st;
+  st = reserve_vectors(lu, dev, nrhs);
+  if (st != TS_SUCCESS)
+    return st;
+  if (dev->peak > lu->stats.peak_device_bytes)
+    lu->stats.peak_device_bytes = dev->peak;
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  cudaError_t err = cudaMemcpy2DAsync(dev->solve_rhs, (size_t)n * sizeof(double), rhs, (size_t)ldr * sizeof(double),
+                                      (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyHostToDevice, stream);
+  if (err != cudaSuccess)
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the right-hand sides");
+  int64_t blocks = (n * nrhs + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+  if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
+    blocks = TSI_LU_ELEMENTWISE_BLOCKS;
+  const bool plain = op == TS_OP_NONE;
+  permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+      n, nrhs, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
+      dev->solve_y);
+  const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
+  st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
+                   : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+  if (st != TS_SUCCESS)
+    return st;
+  permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+      n, nrhs, plain ? dev->col_perm : dev->row_perm, plain ? dev->col_scale : dev->row_scale, dev->solve_y,
+      dev->solve_rhs);
+  st = tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");
+  if (st != TS_SUCCESS)
+    return st;
+  err = cudaMemcpy2DAsync(x, (size_t)ldx * sizeof(double), dev->solve_rhs, (size_t)n * sizeof(double),
+                          (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyDeviceToHost, stream);
+  if (err != cudaSuccess)
+    return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the solutions");
+  return tsi_cuda_sync(ctx);
+}

@@ -1,0 +1,11 @@
+/* The GPU solves in a build without CUDA: no factorization leaves its
+ * factors on a device there, so this is never reached through ts_lu_solve. */
+#include "lu/solve/solve_internal.h"
+
+ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr, double *x,
+                                    int64_t ldx) {
+  (void)op, (void)nrhs, (void)rhs, (void)ldr, (void)ldx;
+  if (x && nrhs > 0)
+    x[0] = 0.0; /* nothing solved */
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
+}
