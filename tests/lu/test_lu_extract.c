@@ -7,7 +7,7 @@
  * without a valid factorization are refused. */
 #include "test_lu_estimates_common.h"
 
-#include "lu/lu_pivoted.h"
+#include "lu/numeric/numeric_internal.h"
 
 static ts_context *ctx;
 

@@ -5,15 +5,10 @@
  * the factors are of a nearby matrix (float factors, perturbed pivots), and
  * the worst backward error the solves reached tells whether the factors can
  * solve with A at all (the singularity policy, lu_singularity.c). */
-#include "lu/lu_estimates.h"
-#include "lu/lu_numeric_workspace.h"
-#include "lu/lu_refine.h"
+#include "lu/inspect/inspect_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-/* Refinement steps of each of the estimator's solves at most. */
-#define ESTIMATE_REFINE_STEPS 30
 
 typedef struct refined_inverse {
   ts_lu *lu;
@@ -34,30 +29,6 @@ static ts_status apply_refined(void *data, ts_operation op, const double *rhs, d
   return st;
 }
 
-/* |M|_inf and |M|_1 of the scaled matrix M = P Dr A Dc Q. */
-static ts_status scaled_norms(ts_lu *lu, double *norm_inf, double *norm_one) {
-  const int64_t n = lu->n;
-  double *column_sums = tsi_calloc_array(n > 0 ? n : 1, sizeof *column_sums);
-  if (!column_sums)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for %lld column sums",
-                     (long long)n);
-  *norm_inf = *norm_one = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    double row_sum = 0.0;
-    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
-      const int32_t j = lu->a_col_idx[e];
-      const double magnitude = fabs(lu->row_scale[i] * lu->a_values[e] * lu->col_scale[j]);
-      row_sum += magnitude;
-      column_sums[j] += magnitude;
-    }
-    *norm_inf = fmax(*norm_inf, row_sum);
-  }
-  for (int64_t j = 0; j < n; j++)
-    *norm_one = fmax(*norm_one, column_sums[j]);
-  free(column_sums);
-  return TS_SUCCESS;
-}
-
 ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_backward_error) {
   const int64_t n = lu->n;
   *condest = 1.0; /* as LAPACK's xGECON: the empty matrix is perfectly conditioned */
@@ -68,20 +39,21 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for the workspace");
   refined_inverse inverse = {.lu = lu, .worst = 0.0};
-  double a_norm_one = 0.0, m_norm_inf = 0.0, m_norm_one = 0.0;
-  ts_status st = tsi_lu_norm_one(lu, ws, &a_norm_one);
-  if (st == TS_SUCCESS)
-    st = scaled_norms(lu, &m_norm_inf, &m_norm_one);
-  if (st != TS_SUCCESS)
-    return st;
-  inverse.setup[0] = (tsi_lu_refine_setup){ws->a_norm_inf, m_norm_inf, ESTIMATE_REFINE_STEPS, 1e-15};
-  inverse.setup[1] = (tsi_lu_refine_setup){a_norm_one, m_norm_one, ESTIMATE_REFINE_STEPS, 1e-15};
+  for (int k = 0; k < 2; k++) {
+    ts_status st =
+        tsi_lu_norms(lu, ws, k == 0 ? TS_OP_NONE : TS_OP_TRANSPOSE, &inverse.setup[k].a_norm, &inverse.setup[k].m_norm);
+    if (st != TS_SUCCESS)
+      return st;
+    inverse.setup[k].max_steps = TSI_LU_REFINE_MAX_STEPS;
+    inverse.setup[k].tolerance = TSI_LU_REFINE_TOLERANCE;
+  }
+  const double a_norm_one = inverse.setup[1].a_norm;
   inverse.work = tsi_malloc_array(4 * n, sizeof(double));
   if (!inverse.work)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for 4 vectors of %lld entries",
                      (long long)n);
   double inverse_norm = 0.0;
-  st = tsi_lu_norm_one_estimate(lu->ctx, n, apply_refined, &inverse, &inverse_norm);
+  ts_status st = tsi_lu_norm_one_estimate(lu->ctx, n, apply_refined, &inverse, &inverse_norm);
   free(inverse.work);
   if (st != TS_SUCCESS)
     return st;

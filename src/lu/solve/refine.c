@@ -5,9 +5,7 @@
  * factors are of (both evaluated without overflow), then polished by the
  * componentwise one where that shows entries of x wrong in their leading
  * digits. */
-#include "lu/lu_refine.h"
-#include "lu/lu_estimates.h"
-#include "lu/lu_numeric_workspace.h"
+#include "lu/solve/solve_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -17,17 +15,23 @@
 #include <omp.h>
 #endif
 
-/* Rows from which the residual's loops share out over the threads (fewer
- * cost more in the fork than they save). */
-#define RESIDUAL_PARALLEL_ROWS 16384
+/* Whether this runs inside a team of several threads (the solve's loop over
+ * right-hand sides). */
+static bool in_parallel(void) {
+#ifdef _OPENMP
+  return omp_in_parallel();
+#else
+  return false;
+#endif
+}
 
 /* Threads of the residual: the numeric phase's, one inside the solve's own
  * parallel loop over right-hand sides. */
 static int residual_threads(const ts_lu *lu) {
 #ifdef _OPENMP
-  if (omp_in_parallel() || lu->n < RESIDUAL_PARALLEL_ROWS)
+  if (omp_in_parallel() || lu->n < TSI_LU_RESIDUAL_PARALLEL_ROWS)
     return 1;
-  return tsi_lu_numeric_threads(lu);
+  return tsi_lu_threads(lu);
 #else
   (void)lu;
   return 1;
@@ -35,8 +39,8 @@ static int residual_threads(const ts_lu *lu) {
 }
 
 /* The larger of a norm so far and a magnitude, ignoring a NaN magnitude; a
- * plain comparison, since fmax is a library call here (7 % of a solve on the
- * 10^5-row netlist, perf on the development machine). */
+ * plain comparison, since fmax is a library call here, a visible part of a
+ * solve's profile. */
 static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
 
 /* Row i's share of the componentwise backward error, |r_i| / (|A||x| + |b|)_i:
@@ -148,6 +152,10 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
     return st;
   tsi_lu_residual(lu, setup, op, b, x, r, magnitude, measures);
   while (*steps < setup->max_steps && isfinite(normwise(measures))) {
+    /* Each step of a large system is a solve and a residual: a chance to
+     * stop, taken on the caller's thread only. */
+    if (!in_parallel() && (st = tsi_check_cancel(lu->ctx)) != TS_SUCCESS)
+      return st;
     /* The normwise errors first; then the componentwise one, for a badly
      * scaled system whose normwise errors are blind to its small entries. */
     const bool polishing = normwise(measures) <= setup->tolerance;

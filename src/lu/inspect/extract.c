@@ -3,8 +3,8 @@
  * splu().L, .U, .perm_r, .perm_c), with rows sorted within each row or
  * column: the columns of tsi_lu_columns_get transposed once for CSR (a
  * counting transpose leaves each row's columns in order), twice for CSC. */
-#include "lu/lu_estimates.h"
-#include "convert_internal.h"
+#include "lu/inspect/inspect_internal.h"
+#include "core/convert_internal.h"
 
 #include <string.h>
 

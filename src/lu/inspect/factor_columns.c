@@ -1,8 +1,7 @@
 /* The factors the solves use, by columns in the user's terms (L, U and the
  * row order of P M = L U), from the static factors (the host's, or the
  * GPU's downloaded) or from the partial-pivoting fallback's. */
-#include "lu/lu_estimates.h"
-#include "lu/lu_pivoted.h"
+#include "lu/inspect/inspect_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

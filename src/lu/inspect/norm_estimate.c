@@ -8,7 +8,7 @@
  * catches matrices where the ascent stops early. Every figure kept is
  * |B w|_1 / |w|_1 for a computed w, so the estimate is a lower bound of the
  * true norm (up to the rounding of the products). */
-#include "lu/lu_estimates.h"
+#include "lu/inspect/inspect_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

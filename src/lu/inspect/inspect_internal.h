@@ -1,11 +1,14 @@
-/* What the LU says about its own factors: the 1-norm condition estimate,
- * the pivot growth and ratio, and the factors themselves in the user's
- * terms (ts_lu_extract_*). Each works from whichever factors the solves use:
- * the host's, the GPU's (downloaded), or the partial-pivoting fallback's. */
-#ifndef TESSERA_LU_ESTIMATES_H
-#define TESSERA_LU_ESTIMATES_H
+/* What the LU says about its own factors (ts_lu_condest, ts_lu_rcond,
+ * ts_lu_rgrowth, ts_lu_extract_csr, ts_lu_extract_csc): the 1-norm
+ * condition estimate, the pivot ratio and growth, and the factors in the
+ * user's terms. Each works from whichever factors the solves use: the
+ * host's, the GPU's (downloaded), or the partial-pivoting fallback's. The
+ * singularity policy (numeric/singularity.c) judges a factorization by the
+ * condition estimate. */
+#ifndef TESSERA_LU_INSPECT_INTERNAL_H
+#define TESSERA_LU_INSPECT_INTERNAL_H
 
-#include "lu/lu_internal.h"
+#include "lu/solve/solve_internal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,10 +28,6 @@ ts_status tsi_lu_norm_one_estimate(ts_context *ctx, int64_t n, tsi_lu_operator_f
  * normwise backward error (of A or of the scaled system) the solves were
  * left with: above 1e-14, the factors cannot solve with A. */
 ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_backward_error);
-
-/* x = op(A)^{-1} rhs through the factors the solves use (y: n doubles of
- * host scratch), without refinement. */
-ts_status tsi_lu_apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
 
 /* The factors in the user's terms, on the host, as columns: with
  * M = P Dr A Dc Q, the rows of P M = L U that the solves use (row_perm[k]:

@@ -7,7 +7,7 @@
  * may be inaccurate), and
  *   rcond = min_k |u_kk| / max_k |u_kk|,
  * a rough reciprocal condition figure (0 when a pivot is 0). */
-#include "lu/lu_estimates.h"
+#include "lu/inspect/inspect_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
