@@ -57,6 +57,12 @@ ts_status tsi_lu_singular_by_refinement(ts_lu *lu, double backward_error, double
                   limit);
 }
 
+/* A hint where the matching's scaling, which equilibrates a badly scaled
+ * matrix, was turned off. */
+static const char *no_matching_hint(const ts_lu *lu) {
+  return lu->options.no_matching ? " (the matching's scaling is off: it may equilibrate the matrix)" : "";
+}
+
 /* The factors stand when every refined solve of the condition estimate
  * reached the limit and the estimate is at most 1/eps. */
 static bool factors_stand(double condest, double worst) {
@@ -93,6 +99,11 @@ ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
   if (factors_stand(condest, worst))
     return TS_WARNING_PERTURBED_PIVOTS; /* the solves use the fallback's factors */
   tsi_lu_pivoted_release(lu);
+  if (!isfinite(worst))
+    return singular(lu, lu->first_perturbed, caller,
+                    "has a perturbed pivot, and solves through its factors, with partial pivoting too, overflow "
+                    "(condition estimate %.2e)%s",
+                    condest, no_matching_hint(lu));
   if (!(worst <= TSI_LU_SINGULAR_BACKWARD_ERROR))
     return singular(lu, lu->first_perturbed, caller,
                     "has a perturbed pivot, and refined solves, with partial pivoting too, stay at a backward error "
@@ -100,6 +111,5 @@ ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
                     worst, TSI_LU_SINGULAR_BACKWARD_ERROR, condest);
   return singular(lu, lu->first_perturbed, caller,
                   "has a perturbed pivot, and the condition estimate %.2e exceeds 1/eps = %.2e%s", condest,
-                  1.0 / DBL_EPSILON,
-                  lu->options.no_matching ? " (the matching's scaling is off: it may equilibrate the matrix)" : "");
+                  1.0 / DBL_EPSILON, no_matching_hint(lu));
 }
