@@ -10,7 +10,9 @@ variant, gbps) also become a bar chart of GB/s per matrix and variant with
 the measured copy bandwidth drawn as a line (DIR/<csv name>.png). SpMV
 schedule sweeps (spmv_schedules: a ran_as column, many matrices) get instead
 geometric means by nnz bin and a scatter of speed over cuSPARSE ALG1 against
-nnz (log axes), one marker per schedule. Needs only python3; the plots need
+nnz (log axes), one marker per schedule. SpMM and SpGEMM runs (bench/spmm,
+bench/spgemm) get tessera's geometric mean speed over their anchor by width
+or set and a scatter of it against nnz or the intermediate products. Needs only python3; the plots need
 matplotlib and are skipped, with a note, without it.
 """
 
@@ -98,30 +100,27 @@ def schedule_sweep_summary(rows):
     return "\n".join(lines)
 
 
-def plot_schedule_sweep(rows, meta, png_path, title):
-    """Speed over cuSPARSE ALG1 against nnz, log axes, one marker per variant, one panel per value type."""
+def scatter_panels(series, meta, png_path, title, xlabel, ylabel):
+    """Log-log scatter, one panel per value type, one marker per label: series[dtype][label] = [(x, y)]."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dtypes = sorted({r["dtype"] for r in rows})
-    variants = [v for v in dict.fromkeys(r["variant"] for r in rows) if v != "cusparse_alg1"]
+    dtypes = sorted(series) or ["-"]
     markers = ["o", "s", "^", "v", "D", "P", "*", "X", "<", ">"]
     fig, axes = plt.subplots(1, len(dtypes), figsize=(7 * len(dtypes), 5), squeeze=False, sharey=True)
     for ax, dtype in zip(axes[0], dtypes):
-        for i, variant in enumerate(variants):
-            points = [(to_float(r["nnz"]), to_float(r["speed_vs_alg1"])) for r in rows
-                      if r["dtype"] == dtype and r["variant"] == variant]
-            points = [(n, s) for n, s in points if n > 0 and s > 0 and math.isfinite(s)]
+        for i, (label, points) in enumerate(series.get(dtype, {}).items()):
+            points = [(x, y) for x, y in points if x > 0 and y > 0 and math.isfinite(y)]
             if points:
                 ax.scatter([p[0] for p in points], [p[1] for p in points], marker=markers[i % len(markers)], s=22,
-                           alpha=0.75, label=variant)
+                           alpha=0.75, label=label)
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("nonzeros")
-        ax.set_ylabel("speed over cuSPARSE CSR ALG1 (time ALG1 / time)")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         ax.set_title(f"{title} ({dtype})")
         ax.legend(fontsize=8)
     footer = " ".join(f"{k}={meta[k]}" for k in ("device", "commit", "date_utc") if k in meta)
@@ -129,6 +128,49 @@ def plot_schedule_sweep(rows, meta, png_path, title):
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(png_path, dpi=120)
     plt.close(fig)
+
+
+def plot_schedule_sweep(rows, meta, png_path, title):
+    """Speed over cuSPARSE ALG1 against nnz, one marker per variant, one panel per value type."""
+    series = {}
+    for r in rows:
+        if r["variant"] != "cusparse_alg1":
+            series.setdefault(r["dtype"], {}).setdefault(r["variant"], []).append(
+                (to_float(r["nnz"]), to_float(r["speed_vs_alg1"])))
+    scatter_panels(series, meta, png_path, title, "nonzeros", "speed over cuSPARSE CSR ALG1 (time ALG1 / time)")
+
+
+def is_spmm(header):
+    return all(c in header for c in ("matrix", "dtype", "width", "variant", "speed_vs_best_cusparse"))
+
+
+def is_spgemm(header):
+    return all(c in header for c in ("matrix", "dtype", "products", "variant", "speed_vs_default", "peak_bytes"))
+
+
+def product_summary(rows, speed_key, group_key, what):
+    """Geomean of tessera's speed over its anchor per (dtype, group)."""
+    groups = {}
+    for r in rows:
+        speed = to_float(r.get(speed_key))
+        if r.get("variant") == "tessera" and speed > 0 and math.isfinite(speed):
+            groups.setdefault((r["dtype"], r.get(group_key, "")), []).append(speed)
+    lines = [f"| dtype | {group_key} | cases | geomean speed over {what} |", "|---|---|---|---|"]
+    for (dtype, group), speeds in sorted(groups.items(), key=lambda g: (g[0][0], to_float(g[0][1]))):
+        lines.append(f"| {dtype} | {group} | {len(speeds)} | {geomean(speeds):.3f} |")
+    return "\n".join(lines)
+
+
+def plot_speed_scatter(rows, meta, png_path, title, x_key, speed_key, group_key, xlabel, ylabel):
+    """tessera's speed over its anchor against a size, one marker per group, one panel per value type."""
+    series = {}
+    for r in rows:
+        if r.get("variant") == "tessera":
+            label = f"{group_key} {r[group_key]}" if group_key else "tessera"
+            series.setdefault(r["dtype"], {}).setdefault(label, []).append((to_float(r[x_key]), to_float(r[speed_key])))
+    for dtype in series:
+        series[dtype] = dict(sorted(series[dtype].items(), key=lambda item: to_float(item[0].split()[-1])))
+    scatter_panels(series, meta, png_path, title, xlabel, ylabel)
 
 
 def spmv_summary(rows):
@@ -229,6 +271,25 @@ def main():
             if have_matplotlib:
                 png = os.path.join(args.out, name + ".png")
                 plot_schedule_sweep(rows, meta, png, name)
+                sections += [f"![{name}]({name}.png)", ""]
+                written.append(png)
+            else:
+                sections += ["(plot skipped: matplotlib is not installed)", ""]
+            continue
+        product = None
+        if is_spmm(header):
+            product = ("nnz", "speed_vs_best_cusparse", "width", "nonzeros of A",
+                       "speed over the best cuSPARSE SpMM algorithm", "the best cuSPARSE algorithm")
+        elif is_spgemm(header):
+            product = ("products", "speed_vs_default", "", "intermediate products",
+                       "speed over cuSPARSE SpGEMM default (end to end)", "cuSPARSE's default")
+        if product and rows:
+            x_key, speed_key, group_key, xlabel, ylabel, what = product
+            sections += [product_summary(rows, speed_key, group_key or "set", what), "",
+                         f"Every row: {os.path.basename(path)}.", ""]
+            if have_matplotlib:
+                png = os.path.join(args.out, name + ".png")
+                plot_speed_scatter(rows, meta, png, name, x_key, speed_key, group_key, xlabel, ylabel)
                 sections += [f"![{name}]({name}.png)", ""]
                 written.append(png)
             else:

@@ -9,23 +9,13 @@
  * variant) and a Markdown summary (per matrix, geomeans by nnz bin, AUTO's
  * pick against the best schedule, the deterministic path against the
  * fastest, and for the tiny set the per-call launch floor). */
-#include "tsb_cuda.h"
+#include "tsb_cusparse.h"
 
-#include <cusparse.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CUSPARSE_TRY(call)                                                                                             \
-  do {                                                                                                                 \
-    cusparseStatus_t st_ = (call);                                                                                     \
-    if (st_ != CUSPARSE_STATUS_SUCCESS) {                                                                              \
-      fprintf(stderr, "%s:%d: cuSPARSE error: %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(st_));      \
-      return 1;                                                                                                        \
-    }                                                                                                                  \
-  } while (0)
 
 /* A variant's timed calls are cut to last about this long (slow schedules on
  * skewed rows can take tens of ms per call). */
@@ -173,8 +163,8 @@ static int run_cusparse(void *user, void *stream) {
   spmv_job *job = (spmv_job *)user;
   const void *alpha = job->type == CUDA_R_32F ? (const void *)&job->alpha32 : (const void *)&job->alpha64;
   const void *beta = job->type == CUDA_R_32F ? (const void *)&job->beta32 : (const void *)&job->beta64;
-  CUSPARSE_TRY(cusparseSpMV(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x, beta,
-                            job->vec_y, job->type, job->alg, job->workspace));
+  TSB_CUSPARSE_TRY(cusparseSpMV(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x, beta,
+                                job->vec_y, job->type, job->alg, job->workspace));
   TSB_CUDA_TRY(cudaGetLastError());
   return 0;
 }
@@ -307,44 +297,6 @@ static int measure_gather_floor(ts_context *ctx, const options *opt, const ts_cs
   return bad;
 }
 
-static int upload_for_cusparse(const ts_csr *a, cusparse_matrix *m) {
-  size_t v = ts_dtype_size(a->dtype);
-  int32_t *offsets = (int32_t *)malloc((size_t)(a->rows + 1) * sizeof(int32_t));
-  if (!offsets) {
-    fprintf(stderr, "error: out of host memory\n");
-    return 1;
-  }
-  for (int64_t i = 0; i <= a->rows; i++)
-    offsets[i] = (int32_t)a->row_ptr[i];
-  cudaError_t err = cudaMalloc(&m->row_ptr, (size_t)(a->rows + 1) * sizeof(int32_t));
-  if (err == cudaSuccess)
-    err = cudaMalloc(&m->col_idx, (size_t)a->nnz * sizeof(int32_t) + 4);
-  if (err == cudaSuccess)
-    err = cudaMalloc(&m->values, (size_t)a->nnz * v + 8);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(m->row_ptr, offsets, (size_t)(a->rows + 1) * sizeof(int32_t), cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && a->nnz > 0)
-    err = cudaMemcpy(m->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t), cudaMemcpyHostToDevice);
-  if (err == cudaSuccess && a->nnz > 0)
-    err = cudaMemcpy(m->values, a->values, (size_t)a->nnz * v, cudaMemcpyHostToDevice);
-  free(offsets);
-  if (err != cudaSuccess) {
-    fprintf(stderr, "error: uploading A for cuSPARSE: %s\n", cudaGetErrorString(err));
-    return 1;
-  }
-  return 0;
-}
-
-static void free_cusparse_matrix(cusparse_matrix *m) {
-  if (m->row_ptr)
-    (void)cudaFree(m->row_ptr);
-  if (m->col_idx)
-    (void)cudaFree(m->col_idx);
-  if (m->values)
-    (void)cudaFree(m->values);
-  m->row_ptr = m->col_idx = m->values = NULL;
-}
-
 static int prepare_cusparse(spmv_job *job, const ts_csr *a, const cusparse_matrix *m, cusparseSpMVAlg_t alg) {
   job->type = a->dtype == TS_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
   job->alg = alg;
@@ -352,15 +304,15 @@ static int prepare_cusparse(spmv_job *job, const ts_csr *a, const cusparse_matri
   job->beta32 = 0.0f;
   job->alpha64 = 1.0;
   job->beta64 = 0.0;
-  CUSPARSE_TRY(cusparseCreateCsr(&job->mat, a->rows, a->cols, a->nnz, m->row_ptr, m->col_idx, m->values,
-                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, job->type));
-  CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_x, a->cols, ts_buffer_data(job->x), job->type));
-  CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_y, a->rows, ts_buffer_data(job->y), job->type));
+  TSB_CUSPARSE_TRY(cusparseCreateCsr(&job->mat, a->rows, a->cols, a->nnz, m->row_ptr, m->col_idx, m->values,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, job->type));
+  TSB_CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_x, a->cols, ts_buffer_data(job->x), job->type));
+  TSB_CUSPARSE_TRY(cusparseCreateDnVec(&job->vec_y, a->rows, ts_buffer_data(job->y), job->type));
   const void *alpha = job->type == CUDA_R_32F ? (const void *)&job->alpha32 : (const void *)&job->alpha64;
   const void *beta = job->type == CUDA_R_32F ? (const void *)&job->beta32 : (const void *)&job->beta64;
   size_t workspace_bytes = 0;
-  CUSPARSE_TRY(cusparseSpMV_bufferSize(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x, beta,
-                                       job->vec_y, job->type, alg, &workspace_bytes));
+  TSB_CUSPARSE_TRY(cusparseSpMV_bufferSize(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat, job->vec_x,
+                                           beta, job->vec_y, job->type, alg, &workspace_bytes));
   TSB_CUDA_TRY(cudaMalloc(&job->workspace, workspace_bytes > 0 ? workspace_bytes : 16));
   /* Once per matrix, like a tessera plan; optional where refused. */
   cusparseStatus_t pre = cusparseSpMV_preprocess(job->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, job->mat,
@@ -458,7 +410,7 @@ static int run_case(ts_context *ctx, cusparseHandle_t handle, const options *opt
   }
 
   /* cuSPARSE first, then its copy of A is freed before tessera's plans. */
-  if (upload_for_cusparse(a, &m) != 0)
+  if (tsb_upload_csr32(a, &m.row_ptr, &m.col_idx, &m.values) != 0)
     goto cleanup;
   for (int k = V_ALG1; k <= V_ALG2; k++) {
     int bad = prepare_cusparse(&job, a, &m, k == V_ALG1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2);
@@ -471,7 +423,8 @@ static int run_case(ts_context *ctx, cusparseHandle_t handle, const options *opt
   }
   if (measure_gather_floor(ctx, opt, a, &m, job.x, c) != 0)
     goto cleanup;
-  free_cusparse_matrix(&m);
+  tsb_free_csr32(m.row_ptr, m.col_idx, m.values);
+  m.row_ptr = m.col_idx = m.values = NULL;
 
   for (int k = 0; k < V_ALG1; k++) {
     ts_spmv_options o;
@@ -517,7 +470,8 @@ cleanup:
     printf("    %s\n", c->v[V_AUTO].explain);
   fflush(stdout);
   release_cusparse(&job);
-  free_cusparse_matrix(&m);
+  tsb_free_csr32(m.row_ptr, m.col_idx, m.values);
+  m.row_ptr = m.col_idx = m.values = NULL;
   ts_buffer_destroy(job.x);
   ts_buffer_destroy(job.y);
   ts_spmv_plan_destroy(job.plan);
@@ -600,26 +554,6 @@ static ts_status generate(ts_context *ctx, const matrix_spec *s, bool quick, ts_
     return ts_gen_random_uniform(ctx, s->n, s->cols, s->nnz, 20261129u, TS_FLOAT64, a);
   }
   return TS_ERROR_INVALID_ARGUMENT;
-}
-
-/* fp32 copy of a fp64 matrix (same pattern, values rounded). */
-static ts_status to_float32(ts_context *ctx, const ts_csr *a, ts_csr **out) {
-  ts_status st = ts_csr_create(ctx, a->rows, a->cols, a->nnz, TS_FLOAT32, out);
-  if (st != TS_SUCCESS)
-    return st;
-  memcpy((*out)->row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
-  if (a->nnz > 0)
-    memcpy((*out)->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
-  for (int64_t k = 0; k < a->nnz; k++)
-    ((float *)(*out)->values)[k] = (float)((const double *)a->values)[k];
-  return TS_SUCCESS;
-}
-
-/* A corpus matrix: read, expand symmetric storage, convert (duplicates summed). */
-static ts_status read_corpus(ts_context *ctx, const char *dir, const char *name, ts_csr **a) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.mtx", dir, name);
-  return ts_mm_read_csr(ctx, path, TS_FLOAT64, a, NULL);
 }
 
 /* ---- results: CSV rows and the Markdown summary ---------------------------------------------- */
@@ -1032,24 +966,9 @@ int main(int argc, char **argv) {
 
   /* Corpus names, when that set is asked for. */
   static char corpus_names[1024][128];
-  int corpus_count = 0;
-  if (opt.sets[SET_CORPUS]) {
-    char path[4096], line[8192];
-    FILE *manifest = NULL;
-    if (opt.matrices_dir) {
-      snprintf(path, sizeof path, "%s/MANIFEST.tsv", opt.matrices_dir);
-      manifest = fopen(path, "r");
-    }
-    while (manifest && corpus_count < 1024 && fgets(line, sizeof line, manifest)) {
-      char name[128];
-      if (sscanf(line, "%127[^\t]", name) == 1 && strcmp(name, "name") != 0)
-        memcpy(corpus_names[corpus_count++], name, sizeof name);
-    }
-    if (manifest)
-      fclose(manifest);
-    if (corpus_count == 0)
-      printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
-  }
+  int corpus_count = opt.sets[SET_CORPUS] ? tsb_corpus_names(opt.matrices_dir, corpus_names, 1024) : 0;
+  if (opt.sets[SET_CORPUS] && corpus_count == 0)
+    printf("corpus set: no MANIFEST.tsv (pass --matrices DIR or set TESSERA_MATRICES); skipped\n");
   int max_cases = 2 * (corpus_count + SPEC_COUNT) + 2;
   case_result *cases = (case_result *)calloc((size_t)max_cases, sizeof(case_result));
 
@@ -1121,7 +1040,7 @@ int main(int argc, char **argv) {
       continue;
     ts_csr *a64 = NULL, *a32 = NULL;
     double t0 = tsb_wall_seconds();
-    ts_status st = corpus ? read_corpus(ctx, opt.matrices_dir, name, &a64) : generate(ctx, spec, opt.quick, &a64);
+    ts_status st = corpus ? tsb_read_corpus(ctx, opt.matrices_dir, name, &a64) : generate(ctx, spec, opt.quick, &a64);
     if (st != TS_SUCCESS) {
       fprintf(stderr, "error: %s %s: %s\n", corpus ? "reading" : "generating", name, ts_last_error(ctx));
       failed = 1;
@@ -1134,7 +1053,7 @@ int main(int argc, char **argv) {
         continue;
       const ts_csr *a = a64;
       if (d == 0) {
-        if (to_float32(ctx, a64, &a32) != TS_SUCCESS) {
+        if (tsb_csr_convert(ctx, a64, TS_FLOAT32, &a32) != TS_SUCCESS) {
           fprintf(stderr, "error: fp32 copy of %s: %s\n", name, ts_last_error(ctx));
           failed = 1;
           break;

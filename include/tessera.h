@@ -32,6 +32,8 @@
 
 #include "tessera/core.h"
 #include "tessera/sparse.h"
+#include "tessera/spmm.h"
+#include "tessera/spgemm.h"
 #include "tessera/graph.h"
 #include "tessera/io.h"
 #include "tessera/lu.h"

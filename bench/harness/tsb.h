@@ -106,6 +106,30 @@ typedef struct tsb_copy_bandwidth {
  */
 int tsb_measure_copy_bandwidth(void *stream, size_t bytes, int samples, tsb_copy_bandwidth *out);
 
+/* ---- matrices ------------------------------------------------------------------ */
+
+/**
+ * Corpus matrix dir/name.mtx (or .mtx.gz) as a general CSR in double
+ * (ts_mm_read_csr(): symmetric storage expanded, duplicates summed).
+ */
+ts_status tsb_read_corpus(ts_context *ctx, const char *dir, const char *name, ts_csr **a);
+
+/** A copy of @p a in value type @p dtype (same pattern, values rounded). */
+ts_status tsb_csr_convert(ts_context *ctx, const ts_csr *a, ts_dtype dtype, ts_csr **out);
+
+/** Up to @p max names listed by dir/MANIFEST.tsv (its header skipped); 0 when it is absent. */
+int tsb_corpus_names(const char *dir, char (*names)[128], int max);
+
+/**
+ * A's arrays in GPU memory with int32 row offsets and column indices, as
+ * cuSPARSE's anchors take them (CUDA builds only). Returns 0, or non-zero
+ * after printing why (nothing is left allocated then).
+ */
+int tsb_upload_csr32(const ts_csr *a, void **row_ptr, void **col_idx, void **values);
+
+/** Free what tsb_upload_csr32() allocated (NULL pointers are skipped). */
+void tsb_free_csr32(void *row_ptr, void *col_idx, void *values);
+
 /* ---- run metadata ----------------------------------------------------------- */
 
 #define TSB_META_MAX 32

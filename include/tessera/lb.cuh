@@ -62,6 +62,13 @@
  * atom; segmented_scan() and reduce() over a unit of threads; stride ranges
  * for range-based for loops (step, grid-, block-, warp-stride, infinite).
  *
+ * For results too large for one thread (a row of a dense product): vector
+ * threads of 1 to 32 lanes that share every atom and split the result
+ * (lanes.cuh: tile_threads<S>() for the mapped schedules, group_sum() to
+ * join a tile's vector threads in a fixed tree), and parts of the path of
+ * any size (partition_path<S>() for merge_path and work_oriented, walked by
+ * for_each_tile_of_part() in part.cuh, tiles cut between parts found by
+ * split_tile_run() and joined by the kernel in part order).
  * Gathered work (lb/gather.cuh): tiles that are independent ranges of atoms
  * counted at run time, such as a frontier's adjacency lists:
  * for_each_gathered_atom<S, Block>(count, ranges, smem, fn), with two more
@@ -73,6 +80,8 @@
 #ifndef TESSERA_LB_CUH
 #define TESSERA_LB_CUH
 
+#include "lb/lanes.cuh"
+#include "lb/part.cuh"
 #include "lb/gather.cuh"
 #include "lb/grid_barrier.cuh"
 #include "lb/range.cuh"

@@ -22,6 +22,8 @@
   X(convert)                                                                                                           \
   X(gen)                                                                                                               \
   X(spmv)                                                                                                              \
+  X(spmm)                                                                                                              \
+  X(spgemm)                                                                                                            \
   X(bfs)                                                                                                               \
   X(sssp)                                                                                                              \
   X(solve)                                                                                                             \

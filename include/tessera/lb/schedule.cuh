@@ -211,7 +211,7 @@ template <class S, class T, class Index> long long chunked_grid_bound(Index tile
 /* Start point of each chunk, one thread per chunk boundary. */
 template <class S, class Work>
 __global__ void search_chunk_starts(Work work, coordinate<typename Work::index_type> *coords, long long chunks,
-                                    int chunk_items) {
+                                    long long chunk_items) {
   using Index = typename Work::index_type;
   long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (c > chunks)
@@ -381,6 +381,39 @@ cudaError_t prepare(const plan<typename Work::index_type> &p, const Work &work, 
       return e;
     return cudaMemsetAsync(p.counter, 0, sizeof(unsigned), stream);
   }
+}
+
+/**
+ * @brief The path of a work cut into parts of a size of the caller's
+ *        choosing, for kernels that walk the parts themselves.
+ *
+ * Parts of @p items_per_part items each (tiles + atoms for merge_path, atoms
+ * for work_oriented; the last part takes the rest), walked by
+ * for_each_tile_of_part() (lb/part.cuh) instead of a block's chunk through
+ * for_each_tile_reduce(). The same search as prepare()'s chunks: part q of
+ * merge_path closes tiles coords[q].tile .. coords[q + 1].tile - 1 and holds
+ * the atoms between the two coordinates; a work_oriented part starts at its
+ * first atom, in the first tile that ends after it.
+ * @tparam S merge_path or work_oriented.
+ * @tparam Work a work description (work.cuh).
+ * @param work the work.
+ * @param coords device array of parts + 1 coordinates: receives the start of
+ *        each part and, last, (tiles, atoms), the path's end.
+ * @param parts at least ceil(items / items_per_part); nothing is done for 0.
+ * @param items_per_part items a part holds.
+ * @param stream the stream the search runs on (asynchronous).
+ * @return the launch's error, or cudaSuccess.
+ */
+template <class S, class Work>
+cudaError_t partition_path(const Work &work, coordinate<typename Work::index_type> *coords, long long parts,
+                           long long items_per_part, cudaStream_t stream) {
+  static_assert(detail::traits<S>::chunked, "merge_path or work_oriented");
+  if (parts <= 0)
+    return cudaSuccess;
+  const int threads = 256;
+  unsigned blocks = (unsigned)((parts + 1 + threads - 1) / threads);
+  detail::search_chunk_starts<S><<<blocks, threads, 0, stream>>>(work, coords, parts, items_per_part);
+  return cudaGetLastError();
 }
 
 } // namespace lb

@@ -1,0 +1,149 @@
+/* SpGEMM on the GPU: what the phases' kernels share. A row of C is a tile
+ * and a product a_ik * b_kj an atom; rows are binned by their bound (the
+ * products, capped at B's columns) so that each bin gets an accumulator of
+ * its size (spgemm_cuda_hash.cu: hash tables in shared memory, a warp's or a
+ * block's; spgemm_cuda_dense.cu: a dense bitmap and values in global memory,
+ * a warp's). A group of threads walks a row's products in sub-groups: sub-group
+ * q takes A's entries q, q + Q, ... in order and its lanes the entries of
+ * the row of B each one names; the numeric phase adds each sub-group's
+ * products into partial sums of its own, in that order, and joins the
+ * partial sums in sub-group order, so every entry's sum is fixed by A and B
+ * alone (after the product-count binning of Liu and Vinter, "An Efficient
+ * GPU General Sparse Matrix-Matrix Multiplication for Irregular Data",
+ * IPDPS 2014, and the hash accumulators of Nagasaka, Nukada and Matsuoka,
+ * ICPP 2017; the ordered partial sums are tessera's). */
+#ifndef TESSERA_SPGEMM_CUDA_KERNEL_CUH
+#define TESSERA_SPGEMM_CUDA_KERNEL_CUH
+
+#include "spgemm_internal.h"
+
+#include <cuda_runtime.h>
+
+/* An empty hash slot: above every column (columns are below INT32_MAX). */
+#define TSI_SPGEMM_EMPTY 0x7fffffff
+
+/* The operands and the output of a phase, passed by value. */
+template <class T> struct tsi_spgemm_args {
+  const int64_t *a_off;
+  const int32_t *a_cols;
+  const T *a_vals;
+  const int64_t *b_off;
+  const int32_t *b_cols;
+  const T *b_vals;
+  int64_t b_width;
+  const int32_t *rows;  /* the bin's rows */
+  int64_t count;        /* how many */
+  int64_t *row_nnz;     /* symbolic: entries of each row of C */
+  const int64_t *c_off; /* numeric: C's row offsets */
+  int64_t c_base;       /* numeric: c_off of the first row the output holds */
+  int32_t *c_cols;
+  T *c_vals;
+};
+
+template <class T>
+tsi_spgemm_args<T> tsi_spgemm_make_args(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
+                                        int32_t *c_cols, void *c_vals) {
+  tsi_spgemm_args<T> a;
+  a.a_off = d->a.offsets;
+  a.a_cols = d->a.indices;
+  a.a_vals = static_cast<const T *>(d->a.values);
+  a.b_off = d->b.offsets;
+  a.b_cols = d->b.indices;
+  a.b_vals = static_cast<const T *>(d->b.values);
+  a.b_width = d->b.cols;
+  a.rows = NULL;
+  a.count = 0;
+  a.row_nnz = d->row_nnz;
+  a.c_off = c_off;
+  a.c_base = c_base;
+  a.c_cols = c_cols;
+  a.c_vals = static_cast<T *>(c_vals);
+  return a;
+}
+
+/* Insert col into a table of `size` (a power of two) slots by linear
+ * probing; 1 when it was not there. The table never fills: a bin's tables
+ * hold at least twice its rows' bound. */
+__device__ inline int tsi_spgemm_insert(int32_t *keys, int size, int32_t col) {
+  unsigned slot = ((unsigned)col * 2654435761u) & unsigned(size - 1);
+  for (;;) {
+    const int32_t key = keys[slot];
+    if (key == col)
+      return 0;
+    if (key == TSI_SPGEMM_EMPTY) {
+      const int32_t old = atomicCAS(keys + slot, TSI_SPGEMM_EMPTY, col);
+      if (old == TSI_SPGEMM_EMPTY)
+        return 1;
+      if (old == col)
+        return 0;
+    }
+    slot = (slot + 1) & unsigned(size - 1);
+  }
+}
+
+/* Position of col among the n sorted keys (it is there). */
+__device__ inline int tsi_spgemm_find(const int32_t *keys, int n, int32_t col) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (keys[mid] < col)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Bitonic sort of `size` keys (a power of two) ascending by `threads`
+ * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
+template <class Sync> __device__ void tsi_spgemm_sort(int32_t *keys, int size, int rank, int threads, Sync sync) {
+  for (int run = 2; run <= size; run *= 2) {
+    for (int stride = run / 2; stride > 0; stride /= 2) {
+      for (int t = rank; t < size / 2; t += threads) {
+        const int lo = 2 * t - (t & (stride - 1));
+        const int hi = lo + stride;
+        const bool up = (lo & run) == 0;
+        const int32_t x = keys[lo], y = keys[hi];
+        if ((x > y) == up) {
+          keys[lo] = y;
+          keys[hi] = x;
+        }
+      }
+      sync();
+    }
+  }
+}
+
+/*
+ * The products of row `row` for sub-group q of Q, lane `lane` of L:
+ * fn(ka, kb) for A's entries ka = begin + q, begin + q + Q, ... in order and,
+ * for each, B's entries kb of row a_cols[ka] taken by the lanes in turn;
+ * between two of A's entries, step() (the sub-group's barrier when the
+ * numeric phase adds in order, nothing otherwise).
+ */
+template <class T, class Fn, class Step>
+__device__ void tsi_spgemm_products(const tsi_spgemm_args<T> &a, int64_t row, int q, int Q, int lane, int L,
+                                    const Fn &fn, const Step &step) {
+  const int64_t end = a.a_off[row + 1];
+  for (int64_t ka = a.a_off[row] + q; ka < end; ka += Q) {
+    const int64_t k = a.a_cols[ka];
+    const int64_t b_end = a.b_off[k + 1];
+    for (int64_t kb = a.b_off[k] + lane; kb < b_end; kb += L)
+      fn(ka, kb);
+    step();
+  }
+}
+
+/* The phases' launchers by bin (spgemm_cuda_hash.cu, spgemm_cuda_dense.cu). */
+cudaError_t tsi_spgemm_hash_count(const tsi_spgemm_device *d, int bin, cudaStream_t stream);
+cudaError_t tsi_spgemm_hash_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
+                                 int32_t *c_cols, void *c_vals, cudaStream_t stream);
+cudaError_t tsi_spgemm_dense_count(const tsi_spgemm_device *d, cudaStream_t stream);
+cudaError_t tsi_spgemm_dense_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
+                                  void *c_vals, cudaStream_t stream);
+
+/* Blocks for `groups` groups of `per_block` a block: at most 32 a
+ * multiprocessor (grid-stride beyond). */
+int64_t tsi_spgemm_blocks(int64_t groups, int per_block);
+
+#endif

@@ -1,0 +1,461 @@
+/* SpGEMM plans: C = A*B in the steps of spgemm.h (plan, symbolic, allocate,
+ * numeric; or blocked), on the GPU through spgemm_cuda*.cu and on the CPU
+ * through the host Gustavson, every allocation counted against the caller's
+ * memory budget. */
+#include "device_upload.h"
+#include "spgemm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static bool on_gpu(const ts_spgemm_plan *p) { return p->ctx->backend == TS_BACKEND_CUDA; }
+
+/* May the plan hold `more` bytes beyond what it holds? Else the refusal
+ * naming what needs them. */
+static ts_status reserve(ts_spgemm_plan *p, const char *op, const char *what, int64_t more) {
+  if (more < 0)
+    return tsi_error(p->ctx, TS_ERROR_OVERFLOW, "%s: %s passes 2^63 bytes", op, what);
+  if (p->budget > 0 && more > p->budget - p->held)
+    return tsi_error(p->ctx, TS_ERROR_OUT_OF_MEMORY,
+                     "%s: %s needs %lld bytes; the memory budget of %lld bytes leaves %lld (the plan holds %lld)", op,
+                     what, (long long)more, (long long)p->budget, (long long)(p->budget - p->held), (long long)p->held);
+  return TS_SUCCESS;
+}
+
+/* Bytes of a CSR operand in backend memory. */
+static int64_t csr_bytes(const ts_csr *a) {
+  return (a->rows + 1) * 8 + a->nnz * (4 + (int64_t)ts_dtype_size(a->dtype));
+}
+
+static ts_status upload_operand(ts_context *ctx, const ts_csr *a, tsi_spgemm_operand *d) {
+  d->rows = a->rows;
+  d->cols = a->cols;
+  d->nnz = a->nnz;
+  ts_status st = tsi_upload_array(ctx, (void **)&d->offsets, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
+  if (st == TS_SUCCESS)
+    st = tsi_upload_array(ctx, (void **)&d->indices, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
+  if (st == TS_SUCCESS)
+    st = tsi_upload_array(ctx, &d->values, a->values, (size_t)a->nnz * ts_dtype_size(a->dtype));
+  return st;
+}
+
+ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *b, const ts_spgemm_options *options,
+                                ts_spgemm_plan **plan) {
+  static const char op[] = "ts_spgemm_plan_create";
+  if (!ctx || !plan)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: NULL argument", op);
+  *plan = NULL;
+  ts_status st = tsi_spgemm_check_operands(ctx, op, a, b);
+  if (st != TS_SUCCESS)
+    return st;
+  const ts_spgemm_options o = options ? *options : (ts_spgemm_options){0};
+  if (o.memory_budget < 0)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: memory budget %lld is negative", op,
+                     (long long)o.memory_budget);
+  ts_spgemm_plan *p = calloc(1, sizeof *p);
+  if (!p)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+  p->ctx = ctx;
+  tsi_context_retain(ctx); /* released by ts_spgemm_plan_destroy */
+  p->dtype = a->dtype;
+  p->rows = a->rows;
+  p->inner = a->cols;
+  p->cols = b->cols;
+  p->budget = o.memory_budget;
+  p->nnz = p->products = -1;
+  p->device.dtype = a->dtype;
+  st = reserve(p, op, "the copies of A and B", csr_bytes(a) + csr_bytes(b));
+  if (st == TS_SUCCESS && on_gpu(p)) {
+    st = upload_operand(ctx, a, &p->device.a);
+    if (st == TS_SUCCESS)
+      st = upload_operand(ctx, b, &p->device.b);
+  } else if (st == TS_SUCCESS) {
+    st = ts_csr_copy(ctx, a, &p->host_a);
+    if (st == TS_SUCCESS)
+      st = ts_csr_copy(ctx, b, &p->host_b);
+  }
+  if (st != TS_SUCCESS) {
+    ts_spgemm_plan_destroy(p);
+    return st;
+  }
+  p->held = csr_bytes(a) + csr_bytes(b);
+  *plan = p;
+  return TS_SUCCESS;
+}
+
+static size_t align_up(size_t n) { return (n + 255) / 256 * 256; }
+
+/* The phases' workspace on the GPU: each row's bin, the rows by bin, the
+ * rows' entries, the counters and CUB's scan. */
+static ts_status allocate_workspace(ts_spgemm_plan *p, const char *op) {
+  tsi_spgemm_device *d = &p->device;
+  const int64_t m = p->rows;
+  d->scan_bytes = tsi_spgemm_cuda_scan_bytes(m);
+  const size_t bin_bytes = align_up((size_t)m), list_bytes = align_up((size_t)m * sizeof(int32_t));
+  const size_t nnz_bytes = align_up((size_t)m * sizeof(int64_t)), counter_bytes = align_up(sizeof(tsi_spgemm_counters));
+  d->workspace_bytes = bin_bytes + list_bytes + nnz_bytes + counter_bytes + align_up(d->scan_bytes);
+  ts_status st = reserve(p, op, "the phases' workspace", (int64_t)d->workspace_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, &d->workspace, d->workspace_bytes);
+  if (st != TS_SUCCESS)
+    return st;
+  p->held += (int64_t)d->workspace_bytes;
+  unsigned char *w = (unsigned char *)d->workspace;
+  d->row_bin = w;
+  d->row_list = (int32_t *)(w + bin_bytes);
+  d->row_nnz = (int64_t *)(w + bin_bytes + list_bytes);
+  d->counters = (tsi_spgemm_counters *)(w + bin_bytes + list_bytes + nnz_bytes);
+  d->scan_temp = w + bin_bytes + list_bytes + nnz_bytes + counter_bytes;
+  return TS_SUCCESS;
+}
+
+/* Dense accumulators for the dense bin's rows: as many slots as the budget
+ * (or a share of the free memory) allows, up to the rows and
+ * TSI_SPGEMM_DENSE_WARPS_PER_SM warps a multiprocessor, at least one. */
+static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
+  tsi_spgemm_device *d = &p->device;
+  const int64_t rows = d->bin_rows[TSI_SPGEMM_DENSE_BIN];
+  if (rows == 0 || d->pool)
+    return TS_SUCCESS;
+  ts_device_info info;
+  const int sms = ts_context_device_info(p->ctx, &info) == TS_SUCCESS ? info.multiprocessors : 1;
+  d->slot_bytes = tsi_spgemm_slot_bytes(p->cols, p->dtype);
+  const int64_t limit = p->budget > 0
+                            ? p->budget - p->held
+                            : (int64_t)((double)tsi_spgemm_cuda_free_bytes(p->ctx) * TSI_SPGEMM_DENSE_FREE_SHARE);
+  int64_t slots = limit / (int64_t)d->slot_bytes;
+  if (slots > rows)
+    slots = rows;
+  if (slots > (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM)
+    slots = (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM;
+  if (slots < 1)
+    slots = 1; /* reserve() below names the bytes when even one does not fit */
+  char what[160];
+  snprintf(what, sizeof what, "the dense accumulators of the %lld longest rows (%lld at a time, %zu bytes each)",
+           (long long)rows, (long long)slots, d->slot_bytes);
+  ts_status st = reserve(p, op, what, slots * (int64_t)d->slot_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, &d->pool, (size_t)slots * d->slot_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memset(p->ctx, d->pool, 0, (size_t)slots * d->slot_bytes);
+  if (st != TS_SUCCESS)
+    return st;
+  d->pool_slots = slots;
+  p->held += slots * (int64_t)d->slot_bytes;
+  return TS_SUCCESS;
+}
+
+/* C's row offsets, of rows + 1 int64 in backend memory. */
+static ts_status create_row_offsets(ts_spgemm_plan *p, const char *op) {
+  const int64_t bytes = (p->rows + 1) * (int64_t)sizeof(int64_t);
+  ts_status st = reserve(p, op, "C's row offsets", bytes);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_create(p->ctx, TS_MEMORY_DEVICE, (size_t)bytes, &p->c_row_ptr);
+  if (st == TS_SUCCESS)
+    p->held += bytes;
+  return st;
+}
+
+static ts_status symbolic_gpu(ts_spgemm_plan *p, const char *op) {
+  tsi_spgemm_device *d = &p->device;
+  ts_status st = allocate_workspace(p, op);
+  if (st == TS_SUCCESS)
+    st = create_row_offsets(p, op);
+  if (st == TS_SUCCESS)
+    st = tsi_spgemm_cuda_bin(p->ctx, d, 0, p->rows, &p->products);
+  if (st == TS_SUCCESS)
+    st = allocate_pool(p, op);
+  if (st == TS_SUCCESS)
+    st = tsi_spgemm_cuda_count(p->ctx, d);
+  if (st == TS_SUCCESS)
+    st = tsi_spgemm_cuda_offsets(p->ctx, d, ts_buffer_data(p->c_row_ptr), &p->nnz);
+  return st;
+}
+
+static ts_status symbolic_cpu(ts_spgemm_plan *p, const char *op) {
+#ifdef _OPENMP
+  const int threads = p->ctx->num_threads > 0 ? p->ctx->num_threads : omp_get_max_threads();
+#else
+  const int threads = 1;
+#endif
+  const int64_t work = tsi_spgemm_host_work_bytes(threads, p->cols, p->dtype);
+  ts_status st = reserve(p, op, "the accumulators", work == INT64_MAX ? -1 : work + p->rows * 8);
+  if (st == TS_SUCCESS)
+    st = tsi_spgemm_host_work_create(p->ctx, op, threads, p->cols, p->dtype, &p->host_work);
+  if (st != TS_SUCCESS)
+    return st;
+  p->held += work;
+  p->host_row_nnz = tsi_malloc_array(p->rows + 1, sizeof(int64_t));
+  if (!p->host_row_nnz)
+    return tsi_error(p->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no host memory for %lld row counts", op, (long long)p->rows);
+  p->held += p->rows * 8;
+  st = tsi_spgemm_host_count(p->ctx, p->host_a, p->host_b, &p->host_work, p->host_row_nnz, &p->products);
+  if (st == TS_SUCCESS)
+    st = create_row_offsets(p, op);
+  if (st != TS_SUCCESS)
+    return st;
+  int64_t *off = ts_buffer_data(p->c_row_ptr);
+  off[0] = 0;
+  for (int64_t i = 0; i < p->rows; i++)
+    off[i + 1] = off[i] + p->host_row_nnz[i];
+  p->nnz = off[p->rows];
+  return TS_SUCCESS;
+}
+
+static void write_explain(ts_spgemm_plan *p) {
+  const tsi_spgemm_device *d = &p->device;
+  int n = snprintf(p->explain, sizeof p->explain, "%lld x %lld times %lld x %lld: %lld products, %lld entries",
+                   (long long)p->rows, (long long)p->inner, (long long)p->inner, (long long)p->cols,
+                   (long long)p->products, (long long)p->nnz);
+  if (!on_gpu(p)) {
+    snprintf(p->explain + n, sizeof p->explain - (size_t)n, "; host: %d dense accumulators of %lld columns",
+             p->host_work.threads, (long long)p->cols);
+    return;
+  }
+  n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, "; rows by bound: none %lld", (long long)d->bin_rows[0]);
+  for (int b = 1; b <= TSI_SPGEMM_SHARED_BINS && n < (int)sizeof p->explain; b++)
+    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", <=%d %lld", (TSI_SPGEMM_FIRST_TABLE / 2) << (b - 1),
+                  (long long)d->bin_rows[b]);
+  if (n < (int)sizeof p->explain)
+    snprintf(p->explain + n, sizeof p->explain - (size_t)n,
+             ", dense %lld (%lld at a time, %zu bytes each); workspace %zu bytes",
+             (long long)d->bin_rows[TSI_SPGEMM_DENSE_BIN], (long long)d->pool_slots, d->slot_bytes, d->workspace_bytes);
+}
+
+ts_status ts_spgemm_symbolic(ts_spgemm_plan *plan) {
+  static const char op[] = "ts_spgemm_symbolic";
+  if (!plan)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: plan is NULL", op);
+  if (plan->symbolic_done)
+    return TS_SUCCESS;
+  ts_status st = on_gpu(plan) ? symbolic_gpu(plan, op) : symbolic_cpu(plan, op);
+  if (st != TS_SUCCESS)
+    return st;
+  plan->symbolic_done = true;
+  write_explain(plan);
+  return TS_SUCCESS;
+}
+
+int64_t ts_spgemm_plan_nnz(const ts_spgemm_plan *plan) { return plan && plan->symbolic_done ? plan->nnz : -1; }
+
+int64_t ts_spgemm_plan_products(const ts_spgemm_plan *plan) {
+  return plan && plan->symbolic_done ? plan->products : -1;
+}
+
+/* Bytes of C's column indices and values (INT64_MAX past 64 bits). */
+static int64_t entry_bytes(const ts_spgemm_plan *p, int64_t entries) {
+  int64_t bytes;
+  return tsi_mul_overflows(entries, 4 + (int64_t)ts_dtype_size(p->dtype), &bytes) ? INT64_MAX : bytes;
+}
+
+int64_t ts_spgemm_plan_c_bytes(const ts_spgemm_plan *plan) {
+  if (!plan || !plan->symbolic_done)
+    return -1;
+  const int64_t entries = entry_bytes(plan, plan->nnz);
+  return entries == INT64_MAX ? INT64_MAX : entries + (plan->rows + 1) * 8;
+}
+
+int64_t ts_spgemm_plan_device_bytes(const ts_spgemm_plan *plan) { return plan ? plan->held : 0; }
+
+const char *ts_spgemm_plan_explain(const ts_spgemm_plan *plan) { return plan ? plan->explain : ""; }
+
+ts_status ts_spgemm_allocate(ts_spgemm_plan *plan) {
+  static const char op[] = "ts_spgemm_allocate";
+  if (!plan)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: plan is NULL", op);
+  if (!plan->symbolic_done)
+    return tsi_error(plan->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: run ts_spgemm_symbolic() first", op);
+  if (plan->c_col_idx)
+    return TS_SUCCESS;
+  const int64_t bytes = entry_bytes(plan, plan->nnz);
+  char what[200];
+  snprintf(what, sizeof what, "C (%lld entries: %lld bytes with its row offsets, of which %lld are held)",
+           (long long)plan->nnz, (long long)ts_spgemm_plan_c_bytes(plan), (long long)(plan->rows + 1) * 8);
+  ts_status st = reserve(plan, op, what, bytes == INT64_MAX ? -1 : bytes);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_create(plan->ctx, TS_MEMORY_DEVICE, (size_t)plan->nnz * sizeof(int32_t), &plan->c_col_idx);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_create(plan->ctx, TS_MEMORY_DEVICE, (size_t)plan->nnz * ts_dtype_size(plan->dtype), &plan->c_values);
+  if (st == TS_ERROR_OUT_OF_MEMORY)
+    st = tsi_error(plan->ctx, st,
+                   "%s: %s does not fit in the device's memory (ts_spgemm_blocked() computes C in blocks)", op, what);
+  if (st != TS_SUCCESS) {
+    ts_buffer_destroy(plan->c_col_idx);
+    ts_buffer_destroy(plan->c_values);
+    plan->c_col_idx = plan->c_values = NULL;
+    return st;
+  }
+  plan->held += bytes;
+  return TS_SUCCESS;
+}
+
+ts_status ts_spgemm_numeric(ts_spgemm_plan *plan) {
+  static const char op[] = "ts_spgemm_numeric";
+  if (!plan)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: plan is NULL", op);
+  if (!plan->c_col_idx)
+    return tsi_error(plan->ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: run ts_spgemm_symbolic() and ts_spgemm_allocate() first", op);
+  ts_status st = TS_SUCCESS;
+  if (on_gpu(plan)) {
+    tsi_spgemm_device *d = &plan->device;
+    int64_t products = 0;
+    if (d->r0 != 0 || d->r1 != plan->rows) /* ts_spgemm_blocked() binned a block last */
+      st = tsi_spgemm_cuda_bin(plan->ctx, d, 0, plan->rows, &products);
+    if (st == TS_SUCCESS)
+      st = tsi_spgemm_cuda_fill(plan->ctx, d, ts_buffer_data(plan->c_row_ptr), 0, ts_buffer_data(plan->c_col_idx),
+                                ts_buffer_data(plan->c_values));
+  } else {
+    tsi_spgemm_host_fill(plan->host_a, plan->host_b, &plan->host_work, 0, plan->rows, ts_buffer_data(plan->c_row_ptr),
+                         0, ts_buffer_data(plan->c_col_idx), ts_buffer_data(plan->c_values));
+  }
+  if (st == TS_SUCCESS)
+    plan->numeric_done = true;
+  return st;
+}
+
+ts_status ts_spgemm_c_buffers(const ts_spgemm_plan *plan, const ts_buffer **row_ptr, const ts_buffer **col_idx,
+                              const ts_buffer **values) {
+  if (!plan)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_spgemm_c_buffers: plan is NULL");
+  if (!plan->c_col_idx)
+    return tsi_error(plan->ctx, TS_ERROR_INVALID_ARGUMENT, "ts_spgemm_c_buffers: C is not allocated");
+  if (row_ptr)
+    *row_ptr = plan->c_row_ptr;
+  if (col_idx)
+    *col_idx = plan->c_col_idx;
+  if (values)
+    *values = plan->c_values;
+  return TS_SUCCESS;
+}
+
+ts_status ts_spgemm_download(ts_spgemm_plan *plan, ts_csr **c) {
+  static const char op[] = "ts_spgemm_download";
+  if (!plan || !c)
+    return tsi_error(plan ? plan->ctx : NULL, TS_ERROR_INVALID_ARGUMENT, "%s: NULL argument", op);
+  *c = NULL;
+  if (!plan->numeric_done)
+    return tsi_error(plan->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: run ts_spgemm_numeric() first", op);
+  ts_context *ctx = plan->ctx;
+  ts_csr *out = NULL;
+  ts_status st = ts_csr_create(ctx, plan->rows, plan->cols, plan->nnz, plan->dtype, &out);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_download(ctx, plan->c_row_ptr, 0, out->row_ptr, (size_t)(plan->rows + 1) * sizeof(int64_t));
+  if (st == TS_SUCCESS)
+    st = ts_buffer_download(ctx, plan->c_col_idx, 0, out->col_idx, (size_t)plan->nnz * sizeof(int32_t));
+  if (st == TS_SUCCESS)
+    st = ts_buffer_download(ctx, plan->c_values, 0, out->values, (size_t)plan->nnz * ts_dtype_size(plan->dtype));
+  if (st != TS_SUCCESS) {
+    ts_csr_destroy(out);
+    return st;
+  }
+  *c = out;
+  return TS_SUCCESS;
+}
+
+/* The GPU's blocks: rows r0 .. r1 - 1 whose entries fit `capacity`, filled
+ * into block arrays and copied into the host CSR. */
+static ts_status blocked_gpu(ts_spgemm_plan *p, const char *op, ts_csr *c) {
+  tsi_spgemm_device *d = &p->device;
+  const int64_t per_entry = 4 + (int64_t)ts_dtype_size(p->dtype);
+  const int64_t avail =
+      p->budget > 0 ? p->budget - p->held : (int64_t)(0.9 * (double)tsi_spgemm_cuda_free_bytes(p->ctx));
+  const int64_t capacity = avail / per_entry;
+  const int64_t *off = c->row_ptr;
+  int64_t largest = 0, widest = 0;
+  for (int64_t i = 0; i < p->rows; i++)
+    largest = off[i + 1] - off[i] > largest ? off[i + 1] - off[i] : largest;
+  if (largest > capacity) {
+    char what[128];
+    snprintf(what, sizeof what, "a block holding C's longest row (%lld entries)", (long long)largest);
+    return tsi_error(p->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: %s needs %lld bytes; %lld are available", op, what,
+                     (long long)(largest * per_entry), (long long)avail);
+  }
+  /* The widest block, to size the block arrays once. */
+  for (int64_t r0 = 0, r1 = 0; r0 < p->rows; r0 = r1) {
+    for (r1 = r0 + 1; r1 < p->rows && off[r1 + 1] - off[r0] <= capacity; r1++) {
+    }
+    widest = off[r1] - off[r0] > widest ? off[r1] - off[r0] : widest;
+  }
+  int32_t *cols = NULL;
+  void *vals = NULL;
+  ts_status st = reserve(p, op, "the blocks of C", widest * per_entry);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, (void **)&cols, (size_t)widest * sizeof(int32_t) + 1);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, &vals, (size_t)widest * ts_dtype_size(p->dtype) + 1);
+  const size_t vs = ts_dtype_size(p->dtype);
+  for (int64_t r0 = 0, r1 = 0; st == TS_SUCCESS && r0 < p->rows; r0 = r1) {
+    for (r1 = r0 + 1; r1 < p->rows && off[r1 + 1] - off[r0] <= capacity; r1++) {
+    }
+    int64_t products = 0;
+    const int64_t entries = off[r1] - off[r0];
+    st = tsi_spgemm_cuda_bin(p->ctx, d, r0, r1, &products);
+    if (st == TS_SUCCESS)
+      st = tsi_spgemm_cuda_fill(p->ctx, d, ts_buffer_data(p->c_row_ptr), off[r0], cols, vals);
+    if (st == TS_SUCCESS && entries > 0)
+      st = tsi_cuda_memcpy_to_host(p->ctx, c->col_idx + off[r0], cols, (size_t)entries * sizeof(int32_t));
+    if (st == TS_SUCCESS && entries > 0)
+      st = tsi_cuda_memcpy_to_host(p->ctx, (char *)c->values + (size_t)off[r0] * vs, vals, (size_t)entries * vs);
+  }
+  tsi_cuda_free(cols);
+  tsi_cuda_free(vals);
+  return st;
+}
+
+ts_status ts_spgemm_blocked(ts_spgemm_plan *plan, ts_csr **c) {
+  static const char op[] = "ts_spgemm_blocked";
+  if (!plan || !c)
+    return tsi_error(plan ? plan->ctx : NULL, TS_ERROR_INVALID_ARGUMENT, "%s: NULL argument", op);
+  *c = NULL;
+  ts_status st = ts_spgemm_symbolic(plan);
+  if (st != TS_SUCCESS)
+    return st;
+  ts_csr *out = NULL;
+  st = ts_csr_create(plan->ctx, plan->rows, plan->cols, plan->nnz, plan->dtype, &out);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_download(plan->ctx, plan->c_row_ptr, 0, out->row_ptr, (size_t)(plan->rows + 1) * sizeof(int64_t));
+  if (st == TS_SUCCESS && on_gpu(plan))
+    st = blocked_gpu(plan, op, out);
+  else if (st == TS_SUCCESS)
+    tsi_spgemm_host_fill(plan->host_a, plan->host_b, &plan->host_work, 0, plan->rows, out->row_ptr, 0, out->col_idx,
+                         out->values);
+  if (st != TS_SUCCESS) {
+    ts_csr_destroy(out);
+    return st;
+  }
+  *c = out;
+  return TS_SUCCESS;
+}
+
+void ts_spgemm_plan_destroy(ts_spgemm_plan *plan) {
+  if (!plan)
+    return;
+  if (on_gpu(plan)) {
+    tsi_spgemm_device *d = &plan->device;
+    (void)tsi_cuda_sync(plan->ctx);
+    tsi_cuda_free(d->a.offsets);
+    tsi_cuda_free(d->a.indices);
+    tsi_cuda_free(d->a.values);
+    tsi_cuda_free(d->b.offsets);
+    tsi_cuda_free(d->b.indices);
+    tsi_cuda_free(d->b.values);
+    tsi_cuda_free(d->workspace);
+    tsi_cuda_free(d->pool);
+  }
+  ts_buffer_destroy(plan->c_row_ptr);
+  ts_buffer_destroy(plan->c_col_idx);
+  ts_buffer_destroy(plan->c_values);
+  ts_csr_destroy(plan->host_a);
+  ts_csr_destroy(plan->host_b);
+  tsi_spgemm_host_work_destroy(&plan->host_work);
+  free(plan->host_row_nnz);
+  ts_context *ctx = plan->ctx;
+  free(plan);
+  tsi_context_release(ctx);
+}

@@ -1,0 +1,66 @@
+/* SpMM with the mapped schedules: each (row, column slice) of C goes to a
+ * group of vector threads (one for thread-mapped, a warp's for warp-mapped,
+ * group_size threads' for group-mapped, a block's for block-mapped) that
+ * take the row's nonzeros in turn and join their sums in a fixed tree. */
+#include "spmm_cuda_kernel.cuh"
+
+template <class S, class T, int V, int R, bool BRow>
+__global__ void TSI_SPMM_BOUNDS tsi_spmm_rows_kernel(tsi_spmm_args<T> a, int row_threads) {
+  constexpr bool block_rows = std::is_same<S, lb::block_mapped>::value;
+  using scratch_type =
+      typename std::conditional<block_rows, lb::group_sum_storage<TSI_SPMM_BLOCK, T, R * V>, int>::type;
+  __shared__ scratch_type scratch;
+  const lb::lane_position at = lb::position_of(a.lanes, row_threads);
+  const int vthreads = row_threads / a.lanes;
+  const int64_t tiles = a.work.tiles * a.slices;
+  /* The bounds are the same for every thread of a group (of the block for
+   * block-mapped): all of them reach group_sum(). */
+  for (int64_t g = at.group; g < tiles; g += at.groups) {
+    int64_t row, slice;
+    tsi_spmm_split_index<BRow>(g, a.work.tiles, a.slices, row, slice);
+    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
+    T acc[R * V];
+    tsi_spmm_sum<T, V, R, BRow>(a, col, a.work.tile_begin(row) + at.rank, a.work.tile_end(row), vthreads, acc);
+    if constexpr (block_rows) {
+      lb::group_sum<TSI_SPMM_BLOCK, T, R * V>(acc, row_threads, a.lanes, &scratch);
+    } else if constexpr (!std::is_same<S, lb::thread_mapped>::value) {
+      (void)scratch;
+      lb::group_sum<TSI_SPMM_BLOCK, T, R * V>(acc, row_threads, a.lanes, nullptr);
+    } else {
+      (void)scratch;
+    }
+    if (at.rank == 0)
+      tsi_spmm_store<T, V, R>(a, row, col, acc);
+  }
+}
+
+template <class S, class T, int V, int R, bool BRow> static cudaError_t launch(const tsi_spmm_call &call) {
+  const tsi_spmm_device *d = call.d;
+  tsi_spmm_args<T> a = tsi_spmm_make_args<T>(d, call.alpha, call.b, call.beta, call.c);
+  const int row_threads = std::is_same<S, lb::thread_mapped>::value  ? d->lanes.lanes
+                          : std::is_same<S, lb::block_mapped>::value ? TSI_SPMM_BLOCK
+                                                                     : d->row_threads;
+  const int64_t threads = d->rows * d->lanes.slices * row_threads;
+  constexpr auto kernel = tsi_spmm_rows_kernel<S, T, V, R, BRow>;
+  kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, call.stream>>>(a, row_threads);
+  return cudaPeekAtLastError();
+}
+
+template <class T, int V, int R, bool BRow> struct rows_fn {
+  static cudaError_t call(const tsi_spmm_call &c) {
+    switch (c.schedule) {
+    case TS_SCHEDULE_WARP_MAPPED:
+    case TS_SCHEDULE_GROUP_MAPPED:
+      /* group-mapped runs the warp-mapped kernel with its own group size
+       * (up to a warp; beyond, the plan picks a block of threads) */
+      return c.d->row_threads == TSI_SPMM_BLOCK ? launch<lb::block_mapped, T, V, R, BRow>(c)
+                                                : launch<lb::warp_mapped, T, V, R, BRow>(c);
+    case TS_SCHEDULE_BLOCK_MAPPED:
+      return launch<lb::block_mapped, T, V, R, BRow>(c);
+    default:
+      return launch<lb::thread_mapped, T, V, R, BRow>(c);
+    }
+  }
+};
+
+cudaError_t tsi_spmm_run_rows(const tsi_spmm_call &call) { return tsi_spmm_by_config<rows_fn>(call.d, call); }

@@ -1,0 +1,123 @@
+/* SpMM internals: the dense operands' shapes and their checks, the vector
+ * thread chosen for a width and layout, the plan's fields, and the
+ * interface between the plan (spmm_plan.c) and the CUDA kernels
+ * (spmm_cuda*.cu). */
+#ifndef TESSERA_SPMM_INTERNAL_H
+#define TESSERA_SPMM_INTERNAL_H
+
+#include "internal.h"
+#include "spmm_tuning.h"
+#include "spmv_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TS_SUCCESS for TS_GENERAL storage, else the refusal of `op` naming the
+ * operand `name` and its symmetry. */
+ts_status tsi_require_general(ts_context *ctx, const char *op, const char *name, const ts_csr *a);
+
+/* A dense operand: rows x cols in a layout with leading dimension ld;
+ * elements counts the span from the first entry to one past the last. */
+typedef struct tsi_dense_shape {
+  int64_t rows, cols, ld;
+  ts_layout layout;
+  int64_t elements;
+} tsi_dense_shape;
+
+/* Check the shapes of C = alpha*A*B + beta*C for `op` (a function name for
+ * the messages): width, layouts, leading dimensions (0 = packed) and the
+ * 64-bit sizes of B and C; fills *b and *c. */
+ts_status tsi_spmm_check_shapes(ts_context *ctx, const char *op, const ts_csr *a, int64_t width, ts_layout layout_b,
+                                int64_t ld_b, ts_layout layout_c, int64_t ld_c, tsi_dense_shape *b, tsi_dense_shape *c);
+
+/* C = alpha*A*B + beta*C on the host for checked operands (the CPU backend
+ * of a plan and ts_csr_spmm_host()). */
+void tsi_spmm_host_run(ts_context *ctx, double alpha, const ts_csr *a, const void *b, const tsi_dense_shape *bs,
+                       double beta, void *c, const tsi_dense_shape *cs);
+
+/* The vector thread of a GPU SpMM: `lanes` lanes, each holding `columns`
+ * vectors of `vector` consecutive columns; a slice of C's columns is what
+ * one vector thread computes for one row. */
+typedef struct tsi_spmm_lanes {
+  int vector;     /* 4 or 2 (16-byte loads of a row-major B), else 1 */
+  int lanes;      /* 1 to 32, a power of two */
+  int columns;    /* vectors a lane holds: 1 (row-major B) or TSI_SPMM_COLMAJOR_COLUMNS */
+  int64_t slice;  /* columns of a slice: lanes * vector * columns */
+  int64_t slices; /* slices covering the width */
+  bool c_vector;  /* C row-major with ld_c a multiple of vector: stored `vector` at a time */
+} tsi_spmm_lanes;
+
+tsi_spmm_lanes tsi_spmm_lanes_for(ts_dtype dtype, int64_t width, const tsi_dense_shape *b, const tsi_dense_shape *c);
+
+/* The AUTO schedule from the row-length shape, the width's slices and the
+ * vector thread; writes its reason. Never returns AUTO. */
+ts_schedule tsi_spmm_auto_choose(const tsi_spmv_shape *shape, const tsi_spmm_lanes *lanes, int multiprocessors,
+                                 char *reason, size_t reason_size);
+
+/* Threads a row gets from a mapped schedule (thread-, warp-, block-,
+ * group-mapped), given the requested group size (0 = chosen). */
+int tsi_spmm_row_threads(ts_schedule schedule, int lanes, int group_size);
+
+/* Split-rows: pieces of the rows longer than TSI_SPMM_SPLIT_PIECE, counted
+ * by tsi_spmm_split_count() and laid out by tsi_spmm_split_fill(). */
+void tsi_spmm_split_count(int64_t rows, const int64_t *offsets, int64_t *pieces, int64_t *long_rows);
+void tsi_spmm_split_fill(int64_t rows, const int64_t *offsets, int32_t *piece_row, int64_t *piece_begin,
+                         int32_t *long_row, int64_t *long_first);
+
+/* The operand and the plan's choices, as the CUDA kernels need them. */
+typedef struct tsi_spmm_device {
+  int64_t rows, cols, nnz, width;
+  ts_dtype dtype;
+  int64_t *offsets; /* rows + 1, GPU memory */
+  int32_t *indices; /* nnz */
+  void *values;     /* nnz */
+  tsi_dense_shape b, c;
+  tsi_spmm_lanes lanes;
+  int row_threads; /* mapped schedules: threads a row (lanes .. 32, or TSI_SPMM_BLOCK) */
+  /* Merge-path and work-oriented: parts of the path, each with a head and
+   * a tail record (width values each). */
+  int64_t parts;
+  size_t coords_at, head_at, tail_at;
+  /* Split-rows: pieces of long rows (one record each) and the long rows. */
+  int64_t pieces, long_rows;
+  size_t piece_row_at, piece_begin_at, long_row_at, long_first_at, records_at;
+} tsi_spmm_device;
+
+/* Bytes of one partition coordinate (a tile and an atom, int64 each). */
+#define TSI_SPMM_COORDINATE_BYTES 16
+
+/* Lay out the schedule's workspace (byte offsets into it) and return its
+ * size; 0 when the schedule needs none. */
+size_t tsi_spmm_workspace_layout(tsi_spmm_device *d, ts_schedule schedule);
+
+/* One-time preparation into the workspace (the partition search of
+ * merge-path and work-oriented); may launch kernels on the context's stream. */
+ts_status tsi_spmm_cuda_prepare(ts_context *ctx, const tsi_spmm_device *d, ts_schedule schedule, void *workspace);
+
+/* C = alpha*A*B + beta*C: deterministic, no allocation, no host wait. */
+ts_status tsi_spmm_cuda_run(ts_context *ctx, const tsi_spmm_device *d, ts_schedule schedule, void *workspace,
+                            double alpha, const void *b, double beta, void *c);
+
+/* Room for ts_spmm_plan_explain()'s line. */
+#define TSI_SPMM_EXPLAIN_SIZE 512
+
+struct ts_spmm_plan {
+  ts_context *ctx;
+  int64_t rows, cols, nnz, width;
+  ts_dtype dtype;
+  ts_schedule schedule; /* resolved, never AUTO */
+  tsi_spmv_shape shape; /* of A's rows */
+  tsi_dense_shape b, c;
+  ts_csr *host;           /* CPU backend: A */
+  tsi_spmm_device device; /* CUDA backend */
+  void *workspace;        /* CUDA backend */
+  size_t workspace_bytes;
+  char explain[TSI_SPMM_EXPLAIN_SIZE];
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+/* Tuning constants of SpMM (C = alpha*A*B + beta*C, A in CSR) on the GPU and
+ * of its AUTO schedule. Each says what set it; "design" values come from the
+ * roofline in bench/notes/spmm.md and wait for a measurement. They are the
+ * same for every architecture the build targets (sm_80 to sm_90) until a
+ * measurement says otherwise. */
+#ifndef TESSERA_SPMM_TUNING_H
+#define TESSERA_SPMM_TUNING_H
+
+/* Threads per block of every SpMM kernel (the layer's block). */
+#define TSI_SPMM_BLOCK 256
+
+/* Resident blocks each kernel asks ptxas for (through
+ * tsi_min_blocks_per_sm): 4 blocks of 256 threads leave 64 registers a
+ * thread, room for a batch of row-major B loads (4 atoms x 16 bytes) or of
+ * column-major ones (4 atoms x 8 columns) in flight without spilling. Design. */
+#define TSI_SPMM_MIN_BLOCKS 4
+
+/* Nonzeros of a row whose B loads a lane issues before the first is used
+ * (all predicated, so a short row costs one round trip). Design. */
+#define TSI_SPMM_ATOM_BATCH 4
+
+/* Columns of C one thread holds with a column-major B: a column-major B
+ * has no contiguous row to split into lanes, so each thread walks its row
+ * once for this many columns (B's gathers then hit one column each, C's
+ * stores are coalesced over consecutive rows). Design. */
+#define TSI_SPMM_COLMAJOR_COLUMNS 8
+
+/* Items (rows + nonzeros for merge-path, nonzeros for work-oriented) of one
+ * vector thread's part: each part keeps two partial rows of C, so the
+ * records take 2 (rows + nnz) / TSI_SPMM_PART_ITEMS rows of C at most.
+ * Design. */
+#define TSI_SPMM_PART_ITEMS 32
+
+/* Split-rows: rows of more nonzeros are cut into pieces of this many, one
+ * vector thread each; shorter rows take one vector thread. Design. */
+#define TSI_SPMM_SPLIT_PIECE 256
+
+/* AUTO: row-length shapes. Skewed: coefficient of variation above
+ * TSI_SPMM_AUTO_SKEW_CV with some row longer than a split-rows piece
+ * (SpMV's split-rows threshold, bench/NOTES.md, carried over). */
+#define TSI_SPMM_AUTO_SKEW_CV 1.0
+/* AUTO: vector threads (rows x column slices) below this many per SM leave
+ * the GPU short of work with one vector thread a row: rows long enough
+ * (mean above TSI_SPMM_AUTO_GROUP_MEAN) then take a warp's vector threads
+ * (or a block's when the mean passes TSI_SPMM_AUTO_BLOCK_MEAN). Design. */
+#define TSI_SPMM_AUTO_FILL_PER_SM 512
+#define TSI_SPMM_AUTO_GROUP_MEAN 16.0
+#define TSI_SPMM_AUTO_BLOCK_MEAN 1024.0
+
+#endif

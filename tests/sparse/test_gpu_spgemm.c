@@ -1,0 +1,225 @@
+/* SpGEMM plans on the CUDA backend against the textbook product in double
+ * (product_test_util.h: the same pattern exactly, values within Higham's
+ * bound): matrices whose rows fill every bin (no products, each shared hash
+ * table, the dense accumulators), A*A and A*A^T, rectangular products,
+ * meshes, power-law and R-MAT rows, empty rows and matrices, one column,
+ * one huge row, a B of 2^21 columns, the corpus; in float and double. Every
+ * numeric phase runs twice (the same bits), the row-blocked mode under a
+ * budget that forces several blocks gives the same C, an intermediate count
+ * past 2^31 is counted in 64 bits and a C that passes the budget is refused
+ * with its bytes named.
+ *
+ * Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the matrices shrink, the
+ * 2^31 count case is left out and the corpus keeps 3 small ones; racecheck
+ * runs the bins' matrix in float. */
+#include "internal.h"
+#include "product_test_util.h"
+
+static ts_context *gpu;
+static int checked;
+
+static run_mode mode = RUN_FULL;
+
+static int64_t pick(int64_t full, int64_t small) { return mode == RUN_FULL ? full : small; }
+
+/* C through the plan's steps (numeric twice), or NULL after a failure. */
+static ts_csr *gpu_product(const char *what, const ts_csr *a, const ts_csr *b, int64_t budget, int64_t *held) {
+  ts_spgemm_options o = {0};
+  o.memory_budget = budget;
+  ts_spgemm_plan *plan = NULL;
+  ts_csr *c = NULL, *again = NULL;
+  ts_status st = ts_spgemm_plan_create(gpu, a, b, &o, &plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_symbolic(plan);
+  if (st == TS_SUCCESS && held)
+    *held = ts_spgemm_plan_device_bytes(plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_allocate(plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_numeric(plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_download(plan, &c);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_numeric(plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_download(plan, &again);
+  CHECK_MSG(st == TS_SUCCESS, "%s: %s: %s", what, ts_status_string(st), ts_last_error(gpu));
+  if (st == TS_SUCCESS)
+    CHECK_MSG(pt_csr_identical(c, again), "%s: a second numeric phase gave other bits (%s)", what,
+              ts_spgemm_plan_explain(plan));
+  ts_csr_destroy(again);
+  ts_spgemm_plan_destroy(plan);
+  if (st != TS_SUCCESS) {
+    ts_csr_destroy(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* The row-blocked mode under a budget that leaves a third of C's entries
+ * (or its longest row) beside the operands and workspace: the same bits as
+ * `want`. */
+static void check_blocked(const char *what, const ts_csr *a, const ts_csr *b, const ts_csr *want, int64_t held) {
+  const int64_t per_entry = 4 + (int64_t)ts_dtype_size(want->dtype);
+  int64_t longest = 0;
+  for (int64_t i = 0; i < want->rows; i++)
+    longest = want->row_ptr[i + 1] - want->row_ptr[i] > longest ? want->row_ptr[i + 1] - want->row_ptr[i] : longest;
+  const int64_t room = (want->nnz / 3 > longest ? want->nnz / 3 : longest) * per_entry + 64;
+  ts_spgemm_options o = {0};
+  o.memory_budget = held + room;
+  ts_spgemm_plan *plan = NULL;
+  ts_csr *c = NULL;
+  ts_status st = ts_spgemm_plan_create(gpu, a, b, &o, &plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_blocked(plan, &c);
+  CHECK_MSG(st == TS_SUCCESS, "%s blocked: %s: %s", what, ts_status_string(st), ts_last_error(gpu));
+  if (c)
+    CHECK_MSG(pt_csr_identical(c, want), "%s: the blocked C differs", what);
+  if (plan && want->nnz * per_entry > room) {
+    /* C whole passes this budget: refused, the bytes named. */
+    st = ts_spgemm_allocate(plan);
+    CHECK_MSG(st == TS_ERROR_OUT_OF_MEMORY, "%s: allocating C beyond the budget gave %s", what, ts_status_string(st));
+    char bytes[48];
+    snprintf(bytes, sizeof bytes, "%lld bytes", (long long)ts_spgemm_plan_c_bytes(plan));
+    CHECK_MSG(strstr(ts_last_error(gpu), bytes) != NULL, "%s: the refusal names %s: %s", what, bytes,
+              ts_last_error(gpu));
+  }
+  ts_csr_destroy(c);
+  ts_spgemm_plan_destroy(plan);
+}
+
+static void check_product(const char *what, const ts_csr *a, const ts_csr *b, bool blocked) {
+  int64_t held = 0;
+  ts_csr *c = gpu_product(what, a, b, 0, &held);
+  pt_spgemm_ref r;
+  memset(&r, 0, sizeof r);
+  if (c) {
+    CHECK_OK(NULL, ts_csr_check(NULL, c));
+    CHECK_MSG(pt_spgemm_reference(a, b, &r), "%s: reference out of memory", what);
+    CHECK_MSG(pt_spgemm_compare(what, a, &r, c) == 0, "%s (%s): C differs from the reference", what,
+              a->dtype == TS_FLOAT32 ? "float" : "double");
+    checked++;
+    if (blocked && mode != RUN_RACECHECK)
+      check_blocked(what, a, b, c, held);
+  }
+  pt_spgemm_reference_free(&r);
+  ts_csr_destroy(c);
+}
+
+/* A*A and A*A^T; takes a. */
+static void check_square(const char *what, ts_csr *a, bool blocked) {
+  CHECK_MSG(a != NULL, "%s: generation failed", what);
+  if (!a)
+    return;
+  char name[200];
+  snprintf(name, sizeof name, "%s A*A", what);
+  if (a->rows == a->cols)
+    check_product(name, a, a, blocked);
+  ts_csr *at = NULL;
+  CHECK_OK(NULL, ts_csr_transpose(NULL, a, &at));
+  snprintf(name, sizeof name, "%s A*A^T", what);
+  if (at && mode != RUN_RACECHECK)
+    check_product(name, a, at, false);
+  ts_csr_destroy(at);
+  ts_csr_destroy(a);
+}
+
+/* Row lengths whose products (about length x the mean length, 30) land in
+ * every bin, from none to past 2048 (dense). */
+static void test_bins(ts_dtype dtype) {
+  unsigned long long state = 11 + (unsigned long long)dtype;
+  const int64_t lengths[] = {0, 1, 2, 3, 5, 8, 11, 16, 23, 32, 45, 64, 90, 128};
+  check_square("bins", pt_random_csr(pick(6000, 600), pick(6000, 600), lengths, 14, dtype, &state), true);
+}
+
+static void test_shapes(ts_dtype dtype) {
+  unsigned long long state = 23 + (unsigned long long)dtype;
+  const int64_t mixed[] = {0, 2, 5, 1, 13, 0, 40, 3};
+  ts_csr *a = pt_random_csr(pick(1200, 120), 800, mixed, 8, dtype, &state);
+  ts_csr *b = pt_random_csr(800, pick(2100, 210), mixed + 1, 7, dtype, &state);
+  if (a && b)
+    check_product("rectangular", a, b, true);
+  ts_csr_destroy(a);
+  ts_csr_destroy(b);
+  ts_csr *m = NULL;
+  CHECK_OK(NULL, ts_gen_laplacian_2d(NULL, pick(200, 30), pick(150, 30), dtype, &m));
+  check_square("laplacian 2-D", m, true);
+  m = NULL;
+  CHECK_OK(NULL, ts_gen_laplacian_3d(NULL, pick(24, 8), pick(20, 8), pick(16, 8), dtype, &m));
+  check_square("laplacian 3-D", m, false);
+  m = NULL;
+  CHECK_OK(NULL, ts_gen_power_law(NULL, pick(5000, 500), pick(5000, 500), pick(60000, 4000), 1.1, 9u, dtype, &m));
+  check_square("power-law", m, true);
+  ts_rmat_params p = ts_rmat_graph500((int)pick(12, 8), 8);
+  m = NULL;
+  CHECK_OK(NULL, ts_gen_rmat(NULL, &p, 3u, dtype, &m));
+  check_square("R-MAT", m, true);
+}
+
+static void test_edges(ts_dtype dtype) {
+  unsigned long long state = 37 + (unsigned long long)dtype;
+  const int64_t none[] = {0}, one[] = {1};
+  check_square("no entries", pt_random_csr(70, 70, none, 1, dtype, &state), false);
+  check_square("0x0", pt_random_csr(0, 0, none, 1, dtype, &state), false);
+  ts_csr *a = pt_random_csr(300, 1, one, 1, dtype, &state), *b = pt_random_csr(1, 1, one, 1, dtype, &state);
+  if (a && b)
+    check_product("300x1 * 1x1", a, b, false);
+  ts_csr_destroy(a);
+  ts_csr_destroy(b);
+  /* One huge row of A among empty ones, times a B of rows of 50. */
+  const int64_t huge[] = {pick(100000, 5000), 0, 0}, fifty[] = {50};
+  a = pt_random_csr(3, pick(100000, 5000), huge, 3, dtype, &state);
+  b = pt_random_csr(pick(100000, 5000), pick(30000, 3000), fifty, 1, dtype, &state);
+  if (a && b)
+    check_product("one huge row", a, b, true);
+  ts_csr_destroy(a);
+  ts_csr_destroy(b);
+  /* B of 2^21 columns (2^16 under the sanitizer): dense rows across it. */
+  const int64_t few[] = {4, 1}, wide_rows[] = {pick(100000, 3000)};
+  a = pt_random_csr(2, 4, few, 2, dtype, &state);
+  b = pt_random_csr(4, (int64_t)1 << pick(21, 16), wide_rows, 1, dtype, &state);
+  if (a && b)
+    check_product("B of 2^21 columns", a, b, false);
+  ts_csr_destroy(a);
+  ts_csr_destroy(b);
+}
+
+/* A*A and A*A^T of a square corpus matrix in float and double. */
+static void corpus_matrix(void *user, const char *dir, const char *name, long long rows, long long cols) {
+  (void)user;
+  if (rows != cols)
+    return;
+  for (int d = 0; d < 2; d++) {
+    ts_csr *a = pt_read_corpus(dir, name, d ? TS_FLOAT64 : TS_FLOAT32);
+    if (a)
+      check_square(name, a, false);
+  }
+}
+
+int main(void) {
+  gpu = pt_gpu_context();
+  if (!gpu)
+    return test_skip("no usable CUDA device");
+  mode = pt_run_mode();
+  printf("selection: %s\n", mode == RUN_FULL        ? "full"
+                            : mode == RUN_SANITIZER ? "sanitizer (smaller matrices, 3 small corpus matrices)"
+                                                    : "racecheck (the bins' matrix in float)");
+  fflush(stdout);
+  const double start = tsi_seconds();
+  for (int d = 0; d < 2; d++) {
+    const ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
+    test_bins(dtype);
+    if (mode == RUN_RACECHECK)
+      break;
+    test_shapes(dtype);
+    test_edges(dtype);
+  }
+  if (mode != RUN_RACECHECK) {
+    if (mode == RUN_FULL) /* 2.2e9 products: too long under compute-sanitizer */
+      ts_spgemm_plan_destroy(pt_check_large_counts(gpu));
+    pt_corpus(mode != RUN_FULL, 3, corpus_matrix, NULL);
+  }
+  printf("%d products checked in %.1f s\n", checked, tsi_seconds() - start);
+  ts_context_destroy(gpu);
+  return test_finish();
+}

@@ -1,0 +1,369 @@
+/* SpMM plans on the CUDA backend against the naive double-precision
+ * reference (product_test_util.h) with Higham's bound: every schedule and
+ * group size, widths from 1 to 512 and a thin A with 2^21 columns, every
+ * pair of layouts, padded leading dimensions (the gaps must stay untouched),
+ * alpha/beta pairs and NaN in C with beta = 0, in float and double; edge
+ * shapes (no entries, 0 x 0, one column, one huge row, empty rows,
+ * power-law rows); the corpus; bitwise repeatability of every run (each is
+ * executed twice); refused arguments.
+ *
+ * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
+ * matrices and widths shrink, the thin case keeps 2^16 columns and the corpus
+ * 4 small matrices; racecheck (shared memory only: block-mapped's join) runs
+ * the schedule sweep in float once. */
+#include "internal.h"
+#include "product_test_util.h"
+
+static ts_context *gpu;
+static int runs; /* checked executions */
+
+static run_mode mode = RUN_FULL;
+
+static int64_t pick(int64_t full, int64_t small) { return mode == RUN_FULL ? full : small; }
+
+/* One SpMM to run and check. */
+typedef struct spmm_case {
+  const char *what;
+  int64_t width;
+  ts_spmm_options options;
+  double alpha, beta;
+  int nan_c; /* C's input is NaN and beta = 0 */
+} spmm_case;
+
+/* Plan, run twice (bitwise equal), check against the reference. Returns the
+ * failing entries (1 when a call failed). */
+static int64_t check_gpu(const ts_csr *a, const spmm_case *k, unsigned long long *state) {
+  const ts_dtype dtype = a->dtype;
+  const size_t vs = ts_dtype_size(dtype);
+  const ts_spmm_options *o = &k->options;
+  pt_dense bd = pt_dense_of(a->cols, k->width, o->layout_b, o->ld_b);
+  pt_dense cd = pt_dense_of(a->rows, k->width, o->layout_c, o->ld_c);
+  const size_t b_bytes = (size_t)bd.elements * vs, c_bytes = (size_t)cd.elements * vs;
+  const size_t cells = (size_t)(a->rows * k->width);
+  void *b = malloc(b_bytes + 8), *c_in = malloc(c_bytes + 8), *c_out = malloc(c_bytes + 8),
+       *again = malloc(c_bytes + 8);
+  double *ref = malloc(cells * sizeof(double) + 8), *bound = malloc(cells * sizeof(double) + 8);
+  ts_spmm_plan *plan = NULL;
+  ts_buffer *bb = NULL, *bc = NULL;
+  int64_t bad = 1;
+  char label[256];
+  snprintf(label, sizeof label, "%s [%s, width %lld, %s B ld %lld, %s C ld %lld, group %d, alpha %g, beta %g%s]",
+           k->what, ts_schedule_name(o->schedule), (long long)k->width, ts_layout_name(o->layout_b), (long long)bd.ld,
+           ts_layout_name(o->layout_c), (long long)cd.ld, o->group_size, k->alpha, k->beta, k->nan_c ? ", NaN C" : "");
+  if (!b || !c_in || !c_out || !again || !ref || !bound) {
+    CHECK_MSG(0, "%s: out of host memory", label);
+    goto cleanup;
+  }
+  for (int64_t e = 0; e < bd.elements; e++)
+    pt_set(b, dtype, e, test_random(state));
+  for (int64_t e = 0; e < cd.elements; e++)
+    pt_set(c_in, dtype, e, k->nan_c ? NAN : test_random(state));
+  pt_spmm_reference(a, b, &bd, dtype, ref, bound);
+  ts_status st = ts_spmm_plan_create(gpu, a, k->width, o, &plan);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_create(gpu, TS_MEMORY_DEVICE, b_bytes, &bb);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_create(gpu, TS_MEMORY_DEVICE, c_bytes, &bc);
+  if (st == TS_SUCCESS)
+    st = ts_buffer_upload(gpu, bb, 0, b, b_bytes);
+  for (int run = 0; run < 2 && st == TS_SUCCESS; run++) {
+    st = ts_buffer_upload(gpu, bc, 0, c_in, c_bytes);
+    if (st == TS_SUCCESS)
+      st = ts_spmm_execute(plan, k->alpha, bb, k->nan_c ? 0.0 : k->beta, bc);
+    if (st == TS_SUCCESS)
+      st = ts_context_sync(gpu);
+    if (st == TS_SUCCESS)
+      st = ts_buffer_download(gpu, bc, 0, run == 0 ? c_out : again, c_bytes);
+    runs++;
+  }
+  CHECK_MSG(st == TS_SUCCESS, "%s: %s: %s", label, ts_status_string(st), ts_last_error(gpu));
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  CHECK_MSG(memcmp(c_out, again, c_bytes) == 0, "%s: a second run gave other bits", label);
+  CHECK(o->schedule == TS_SCHEDULE_AUTO || ts_spmm_plan_schedule(plan) == o->schedule);
+  bad = pt_spmm_compare(label, a, &cd, dtype, k->alpha, k->nan_c ? 0.0 : k->beta, ref, bound, c_in, c_out);
+  CHECK_MSG(bad == 0, "%s: %lld entries wrong (plan: %s)", label, (long long)bad, ts_spmm_plan_explain(plan));
+cleanup:
+  ts_buffer_destroy(bb);
+  ts_buffer_destroy(bc);
+  ts_spmm_plan_destroy(plan);
+  free(b);
+  free(c_in);
+  free(c_out);
+  free(again);
+  free(ref);
+  free(bound);
+  return bad;
+}
+
+static spmm_case make_case(const char *what, int64_t width, ts_schedule schedule, ts_layout lb, ts_layout lc) {
+  spmm_case k;
+  memset(&k, 0, sizeof k);
+  k.what = what;
+  k.width = width;
+  k.options.schedule = schedule;
+  k.options.layout_b = lb;
+  k.options.layout_c = lc;
+  k.alpha = 1.0;
+  k.beta = 0.0;
+  return k;
+}
+
+/* A matrix with empty, short, medium and long rows (longer than a
+ * split-rows piece, so that every schedule cuts or shares some rows). */
+static ts_csr *mixed_matrix(ts_dtype dtype, unsigned long long *state) {
+  const int64_t lengths[] = {0, 3, 1, 12, 0, 5, 40, 2, 700, 7, 0, 1};
+  return pt_random_csr(pick(1500, 150), pick(2000, 400), lengths, 12, dtype, state);
+}
+
+/* Every schedule (and group sizes) at widths that take each vector width
+ * and lane count, in three layout pairs. */
+static void test_schedules(ts_dtype dtype) {
+  unsigned long long state = 101 + (unsigned long long)dtype;
+  ts_csr *a = mixed_matrix(dtype, &state);
+  CHECK(a != NULL);
+  if (!a)
+    return;
+  const int64_t widths_full[] = {1, 3, 4, 8, 16, 33, 64, 128, 130, 256, 512};
+  const int64_t widths_small[] = {1, 6, 33, 130};
+  const int64_t *widths = mode == RUN_FULL ? widths_full : widths_small;
+  const int nwidths = mode == RUN_FULL ? 11 : 4;
+  const ts_layout pairs[3][2] = {{TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR},
+                                 {TS_LAYOUT_COL_MAJOR, TS_LAYOUT_COL_MAJOR},
+                                 {TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_COL_MAJOR}};
+  for (int s = 0; s < TS_SCHEDULE_COUNT; s++)
+    for (int w = 0; w < nwidths; w++)
+      for (int p = 0; p < 3; p++) {
+        if (mode == RUN_RACECHECK && (p > 0 || s != TS_SCHEDULE_BLOCK_MAPPED))
+          continue;
+        spmm_case k = make_case("mixed rows", widths[w], (ts_schedule)s, pairs[p][0], pairs[p][1]);
+        if (w % 2 == 1) {
+          k.alpha = -0.5;
+          k.beta = 1.5;
+        }
+        check_gpu(a, &k, &state);
+      }
+  /* Group-mapped's group sizes: a lane's worth, within a warp, a block. */
+  const int groups[] = {1, 2, 8, 32, 64, 1024};
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0] && mode != RUN_RACECHECK; g++)
+    for (int w = 0; w < nwidths; w += 3) {
+      spmm_case k =
+          make_case("mixed rows", widths[w], TS_SCHEDULE_GROUP_MAPPED, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+      k.options.group_size = groups[g];
+      check_gpu(a, &k, &state);
+    }
+  ts_csr_destroy(a);
+}
+
+/* Every width from 1 to 512 with AUTO (row-major), and a few with padding,
+ * alpha/beta pairs and NaN. */
+static void test_widths(ts_dtype dtype) {
+  unsigned long long state = 202 + (unsigned long long)dtype;
+  const int64_t lengths[] = {4, 0, 9, 1, 30};
+  ts_csr *a = pt_random_csr(pick(300, 40), pick(250, 50), lengths, 5, dtype, &state);
+  CHECK(a != NULL);
+  if (!a)
+    return;
+  const int64_t step = mode == RUN_FULL ? 1 : 37;
+  for (int64_t w = 1; w <= 512; w += step) {
+    spmm_case k = make_case("widths", w, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+  }
+  static const double alphas[] = {1.0, -0.5, 2.0, 0.0};
+  static const double betas[] = {1.0, -0.5, 0.0, 2.0};
+  for (int s = 0; s < 4; s++)
+    for (int p = 0; p < 2; p++) {
+      spmm_case k =
+          make_case("padded", 20 + s, p ? TS_SCHEDULE_MERGE_PATH : TS_SCHEDULE_AUTO,
+                    p ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR, p ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR);
+      k.options.ld_b = p ? a->cols + 3 : 20 + s + 4;
+      k.options.ld_c = p ? a->rows + 5 : 20 + s + 1;
+      k.alpha = alphas[s];
+      k.beta = betas[s];
+      check_gpu(a, &k, &state);
+    }
+  for (int s = 0; s < TS_SCHEDULE_COUNT; s++) {
+    spmm_case k = make_case("NaN in C", 24, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.nan_c = 1;
+    k.alpha = 2.0;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
+/* A thin A (3 x 5) times B with 2^21 columns (2^16 under the sanitizer),
+ * in both layouts and with every schedule at 2^18 or 2^12 columns. */
+static void test_thin(ts_dtype dtype) {
+  unsigned long long state = 303 + (unsigned long long)dtype;
+  const int64_t lengths[] = {5, 2, 3};
+  ts_csr *a = pt_random_csr(3, 5, lengths, 3, dtype, &state);
+  CHECK(a != NULL);
+  if (!a)
+    return;
+  const int64_t wide = (int64_t)1 << pick(21, 16);
+  for (int p = 0; p < 2; p++) {
+    spmm_case k = make_case("thin 3x5", wide, TS_SCHEDULE_AUTO, p ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR,
+                            p ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR);
+    k.beta = 0.5;
+    check_gpu(a, &k, &state);
+  }
+  for (int s = 1; s < TS_SCHEDULE_COUNT && mode == RUN_FULL; s++) {
+    spmm_case k = make_case("thin 3x5", (int64_t)1 << 18, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
+static void test_edges(ts_dtype dtype) {
+  unsigned long long state = 404 + (unsigned long long)dtype;
+  const int64_t none[] = {0}, one[] = {1};
+  /* No entries (C = beta C), 0 x 0, a single column, one huge row. */
+  ts_csr *a = pt_random_csr(37, 11, none, 1, dtype, &state);
+  for (int s = 0; a && s < TS_SCHEDULE_COUNT; s++) {
+    spmm_case k = make_case("no entries", 9, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.beta = -2.0;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  a = pt_random_csr(0, 0, none, 1, dtype, &state);
+  if (a) {
+    spmm_case k = make_case("0x0", 16, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  a = pt_random_csr(pick(5000, 300), 1, one, 1, dtype, &state);
+  for (int p = 0; a && p < 2; p++) {
+    spmm_case k = make_case("one column", 40, TS_SCHEDULE_AUTO, p ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR,
+                            TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  const int64_t huge[] = {pick(200000, 5000)};
+  a = pt_random_csr(1, huge[0] + 10, huge, 1, dtype, &state);
+  for (int s = 0; a && s < TS_SCHEDULE_COUNT; s++) {
+    spmm_case k = make_case("one huge row", 32, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  /* One huge row among short and empty ones. */
+  const int64_t among[] = {pick(100000, 3000), 0, 2, 1, 0, 3};
+  a = pt_random_csr(pick(3000, 200), pick(120000, 4000), among, 6, dtype, &state);
+  for (int s = 0; a && s < TS_SCHEDULE_COUNT; s++) {
+    spmm_case k = make_case("huge row among short", 16, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  /* Power-law rows from the generator. */
+  ts_csr *p = NULL;
+  ts_status st = ts_gen_power_law(NULL, pick(20000, 1000), pick(20000, 1000), pick(300000, 10000), 1.1, 42u, dtype, &p);
+  CHECK_MSG(st == TS_SUCCESS, "ts_gen_power_law: %s", ts_last_error(NULL));
+  for (int s = 0; p && s < TS_SCHEDULE_COUNT; s++) {
+    spmm_case k = make_case("power-law", 64, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(p, &k, &state);
+  }
+  if (p) {
+    spmm_case k = make_case("power-law", 24, TS_SCHEDULE_AUTO, TS_LAYOUT_COL_MAJOR, TS_LAYOUT_COL_MAJOR);
+    check_gpu(p, &k, &state);
+  }
+  ts_csr_destroy(p);
+}
+
+static void test_refused(void) {
+  unsigned long long state = 5;
+  const int64_t lengths[] = {2};
+  ts_csr *a = pt_random_csr(4, 3, lengths, 1, TS_FLOAT32, &state);
+  ts_spmm_plan *plan = NULL;
+  ts_buffer *bb = NULL, *bc = NULL, *small = NULL, *host = NULL;
+  CHECK(a != NULL);
+  if (!a)
+    return;
+  CHECK_OK(gpu, ts_spmm_plan_create(gpu, a, 2, NULL, &plan));
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, 6 * sizeof(float), &bb));
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, 8 * sizeof(float), &bc));
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, 7 * sizeof(float), &small));
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_HOST, 8 * sizeof(float), &host));
+  if (plan && bb && bc && small && host) {
+    CHECK_STATUS(gpu, ts_spmm_execute(plan, 1.0, bb, 0.0, small), TS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ts_last_error(gpu), "C holds 28 bytes") != NULL);
+    CHECK_STATUS(gpu, ts_spmm_execute(plan, 1.0, host, 0.0, bc), TS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(gpu, ts_spmm_execute(plan, 1.0, bc, 0.0, bc), TS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(gpu, ts_spmm_execute(plan, 1.0, bb, 0.0, NULL), TS_ERROR_INVALID_ARGUMENT);
+    /* Still usable: B of ones gives each row's sum (at most two entries:
+     * exact in float). */
+    float ones[6] = {1, 1, 1, 1, 1, 1}, out[8] = {0};
+    CHECK_OK(gpu, ts_buffer_upload(gpu, bb, 0, ones, sizeof ones));
+    CHECK_OK(gpu, ts_spmm_execute(plan, 1.0, bb, 0.0, bc));
+    CHECK_OK(gpu, ts_buffer_download(gpu, bc, 0, out, sizeof out));
+    for (int64_t i = 0; i < 4; i++) {
+      float want = 0;
+      for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+        want += ((float *)a->values)[k];
+      CHECK(out[2 * i] == want && out[2 * i + 1] == want);
+    }
+  }
+  ts_spmm_options o = {0};
+  o.layout_c = (ts_layout)3;
+  ts_spmm_plan *bad = NULL;
+  CHECK_STATUS(gpu, ts_spmm_plan_create(gpu, a, 2, &o, &bad), TS_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(gpu, ts_spmm_plan_create(gpu, a, (int64_t)1 << 40, NULL, &bad), TS_ERROR_OVERFLOW);
+  CHECK(bad == NULL);
+  CHECK_OK(gpu, ts_context_sync(gpu));
+  ts_buffer_destroy(bb);
+  ts_buffer_destroy(bc);
+  ts_buffer_destroy(small);
+  ts_buffer_destroy(host);
+  ts_spmm_plan_destroy(plan);
+  ts_csr_destroy(a);
+}
+
+/* A corpus matrix in float and double: AUTO at 8 and 64 columns row-major
+ * and 16 column-major. */
+static void corpus_matrix(void *user, const char *dir, const char *name, long long rows, long long cols) {
+  (void)user;
+  (void)rows;
+  (void)cols;
+  unsigned long long state = 505;
+  for (int d = 0; d < 2; d++) {
+    ts_csr *a = pt_read_corpus(dir, name, d ? TS_FLOAT64 : TS_FLOAT32);
+    if (!a)
+      continue;
+    spmm_case k = make_case(name, 8, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    check_gpu(a, &k, &state);
+    k = make_case(name, 64, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.beta = -1.0;
+    check_gpu(a, &k, &state);
+    k = make_case(name, 16, TS_SCHEDULE_AUTO, TS_LAYOUT_COL_MAJOR, TS_LAYOUT_COL_MAJOR);
+    check_gpu(a, &k, &state);
+    ts_csr_destroy(a);
+  }
+}
+
+int main(void) {
+  gpu = pt_gpu_context();
+  if (!gpu)
+    return test_skip("no usable CUDA device");
+  mode = pt_run_mode();
+  static const char *mode_names[] = {"full", "sanitizer (smaller matrices and widths, 2^16-column thin case)",
+                                     "racecheck (block-mapped sweep in float, row-major)"};
+  printf("selection: %s\n", mode_names[mode]);
+  fflush(stdout);
+  const double start = tsi_seconds();
+  for (int d = 0; d < 2; d++) {
+    ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
+    if (mode == RUN_RACECHECK && d == 1)
+      break;
+    test_schedules(dtype);
+    if (mode == RUN_RACECHECK)
+      continue;
+    test_widths(dtype);
+    test_thin(dtype);
+    test_edges(dtype);
+  }
+  if (mode != RUN_RACECHECK) {
+    test_refused();
+    pt_corpus(mode != RUN_FULL, 4, corpus_matrix, NULL);
+  }
+  printf("%d checked SpMM executions in %.1f s\n", runs, tsi_seconds() - start);
+  ts_context_destroy(gpu);
+  return test_finish();
+}
