@@ -148,6 +148,17 @@ def main():
         if app == "bfs":
             reached = float(r["reached_edges"] or 0)
             plot.append((graph, gteps, reached / (theirs * 1e6) if theirs else None))
+    lines += ["", "Every row: levels (BFS) or rounds and far phases (SSSP), the time per level or round, and",
+              "the check of one source against the CPU backend.", "",
+              "| graph | algorithm | schedule | ms | GTEPS | levels or rounds | us each | top-down / bottom-up or "
+              "phases | reached | checked |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        bfs = r["algorithm"] == "bfs"
+        steps = r["depth"] if bfs else r["rounds"]
+        split = f"{r['top_down']} / {r['bottom_up']}" if bfs else r["phases"]
+        lines.append(f"| {r['graph']} | {r['algorithm']} | {r.get('schedule', '')} | {float(r['ms_median']):.4g} | "
+                     f"{float(r['gteps_median']):.4g} | {steps} | {r['us_per_step']} | {split} | {r['reached']} | "
+                     f"{r['checked']} |")
     for graph in ("kron21", "road_2048"):
         gunrock_check(lines, rows, meta, args.gunrock, args.gunrock_logs, graph)
     with open(os.path.join(args.out, "graph_report.md"), "w") as f:
