@@ -99,6 +99,12 @@ def gunrock_check(lines, rows, meta, folder, logs, graph):
         seen = gunrock_reached_of_first(logs, app, graph)
         if seen:
             lines.append(f"Gunrock {app}, last source: {seen[0]} of the first {seen[1]} vertices reached.")
+    path = os.path.join(logs or "", f"gunrock_sssp_{graph}.log")
+    if logs and os.path.exists(path):
+        with open(path, errors="replace") as f:
+            errors = [line.strip() for line in f if line.startswith("Number of errors")]
+        if errors:
+            lines.append(f"Gunrock sssp against its own CPU reference (last source): {errors[0]}.")
 
 
 def main():

@@ -194,9 +194,17 @@ __device__ inline void tsi_bfs_bottom_up(const tsi_bfs_args &a, tsi_bfs_step &s,
   const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
   const int lane = int(threadIdx.x & 31);
   const int64_t warps = threads >> 5;
-  for (int64_t w = thread >> 5; w < a.words; w += warps) {
+  /* The visited word of the warp's next word is read one word ahead, so that
+   * its round trip overlaps the scans of this one. Only this warp and the
+   * pass over the vertices of many in-edges (which this loop skips) set
+   * bits of these words during the step, so the earlier reading is as good. */
+  int64_t w = thread >> 5;
+  uint32_t seen_ahead = w < a.words ? tsi_relaxed_load(a.visited + w) : 0u;
+  for (; w < a.words; w += warps) {
     /* One reading for the whole warp: the loop below must stay uniform. */
-    const uint32_t seen = __shfl_sync(0xffffffffu, tsi_relaxed_load(a.visited + w), 0);
+    const uint32_t seen = __shfl_sync(0xffffffffu, seen_ahead, 0);
+    if (w + warps < a.words)
+      seen_ahead = tsi_relaxed_load(a.visited + w + warps);
     if (seen == 0xffffffffu)
       continue;
     const int64_t v = w * 32 + lane;
