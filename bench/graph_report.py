@@ -82,19 +82,18 @@ def gunrock_check(lines, rows, meta, folder, logs, graph):
     """Lines saying whether Gunrock's searches on `graph` covered the reached edges."""
     bfs = next((r for r in rows if r["graph"] == graph and r["algorithm"] == "bfs" and r.get("schedule") == "auto"), None)
     times = gunrock_times(folder, "sssp", graph)
-    if not bfs or not times:
-        return
-    edges = float(bfs["reached_edges"] or 0)
-    gbps = float(meta.get("copy_gbps", 0) or 0)
-    floor_ms = edges * 8 / (gbps * 1e6) if gbps > 0 else 0.0
-    lines += ["", f"Gunrock's SSSP on {graph}: {len(times)} sources, {min(times):.4g} / "
-              f"{statistics.median(times):.4g} / {max(times):.4g} ms (min / median / max). One pass over the "
-              f"{edges / 1e6:.1f} M edges tessera's BFS reached, 8 bytes an edge (head and weight) at "
-              f"{gbps:.0f} GB/s, takes {floor_ms:.3f} ms; a label-correcting SSSP relaxes each several times."]
-    below = sum(1 for t in times if t < floor_ms)
-    if below:
-        lines.append(f"{below} of Gunrock's {len(times)} SSSP times are below that pass: those searches did not "
-                     "cover the reached edges.")
+    if bfs and times:
+        edges = float(bfs["reached_edges"] or 0)
+        gbps = float(meta.get("copy_gbps", 0) or 0)
+        floor_ms = edges * 8 / (gbps * 1e6) if gbps > 0 else 0.0
+        lines += ["", f"Gunrock's SSSP on {graph}: {len(times)} sources, {min(times):.4g} / "
+                  f"{statistics.median(times):.4g} / {max(times):.4g} ms (min / median / max). One pass over the "
+                  f"{edges / 1e6:.1f} M edges tessera's BFS reached, 8 bytes an edge (head and weight) at "
+                  f"{gbps:.0f} GB/s, takes {floor_ms:.3f} ms; a label-correcting SSSP relaxes each several times."]
+        below = sum(1 for t in times if t < floor_ms)
+        if below:
+            lines.append(f"{below} of Gunrock's {len(times)} SSSP times are below that pass: those searches did "
+                         "not cover the reached edges.")
     for app in ("bfs", "sssp"):
         seen = gunrock_reached_of_first(logs, app, graph)
         if seen:
