@@ -151,6 +151,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_fill_
   const int64_t warps = (int64_t)gridDim.x * W;
   for (int64_t r = (int64_t)blockIdx.x * W + warp; r < a.count; r += warps) {
     const int64_t row = a.rows[r];
+    const int64_t out = a.c_off[row] - a.c_base; /* loaded before the expansion's barriers */
     const int p = tsi_spgemm_expand(a, row, lane, N, first_of[warp], b_at_of[warp], [&](int j, int64_t ka, int64_t kb) {
       keys[j] = (unsigned long long)(unsigned)a.b_cols[kb] << 32 | (unsigned)j;
       values[j] = a.a_vals[ka] * a.b_vals[kb];
@@ -160,7 +161,6 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_fill_
       keys[s] = ~0ull;
     __syncwarp();
     tsi_spgemm_warp_sort(keys, size, lane);
-    const int64_t out = a.c_off[row] - a.c_base;
     int64_t written = 0;
     for (int base = 0; base < p; base += 32) {
       const int s = base + lane;

@@ -48,7 +48,7 @@
 /* Dense accumulators (one warp a row, a bitmap and values of B's width in
  * global memory): at most this many warps a multiprocessor at a time, and
  * without a budget at most this share of the free memory. Design. */
-#define TSI_SPGEMM_DENSE_WARPS_PER_SM 16
+#define TSI_SPGEMM_DENSE_WARPS_PER_SM 8
 #define TSI_SPGEMM_DENSE_FREE_SHARE 0.25
 
 #endif

@@ -6,11 +6,13 @@
  * than rows, and the long rows' columns and values (within a rounding bound:
  * they add partial sums) and the same bits twice, with every slot left zero.
  * Rows: no products, products on empty rows of B, repeated columns, a
- * bin's most products, random ones; float and double. */
+ * bin's most products, random ones; float and double. Also SpMM's warp sum
+ * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
 #include "cuda_host_emulation.h"
 
 #include "spgemm_kernels_dense.cuh"
 #include "spgemm_kernels_sorted.cuh"
+#include "spmm_warp_sum.cuh"
 
 #include <cmath>
 #include <cstdio>
@@ -272,6 +274,69 @@ template <class T> static void test_dense(std::mt19937 &rng) {
          "%s: a second run (fewer slots) gave other bits", what);
 }
 
+/* SpMM's warp sum: one warp a (row, step) over a row-major B of width
+ * 32 V (each lane V columns), lanes past `ok_lanes` holding none. */
+template <class T, int V> struct warp_sum_case {
+  std::vector<int32_t> cols;
+  std::vector<T> vals, b, got;
+  int64_t width;
+};
+
+template <class T, int V>
+static void warp_sum_kernel(const int32_t *cols, const T *vals, const T *b, int64_t width, const int64_t *firsts,
+                            const int64_t *ends, const int64_t *steps, int ok_lanes, T *out) {
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int64_t at = (int64_t)blockIdx.x * (blockDim.x / 32) + warp;
+  T acc[V];
+  tsi_spmm_warp_sum<T, V>(
+      cols, vals, firsts[at], ends[at], steps[at], lane < ok_lanes,
+      [&](int32_t index, T(&got)[V]) {
+        for (int v = 0; v < V; v++)
+          got[v] = b[(int64_t)index * width + lane * V + v];
+      },
+      acc);
+  for (int v = 0; v < V; v++)
+    out[at * width + lane * V + v] = lane < ok_lanes ? acc[v] : T(0);
+}
+
+template <class T, int V> static void test_warp_sum(std::mt19937 &rng) {
+  const int64_t width = 32 * V, b_rows = 90;
+  const int warps = 16;
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::uniform_int_distribution<int32_t> col(0, (int32_t)b_rows - 1);
+  std::vector<int32_t> cols(400);
+  std::vector<T> vals(400), b((size_t)(b_rows * width));
+  for (auto &c : cols)
+    c = col(rng);
+  for (auto &v : vals)
+    v = (T)value(rng);
+  for (auto &v : b)
+    v = (T)value(rng);
+  /* Rows of 0, 1, 5, 31, 32, 33, 100 nonzeros, steps 1 to 3. */
+  const int64_t lengths[] = {0, 1, 5, 31, 32, 33, 100, 7};
+  std::vector<int64_t> firsts(warps), ends(warps), steps(warps);
+  for (int w = 0; w < warps; w++) {
+    firsts[w] = 3 * w;
+    steps[w] = 1 + w % 3;
+    ends[w] = std::min<int64_t>(firsts[w] + lengths[w % 8] * steps[w], (int64_t)cols.size());
+  }
+  const int ok_lanes = 29;
+  std::vector<T> out((size_t)(warps * width), T(-9));
+  emu::launch(warps / 4, 128, warp_sum_kernel<T, V>, cols.data(), vals.data(), b.data(), width, firsts.data(),
+              ends.data(), steps.data(), ok_lanes, out.data());
+  for (int w = 0; w < warps; w++) {
+    for (int64_t c = 0; c < width; c++) {
+      T want = T(0);
+      if (c < ok_lanes * V)
+        for (int64_t k = firsts[w]; k < ends[w]; k += steps[w])
+          want += vals[k] * b[(int64_t)cols[k] * width + c];
+      const T got = out[(size_t)(w * width + c)];
+      EXPECT(std::memcmp(&got, &want, sizeof(T)) == 0, "warp sum (%s, V %d): warp %d column %lld: %.9g, want %.9g",
+             sizeof(T) == 4 ? "float" : "double", V, w, (long long)c, (double)got, (double)want);
+    }
+  }
+}
+
 int main() {
   std::mt19937 rng(20261204);
   test_sorted<float, 32>(rng);
@@ -281,6 +346,9 @@ int main() {
   test_sorted<double, 128>(rng);
   test_dense<float>(rng);
   test_dense<double>(rng);
+  test_warp_sum<float, 4>(rng);
+  test_warp_sum<double, 2>(rng);
+  test_warp_sum<float, 1>(rng);
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures ? 1 : 0;
 }
