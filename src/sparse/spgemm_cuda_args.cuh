@@ -1,6 +1,7 @@
 /* SpGEMM on the GPU: the arguments every phase's kernel takes (the
- * operands, the bin's rows, the output), apart from the CUDA runtime so that
- * the kernel headers also build for the host emulation of the tests. */
+ * operands, the bin's rows, the output) and the bitonic sort the bins share,
+ * apart from the CUDA runtime so that the kernel headers also build for the
+ * host emulation of the tests. */
 #ifndef TESSERA_SPGEMM_CUDA_ARGS_CUH
 #define TESSERA_SPGEMM_CUDA_ARGS_CUH
 
@@ -46,6 +47,26 @@ tsi_spgemm_args<T> tsi_spgemm_make_args(const tsi_spgemm_device *d, const int64_
   a.c_cols = c_cols;
   a.c_vals = static_cast<T *>(c_vals);
   return a;
+}
+
+/* Bitonic sort of `size` keys (a power of two) ascending by `threads`
+ * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
+template <class K, class Sync> __device__ void tsi_spgemm_sort(K *keys, int size, int rank, int threads, Sync sync) {
+  for (int run = 2; run <= size; run *= 2) {
+    for (int stride = run / 2; stride > 0; stride /= 2) {
+      for (int t = rank; t < size / 2; t += threads) {
+        const int lo = 2 * t - (t & (stride - 1));
+        const int hi = lo + stride;
+        const bool up = (lo & run) == 0;
+        const K x = keys[lo], y = keys[hi];
+        if ((x > y) == up) {
+          keys[lo] = y;
+          keys[hi] = x;
+        }
+      }
+      sync();
+    }
+  }
 }
 
 #endif

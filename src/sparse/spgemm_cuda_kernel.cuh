@@ -52,26 +52,6 @@ __device__ inline int tsi_spgemm_find(const int32_t *keys, int n, int32_t col) {
   return lo;
 }
 
-/* Bitonic sort of `size` keys (a power of two) ascending by `threads`
- * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
-template <class Sync> __device__ void tsi_spgemm_sort(int32_t *keys, int size, int rank, int threads, Sync sync) {
-  for (int run = 2; run <= size; run *= 2) {
-    for (int stride = run / 2; stride > 0; stride /= 2) {
-      for (int t = rank; t < size / 2; t += threads) {
-        const int lo = 2 * t - (t & (stride - 1));
-        const int hi = lo + stride;
-        const bool up = (lo & run) == 0;
-        const int32_t x = keys[lo], y = keys[hi];
-        if ((x > y) == up) {
-          keys[lo] = y;
-          keys[hi] = x;
-        }
-      }
-      sync();
-    }
-  }
-}
-
 /*
  * The products of row `row` for sub-group q of Q, lane `lane` of L:
  * fn(ka, kb) for A's entries ka = begin + q, begin + q + Q, ... in order and,

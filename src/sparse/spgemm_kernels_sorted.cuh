@@ -40,25 +40,10 @@ __device__ inline int tsi_spgemm_sort_size(int n) {
   return size;
 }
 
-/* Bitonic sort of keys[0 .. size) ascending (size a power of two) by one
- * warp's lanes. */
-template <class K> __device__ void tsi_spgemm_warp_sort(K *keys, int size, int lane) {
-  for (int run = 2; run <= size; run *= 2) {
-    for (int stride = run / 2; stride > 0; stride /= 2) {
-      for (int t = lane; t < size / 2; t += 32) {
-        const int lo = 2 * t - (t & (stride - 1));
-        const int hi = lo + stride;
-        const bool up = (lo & run) == 0;
-        const K x = keys[lo], y = keys[hi];
-        if ((x > y) == up) {
-          keys[lo] = y;
-          keys[hi] = x;
-        }
-      }
-      __syncwarp();
-    }
-  }
-}
+/* One warp's barrier, for tsi_spgemm_sort(). */
+struct tsi_spgemm_warp_barrier {
+  __device__ void operator()() const { __syncwarp(); }
+};
 
 /*
  * The products of `row` in the order of A's entries, by one warp: A's
@@ -125,7 +110,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_count
     for (int s = p + lane; s < size; s += 32)
       keys[s] = TSI_SPGEMM_EMPTY;
     __syncwarp();
-    tsi_spgemm_warp_sort(keys, size, lane);
+    tsi_spgemm_sort(keys, size, lane, 32, tsi_spgemm_warp_barrier{});
     int distinct = 0;
     for (int s = lane; s < p; s += 32)
       distinct += s == 0 || keys[s] != keys[s - 1];
@@ -160,7 +145,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_fill_
     for (int s = p + lane; s < size; s += 32)
       keys[s] = ~0ull;
     __syncwarp();
-    tsi_spgemm_warp_sort(keys, size, lane);
+    tsi_spgemm_sort(keys, size, lane, 32, tsi_spgemm_warp_barrier{});
     int64_t written = 0;
     for (int base = 0; base < p; base += 32) {
       const int s = base + lane;
