@@ -6,6 +6,7 @@
  * load-balancing layer's work (one warp each here, lanes over the row's
  * entries); the bins are the schedule of the phases. */
 #include "spgemm_cuda_kernel.cuh"
+#include "spgemm_kernels_sorted.cuh"
 #include "tessera/lb.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -40,34 +41,49 @@ __device__ inline int bin_of(unsigned long long products, int64_t entries, int64
 
 static_assert(TSI_SPGEMM_BINS <= 16, "the sort of the rows by bin takes 4 bits");
 
+/* Products of the sorted bins' rows at most. */
+constexpr int kSortedMost = TSI_SPGEMM_SORTED_FIRST << (TSI_SPGEMM_SORTED_BINS - 1);
+
 /* A warp a row of A (the rows r0 .. r1 - 1 as tiles): its products, summed
  * over its entries' rows of B by the lanes, then its bin; each row's index
- * in row_ids for the sort by bin. The block counts its rows' bins and
- * products in shared memory and adds them to the counters once. */
+ * in row_ids for the sort by bin. A row of the sorted bins is counted at
+ * once (its entries and rows of B are in L1 now) and a row without products
+ * too: the symbolic phase then leaves them. The block counts its rows' bins
+ * and products in shared memory and adds them to the counters once. */
 __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
-    analyse_rows(lb::csr_work<int64_t> a, const int32_t *a_cols, const int64_t *b_off, int64_t b_width,
-                 tsi_spgemm_bin_rules rules, int64_t r0, int64_t r1, unsigned char *row_bin, int32_t *row_ids,
-                 tsi_spgemm_counters *counters) {
+    analyse_rows(lb::csr_work<int64_t> a, tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0,
+                 int64_t r1, unsigned char *row_bin, int32_t *row_ids, tsi_spgemm_counters *counters) {
   __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
+  __shared__ int32_t keys_of[kWarps][kSortedMost];
+  __shared__ int first_of[kWarps][32];
+  __shared__ int64_t b_at_of[kWarps][32];
   for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
     rows_s[i] = 0;
   if (threadIdx.x == 0)
     products_s = overflow_s = 0;
   __syncthreads();
-  const int lane = int(threadIdx.x) & 31;
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) / 32;
   const int64_t warps = (int64_t)gridDim.x * kWarps;
-  for (int64_t row = r0 + (int64_t)blockIdx.x * kWarps + int(threadIdx.x) / 32; row < r1; row += warps) {
+  for (int64_t row = r0 + (int64_t)blockIdx.x * kWarps + warp; row < r1; row += warps) {
     unsigned long long products = 0;
     for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
-      const int64_t k = a_cols[ka];
-      products += (unsigned long long)(b_off[k + 1] - b_off[k]);
+      const int64_t k = args.a_cols[ka];
+      products += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
     }
     for (int d = 16; d > 0; d /= 2)
       products += __shfl_xor_sync(0xffffffffu, products, d);
+    /* The same in every lane: the branches below are the warp's. */
+    const int bin = bin_of(products, a.tile_end(row) - a.tile_begin(row), args.b_width, rules);
+    int64_t entries = -1; /* of C's row, when known here */
+    if (bin == 0)
+      entries = 0;
+    else if (bin <= TSI_SPGEMM_SORTED_BINS)
+      entries = tsi_spgemm_count_row(args, row, lane, kSortedMost, keys_of[warp], first_of[warp], b_at_of[warp]);
     if (lane == 0) {
-      const int bin = bin_of(products, a.tile_end(row) - a.tile_begin(row), b_width, rules);
       row_bin[row] = (unsigned char)bin;
       row_ids[row - r0] = (int32_t)row;
+      if (entries >= 0)
+        args.row_nnz[row] = entries;
       atomicAdd(&rows_s[bin], 1ull);
       atomicAdd(&products_s, products);
       if (products > (unsigned long long)INT64_MAX / 2)
@@ -136,7 +152,7 @@ extern "C" ts_status tsi_spgemm_cuda_bin(ts_context *ctx, tsi_spgemm_device *d, 
   lb::csr_work<int64_t> a = lb::make_csr_work<int64_t>(d->a.rows, d->a.nnz, d->a.offsets);
   if (err == cudaSuccess && r1 > r0) {
     analyse_rows<<<(unsigned)tsi_spgemm_blocks(r1 - r0, kWarps), TSI_SPGEMM_BLOCK, 0, stream>>>(
-        a, d->a.indices, d->b.offsets, d->b.cols, d->rules, r0, r1, d->row_bin, d->row_ids, d->counters);
+        a, tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL), d->rules, r0, r1, d->row_bin, d->row_ids, d->counters);
     err = cudaGetLastError();
   }
   if (err == cudaSuccess && r1 > r0) {
@@ -173,11 +189,9 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
   if (st != TS_SUCCESS)
     return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  /* Rows without products (bin 0) have no entries. */
-  cudaError_t err = cudaMemsetAsync(d->row_nnz + d->r0, 0, (size_t)(d->r1 - d->r0) * sizeof(int64_t), stream);
-  for (int b = 1; err == cudaSuccess && b <= TSI_SPGEMM_SORTED_BINS; b++)
-    if (d->bin_rows[b] > 0)
-      err = tsi_spgemm_sorted_count(d, b, stream);
+  /* Rows without products and the sorted bins' rows were counted by the
+   * analysis. */
+  cudaError_t err = cudaSuccess;
   for (int b = TSI_SPGEMM_HASH_BIN; err == cudaSuccess && b < TSI_SPGEMM_DENSE_BIN; b++)
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_count(d, b, stream);

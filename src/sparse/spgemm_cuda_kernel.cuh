@@ -72,9 +72,9 @@ __device__ void tsi_spgemm_products(const tsi_spgemm_args<T> &a, int64_t row, in
   }
 }
 
-/* The phases' launchers by bin (spgemm_cuda_sorted.cu, spgemm_cuda_hash.cu,
- * spgemm_cuda_dense.cu; the dense launchers take the dense and long bins). */
-cudaError_t tsi_spgemm_sorted_count(const tsi_spgemm_device *d, int bin, cudaStream_t stream);
+/* The phases' launchers by bin (spgemm_cuda_sorted.cu, numeric only: the
+ * analysis counts the sorted bins' rows; spgemm_cuda_hash.cu;
+ * spgemm_cuda_dense.cu, whose launchers take the dense and long bins). */
 cudaError_t tsi_spgemm_sorted_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
                                    int32_t *c_cols, void *c_vals, cudaStream_t stream);
 cudaError_t tsi_spgemm_hash_count(const tsi_spgemm_device *d, int bin, cudaStream_t stream);

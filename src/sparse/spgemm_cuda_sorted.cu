@@ -1,5 +1,6 @@
 /* SpGEMM's sorted bins (rows of at most 32, 64, 128 products, a warp each;
- * spgemm_kernels_sorted.cuh): the launchers of both phases. */
+ * spgemm_kernels_sorted.cuh): the numeric phase's launcher (the analysis of
+ * the rows counts their entries, spgemm_cuda.cu). */
 #include "spgemm_cuda_kernel.cuh"
 #include "spgemm_kernels_sorted.cuh"
 
@@ -35,20 +36,6 @@ template <class T> cudaError_t fill_typed(const tsi_spgemm_args<T> &a, int bin, 
 } // namespace
 
 static_assert(TSI_SPGEMM_SORTED_BINS == 3, "sorted bins of 32, 64 and 128 products");
-
-cudaError_t tsi_spgemm_sorted_count(const tsi_spgemm_device *d, int bin, cudaStream_t stream) {
-  const tsi_spgemm_args<float> a = bin_args<float>(d, bin, NULL, 0, NULL, NULL);
-  if (a.count <= 0)
-    return cudaSuccess;
-  switch (bin) {
-  case 1:
-    return launch(tsi_spgemm_count_sorted<TSI_SPGEMM_SORTED_FIRST>, a, stream);
-  case 2:
-    return launch(tsi_spgemm_count_sorted<2 * TSI_SPGEMM_SORTED_FIRST>, a, stream);
-  default:
-    return launch(tsi_spgemm_count_sorted<4 * TSI_SPGEMM_SORTED_FIRST>, a, stream);
-  }
-}
 
 cudaError_t tsi_spgemm_sorted_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
                                    int32_t *c_cols, void *c_vals, cudaStream_t stream) {

@@ -91,34 +91,27 @@ __device__ int tsi_spgemm_expand(const tsi_spgemm_args<T> &a, int64_t row, int l
   return p;
 }
 
-/* Symbolic: the distinct columns of each row of the bin (at most N
- * products a row). */
-template <int N>
-__global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_count_sorted(tsi_spgemm_args<float> a) {
-  constexpr int W = TSI_SPGEMM_SORTED_WARPS;
-  __shared__ int32_t keys_of[W][N];
-  __shared__ int first_of[W][32];
-  __shared__ int64_t b_at_of[W][32];
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  int32_t *keys = keys_of[warp];
-  const int64_t warps = (int64_t)gridDim.x * W;
-  for (int64_t r = (int64_t)blockIdx.x * W + warp; r < a.count; r += warps) {
-    const int64_t row = a.rows[r];
-    const int p = tsi_spgemm_expand(a, row, lane, N, first_of[warp], b_at_of[warp],
-                                    [&](int j, int64_t, int64_t kb) { keys[j] = a.b_cols[kb]; });
-    const int size = tsi_spgemm_sort_size(p);
-    for (int s = p + lane; s < size; s += 32)
-      keys[s] = TSI_SPGEMM_EMPTY;
-    __syncwarp();
-    tsi_spgemm_sort(keys, size, lane, 32, tsi_spgemm_warp_barrier{});
-    int distinct = 0;
-    for (int s = lane; s < p; s += 32)
-      distinct += s == 0 || keys[s] != keys[s - 1];
-    distinct = tsi_spgemm_warp_sum(distinct);
-    if (lane == 0)
-      a.row_nnz[row] = distinct;
-    __syncwarp();
-  }
+/* Symbolic: the distinct columns of `row` (at most `limit` products, no
+ * more than the N keys of shared memory hold), by one warp; first[32] and
+ * b_at[32] are its scratch. Every lane returns the count. The analysis of
+ * the rows (spgemm_cuda.cu) calls it for the rows of the sorted bins as soon
+ * as it has counted their products. */
+template <class T>
+__device__ int tsi_spgemm_count_row(const tsi_spgemm_args<T> &a, int64_t row, int lane, int limit, int32_t *keys,
+                                    int *first, int64_t *b_at) {
+  const int p =
+      tsi_spgemm_expand(a, row, lane, limit, first, b_at, [&](int j, int64_t, int64_t kb) { keys[j] = a.b_cols[kb]; });
+  const int size = tsi_spgemm_sort_size(p);
+  for (int s = p + lane; s < size; s += 32)
+    keys[s] = TSI_SPGEMM_EMPTY;
+  __syncwarp();
+  tsi_spgemm_sort(keys, size, lane, 32, tsi_spgemm_warp_barrier{});
+  int distinct = 0;
+  for (int s = lane; s < p; s += 32)
+    distinct += s == 0 || keys[s] != keys[s - 1];
+  distinct = tsi_spgemm_warp_sum(distinct);
+  __syncwarp(); /* the keys are read before the warp's next row writes them */
+  return distinct;
 }
 
 /* Numeric: keys (column << 32 | j) sorted, each column's run added in the
