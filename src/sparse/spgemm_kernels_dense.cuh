@@ -1,12 +1,15 @@
-/* SpGEMM's dense rows (bound past the largest shared table) with a block a
- * row, a slot of a pool in global memory each block: a bitmap of B's
- * columns, and for the long rows' numeric phase TSI_SPGEMM_LONG_WARPS
- * arrays of partial sums of B's width.
+/* SpGEMM's dense rows (bound past the largest shared table), a slot of a
+ * pool in global memory each block (each warp for the dense rows' numeric
+ * phase): a bitmap of B's columns, then the dense rows' values of B's width
+ * or, for the long rows' numeric phase, TSI_SPGEMM_LONG_WARPS arrays of
+ * partial sums.
  *
  * Symbolic (dense and long rows alike): the block's 32 groups of 8 lanes
  * take A's entries in turn, their lanes the entries of that row of B, and
  * set each product's bit (the order does not matter); the block then counts
  * the bits between the row's first and last column and clears them.
+ *
+ * Numeric, dense rows: a warp a row (tsi_spgemm_fill_dense_rows()).
  *
  * Numeric, long rows (at least TSI_SPGEMM_LONG_ENTRIES entries of A): warp w
  * takes A's entries w, w + W, ... in order, its lanes the entries of that
@@ -169,6 +172,103 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
       at += total;
     }
     __syncthreads();
+  }
+}
+
+/* Warps a block of the dense rows' numeric kernel. */
+#define TSI_SPGEMM_DENSE_FILL_WARPS 8
+
+__device__ inline int tsi_spgemm_warp_min(int x) {
+  for (int d = 16; d > 0; d /= 2)
+    x = min(x, __shfl_xor_sync(0xffffffffu, x, d));
+  return x;
+}
+__device__ inline int tsi_spgemm_warp_max(int x) {
+  for (int d = 16; d > 0; d /= 2)
+    x = max(x, __shfl_xor_sync(0xffffffffu, x, d));
+  return x;
+}
+
+/*
+ * Numeric for the dense rows, a warp a slot (a bitmap of bitmap_bytes, then
+ * a value per column): A's entries 32 at a time, one a lane (their column,
+ * value and row of B loaded together), then taken in order by shuffles, the
+ * lanes over that row of B; a product's value slot is read beside the
+ * atomicOr that says whether the column was seen (the first product stored,
+ * the next added: the sequential sum); a warp barrier between entries. Then
+ * the bitmap's words between the row's first and last column are read in
+ * order, a word a lane, and their columns written sorted; the words are left
+ * zero for the next row.
+ */
+template <class T>
+__global__ void __launch_bounds__(TSI_SPGEMM_DENSE_FILL_WARPS * 32)
+    tsi_spgemm_fill_dense_rows(tsi_spgemm_args<T> a, unsigned char *pool, size_t slot_bytes, size_t bitmap_bytes,
+                               int64_t slots) {
+  const int64_t warp = (int64_t)blockIdx.x * TSI_SPGEMM_DENSE_FILL_WARPS + int(threadIdx.x) / 32;
+  if (warp >= slots)
+    return; /* the whole warp */
+  unsigned char *slot = pool + (size_t)warp * slot_bytes;
+  unsigned *bits = reinterpret_cast<unsigned *>(slot);
+  T *values = reinterpret_cast<T *>(slot + bitmap_bytes);
+  const int lane = int(threadIdx.x) & 31;
+  for (int64_t r = warp; r < a.count; r += slots) {
+    const int64_t row = a.rows[r];
+    const int64_t end = a.a_off[row + 1];
+    int lo = TSI_SPGEMM_EMPTY, hi = -1;
+    for (int64_t chunk = a.a_off[row]; chunk < end; chunk += 32) {
+      const int64_t ka = chunk + lane;
+      T x = T(0);
+      int64_t b_begin = 0, b_end = 0;
+      if (ka < end) {
+        const int64_t k = a.a_cols[ka];
+        x = a.a_vals[ka];
+        b_begin = a.b_off[k];
+        b_end = a.b_off[k + 1];
+      }
+      const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
+      for (int e = 0; e < n; e++) {
+        const T xe = __shfl_sync(0xffffffffu, x, e);
+        const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
+        for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32) {
+          const int32_t col = a.b_cols[kb];
+          const T product = xe * a.b_vals[kb];
+          const unsigned bit = 1u << (col & 31);
+          const T before = values[col]; /* stale until the bit is set */
+          const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
+          values[col] = seen ? before + product : product;
+          lo = min(lo, (int)col);
+          hi = max(hi, (int)col);
+        }
+        __syncwarp();
+      }
+    }
+    lo = tsi_spgemm_warp_min(lo);
+    hi = tsi_spgemm_warp_max(hi);
+    int64_t at = a.c_off[row] - a.c_base;
+    for (int first = lo >> 5; hi >= 0 && first <= (hi >> 5); first += 32) {
+      const int w = first + lane;
+      unsigned word = w <= (hi >> 5) ? __ldcg(bits + w) : 0u;
+      const int mine = __popc(word);
+      int before = mine; /* inclusive scan of the words' counts, then exclusive */
+      for (int d = 1; d < 32; d *= 2) {
+        const int other = __shfl_up_sync(0xffffffffu, before, d);
+        if (lane >= d)
+          before += other;
+      }
+      const int total = __shfl_sync(0xffffffffu, before, 31);
+      int64_t pos = at + before - mine;
+      while (word) {
+        const int32_t col = w * 32 + __ffs((int)word) - 1;
+        word &= word - 1u;
+        a.c_cols[pos] = col;
+        a.c_vals[pos] = values[col];
+        pos++;
+      }
+      if (w <= (hi >> 5))
+        bits[w] = 0u;
+      at += total;
+    }
+    __syncwarp();
   }
 }
 

@@ -3,8 +3,9 @@
  * sequential Gustavson written here: the sorted bins' counts, columns and
  * values (bitwise: they add each entry's products in the order of A's
  * entries, as the reference does), the dense rows' counts with fewer slots
- * than rows, and the long rows' columns and values (within a rounding bound:
- * they add partial sums) and the same bits twice, with every slot left zero.
+ * than rows, the dense rows' columns and values (bitwise), and the long
+ * rows' columns and values (within a rounding bound: they add partial sums)
+ * and the same bits twice, with every slot left zero.
  * Rows: no products, products on empty rows of B, repeated columns, a
  * bin's most products, random ones; float and double. Also SpMM's warp sum
  * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
@@ -275,7 +276,24 @@ template <class T> static void test_dense(std::mt19937 &rng) {
              (long long)f.row_nnz[i], c.want_cols[i].size());
     EXPECT(std::count(pool.begin(), pool.end(), 0) == (long)pool.size(), "%s: the bitmaps are not left clear", what);
   }
-  /* Numeric, twice: the same bits, every slot left zero. */
+  /* Numeric of the dense rows, a warp a slot (fewer slots than rows): the
+   * sequential sums, bitwise; the bitmaps left clear. */
+  {
+    const size_t dense_slot = tsi_spgemm_slot_bytes(cols, sizeof(T) == 4 ? TS_FLOAT32 : TS_FLOAT64);
+    const int warps = 5;
+    std::vector<unsigned char> pool((size_t)warps * dense_slot, 0);
+    std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
+    emu::launch(1, TSI_SPGEMM_DENSE_FILL_WARPS * 32, tsi_spgemm_fill_dense_rows<T>, c.args(), pool.data(), dense_slot,
+                bitmap, (int64_t)warps);
+    std::snprintf(what, sizeof what, "dense rows' numeric (%s)", type);
+    expect_rows(what, c, true);
+    bool clear = true;
+    for (int w = 0; w < warps; w++)
+      clear = clear && std::count(pool.begin() + (long)(w * dense_slot), pool.begin() + (long)(w * dense_slot + bitmap),
+                                  0) == (long)bitmap;
+    EXPECT(clear, "%s: the bitmaps are not left clear", what);
+  }
+  /* Numeric of the long rows, twice: the same bits, every slot left zero. */
   const size_t slot = bitmap + TSI_SPGEMM_LONG_WARPS * part;
   std::vector<unsigned char> pool((size_t)slots * slot, 0);
   emu::launch(slots, TSI_SPGEMM_LONG_BLOCK, tsi_spgemm_fill_long_rows<T>, c.args(), pool.data(), slot, bitmap, part);
