@@ -332,6 +332,14 @@ ts_status ts_spgemm_allocate(ts_spgemm_plan *plan) {
   snprintf(what, sizeof what, "C (%lld entries: %lld bytes with its row offsets, of which %lld are held)",
            (long long)plan->nnz, (long long)ts_spgemm_plan_c_bytes(plan), (long long)(plan->rows + 1) * 8);
   ts_status st = reserve(plan, op, what, bytes == INT64_MAX ? -1 : bytes);
+  /* On the host an allocation past the physical memory would succeed and
+   * then end the process when its pages are touched: refuse it by name. */
+  const int64_t host_memory = on_gpu(plan) ? 0 : tsi_host_memory_bytes();
+  if (st == TS_SUCCESS && host_memory > 0 && bytes > host_memory - plan->held)
+    return tsi_error(plan->ctx, TS_ERROR_OUT_OF_MEMORY,
+                     "%s: %s needs %lld bytes; the host has %lld bytes of memory (ts_spgemm_blocked() computes C in "
+                     "blocks under a budget)",
+                     op, what, (long long)bytes, (long long)host_memory);
   if (st == TS_SUCCESS)
     st = ts_buffer_create(plan->ctx, TS_MEMORY_DEVICE, (size_t)plan->nnz * sizeof(int32_t), &plan->c_col_idx);
   if (st == TS_SUCCESS)

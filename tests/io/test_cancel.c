@@ -23,7 +23,6 @@
 #define GAP_SCALE 1.0
 #endif
 
-
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

@@ -57,10 +57,11 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
 ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op, double *a_norm, double *m_norm) {
   const int64_t n = lu->n;
   if (op != TS_OP_NONE && ws->a_norm_one < 0.0) {
-    double *col_sum = tsi_calloc_array(2 * (n > 0 ? n : 1), sizeof *col_sum), *scaled_sum = col_sum + n;
+    double *col_sum = tsi_calloc_array(2 * (n > 0 ? n : 1), sizeof *col_sum);
     if (!col_sum)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for column sums (n = %lld)",
                        (long long)n);
+    double *scaled_sum = col_sum + n;
     for (int64_t i = 0; i < n; i++)
       for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
         const int32_t j = lu->a_col_idx[e];
