@@ -110,6 +110,9 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
 /* Context a buffer was created with. */
 ts_context *tsi_buffer_context(const ts_buffer *buffer);
 
+/* Bytes of the host's physical memory, or 0 when it cannot be found. */
+int64_t tsi_host_memory_bytes(void);
+
 /* Seconds on a monotonic clock, for phase timings and time-based checks. */
 double tsi_seconds(void);
 

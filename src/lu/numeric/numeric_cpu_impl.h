@@ -7,8 +7,9 @@
  * float factors are rounded as each column is stored. */
 
 /* Rows [begin, end) of the pass over A (lu_load_values): their values into
- * lu->a_values, checked finite, their row sums of |A| and M's values into
- * the L+U pattern, folded into *part. */
+ * lu->a_values, checked finite, their row sums of |A| and of |M| (before
+ * the permutations) and M's values into the L+U pattern, folded into
+ * *part. */
 static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int64_t begin, int64_t end,
                                    tsi_lu_load_part *part) {
   const int64_t *row_ptr = lu->a_row_ptr;
@@ -20,26 +21,30 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
   const float *given_f32 = (const float *)a->values;
   const double *given_f64 = (const double *)a->values;
   double *a_values = lu->a_values;
-  double max_abs = part->max_m, norm = part->norm;
+  double max_abs = part->max_m, norm = part->norm, m_norm = part->m_norm;
   int64_t first_bad = part->first_bad;
   for (int64_t i = begin; i < end; i++) {
     const double scale_i = row_scale[i];
-    double row_sum = 0.0;
+    double row_sum = 0.0, scaled_sum = 0.0;
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
       const double given = single ? (double)given_f32[e] : given_f64[e];
       a_values[e] = given;
       if (!isfinite(given) && e < first_bad)
         first_bad = e;
       row_sum += fabs(given);
+      scaled_sum += fabs(given * col_scale[col_idx[e]]);
       double v = scale_i * given * col_scale[col_idx[e]];
       values[a_to_lu[e]] = (TSI_VALUE)v;
       if (fabs(v) > max_abs)
         max_abs = fabs(v);
     }
     norm = row_sum > norm ? row_sum : norm;
+    scaled_sum *= scale_i;
+    m_norm = scaled_sum > m_norm ? scaled_sum : m_norm;
   }
   part->max_m = max_abs;
   part->norm = norm;
+  part->m_norm = m_norm;
   part->first_bad = first_bad;
 }
 
@@ -52,27 +57,26 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
  * no bit depends on the threads. One thread runs no parallel region.
  * Returns the first entry that is not finite, or nnz(A). */
 static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu_numeric_workspace *ws,
-                                        TSI_VALUE *values, int threads, double *max_m, double *norm_inf) {
+                                        TSI_VALUE *values, int threads, tsi_lu_load_part *found) {
   const int64_t n = lu->n;
   if (ws->fill_listed)
     for (int64_t f = 0; f < ws->fill_count; f++)
       values[ws->fill_pos[f]] = 0;
   else
     memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
-  tsi_lu_load_part total = {0.0, 0.0, lu->nnz_a};
+  tsi_lu_load_part total = {0.0, 0.0, 0.0, lu->nnz_a};
   if (threads <= 1) {
     TSI_NAME(lu_load_rows)(lu, a, values, 0, n, &total);
   } else {
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
     for (int s = 0; s < threads; s++) {
-      tsi_lu_load_part part = {0.0, 0.0, lu->nnz_a};
+      tsi_lu_load_part part = {0.0, 0.0, 0.0, lu->nnz_a};
       TSI_NAME(lu_load_rows)(lu, a, values, n * s / threads, n * (s + 1) / threads, &part);
 #pragma omp critical(tsi_lu_load_merge)
       tsi_lu_load_merge(&total, &part);
     }
   }
-  *max_m = total.max_m;
-  *norm_inf = total.norm;
+  *found = total;
   return total.first_bad;
 }
 
@@ -84,8 +88,9 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
  */
-static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, double *x,
-                                       const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_column_outcome *outcome) {
+static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, double *x,
+                                       const tsi_lu_pivot_rule *rule, int *ready, const int64_t *stop_level,
+                                       tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
@@ -102,8 +107,14 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
     flops += 2 * (l_end - l_begin);
     if (u_jk == 0.0)
       continue; /* an explicit zero or a cancellation: nothing to subtract */
-    if (ready)
-      tsi_lu_wait_ready(ready, j); /* the dataflow schedule: L(:, j) from another thread */
+    /* The dataflow schedule: L(:, j) from another thread. A stop before
+     * this level abandons the column (x cleared over its pattern). */
+    if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
+      for (int64_t q = begin; q < end; q++)
+        x[row_idx[q]] = 0.0;
+      *outcome = (tsi_lu_column_outcome){TSI_LU_PIVOT_OK, flops, 0.0, 0.0};
+      return;
+    }
     for (int64_t q = l_begin; q < l_end; q++)
       x[row_idx[q]] -= (double)values[q] * u_jk;
   }
@@ -151,22 +162,20 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
                                         const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
                                         int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
-  TSI_NAME(lu_factor_column)(lu, values, k, x, rule, ready, &outcome);
+  TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
   tally->max_l = outcome.max_l > tally->max_l ? outcome.max_l : tally->max_l;
   tally->max_u = outcome.max_u > tally->max_u ? outcome.max_u : tally->max_u;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     tally->perturbed++;
-  } else if (outcome.kind != TSI_LU_PIVOT_OK) {
-#pragma omp critical(tsi_lu_bad_pivot)
+    tsi_lu_factor_watch *watch = rule->watch;
+#pragma omp critical(tsi_lu_perturbed_column)
     {
-      if (level < *bad_level || (level == *bad_level && k < *bad_column)) {
-        *bad_column = k;
-        *bad_kind = outcome.kind;
-#pragma omp atomic write
-        *bad_level = level;
-      }
+      if (k < watch->first_perturbed)
+        watch->first_perturbed = k;
     }
+  } else if (outcome.kind != TSI_LU_PIVOT_OK) {
+    tsi_lu_record_stop(level, k, outcome.kind, bad_level, bad_column, bad_kind);
   }
 }
 
@@ -187,8 +196,11 @@ static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, doubl
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
-    for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++)
+    for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++) {
       TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &tally, &bad_level, &bad_column, &bad_kind);
+      if ((c + 1) % TSI_LU_CPU_CHECK_COLUMNS == 0)
+        tsi_lu_factor_check(rule->watch, c, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
+    }
   tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
 }
 
@@ -217,6 +229,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
     tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
       int64_t next = level + 1;
@@ -227,8 +240,11 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
           next++;
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
-          for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
+          for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
             TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column, &bad_kind);
+            if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
+              tsi_lu_factor_check(rule->watch, c, l, level_cols[c], &bad_level, &bad_column, &bad_kind);
+          }
           if (bad_level <= l)
             break;
         }
@@ -239,9 +255,12 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
         if (chunk < 1)
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
-        for (int64_t c = first; c < last; c++)
+        for (int64_t c = first; c < last; c++) {
           TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column,
                              &bad_kind);
+          if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
+            tsi_lu_factor_check(rule->watch, first, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
+        }
       }
       /* After the barrier every thread reads the same verdict for these
        * levels: later levels can only store larger level numbers. */
@@ -286,7 +305,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
     tsi_lu_tally mine = {0, 0, 0.0, 0.0};
-    int64_t level = 0;
+    int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
        * level (TSI_LU_CPU_PIECES_PER_THREAD). A run's columns go in order,
@@ -310,12 +329,19 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
 #pragma omp atomic read
         seen = bad_level;
         if (level > seen) {
-          stop = true; /* later tickets are on later levels still */
+          /* Later tickets are on later levels still. The run's tickets left
+           * are marked, so that no thread sleeps on them for ever (a
+           * waiting column sees the stop and abandons its work). */
+          for (int64_t left = c; left < first + run && left < n; left++)
+            tsi_lu_mark_ready(ready, level_cols[left]);
+          stop = true;
           break;
         }
         const int32_t k = level_cols[c];
         TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &mine, &bad_level, &bad_column, &bad_kind);
         tsi_lu_mark_ready(ready, k);
+        if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
+          tsi_lu_factor_check(rule->watch, c, level, k, &bad_level, &bad_column, &bad_kind);
       }
     }
 #pragma omp critical(tsi_lu_tally_merge)
