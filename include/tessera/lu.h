@@ -83,10 +83,11 @@ typedef struct ts_lu_options {
    * factor_backend), TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the
    * context must be on CUDA). On the host, small factorizations, solves and
    * analyses run on one thread and larger ones on the context's threads, as
-   * many as find a core free of other work. On the GPU the factors stay on the device and the solves run
-   * there, refinement residuals in double on the host (a solve that falls
-   * back to partial pivoting, below, runs on the host). Both give
-   * deterministic factors, bitwise the same from run to run.
+   * many as find a core free of other work. On the GPU the factors stay on
+   * the device and the solves run there, refinement residuals in double on
+   * the host (a solve that falls back to partial pivoting, below, runs on
+   * the host). Both give deterministic factors, bitwise the same from run to
+   * run.
    */
   ts_backend backend;
   /**
