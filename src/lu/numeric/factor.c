@@ -27,7 +27,7 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", caller, (int)a->dtype);
   /* The same pattern: two comparisons of whole arrays (a Newton loop's
    * matrices all pass here). */
-  if (a->nnz == lu->nnz_a && memcmp(a->row_ptr, lu->a_row_ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0 &&
+  if (n > 0 && a->nnz == lu->nnz_a && memcmp(a->row_ptr, lu->a_row_ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0 &&
       (lu->nnz_a == 0 || memcmp(a->col_idx, lu->a_col_idx, (size_t)lu->nnz_a * sizeof(int32_t)) == 0))
     return TS_SUCCESS;
   /* The first row that differs, over the threads (a min-reduction: the
