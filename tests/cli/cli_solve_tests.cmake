@@ -77,6 +77,10 @@ if(TARGET tessera_cli)
       EXIT 1
       STDERR "^tessera: numerically singular: [^\n]*column [1-9][0-9]* \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$")
   endforeach()
+  # The same verdict where the factorization runs on the GPU.
+  tessera_cli_test(solve_singular_gpu ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cuda EXIT 1
+    STDERR "^tessera: numerically singular: [^\n]*column [1-9][0-9]* \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$"
+    GPU_ONLY)
   # --json: the verdict as a JSON object on stdout (column from 1, the
   # estimate, the perturbed pivots), the same one line on stderr.
   tessera_cli_test(solve_singular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cpu --json
