@@ -152,29 +152,12 @@ class SparseLU:
             self._factors = (l_factor, u_factor, perm_r, perm_c, arrays[8].copy(), arrays[9].copy())
         return self._factors
 
-    @property
-    def L(self):
-        return self._extracted()[0]
-
-    @property
-    def U(self):
-        return self._extracted()[1]
-
-    @property
-    def perm_r(self):
-        return self._extracted()[2]
-
-    @property
-    def perm_c(self):
-        return self._extracted()[3]
-
-    @property
-    def row_scale(self):
-        return self._extracted()[4]
-
-    @property
-    def col_scale(self):
-        return self._extracted()[5]
+    L = property(lambda self: self._extracted()[0], doc="L, unit lower triangular, CSC (float64).")
+    U = property(lambda self: self._extracted()[1], doc="U, upper triangular, CSC (float64).")
+    perm_r = property(lambda self: self._extracted()[2], doc="Row i of A is row perm_r[i] of L U (SciPy's).")
+    perm_c = property(lambda self: self._extracted()[3], doc="Column j of A is column perm_c[j] of L U (SciPy's).")
+    row_scale = property(lambda self: self._extracted()[4], doc="The matching's row scaling, by A's rows.")
+    col_scale = property(lambda self: self._extracted()[5], doc="The matching's column scaling, by A's columns.")
 
     @property
     def stats(self):
