@@ -162,7 +162,7 @@ typedef struct ts_lu_stats {
    */
   int64_t structural_rank;
   int64_t perturbed_pivots;  /**< Tiny pivots replaced in the last factorization. */
-  int64_t singular_column;   /**< Column (user numbering) of a zero pivot, or -1. */
+  int64_t singular_column;   /**< Column (user numbering, from 0) named by the singular status, or -1. */
   int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */
   double time_matching;      /**< Seconds: matching and scaling. */
   double time_ordering;      /**< Seconds: fill-reducing ordering, beyond the matching it may overlap. */
@@ -190,7 +190,8 @@ typedef struct ts_lu_stats {
   /**
    * 1-norm condition estimate |A|_1 |A^{-1}|_1 of the matrix last factored
    * (Hager and Higham's estimator, as klu_condest), a lower bound of the true
-   * value up to rounding; set by ts_lu_condest(), 0 until then.
+   * value up to rounding; set by ts_lu_condest(), and by the factorization
+   * when pivots were perturbed (the singularity rule above), 0 until then.
    */
   double condest;
   /** min |u_kk| / max |u_kk| over U's diagonal (as klu_rcond); set by ts_lu_rcond(), 0 until then. */
