@@ -3,10 +3,12 @@
  * 0 < done < n) ends ts_lu_factor and ts_lu_refactor with
  * TS_ERROR_CANCELLED within a second, leaves no factors (a solve is
  * refused), and the same object factors afterwards to a solution whose
- * backward error, computed here, is at rounding level. The matrix: the 3-D
- * Laplacian on a 20^3 grid in its natural order, whose band of 400 makes
- * the factorization take seconds. */
+ * backward error, computed here, is at rounding level. The partial-pivoting
+ * fallback's loop (called directly here) stops the same way and keeps no
+ * factors. The matrix: the 3-D Laplacian on a 20^3 grid in its natural
+ * order, whose band of 400 makes a factorization take seconds. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "lu/numeric/numeric_internal.h"
 #include "test_lu_numeric_common.h"
 
 #include <time.h>
@@ -54,6 +56,26 @@ static void expect_cancelled(ts_lu *lu, const ts_csr *a, cancel_watch *watch, in
   CHECK_STATUS(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, a->rows, x, a->rows), TS_ERROR_NOT_FACTORED);
 }
 
+/* The partial-pivoting fallback of a factored object, cancelled inside its
+ * loop: the status, the delay, no fallback factors kept. */
+static void expect_fallback_cancelled(ts_lu *lu, cancel_watch *watch) {
+  watch->armed = 1;
+  watch->calls_inside = 0;
+  ts_status st = tsi_lu_pivoted_factor(lu);
+  const double returned = now();
+  watch->armed = 0;
+  CHECK_MSG(watch->calls_inside == 1, "fallback: the callback was called %d times from inside the loop",
+            watch->calls_inside);
+  CHECK_MSG(st == TS_ERROR_CANCELLED, "fallback: %s after a cancel, want TS_ERROR_CANCELLED", ts_status_string(st));
+  CHECK(lu->pivoted == NULL);
+  if (watch->calls_inside == 1) {
+    CHECK_MSG(returned - watch->cancelled_at < 1.0, "fallback: returned %.3f s after the cancel",
+              returned - watch->cancelled_at);
+    printf("partial-pivoting fallback: returned %.4f s after the cancel\n", returned - watch->cancelled_at);
+  }
+  tsi_lu_pivoted_release(lu);
+}
+
 /* Factor (or refactor) without a cancel and solve A x = A * ones. */
 static void expect_solved(ts_lu *lu, const ts_csr *a, int refactor, double *b, double *x) {
   const int64_t n = a->rows;
@@ -90,6 +112,7 @@ int main(void) {
   expect_solved(lu, a, 0, b, x);
   expect_cancelled(lu, a, &watch, 1, b, x);
   expect_solved(lu, a, 1, b, x);
+  expect_fallback_cancelled(lu, &watch);
   free(b);
   free(x);
   ts_lu_destroy(lu);
