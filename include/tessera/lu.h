@@ -28,6 +28,47 @@
  * @endcode
  * All vectors are in host memory. Permutations reported in statistics and
  * singular columns are in the user's numbering.
+ *
+ * <b>Numbering in messages.</b> Rows, columns and entries named in the
+ * messages of the LU functions (ts_last_error()) and in the statistics
+ * (ts_lu_stats::singular_column) are indices of the caller's matrix as
+ * passed in (the rows and columns of its ts_csr, before the analysis's
+ * permutations), counted from 0; each message says "(from 0)" beside them.
+ * The command-line tool renumbers them from 1, as Matrix Market files count.
+ *
+ * <b>Singular matrices.</b> One rule on every path (the host and the GPU,
+ * ts_lu_factor() and ts_lu_refactor(), the partial-pivoting fallback):
+ * - A matrix without a perfect matching is refused by ts_lu_analyze() with
+ *   TS_ERROR_STRUCTURALLY_SINGULAR and its structural rank.
+ * - Pivots are static. A pivot u_kk with |u_kk| < pivot_threshold * max|M|
+ *   (ts_lu_options::pivot_threshold: 1e-14 with double factors, 1e-7 with
+ *   float ones; M the scaled, permuted matrix) is tiny. With
+ *   ts_lu_options::no_perturbation (the CLI's --no-perturbation) a tiny
+ *   pivot is TS_ERROR_NUMERICALLY_SINGULAR at once, naming its column.
+ * - Otherwise tiny pivots are replaced and counted
+ *   (ts_lu_stats::perturbed_pivots), and the factors are judged: the
+ *   condition number of A is estimated as ts_lu_condest() does, every solve
+ *   of the estimator refined in double. The factors stand when each of
+ *   those solves reaches a normwise backward error of at most 1e-14 and the
+ *   estimate is at most 1/eps = 2^52 (about 4.5e15; eps is double's machine
+ *   epsilon). If not, the matrix is factored again with threshold partial
+ *   pivoting on the host (KLU's algorithm): a column with no nonzero pivot
+ *   candidate there is singular (KLU's own verdict), and otherwise the same
+ *   two tests judge those factors, which the solves then use
+ *   (ts_lu_stats::partial_pivoting). A matrix whose values are all zero is
+ *   singular.
+ * - Factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an error);
+ *   the others TS_ERROR_NUMERICALLY_SINGULAR with the column in
+ *   ts_lu_stats::singular_column and in the message, and the estimate in
+ *   ts_lu_stats::condest when one was made.
+ * - ts_lu_solve() with perturbed pivots whose refinement leaves the
+ *   backward error above max(1e-14, 10 * refine_tolerance) falls back to
+ *   partial pivoting; a backward error still above that limit is
+ *   TS_ERROR_NUMERICALLY_SINGULAR.
+ * Non-finite values are errors, never a success: in A,
+ * TS_ERROR_INVALID_MATRIX naming the entry; in b, TS_ERROR_INVALID_ARGUMENT;
+ * a pivot or a solution that overflows, TS_ERROR_NUMERICALLY_SINGULAR or
+ * TS_ERROR_OVERFLOW.
  */
 #ifndef TESSERA_LU_H
 #define TESSERA_LU_H
@@ -137,7 +178,7 @@ typedef struct ts_lu_stats {
    */
   int64_t structural_rank;
   int64_t perturbed_pivots;  /**< Tiny pivots replaced in the last factorization. */
-  int64_t singular_column;   /**< Column (user numbering) of a zero pivot, or -1. */
+  int64_t singular_column;   /**< Column (user numbering, from 0) named by the singular status, or -1. */
   int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */
   double time_matching;      /**< Seconds: matching and scaling. */
   double time_ordering;      /**< Seconds: fill-reducing ordering, beyond the matching it may overlap. */
@@ -185,7 +226,8 @@ typedef struct ts_lu_stats {
   /**
    * 1-norm condition estimate |A|_1 |A^{-1}|_1 of the matrix last factored
    * (Hager and Higham's estimator, as klu_condest), a lower bound of the true
-   * value up to rounding; set by ts_lu_condest(), 0 until then.
+   * value up to rounding; set by ts_lu_condest(), and by the factorization
+   * when pivots were perturbed (the singularity rule above), 0 until then.
    */
   double condest;
   /** min |u_kk| / max |u_kk| over U's diagonal (as klu_rcond); set by ts_lu_rcond(), 0 until then. */
@@ -234,8 +276,10 @@ TS_API ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a);
 
 /**
  * Numeric factorization of @p a, which must have the analyzed pattern.
- * Returns TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS, or an error such as
- * TS_ERROR_NUMERICALLY_SINGULAR (with the column) when perturbation is off.
+ * Returns TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS (tiny pivots replaced, the
+ * factors judged sound by the rule of "Singular matrices" above), or an error:
+ * TS_ERROR_NUMERICALLY_SINGULAR (with the column, from 0) by that rule,
+ * TS_ERROR_INVALID_MATRIX for a value that is not finite.
  * Called again after the first factorization of an analysis, it is
  * ts_lu_refactor() (the pivot check included).
  */
@@ -243,7 +287,9 @@ TS_API ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a);
 
 /**
  * Refactor with new values and the same pattern (a Newton loop): only the
- * numeric phase runs, reusing the analysis's permutations and scaling.
+ * numeric phase runs, reusing the analysis's permutations and scaling. The
+ * same statuses as ts_lu_factor(), by the same rule: new values that are all
+ * zero, or singular, or not finite, are an error and leave no factors.
  *
  * The pivots were chosen for the values the analysis saw; a cheap check
  * after each refactorization compares the factors with those of the first

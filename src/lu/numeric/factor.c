@@ -45,10 +45,11 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   }
   if (first_bad < n) {
     int64_t i = first_bad, begin = lu->a_row_ptr[i], end = lu->a_row_ptr[i + 1];
-    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
-                     "%s: row %lld differs from the analyzed pattern (%lld entries, analyzed %lld); a new pattern "
-                     "needs ts_lu_analyze",
-                     caller, (long long)i, (long long)(a->row_ptr[i + 1] - a->row_ptr[i]), (long long)(end - begin));
+    return tsi_error(
+        lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+        "%s: row %lld (from 0) differs from the analyzed pattern (%lld entries, analyzed %lld); a new pattern "
+        "needs ts_lu_analyze",
+        caller, (long long)i, (long long)(a->row_ptr[i + 1] - a->row_ptr[i]), (long long)(end - begin));
   }
   if (a->nnz != lu->nnz_a)
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has %lld entries, the analyzed one %lld",
@@ -76,8 +77,8 @@ ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller) {
     else
       high = mid - 1;
   }
-  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g", caller, (long long)e,
-                   (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
+  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d, all from 0) is %g", caller,
+                   (long long)e, (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
 }
 
 /* Copy a's values into lu->a_values (double), refusing NaN and infinity
