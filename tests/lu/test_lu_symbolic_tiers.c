@@ -13,7 +13,7 @@
 
 /* An H200: 132 multiprocessors of 2048 threads, two rows a resident warp. */
 enum { SMS = 132 };
-static const int64_t in_flight = SMS * 64 * 2, threads = SMS * 2048;
+static const int64_t in_flight = (int64_t)SMS * 64 * 2, threads = (int64_t)SMS * 2048;
 
 static int is_power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -73,7 +73,7 @@ static void test_plans(void) {
 /* The 2048^2 mesh: the tiers' rows in flight under tight budgets, against
  * the paper's slots (bitmap + summary + a queue of n words). */
 static void test_mesh_2048(void) {
-  const int64_t n = 2048 * 2048;
+  const int64_t n = (int64_t)2048 * 2048;
   const int64_t paper_slot = 4 * (n / 32 + n / 1024 + n);
   const int64_t budgets[2] = {(int64_t)1 << 30, (int64_t)256 << 20};
   for (int b = 0; b < 2; b++) {
