@@ -37,7 +37,10 @@ template <class T> struct tsi_spmm_args {
 };
 
 /* `V` consecutive values: 16-byte loads and stores where V * sizeof(T) is 16
- * or 8 bytes (the plan only picks V > 1 when every address is aligned). */
+ * or 8 bytes (the plan only picks V > 1 when every address is aligned).
+ * store_streaming() marks the lines evict-first (st.global.cs): C is
+ * written once and not read again by the call, so it should not push the
+ * rows of B that later rows gather out of L2. */
 template <class T, int V> struct tsi_spmm_vec {
   static __device__ void load(const T *p, T (&out)[V]) {
 #pragma unroll
@@ -54,6 +57,11 @@ template <class T, int V> struct tsi_spmm_vec {
     for (int v = 0; v < V; v++)
       p[v] = in[v];
   }
+  static __device__ void store_streaming(T *p, const T (&in)[V]) {
+#pragma unroll
+    for (int v = 0; v < V; v++)
+      __stcs(p + v, in[v]);
+  }
 };
 template <> struct tsi_spmm_vec<float, 4> {
   static __device__ void load(const float *p, float (&out)[4]) {
@@ -66,6 +74,9 @@ template <> struct tsi_spmm_vec<float, 4> {
   }
   static __device__ void store(float *p, const float (&in)[4]) {
     *reinterpret_cast<float4 *>(p) = make_float4(in[0], in[1], in[2], in[3]);
+  }
+  static __device__ void store_streaming(float *p, const float (&in)[4]) {
+    __stcs(reinterpret_cast<float4 *>(p), make_float4(in[0], in[1], in[2], in[3]));
   }
 };
 template <> struct tsi_spmm_vec<float, 2> {
@@ -80,6 +91,9 @@ template <> struct tsi_spmm_vec<float, 2> {
   static __device__ void store(float *p, const float (&in)[2]) {
     *reinterpret_cast<float2 *>(p) = make_float2(in[0], in[1]);
   }
+  static __device__ void store_streaming(float *p, const float (&in)[2]) {
+    __stcs(reinterpret_cast<float2 *>(p), make_float2(in[0], in[1]));
+  }
 };
 template <> struct tsi_spmm_vec<double, 2> {
   static __device__ void load(const double *p, double (&out)[2]) {
@@ -92,6 +106,9 @@ template <> struct tsi_spmm_vec<double, 2> {
   }
   static __device__ void store(double *p, const double (&in)[2]) {
     *reinterpret_cast<double2 *>(p) = make_double2(in[0], in[1]);
+  }
+  static __device__ void store_streaming(double *p, const double (&in)[2]) {
+    __stcs(reinterpret_cast<double2 *>(p), make_double2(in[0], in[1]));
   }
 };
 
@@ -243,7 +260,7 @@ __device__ void tsi_spmm_store(const tsi_spmm_args<T> &a, int64_t row, const tsi
           for (int v = 0; v < V; v++)
             out[v] += a.beta * old[v];
         }
-        tsi_spmm_vec<T, V>::store(p, out);
+        tsi_spmm_vec<T, V>::store_streaming(p, out);
       } else {
 #pragma unroll
         for (int v = 0; v < V; v++)

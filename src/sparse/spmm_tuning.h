@@ -25,6 +25,11 @@
  * stores are coalesced over consecutive rows). Design. */
 #define TSI_SPMM_COLMAJOR_COLUMNS 8
 
+/* Thread-mapped with vector threads of a warp: a warp takes a group of
+ * consecutive rows, as many (up to 32) as leave this many warps for each
+ * resident warp, so that short matrices still fill the GPU. Design. */
+#define TSI_SPMM_GROUP_WAVES 2
+
 /* Items (rows + nonzeros for merge-path, nonzeros for work-oriented) of one
  * vector thread's part: each part keeps two partial rows of C, so the
  * records take 2 (rows + nnz) / TSI_SPMM_PART_ITEMS rows of C at most.

@@ -268,6 +268,26 @@ static void test_edges(ts_dtype dtype) {
   ts_csr_destroy(p);
 }
 
+/* Many short rows (empty ones among them) with vector threads of a whole
+ * warp: enough rows that thread-mapped gives each warp a group of
+ * consecutive rows (up to 32 on a large GPU), a partial last group, one and
+ * two slices a warp, a partial slice, beta and a column-major C. */
+static void test_row_groups(ts_dtype dtype) {
+  unsigned long long state = 606 + (unsigned long long)dtype;
+  const int64_t lengths[] = {0, 5, 1, 7, 3, 0, 9, 2, 0, 0, 4};
+  ts_csr *a = pt_random_csr(pick(600001, 70001), 4096, lengths, 11, dtype, &state);
+  const int single = dtype == TS_FLOAT32;
+  const int64_t widths[] = {single ? 128 : 64, single ? 256 : 128, single ? 96 : 48, 130};
+  for (int w = 0; a && w < 4; w++) {
+    spmm_case k = make_case("short rows in groups", widths[w], TS_SCHEDULE_THREAD_MAPPED, TS_LAYOUT_ROW_MAJOR,
+                            w == 3 ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR);
+    k.alpha = w == 2 ? -0.75 : 1.0;
+    k.beta = w >= 2 ? 0.5 : 0.0;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
 static void test_refused(void) {
   unsigned long long state = 5;
   const int64_t lengths[] = {2};
@@ -358,6 +378,7 @@ int main(void) {
     test_widths(dtype);
     test_thin(dtype);
     test_edges(dtype);
+    test_row_groups(dtype);
   }
   if (mode != RUN_RACECHECK) {
     test_refused();

@@ -1,0 +1,114 @@
+/* SpMM's sum of a group of consecutive rows by one warp, when a vector
+ * thread is a whole warp (32 lanes: 128 fp32 or 64 fp64 columns of a
+ * row-major B a slice) and each lane holds S slices' vectors of V columns.
+ *
+ * The rows of a group own one contiguous run of nonzeros, so the warp walks
+ * that run as one stream: the group's row offsets come in one coalesced
+ * load, the nonzeros' indices and values 32 at a time (lane l loads nonzero
+ * l; the next 32 are loaded while these are used), and the B loads of U
+ * nonzeros are issued before the first of them is added, across row ends.
+ * A row of C is handed to `store` when the stream passes its end. One row
+ * a warp (tsi_spmm_warp_sum) pays a dependent chain per row (offsets, then
+ * indices, then B); here the chain is paid once a group and the B loads
+ * stay in flight from row to row.
+ *
+ * Each row's sum is the one of tsi_spmm_sum(): from zero, its nonzeros in
+ * storage order, so the result is bitwise the same for any group size.
+ * Every lane of the warp must call it with the same row0 and count.
+ * Host-emulated in tests/sparse/test_spmm_kernels_emulated.cpp. */
+#ifndef TESSERA_SPMM_WARP_ROWS_CUH
+#define TESSERA_SPMM_WARP_ROWS_CUH
+
+#include <stdint.h>
+
+/* Rows of a warp's group at most: one row offset a lane. */
+#define TSI_SPMM_GROUP_ROWS_MAX 32
+
+/* Nonzeros whose B loads a lane issues before the first add, for S slices
+ * a lane: 4 x 16 bytes in flight a lane for one slice, 2 x 2 x 16 for two
+ * (the batch of tsi_spmm_warp_sum); 8 spills at the 64 registers a thread
+ * of TSI_SPMM_MIN_BLOCKS. Design. */
+#define TSI_SPMM_GROUP_BATCH(S) ((S) > 1 ? 2 : 4)
+
+/* For rows row0 .. row0 + count - 1 (1 <= count <= TSI_SPMM_GROUP_ROWS_MAX):
+ * acc[s * V + v] = sum of vals[k] * B(cols[k], column v of slice s) over
+ * the row's nonzeros, then store(row, acc). load(index, s, got) fills got[V]
+ * with this lane's columns of slice s of row `index` of B; it is called only
+ * where ok[s] (the lane holds columns of slice s inside the width). */
+template <class T, int V, int S, class Load, class Store>
+__device__ void tsi_spmm_warp_rows(const int64_t *offsets, const int32_t *cols, const T *vals, int64_t row0, int count,
+                                   const bool (&ok)[S], const Load &load, const Store &store) {
+  constexpr int U = TSI_SPMM_GROUP_BATCH(S);
+  const unsigned all = 0xffffffffu;
+  const int lane = int(threadIdx.x) & 31;
+  /* Lane l holds the start of row row0 + l; the group's end is shared. */
+  const int64_t my_start = lane < count ? __ldg(offsets + row0 + lane) : 0;
+  const int64_t end = __ldg(offsets + row0 + count);
+  const int64_t begin = __shfl_sync(all, my_start, 0);
+  int r = 0; /* the row being summed, within the group */
+  int64_t row_end = count > 1 ? __shfl_sync(all, my_start, 1) : end;
+  T acc[S * V];
+#pragma unroll
+  for (int i = 0; i < S * V; i++)
+    acc[i] = T(0);
+  int32_t next_index = begin + lane < end ? __ldg(cols + begin + lane) : 0;
+  T next_value = begin + lane < end ? __ldg(vals + begin + lane) : T(0);
+  for (int64_t chunk = begin; chunk < end; chunk += 32) {
+    const int32_t my_index = next_index;
+    const T my_value = next_value;
+    const int64_t ahead = chunk + 32 + lane;
+    next_index = ahead < end ? __ldg(cols + ahead) : 0;
+    next_value = ahead < end ? __ldg(vals + ahead) : T(0);
+    const int n = end - chunk < 32 ? (int)(end - chunk) : 32; /* the same in every lane */
+    for (int u0 = 0; u0 < n; u0 += U) {
+      T x[U][S * V];
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const int32_t index = __shfl_sync(all, my_index, (u0 + u) & 31);
+#pragma unroll
+        for (int s = 0; s < S; s++) {
+          T got[V];
+          if (u0 + u < n && ok[s]) {
+            load(index, s, got);
+          } else {
+#pragma unroll
+            for (int v = 0; v < V; v++)
+              got[v] = T(0);
+          }
+#pragma unroll
+          for (int v = 0; v < V; v++)
+            x[u][s * V + v] = got[v];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        if (u0 + u < n) {
+          /* Rows that end before this nonzero (empty ones included) are
+           * done: the condition is the same in every lane. */
+          while (chunk + u0 + u >= row_end) {
+            store(row0 + r, acc);
+#pragma unroll
+            for (int i = 0; i < S * V; i++)
+              acc[i] = T(0);
+            r++;
+            const int64_t next_end = __shfl_sync(all, my_start, (r + 1) & 31);
+            row_end = r + 1 < count ? next_end : end;
+          }
+          const T w = __shfl_sync(all, my_value, (u0 + u) & 31);
+#pragma unroll
+          for (int i = 0; i < S * V; i++)
+            acc[i] += w * x[u][i];
+        }
+      }
+    }
+  }
+  /* The last row with nonzeros and any empty rows after it. */
+  for (; r < count; r++) {
+    store(row0 + r, acc);
+#pragma unroll
+    for (int i = 0; i < S * V; i++)
+      acc[i] = T(0);
+  }
+}
+
+#endif

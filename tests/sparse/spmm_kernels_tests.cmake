@@ -1,0 +1,21 @@
+# SpMM's warp over a group of rows on the host
+# (test_spmm_kernels_emulated.cpp through cuda_host_emulation.h: a host
+# thread per GPU thread), so that it is checked where no GPU is: C++20 and
+# threads. Built wherever a C++20 compiler is found, with or without CUDA.
+include(CheckLanguage)
+check_language(CXX)
+if(CMAKE_CXX_COMPILER)
+  enable_language(CXX)
+  find_package(Threads)
+  if(Threads_FOUND)
+    add_executable(test_spmm_kernels_emulated ${CMAKE_CURRENT_LIST_DIR}/test_spmm_kernels_emulated.cpp)
+    target_compile_features(test_spmm_kernels_emulated PRIVATE cxx_std_20)
+    target_include_directories(test_spmm_kernels_emulated PRIVATE ${CMAKE_CURRENT_LIST_DIR}
+                               ${PROJECT_SOURCE_DIR}/src/sparse)
+    target_link_libraries(test_spmm_kernels_emulated PRIVATE tessera_internal Threads::Threads)
+    add_test(NAME test_spmm_kernels_emulated COMMAND test_spmm_kernels_emulated)
+    set_tests_properties(test_spmm_kernels_emulated PROPERTIES LABELS "cpu;sparse" TIMEOUT 600)
+  endif()
+else()
+  message(STATUS "tessera: no C++ compiler: test_spmm_kernels_emulated left out")
+endif()
