@@ -1,26 +1,29 @@
 /* SpMM with split-rows: one vector thread per (short row, column slice) as
- * thread-mapped, and the rows longer than TSI_SPMM_SPLIT_PIECE nonzeros cut
- * into pieces of that many, one vector thread per (piece, slice), each piece
- * kept as a record; a second launch adds each long row's pieces in piece
- * order (the plan's tables list them). */
+ * thread-mapped, and the rows longer than a piece (the plan's d->piece
+ * nonzeros) cut into pieces of that many, one vector thread per (piece,
+ * slice), each piece kept as a record; a second launch joins each long
+ * row's pieces, a warp per (long row, slice): its vector threads take the
+ * pieces in turn and lb::group_sum() adds their sums in a fixed tree (the
+ * plan's tables list the pieces). */
 #include "spmm_cuda_kernel.cuh"
 
 /* x below the rows: row x, skipped when long; above: piece x - rows. */
 template <class T, int V, int R, bool BRow>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_kernel(tsi_spmm_args<T> a, const int32_t *piece_row,
-                                                      const int64_t *piece_begin, int64_t pieces, T *records) {
+                                                      const int64_t *piece_begin, int64_t pieces, int64_t piece,
+                                                      T *records) {
   const int64_t rows = a.work.tiles;
   tsi_spmm_for_each_slice<T, V, BRow>(a, rows + pieces, [&](int64_t x, const tsi_spmm_columns &col) {
     int64_t first, end;
     if (x < rows) {
       first = a.work.tile_begin(x);
       end = a.work.tile_end(x);
-      if (end - first > TSI_SPMM_SPLIT_PIECE)
+      if (end - first > piece)
         return; /* a long row: its pieces are further on */
     } else {
       const int64_t row_end = a.work.tile_end(__ldg(piece_row + (x - rows)));
       first = __ldg(piece_begin + (x - rows));
-      end = row_end - first < TSI_SPMM_SPLIT_PIECE ? row_end : first + TSI_SPMM_SPLIT_PIECE;
+      end = row_end - first < piece ? row_end : first + piece;
     }
     T acc[R * V];
     tsi_spmm_sum<T, V, R, BRow>(a, col, first, end, 1, acc);
@@ -31,18 +34,49 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_kernel(tsi_spmm_args<T> a, const 
   });
 }
 
+/* Threads that join one (long row, slice): a warp, or the vector thread
+ * when it is a warp already. */
+static __host__ __device__ int join_threads(int lanes) { return lanes < 32 ? 32 : lanes; }
+
+/* Vector thread `rank` of the warp adds records first + rank, first + rank +
+ * step, ... (J loaded before the first is added), then the warp's sums are
+ * joined in group_sum()'s tree. */
 template <class T, int V, int R, bool BRow>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_join_pieces_kernel(tsi_spmm_args<T> a, const int32_t *long_row,
                                                             const int64_t *long_first, int64_t long_rows,
                                                             const T *records) {
-  tsi_spmm_for_each_slice<T, V, BRow>(a, long_rows, [&](int64_t i, const tsi_spmm_columns &col) {
+  constexpr int J = R > 1 ? (sizeof(T) > 4 ? 1 : 2) : TSI_SPMM_JOIN_BATCH;
+  const int threads = join_threads(a.lanes);
+  const lb::lane_position at = lb::position_of(a.lanes, threads);
+  const int step = threads / a.lanes;
+  const int64_t total = long_rows * a.slices;
+  /* The bounds are the same for every thread of a warp: all of them reach
+   * group_sum(). */
+  for (int64_t g = at.group; g < total; g += at.groups) {
+    int64_t i, slice;
+    tsi_spmm_split_index<BRow>(g, long_rows, a.slices, i, slice);
+    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
     T acc[R * V];
     tsi_spmm_zero<R * V>(acc);
     const int64_t last = __ldg(long_first + i + 1);
-    for (int64_t p = __ldg(long_first + i); p < last; p++)
-      tsi_spmm_record_add<T, V, R>(a, records, p, col, acc);
-    tsi_spmm_store<T, V, R>(a, __ldg(long_row + i), col, acc);
-  });
+    for (int64_t p = __ldg(long_first + i) + at.rank; p < last; p += (int64_t)J * step) {
+      T part[J][R * V];
+#pragma unroll
+      for (int j = 0; j < J; j++) {
+        tsi_spmm_zero<R * V>(part[j]);
+        if (p + (int64_t)j * step < last)
+          tsi_spmm_record_add<T, V, R>(a, records, p + (int64_t)j * step, col, part[j]);
+      }
+#pragma unroll
+      for (int j = 0; j < J; j++)
+#pragma unroll
+        for (int e = 0; e < R * V; e++)
+          acc[e] += part[j][e];
+    }
+    lb::group_sum<TSI_SPMM_BLOCK, T, R * V>(acc, threads, a.lanes, nullptr);
+    if (at.rank == 0)
+      tsi_spmm_store<T, V, R>(a, __ldg(long_row + i), col, acc);
+  }
 }
 
 template <class T, int V, int R, bool BRow> struct split_fn {
@@ -55,15 +89,16 @@ template <class T, int V, int R, bool BRow> struct split_fn {
     const int64_t threads = (d->rows + d->pieces) * d->lanes.slices * d->lanes.lanes;
     constexpr auto kernel = tsi_spmm_split_kernel<T, V, R, BRow>;
     kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, piece_row, piece_begin, d->pieces,
-                                                                              records);
+                                                                              d->piece, records);
     cudaError_t err = cudaPeekAtLastError();
     if (err != cudaSuccess || d->pieces == 0)
       return err;
     const int32_t *long_row = reinterpret_cast<const int32_t *>(c.workspace + d->long_row_at);
     const int64_t *long_first = reinterpret_cast<const int64_t *>(c.workspace + d->long_first_at);
     constexpr auto join = tsi_spmm_join_pieces_kernel<T, V, R, BRow>;
-    join<<<tsi_spmm_blocks<join>(d->long_rows * d->lanes.slices * d->lanes.lanes), TSI_SPMM_BLOCK, 0, c.stream>>>(
-        a, long_row, long_first, d->long_rows, records);
+    const int64_t join_all = d->long_rows * d->lanes.slices * join_threads(d->lanes.lanes);
+    join<<<tsi_spmm_blocks<join>(join_all), TSI_SPMM_BLOCK, 0, c.stream>>>(a, long_row, long_first, d->long_rows,
+                                                                           records);
     return cudaPeekAtLastError();
   }
 };

@@ -36,9 +36,22 @@
  * Design. */
 #define TSI_SPMM_PART_ITEMS 32
 
-/* Split-rows: rows of more nonzeros are cut into pieces of this many, one
- * vector thread each; shorter rows take one vector thread. Design. */
-#define TSI_SPMM_SPLIT_PIECE 256
+/* Split-rows: rows of more nonzeros than a piece are cut into pieces, one
+ * vector thread each; shorter rows take one vector thread. A vector thread
+ * walks its piece one batch of TSI_SPMM_ATOM_BATCH nonzeros (two dependent
+ * loads) after another, so the longest piece sets the kernel's critical
+ * path: TSI_SPMM_SPLIT_PIECE_NARROW nonzeros (8 batches) for vector threads
+ * of up to 8 lanes (32 fp32 columns), TSI_SPMM_SPLIT_PIECE_WIDE for wider
+ * ones, whose pieces' records (a row of C each) cost more to join. A piece
+ * adds 2 / piece of the gathered bytes in records (written, then read by
+ * the join). Design. */
+#define TSI_SPMM_SPLIT_PIECE_NARROW 32
+#define TSI_SPMM_SPLIT_PIECE_WIDE 64
+/* Split-rows join: records a vector thread loads before adding them. */
+#define TSI_SPMM_JOIN_BATCH 4
+
+/* AUTO: a row longer than this is long (split-rows' reason to exist). */
+#define TSI_SPMM_AUTO_LONG_ROW 256
 
 /* AUTO: row-length shapes. Skewed: coefficient of variation above
  * TSI_SPMM_AUTO_SKEW_CV with some row longer than a split-rows piece
