@@ -10,6 +10,7 @@
 
 #include "cuda_arch_limits.cuh"
 #include "spmm_internal.h"
+#include "spmm_warp_rows.cuh"
 #include "spmm_warp_sum.cuh"
 #include "tessera/lb.cuh"
 
@@ -274,6 +275,41 @@ __device__ void tsi_spmm_store(const tsi_spmm_args<T> &a, int64_t row, const tsi
       }
     }
   }
+}
+
+/* Item (group, pass) of a warp whose vector thread is the whole warp, with
+ * a row-major B: rows group * group_rows .. + group_rows - 1 and slices
+ * pass * S .. pass * S + S - 1 (a lane's S vectors, 32 V columns apart: the
+ * columns of tsi_spmm_store() with R = S), rows longer than `longest` left
+ * out (spmm_warp_rows.cuh). */
+template <class T, int V, int S>
+__device__ void tsi_spmm_group_item(const tsi_spmm_args<T> &a, int64_t group, int64_t pass, int group_rows,
+                                    int64_t longest) {
+  const int lane = int(threadIdx.x) & 31;
+  const int64_t row0 = group * group_rows;
+  const int count = a.work.tiles - row0 < group_rows ? (int)(a.work.tiles - row0) : group_rows;
+  const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, pass * S, lane);
+  bool ok[S];
+#pragma unroll
+  for (int s = 0; s < S; s++)
+    ok[s] = col.ok(s);
+  tsi_spmm_warp_rows<T, V, S>(
+      a.work.ends.offsets, a.cols, a.vals, row0, count, longest, ok,
+      [&](int32_t index, int s, T(&got)[V]) {
+        tsi_spmm_vec<T, V>::load(a.b + (int64_t)index * a.ld_b + col.at(s), got);
+      },
+      [&](int64_t row, const T(&acc)[S * V]) { tsi_spmm_store<T, V, S>(a, row, col, acc); });
+}
+
+/* Rows of a warp's group: the most (a power of two up to
+ * TSI_SPMM_GROUP_ROWS_MAX) that still leave TSI_SPMM_GROUP_WAVES warps a
+ * resident warp, given the passes over the slices. */
+inline int tsi_spmm_group_rows(int64_t rows, int64_t passes, int resident_blocks) {
+  const int64_t warps = (int64_t)resident_blocks * (TSI_SPMM_BLOCK / 32) * TSI_SPMM_GROUP_WAVES;
+  int group = 1;
+  while (group < TSI_SPMM_GROUP_ROWS_MAX && (rows / (2 * group)) * passes >= warps)
+    group *= 2;
+  return group;
 }
 
 /* A partial row kept for a later join: records[index * width + columns]. */

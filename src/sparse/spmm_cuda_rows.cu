@@ -6,7 +6,6 @@
  * gives each warp a group of consecutive rows and up to two slices instead
  * (spmm_warp_rows.cuh): the same sums, fewer dependent loads. */
 #include "spmm_cuda_kernel.cuh"
-#include "spmm_warp_rows.cuh"
 
 template <class S, class T, int V, int R, bool BRow>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_rows_kernel(tsi_spmm_args<T> a, int row_threads) {
@@ -38,43 +37,15 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_rows_kernel(tsi_spmm_args<T> a, int row
   }
 }
 
-/* Thread-mapped, vector threads of 32 lanes, row-major B: warp w of the
- * grid-stride walk takes rows group * group_rows .. + group_rows - 1 and
- * slices pass * S .. pass * S + S - 1 (a lane's S vectors, 32 V columns
- * apart: the columns of tsi_spmm_store() with R = S). */
+/* Thread-mapped, vector threads of 32 lanes, row-major B: the grid-stride
+ * walk gives each warp (group, pass) items (tsi_spmm_group_item). */
 template <class T, int V, int S>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_warp_rows_kernel(tsi_spmm_args<T> a, int group_rows) {
   const lb::lane_position at = lb::position_of(32, 32);
-  const int64_t rows = a.work.tiles;
-  const int64_t groups = (rows + group_rows - 1) / group_rows;
+  const int64_t groups = (a.work.tiles + group_rows - 1) / group_rows;
   const int64_t passes = (a.slices + S - 1) / S;
-  for (int64_t g = at.group; g < groups * passes; g += at.groups) {
-    const int64_t group = g / passes;
-    const int64_t pass = g - group * passes;
-    const int64_t row0 = group * group_rows;
-    const int count = rows - row0 < group_rows ? (int)(rows - row0) : group_rows;
-    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, pass * S, at.lane);
-    bool ok[S];
-#pragma unroll
-    for (int s = 0; s < S; s++)
-      ok[s] = col.ok(s);
-    tsi_spmm_warp_rows<T, V, S>(
-        a.work.ends.offsets, a.cols, a.vals, row0, count, ok,
-        [&](int32_t index, int s, T(&got)[V]) {
-          tsi_spmm_vec<T, V>::load(a.b + (int64_t)index * a.ld_b + col.at(s), got);
-        },
-        [&](int64_t row, const T(&acc)[S * V]) { tsi_spmm_store<T, V, S>(a, row, col, acc); });
-  }
-}
-
-/* Rows of a warp's group: the most (up to TSI_SPMM_GROUP_ROWS_MAX, a power
- * of two) that still leave TSI_SPMM_GROUP_WAVES warps a resident warp. */
-static int group_rows_for(int64_t rows, int64_t passes, int resident_blocks) {
-  const int64_t warps = (int64_t)resident_blocks * (TSI_SPMM_BLOCK / 32) * TSI_SPMM_GROUP_WAVES;
-  int group = 1;
-  while (group < TSI_SPMM_GROUP_ROWS_MAX && (rows / (2 * group)) * passes >= warps)
-    group *= 2;
-  return group;
+  for (int64_t g = at.group; g < groups * passes; g += at.groups)
+    tsi_spmm_group_item<T, V, S>(a, g / passes, g % passes, group_rows, INT64_MAX);
 }
 
 template <class T, int V, int S> static cudaError_t launch_warp_rows(const tsi_spmm_call &call) {
@@ -83,7 +54,7 @@ template <class T, int V, int S> static cudaError_t launch_warp_rows(const tsi_s
   constexpr auto kernel = tsi_spmm_warp_rows_kernel<T, V, S>;
   static const int resident = lb::resident_blocks(kernel, TSI_SPMM_BLOCK);
   const int64_t passes = (d->lanes.slices + S - 1) / S;
-  const int group_rows = group_rows_for(d->rows, passes, resident);
+  const int group_rows = tsi_spmm_group_rows(d->rows, passes, resident);
   const int64_t warps = (d->rows + group_rows - 1) / group_rows * passes;
   kernel<<<tsi_spmm_blocks<kernel>(warps * 32), TSI_SPMM_BLOCK, 0, call.stream>>>(a, group_rows);
   return cudaPeekAtLastError();

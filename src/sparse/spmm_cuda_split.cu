@@ -4,7 +4,9 @@
  * slice), each piece kept as a record; a second launch joins each long
  * row's pieces, a warp per (long row, slice): its vector threads take the
  * pieces in turn and lb::group_sum() adds their sums in a fixed tree (the
- * plan's tables list the pieces). */
+ * plan's tables list the pieces). With vector threads of a whole warp
+ * and a row-major B the short rows go in groups of consecutive rows, a warp
+ * each (tsi_spmm_group_item, the long rows left out), as thread-mapped. */
 #include "spmm_cuda_kernel.cuh"
 
 /* x below the rows: row x, skipped when long; above: piece x - rows. */
@@ -32,6 +34,33 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_kernel(tsi_spmm_args<T> a, const 
     else
       tsi_spmm_record_store<T, V, R>(a, records, x - rows, col, acc);
   });
+}
+
+/* Vector threads of a whole warp, row-major B: items below groups x passes
+ * are groups of short rows with S slices, the rest (piece, slice) pairs. */
+template <class T, int V, int S>
+__global__ void TSI_SPMM_BOUNDS tsi_spmm_split_groups_kernel(tsi_spmm_args<T> a, int group_rows,
+                                                             const int32_t *piece_row, const int64_t *piece_begin,
+                                                             int64_t pieces, int64_t piece, T *records) {
+  const lb::lane_position at = lb::position_of(32, 32);
+  const int64_t groups = (a.work.tiles + group_rows - 1) / group_rows;
+  const int64_t passes = (a.slices + S - 1) / S;
+  const int64_t row_items = groups * passes;
+  for (int64_t g = at.group; g < row_items + pieces * a.slices; g += at.groups) {
+    if (g < row_items) {
+      tsi_spmm_group_item<T, V, S>(a, g / passes, g % passes, group_rows, piece);
+      continue;
+    }
+    int64_t x, slice;
+    tsi_spmm_split_index<true>(g - row_items, pieces, a.slices, x, slice);
+    const int64_t row_end = a.work.tile_end(__ldg(piece_row + x));
+    const int64_t first = __ldg(piece_begin + x);
+    const int64_t end = row_end - first < piece ? row_end : first + piece;
+    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
+    T acc[V];
+    tsi_spmm_sum<T, V, 1, true>(a, col, first, end, 1, acc);
+    tsi_spmm_record_store<T, V, 1>(a, records, x, col, acc);
+  }
 }
 
 /* Threads that join one (long row, slice): a warp, or the vector thread
@@ -80,17 +109,46 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_join_pieces_kernel(tsi_spmm_args<T> a, 
 }
 
 template <class T, int V, int R, bool BRow> struct split_fn {
+  static const int32_t *piece_rows(const tsi_spmm_call &c) {
+    return reinterpret_cast<const int32_t *>(c.workspace + c.d->piece_row_at);
+  }
+  static const int64_t *piece_begins(const tsi_spmm_call &c) {
+    return reinterpret_cast<const int64_t *>(c.workspace + c.d->piece_begin_at);
+  }
+  /* Short rows one vector thread each, then the pieces. */
+  static cudaError_t launch_rows(const tsi_spmm_call &c, const tsi_spmm_args<T> &a, T *records) {
+    const tsi_spmm_device *d = c.d;
+    const int64_t threads = (d->rows + d->pieces) * d->lanes.slices * d->lanes.lanes;
+    constexpr auto kernel = tsi_spmm_split_kernel<T, V, R, BRow>;
+    kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, piece_rows(c), piece_begins(c),
+                                                                              d->pieces, d->piece, records);
+    return cudaPeekAtLastError();
+  }
+  /* Short rows in groups, a warp each, then the pieces. */
+  template <int S> static cudaError_t launch_groups(const tsi_spmm_call &c, const tsi_spmm_args<T> &a, T *records) {
+    const tsi_spmm_device *d = c.d;
+    constexpr auto kernel = tsi_spmm_split_groups_kernel<T, V, S>;
+    static const int resident = lb::resident_blocks(kernel, TSI_SPMM_BLOCK);
+    const int64_t passes = (d->lanes.slices + S - 1) / S;
+    const int group_rows = tsi_spmm_group_rows(d->rows, passes, resident);
+    const int64_t warps = (d->rows + group_rows - 1) / group_rows * passes + d->pieces * d->lanes.slices;
+    kernel<<<tsi_spmm_blocks<kernel>(warps * 32), TSI_SPMM_BLOCK, 0, c.stream>>>(
+        a, group_rows, piece_rows(c), piece_begins(c), d->pieces, d->piece, records);
+    return cudaPeekAtLastError();
+  }
   static cudaError_t call(const tsi_spmm_call &c) {
     const tsi_spmm_device *d = c.d;
     tsi_spmm_args<T> a = tsi_spmm_make_args<T>(d, c.alpha, c.b, c.beta, c.c);
-    const int32_t *piece_row = reinterpret_cast<const int32_t *>(c.workspace + d->piece_row_at);
-    const int64_t *piece_begin = reinterpret_cast<const int64_t *>(c.workspace + d->piece_begin_at);
     T *records = reinterpret_cast<T *>(c.workspace + d->records_at);
-    const int64_t threads = (d->rows + d->pieces) * d->lanes.slices * d->lanes.lanes;
-    constexpr auto kernel = tsi_spmm_split_kernel<T, V, R, BRow>;
-    kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, piece_row, piece_begin, d->pieces,
-                                                                              d->piece, records);
-    cudaError_t err = cudaPeekAtLastError();
+    cudaError_t err;
+    if constexpr (BRow && R == 1) {
+      if (d->lanes.lanes == 32)
+        err = d->lanes.slices > 1 ? launch_groups<2>(c, a, records) : launch_groups<1>(c, a, records);
+      else
+        err = launch_rows(c, a, records);
+    } else {
+      err = launch_rows(c, a, records);
+    }
     if (err != cudaSuccess || d->pieces == 0)
       return err;
     const int32_t *long_row = reinterpret_cast<const int32_t *>(c.workspace + d->long_row_at);

@@ -14,7 +14,8 @@
  *
  * Each row's sum is the one of tsi_spmm_sum(): from zero, its nonzeros in
  * storage order, so the result is bitwise the same for any group size.
- * Every lane of the warp must call it with the same row0 and count.
+ * Every lane of the warp must call it with the same row0, count and
+ * longest.
  * Host-emulated in tests/sparse/test_spmm_kernels_emulated.cpp. */
 #ifndef TESSERA_SPMM_WARP_ROWS_CUH
 #define TESSERA_SPMM_WARP_ROWS_CUH
@@ -30,84 +31,98 @@
  * of TSI_SPMM_MIN_BLOCKS. Design. */
 #define TSI_SPMM_GROUP_BATCH(S) ((S) > 1 ? 2 : 4)
 
-/* For rows row0 .. row0 + count - 1 (1 <= count <= TSI_SPMM_GROUP_ROWS_MAX):
- * acc[s * V + v] = sum of vals[k] * B(cols[k], column v of slice s) over
- * the row's nonzeros, then store(row, acc). load(index, s, got) fills got[V]
- * with this lane's columns of slice s of row `index` of B; it is called only
- * where ok[s] (the lane holds columns of slice s inside the width). */
+/* For rows row0 .. row0 + count - 1 (1 <= count <= TSI_SPMM_GROUP_ROWS_MAX)
+ * of at most `longest` nonzeros: acc[s * V + v] = sum of vals[k] *
+ * B(cols[k], column v of slice s) over the row's nonzeros, then store(row,
+ * acc); longer rows (split-rows' pieces take them) are neither walked nor
+ * stored. load(index, s, got) fills got[V] with this lane's columns of slice
+ * s of row `index` of B; it is called only where ok[s] (the lane holds
+ * columns of slice s inside the width). */
 template <class T, int V, int S, class Load, class Store>
 __device__ void tsi_spmm_warp_rows(const int64_t *offsets, const int32_t *cols, const T *vals, int64_t row0, int count,
-                                   const bool (&ok)[S], const Load &load, const Store &store) {
+                                   int64_t longest, const bool (&ok)[S], const Load &load, const Store &store) {
   constexpr int U = TSI_SPMM_GROUP_BATCH(S);
   const unsigned all = 0xffffffffu;
   const int lane = int(threadIdx.x) & 31;
-  /* Lane l holds the start of row row0 + l; the group's end is shared. */
+  /* Lane l holds the start and end of row row0 + l. */
   const int64_t my_start = lane < count ? __ldg(offsets + row0 + lane) : 0;
   const int64_t end = __ldg(offsets + row0 + count);
-  const int64_t begin = __shfl_sync(all, my_start, 0);
-  int r = 0; /* the row being summed, within the group */
-  int64_t row_end = count > 1 ? __shfl_sync(all, my_start, 1) : end;
+  const int64_t next_start = __shfl_down_sync(all, my_start, 1);
+  const int64_t my_end = lane + 1 < count ? next_start : end;
+  const unsigned skipped = __ballot_sync(all, lane < count && my_end - my_start > longest);
   T acc[S * V];
 #pragma unroll
   for (int i = 0; i < S * V; i++)
     acc[i] = T(0);
-  int32_t next_index = begin + lane < end ? __ldg(cols + begin + lane) : 0;
-  T next_value = begin + lane < end ? __ldg(vals + begin + lane) : T(0);
-  for (int64_t chunk = begin; chunk < end; chunk += 32) {
-    const int32_t my_index = next_index;
-    const T my_value = next_value;
-    const int64_t ahead = chunk + 32 + lane;
-    next_index = ahead < end ? __ldg(cols + ahead) : 0;
-    next_value = ahead < end ? __ldg(vals + ahead) : T(0);
-    const int n = end - chunk < 32 ? (int)(end - chunk) : 32; /* the same in every lane */
-    for (int u0 = 0; u0 < n; u0 += U) {
-      T x[U][S * V];
+  /* Runs of rows between skipped ones, each walked as one stream. */
+  for (int r = 0; r < count;) {
+    const unsigned later = skipped >> r;
+    const int stop = later ? r + __ffs((int)later) - 1 : count;
+    if (stop == r) { /* row r is skipped */
+      r++;
+      continue;
+    }
+    const int64_t begin = __shfl_sync(all, my_start, r & 31);
+    const int64_t run_end = __shfl_sync(all, my_end, (stop - 1) & 31);
+    int64_t row_end = __shfl_sync(all, my_end, r & 31);
+    int32_t next_index = begin + lane < run_end ? __ldg(cols + begin + lane) : 0;
+    T next_value = begin + lane < run_end ? __ldg(vals + begin + lane) : T(0);
+    for (int64_t chunk = begin; chunk < run_end; chunk += 32) {
+      const int32_t my_index = next_index;
+      const T my_value = next_value;
+      const int64_t ahead = chunk + 32 + lane;
+      next_index = ahead < run_end ? __ldg(cols + ahead) : 0;
+      next_value = ahead < run_end ? __ldg(vals + ahead) : T(0);
+      const int n = run_end - chunk < 32 ? (int)(run_end - chunk) : 32; /* the same in every lane */
+      for (int u0 = 0; u0 < n; u0 += U) {
+        T x[U][S * V];
 #pragma unroll
-      for (int u = 0; u < U; u++) {
-        const int32_t index = __shfl_sync(all, my_index, (u0 + u) & 31);
+        for (int u = 0; u < U; u++) {
+          const int32_t index = __shfl_sync(all, my_index, (u0 + u) & 31);
 #pragma unroll
-        for (int s = 0; s < S; s++) {
-          T got[V];
-          if (u0 + u < n && ok[s]) {
-            load(index, s, got);
-          } else {
+          for (int s = 0; s < S; s++) {
+            T got[V];
+            if (u0 + u < n && ok[s]) {
+              load(index, s, got);
+            } else {
+#pragma unroll
+              for (int v = 0; v < V; v++)
+                got[v] = T(0);
+            }
 #pragma unroll
             for (int v = 0; v < V; v++)
-              got[v] = T(0);
+              x[u][s * V + v] = got[v];
           }
-#pragma unroll
-          for (int v = 0; v < V; v++)
-            x[u][s * V + v] = got[v];
         }
-      }
 #pragma unroll
-      for (int u = 0; u < U; u++) {
-        if (u0 + u < n) {
-          /* Rows that end before this nonzero (empty ones included) are
-           * done: the condition is the same in every lane. */
-          while (chunk + u0 + u >= row_end) {
-            store(row0 + r, acc);
+        for (int u = 0; u < U; u++) {
+          if (u0 + u < n) {
+            /* Rows that end before this nonzero (empty ones included) are
+             * done: the condition is the same in every lane. */
+            while (chunk + u0 + u >= row_end) {
+              store(row0 + r, acc);
+#pragma unroll
+              for (int i = 0; i < S * V; i++)
+                acc[i] = T(0);
+              r++;
+              row_end = __shfl_sync(all, my_end, r & 31);
+            }
+            const T w = __shfl_sync(all, my_value, (u0 + u) & 31);
 #pragma unroll
             for (int i = 0; i < S * V; i++)
-              acc[i] = T(0);
-            r++;
-            const int64_t next_end = __shfl_sync(all, my_start, (r + 1) & 31);
-            row_end = r + 1 < count ? next_end : end;
+              acc[i] += w * x[u][i];
           }
-          const T w = __shfl_sync(all, my_value, (u0 + u) & 31);
-#pragma unroll
-          for (int i = 0; i < S * V; i++)
-            acc[i] += w * x[u][i];
         }
       }
     }
-  }
-  /* The last row with nonzeros and any empty rows after it. */
-  for (; r < count; r++) {
-    store(row0 + r, acc);
+    /* The run's last row with nonzeros and any empty rows after it. */
+    for (; r < stop; r++) {
+      store(row0 + r, acc);
 #pragma unroll
-    for (int i = 0; i < S * V; i++)
-      acc[i] = T(0);
+      for (int i = 0; i < S * V; i++)
+        acc[i] = T(0);
+    }
+    r = stop + 1; /* past the skipped row */
   }
 }
 
