@@ -2,9 +2,10 @@
  * thread-mapped, and the rows longer than a piece (the plan's d->piece
  * nonzeros) cut into pieces of that many, one vector thread per (piece,
  * slice), each piece kept as a record; a second launch joins each long
- * row's pieces, a warp per (long row, slice): its vector threads take the
- * pieces in turn and lb::group_sum() adds their sums in a fixed tree (the
- * plan's tables list the pieces). With vector threads of a whole warp
+ * row's pieces, a warp per (long row, slice) or a block for a huge row of
+ * many pieces: its vector threads take the pieces in turn and
+ * lb::group_sum() adds their sums in a fixed tree (the plan's tables list
+ * the pieces, the huge rows first). With vector threads of a whole warp
  * and a row-major B the short rows go in groups of consecutive rows, a warp
  * each (tsi_spmm_group_item, the long rows left out), as thread-mapped. */
 #include "spmm_cuda_kernel.cuh"
@@ -63,48 +64,75 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_groups_kernel(tsi_spmm_args<T> a,
   }
 }
 
-/* Threads that join one (long row, slice): a warp, or the vector thread
- * when it is a warp already. */
+/* Threads that join one (long row, slice) of the warp kind: a warp, or the
+ * vector thread when it is a warp already. */
 static __host__ __device__ int join_threads(int lanes) { return lanes < 32 ? 32 : lanes; }
 
-/* Vector thread `rank` of the warp adds records first + rank, first + rank +
- * step, ... (J loaded before the first is added), then the warp's sums are
- * joined in group_sum()'s tree. */
+/* Long row i, slice `slice`, joined by `threads` threads (a warp's or the
+ * block's, `rank` this thread's vector thread among them): vector thread r
+ * adds records first + r, first + r + step, ... (J loaded before the first
+ * is added), then group_sum() joins the vector threads' sums in its fixed
+ * tree (through `scratch` for a block). */
+template <class T, int V, int R, bool BRow>
+__device__ void tsi_spmm_join_row(const tsi_spmm_args<T> &a, const int32_t *long_row, const int64_t *long_first,
+                                  const T *records, int64_t i, int64_t slice, int threads, int lane, int rank,
+                                  lb::group_sum_storage<TSI_SPMM_BLOCK, T, R * V> *scratch) {
+  constexpr int J = R > 1 ? (sizeof(T) > 4 ? 1 : 2) : TSI_SPMM_JOIN_BATCH;
+  const int step = threads / a.lanes;
+  const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, lane);
+  T acc[R * V];
+  tsi_spmm_zero<R * V>(acc);
+  const int64_t last = __ldg(long_first + i + 1);
+  for (int64_t p = __ldg(long_first + i) + rank; p < last; p += (int64_t)J * step) {
+    T part[J][R * V];
+#pragma unroll
+    for (int j = 0; j < J; j++) {
+      tsi_spmm_zero<R * V>(part[j]);
+      if (p + (int64_t)j * step < last)
+        tsi_spmm_record_add<T, V, R>(a, records, p + (int64_t)j * step, col, part[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < J; j++)
+#pragma unroll
+      for (int e = 0; e < R * V; e++)
+        acc[e] += part[j][e];
+  }
+  lb::group_sum<TSI_SPMM_BLOCK, T, R * V>(acc, threads, a.lanes, scratch);
+  if (rank == 0)
+    tsi_spmm_store<T, V, R>(a, __ldg(long_row + i), col, acc);
+}
+
+/* The join: items of a block, grid-stride; the first huge_rows x slices
+ * are (huge row, slice) pairs, a block each; the rest hold one (long row,
+ * slice) pair a warp each. */
 template <class T, int V, int R, bool BRow>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_join_pieces_kernel(tsi_spmm_args<T> a, const int32_t *long_row,
                                                             const int64_t *long_first, int64_t long_rows,
-                                                            const T *records) {
-  constexpr int J = R > 1 ? (sizeof(T) > 4 ? 1 : 2) : TSI_SPMM_JOIN_BATCH;
+                                                            int64_t huge_rows, const T *records) {
+  __shared__ lb::group_sum_storage<TSI_SPMM_BLOCK, T, R * V> scratch;
   const int threads = join_threads(a.lanes);
-  const lb::lane_position at = lb::position_of(a.lanes, threads);
-  const int step = threads / a.lanes;
-  const int64_t total = long_rows * a.slices;
-  /* The bounds are the same for every thread of a warp: all of them reach
-   * group_sum(). */
-  for (int64_t g = at.group; g < total; g += at.groups) {
+  const int per_block = TSI_SPMM_BLOCK / threads;
+  const int64_t block_items = huge_rows * a.slices;
+  const int64_t warp_items = (long_rows - huge_rows) * a.slices;
+  const int64_t items = block_items + (warp_items + per_block - 1) / per_block;
+  /* b is the same in the whole block, q in the whole warp: every thread
+   * that group_sum() needs reaches it. */
+  for (int64_t b = blockIdx.x; b < items; b += gridDim.x) {
     int64_t i, slice;
-    tsi_spmm_split_index<BRow>(g, long_rows, a.slices, i, slice);
-    const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, at.lane);
-    T acc[R * V];
-    tsi_spmm_zero<R * V>(acc);
-    const int64_t last = __ldg(long_first + i + 1);
-    for (int64_t p = __ldg(long_first + i) + at.rank; p < last; p += (int64_t)J * step) {
-      T part[J][R * V];
-#pragma unroll
-      for (int j = 0; j < J; j++) {
-        tsi_spmm_zero<R * V>(part[j]);
-        if (p + (int64_t)j * step < last)
-          tsi_spmm_record_add<T, V, R>(a, records, p + (int64_t)j * step, col, part[j]);
-      }
-#pragma unroll
-      for (int j = 0; j < J; j++)
-#pragma unroll
-        for (int e = 0; e < R * V; e++)
-          acc[e] += part[j][e];
+    if (b < block_items) {
+      const lb::lane_position at = lb::position_of(a.lanes, TSI_SPMM_BLOCK);
+      tsi_spmm_split_index<BRow>(b, huge_rows, a.slices, i, slice);
+      tsi_spmm_join_row<T, V, R, BRow>(a, long_row, long_first, records, i, slice, TSI_SPMM_BLOCK, at.lane, at.rank,
+                                       &scratch);
+    } else {
+      const lb::lane_position at = lb::position_of(a.lanes, threads);
+      const int64_t q = (b - block_items) * per_block + int(threadIdx.x) / threads;
+      if (q >= warp_items)
+        continue;
+      tsi_spmm_split_index<BRow>(q, long_rows - huge_rows, a.slices, i, slice);
+      tsi_spmm_join_row<T, V, R, BRow>(a, long_row, long_first, records, huge_rows + i, slice, threads, at.lane,
+                                       at.rank, nullptr);
     }
-    lb::group_sum<TSI_SPMM_BLOCK, T, R * V>(acc, threads, a.lanes, nullptr);
-    if (at.rank == 0)
-      tsi_spmm_store<T, V, R>(a, __ldg(long_row + i), col, acc);
   }
 }
 
@@ -154,9 +182,11 @@ template <class T, int V, int R, bool BRow> struct split_fn {
     const int32_t *long_row = reinterpret_cast<const int32_t *>(c.workspace + d->long_row_at);
     const int64_t *long_first = reinterpret_cast<const int64_t *>(c.workspace + d->long_first_at);
     constexpr auto join = tsi_spmm_join_pieces_kernel<T, V, R, BRow>;
-    const int64_t join_all = d->long_rows * d->lanes.slices * join_threads(d->lanes.lanes);
+    const int64_t join_all =
+        (d->huge_rows * TSI_SPMM_BLOCK + (d->long_rows - d->huge_rows) * join_threads(d->lanes.lanes)) *
+        d->lanes.slices;
     join<<<tsi_spmm_blocks<join>(join_all), TSI_SPMM_BLOCK, 0, c.stream>>>(a, long_row, long_first, d->long_rows,
-                                                                           records);
+                                                                           d->huge_rows, records);
     return cudaPeekAtLastError();
   }
 };

@@ -49,6 +49,10 @@
 #define TSI_SPMM_SPLIT_PIECE_WIDE 64
 /* Split-rows join: records a vector thread loads before adding them. */
 #define TSI_SPMM_JOIN_BATCH 4
+/* Split-rows join: a long row whose pieces would take a warp's vector
+ * threads more than this many batches is joined by a whole block (a row of
+ * 10^5 nonzeros has thousands of pieces). Design. */
+#define TSI_SPMM_JOIN_WARP_ROUNDS 8
 
 /* AUTO: a row longer than this is long (split-rows' reason to exist). */
 #define TSI_SPMM_AUTO_LONG_ROW 256

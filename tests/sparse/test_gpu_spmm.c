@@ -252,6 +252,15 @@ static void test_edges(ts_dtype dtype) {
     spmm_case k = make_case("huge row among short", 16, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
     check_gpu(a, &k, &state);
   }
+  /* Split-rows with vector threads of a warp (groups of short rows, a huge
+   * row joined by a block) and with narrow ones, beta kept. */
+  const int64_t split_widths[] = {256, 130, 8};
+  for (int w = 0; a && w < 3; w++) {
+    spmm_case k = make_case("huge row among short", split_widths[w], TS_SCHEDULE_SPLIT_ROWS, TS_LAYOUT_ROW_MAJOR,
+                            TS_LAYOUT_ROW_MAJOR);
+    k.beta = 0.25;
+    check_gpu(a, &k, &state);
+  }
   ts_csr_destroy(a);
   /* Power-law rows from the generator. */
   ts_csr *p = NULL;
