@@ -208,23 +208,18 @@ __device__ void tsi_spmm_sum(const tsi_spmm_args<T> &a, const tsi_spmm_columns &
     for (int u = 0; u < U; u++) {
 #pragma unroll
       for (int r = 0; r < R; r++) {
-        T got[V];
-        if (in[u] && col.ok(r)) {
-          if (BRow) {
-            tsi_spmm_vec<T, V>::load(a.b + (int64_t)index[u] * a.ld_b + col.at(r), got);
-          } else {
+        tsi_spmm_load_or_zero<T, V>(
+            in[u] && col.ok(r),
+            [&](T(&got)[V]) {
+              if (BRow) {
+                tsi_spmm_vec<T, V>::load(a.b + (int64_t)index[u] * a.ld_b + col.at(r), got);
+              } else {
 #pragma unroll
-            for (int v = 0; v < V; v++)
-              got[v] = __ldg(a.b + (int64_t)index[u] + (col.at(r) + v) * a.ld_b);
-          }
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; v++)
-            got[v] = T(0);
-        }
-#pragma unroll
-        for (int v = 0; v < V; v++)
-          x[u][r * V + v] = got[v];
+                for (int v = 0; v < V; v++)
+                  got[v] = __ldg(a.b + (int64_t)index[u] + (col.at(r) + v) * a.ld_b);
+              }
+            },
+            &x[u][r * V]);
       }
     }
 #pragma unroll

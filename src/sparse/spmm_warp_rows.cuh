@@ -31,6 +31,22 @@
  * of TSI_SPMM_MIN_BLOCKS. Design. */
 #define TSI_SPMM_GROUP_BATCH(S) ((S) > 1 ? 2 : 4)
 
+/* out[0 .. V) = what load(got) fills got[V] with where `in`, else zeros:
+ * the B loads of a batch, issued before any is used. */
+template <class T, int V, class Load> __device__ inline void tsi_spmm_load_or_zero(bool in, const Load &load, T *out) {
+  T got[V];
+  if (in) {
+    load(got);
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; v++)
+      got[v] = T(0);
+  }
+#pragma unroll
+  for (int v = 0; v < V; v++)
+    out[v] = got[v];
+}
+
 /* For rows row0 .. row0 + count - 1 (1 <= count <= TSI_SPMM_GROUP_ROWS_MAX)
  * of at most `longest` nonzeros: acc[s * V + v] = sum of vals[k] *
  * B(cols[k], column v of slice s) over the row's nonzeros, then store(row,
@@ -80,19 +96,9 @@ __device__ void tsi_spmm_warp_rows(const int64_t *offsets, const int32_t *cols, 
         for (int u = 0; u < U; u++) {
           const int32_t index = __shfl_sync(all, my_index, (u0 + u) & 31);
 #pragma unroll
-          for (int s = 0; s < S; s++) {
-            T got[V];
-            if (u0 + u < n && ok[s]) {
-              load(index, s, got);
-            } else {
-#pragma unroll
-              for (int v = 0; v < V; v++)
-                got[v] = T(0);
-            }
-#pragma unroll
-            for (int v = 0; v < V; v++)
-              x[u][s * V + v] = got[v];
-          }
+          for (int s = 0; s < S; s++)
+            tsi_spmm_load_or_zero<T, V>(
+                u0 + u < n && ok[s], [&](T(&got)[V]) { load(index, s, got); }, &x[u][s * V]);
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {

@@ -10,26 +10,13 @@
 #include "cuda_host_emulation.h"
 
 #include "spmm_warp_rows.cuh"
+#include "test_common.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
-
-static int failures = 0, checks = 0;
-
-#define EXPECT(cond, ...)                                                                                              \
-  do {                                                                                                                 \
-    checks++;                                                                                                          \
-    if (!(cond)) {                                                                                                     \
-      if (failures++ < 20) {                                                                                           \
-        std::fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                           \
-        std::fprintf(stderr, __VA_ARGS__);                                                                             \
-        std::fputc('\n', stderr);                                                                                      \
-      }                                                                                                                \
-    }                                                                                                                  \
-  } while (0)
 
 /* Warp w sums rows firsts[w] .. firsts[w] + counts[w] - 1 of a row-major B
  * of width S * 32 V (lane l's vector of slice s: columns s * 32 V + l V ..);
@@ -90,6 +77,8 @@ template <class T, int V, int S> static void test_warp_rows(std::mt19937 &rng, i
     x = (T)value(rng);
   emu::launch(warps / 4, 128, warp_rows_kernel<T, V, S>, offsets.data(), cols.data(), vals.data(), b.data(), width,
               firsts.data(), counts.data(), longest, ok_lanes, c.data());
+  int64_t wrong = 0, first_row = -1, first_col = -1;
+  double first_got = 0, first_want = 0;
   for (int64_t i = 0; i < rows; i++) {
     for (int64_t j = 0; j < width; j++) {
       const bool held = j < (S - 1) * 32 * V || (j - (S - 1) * 32 * V) / V < ok_lanes;
@@ -100,12 +89,19 @@ template <class T, int V, int S> static void test_warp_rows(std::mt19937 &rng, i
           want += vals[k] * b[(int64_t)cols[k] * width + j];
       }
       const T got = c[(size_t)(i * width + j)];
-      EXPECT(std::memcmp(&got, &want, sizeof(T)) == 0,
-             "warp rows (%s, V %d, S %d, longest %lld): row %lld column %lld: %.9g, want %.9g",
-             sizeof(T) == 4 ? "float" : "double", V, S, (long long)longest, (long long)i, (long long)j, (double)got,
-             (double)want);
+      if (std::memcmp(&got, &want, sizeof(T)) != 0 && wrong++ == 0) {
+        first_row = i;
+        first_col = j;
+        first_got = (double)got;
+        first_want = (double)want;
+      }
     }
   }
+  CHECK_MSG(wrong == 0,
+            "warp rows (%s, V %d, S %d, longest %lld): %lld entries differ, first row %lld column %lld: %.9g, want "
+            "%.9g",
+            sizeof(T) == 4 ? "float" : "double", V, S, (long long)longest, (long long)wrong, (long long)first_row,
+            (long long)first_col, first_got, first_want);
 }
 
 int main() {
@@ -121,6 +117,5 @@ int main() {
     test_warp_rows<double, 2, 2>(rng, longest);
     test_warp_rows<double, 1, 1>(rng, longest);
   }
-  std::printf("%d passed, %d failed\n", checks - failures, failures);
-  return failures ? 1 : 0;
+  return test_finish();
 }
