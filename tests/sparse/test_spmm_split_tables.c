@@ -12,18 +12,25 @@
 
 #include <stdlib.h>
 
-static int64_t pieces_of(int64_t n, int64_t piece) { return n > piece ? n / piece + (n % piece != 0) : 0; }
+/* Pieces of a row of n nonzeros, counted by taking pieces off it. */
+static int64_t pieces_of(int64_t n, int64_t piece) {
+  int64_t count = 0;
+  for (int64_t left = n; n > piece && left > 0; left -= piece)
+    count++;
+  return count;
+}
 
 static void check_tables(const int64_t *offsets, int64_t rows, int64_t piece, int64_t huge) {
   int64_t pieces = -1, long_rows = -1, huge_rows = -1;
   tsi_spmm_split_count(rows, offsets, piece, huge, &pieces, &long_rows, &huge_rows);
-  int64_t want_pieces = 0, want_long = 0, want_huge = 0;
-  for (int64_t i = 0; i < rows; i++) {
-    const int64_t n = pieces_of(offsets[i + 1] - offsets[i], piece);
-    want_pieces += n;
-    want_long += n > 0;
-    want_huge += n > huge;
+  int64_t want[3] = {0, 0, 0}; /* pieces, long rows, huge rows */
+  for (const int64_t *row = offsets; row < offsets + rows; row++) {
+    const int64_t n = pieces_of(row[1] - row[0], piece);
+    want[0] += n;
+    want[1] += n ? 1 : 0;
+    want[2] += n > huge ? 1 : 0;
   }
+  const int64_t want_pieces = want[0], want_long = want[1], want_huge = want[2];
   CHECK_MSG(pieces == want_pieces && long_rows == want_long && huge_rows == want_huge,
             "piece %lld: %lld pieces of %lld long rows (%lld huge), want %lld of %lld (%lld)", (long long)piece,
             (long long)pieces, (long long)long_rows, (long long)huge_rows, (long long)want_pieces, (long long)want_long,
@@ -37,24 +44,25 @@ static void check_tables(const int64_t *offsets, int64_t rows, int64_t piece, in
   CHECK(piece_row && piece_begin && long_row && long_first);
   if (piece_row && piece_begin && long_row && long_first) {
     tsi_spmm_split_fill(rows, offsets, piece, huge, piece_row, piece_begin, long_row, long_first);
-    int64_t l = 0, p = 0;
-    /* The huge rows in row order, then the other long ones. */
-    for (int pass = 0; pass < 2; pass++) {
-      for (int64_t i = 0; i < rows; i++) {
-        const int64_t n = pieces_of(offsets[i + 1] - offsets[i], piece);
-        if (n == 0 || (n > huge) != (pass == 0))
-          continue;
-        CHECK_MSG(long_row[l] == (int32_t)i && long_first[l] == p,
-                  "piece %lld: long row %lld is %d (first piece %lld), want %lld (%lld)", (long long)piece,
-                  (long long)l, long_row[l], (long long)long_first[l], (long long)i, (long long)p);
-        for (int64_t k = offsets[i]; k < offsets[i + 1]; k += piece, p++)
-          CHECK_MSG(piece_row[p] == (int32_t)i && piece_begin[p] == k,
-                    "piece %lld: piece %lld is (%d, %lld), want (%lld, %lld)", (long long)piece, (long long)p,
-                    piece_row[p], (long long)piece_begin[p], (long long)i, (long long)k);
-        l++;
-      }
+    /* Read the tables back: the listed rows are long, the huge ones
+     * first, each kind in increasing row order (so each long row once, as
+     * their count matches); each row's pieces follow the previous row's,
+     * belong to it and step through it by the piece. */
+    CHECK(long_rows == 0 || long_first[0] == 0);
+    for (int64_t l = 0; l < long_rows; l++) {
+      const int64_t i = long_row[l], n = pieces_of(offsets[i + 1] - offsets[i], piece);
+      const bool kind_ok = l < huge_rows ? n > huge : (n > 0 && n <= huge);
+      const bool order_ok = l == 0 || l == huge_rows || long_row[l - 1] < long_row[l];
+      CHECK_MSG(kind_ok && order_ok && long_first[l + 1] - long_first[l] == n,
+                "piece %lld: long row %lld (row %lld of %lld pieces) listed with %lld pieces", (long long)piece,
+                (long long)l, (long long)i, (long long)n, (long long)(long_first[l + 1] - long_first[l]));
+      int64_t bad = 0;
+      for (int64_t q = long_first[l]; q < long_first[l + 1] && q < pieces; q++)
+        bad += piece_row[q] != (int32_t)i || piece_begin[q] != offsets[i] + (q - long_first[l]) * piece;
+      CHECK_MSG(bad == 0, "piece %lld: %lld pieces of row %lld misplaced", (long long)piece, (long long)bad,
+                (long long)i);
     }
-    CHECK(l == long_rows && p == pieces && long_first[long_rows] == pieces);
+    CHECK(long_first[long_rows] == pieces);
   }
   free(piece_row);
   free(piece_begin);
