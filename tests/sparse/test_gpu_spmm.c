@@ -4,13 +4,15 @@
  * pair of layouts, padded leading dimensions (the gaps must stay untouched),
  * alpha/beta pairs and NaN in C with beta = 0, in float and double; edge
  * shapes (no entries, 0 x 0, one column, one huge row, empty rows,
- * power-law rows); the corpus; bitwise repeatability of every run (each is
- * executed twice); refused arguments.
+ * power-law rows); split-rows on a huge row; many short rows that
+ * thread-mapped walks in groups; the corpus; bitwise repeatability of every
+ * run (each is executed twice); refused arguments.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
  * matrices and widths shrink, the thin case keeps 2^16 columns and the corpus
- * 4 small matrices; racecheck (shared memory only: block-mapped's join) runs
- * the schedule sweep in float once. */
+ * 4 small matrices; racecheck (shared memory only: block-mapped's join and
+ * split-rows' block join) runs the schedule sweep and the split-rows cases in
+ * float once. */
 #include "internal.h"
 #include "product_test_util.h"
 
@@ -252,15 +254,6 @@ static void test_edges(ts_dtype dtype) {
     spmm_case k = make_case("huge row among short", 16, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
     check_gpu(a, &k, &state);
   }
-  /* Split-rows with vector threads of a warp (groups of short rows, a huge
-   * row joined by a block) and with narrow ones, beta kept. */
-  const int64_t split_widths[] = {256, 130, 8};
-  for (int w = 0; a && w < 3; w++) {
-    spmm_case k = make_case("huge row among short", split_widths[w], TS_SCHEDULE_SPLIT_ROWS, TS_LAYOUT_ROW_MAJOR,
-                            TS_LAYOUT_ROW_MAJOR);
-    k.beta = 0.25;
-    check_gpu(a, &k, &state);
-  }
   ts_csr_destroy(a);
   /* Power-law rows from the generator. */
   ts_csr *p = NULL;
@@ -275,6 +268,24 @@ static void test_edges(ts_dtype dtype) {
     check_gpu(p, &k, &state);
   }
   ts_csr_destroy(p);
+}
+
+/* Split-rows on a huge row among short and empty ones, whose pieces a
+ * block joins (lb::group_sum through shared memory: run under racecheck
+ * too), with vector threads of a warp (short rows in groups; 256 and 130
+ * columns) and narrow ones (8), beta kept. */
+static void test_split_huge(ts_dtype dtype) {
+  unsigned long long state = 707 + (unsigned long long)dtype;
+  const int64_t among[] = {pick(100000, 20000), 0, 2, 1, 0, 3, 40, 0};
+  ts_csr *a = pt_random_csr(pick(3000, 300), pick(120000, 24000), among, 8, dtype, &state);
+  const int64_t widths[] = {256, 130, 8};
+  for (int w = 0; a && w < 3; w++) {
+    spmm_case k =
+        make_case("split-rows, huge row", widths[w], TS_SCHEDULE_SPLIT_ROWS, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.beta = 0.25;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
 }
 
 /* Many short rows (empty ones among them) with vector threads of a whole
@@ -373,7 +384,7 @@ int main(void) {
     return test_skip("no usable CUDA device");
   mode = pt_run_mode();
   static const char *mode_names[] = {"full", "sanitizer (smaller matrices and widths, 2^16-column thin case)",
-                                     "racecheck (block-mapped sweep in float, row-major)"};
+                                     "racecheck (block-mapped sweep and split-rows' block join in float, row-major)"};
   printf("selection: %s\n", mode_names[mode]);
   fflush(stdout);
   const double start = tsi_seconds();
@@ -382,6 +393,7 @@ int main(void) {
     if (mode == RUN_RACECHECK && d == 1)
       break;
     test_schedules(dtype);
+    test_split_huge(dtype);
     if (mode == RUN_RACECHECK)
       continue;
     test_widths(dtype);
