@@ -41,12 +41,15 @@ TS_API const char *ts_layout_name(ts_layout layout);
  * threads that share one atom split the columns of C between them (a vector
  * thread: 1 to 32 lanes, each with up to 4 consecutive columns of a row-major
  * B). The schedules map vector threads onto rows: thread-mapped one per row
- * and column slice; warp-, group- and block-mapped several per row (the row's
- * nonzeros strided over them, their sums added in a fixed tree);
- * merge-path and work-oriented an even share of rows + nonzeros (or of
- * nonzeros) per vector thread, rows cut between shares added in share order by
- * a second launch; split-rows one vector thread per short row and pieces of
- * the long rows added in piece order by a second launch.
+ * and column slice (a vector thread of a whole warp takes a group of
+ * consecutive rows, one after another); warp-, group- and block-mapped
+ * several per row (the row's nonzeros strided over them, their sums added in
+ * a fixed tree); merge-path and work-oriented an even share of rows +
+ * nonzeros (or of nonzeros) per vector thread, rows cut between shares added
+ * in share order by a second launch; split-rows one vector thread per short
+ * row (in groups, as thread-mapped, for a vector thread of a whole warp) and
+ * one per piece of a long row, the pieces joined by a second launch in a
+ * fixed tree.
  */
 typedef struct ts_spmm_options {
   ts_schedule schedule; /**< Schedule on the GPU (default AUTO; the CPU backend has one). */

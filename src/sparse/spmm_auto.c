@@ -6,15 +6,20 @@
  * balance when a few rows hold much of the work, and parallelism when the
  * rows are few and long. In order:
  *   1. no rows, entries or columns: thread-mapped (one launch writes beta*C);
- *   2. skewed rows (cv > TSI_SPMM_AUTO_SKEW_CV, a row longer than a
- *      split-rows piece): split-rows, the long rows cut into pieces;
+ *   2. skewed rows (cv > TSI_SPMM_AUTO_SKEW_CV, a row longer than
+ *      TSI_SPMM_AUTO_LONG_ROW): split-rows, the rows longer than a piece
+ *      (tsi_spmm_split_piece()) cut into pieces;
  *   3. too few vector threads to fill the GPU (rows x slices x lanes under
  *      TSI_SPMM_AUTO_FILL_PER_SM a multiprocessor) with long rows:
  *      block-mapped (mean >= TSI_SPMM_AUTO_BLOCK_MEAN) or warp-mapped (mean
  *      >= TSI_SPMM_AUTO_GROUP_MEAN, vector threads narrower than a warp);
- *   4. a row longer than a split-rows piece among regular ones, with too few
- *      rows to hide it: split-rows;
- *   5. otherwise thread-mapped. */
+ *   4. a row longer than TSI_SPMM_AUTO_LONG_ROW among regular ones, with too
+ *      few rows to hide it: split-rows;
+ *   5. otherwise thread-mapped; with vector threads of a whole warp and a
+ *      row-major B each warp then takes a group of consecutive rows
+ *      (spmm_warp_rows.cuh: the group's offsets and indices loaded at once,
+ *      B loads in flight across row ends), as many rows a group (up to 32)
+ *      as leave TSI_SPMM_GROUP_WAVES warps a resident warp. */
 #include "spmm_internal.h"
 
 #include <stdio.h>
@@ -47,10 +52,10 @@ ts_schedule tsi_spmm_auto_choose(const tsi_spmv_shape *s, const tsi_spmm_lanes *
   if (s->rows == 0 || s->nnz == 0 || l->slices == 0) {
     choice = TS_SCHEDULE_THREAD_MAPPED;
     snprintf(why, sizeof why, "no entries or no columns: one launch writes beta*C");
-  } else if (s->cv_row > TSI_SPMM_AUTO_SKEW_CV && s->max_row > TSI_SPMM_SPLIT_PIECE) {
+  } else if (s->cv_row > TSI_SPMM_AUTO_SKEW_CV && s->max_row > TSI_SPMM_AUTO_LONG_ROW) {
     choice = TS_SCHEDULE_SPLIT_ROWS;
     snprintf(why, sizeof why, "cv %.3g > %.3g and max row > %d (skewed rows: long rows in pieces)", s->cv_row,
-             TSI_SPMM_AUTO_SKEW_CV, TSI_SPMM_SPLIT_PIECE);
+             TSI_SPMM_AUTO_SKEW_CV, TSI_SPMM_AUTO_LONG_ROW);
   } else if (threads < fill && s->mean_row >= TSI_SPMM_AUTO_BLOCK_MEAN) {
     choice = TS_SCHEDULE_BLOCK_MAPPED;
     snprintf(why, sizeof why, "%.0f threads < %.0f and mean row >= %.0f (few long rows: a block a row)", threads, fill,
@@ -59,10 +64,10 @@ ts_schedule tsi_spmm_auto_choose(const tsi_spmv_shape *s, const tsi_spmm_lanes *
     choice = TS_SCHEDULE_WARP_MAPPED;
     snprintf(why, sizeof why, "%.0f threads < %.0f and mean row >= %.0f (few rows: a warp a row)", threads, fill,
              TSI_SPMM_AUTO_GROUP_MEAN);
-  } else if (s->max_row > TSI_SPMM_SPLIT_PIECE && threads < 4 * fill) {
+  } else if (s->max_row > TSI_SPMM_AUTO_LONG_ROW && threads < 4 * fill) {
     choice = TS_SCHEDULE_SPLIT_ROWS;
     snprintf(why, sizeof why, "max row > %d with %.0f threads < %.0f (a long row would run alone)",
-             TSI_SPMM_SPLIT_PIECE, threads, 4 * fill);
+             TSI_SPMM_AUTO_LONG_ROW, threads, 4 * fill);
   } else {
     choice = TS_SCHEDULE_THREAD_MAPPED;
     snprintf(why, sizeof why, "cv %.3g, max row %lld: one vector thread a row and slice", s->cv_row,

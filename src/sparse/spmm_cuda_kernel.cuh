@@ -10,6 +10,7 @@
 
 #include "cuda_arch_limits.cuh"
 #include "spmm_internal.h"
+#include "spmm_warp_rows.cuh"
 #include "spmm_warp_sum.cuh"
 #include "tessera/lb.cuh"
 
@@ -37,7 +38,10 @@ template <class T> struct tsi_spmm_args {
 };
 
 /* `V` consecutive values: 16-byte loads and stores where V * sizeof(T) is 16
- * or 8 bytes (the plan only picks V > 1 when every address is aligned). */
+ * or 8 bytes (the plan only picks V > 1 when every address is aligned).
+ * store_streaming() marks the lines evict-first (st.global.cs): C is
+ * written once and not read again by the call, so it should not push the
+ * rows of B that later rows gather out of L2. */
 template <class T, int V> struct tsi_spmm_vec {
   static __device__ void load(const T *p, T (&out)[V]) {
 #pragma unroll
@@ -54,6 +58,11 @@ template <class T, int V> struct tsi_spmm_vec {
     for (int v = 0; v < V; v++)
       p[v] = in[v];
   }
+  static __device__ void store_streaming(T *p, const T (&in)[V]) {
+#pragma unroll
+    for (int v = 0; v < V; v++)
+      __stcs(p + v, in[v]);
+  }
 };
 template <> struct tsi_spmm_vec<float, 4> {
   static __device__ void load(const float *p, float (&out)[4]) {
@@ -66,6 +75,9 @@ template <> struct tsi_spmm_vec<float, 4> {
   }
   static __device__ void store(float *p, const float (&in)[4]) {
     *reinterpret_cast<float4 *>(p) = make_float4(in[0], in[1], in[2], in[3]);
+  }
+  static __device__ void store_streaming(float *p, const float (&in)[4]) {
+    __stcs(reinterpret_cast<float4 *>(p), make_float4(in[0], in[1], in[2], in[3]));
   }
 };
 template <> struct tsi_spmm_vec<float, 2> {
@@ -80,6 +92,9 @@ template <> struct tsi_spmm_vec<float, 2> {
   static __device__ void store(float *p, const float (&in)[2]) {
     *reinterpret_cast<float2 *>(p) = make_float2(in[0], in[1]);
   }
+  static __device__ void store_streaming(float *p, const float (&in)[2]) {
+    __stcs(reinterpret_cast<float2 *>(p), make_float2(in[0], in[1]));
+  }
 };
 template <> struct tsi_spmm_vec<double, 2> {
   static __device__ void load(const double *p, double (&out)[2]) {
@@ -92,6 +107,9 @@ template <> struct tsi_spmm_vec<double, 2> {
   }
   static __device__ void store(double *p, const double (&in)[2]) {
     *reinterpret_cast<double2 *>(p) = make_double2(in[0], in[1]);
+  }
+  static __device__ void store_streaming(double *p, const double (&in)[2]) {
+    __stcs(reinterpret_cast<double2 *>(p), make_double2(in[0], in[1]));
   }
 };
 
@@ -190,23 +208,18 @@ __device__ void tsi_spmm_sum(const tsi_spmm_args<T> &a, const tsi_spmm_columns &
     for (int u = 0; u < U; u++) {
 #pragma unroll
       for (int r = 0; r < R; r++) {
-        T got[V];
-        if (in[u] && col.ok(r)) {
-          if (BRow) {
-            tsi_spmm_vec<T, V>::load(a.b + (int64_t)index[u] * a.ld_b + col.at(r), got);
-          } else {
+        tsi_spmm_load_or_zero<T, V>(
+            in[u] && col.ok(r),
+            [&](T(&got)[V]) {
+              if (BRow) {
+                tsi_spmm_vec<T, V>::load(a.b + (int64_t)index[u] * a.ld_b + col.at(r), got);
+              } else {
 #pragma unroll
-            for (int v = 0; v < V; v++)
-              got[v] = __ldg(a.b + (int64_t)index[u] + (col.at(r) + v) * a.ld_b);
-          }
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; v++)
-            got[v] = T(0);
-        }
-#pragma unroll
-        for (int v = 0; v < V; v++)
-          x[u][r * V + v] = got[v];
+                for (int v = 0; v < V; v++)
+                  got[v] = __ldg(a.b + (int64_t)index[u] + (col.at(r) + v) * a.ld_b);
+              }
+            },
+            &x[u][r * V]);
       }
     }
 #pragma unroll
@@ -243,7 +256,7 @@ __device__ void tsi_spmm_store(const tsi_spmm_args<T> &a, int64_t row, const tsi
           for (int v = 0; v < V; v++)
             out[v] += a.beta * old[v];
         }
-        tsi_spmm_vec<T, V>::store(p, out);
+        tsi_spmm_vec<T, V>::store_streaming(p, out);
       } else {
 #pragma unroll
         for (int v = 0; v < V; v++)
@@ -257,6 +270,41 @@ __device__ void tsi_spmm_store(const tsi_spmm_args<T> &a, int64_t row, const tsi
       }
     }
   }
+}
+
+/* Item (group, pass) of a warp whose vector thread is the whole warp, with
+ * a row-major B: rows group * group_rows .. + group_rows - 1 and slices
+ * pass * S .. pass * S + S - 1 (a lane's S vectors, 32 V columns apart: the
+ * columns of tsi_spmm_store() with R = S), rows longer than `longest` left
+ * out (spmm_warp_rows.cuh). */
+template <class T, int V, int S>
+__device__ void tsi_spmm_group_item(const tsi_spmm_args<T> &a, int64_t group, int64_t pass, int group_rows,
+                                    int64_t longest) {
+  const int lane = int(threadIdx.x) & 31;
+  const int64_t row0 = group * group_rows;
+  const int count = a.work.tiles - row0 < group_rows ? (int)(a.work.tiles - row0) : group_rows;
+  const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, pass * S, lane);
+  bool ok[S];
+#pragma unroll
+  for (int s = 0; s < S; s++)
+    ok[s] = col.ok(s);
+  tsi_spmm_warp_rows<T, V, S>(
+      a.work.ends.offsets, a.cols, a.vals, row0, count, longest, ok,
+      [&](int32_t index, int s, T(&got)[V]) {
+        tsi_spmm_vec<T, V>::load(a.b + (int64_t)index * a.ld_b + col.at(s), got);
+      },
+      [&](int64_t row, const T(&acc)[S * V]) { tsi_spmm_store<T, V, S>(a, row, col, acc); });
+}
+
+/* Rows of a warp's group: the most (a power of two up to
+ * TSI_SPMM_GROUP_ROWS_MAX) that still leave TSI_SPMM_GROUP_WAVES warps a
+ * resident warp, given the passes over the slices. */
+inline int tsi_spmm_group_rows(int64_t rows, int64_t passes, int resident_blocks) {
+  const int64_t warps = (int64_t)resident_blocks * (TSI_SPMM_BLOCK / 32) * TSI_SPMM_GROUP_WAVES;
+  int group = 1;
+  while (group < TSI_SPMM_GROUP_ROWS_MAX && (rows / (2 * group)) * passes >= warps)
+    group *= 2;
+  return group;
 }
 
 /* A partial row kept for a later join: records[index * width + columns]. */

@@ -1,7 +1,10 @@
 /* SpMM with the mapped schedules: each (row, column slice) of C goes to a
  * group of vector threads (one for thread-mapped, a warp's for warp-mapped,
  * group_size threads' for group-mapped, a block's for block-mapped) that
- * take the row's nonzeros in turn and join their sums in a fixed tree. */
+ * take the row's nonzeros in turn and join their sums in a fixed tree.
+ * Thread-mapped with vector threads of a whole warp over a row-major B
+ * gives each warp a group of consecutive rows and up to two slices instead
+ * (spmm_warp_rows.cuh): the same sums, fewer dependent loads. */
 #include "spmm_cuda_kernel.cuh"
 
 template <class S, class T, int V, int R, bool BRow>
@@ -34,6 +37,29 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_rows_kernel(tsi_spmm_args<T> a, int row
   }
 }
 
+/* Thread-mapped, vector threads of 32 lanes, row-major B: the grid-stride
+ * walk gives each warp (group, pass) items (tsi_spmm_group_item). */
+template <class T, int V, int S>
+__global__ void TSI_SPMM_BOUNDS tsi_spmm_warp_rows_kernel(tsi_spmm_args<T> a, int group_rows) {
+  const lb::lane_position at = lb::position_of(32, 32);
+  const int64_t groups = (a.work.tiles + group_rows - 1) / group_rows;
+  const int64_t passes = (a.slices + S - 1) / S;
+  for (int64_t g = at.group; g < groups * passes; g += at.groups)
+    tsi_spmm_group_item<T, V, S>(a, g / passes, g % passes, group_rows, INT64_MAX);
+}
+
+template <class T, int V, int S> static cudaError_t launch_warp_rows(const tsi_spmm_call &call) {
+  const tsi_spmm_device *d = call.d;
+  tsi_spmm_args<T> a = tsi_spmm_make_args<T>(d, call.alpha, call.b, call.beta, call.c);
+  constexpr auto kernel = tsi_spmm_warp_rows_kernel<T, V, S>;
+  static const int resident = lb::resident_blocks(kernel, TSI_SPMM_BLOCK);
+  const int64_t passes = (d->lanes.slices + S - 1) / S;
+  const int group_rows = tsi_spmm_group_rows(d->rows, passes, resident);
+  const int64_t warps = (d->rows + group_rows - 1) / group_rows * passes;
+  kernel<<<tsi_spmm_blocks<kernel>(warps * 32), TSI_SPMM_BLOCK, 0, call.stream>>>(a, group_rows);
+  return cudaPeekAtLastError();
+}
+
 template <class S, class T, int V, int R, bool BRow> static cudaError_t launch(const tsi_spmm_call &call) {
   const tsi_spmm_device *d = call.d;
   tsi_spmm_args<T> a = tsi_spmm_make_args<T>(d, call.alpha, call.b, call.beta, call.c);
@@ -58,6 +84,10 @@ template <class T, int V, int R, bool BRow> struct rows_fn {
     case TS_SCHEDULE_BLOCK_MAPPED:
       return launch<lb::block_mapped, T, V, R, BRow>(c);
     default:
+      if constexpr (BRow && R == 1) {
+        if (c.d->lanes.lanes == 32)
+          return c.d->lanes.slices > 1 ? launch_warp_rows<T, V, 2>(c) : launch_warp_rows<T, V, 1>(c);
+      }
       return launch<lb::thread_mapped, T, V, R, BRow>(c);
     }
   }

@@ -59,11 +59,18 @@ ts_schedule tsi_spmm_auto_choose(const tsi_spmv_shape *shape, const tsi_spmm_lan
  * group-mapped), given the requested group size (0 = chosen). */
 int tsi_spmm_row_threads(ts_schedule schedule, int lanes, int group_size);
 
-/* Split-rows: pieces of the rows longer than TSI_SPMM_SPLIT_PIECE, counted
- * by tsi_spmm_split_count() and laid out by tsi_spmm_split_fill(). */
-void tsi_spmm_split_count(int64_t rows, const int64_t *offsets, int64_t *pieces, int64_t *long_rows);
-void tsi_spmm_split_fill(int64_t rows, const int64_t *offsets, int32_t *piece_row, int64_t *piece_begin,
-                         int32_t *long_row, int64_t *long_first);
+/* Split-rows: nonzeros of a piece for the vector thread (see
+ * TSI_SPMM_SPLIT_PIECE_NARROW), and the pieces past which a long row is
+ * huge (joined by a block, TSI_SPMM_JOIN_WARP_ROUNDS); pieces of the rows
+ * longer than `piece`, counted by tsi_spmm_split_count() and laid out by
+ * tsi_spmm_split_fill(): the huge rows first, then the other long rows,
+ * each in row order, the pieces of a row consecutive. */
+int64_t tsi_spmm_split_piece(const tsi_spmm_lanes *lanes);
+int64_t tsi_spmm_split_huge(const tsi_spmm_lanes *lanes);
+void tsi_spmm_split_count(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge, int64_t *pieces,
+                          int64_t *long_rows, int64_t *huge_rows);
+void tsi_spmm_split_fill(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge, int32_t *piece_row,
+                         int64_t *piece_begin, int32_t *long_row, int64_t *long_first);
 
 /* The operand and the plan's choices, as the CUDA kernels need them. */
 typedef struct tsi_spmm_device {
@@ -79,8 +86,9 @@ typedef struct tsi_spmm_device {
    * a tail record (width values each). */
   int64_t parts;
   size_t coords_at, head_at, tail_at;
-  /* Split-rows: pieces of long rows (one record each) and the long rows. */
-  int64_t pieces, long_rows;
+  /* Split-rows: nonzeros of a piece, pieces of long rows (one record each)
+   * and the long rows. */
+  int64_t piece, huge, pieces, long_rows, huge_rows;
   size_t piece_row_at, piece_begin_at, long_row_at, long_first_at, records_at;
 } tsi_spmm_device;
 

@@ -46,7 +46,7 @@ static ts_status upload_split_tables(ts_spmm_plan *p, const ts_csr *a) {
     st = tsi_error(p->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmm_plan_create: no host memory for %lld split-rows pieces",
                    (long long)d->pieces);
   } else {
-    tsi_spmm_split_fill(a->rows, a->row_ptr, piece_row, piece_begin, long_row, long_first);
+    tsi_spmm_split_fill(a->rows, a->row_ptr, d->piece, d->huge, piece_row, piece_begin, long_row, long_first);
     char *w = (char *)p->workspace;
     st = tsi_cuda_memcpy_to_device(p->ctx, w + d->piece_row_at, piece_row, (size_t)d->pieces * sizeof(int32_t));
     if (st == TS_SUCCESS)
@@ -78,8 +78,11 @@ static ts_status prepare_cuda(ts_spmm_plan *p, const ts_csr *a, int group_size) 
   ts_status st = upload_matrix(p, a);
   if (st != TS_SUCCESS)
     return st;
-  if (p->schedule == TS_SCHEDULE_SPLIT_ROWS)
-    tsi_spmm_split_count(a->rows, a->row_ptr, &d->pieces, &d->long_rows);
+  if (p->schedule == TS_SCHEDULE_SPLIT_ROWS) {
+    d->piece = tsi_spmm_split_piece(&d->lanes);
+    d->huge = tsi_spmm_split_huge(&d->lanes);
+    tsi_spmm_split_count(a->rows, a->row_ptr, d->piece, d->huge, &d->pieces, &d->long_rows, &d->huge_rows);
+  }
   p->workspace_bytes = tsi_spmm_workspace_layout(d, p->schedule);
   if (p->workspace_bytes == SIZE_MAX)
     return tsi_error(p->ctx, TS_ERROR_OVERFLOW,

@@ -25,15 +25,37 @@
  * stores are coalesced over consecutive rows). Design. */
 #define TSI_SPMM_COLMAJOR_COLUMNS 8
 
+/* Thread-mapped with vector threads of a warp: a warp takes a group of
+ * consecutive rows, as many (up to 32) as leave this many warps for each
+ * resident warp, so that short matrices still fill the GPU. Design. */
+#define TSI_SPMM_GROUP_WAVES 2
+
 /* Items (rows + nonzeros for merge-path, nonzeros for work-oriented) of one
  * vector thread's part: each part keeps two partial rows of C, so the
  * records take 2 (rows + nnz) / TSI_SPMM_PART_ITEMS rows of C at most.
  * Design. */
 #define TSI_SPMM_PART_ITEMS 32
 
-/* Split-rows: rows of more nonzeros are cut into pieces of this many, one
- * vector thread each; shorter rows take one vector thread. Design. */
-#define TSI_SPMM_SPLIT_PIECE 256
+/* Split-rows: rows of more nonzeros than a piece are cut into pieces, one
+ * vector thread each; shorter rows take one vector thread. A vector thread
+ * walks its piece one batch of TSI_SPMM_ATOM_BATCH nonzeros (two dependent
+ * loads) after another, so the longest piece sets the kernel's critical
+ * path: TSI_SPMM_SPLIT_PIECE_NARROW nonzeros (8 batches) for vector threads
+ * of up to 8 lanes (32 fp32 columns), TSI_SPMM_SPLIT_PIECE_WIDE for wider
+ * ones, whose pieces' records (a row of C each) cost more to join. A piece
+ * adds 2 / piece of the gathered bytes in records (written, then read by
+ * the join). Design. */
+#define TSI_SPMM_SPLIT_PIECE_NARROW 32
+#define TSI_SPMM_SPLIT_PIECE_WIDE 64
+/* Split-rows join: records a vector thread loads before adding them. */
+#define TSI_SPMM_JOIN_BATCH 4
+/* Split-rows join: a long row whose pieces would take a warp's vector
+ * threads more than this many batches is joined by a whole block (a row of
+ * 10^5 nonzeros has thousands of pieces). Design. */
+#define TSI_SPMM_JOIN_WARP_ROUNDS 8
+
+/* AUTO: a row longer than this is long (split-rows' reason to exist). */
+#define TSI_SPMM_AUTO_LONG_ROW 256
 
 /* AUTO: row-length shapes. Skewed: coefficient of variation above
  * TSI_SPMM_AUTO_SKEW_CV with some row longer than a split-rows piece

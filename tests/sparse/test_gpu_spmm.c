@@ -4,13 +4,15 @@
  * pair of layouts, padded leading dimensions (the gaps must stay untouched),
  * alpha/beta pairs and NaN in C with beta = 0, in float and double; edge
  * shapes (no entries, 0 x 0, one column, one huge row, empty rows,
- * power-law rows); the corpus; bitwise repeatability of every run (each is
- * executed twice); refused arguments.
+ * power-law rows); split-rows on a huge row; many short rows that
+ * thread-mapped walks in groups; the corpus; bitwise repeatability of every
+ * run (each is executed twice); refused arguments.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
  * matrices and widths shrink, the thin case keeps 2^16 columns and the corpus
- * 4 small matrices; racecheck (shared memory only: block-mapped's join) runs
- * the schedule sweep in float once. */
+ * 4 small matrices; racecheck (shared memory only: block-mapped's join and
+ * split-rows' block join) runs the schedule sweep and the split-rows cases in
+ * float once. */
 #include "internal.h"
 #include "product_test_util.h"
 
@@ -268,6 +270,44 @@ static void test_edges(ts_dtype dtype) {
   ts_csr_destroy(p);
 }
 
+/* Split-rows on a huge row among short and empty ones, whose pieces a
+ * block joins (lb::group_sum through shared memory: run under racecheck
+ * too), with vector threads of a warp (short rows in groups; 256 and 130
+ * columns) and narrow ones (8), beta kept. */
+static void test_split_huge(ts_dtype dtype) {
+  unsigned long long state = 707 + (unsigned long long)dtype;
+  const int64_t among[] = {pick(100000, 20000), 0, 2, 1, 0, 3, 40, 0};
+  ts_csr *a = pt_random_csr(pick(3000, 300), pick(120000, 24000), among, 8, dtype, &state);
+  const int64_t widths[] = {256, 130, 8};
+  for (int w = 0; a && w < 3; w++) {
+    spmm_case k =
+        make_case("split-rows, huge row", widths[w], TS_SCHEDULE_SPLIT_ROWS, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.beta = 0.25;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
+/* Many short rows (empty ones among them) with vector threads of a whole
+ * warp: enough rows that thread-mapped gives each warp a group of
+ * consecutive rows (up to 32 on a large GPU), a partial last group, one and
+ * two slices a warp, a partial slice, beta and a column-major C. */
+static void test_row_groups(ts_dtype dtype) {
+  unsigned long long state = 606 + (unsigned long long)dtype;
+  const int64_t lengths[] = {0, 5, 1, 7, 3, 0, 9, 2, 0, 0, 4};
+  ts_csr *a = pt_random_csr(pick(600001, 70001), 4096, lengths, 11, dtype, &state);
+  const int single = dtype == TS_FLOAT32;
+  const int64_t widths[] = {single ? 128 : 64, single ? 256 : 128, single ? 96 : 48, 130};
+  for (int w = 0; a && w < 4; w++) {
+    spmm_case k = make_case("short rows in groups", widths[w], TS_SCHEDULE_THREAD_MAPPED, TS_LAYOUT_ROW_MAJOR,
+                            w == 3 ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR);
+    k.alpha = w == 2 ? -0.75 : 1.0;
+    k.beta = w >= 2 ? 0.5 : 0.0;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
 static void test_refused(void) {
   unsigned long long state = 5;
   const int64_t lengths[] = {2};
@@ -344,7 +384,7 @@ int main(void) {
     return test_skip("no usable CUDA device");
   mode = pt_run_mode();
   static const char *mode_names[] = {"full", "sanitizer (smaller matrices and widths, 2^16-column thin case)",
-                                     "racecheck (block-mapped sweep in float, row-major)"};
+                                     "racecheck (block-mapped sweep and split-rows' block join in float, row-major)"};
   printf("selection: %s\n", mode_names[mode]);
   fflush(stdout);
   const double start = tsi_seconds();
@@ -353,11 +393,13 @@ int main(void) {
     if (mode == RUN_RACECHECK && d == 1)
       break;
     test_schedules(dtype);
+    test_split_huge(dtype);
     if (mode == RUN_RACECHECK)
       continue;
     test_widths(dtype);
     test_thin(dtype);
     test_edges(dtype);
+    test_row_groups(dtype);
   }
   if (mode != RUN_RACECHECK) {
     test_refused();
