@@ -103,10 +103,35 @@ TSI_Z_FN tsi_complex128 tsi_z_div(tsi_complex128 a, tsi_complex128 b) {
   return tsi_z(TSI_Z_DIV(TSI_Z_ADD(TSI_Z_MUL(a.re, r), a.im), d), TSI_Z_DIV(TSI_Z_SUB(TSI_Z_MUL(a.im, r), a.re), d));
 }
 
-/* |z|, without overflow or underflow in the squares. */
-TSI_Z_FN double tsi_z_abs(tsi_complex128 z) { return hypot(z.re, z.im); }
+/* |z|: the square root of the squares where they can neither overflow nor
+ * underflow, else hypot (a library call several times dearer). */
+TSI_Z_FN double tsi_z_abs(tsi_complex128 z) {
+  const double a = fabs(z.re), b = fabs(z.im), m = a > b ? a : b;
+  if (m < 1e150 && m > 1e-150)
+    return sqrt(TSI_Z_ADD(TSI_Z_MUL(a, a), TSI_Z_MUL(b, b)));
+  return hypot(z.re, z.im);
+}
 
 TSI_Z_FN bool tsi_z_isfinite(tsi_complex128 z) { return isfinite(z.re) && isfinite(z.im); }
+
+/* r times z's direction, z / |z|, or r for z = 0: the complex counterpart
+ * of sign(z) * r (a perturbed pivot keeps its direction). */
+TSI_Z_FN tsi_complex128 tsi_z_direction_times(tsi_complex128 z, double r) {
+  if (z.re == 0.0 && z.im == 0.0)
+    return tsi_z(r, 0.0);
+  const double m = tsi_z_abs(z);
+  return tsi_z(TSI_Z_MUL(TSI_Z_DIV(z.re, m), r), TSI_Z_MUL(TSI_Z_DIV(z.im, m), r));
+}
+
+/* max(largest, |z|), exact, with |z| computed (hypot, a library call) only
+ * where the cheap bound max(|re|, |im|) * sqrt(2) >= |z| passes largest. */
+TSI_Z_FN double tsi_z_max_abs(double largest, tsi_complex128 z) {
+  const double bound = fmax(fabs(z.re), fabs(z.im));
+  if (!(bound * 1.4142135623730951 > largest))
+    return largest;
+  const double m = tsi_z_abs(z);
+  return m > largest ? m : largest;
+}
 
 TSI_Z_FN bool tsi_z_is_zero(tsi_complex128 z) { return z.re == 0.0 && z.im == 0.0; }
 

@@ -40,6 +40,10 @@ typedef struct tsi_lu_numeric_workspace {
   double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
 } tsi_lu_numeric_workspace;
 
+/* |A(e)|, entry e (CSR order) of the values last factored: the modulus of
+ * a complex value (numeric_workspace.c). */
+double tsi_lu_value_abs(const ts_lu *lu, int64_t e);
+
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
 

@@ -2,10 +2,17 @@
  * backends: the workspace (lu->numeric_aux), the norms of the matrix last
  * factored for the refinement's backward error, and their release with the
  * host's factor values. */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+double tsi_lu_value_abs(const ts_lu *lu, int64_t e) {
+  if (!lu->complex_values)
+    return fabs(lu->a_values[e]);
+  return tsi_z_abs(tsi_z(lu->a_values[2 * e], lu->a_values[2 * e + 1]));
+}
 
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu) {
   if (!lu->numeric_aux)
@@ -41,7 +48,7 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   for (int64_t i = 0; i < n; i++) {
     double row_sum = 0.0;
     for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++)
-      row_sum += fabs(lu->a_values[e]);
+      row_sum += tsi_lu_value_abs(lu, e);
     norm_inf = row_sum > norm_inf ? row_sum : norm_inf;
   }
   ws->a_norm_inf = norm_inf;
@@ -57,7 +64,7 @@ ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for column sums (n = %lld)",
                        (long long)n);
     for (int64_t e = 0; e < lu->nnz_a; e++)
-      col_sum[lu->a_col_idx[e]] += fabs(lu->a_values[e]);
+      col_sum[lu->a_col_idx[e]] += tsi_lu_value_abs(lu, e);
     double norm_one = 0.0;
     for (int64_t j = 0; j < n; j++)
       norm_one = col_sum[j] > norm_one ? col_sum[j] : norm_one;

@@ -52,6 +52,8 @@ static int residual_threads(const ts_lu *lu) {
  * infinity when x is not finite. Each r_i is one row's sum in a fixed
  * order and the norms are maxima, so the threads change no bit. */
 static double residual(const ts_lu *lu, double a_norm, ts_operation op, const double *b, const double *x, double *r) {
+  if (lu->complex_values)
+    return tsi_lu_residual_complex(lu, a_norm, op, b, x, r);
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
@@ -99,7 +101,9 @@ static double residual(const ts_lu *lu, double a_norm, ts_operation op, const do
  * converged as far as the factors allow). */
 static ts_status solve_one(ts_lu *lu, double a_norm, ts_operation op, const double *b, double *x, bool solved,
                            double *work, int max_steps, double tolerance, double *backward_error, int *steps_taken) {
-  const int64_t n = lu->n;
+  /* The vectors' numbers: n, or 2n for complex values (x += d is the same
+   * part by part). */
+  const int64_t n = lu->n * tsi_lu_parts(lu);
   double *y = work, *r = work + n, *candidate = work + 2 * n;
   ts_status st = solved ? TS_SUCCESS : apply_inverse(lu, op, b, x, y);
   if (st != TS_SUCCESS)
@@ -136,7 +140,9 @@ static ts_status solve_each(ts_lu *lu, double a_norm, ts_operation op, int64_t n
   for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
     double error = 0.0;
     int steps = 0;
-    status = solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, solved, work, max_steps, tolerance, &error, &steps);
+    const int64_t parts = tsi_lu_parts(lu);
+    status = solve_one(lu, a_norm, op, b + j * ldb * parts, x + j * ldx * parts, solved, work, max_steps, tolerance,
+                       &error, &steps);
     *worst_error = fmax(*worst_error, error);
     *most_steps = steps > *most_steps ? steps : *most_steps;
   }
@@ -150,9 +156,11 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   if (lu->state != TSI_LU_FACTORED)
     return tsi_error(ctx, TS_ERROR_NOT_FACTORED, "ts_lu_solve: no valid factorization (call ts_lu_factor first%s)",
                      lu->state == TSI_LU_ANALYZED ? "; the last one failed or was not run" : "");
-  if (op != TS_OP_NONE && op != TS_OP_TRANSPOSE)
+  if (op != TS_OP_NONE && op != TS_OP_TRANSPOSE && op != TS_OP_CONJ_TRANSPOSE)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: unknown operation %d", (int)op);
-  const int64_t n = lu->n;
+  if (op == TS_OP_CONJ_TRANSPOSE && !lu->complex_values)
+    op = TS_OP_TRANSPOSE; /* A^H = A^T for real values */
+  const int64_t n = lu->n, parts = tsi_lu_parts(lu);
   if (nrhs < 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: nrhs %lld is negative", (long long)nrhs);
   int64_t min_ld = n > 1 ? n : 1;
@@ -169,8 +177,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: b or x is NULL");
   int64_t b_span, x_span, b_bytes, x_bytes;
   if (tsi_mul_overflows(nrhs - 1, ldb, &b_span) || tsi_mul_overflows(nrhs - 1, ldx, &x_span) ||
-      tsi_mul_overflows(b_span + n, (int64_t)sizeof(double), &b_bytes) ||
-      tsi_mul_overflows(x_span + n, (int64_t)sizeof(double), &x_bytes))
+      tsi_mul_overflows(b_span + n, parts * (int64_t)sizeof(double), &b_bytes) ||
+      tsi_mul_overflows(x_span + n, parts * (int64_t)sizeof(double), &x_bytes))
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_solve: %lld right-hand sides with ldb %lld, ldx %lld overflow",
                      (long long)nrhs, (long long)ldb, (long long)ldx);
   if (tsi_ranges_overlap(b, (size_t)b_bytes, x, (size_t)x_bytes))
@@ -187,7 +195,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     free(ws->solve_work);
     ws->solve_threads = 0;
     int64_t count;
-    if (tsi_mul_overflows(3 * n, threads, &count))
+    if (tsi_mul_overflows(3 * n * parts, threads, &count))
       return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_solve: work vectors of %lld entries overflow", (long long)n);
     ws->solve_work = tsi_malloc_array(count, sizeof(double));
     if (!ws->solve_work)
@@ -221,10 +229,11 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     /* Right-hand sides are independent: one per thread at a time. */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(max : worst_error, most_steps)
     for (int64_t j = 0; j < nrhs; j++) {
-      double *work = solve_work + (int64_t)solve_thread_id() * 3 * n;
+      double *work = solve_work + (int64_t)solve_thread_id() * 3 * n * parts;
       double error = 0.0;
       int steps = 0;
-      (void)solve_one(lu, a_norm, op, b + j * ldb, x + j * ldx, false, work, max_steps, tolerance, &error, &steps);
+      (void)solve_one(lu, a_norm, op, b + j * ldb * parts, x + j * ldx * parts, false, work, max_steps, tolerance,
+                      &error, &steps);
       if (error > worst_error)
         worst_error = error;
       if (steps > most_steps)

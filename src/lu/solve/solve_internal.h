@@ -12,8 +12,15 @@ extern "C" {
 #endif
 
 /* x = op(A)^{-1} rhs through the host's factors (lu_values or
- * lu_values_f32); y is n doubles of scratch. */
+ * lu_values_f32); y is n values of scratch. Values are doubles, or (re, im)
+ * pairs of doubles when lu->complex_values (here and below); op may be
+ * TS_OP_CONJ_TRANSPOSE for complex values. */
 void tsi_lu_apply_inverse_cpu(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
+
+/* r = b - op(A) x for complex values, and the normwise backward error
+ * (residual_complex.c): the complex counterpart of solve.c's residual. */
+double tsi_lu_residual_complex(const ts_lu *lu, double a_norm, ts_operation op, const double *b, const double *x,
+                               double *r);
 
 /* x = op(A)^{-1} rhs for nrhs columns (host arrays, leading dimensions ldr
  * and ldx) through the factors on the device (TS_ERROR_UNSUPPORTED in a
