@@ -12,6 +12,8 @@
 #define TSI_W_ZERO tsi_z(0.0, 0.0)
 #define TSI_W_IS_ZERO(w) tsi_z_is_zero(w)
 #define TSI_W_ADD(a, b) tsi_z_add((a), (b))
+#define TSI_W_SUB(a, b) tsi_z_sub((a), (b))
+#define TSI_W_MUL(a, b) tsi_z_mul((a), (b))
 #define TSI_W_MINUS_PRODUCT(x, l, u) tsi_z_minus_product((x), (l), (u))
 #define TSI_W_DIV(a, b) tsi_z_div((a), (b))
 #define TSI_W_SCALE(s, w) tsi_z_scale((s), (w))

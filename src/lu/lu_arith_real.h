@@ -10,6 +10,8 @@
 #define TSI_W_ZERO 0.0
 #define TSI_W_IS_ZERO(w) ((w) == 0.0)
 #define TSI_W_ADD(a, b) ((a) + (b))
+#define TSI_W_SUB(a, b) ((a) - (b))
+#define TSI_W_MUL(a, b) ((a) * (b))
 #define TSI_W_MINUS_PRODUCT(x, l, u) ((x) - (l) * (u))
 #define TSI_W_DIV(a, b) ((a) / (b))
 #define TSI_W_SCALE(s, w) ((s) * (w))

@@ -7,6 +7,8 @@
 #undef TSI_W_ZERO
 #undef TSI_W_IS_ZERO
 #undef TSI_W_ADD
+#undef TSI_W_SUB
+#undef TSI_W_MUL
 #undef TSI_W_MINUS_PRODUCT
 #undef TSI_W_DIV
 #undef TSI_W_SCALE

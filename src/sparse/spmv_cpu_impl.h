@@ -12,7 +12,8 @@ static void TSI_NAME(spmv_csr_host)(const ts_csr *a, double alpha, const TSI_VAL
   (void)num_threads;
 #ifdef _OPENMP
   int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, TSI_SPMV_CPU_ROWS_PER_CHUNK) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, TSI_SPMV_CPU_ROWS_PER_CHUNK)                                                \
+    num_threads(threads) if (a->nnz >= TSI_SPMV_CPU_PARALLEL_MIN_NNZ)
 #endif
   for (int64_t i = 0; i < rows; i++) {
     TSI_SUM sum = TSI_SUM_ZERO;

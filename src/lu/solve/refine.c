@@ -1,0 +1,138 @@
+/* Iterative refinement in double (Wilkinson 1963; Moler 1967; with the
+ * factors in float, mixed-precision refinement): r = b - op(A) x from the
+ * unscaled values last factored, x += op(A)^{-1} r through the factors,
+ * steered by the normwise backward errors of A and of the scaled matrix the
+ * factors are of (both evaluated without overflow), then polished by the
+ * componentwise one where that shows entries of x wrong in their leading
+ * digits. */
+#include "lu/solve/solve_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Whether this runs inside a team of several threads (the solve's loop over
+ * right-hand sides). */
+static bool in_parallel(void) {
+#ifdef _OPENMP
+  return omp_in_parallel();
+#else
+  return false;
+#endif
+}
+
+/* Threads of the residual: the numeric phase's, one inside the solve's own
+ * parallel loop over right-hand sides. */
+static int residual_threads(const ts_lu *lu) {
+#ifdef _OPENMP
+  if (omp_in_parallel() || lu->n < TSI_LU_RESIDUAL_PARALLEL_ROWS)
+    return 1;
+  return tsi_lu_threads(lu);
+#else
+  (void)lu;
+  return 1;
+#endif
+}
+
+/* The larger of a norm so far and a magnitude, ignoring a NaN magnitude; a
+ * plain comparison, since fmax is a library call here, a visible part of a
+ * solve's profile. */
+static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
+
+/* Row i's share of the componentwise backward error, |r_i| / (|A||x| + |b|)_i:
+ * 0 for an exact residual, and LAPACK's guard (xGERFS) for a denominator near
+ * the underflow threshold, (|r_i| + s) / (d + s) with s = (n + 1) DBL_MIN. */
+static inline double componentwise_share(double residual, double denominator, int64_t n) {
+  const double guard = (double)(n + 1) * DBL_MIN;
+  if (residual == 0.0)
+    return 0.0;
+  if (denominator > guard / DBL_EPSILON)
+    return fabs(residual) / denominator;
+  return (fabs(residual) + guard) / (denominator + guard);
+}
+
+/* r / (a x + b) for non-negative norms, without forming an a x beyond
+ * DBL_MAX (then b <= DBL_MAX is below its rounding and the ratio is
+ * (r / a) / x); infinity for a non-finite r, 0 for 0 / 0. */
+static double backward_error(double r, double a, double x, double b) {
+  double error;
+  if (x > 0.0 && a > DBL_MAX / x)
+    error = r / a / x;
+  else if (a * x + b == 0.0)
+    error = r == 0.0 ? 0.0 : INFINITY;
+  else
+    error = (0.5 * r) / (0.5 * (a * x) + 0.5 * b);
+  return isfinite(error) ? error : INFINITY;
+}
+
+/* The residual for real and for complex values (residual_impl.h). */
+#include "lu/lu_arith_real.h"
+#define TSI_NAME(x) x##_real
+#include "lu/solve/residual_impl.h"
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
+#include "lu/lu_arith_complex.h"
+#define TSI_NAME(x) x##_complex
+#include "lu/solve/residual_impl.h"
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
+void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b,
+                     const double *x, double *r, double *magnitude, tsi_lu_residual_measures *measures) {
+  if (lu->complex_values)
+    residual_complex(lu, setup, op, (const tsi_complex128 *)b, (const tsi_complex128 *)x, (tsi_complex128 *)r,
+                     magnitude, measures);
+  else
+    residual_real(lu, setup, op, b, x, r, magnitude, measures);
+}
+
+/* What the refinement drives down first. */
+static inline double normwise(const tsi_lu_residual_measures *m) { return fmax(m->normwise, m->scaled); }
+
+ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b, double *x,
+                        bool solved, double *work, tsi_lu_residual_measures *measures, int *steps) {
+  /* The vectors' numbers: n, or 2n for complex values (x += d goes part by
+   * part); magnitude takes n. */
+  const int64_t n = lu->n * tsi_lu_parts(lu);
+  double *y = work, *r = work + n, *candidate = work + 2 * n, *magnitude = work + 3 * n;
+  *steps = 0;
+  ts_status st = solved ? TS_SUCCESS : tsi_lu_apply_inverse(lu, op, b, x, y);
+  if (st != TS_SUCCESS)
+    return st;
+  tsi_lu_residual(lu, setup, op, b, x, r, magnitude, measures);
+  while (*steps < setup->max_steps && isfinite(normwise(measures))) {
+    /* Each step of a large system is a solve and a residual: a chance to
+     * stop, taken on the caller's thread only. */
+    if (!in_parallel() && (st = tsi_check_cancel(lu->ctx)) != TS_SUCCESS)
+      return st;
+    /* The normwise errors first; then the componentwise one, for a badly
+     * scaled system whose normwise errors are blind to its small entries. */
+    const bool polishing = normwise(measures) <= setup->tolerance;
+    if (polishing && !(measures->componentwise > TSI_LU_POLISH_THRESHOLD))
+      break;
+    st = tsi_lu_apply_inverse(lu, op, r, candidate, y);
+    if (st != TS_SUCCESS)
+      return st;
+    for (int64_t i = 0; i < n; i++)
+      candidate[i] += x[i];
+    tsi_lu_residual_measures next;
+    tsi_lu_residual(lu, setup, op, b, candidate, r, magnitude, &next);
+    const double before = polishing ? measures->componentwise : normwise(measures);
+    const double after = polishing ? next.componentwise : normwise(&next);
+    if (!(after < before) || (polishing && !(normwise(&next) <= setup->tolerance)))
+      break; /* no better: keep x */
+    memcpy(x, candidate, (size_t)n * sizeof *x);
+    (*steps)++;
+    *measures = next;
+    /* A smaller gain: the refinement has converged as far as the factors
+     * allow (a normwise step that reached the tolerance may go on polishing). */
+    if (after > 0.5 * before && (polishing || normwise(&next) > setup->tolerance))
+      break;
+  }
+  return TS_SUCCESS;
+}
