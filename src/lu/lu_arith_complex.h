@@ -29,10 +29,10 @@
 #define TSI_FLOPS_DIVIDE 6
 
 /* Stored complex value -> working value, for either stored precision. */
-#define tsi_lu_widen(v) _Generic((v), tsi_complex64: tsi_z_widen, default: tsi_lu_same)(v)
+#define tsi_lu_widen(v) _Generic((v), tsi_complex64 : tsi_z_widen, default : tsi_lu_same)(v)
 /* Working value -> the stored type of the pointer's type (a null pointer
  * only carries the type). */
-#define tsi_lu_narrow_to(w, type_ptr) _Generic((type_ptr), tsi_complex64 *: tsi_z_narrow, default: tsi_lu_same)(w)
+#define tsi_lu_narrow_to(w, type_ptr) _Generic((type_ptr), tsi_complex64 * : tsi_z_narrow, default : tsi_lu_same)(w)
 #ifndef TESSERA_LU_ARITH_COMPLEX_SAME
 #define TESSERA_LU_ARITH_COMPLEX_SAME
 static inline tsi_complex128 tsi_lu_same(tsi_complex128 v) { return v; }

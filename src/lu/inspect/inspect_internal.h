@@ -41,7 +41,7 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
  * values (parts = 2). The caller frees the arrays with tsi_lu_columns_free. */
 typedef struct tsi_lu_columns {
   int64_t n;
-  int64_t parts; /* numbers a value takes: 1, or 2 for complex values */
+  int64_t parts;                  /* numbers a value takes: 1, or 2 for complex values */
   int64_t *l_col_ptr, *u_col_ptr; /* n + 1 each */
   int32_t *l_row_idx, *u_row_idx;
   double *l_values, *u_values;

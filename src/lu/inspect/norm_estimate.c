@@ -64,7 +64,9 @@ static double zero(int64_t i, int64_t n) {
   return 0.0;
 }
 /* The extra vector x_i = (-1)^i (1 + i / (n - 1)), |x|_1 = 3n / 2. */
-static double alternating(int64_t i, int64_t n) { return (i % 2 == 0 ? 1.0 : -1.0) * (1.0 + (double)i / (double)(n - 1)); }
+static double alternating(int64_t i, int64_t n) {
+  return (i % 2 == 0 ? 1.0 : -1.0) * (1.0 + (double)i / (double)(n - 1));
+}
 
 /* x_i = sign(y_i) (+1 for 0) into signs and x; whether it equals the signs
  * held before. Complex values: x_i = y_i / |y_i| (1 for 0), and never

@@ -70,7 +70,8 @@ ts_status ts_lu_rcond(ts_lu *lu, double *rcond) {
     return st;
   double smallest = INFINITY, largest = 0.0;
   for (int64_t k = 0; k < lu->n; k++) {
-    const double pivot = magnitude(columns.u_values, columns.parts, columns.u_col_ptr[k + 1] - 1); /* the diagonal: last */
+    const double pivot =
+        magnitude(columns.u_values, columns.parts, columns.u_col_ptr[k + 1] - 1); /* the diagonal: last */
     smallest = fmin(smallest, pivot);
     largest = fmax(largest, pivot);
   }

@@ -30,7 +30,8 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
                      "%s: the matrix holds %s values and the analysis was of %s ones; a matrix of the other kind needs "
                      "its own ts_lu_analyze",
-                     caller, TS_DTYPE_IS_COMPLEX(a->dtype) ? "complex" : "real", lu->complex_values ? "complex" : "real");
+                     caller, TS_DTYPE_IS_COMPLEX(a->dtype) ? "complex" : "real",
+                     lu->complex_values ? "complex" : "real");
   /* The first row that differs, over the threads (a min-reduction: the
    * same row whatever their number). */
   int64_t first_bad = n;
@@ -88,7 +89,8 @@ static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
       else
         high = mid - 1;
     }
-    const double shown = isfinite(lu->a_values[e * parts]) ? lu->a_values[e * parts + parts - 1] : lu->a_values[e * parts];
+    const double shown =
+        isfinite(lu->a_values[e * parts]) ? lu->a_values[e * parts + parts - 1] : lu->a_values[e * parts];
     return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g%s", caller,
                      (long long)e, (long long)low, (int)lu->a_col_idx[e], shown,
                      parts == 2 && isfinite(lu->a_values[e * parts]) ? " (imaginary part)" : "");

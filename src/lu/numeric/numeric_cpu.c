@@ -255,7 +255,8 @@ static double scatter_typed(ts_lu *lu, int threads) {
   if (lu->complex_values)
     return lu->lu_values_f32 ? lu_scatter_c64(lu, (tsi_complex64 *)lu->lu_values_f32, threads)
                              : lu_scatter_c128(lu, (tsi_complex128 *)lu->lu_values, threads);
-  return lu->lu_values_f32 ? lu_scatter_f32(lu, lu->lu_values_f32, threads) : lu_scatter_f64(lu, lu->lu_values, threads);
+  return lu->lu_values_f32 ? lu_scatter_f32(lu, lu->lu_values_f32, threads)
+                           : lu_scatter_f64(lu, lu->lu_values, threads);
 }
 
 /* The columns factored in lu's value type: as a dataflow when ready is

@@ -9,11 +9,11 @@
  * candidate gets `replacement` (counted in *replaced, the first in
  * *first_replaced) or, with perturbation off, stops with the singular
  * status. x is n zero values of scratch. */
-static ts_status TSI_NAME(pivoted_columns)(ts_lu *lu, const int64_t *m_ptr, const int32_t *m_row,
-                                           const TSI_WORK *m_val, triangle *l, triangle *u, TSI_WORK *x,
-                                           TSI_WORK *diagonal, int64_t *pinv, int64_t *row_of_position,
-                                           int32_t *reach, int32_t *stack, int64_t *position, int32_t *mark,
-                                           double replacement, int64_t *replaced, int64_t *first_replaced) {
+static ts_status TSI_NAME(pivoted_columns)(ts_lu *lu, const int64_t *m_ptr, const int32_t *m_row, const TSI_WORK *m_val,
+                                           triangle *l, triangle *u, TSI_WORK *x, TSI_WORK *diagonal, int64_t *pinv,
+                                           int64_t *row_of_position, int32_t *reach, int32_t *stack, int64_t *position,
+                                           int32_t *mark, double replacement, int64_t *replaced,
+                                           int64_t *first_replaced) {
   const int64_t n = lu->n;
   double last_check = tsi_seconds();
   ts_status st = TS_SUCCESS;

@@ -79,4 +79,3 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
   measures->residual_norm = r_finite ? r_norm : INFINITY;
   measures->solution_norm = x_norm;
 }
-

@@ -35,8 +35,7 @@ static void TSI_NAME(lu_upper_solve)(const ts_lu *lu, const TSI_VALUE *values, T
 
 /* y = U^{-T} y (U^{-H} y with conjugate): column j of U is row j of U^T, so
  * each step is a dot product. */
-static void TSI_NAME(lu_upper_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate,
-                                               TSI_WORK *y) {
+static void TSI_NAME(lu_upper_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate, TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   (void)conjugate;
@@ -49,8 +48,7 @@ static void TSI_NAME(lu_upper_transpose_solve)(const ts_lu *lu, const TSI_VALUE 
 }
 
 /* y = L^{-T} y (L^{-H} y with conjugate; unit diagonal). */
-static void TSI_NAME(lu_lower_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate,
-                                               TSI_WORK *y) {
+static void TSI_NAME(lu_lower_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate, TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   (void)conjugate;
