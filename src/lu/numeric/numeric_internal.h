@@ -129,6 +129,11 @@ typedef struct tsi_lu_solve_schedule {
 
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;
+  /* Numbers a value takes (tsi_lu_parts): 2 for complex values, whose
+   * arrays below (a_values, values, acc, scratch slots, the solves'
+   * vectors) hold (re, im) pairs; the complex factorization keeps no dense
+   * tail. */
+  int parts;
   int64_t bytes; /* device bytes held now */
   int64_t peak;  /* most device bytes held at once */
 
