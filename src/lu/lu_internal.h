@@ -121,6 +121,11 @@ struct ts_lu {
   ts_lu_options options; /* defaults resolved */
   enum tsi_lu_state state;
   int64_t n;
+  /* Non-zero when the analyzed matrix is complex (TS_COMPLEX64 or
+   * TS_COMPLEX128): every value array below (a_values, lu_values,
+   * lu_values_f32, their device copies) then holds (re, im) pairs, two
+   * numbers an entry, and so do the solves' vectors. */
+  int complex_values;
 
   /* Analysis: permutations and scaling, in A's numbering. */
   int32_t *row_perm; /* n: row i of M is row row_perm[i] of A */
@@ -184,6 +189,9 @@ struct ts_lu {
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */
 enum tsi_lu_phase { TSI_LU_PHASE_SYMBOLIC, TSI_LU_PHASE_LEVELIZE, TSI_LU_PHASE_NUMERIC, TSI_LU_PHASE_SOLVE };
+
+/* Numbers an entry of lu's values takes: 2 for complex values, else 1. */
+static inline int64_t tsi_lu_parts(const ts_lu *lu) { return lu->complex_values ? 2 : 1; }
 
 /* Whether `phase` of lu runs on the GPU now (the rules: lu_backend.c). */
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);

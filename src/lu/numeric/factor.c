@@ -1,6 +1,7 @@
 /* ts_lu_factor, ts_lu_refactor: numeric factorization P Dr A Dc Q = L U of a
  * matrix with the analyzed pattern, using the analysis's permutations and
  * scaling, on the GPU or the host (lu_backend.c decides). */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
@@ -23,8 +24,14 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
                      ts_symmetry_name(a->symmetry));
   if (n > 0 && (!a->row_ptr || (a->nnz > 0 && (!a->col_idx || !a->values))))
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has NULL arrays", caller);
-  if (a->dtype != TS_FLOAT32 && a->dtype != TS_FLOAT64)
+  if (ts_dtype_size(a->dtype) == 0)
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", caller, (int)a->dtype);
+  if (TS_DTYPE_IS_COMPLEX(a->dtype) != (lu->complex_values != 0))
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: the matrix holds %s values and the analysis was of %s ones; a matrix of the other kind needs "
+                     "its own ts_lu_analyze",
+                     caller, TS_DTYPE_IS_COMPLEX(a->dtype) ? "complex" : "real",
+                     lu->complex_values ? "complex" : "real");
   /* The first row that differs, over the threads (a min-reduction: the
    * same row whatever their number). */
   int64_t first_bad = n;
@@ -50,22 +57,25 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   return TS_SUCCESS;
 }
 
-/* Copy a's values into lu->a_values (double), refusing NaN and infinity. */
+/* Copy a's values into lu->a_values (double, or (re, im) pairs of double
+ * for complex values), refusing NaN and infinity. */
 static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
-  const int64_t nnz = lu->nnz_a;
+  const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   if (!lu->a_values) {
-    lu->a_values = tsi_malloc_array(nnz > 0 ? nnz : 1, sizeof(double));
+    lu->a_values = tsi_malloc_array((nnz > 0 ? nnz : 1) * parts, sizeof(double));
     if (!lu->a_values)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", caller, (long long)nnz);
   }
   /* Copied and checked over the threads; the first bad entry found after. */
-  const bool single = a->dtype == TS_FLOAT32;
+  const ts_dtype dtype = a->dtype;
   int64_t first_bad = nnz;
 #pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
   for (int64_t e = 0; e < nnz; e++) {
-    double v = single ? (double)((const float *)a->values)[e] : ((const double *)a->values)[e];
-    lu->a_values[e] = v;
-    if (!isfinite(v) && e < first_bad)
+    const tsi_complex128 v = tsi_value_get(dtype, a->values, e);
+    lu->a_values[e * parts] = v.re;
+    if (parts == 2)
+      lu->a_values[e * parts + 1] = v.im;
+    if (!tsi_z_isfinite(v) && e < first_bad)
       first_bad = e;
   }
   if (first_bad < nnz) {
@@ -79,8 +89,11 @@ static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
       else
         high = mid - 1;
     }
-    return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g", caller,
-                     (long long)e, (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
+    const double shown =
+        isfinite(lu->a_values[e * parts]) ? lu->a_values[e * parts + parts - 1] : lu->a_values[e * parts];
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g%s", caller,
+                     (long long)e, (long long)low, (int)lu->a_col_idx[e], shown,
+                     parts == 2 && isfinite(lu->a_values[e * parts]) ? " (imaginary part)" : "");
   }
   return TS_SUCCESS;
 }

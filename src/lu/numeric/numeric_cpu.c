@@ -3,6 +3,7 @@
  * level or as a dataflow across levels, static pivoting with perturbation
  * of tiny pivots. Deterministic: every column is
  * computed by one thread in a fixed order, whatever the thread count. */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <float.h>
@@ -120,6 +121,8 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
 }
 
+/* The types of factors: real (float, double), then complex. */
+#include "lu/lu_arith_real.h"
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
 #include "lu/numeric/numeric_cpu_impl.h"
@@ -131,6 +134,21 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int
 #include "lu/numeric/numeric_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
+#include "lu/lu_arith_complex.h"
+#define TSI_VALUE tsi_complex64
+#define TSI_NAME(x) x##_c64
+#include "lu/numeric/numeric_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+
+#define TSI_VALUE tsi_complex128
+#define TSI_NAME(x) x##_c128
+#include "lu/numeric/numeric_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
 
 /* The analysis's arrays are present and the level schedule is one the
  * numeric loop can trust: every column in exactly one level, and every
@@ -196,7 +214,7 @@ static ts_status reserve_factor_work(ts_lu *lu, tsi_lu_numeric_workspace *ws, in
   ws->solve_work = NULL;
   ws->solve_threads = 0;
   int64_t count;
-  if (tsi_mul_overflows(lu->n, threads, &count))
+  if (tsi_mul_overflows(lu->n * tsi_lu_parts(lu), threads, &count))
     return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU numeric phase: %d work vectors of %lld entries overflow", threads,
                      (long long)lu->n);
   ws->factor_work = tsi_calloc_array(count > 0 ? count : 1, sizeof(double));
@@ -210,7 +228,7 @@ static ts_status reserve_factor_work(ts_lu *lu, tsi_lu_numeric_workspace *ws, in
 
 /* The factor storage of the chosen precision; the other one is freed. */
 static ts_status reserve_factor_values(ts_lu *lu, bool single) {
-  int64_t count = lu->lu_nnz > 0 ? lu->lu_nnz : 1;
+  int64_t count = (lu->lu_nnz > 0 ? lu->lu_nnz : 1) * tsi_lu_parts(lu);
   if (single) {
     free(lu->lu_values);
     lu->lu_values = NULL;
@@ -232,6 +250,39 @@ out_of_memory:
                    (long long)lu->lu_nnz);
 }
 
+/* M scattered into the factors of lu's value type; max |M|. */
+static double scatter_typed(ts_lu *lu, int threads) {
+  if (lu->complex_values)
+    return lu->lu_values_f32 ? lu_scatter_c64(lu, (tsi_complex64 *)lu->lu_values_f32, threads)
+                             : lu_scatter_c128(lu, (tsi_complex128 *)lu->lu_values, threads);
+  return lu->lu_values_f32 ? lu_scatter_f32(lu, lu->lu_values_f32, threads)
+                           : lu_scatter_f64(lu, lu->lu_values, threads);
+}
+
+/* The columns factored in lu's value type: as a dataflow when ready is
+ * given, else level by level. */
+static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_rule *rule, int *ready,
+                         tsi_lu_factor_outcome *outcome) {
+  float *single = lu->lu_values_f32;
+  double *values = lu->lu_values;
+  if (lu->complex_values && single && ready)
+    lu_factor_flow_c64(lu, (tsi_complex64 *)single, work, threads, rule, ready, outcome);
+  else if (lu->complex_values && single)
+    lu_factor_levels_c64(lu, (tsi_complex64 *)single, work, threads, rule, outcome);
+  else if (lu->complex_values && ready)
+    lu_factor_flow_c128(lu, (tsi_complex128 *)values, work, threads, rule, ready, outcome);
+  else if (lu->complex_values)
+    lu_factor_levels_c128(lu, (tsi_complex128 *)values, work, threads, rule, outcome);
+  else if (single && ready)
+    lu_factor_flow_f32(lu, single, work, threads, rule, ready, outcome);
+  else if (ready)
+    lu_factor_flow_f64(lu, values, work, threads, rule, ready, outcome);
+  else if (single)
+    lu_factor_levels_f32(lu, single, work, threads, rule, outcome);
+  else
+    lu_factor_levels_f64(lu, values, work, threads, rule, outcome);
+}
+
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   (void)a; /* the values come from lu->a_values, copied and checked by the caller */
   ts_status status = check_schedule(lu);
@@ -250,7 +301,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   if (status != TS_SUCCESS)
     return status;
 
-  double max_abs = single ? lu_scatter_f32(lu, lu->lu_values_f32, threads) : lu_scatter_f64(lu, lu->lu_values, threads);
+  double max_abs = scatter_typed(lu, threads);
   double threshold = lu->options.pivot_threshold;
   if (!(threshold > 0.0))
     threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64; /* should options come unresolved */
@@ -291,14 +342,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld column marks",
                        (long long)lu->n);
   }
-  if (ready && single)
-    lu_factor_flow_f32(lu, lu->lu_values_f32, ws->factor_work, threads, &rule, ready, &outcome);
-  else if (ready)
-    lu_factor_flow_f64(lu, lu->lu_values, ws->factor_work, threads, &rule, ready, &outcome);
-  else if (single)
-    lu_factor_levels_f32(lu, lu->lu_values_f32, ws->factor_work, threads, &rule, &outcome);
-  else
-    lu_factor_levels_f64(lu, lu->lu_values, ws->factor_work, threads, &rule, &outcome);
+  factor_typed(lu, ws->factor_work, threads, &rule, ready, &outcome);
   free(ready);
 
   lu->stats.flops = (double)outcome.flops;

@@ -1,10 +1,21 @@
 /* Numeric LU of M = P Dr A Dc Q on the host, for one factor value type:
  * M is scattered into the symbolic L+U pattern, then the columns are
  * factored in the levels' order: level by level on one thread, as a
- * dataflow on several. Included by numeric_cpu.c with TSI_VALUE
- * (float or double: the precision the factors are stored in) and TSI_NAME
- * (a suffix for the function names). Arithmetic is in double throughout;
- * float factors are rounded as each column is stored. */
+ * dataflow on several. Included by numeric_cpu.c with TSI_VALUE (the type
+ * the factors are stored in: float, double, or complex of either),
+ * TSI_NAME (a suffix for the function names), and the arithmetic of the
+ * working type TSI_WORK (double, or complex double), which every step
+ * uses; factors of a single-precision type are rounded as each column is
+ * stored:
+ *   TSI_WIDEN(v), TSI_NARROW(w)     stored value <-> working value
+ *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
+ *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
+ *   TSI_W_SCALED(s, w, t)           s * w * t, s and t real (the scaling)
+ *   TSI_W_ABS(w), TSI_W_ISFINITE(w)
+ *   TSI_W_PERTURBED(w, r)           w's sign (its direction) times r, + for 0
+ *   TSI_W_DIVIDER(p), TSI_W_DIVIDE(w, d)   w / p as w op d, d made once a column
+ *   TSI_MAX_ABS(max, w)             max = max(max, |w|)
+ *   TSI_FLOPS_UPDATE, TSI_FLOPS_DIVIDE     real operations of one x - l*u, one w / p */
 
 /* M's values into the L+U pattern (fill entries zero); returns max |M(i,j)|. */
 static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
@@ -12,7 +23,7 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
   const int64_t *a_to_lu = lu->a_to_lu;
-  const double *a_values = lu->a_values;
+  const TSI_WORK *a_values = (const TSI_WORK *)lu->a_values;
   const double *row_scale = lu->row_scale;
   const double *col_scale = lu->col_scale;
   memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
@@ -22,10 +33,9 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
   for (int64_t i = 0; i < n; i++) {
     const double scale_i = row_scale[i];
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      double v = scale_i * a_values[e] * col_scale[col_idx[e]];
-      values[a_to_lu[e]] = (TSI_VALUE)v;
-      if (fabs(v) > max_abs)
-        max_abs = fabs(v);
+      TSI_WORK v = TSI_W_SCALED(scale_i, a_values[e], col_scale[col_idx[e]]);
+      values[a_to_lu[e]] = TSI_NARROW(v);
+      TSI_MAX_ABS(max_abs, v);
     }
   }
   return max_abs;
@@ -39,7 +49,7 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
  */
-static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, double *x,
+static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, TSI_WORK *x,
                                        const tsi_lu_pivot_rule *rule, const int *ready, const int64_t *stop_level,
                                        tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
@@ -49,35 +59,35 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   int64_t flops = 0;
 
   for (int64_t p = begin; p < end; p++)
-    x[row_idx[p]] = (double)values[p];
+    x[row_idx[p]] = TSI_WIDEN(values[p]);
   for (int64_t p = begin; p < diag; p++) {
     const int64_t j = row_idx[p];
-    const double u_jk = x[j];
+    const TSI_WORK u_jk = x[j];
     const int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
-    flops += 2 * (l_end - l_begin);
-    if (u_jk == 0.0)
+    flops += TSI_FLOPS_UPDATE * (l_end - l_begin);
+    if (TSI_W_IS_ZERO(u_jk))
       continue; /* an explicit zero or a cancellation: nothing to subtract */
     /* The dataflow schedule: L(:, j) from another thread. A stop before
      * this level abandons the column (x cleared over its pattern). */
     if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
       for (int64_t q = begin; q < end; q++)
-        x[row_idx[q]] = 0.0;
+        x[row_idx[q]] = TSI_W_ZERO;
       outcome->kind = TSI_LU_PIVOT_OK;
       outcome->flops = flops;
       return;
     }
     for (int64_t q = l_begin; q < l_end; q++)
-      x[row_idx[q]] -= (double)values[q] * u_jk;
+      x[row_idx[q]] = TSI_W_MINUS_PRODUCT(x[row_idx[q]], TSI_WIDEN(values[q]), u_jk);
   }
 
-  double pivot = x[k];
+  TSI_WORK pivot = x[k];
   outcome->kind = TSI_LU_PIVOT_OK;
-  if (!isfinite(pivot)) {
+  if (!TSI_W_ISFINITE(pivot)) {
     outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
-  } else if (fabs(pivot) < rule->tiny || pivot == 0.0) {
+  } else if (TSI_W_IS_ZERO(pivot) || TSI_W_ABS(pivot) < rule->tiny) {
     if (rule->perturb) {
       /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
-      pivot = pivot < 0.0 ? -rule->replacement : rule->replacement;
+      pivot = TSI_W_PERTURBED(pivot, rule->replacement);
       outcome->kind = TSI_LU_PIVOT_PERTURBED;
     } else {
       outcome->kind = TSI_LU_PIVOT_SINGULAR;
@@ -86,23 +96,24 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 
   for (int64_t p = begin; p < diag; p++) {
     const int32_t i = row_idx[p];
-    values[p] = (TSI_VALUE)x[i];
-    x[i] = 0.0;
+    values[p] = TSI_NARROW(x[i]);
+    x[i] = TSI_W_ZERO;
   }
-  values[diag] = (TSI_VALUE)pivot;
-  x[k] = 0.0;
+  values[diag] = TSI_NARROW(pivot);
+  x[k] = TSI_W_ZERO;
+  const TSI_WORK divider = TSI_W_DIVIDER(pivot);
   for (int64_t p = diag + 1; p < end; p++) {
     const int32_t i = row_idx[p];
-    values[p] = (TSI_VALUE)(x[i] / pivot);
-    x[i] = 0.0;
+    values[p] = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
+    x[i] = TSI_W_ZERO;
   }
-  flops += end - diag - 1;
+  flops += TSI_FLOPS_DIVIDE * (end - diag - 1);
   outcome->flops = flops;
 }
 
 /* Column k of level `level`, its flops and perturbed pivot counted, a bad
  * pivot recorded when it is the first in (level, column) order. */
-static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, double *x,
+static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
                                         const tsi_lu_pivot_rule *rule, const int *ready, int64_t *flops,
                                         int64_t *perturbed, int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
@@ -133,7 +144,7 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
  * after its level; the column reported is the first in pivot order within
  * the first such level, whatever the thread count.
  */
-static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, double *work, int threads,
+static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *work, int threads,
                                        const tsi_lu_pivot_rule *rule, tsi_lu_factor_outcome *result) {
   const int64_t n = lu->n;
   const int64_t levels = lu->levels;
@@ -146,7 +157,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 
 #pragma omp parallel num_threads(threads)
   {
-    double *x = work + (int64_t)tsi_thread_id() * n;
+    TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
     int64_t my_flops = 0, my_perturbed = 0, my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
@@ -212,7 +223,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
  * levels; every column of its level and the earlier ones is done, so the
  * column reported is the level schedule's.
  */
-static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double *work, int threads,
+static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *work, int threads,
                                      const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_factor_outcome *result) {
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
@@ -223,7 +234,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
 
 #pragma omp parallel num_threads(threads)
   {
-    double *x = work + (int64_t)tsi_thread_id() * n;
+    TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
     int64_t my_flops = 0, my_perturbed = 0, my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current

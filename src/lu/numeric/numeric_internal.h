@@ -63,6 +63,10 @@ typedef struct tsi_lu_numeric_workspace {
   double m_norm_one;   /* (computed with a_norm_one) */
 } tsi_lu_numeric_workspace;
 
+/* |A(e)|, entry e (CSR order) of the values last factored: the modulus of
+ * a complex value (numeric_workspace.c). */
+double tsi_lu_value_abs(const ts_lu *lu, int64_t e);
+
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
 
@@ -82,7 +86,8 @@ ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op,
  * pivoted factors that refinement cannot make solve with A. */
 /* L by columns with M's row numbers (unit diagonal implied); U by columns
  * with pivot positions, its diagonal apart; pinv[i] is the position of M's
- * row i, row_of_position its inverse. */
+ * row i, row_of_position its inverse. Values are doubles, or (re, im) pairs
+ * for complex values (lu->complex_values). */
 typedef struct tsi_lu_pivoted {
   int64_t *l_col_ptr; /* n + 1 */
   int32_t *l_row_idx;
@@ -101,7 +106,8 @@ typedef struct tsi_lu_pivoted {
 /* Factor M again with threshold partial pivoting from lu->a_values (replaces
  * any earlier pivoted factors). */
 ts_status tsi_lu_pivoted_factor(ts_lu *lu);
-/* x = op(A)^{-1} rhs through the pivoted factors; y is n doubles of scratch. */
+/* x = op(A)^{-1} rhs through the pivoted factors (op A^H too, for complex
+ * values); y is n values of scratch. */
 void tsi_lu_pivoted_apply(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
 void tsi_lu_pivoted_release(ts_lu *lu);
 
@@ -123,6 +129,11 @@ typedef struct tsi_lu_solve_schedule {
 
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;
+  /* Numbers a value takes (tsi_lu_parts): 2 for complex values, whose
+   * arrays below (a_values, values, acc, scratch slots, the solves'
+   * vectors) hold (re, im) pairs; the complex factorization keeps no dense
+   * tail. */
+  int parts;
   int64_t bytes; /* device bytes held now */
   int64_t peak;  /* most device bytes held at once */
 
