@@ -181,10 +181,13 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
   const double *entry_col_scale = a->entry_col_scale + P->a_base;
   const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
 
-  /* x = M(:, k) = Dr A Dc in the column's positions, fill zero. */
+  /* x = M(:, k) = Dr A Dc in the column's positions, fill zero; rounded to
+   * float with float factors, as the host's scatter stores it. */
   for (int64_t p = begin + s; p < end; p += S) {
     const int32_t e = source[p];
-    v[p * B] = e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * B]), entry_col_scale[e]) : 0.0;
+    const double m =
+        e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * B]), entry_col_scale[e]) : 0.0;
+    v[p * B] = a->single ? (double)(float)m : m;
   }
   tsi_batch_sync_lanes();
 
