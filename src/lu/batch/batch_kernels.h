@@ -215,6 +215,7 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
   const double tiny = a->threshold * max_abs;
   const double replacement = fmax(a->root_eps, a->threshold) * (max_abs > 0.0 ? max_abs : 1.0);
   double pivot = v[diag * B];
+  tsi_batch_sync_lanes(); /* every lane has read the pivot before the first lane stores its replacement */
   int kind = 0;
   if (!isfinite(pivot)) {
     kind = TSI_LU_BATCH_BAD_PIVOT;
