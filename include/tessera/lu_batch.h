@@ -74,8 +74,8 @@ typedef struct ts_lu_batch_member {
   /**
    * Outcome of the last ts_lu_batch_factor() for this member (TS_SUCCESS,
    * TS_WARNING_PERTURBED_PIVOTS, or an error such as
-   * TS_ERROR_NUMERICALLY_SINGULAR or TS_ERROR_INVALID_MATRIX), or of the
-   * last ts_lu_batch_solve() once a solve has run after it;
+   * TS_ERROR_NUMERICALLY_SINGULAR or TS_ERROR_INVALID_MATRIX), replaced by
+   * the error of a later ts_lu_batch_solve() should its solve fail;
    * TS_ERROR_NOT_FACTORED before any factorization.
    */
   ts_status status;

@@ -168,10 +168,13 @@
  * to one member per warp. Both unmeasured: the benchmark's width sweep
  * (bench/lu_batch) is where they get their values. */
 #define TSI_LU_BATCH_WARP_MEMBERS 32
-#define TSI_LU_BATCH_LANE_UPDATES 16.0
+#define TSI_LU_BATCH_LANE_UPDATES 4.0
 /* The factorization's update map (an int32 per update) up to this many
  * bytes; past it, targets are found by binary search. */
 #define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
+/* Updates of a column step a lane issues together (their loads before their
+ * stores, to overlap the latencies; registers grow with it). */
+#define TSI_LU_BATCH_UPDATE_GROUP 8
 /* Tickets a warp takes at once from the dataflow counter (fewer atomics on
  * one address). */
 #define TSI_LU_BATCH_TICKET_RUN 4

@@ -210,7 +210,7 @@ __device__ __forceinline__ void publish(int32_t *marks, int64_t k, int32_t epoch
  * chosen per lane by its refinement state.
  */
 template <int SCHEDULE>
-__global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, 4))
+__global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_FACTOR ? 2 : 4))
     flow_kernel(tsi_lu_batch_args a, const int32_t *tickets, int64_t count, int32_t *ready, int32_t epoch,
                 unsigned long long *counter, int first_solve, const double *b_il, double *y, double *x0, double *x1,
                 const double *r0, const double *r1, const tsi_lu_batch_refine_state *state) {

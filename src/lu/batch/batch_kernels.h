@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lu/lu_tuning.h"
+
 #ifdef __CUDACC__
 #define TSI_BATCH_HD static inline __host__ __device__
 #else
@@ -198,7 +200,33 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
     const double u = v[q * B];
     const int64_t l_begin = diag_pos[j] + 1, length = col_ptr[j + 1] - l_begin;
     if (u != 0.0) {
-      for (int64_t i = s; i < length; i += S) {
+      /* Updates in groups of TSI_LU_BATCH_UPDATE_GROUP: the group's loads
+       * are issued before its stores (its targets are distinct rows, and
+       * L(:, j) is another column), so their latencies overlap. */
+      int64_t i = s;
+      for (; i + (TSI_LU_BATCH_UPDATE_GROUP - 1) * S < length; i += TSI_LU_BATCH_UPDATE_GROUP * S) {
+        int64_t target[TSI_LU_BATCH_UPDATE_GROUP];
+        double l[TSI_LU_BATCH_UPDATE_GROUP], x[TSI_LU_BATCH_UPDATE_GROUP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+          const int64_t at = i + c * S;
+          target[c] = map ? begin + map[m + at] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + at]);
+          l[c] = tsi_batch_load_final(&v[(l_begin + at) * B]);
+        }
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+          x[c] = v[target[c] * B];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+          v[target[c] * B] = tsi_batch_sub(x[c], tsi_batch_mul(l[c], u));
+      }
+      for (; i < length; i += S) {
         const int64_t target = map ? begin + map[m + i] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + i]);
         const double l = tsi_batch_load_final(&v[(l_begin + i) * B]);
         v[target * B] = tsi_batch_sub(v[target * B], tsi_batch_mul(l, u));
