@@ -192,7 +192,30 @@ typedef struct ts_buffer ts_buffer;
 /** Allocate @p bytes (0 allowed) in @p memory for @p ctx. */
 TS_API ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_buffer **buffer);
 
-/** Free a buffer (NULL is a no-op). Waits for the context's stream first. */
+/**
+ * A buffer over memory the caller owns (another library's array, for
+ * example), so that tessera works on it in place: ts_buffer_destroy() frees
+ * the buffer, never the memory, and the caller keeps the memory alive until
+ * then. On the CUDA backend, TS_MEMORY_DEVICE memory must be device or
+ * managed memory of the context's device and TS_MEMORY_HOST memory must not
+ * be device memory (both checked with cudaPointerGetAttributes); on the CPU
+ * backend both are host memory. Work queued on the context's stream must
+ * be ordered with the owner's own use of the memory (synchronise one stream
+ * before the other starts).
+ * @param ctx the context the buffer is used with
+ * @param memory where @p data lives
+ * @param data first byte; NULL only when @p bytes is 0
+ * @param bytes size in bytes
+ * @param buffer receives the buffer
+ * @return TS_SUCCESS, or TS_ERROR_INVALID_ARGUMENT (a NULL argument, an
+ *         unknown memory kind, memory of the wrong kind or device)
+ */
+TS_API ts_status ts_buffer_wrap(ts_context *ctx, ts_memory memory, void *data, size_t bytes, ts_buffer **buffer);
+
+/**
+ * Free a buffer (NULL is a no-op). Waits for the context's stream first. The
+ * memory of a buffer made by ts_buffer_wrap() stays with its owner.
+ */
 TS_API void ts_buffer_destroy(ts_buffer *buffer);
 
 /** Address of the buffer's first byte (NULL for a 0-byte buffer). */

@@ -129,7 +129,13 @@ typedef struct ts_lu_stats {
   double time_levelize;      /**< Seconds: levelization. */
   double time_factor;        /**< Seconds: last numeric factorization or refactorization. */
   double time_solve;         /**< Seconds: last solve, refinement included. */
-  /** Normwise backward error |b-Ax|/(|A||x|+|b|) of the last solve (max over right-hand sides). */
+  /**
+   * Normwise backward error |b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) of the
+   * last solve (the largest over the right-hand sides), evaluated so that it
+   * cannot overflow. On a system whose rows or columns span many decades it
+   * can be tiny for an x that is wrong: see scaled_backward_error and
+   * componentwise_backward_error.
+   */
   double backward_error;
   int refinement_steps; /**< Refinement steps of the last solve (max over right-hand sides). */
   /**
@@ -140,6 +146,37 @@ typedef struct ts_lu_stats {
    * by the following solves, until the next factorization.
    */
   int partial_pivoting;
+  /**
+   * 1-norm condition estimate |A|_1 |A^{-1}|_1 of the matrix last factored
+   * (Hager and Higham's estimator, as klu_condest), a lower bound of the true
+   * value up to rounding; set by ts_lu_condest(), 0 until then.
+   */
+  double condest;
+  /** min |u_kk| / max |u_kk| over U's diagonal (as klu_rcond); set by ts_lu_rcond(), 0 until then. */
+  double rcond;
+  /**
+   * Reciprocal pivot growth min(1, min_k max|M(:,k)| / max|U(:,k)|) of the
+   * scaled, permuted matrix M (as klu_rgrowth); small values mean the
+   * factors grew. Set by ts_lu_rgrowth(), 0 until then.
+   */
+  double rgrowth;
+  /**
+   * The normwise backward error of the scaled system that was factored,
+   * M = P Dr A Dc Q: |Dr r|_inf / (|M|_inf |Dc^{-1} x|_inf + |Dr b|_inf)
+   * (the largest over the right-hand sides). Refinement drives this one and
+   * backward_error below the tolerance.
+   */
+  double scaled_backward_error;
+  /**
+   * The componentwise backward error max_i |b - Ax|_i / (|A| |x| + |b|)_i of
+   * the last solve (Oettli and Prager; a row with an exact residual counts
+   * 0), invariant under any scaling of rows and columns; refinement goes on
+   * while it is above 1e-12 and halves at each step. Sparse right-hand
+   * sides can keep it near 1 without x being wrong.
+   */
+  double componentwise_backward_error;
+  double residual_norm; /**< |b - Ax|_inf of the last solve (the largest over the right-hand sides). */
+  double solution_norm; /**< |x|_inf of the last solve (the largest over the right-hand sides). */
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */
@@ -182,6 +219,87 @@ TS_API ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const dou
 
 /** Copy the statistics out. */
 TS_API ts_status ts_lu_get_stats(const ts_lu *lu, ts_lu_stats *stats);
+
+/**
+ * Estimate the 1-norm condition number kappa_1(A) = |A|_1 |A^{-1}|_1 of the
+ * matrix last factored, as klu_condest does: |A^{-1}|_1 by Hager's method
+ * with Higham's refinements (ACM TOMS 14(4), 1988; LAPACK's xLACN2), from at
+ * most eleven solves with the factors the solves use (the GPU's, the
+ * host's, or the partial-pivoting fallback's). The estimate is a lower bound
+ * of the true value (up to the rounding of the solves) and is usually
+ * within a factor of 3 of it; infinity when a solve overflows. Also stored
+ * in the statistics (condest).
+ * @param lu a factored LU object
+ * @param condest receives the estimate (1 for n = 0)
+ * @return TS_SUCCESS, TS_ERROR_NOT_FACTORED without a valid factorization,
+ *         or the error of a solve
+ */
+TS_API ts_status ts_lu_condest(ts_lu *lu, double *condest);
+
+/**
+ * The ratio of the smallest to the largest pivot magnitude,
+ * min_k |u_kk| / max_k |u_kk| (as klu_rcond): a cheap, rough indicator of
+ * ill-conditioning (0 when a pivot is 0; 1 for n = 0). Also stored in the
+ * statistics (rcond). The GPU's factors are copied to the host for it.
+ * @param lu a factored LU object
+ * @param rcond receives the ratio
+ * @return TS_SUCCESS or TS_ERROR_NOT_FACTORED
+ */
+TS_API ts_status ts_lu_rcond(ts_lu *lu, double *rcond);
+
+/**
+ * The reciprocal pivot growth min(1, min_k max_i |M(i,k)| / max_i |U(i,k)|)
+ * over the columns of the scaled, permuted matrix M = P Dr A Dc Q that was
+ * factored and of its factor U (as klu_rgrowth; columns of U that are all
+ * zero are skipped). Near 1 the elimination was stable; a small value means
+ * the entries of U grew and the solution may be inaccurate. Also stored in
+ * the statistics (rgrowth). The GPU's factors are copied to the host for it.
+ * @param lu a factored LU object
+ * @param rgrowth receives the reciprocal growth, in (0, 1]
+ * @return TS_SUCCESS, TS_ERROR_NOT_FACTORED, or TS_ERROR_OUT_OF_MEMORY
+ */
+TS_API ts_status ts_lu_rgrowth(ts_lu *lu, double *rgrowth);
+
+/**
+ * The factors of the last factorization, on the host, as CSR matrices:
+ * P R A C Q = L U, where R = diag(row_scale) and C = diag(col_scale) are the
+ * scalings of the analysis, P and Q the row and column permutations, L unit
+ * lower triangular (its unit diagonal stored) and U upper triangular (as
+ * klu_extract; SciPy's splu().L, .U, .perm_r and .perm_c). In index form:
+ * L U (i, j) = row_scale[r] A(r, c) col_scale[c] with r = row_perm[i] and
+ * c = col_perm[j]. These are the factors the solves use: after a GPU
+ * factorization they are copied from the device; after the solves fell back
+ * to partial pivoting (statistics: partial_pivoting), the fallback's.
+ * Values are double (single-precision factors widened), column indices
+ * sorted within each row. Any output may be NULL (not wanted); the
+ * matrices are the caller's to free (ts_csr_destroy).
+ * @param lu a factored LU object
+ * @param l receives L (n x n), or NULL
+ * @param u receives U (n x n), or NULL
+ * @param row_perm n entries: row i of P R A C Q is row row_perm[i] of A; or NULL
+ * @param col_perm n entries: column j of P R A C Q is column col_perm[j] of A; or NULL
+ * @param row_scale n entries, indexed by A's rows; or NULL
+ * @param col_scale n entries, indexed by A's columns; or NULL
+ * @return TS_SUCCESS, TS_ERROR_NOT_FACTORED, TS_ERROR_OUT_OF_MEMORY, or a
+ *         GPU copy's error; on an error *l and *u are NULL
+ */
+TS_API ts_status ts_lu_extract_csr(ts_lu *lu, ts_csr **l, ts_csr **u, int32_t *row_perm, int32_t *col_perm,
+                                   double *row_scale, double *col_scale);
+
+/**
+ * As ts_lu_extract_csr(), with L and U as CSC matrices (row indices sorted
+ * within each column; free with ts_csc_destroy).
+ * @param lu a factored LU object
+ * @param l receives L (n x n), or NULL
+ * @param u receives U (n x n), or NULL
+ * @param row_perm n entries: row i of P R A C Q is row row_perm[i] of A; or NULL
+ * @param col_perm n entries: column j of P R A C Q is column col_perm[j] of A; or NULL
+ * @param row_scale n entries, indexed by A's rows; or NULL
+ * @param col_scale n entries, indexed by A's columns; or NULL
+ * @return as ts_lu_extract_csr()
+ */
+TS_API ts_status ts_lu_extract_csc(ts_lu *lu, ts_csc **l, ts_csc **u, int32_t *row_perm, int32_t *col_perm,
+                                   double *row_scale, double *col_scale);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@ struct ts_buffer {
   bool on_gpu;
   size_t bytes;
   void *data;
+  bool owns_data; /* false for ts_buffer_wrap()'s buffers */
 };
 
 ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_buffer **buffer) {
@@ -25,6 +26,7 @@ ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_b
   b->memory = memory;
   b->bytes = bytes;
   b->on_gpu = memory == TS_MEMORY_DEVICE && ctx->backend == TS_BACKEND_CUDA;
+  b->owns_data = true;
   if (bytes > 0) {
     if (b->on_gpu) {
       ts_status st = tsi_cuda_malloc(ctx, &b->data, bytes);
@@ -46,15 +48,46 @@ ts_status ts_buffer_create(ts_context *ctx, ts_memory memory, size_t bytes, ts_b
   return TS_SUCCESS;
 }
 
+ts_status ts_buffer_wrap(ts_context *ctx, ts_memory memory, void *data, size_t bytes, ts_buffer **buffer) {
+  if (!ctx || !buffer)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_buffer_wrap: NULL argument");
+  *buffer = NULL;
+  if (memory != TS_MEMORY_HOST && memory != TS_MEMORY_DEVICE)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_buffer_wrap: unknown memory kind %d", (int)memory);
+  if (!data && bytes > 0)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_buffer_wrap: data is NULL for %zu bytes", bytes);
+  if (bytes > 0 && ctx->backend == TS_BACKEND_CUDA) {
+    /* A kernel reading host memory, or a memcpy reading device memory,
+     * would fault; the pointer's kind is checked here instead. */
+    ts_status st = tsi_cuda_check_pointer(ctx, data, memory == TS_MEMORY_DEVICE, "ts_buffer_wrap");
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  ts_buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_buffer_wrap: out of host memory");
+  b->ctx = ctx;
+  b->memory = memory;
+  b->bytes = bytes;
+  b->on_gpu = memory == TS_MEMORY_DEVICE && ctx->backend == TS_BACKEND_CUDA;
+  b->owns_data = false;
+  b->data = bytes > 0 ? data : NULL;
+  tsi_context_retain(ctx); /* the buffer keeps its context alive */
+  *buffer = b;
+  return TS_SUCCESS;
+}
+
 void ts_buffer_destroy(ts_buffer *buffer) {
   if (!buffer)
     return;
   ts_context *ctx = buffer->ctx;
-  if (buffer->on_gpu) {
+  if (buffer->on_gpu)
     (void)tsi_cuda_sync(ctx);
-    tsi_cuda_free(buffer->data);
-  } else {
-    free(buffer->data);
+  if (buffer->owns_data) {
+    if (buffer->on_gpu)
+      tsi_cuda_free(buffer->data);
+    else
+      free(buffer->data);
   }
   free(buffer);
   tsi_context_release(ctx);

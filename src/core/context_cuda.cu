@@ -165,6 +165,45 @@ ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
 
 void tsi_cuda_free(void *ptr) { (void)cudaFree(ptr); }
 
+static const char *memory_type_name(cudaMemoryType type) {
+  switch (type) {
+  case cudaMemoryTypeHost:
+    return "pinned host memory";
+  case cudaMemoryTypeDevice:
+    return "device memory";
+  case cudaMemoryTypeManaged:
+    return "managed memory";
+  default:
+    return "pageable host memory";
+  }
+}
+
+ts_status tsi_cuda_check_pointer(ts_context *ctx, const void *ptr, bool want_device, const char *op) {
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  cudaPointerAttributes attributes;
+  cudaError_t err = cudaPointerGetAttributes(&attributes, ptr);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: %p is not a pointer CUDA knows: %s", op, ptr,
+                     cudaGetErrorString(err));
+  }
+  const cudaMemoryType type = attributes.type;
+  if (!want_device) {
+    if (type == cudaMemoryTypeDevice)
+      return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: %p is device memory, given as host memory", op, ptr);
+    return TS_SUCCESS;
+  }
+  if (type != cudaMemoryTypeDevice && type != cudaMemoryTypeManaged)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: %p is %s, given as device memory", op, ptr,
+                     memory_type_name(type));
+  if (type == cudaMemoryTypeDevice && attributes.device != ctx->device)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: %p is memory of device %d, the context is on device %d", op,
+                     ptr, attributes.device, ctx->device);
+  return TS_SUCCESS;
+}
+
 static ts_status copy(ts_context *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, bool wait,
                       const char *what) {
   ts_status st = tsi_cuda_activate(ctx);

@@ -39,6 +39,12 @@ ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
   return no_cuda(ctx);
 }
 void tsi_cuda_free(void *ptr) { (void)ptr; }
+ts_status tsi_cuda_check_pointer(ts_context *ctx, const void *ptr, bool want_device, const char *op) {
+  (void)ptr;
+  (void)want_device;
+  (void)op;
+  return no_cuda(ctx);
+}
 ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *dst, const void *src, size_t bytes) {
   (void)dst;
   (void)src;

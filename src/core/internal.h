@@ -147,6 +147,10 @@ ts_status tsi_cuda_sync(ts_context *ctx);
 ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info);
 ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes);
 void tsi_cuda_free(void *ptr);
+/* TS_SUCCESS when ptr is memory of the context's device (device or managed
+ * memory) for want_device, or memory the host can read (not device memory)
+ * otherwise; TS_ERROR_INVALID_ARGUMENT naming op and the kind found if not. */
+ts_status tsi_cuda_check_pointer(ts_context *ctx, const void *ptr, bool want_device, const char *op);
 ts_status tsi_cuda_memcpy_to_device(ts_context *ctx, void *dst, const void *src, size_t bytes);
 ts_status tsi_cuda_memcpy_to_host(ts_context *ctx, void *dst, const void *src, size_t bytes);
 ts_status tsi_cuda_memcpy_device(ts_context *ctx, void *dst, const void *src, size_t bytes);

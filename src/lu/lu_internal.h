@@ -161,6 +161,9 @@ struct ts_lu {
   double *a_values;
 
   ts_lu_stats stats;
+  /* The lowest column of M whose pivot the last factorization perturbed, or
+   * -1 (set by both numeric paths; the singularity policy names it). */
+  int64_t first_perturbed;
 
   /* GPU numeric phases (numeric/ and solve/, the *_cuda.cu files): the
    * pattern, levels and factor values cached on the device (struct

@@ -27,6 +27,29 @@
 #define TSI_LU_REFINE_MAX_STEPS 30
 #define TSI_LU_REFINE_TOLERANCE 1e-15
 
+/* A componentwise backward error above this after the normwise refinement
+ * means some entries of x are wrong beyond rounding (a badly scaled system,
+ * whose small entries the normwise errors do not see): the refinement goes
+ * on for them. Far above the few ulps of the usual solves, which then take
+ * no extra step. */
+#define TSI_LU_POLISH_THRESHOLD 1e-12
+
+/* ---- the singularity policy (numeric/singularity.c; documented in tessera/lu.h) ---- */
+
+/* With pivots perturbed, the factors stand when refined solves through them
+ * reach this normwise backward error and the condition estimate is at most
+ * 1 / DBL_EPSILON. */
+#define TSI_LU_SINGULAR_BACKWARD_ERROR 1e-14
+
+/* ---- cancellation ------------------------------------------------------------------ */
+
+/* The host's loops over columns (the factorization, the partial-pivoting
+ * fallback) look at the clock every this many columns of a thread, and call
+ * the progress callback at most every TSI_LU_CANCEL_CHECK_SECONDS: a cancel
+ * is honoured well within a second, for a cost lost in the columns' work. */
+#define TSI_LU_CPU_CHECK_COLUMNS 64
+#define TSI_LU_CANCEL_CHECK_SECONDS 0.1
+
 /* ---- the solve's fallback to partial pivoting --------------------------------------- */
 
 /* ts_lu_solve factors again with partial pivoting when, with perturbed

@@ -1,7 +1,9 @@
 /* The CPU backend of a search plan: a binary search of the ordered keys per
  * query (OpenMP over the queries). The reference every GPU algorithm is
  * tested against. */
+#include "core/convert_internal.h"
 #include "search/search_internal.h"
+#include "search/search_tuning.h"
 
 /* Number of ordered keys < q (the lower bound of q), for one key width. */
 #define DEFINE_COUNT_BELOW(name, Bits)                                                                                 \
@@ -36,14 +38,16 @@ static int64_t bound_of(const ts_search_plan *plan, uint64_t q, bool upper) {
 ts_status tsi_search_cpu(ts_search_plan *plan, ts_search_bound bound, const void *queries, int64_t count,
                          void *results) {
   const bool upper = bound == TS_BOUND_UPPER;
+  const int threads = tsi_thread_count(plan->ctx); /* the context's thread count */
+  (void)threads;
   if (plan->index_size == 8) {
     int64_t *out = results;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads) if (count >= TSI_SEARCH_CPU_PARALLEL_MIN)
     for (int64_t i = 0; i < count; i++)
       out[i] = bound_of(plan, tsi_order_key(plan->type, queries, i), upper);
   } else {
     int32_t *out = results;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads) if (count >= TSI_SEARCH_CPU_PARALLEL_MIN)
     for (int64_t i = 0; i < count; i++)
       out[i] = (int32_t)bound_of(plan, tsi_order_key(plan->type, queries, i), upper);
   }

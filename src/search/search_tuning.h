@@ -27,6 +27,13 @@
  * search-batched-packs-20261201-h200.csv). */
 #define TSI_SEARCH_RADIX_AUTO_BYTES 16384
 
+/* ---- CPU backend (search_cpu.c) ---- */
+
+/* Fewer queries than this are answered on the calling thread: waking a team
+ * costs more than such a batch of binary searches, a scheduler slice when
+ * the other cores are busy (bench/notes/python.md). */
+#define TSI_SEARCH_CPU_PARALLEL_MIN 32768
+
 /* ---- kernels (search_cuda_*.cu): threads a block, queries a thread ---- */
 
 /* Binary search, the baseline: one query a thread (as thrust::lower_bound);

@@ -68,6 +68,11 @@
 /* Rows an OpenMP thread takes at a time: a dynamic schedule balances skewed
  * rows; not measured. */
 #define TSI_SPMV_CPU_ROWS_PER_CHUNK 1024
+/* Fewer nonzeros than this run on the calling thread: a product of this size
+ * takes tens of microseconds on one core, while waking a team can cost a
+ * scheduler slice (milliseconds) when the other cores are busy
+ * (bench/notes/python.md). */
+#define TSI_SPMV_CPU_PARALLEL_MIN_NNZ 200000
 
 #ifdef __CUDACC__
 #include "core/cuda_arch_limits.cuh"

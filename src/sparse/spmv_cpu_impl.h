@@ -9,7 +9,8 @@ static void TSI_NAME(spmv_csr_host)(const ts_csr *a, TSI_VALUE alpha, const TSI_
   (void)num_threads;
 #ifdef _OPENMP
   int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, TSI_SPMV_CPU_ROWS_PER_CHUNK) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, TSI_SPMV_CPU_ROWS_PER_CHUNK)                                                \
+    num_threads(threads) if (a->nnz >= TSI_SPMV_CPU_PARALLEL_MIN_NNZ)
 #endif
   for (int64_t i = 0; i < rows; i++) {
     TSI_VALUE sum = 0;

@@ -315,10 +315,12 @@ ts_status tsi_spmv_hot_renumber(ts_context *ctx, const char *op, const ts_csr *a
 
 /* ---- the plan ---------------------------------------------------------------------- */
 
+/* Device memory for count items of size bytes, holding src's when src is
+ * given (NULL: scratch that the kernels fill). */
 static ts_status upload_array(ts_context *ctx, void **dst, const void *src, int64_t count, size_t size) {
   size_t bytes = (size_t)(count > 0 ? count : 1) * size;
   ts_status st = tsi_cuda_malloc(ctx, dst, bytes);
-  if (st == TS_SUCCESS && count > 0)
+  if (st == TS_SUCCESS && count > 0 && src)
     st = tsi_cuda_memcpy_to_device(ctx, *dst, src, (size_t)count * size);
   return st;
 }

@@ -114,7 +114,10 @@ static void test_corpus(ts_context *ctx) {
     return;
   }
   printf("corpus: levels of %d matrices compared\n", run.compared);
-  CHECK(run.compared >= (under_sanitizer() ? 5 : 20));
+  if (!lu_test_have_ordering(TS_LU_ORDER_AMD))
+    printf("SKIPPED (part): corpus count: without SuiteSparse AMD most corpus matrices fill too much to compare\n");
+  else
+    CHECK(run.compared >= (under_sanitizer() ? 5 : 20));
 }
 
 int main(void) {

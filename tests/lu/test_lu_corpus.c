@@ -4,7 +4,8 @@
  * tessera's backward error after refinement must be <= 1e-14 and its
  * solution must agree with KLU's within condest * max(eps, both backward
  * errors) * 10; where KLU finds a structural rank below n, tessera must
- * report the same rank. Prints the classification table (and writes it as
+ * report the same rank; where KLU finds it numerically singular with a
+ * perfect matching, tessera must give the singular status too. Prints the classification table (and writes it as
  * Markdown to the file named by TESSERA_LU_TABLE when set). */
 #include "test_lu_numeric_common.h"
 
@@ -215,8 +216,13 @@ static void run_matrix(const char *dir, const char *name, result *r) {
                "numerically singular for KLU; %lld explicit zeros, which tessera's matching leaves out",
                (long long)explicit_zeros);
     }
+  } else if (status != TS_ERROR_NUMERICALLY_SINGULAR) {
+    /* The singularity policy: what KLU calls singular, tessera must too. */
+    r->verdict = "FAIL";
+    snprintf(r->note, sizeof r->note, "numerically singular for KLU, tessera %s", r->tessera);
   } else {
-    snprintf(r->note, sizeof r->note, "numerically singular for KLU%s", found == 2 ? "; UMFPACK solved it" : "");
+    snprintf(r->note, sizeof r->note, "numerically singular for KLU and tessera (column %lld from 0)%s",
+             (long long)stats.singular_column, found == 2 ? "; UMFPACK solved it" : "");
   }
   if (strcmp(r->verdict, "FAIL") == 0) {
     test_failed++;

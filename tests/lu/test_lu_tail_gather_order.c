@@ -9,6 +9,7 @@
 #include "lu/lu_internal.h"
 #include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
+#include "test_lu_orderings.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -145,6 +146,7 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
 
 static void check_matrix(const char *name, const ts_csr *a) {
   ts_lu_options options = {0};
+  options.ordering = lu_test_fill_ordering();
   ts_lu *lu = NULL;
   CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
   ts_status st = ts_lu_analyze(lu, a);

@@ -360,6 +360,39 @@ cleanup:
   return st;
 }
 
+/* The row scales are exp(v_k) / max_j |a_kj| and the column scales
+ * exp(u_j); any common factor 2^s moved from the rows to the columns leaves
+ * every scaled entry, bit for bit. Where a scale would leave double's
+ * normal range (a tiny matrix such as [1e-320] wants a row scale of 1e320),
+ * *shift centres both ranges of exponents on each other; when even that
+ * cannot hold them (entries spanning more than about 600 decades), the
+ * scaling is refused by name. */
+static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_max,
+                                int *shift) {
+  const double limit = 700.0; /* |log| of a scale within double's normal range, with a margin */
+  double row_low = INFINITY, row_high = -INFINITY, col_low = INFINITY, col_high = -INFINITY;
+  for (int64_t k = 0; k < n; k++) {
+    const double row_log = v[k] - log(row_max[k]), col_log = u[k];
+    row_low = fmin(row_low, row_log);
+    row_high = fmax(row_high, row_log);
+    col_low = fmin(col_low, col_log);
+    col_high = fmax(col_high, col_log);
+  }
+  *shift = 0;
+  if (n == 0 || (row_low >= -limit && row_high <= limit && col_low >= -limit && col_high <= limit))
+    return TS_SUCCESS;
+  const double row_mid = 0.5 * (row_low + row_high), col_mid = 0.5 * (col_low + col_high);
+  *shift = (int)lround(0.5 * (row_mid - col_mid) / log(2.0));
+  const double moved = (double)*shift * log(2.0);
+  if (row_low - moved < -limit || row_high - moved > limit || col_low + moved < -limit || col_high + moved > limit)
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW,
+                     "ts_lu_analyze: the matching's scaling needs factors from 1e%.0f to 1e%.0f, beyond double's "
+                     "range (the entries span too many decades); analyze without the matching (no_matching)",
+                     fmin(row_low - moved, col_low + moved) / log(10.0),
+                     fmax(row_high - moved, col_high + moved) / log(10.0));
+  return TS_SUCCESS;
+}
+
 /* Whether every row stores its diagonal entry (1), and with a nonzero value
  * (2): then the identity is a perfect matching of the pattern (with the
  * explicit zeros left out, for 2), and the structural rank is n without a
@@ -476,10 +509,14 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
   /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
    * matched; A's scales are those of A^T swapped. */
+  int shift = 0;
+  st = balance_scales(lu, n, u, v, costs.col_max, &shift);
+  if (st != TS_SUCCESS)
+    goto cleanup;
   for (int64_t k = 0; k < n; k++) {
     lu->row_perm[col_of_row[k]] = (int32_t)k;
-    lu->row_scale[k] = exp(v[k]) / costs.col_max[k];
-    lu->col_scale[k] = exp(u[k]);
+    lu->row_scale[k] = exp(v[k]) / ldexp(costs.col_max[k], shift);
+    lu->col_scale[k] = ldexp(exp(u[k]), shift);
   }
 cleanup:
   free(zero);

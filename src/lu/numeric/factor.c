@@ -104,6 +104,8 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->stats.partial_pivoting = 0;
   lu->stats.perturbed_pivots = 0;
   lu->stats.singular_column = -1;
+  lu->stats.condest = lu->stats.rcond = lu->stats.rgrowth = 0.0;
+  lu->first_perturbed = -1;
   status = copy_values(lu, a, caller);
   if (status != TS_SUCCESS)
     return status;
@@ -114,6 +116,10 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     lu->factors_on_device = 0;
     status = tsi_lu_numeric_cpu(lu, a);
   }
+  /* Perturbed pivots: the singularity policy judges the factors. */
+  if (status == TS_WARNING_PERTURBED_PIVOTS)
+    status = tsi_lu_judge_factorization(lu, caller);
+  lu->stats.partial_pivoting = lu->pivoted != NULL;
   lu->stats.time_factor = tsi_seconds() - start;
   if (TS_IS_ERROR(status))
     return status;

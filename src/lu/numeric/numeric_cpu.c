@@ -18,15 +18,71 @@ static int tsi_thread_id(void) { return omp_get_thread_num(); }
 static int tsi_thread_id(void) { return 0; }
 #endif
 
+/* What the threads of one factorization share beyond the factors: the
+ * lowest column of M whose pivot was perturbed (n if none; the singularity
+ * policy names it), and the time of the next cancellation check. */
+typedef struct tsi_lu_factor_watch {
+  ts_context *ctx;
+  int64_t n;
+  int64_t first_perturbed;
+  int64_t next_check_ns; /* read without the lock: atomically */
+} tsi_lu_factor_watch;
+
 /* How a tiny pivot is treated: |u_kk| < tiny (or u_kk = 0) is replaced by
- * sign(u_kk) * replacement when perturb is set, else it stops the factorization. */
+ * sign(u_kk) * replacement when perturb is set, else it stops the
+ * factorization; watch is the shared state above. */
 typedef struct tsi_lu_pivot_rule {
   double tiny;
   double replacement;
   bool perturb;
+  tsi_lu_factor_watch *watch;
 } tsi_lu_pivot_rule;
 
-enum { TSI_LU_PIVOT_OK = 0, TSI_LU_PIVOT_PERTURBED = 1, TSI_LU_PIVOT_SINGULAR = 2, TSI_LU_PIVOT_NOT_FINITE = 3 };
+/* A column's outcome; CANCELLED is no pivot's but stops the factorization
+ * the same way, after the level it was seen in. */
+enum {
+  TSI_LU_PIVOT_OK = 0,
+  TSI_LU_PIVOT_PERTURBED = 1,
+  TSI_LU_PIVOT_SINGULAR = 2,
+  TSI_LU_PIVOT_NOT_FINITE = 3,
+  TSI_LU_PIVOT_CANCELLED = 4
+};
+
+/* Record a stopping outcome (a bad pivot, a cancellation) at column k of
+ * level `level` when it is the first in (level, column) order. */
+static void tsi_lu_record_stop(int64_t level, int64_t k, int kind, int64_t *bad_level, int64_t *bad_column,
+                               int *bad_kind) {
+#pragma omp critical(tsi_lu_bad_pivot)
+  {
+    if (level < *bad_level || (level == *bad_level && k < *bad_column)) {
+      *bad_column = k;
+      *bad_kind = kind;
+#pragma omp atomic write
+      *bad_level = level;
+    }
+  }
+}
+
+/* A cancellation check, called every TSI_LU_CPU_CHECK_COLUMNS columns a
+ * thread factors: at most every TSI_LU_CANCEL_CHECK_SECONDS, one thread at
+ * a time reports `done` columns of n to the context's callback; a cancel
+ * stops the factorization after the current level. */
+static void tsi_lu_factor_check(tsi_lu_factor_watch *watch, int64_t done, int64_t level, int64_t k, int64_t *bad_level,
+                                int64_t *bad_column, int *bad_kind) {
+  const int64_t now = (int64_t)(tsi_seconds() * 1e9);
+  if (now < __atomic_load_n(&watch->next_check_ns, __ATOMIC_RELAXED))
+    return;
+  bool cancelled = false;
+#pragma omp critical(tsi_lu_factor_check)
+  {
+    if (now >= watch->next_check_ns) {
+      __atomic_store_n(&watch->next_check_ns, now + (int64_t)(TSI_LU_CANCEL_CHECK_SECONDS * 1e9), __ATOMIC_RELAXED);
+      cancelled = tsi_progress(watch->ctx, done, watch->n) != TS_SUCCESS;
+    }
+  }
+  if (cancelled)
+    tsi_lu_record_stop(level, k, TSI_LU_PIVOT_CANCELLED, bad_level, bad_column, bad_kind);
+}
 
 typedef struct tsi_lu_column_outcome {
   int kind;      /* TSI_LU_PIVOT_* */
@@ -35,11 +91,18 @@ typedef struct tsi_lu_column_outcome {
 
 /* The dataflow schedule's wait (lu_factor_flow): until column j is marked
  * finished (acquire: its values are then visible), spinning, then yielding
- * the core after a while so that a descheduled writer can run. */
-static void tsi_lu_wait_ready(const int *ready, int64_t j) {
-  for (int spins = 0; !__atomic_load_n(&ready[j], __ATOMIC_ACQUIRE); spins++)
+ * the core after a while so that a descheduled writer can run. False when
+ * the factorization stopped at a level before the waiting column's
+ * (`level`): the column j may then never be computed (its ticket's thread
+ * left), and the waiting column is not needed. */
+static bool tsi_lu_wait_ready(const int *ready, int64_t j, const int64_t *stop_level, int64_t level) {
+  for (int spins = 0; !__atomic_load_n(&ready[j], __ATOMIC_ACQUIRE); spins++) {
+    if (__atomic_load_n(stop_level, __ATOMIC_RELAXED) < level)
+      return false;
     if (spins >= TSI_LU_CPU_SPINS_BEFORE_YIELD)
       sched_yield();
+  }
+  return true;
 }
 
 typedef struct tsi_lu_factor_outcome {
@@ -203,9 +266,19 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
    * (max 0) still gets a non-zero replacement. */
   const double root_eps = sqrt(single ? (double)FLT_EPSILON : DBL_EPSILON);
   const double reference = max_abs > 0.0 ? max_abs : 1.0;
+  if (single && max_abs > FLT_MAX)
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW,
+                     "LU factorization: the scaled matrix holds %.3g, beyond single precision's range; factor in "
+                     "double, or with the matching's scaling",
+                     max_abs);
+  tsi_lu_factor_watch watch = {.ctx = lu->ctx, .n = lu->n, .first_perturbed = lu->n, .next_check_ns = 0};
   tsi_lu_pivot_rule rule = {.tiny = threshold * max_abs,
                             .replacement = fmax(root_eps, threshold) * reference,
-                            .perturb = !lu->options.no_perturbation};
+                            .perturb = !lu->options.no_perturbation,
+                            .watch = &watch};
+  status = tsi_progress(lu->ctx, 0, lu->n);
+  if (status != TS_SUCCESS)
+    return status;
   tsi_lu_factor_outcome outcome;
   /* Several threads and levels wide enough to share: the dataflow
    * schedule. Chains of narrow levels stay with the level schedule, which
@@ -231,18 +304,22 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   lu->stats.flops = (double)outcome.flops;
   lu->stats.perturbed_pivots = outcome.perturbed;
   lu->stats.singular_column = -1;
+  lu->first_perturbed = watch.first_perturbed < lu->n ? watch.first_perturbed : -1;
+  /* A stopped factorization left partial columns behind; the work vectors
+   * were cleared column by column, so they stay usable. */
+  if (outcome.bad_kind == TSI_LU_PIVOT_CANCELLED)
+    return TS_ERROR_CANCELLED; /* tsi_progress set the message */
   if (outcome.bad_kind != TSI_LU_PIVOT_OK) {
     int64_t user_column = lu->col_perm[outcome.bad_column];
     lu->stats.singular_column = user_column;
-    /* The stopped factorization left partial columns behind; the work
-     * vectors were cleared column by column, so they stay usable. */
     if (outcome.bad_kind == TSI_LU_PIVOT_NOT_FINITE)
       return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                       "LU factorization: the pivot of column %lld is not finite (overflow; pivot %lld of %lld)",
+                       "LU factorization: the pivot of column %lld (from 0) is not finite: the elimination "
+                       "overflowed (pivot %lld of %lld)",
                        (long long)user_column, (long long)outcome.bad_column, (long long)lu->n);
     return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "LU factorization: matrix is numerically singular: column %lld has a zero or tiny pivot "
-                     "(|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
+                     "LU factorization: matrix is numerically singular: column %lld (from 0) has a zero or tiny "
+                     "pivot (|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
                      (long long)user_column, rule.tiny, threshold, (long long)outcome.bad_column, (long long)lu->n);
   }
   return outcome.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;

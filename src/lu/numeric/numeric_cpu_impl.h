@@ -39,8 +39,8 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
  */
-static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, double *x,
-                                       const tsi_lu_pivot_rule *rule, const int *ready,
+static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, double *x,
+                                       const tsi_lu_pivot_rule *rule, const int *ready, const int64_t *stop_level,
                                        tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
@@ -57,8 +57,15 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
     flops += 2 * (l_end - l_begin);
     if (u_jk == 0.0)
       continue; /* an explicit zero or a cancellation: nothing to subtract */
-    if (ready)
-      tsi_lu_wait_ready(ready, j); /* the dataflow schedule: L(:, j) from another thread */
+    /* The dataflow schedule: L(:, j) from another thread. A stop before
+     * this level abandons the column (x cleared over its pattern). */
+    if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
+      for (int64_t q = begin; q < end; q++)
+        x[row_idx[q]] = 0.0;
+      outcome->kind = TSI_LU_PIVOT_OK;
+      outcome->flops = flops;
+      return;
+    }
     for (int64_t q = l_begin; q < l_end; q++)
       x[row_idx[q]] -= (double)values[q] * u_jk;
   }
@@ -99,20 +106,18 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
                                         const tsi_lu_pivot_rule *rule, const int *ready, int64_t *flops,
                                         int64_t *perturbed, int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
-  TSI_NAME(lu_factor_column)(lu, values, k, x, rule, ready, &outcome);
+  TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
   *flops += outcome.flops;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     (*perturbed)++;
-  } else if (outcome.kind != TSI_LU_PIVOT_OK) {
-#pragma omp critical(tsi_lu_bad_pivot)
+    tsi_lu_factor_watch *watch = rule->watch;
+#pragma omp critical(tsi_lu_perturbed_column)
     {
-      if (level < *bad_level || (level == *bad_level && k < *bad_column)) {
-        *bad_column = k;
-        *bad_kind = outcome.kind;
-#pragma omp atomic write
-        *bad_level = level;
-      }
+      if (k < watch->first_perturbed)
+        watch->first_perturbed = k;
     }
+  } else if (outcome.kind != TSI_LU_PIVOT_OK) {
+    tsi_lu_record_stop(level, k, outcome.kind, bad_level, bad_column, bad_kind);
   }
 }
 
@@ -142,7 +147,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 #pragma omp parallel num_threads(threads)
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
-    int64_t my_flops = 0, my_perturbed = 0;
+    int64_t my_flops = 0, my_perturbed = 0, my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
       int64_t next = level + 1;
@@ -153,9 +158,12 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
           next++;
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
-          for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++)
+          for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
             TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
                                &bad_column, &bad_kind);
+            if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
+              tsi_lu_factor_check(rule->watch, c, l, level_cols[c], &bad_level, &bad_column, &bad_kind);
+          }
           if (bad_level <= l)
             break;
         }
@@ -166,9 +174,12 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
         if (chunk < 1)
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
-        for (int64_t c = first; c < last; c++)
+        for (int64_t c = first; c < last; c++) {
           TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
                              &bad_column, &bad_kind);
+          if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
+            tsi_lu_factor_check(rule->watch, first, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
+        }
       }
       /* After the barrier every thread reads the same verdict for these
        * levels: later levels can only store larger level numbers. */
@@ -213,7 +224,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
 #pragma omp parallel num_threads(threads)
   {
     double *x = work + (int64_t)tsi_thread_id() * n;
-    int64_t my_flops = 0, my_perturbed = 0, level = 0;
+    int64_t my_flops = 0, my_perturbed = 0, my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
        * level (TSI_LU_CPU_PIECES_PER_THREAD). A run's columns go in order,
@@ -244,6 +255,8 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
         TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &my_flops, &my_perturbed, &bad_level, &bad_column,
                            &bad_kind);
         __atomic_store_n(&ready[k], 1, __ATOMIC_RELEASE);
+        if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
+          tsi_lu_factor_check(rule->watch, c, level, k, &bad_level, &bad_column, &bad_kind);
       }
     }
 #pragma omp atomic

@@ -76,6 +76,8 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   st = tsi_lu_device_reserve_values(lu, dev, single);
   if (st == TS_SUCCESS)
     st = compute_norms(lu);
+  if (st == TS_SUCCESS)
+    st = tsi_progress(ctx, 0, n);
   if (st != TS_SUCCESS)
     return st;
   lu->stats.peak_device_bytes = dev->peak;
@@ -120,11 +122,13 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
    * tail carries on past a zero pivot). Perturbed pivots counted. */
   int64_t perturbed = 0, bad_column = -1, bad_level = INT64_MAX;
   int bad_kind = PIVOT_OK;
+  lu->first_perturbed = -1;
   for (int64_t k = 0; k < n; k++) {
     int kind = dev->kind_host[k];
-    if (kind == PIVOT_PERTURBED)
-      perturbed++;
-    else if (kind != PIVOT_OK) {
+    if (kind == PIVOT_PERTURBED) {
+      if (perturbed++ == 0)
+        lu->first_perturbed = k;
+    } else if (kind != PIVOT_OK) {
       int64_t level = k < dev->tail_start ? dev->level_of_host[k] : lu->levels + (k - dev->tail_start);
       if (level < bad_level || (level == bad_level && k < bad_column)) {
         bad_level = level;
@@ -140,11 +144,12 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
     lu->stats.singular_column = user_column;
     if (bad_kind == PIVOT_NOT_FINITE)
       return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                       "LU factorization: the pivot of column %lld is not finite (overflow; pivot %lld of %lld)",
+                       "LU factorization: the pivot of column %lld (from 0) is not finite: the elimination "
+                       "overflowed (pivot %lld of %lld)",
                        (long long)user_column, (long long)bad_column, (long long)n);
     return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "LU factorization: matrix is numerically singular: column %lld has a zero or tiny pivot "
-                     "(|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
+                     "LU factorization: matrix is numerically singular: column %lld (from 0) has a zero or tiny "
+                     "pivot (|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
                      (long long)user_column, threshold, (long long)bad_column, (long long)n);
   }
   lu->factors_on_device = 1;

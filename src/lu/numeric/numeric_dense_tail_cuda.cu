@@ -201,7 +201,11 @@ ts_status run_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_args 
   dense_tail_gather<T>
       <<<(unsigned)blocks, TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(a, values, tail_start, m, d, use_map);
   signed char *kind = a.kind + tail_start;
+  double last_check = tsi_seconds();
   for (int64_t c0 = 0; c0 < m; c0 += panel) {
+    ts_status cancel = tsi_lu_gpu_check_cancel(ctx, &last_check, tail_start + c0, dev->n);
+    if (cancel != TS_SUCCESS)
+      return cancel;
     const int b = (int)(m - c0 < panel ? m - c0 : panel);
     dense_diagonal_block<<<1, TSI_LU_DENSE_TAIL_THREADS, 0, stream>>>(d, m, c0, b, a.rule, kind);
     const int64_t rest = m - c0 - b;

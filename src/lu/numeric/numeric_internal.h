@@ -26,6 +26,27 @@ void tsi_lu_numeric_release(ts_lu *lu);
 /* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
 void tsi_lu_cuda_release(ts_lu *lu);
 
+/* ---- the singularity policy (singularity.c; tessera/lu.h, "Singular matrices") ---- */
+
+/* After a factorization that perturbed pivots (status
+ * TS_WARNING_PERTURBED_PIVOTS): TS_WARNING_PERTURBED_PIVOTS when the
+ * factors stand (the static ones, or the partial-pivoting fallback's, then
+ * in lu->pivoted), TS_ERROR_NUMERICALLY_SINGULAR naming a column, or
+ * another error. stats.condest is set. */
+ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller);
+/* Put the partial-pivoting fallback's factors in place; a column without a
+ * nonzero pivot is TS_ERROR_NUMERICALLY_SINGULAR (the fallback released). */
+ts_status tsi_lu_fall_back(ts_lu *lu, const char *caller);
+/* The singular status of a solve whose refinement stays at backward_error,
+ * above limit, with perturbed pivots. */
+ts_status tsi_lu_singular_by_refinement(ts_lu *lu, double backward_error, double limit, const char *caller);
+
+/* Between two launches of the GPU factorization: when the host has run
+ * TSI_LU_CANCEL_CHECK_SECONDS since *last_check, wait for the device and
+ * report `done` of `total` columns to the progress callback
+ * (TS_ERROR_CANCELLED when it asks to stop; cancel_gpu.c). */
+ts_status tsi_lu_gpu_check_cancel(ts_context *ctx, double *last_check, int64_t done, int64_t total);
+
 /* ---- host state (numeric_workspace.c) ------------------------------------------- */
 
 /* What the numeric phases keep between calls in lu->numeric_aux: dense work
@@ -34,29 +55,31 @@ typedef struct tsi_lu_numeric_workspace {
   int64_t n;           /* order the vectors were sized for */
   int factor_threads;  /* dense column vectors in factor_work */
   double *factor_work; /* factor_threads * n, all zero between columns */
-  int solve_threads;   /* vector triples in solve_work */
-  double *solve_work;  /* solve_threads * 3n: permuted vector, residual, correction */
+  int solve_threads;   /* vector sets in solve_work */
+  double *solve_work;  /* solve_threads * 4n: permuted vector, residual, correction, magnitudes */
   double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
   double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
+  double m_norm_inf;   /* the same of the scaled matrix M = P Dr A Dc Q */
+  double m_norm_one;   /* (computed with a_norm_one) */
 } tsi_lu_numeric_workspace;
 
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
 
-/* |A|_inf of the values being factored (lu->a_values), for the
- * refinement's backward error, into ws, |A|_1 marked unknown; both numeric
- * paths call it. */
+/* |A|_inf and |M|_inf of the values being factored (lu->a_values), for the
+ * refinement's backward errors, into ws, the 1-norms marked unknown; both
+ * numeric paths call it. */
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
-/* |A|_1 for a transposed solve's backward error, computed on first use
- * after each factorization (a scatter over the columns, which most
- * factorizations need not pay for). */
-ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm);
+/* |op(A)|_inf and |op(M)|_inf for a solve with op: the 1-norms for a
+ * transposed one, computed on first use after each factorization (a
+ * scatter over the columns, which most factorizations need not pay for). */
+ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op, double *a_norm, double *m_norm);
 
 /* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */
 
-/* Factors of P2 M = L U with threshold partial pivoting on the host, used by
- * ts_lu_solve when the statically pivoted factors leave the backward error
- * above the refinement tolerance. */
+/* Factors of P2 M = L U with threshold partial pivoting on the host, which
+ * the singularity policy (singularity.c) puts in place of statically
+ * pivoted factors that refinement cannot make solve with A. */
 /* L by columns with M's row numbers (unit diagonal implied); U by columns
  * with pivot positions, its diagonal apart; pinv[i] is the position of M's
  * row i, row_of_position its inverse. */
@@ -71,6 +94,7 @@ typedef struct tsi_lu_pivoted {
   int64_t *pinv;            /* n */
   int64_t *row_of_position; /* n */
   int64_t replaced;         /* columns without a nonzero pivot, given the static rule's value */
+  int64_t first_replaced;   /* the first of them (a column of M), or -1 */
   double *scratch;          /* n: one solve at a time */
 } tsi_lu_pivoted;
 

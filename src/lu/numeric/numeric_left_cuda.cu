@@ -456,7 +456,11 @@ static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *ar
     args->ready = dev->factor_ready;
   }
   int64_t segment = 0;
+  double last_check = tsi_seconds();
   for (int64_t l = 0; l < dev->left_levels;) {
+    ts_status st = tsi_lu_gpu_check_cancel(lu->ctx, &last_check, dev->left_ptr_host[l], dev->n);
+    if (st != TS_SUCCESS)
+      return st;
     const int group = dev->left_group_host[l];
     int64_t longest = dev->left_len_host[l], last = l + 1;
     if (!flow || shared_column_bytes(dev, group, longest) == 0) {

@@ -194,7 +194,11 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
     gather_blocks = dev->scratch_slots;
   tail_gather<T><<<(unsigned)gather_blocks, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
       args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end, use_map);
+  double last_check = tsi_seconds();
   for (int64_t j = tail_start; j <= n; j++) {
+    ts_status st = tsi_lu_gpu_check_cancel(lu->ctx, &last_check, j, n);
+    if (st != TS_SUCCESS)
+      return st;
     int64_t targets = j < n ? dev->urow_ptr_host[j + 1] - dev->urow_ptr_host[j] : 0;
     if (targets < 1)
       targets = 1;

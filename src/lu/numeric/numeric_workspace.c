@@ -34,36 +34,50 @@ void tsi_lu_numeric_release(ts_lu *lu) {
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
   const int threads = n < TSI_LU_NORM_PARALLEL_ROWS ? 1 : tsi_lu_threads(lu);
-  double norm_inf = 0.0;
+  double norm_inf = 0.0, scaled_inf = 0.0;
   /* Each row's sum in a fixed order, and a maximum: no bit depends on the
    * threads. */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : norm_inf)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : norm_inf, scaled_inf)
   for (int64_t i = 0; i < n; i++) {
-    double row_sum = 0.0;
-    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++)
+    double row_sum = 0.0, scaled_sum = 0.0;
+    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
       row_sum += fabs(lu->a_values[e]);
+      scaled_sum += fabs(lu->a_values[e] * lu->col_scale[lu->a_col_idx[e]]);
+    }
+    scaled_sum *= lu->row_scale[i];
     norm_inf = row_sum > norm_inf ? row_sum : norm_inf;
+    scaled_inf = scaled_sum > scaled_inf ? scaled_sum : scaled_inf;
   }
   ws->a_norm_inf = norm_inf;
-  ws->a_norm_one = -1.0;
+  ws->m_norm_inf = scaled_inf;
+  ws->a_norm_one = ws->m_norm_one = -1.0;
   return TS_SUCCESS;
 }
 
-ts_status tsi_lu_norm_one(ts_lu *lu, tsi_lu_numeric_workspace *ws, double *norm) {
+ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op, double *a_norm, double *m_norm) {
   const int64_t n = lu->n;
-  if (ws->a_norm_one < 0.0) {
-    double *col_sum = tsi_calloc_array(n > 0 ? n : 1, sizeof *col_sum);
+  if (op != TS_OP_NONE && ws->a_norm_one < 0.0) {
+    double *col_sum = tsi_calloc_array(2 * (n > 0 ? n : 1), sizeof *col_sum), *scaled_sum = col_sum + n;
     if (!col_sum)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for column sums (n = %lld)",
                        (long long)n);
-    for (int64_t e = 0; e < lu->nnz_a; e++)
-      col_sum[lu->a_col_idx[e]] += fabs(lu->a_values[e]);
-    double norm_one = 0.0;
-    for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
+        const int32_t j = lu->a_col_idx[e];
+        col_sum[j] += fabs(lu->a_values[e]);
+        scaled_sum[j] += fabs(lu->row_scale[i] * lu->a_values[e]);
+      }
+    double norm_one = 0.0, scaled_one = 0.0;
+    for (int64_t j = 0; j < n; j++) {
       norm_one = col_sum[j] > norm_one ? col_sum[j] : norm_one;
+      const double scaled = scaled_sum[j] * lu->col_scale[j];
+      scaled_one = scaled > scaled_one ? scaled : scaled_one;
+    }
     free(col_sum);
     ws->a_norm_one = norm_one;
+    ws->m_norm_one = scaled_one;
   }
-  *norm = ws->a_norm_one;
+  *a_norm = op == TS_OP_NONE ? ws->a_norm_inf : ws->a_norm_one;
+  *m_norm = op == TS_OP_NONE ? ws->m_norm_inf : ws->m_norm_one;
   return TS_SUCCESS;
 }

@@ -53,8 +53,8 @@ static ts_status m_by_columns(const ts_lu *lu, int64_t **col_ptr_out, int32_t **
     free(row_of);
     free(col_of);
     free(next);
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the columns of M (%lld entries)",
-                     (long long)nnz);
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                     "LU partial-pivoting fallback: no memory for the columns of M (%lld entries)", (long long)nnz);
   }
   for (int64_t i = 0; i < n; i++) {
     row_of[lu->row_perm[i]] = (int32_t)i; /* A's row -> M's row */
@@ -160,8 +160,8 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
   /* Room for a first estimate of each triangle: M's own entries. */
   if (!l.col_ptr || !u.col_ptr || !f || !x || !diagonal || !pinv || !position || !row_of_position || !reach || !stack ||
       !mark || !scratch || !reserve(&l, m_ptr[n] + 1) || !reserve(&u, m_ptr[n] + 1) || !l.row_idx || !u.row_idx) {
-    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the pivoted factorization (n = %lld)",
-                   (long long)n);
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                   "LU partial-pivoting fallback: no memory for the pivoted factorization (n = %lld)", (long long)n);
     goto cleanup;
   }
   for (int64_t i = 0; i < n; i++)
@@ -170,10 +170,19 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
   double m_max = 0.0;
   for (int64_t p = 0; p < m_ptr[n]; p++)
     m_max = fmax(m_max, fabs(m_val[p]));
-  const double replacement = lu->options.pivot_threshold > 0.0 ? lu->options.pivot_threshold * m_max : m_max * 1e-8;
-  int64_t replaced = 0;
+  const double reference = m_max > 0.0 ? m_max : 1.0;
+  const double replacement =
+      lu->options.pivot_threshold > 0.0 ? lu->options.pivot_threshold * reference : reference * 1e-8;
+  int64_t replaced = 0, first_replaced = -1;
+  double last_check = tsi_seconds();
 
   for (int64_t k = 0; k < n; k++) {
+    /* A chance to stop every few columns (a column can reach far). */
+    if (k % TSI_LU_CPU_CHECK_COLUMNS == 0 && tsi_seconds() - last_check >= TSI_LU_CANCEL_CHECK_SECONDS) {
+      last_check = tsi_seconds();
+      if ((st = tsi_progress(lu->ctx, k, n)) != TS_SUCCESS)
+        goto cleanup;
+    }
     int64_t top = column_reach(n, m_ptr, m_row, k, pinv, &l, reach, stack, position, mark, (int32_t)(k + 1));
     for (int64_t p = m_ptr[k]; p < m_ptr[k + 1]; p++)
       x[m_row[p]] += m_val[p];
@@ -204,7 +213,8 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
       if (lu->options.no_perturbation) {
         lu->stats.singular_column = lu->col_perm[k];
         st = tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                       "ts_lu_solve: column %lld (A's numbering) has no nonzero pivot under partial pivoting",
+                       "LU partial-pivoting fallback: column %lld (from 0) has no nonzero pivot under partial "
+                       "pivoting: the matrix is numerically singular",
                        (long long)lu->col_perm[k]);
         goto cleanup;
       }
@@ -218,7 +228,8 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
           if (pinv[i] < 0)
             best = (int32_t)i;
       pivot = replacement;
-      replaced++;
+      if (replaced++ == 0)
+        first_replaced = k;
     } else {
       pivot = x[best];
     }
@@ -226,8 +237,8 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
     row_of_position[k] = best;
     diagonal[k] = pivot;
     if (!reserve(&u, n - top) || !reserve(&l, n - top) || !u.row_idx || !l.row_idx) {
-      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the pivoted factors at column %lld",
-                     (long long)k);
+      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                     "LU partial-pivoting fallback: no memory for the pivoted factors at column %lld", (long long)k);
       goto cleanup;
     }
     for (int64_t t = top; t < n; t++) {
@@ -255,6 +266,7 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
   f->pinv = pinv;
   f->row_of_position = row_of_position;
   f->replaced = replaced;
+  f->first_replaced = first_replaced;
   f->scratch = scratch;
   lu->pivoted = f;
   scratch = NULL;

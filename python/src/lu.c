@@ -1,0 +1,155 @@
+/* LU(context, options...): a ts_lu. factor() analyzes and factors a CSR
+ * matrix, refactor() factors new values of the same pattern, solve() solves
+ * with column-major right-hand sides in double, stats() returns the
+ * statistics as a dict. Every call holds the context's lock with the GIL
+ * released. */
+#include "tessera_python.h"
+
+typedef struct tspy_lu {
+  PyObject_HEAD tspy_context *context;
+  ts_lu *lu;
+  int64_t n;
+  bool factored;
+} tspy_lu;
+
+static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *keywords[] = {
+      "context",       "ordering",         "no_matching",      "no_perturbation", "pivot_threshold",
+      "float_factors", "refine_max_steps", "refine_tolerance", "backend",         NULL};
+  tspy_context *context = NULL;
+  ts_lu_options options = {0};
+  int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiidi", keywords, tspy_context_converter, &context, &ordering,
+                                   &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
+                                   &options.float_factors, &options.refine_max_steps, &options.refine_tolerance,
+                                   &backend))
+    return NULL;
+  options.ordering = (ts_lu_ordering)ordering;
+  options.backend = (ts_backend)backend;
+  tspy_lu *self = (tspy_lu *)tspy_object_new(type, context);
+  if (!self)
+    return NULL;
+  tspy_call call;
+  tspy_call_begin(context, &call);
+  ts_status status = ts_lu_create(context->ctx, &options, &self->lu);
+  return tspy_object_made((PyObject *)self, &call, status);
+}
+
+static void lu_release(PyObject *self) { ts_lu_destroy(((tspy_lu *)self)->lu); }
+static void lu_dealloc(PyObject *self) { tspy_object_dealloc(self, lu_release); }
+
+/* factor(row_ptr, col_idx, values, n, dtype, analyze) and refactor: returns
+ * the status (0, or 100 when tiny pivots were perturbed). */
+static PyObject *lu_numeric(tspy_lu *self, PyObject *args, bool refactor) {
+  PyObject *row_ptr, *col_idx, *values;
+  long long n;
+  int dtype, analyze = 0;
+  if (!PyArg_ParseTuple(args, refactor ? "OOOLi" : "OOOLip", &row_ptr, &col_idx, &values, &n, &dtype, &analyze))
+    return NULL;
+  if (refactor && !self->factored) {
+    PyErr_SetString(PyExc_RuntimeError, "refactor: the object holds no factorization to refactor");
+    return NULL;
+  }
+  tspy_csr_view view;
+  if (tspy_csr_view_get(row_ptr, col_idx, values, n, n, dtype, &view) < 0)
+    return NULL;
+  tspy_call call;
+  tspy_call_begin(self->context, &call);
+  ts_status status = TS_SUCCESS;
+  if (analyze)
+    status = ts_lu_analyze(self->lu, &view.csr);
+  if (!TS_IS_ERROR(status))
+    status = refactor ? ts_lu_refactor(self->lu, &view.csr) : ts_lu_factor(self->lu, &view.csr);
+  int interrupted = tspy_call_end(&call);
+  tspy_csr_view_release(&view);
+  self->factored = !TS_IS_ERROR(status) && !interrupted;
+  if (interrupted || TS_IS_ERROR(status))
+    return tspy_raise_status(self->context, status);
+  self->n = n;
+  return PyLong_FromLong((long)status);
+}
+
+static PyObject *lu_factor(tspy_lu *self, PyObject *args) { return lu_numeric(self, args, false); }
+static PyObject *lu_refactor(tspy_lu *self, PyObject *args) { return lu_numeric(self, args, true); }
+
+/* solve(b, x, nrhs, transpose): b and x hold n * nrhs doubles, column-major. */
+static PyObject *lu_solve(tspy_lu *self, PyObject *args) {
+  PyObject *b_obj, *x_obj;
+  long long nrhs;
+  int transpose;
+  if (!PyArg_ParseTuple(args, "OOLp", &b_obj, &x_obj, &nrhs, &transpose))
+    return NULL;
+  if (!self->factored) {
+    PyErr_SetString(PyExc_RuntimeError, "solve: no factorization (the last one failed)");
+    return NULL;
+  }
+  if (nrhs < 0 || (self->n > 0 && (uint64_t)nrhs > (uint64_t)PY_SSIZE_T_MAX / 8 / (uint64_t)self->n)) {
+    PyErr_Format(PyExc_ValueError, "solve: %lld right-hand sides", nrhs);
+    return NULL;
+  }
+  const size_t bytes = (size_t)self->n * (size_t)nrhs * sizeof(double);
+  tspy_operand b, x;
+  if (tspy_operand_get(self->context, b_obj, bytes, false, "right-hand side", &b) < 0)
+    return NULL;
+  if (tspy_operand_get(self->context, x_obj, bytes, true, "solution", &x) < 0) {
+    tspy_operand_release(&b);
+    return NULL;
+  }
+  if (b.on_device || x.on_device) {
+    tspy_operand_release(&b);
+    tspy_operand_release(&x);
+    PyErr_SetString(PyExc_ValueError, "solve: right-hand sides and solutions are host memory");
+    return NULL;
+  }
+  const int64_t ld = self->n > 0 ? self->n : 1;
+  tspy_call call;
+  tspy_call_begin(self->context, &call);
+  ts_status status = ts_lu_solve(self->lu, transpose ? TS_OP_TRANSPOSE : TS_OP_NONE, nrhs, (const double *)b.data, ld,
+                                 (double *)x.data, ld);
+  int interrupted = tspy_call_end(&call);
+  tspy_operand_release(&b);
+  tspy_operand_release(&x);
+  if (interrupted || status != TS_SUCCESS)
+    return tspy_raise_status(self->context, status);
+  Py_RETURN_NONE;
+}
+
+static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
+  (void)unused;
+  ts_lu_stats s;
+  tspy_call call;
+  tspy_call_begin(self->context, &call);
+  ts_status status = ts_lu_get_stats(self->lu, &s);
+  if (tspy_call_end(&call) < 0 || status != TS_SUCCESS)
+    return tspy_raise_status(self->context, status);
+  return Py_BuildValue(
+      "{s:L,s:L,s:L,s:L,s:d,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:i,s:O}", "n", (long long)s.n,
+      "nnz_a", (long long)s.nnz_a, "nnz_l", (long long)s.nnz_l, "nnz_u", (long long)s.nnz_u, "flops", s.flops, "levels",
+      (long long)s.levels, "max_level_size", (long long)s.max_level_size, "symbolic_chunks",
+      (long long)s.symbolic_chunks, "structural_rank", (long long)s.structural_rank, "perturbed_pivots",
+      (long long)s.perturbed_pivots, "singular_column", (long long)s.singular_column, "peak_device_bytes",
+      (long long)s.peak_device_bytes, "time_matching", s.time_matching, "time_ordering", s.time_ordering,
+      "time_symbolic", s.time_symbolic, "time_levelize", s.time_levelize, "time_factor", s.time_factor, "time_solve",
+      s.time_solve, "backward_error", s.backward_error, "refinement_steps", s.refinement_steps, "partial_pivoting",
+      s.partial_pivoting ? Py_True : Py_False);
+}
+
+static PyMethodDef lu_methods[] = {
+    {"factor", (PyCFunction)lu_factor, METH_VARARGS,
+     "factor(row_ptr, col_idx, values, n, dtype, analyze): (analyze and) factor; returns the status."},
+    {"refactor", (PyCFunction)lu_refactor, METH_VARARGS,
+     "refactor(row_ptr, col_idx, values, n, dtype): factor new values of the analyzed pattern."},
+    {"solve", (PyCFunction)lu_solve, METH_VARARGS,
+     "solve(b, x, nrhs, transpose): x = op(A)^-1 b, column-major doubles."},
+    {"stats", (PyCFunction)lu_stats, METH_NOARGS, "The statistics, as a dict."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject tspy_lu_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessera._core.LU",
+    .tp_basicsize = sizeof(tspy_lu),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "LU(context, ...): a tessera sparse LU factorization.",
+    .tp_new = lu_new,
+    .tp_dealloc = lu_dealloc,
+    .tp_methods = lu_methods,
+};

@@ -1,0 +1,164 @@
+"""Inputs as Python users hold them, turned into what the library takes:
+SciPy sparse matrices into canonical CSR arrays (int64 offsets, int32
+indices), NumPy arrays into contiguous arrays of the expected type and shape,
+CuPy arrays into device addresses; and the refusals, each saying what was
+expected."""
+
+import numpy as np
+import scipy.sparse as sp
+
+VALUE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
+MAX_DIMENSION = 2**31 - 1
+
+
+def is_cupy(obj):
+    """True for a CuPy array (checked by module, so CuPy need not be installed)."""
+    return type(obj).__module__.startswith("cupy") and hasattr(obj, "__cuda_array_interface__")
+
+
+def is_cupy_sparse(obj):
+    """True for a cupyx.scipy.sparse matrix."""
+    return type(obj).__module__.startswith("cupyx.scipy.sparse")
+
+
+def value_dtype(dtype, what):
+    """The value type for ``dtype`` (float32 or float64), or a TypeError."""
+    dt = np.dtype(dtype)
+    if dt in VALUE_CODES:
+        return dt
+    if dt.kind == "c":
+        raise TypeError(f"{what}: complex values ({dt}) are not supported yet; expected float32 or float64")
+    raise TypeError(f"{what}: expected float32 or float64 values, got {dt} (convert with .astype(numpy.float64))")
+
+
+class CsrArrays:
+    """A matrix as the library takes it: canonical CSR (sorted column indices,
+    no duplicates), int64 row offsets, int32 column indices."""
+
+    __slots__ = ("indptr", "indices", "data", "shape", "dtype", "code")
+
+    def __init__(self, indptr, indices, data, shape, dtype):
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.shape = shape
+        self.dtype = dtype
+        self.code = VALUE_CODES[dtype]
+
+
+def host_sparse(A, what):
+    """A SciPy sparse matrix for A (a cupyx sparse matrix is copied to the
+    host), or a TypeError that says what was expected."""
+    if is_cupy_sparse(A):
+        A = A.get()
+    if not sp.issparse(A):
+        raise TypeError(
+            f"{what}: expected a scipy.sparse matrix or array (CSR, CSC or COO), got {type(A).__module__}."
+            f"{type(A).__name__} (for a dense array use scipy.sparse.csr_array(A))"
+        )
+    return A
+
+
+def csr_arrays(A, what="A", square=False):
+    """CsrArrays for a sparse matrix (scipy.sparse in any format, or
+    cupyx.scipy.sparse, copied to the host)."""
+    A = host_sparse(A, what)
+    dtype = value_dtype(A.dtype, what)
+    rows, cols = A.shape
+    if rows > MAX_DIMENSION or cols > MAX_DIMENSION:
+        raise OverflowError(f"{what}: a {rows} x {cols} matrix; tessera's dimensions are at most {MAX_DIMENSION}")
+    if square and rows != cols:
+        raise ValueError(f"{what}: expected a square matrix, got {rows} x {cols}")
+    if A.format != "csr":
+        A = A.tocsr()
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(A.indices, dtype=np.int32)
+    data = np.ascontiguousarray(A.data)
+    return CsrArrays(indptr, indices, data, (rows, cols), dtype)
+
+
+def cast_kind(x, dtype, what):
+    """x (an array) as dtype when the cast keeps its kind of value (integers
+    and floats to float; not complex to real, not strings), else a TypeError."""
+    if x.dtype == dtype:
+        return x
+    if not np.can_cast(x.dtype, dtype, casting="same_kind"):
+        raise TypeError(f"{what}: expected {dtype} values (or values that convert to it), got {x.dtype}")
+    return x.astype(dtype)
+
+
+def host_vector(x, length, dtype, what):
+    """x as a contiguous 1-D NumPy array of ``length`` values of ``dtype``."""
+    x = cast_kind(np.asarray(x), dtype, what)
+    if x.shape != (length,):
+        raise ValueError(f"{what}: expected shape ({length},), got {x.shape}")
+    return np.ascontiguousarray(x)
+
+
+def cupy_module():
+    """The cupy module (imported only when a CuPy array is seen)."""
+    import cupy
+
+    return cupy
+
+
+def check_device(x, context, what):
+    """A ValueError unless the CuPy array x is on the context's device."""
+    if x.device.id != context.device:
+        raise ValueError(f"{what}: the array is on device {x.device.id}, the context on device {context.device}")
+
+
+def through_host(execute, x, out, *args):
+    """execute(x, out, *args), a method on host arrays, for CuPy x and out
+    (None or an array to fill): through host copies, the result as CuPy.
+    For a context on the CPU, whose plans live in host memory."""
+    cupy = cupy_module()
+    result = execute(cupy.asnumpy(x), None if out is None else cupy.asnumpy(out), *args)
+    if out is None:
+        return cupy.asarray(result)
+    out[...] = cupy.asarray(result)
+    return out
+
+
+def device_vector(x, length, dtype, what, context):
+    """x (a CuPy array) as a contiguous 1-D CuPy array of ``length`` values of
+    ``dtype`` on the context's device (a copy only if the type or layout
+    differs)."""
+    cupy = cupy_module()
+    check_device(x, context, what)
+    x = cast_kind(x, dtype, what)
+    if x.shape != (length,):
+        raise ValueError(f"{what}: expected shape ({length},), got {x.shape}")
+    return cupy.ascontiguousarray(x)
+
+
+class DeviceOrder:
+    """Orders tessera's work on a context's stream after CuPy's current
+    stream and CuPy's later work after tessera's: nothing to do when the
+    context runs on CuPy's current stream, else each side waits for the
+    other (a host synchronisation)."""
+
+    __slots__ = ("context", "stream", "same")
+
+    def __init__(self, context):
+        self.context = context
+        self.stream = cupy_module().cuda.get_current_stream()
+        self.same = self.stream.ptr == context.stream
+
+    def __enter__(self):
+        if not self.same:
+            self.stream.synchronize()
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if not self.same and kind is None:
+            self.context.sync()
+        return False
+
+
+def device_address(x):
+    """The device address of a CuPy array's first element."""
+    return int(x.data.ptr)

@@ -1,0 +1,104 @@
+"""Matrix generators, returning SciPy CSR matrices (``csr_matrix``, or
+``csr_array`` with ``spmatrix=False``).
+
+Every generator is deterministic from its seed: the same arguments give the
+same matrix, byte for byte, whatever the number of threads. The matrices are
+built in tessera's memory and handed to SciPy without a copy; Ctrl-C stops a
+long generation.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _arrays, _core
+from ._context import resolve
+from .io import matrix_arrays
+
+__all__ = ["laplacian_2d", "laplacian_3d", "banded", "random_uniform", "power_law", "rmat", "circuit"]
+
+
+def _generate(kind, args, dtype, spmatrix, context, overrides=None):
+    dtype = _arrays.value_dtype(dtype, "dtype")
+    matrix = _core.generate(resolve(context), kind, _arrays.VALUE_CODES[dtype], tuple(args), overrides or {})
+    indptr, indices, values, description = matrix_arrays(matrix)
+    shape = (description["rows"], description["cols"])
+    csr = sp.csr_matrix if spmatrix else sp.csr_array
+    return csr((values, indices, indptr), shape=shape)
+
+
+def laplacian_2d(nx, ny, *, dtype=np.float64, spmatrix=True, context=None):
+    """The 5-point Laplacian on an nx-by-ny grid (row x + nx*y): 4 on the
+    diagonal, -1 to each neighbour."""
+    return _generate("laplacian_2d", (nx, ny), dtype, spmatrix, context)
+
+
+def laplacian_3d(nx, ny, nz, *, dtype=np.float64, spmatrix=True, context=None):
+    """The 7-point Laplacian on an nx-by-ny-by-nz grid: 6 on the diagonal, -1
+    to each neighbour."""
+    return _generate("laplacian_3d", (nx, ny, nz), dtype, spmatrix, context)
+
+
+def banded(n, lower, upper, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
+    """An n-by-n band of ``lower`` sub- and ``upper`` super-diagonals, random
+    off the diagonal in [-1, 1), strictly diagonally dominant."""
+    return _generate("banded", (n, lower, upper, seed), dtype, spmatrix, context)
+
+
+def random_uniform(rows, cols, per_row, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
+    """Each row with ``per_row`` distinct uniformly random columns, values in [-1, 1)."""
+    return _generate("random_uniform", (rows, cols, per_row, seed), dtype, spmatrix, context)
+
+
+def power_law(rows, cols, nnz, exponent, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
+    """Row lengths following a power law of ``exponent``, about ``nnz``
+    entries in all; values in [-1, 1)."""
+    return _generate("power_law", (rows, cols, nnz, float(exponent), seed), dtype, spmatrix, context)
+
+
+def rmat(
+    scale,
+    edge_factor=16,
+    *,
+    a=0.57,
+    b=0.19,
+    c=0.19,
+    symmetric=True,
+    scramble=True,
+    seed=0,
+    dtype=np.float64,
+    spmatrix=True,
+    context=None,
+):
+    """An R-MAT graph of 2^scale vertices and edge_factor * 2^scale drawn edges
+    (Graph500's parameters by default), duplicates merged, values in (0, 1]."""
+    overrides = {"a": a, "b": b, "c": c, "symmetric": int(bool(symmetric)), "scramble": int(bool(scramble))}
+    return _generate("rmat", (scale, edge_factor, seed), dtype, spmatrix, context, overrides)
+
+
+def circuit(
+    n,
+    *,
+    avg_degree=None,
+    locality=None,
+    dense_nets=None,
+    dense_fraction=None,
+    asymmetry=None,
+    mesh_radius=None,
+    seed=0,
+    dtype=np.float64,
+    spmatrix=True,
+    context=None,
+):
+    """A circuit-like unsymmetric matrix, strictly diagonally dominant; the
+    parameters left as None take the library's defaults (average degree 4,
+    locality 0: a hierarchical netlist, 3 dense nets on 5% of the rows,
+    asymmetry 0.05, mesh radius 3)."""
+    overrides = {
+        "avg_degree": avg_degree,
+        "locality": locality,
+        "dense_nets": dense_nets,
+        "dense_fraction": dense_fraction,
+        "asymmetry": asymmetry,
+        "mesh_radius": mesh_radius,
+    }
+    return _generate("circuit", (n, seed), dtype, spmatrix, context, overrides)

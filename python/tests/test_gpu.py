@@ -1,0 +1,112 @@
+"""The CUDA backend with host (NumPy) inputs: the library's GPU paths behind
+the same calls, checked against SciPy and NumPy. Skipped visibly where
+tessera was built without CUDA or no GPU is usable."""
+
+import numpy as np
+import scipy.sparse.linalg as spla
+from conftest import random_sparse
+from test_spmv import assert_product
+
+import tessera
+
+
+def test_spmv_on_the_gpu(cuda):
+    for dtype in (np.float32, np.float64):
+        A = tessera.gen.power_law(5000, 4000, 80000, 1.1, seed=3, dtype=dtype)
+        x = np.random.default_rng(1).standard_normal(4000).astype(dtype)
+        reference = None
+        for schedule in tessera.SCHEDULES:
+            plan = tessera.SpMV(A, schedule, context=cuda)
+            y = plan(x)
+            assert_product(y, A, x)
+            if reference is None:
+                reference = y
+            np.testing.assert_array_equal(y, reference)  # every schedule, bitwise the same
+        y0 = np.ones(5000, dtype=dtype)
+        y = y0.copy()
+        tessera.SpMV(A, context=cuda).execute(x, y, 2.0, 0.5)
+        assert_product(y, A, x, 2.0, 0.5, y0)
+        xt = np.random.default_rng(2).standard_normal(5000).astype(dtype)
+        assert_product(tessera.SpMV(A, transpose=True, context=cuda)(xt), A.T, xt)
+
+
+def test_lu_on_the_gpu(cuda):
+    A = tessera.gen.circuit(20000, seed=4)
+    b = np.random.default_rng(3).standard_normal(20000)
+    lu = tessera.splu(A, context=cuda)
+    x = lu.solve(b)
+    expected = spla.splu(A.tocsc()).solve(b)
+    np.testing.assert_allclose(x, expected, rtol=1e-9, atol=1e-12)
+    assert lu.stats.peak_device_bytes > 0
+    B = A.copy()
+    B.data *= 1.5
+    lu.refactor(B)
+    np.testing.assert_allclose(lu.solve(b), expected / 1.5, rtol=1e-9, atol=1e-12)
+    host = tessera.splu(A, context=cuda, backend="cpu")
+    assert host.stats.peak_device_bytes == 0
+    np.testing.assert_allclose(host.solve(b), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_sort_and_search_on_the_gpu(cuda):
+    rng = np.random.default_rng(5)
+    for dtype in (np.uint32, np.int32, np.float32, np.uint64, np.float64, np.int64):
+        a = (rng.standard_normal(100000) * 1e6).astype(dtype)
+        np.testing.assert_array_equal(tessera.sort(a, context=cuda), np.sort(a, kind="stable"))
+        np.testing.assert_array_equal(tessera.argsort(a, context=cuda), np.argsort(a, kind="stable"))
+        keys = np.sort(a)
+        queries = (rng.standard_normal(5000) * 1e6).astype(dtype)
+        for algorithm in tessera.SEARCH_ALGORITHMS:
+            plan = tessera.SearchPlan(keys, algorithm, context=cuda)
+            np.testing.assert_array_equal(plan.searchsorted(queries), np.searchsorted(keys, queries))
+            np.testing.assert_array_equal(plan.searchsorted(queries, "right"), np.searchsorted(keys, queries, "right"))
+    grid = (rng.standard_normal((30, 40)) * 10).astype(np.float32)
+    np.testing.assert_array_equal(tessera.sort(grid, axis=0, context=cuda), np.sort(grid, axis=0))
+
+
+def test_generators_and_errors_on_the_gpu(cuda):
+    A = tessera.gen.laplacian_2d(30, 30, context=cuda)
+    assert A.shape == (900, 900)
+    plan = tessera.SpMV(random_sparse(10, 10, 0.3, 1), context=cuda)
+    try:
+        plan(np.ones(11))
+    except ValueError as error:
+        assert "(10,)" in str(error)
+    cuda.sync()
+    assert cuda.backend == "cuda" and cuda.stream != 0
+    info = cuda.device_info()
+    assert info["ordinal"] == 0 and info["compute_capability"][0] >= 5
+
+
+def test_graphs_on_the_gpu(cuda):
+    from scipy.sparse import csgraph
+
+    G = tessera.gen.rmat(14, 8, seed=6)
+    for directed in (True, False):
+        expected = csgraph.shortest_path(G, directed=directed, unweighted=True, indices=3)
+        levels = tessera.BFS(G, directed, context=cuda)(3)
+        np.testing.assert_array_equal(levels, np.where(np.isinf(expected), -1, expected))
+        np.testing.assert_allclose(tessera.SSSP(G, directed, context=cuda)(3),
+                                   csgraph.dijkstra(G, directed=directed, indices=3), rtol=1e-12)
+
+
+def test_products_on_the_gpu(cuda):
+    from test_products import assert_dense_product
+
+    A = tessera.gen.power_law(3000, 2000, 40000, 1.1, seed=7)
+    B = np.random.default_rng(8).standard_normal((2000, 32))
+    plan = tessera.SpMM(A, context=cuda)
+    C = plan(B)
+    assert_dense_product(C, A, B)
+    np.testing.assert_array_equal(plan(np.asfortranarray(B)), C)
+    for schedule in tessera.SCHEDULES:
+        np.testing.assert_array_equal(tessera.SpMM(A, schedule, context=cuda)(B), C)
+    G = tessera.gen.rmat(12, 8, seed=9)
+    product = tessera.spgemm(G, G, context=cuda)
+    host = tessera.spgemm(G, G, context=tessera.Context("cpu"))
+    assert (product != host).nnz == 0
+    np.testing.assert_array_equal(product.data, host.data)  # the same sums on both backends
+    a_bytes = G.data.nbytes + G.indices.nbytes + 8 * (G.shape[0] + 1)
+    c_bytes = product.data.nbytes + 4 * product.nnz + 8 * (product.shape[0] + 1)
+    budget = 2 * a_bytes + c_bytes // 2  # room for the workspace, not for C
+    blocked, info = tessera.spgemm(G, G, memory_budget=budget, return_info=True, context=cuda)
+    assert info["blocked"] and (blocked != product).nnz == 0

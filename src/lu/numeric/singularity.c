@@ -1,0 +1,115 @@
+/* The singularity policy (tessera/lu.h, "Singular matrices"): whether a
+ * factorization whose static pivoting replaced tiny pivots stands. The
+ * replaced pivots make the factors those of a nearby matrix whose condition
+ * number is bounded by about 1/sqrt(eps), so the factors alone cannot say
+ * whether A is singular; refinement with them can: it converges for a
+ * nonsingular A and cannot for a singular one and a right-hand side outside
+ * A's range, which the condition estimator's right-hand sides (e/n, sign
+ * vectors, columns e_j, an alternating vector) provide. So A's condition
+ * number is estimated through the factors with every solve refined; if the
+ * solves reach the backward error and the estimate stays within 1/eps, the
+ * factors stand. If not, partial pivoting (KLU's algorithm) decides: a
+ * column without a nonzero pivot candidate is KLU's own singular verdict;
+ * otherwise the same two tests through its factors. */
+#include "lu/inspect/inspect_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* The singular status naming column m_column of M (in the user's numbering)
+ * and why. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static ts_status
+singular(ts_lu *lu, int64_t m_column, const char *caller, const char *format, ...) {
+  const int64_t column = m_column >= 0 && m_column < lu->n ? lu->col_perm[m_column] : 0;
+  lu->stats.singular_column = column;
+  char why[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(why, sizeof why, format, args);
+  va_end(args);
+  return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
+                   "%s: the matrix is numerically singular: column %lld (from 0) %s; %lld pivots were perturbed by "
+                   "static pivoting",
+                   caller, (long long)column, why, (long long)lu->stats.perturbed_pivots);
+}
+
+ts_status tsi_lu_fall_back(ts_lu *lu, const char *caller) {
+  ts_status st = tsi_lu_pivoted_factor(lu);
+  if (st != TS_SUCCESS)
+    return st;
+  if (lu->pivoted->replaced > 0) {
+    const int64_t column = lu->pivoted->first_replaced, count = lu->pivoted->replaced;
+    tsi_lu_pivoted_release(lu);
+    return singular(lu, column, caller, "has no nonzero pivot under partial pivoting (%lld such column%s)",
+                    (long long)count, count == 1 ? "" : "s");
+  }
+  return TS_SUCCESS;
+}
+
+ts_status tsi_lu_singular_by_refinement(ts_lu *lu, double backward_error, double limit, const char *caller) {
+  return singular(lu, lu->first_perturbed, caller,
+                  "has a perturbed pivot, and refinement leaves the backward error at %.2e, above %.0e", backward_error,
+                  limit);
+}
+
+/* A hint where the matching's scaling, which equilibrates a badly scaled
+ * matrix, was turned off. */
+static const char *no_matching_hint(const ts_lu *lu) {
+  return lu->options.no_matching ? " (the matching's scaling is off: it may equilibrate the matrix)" : "";
+}
+
+/* The factors stand when every refined solve of the condition estimate
+ * reached the limit and the estimate is at most 1/eps. */
+static bool factors_stand(double condest, double worst) {
+  return worst <= TSI_LU_SINGULAR_BACKWARD_ERROR && condest <= 1.0 / DBL_EPSILON;
+}
+
+ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
+  tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+  if (!ws)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for the workspace", caller);
+  if (ws->a_norm_inf == 0.0) {
+    lu->stats.condest = INFINITY;
+    return singular(lu, lu->first_perturbed >= 0 ? lu->first_perturbed : 0, caller,
+                    "has no pivot: every value of the matrix is zero");
+  }
+  double condest = 0.0, worst = 0.0;
+  ts_status st = tsi_lu_estimate_condition(lu, &condest, &worst);
+  if (st != TS_SUCCESS)
+    return st;
+  lu->stats.condest = condest;
+  if (factors_stand(condest, worst))
+    return TS_WARNING_PERTURBED_PIVOTS;
+  /* Refinement could not make the static factors solve with A, or A is
+   * beyond 1/eps: partial pivoting decides. */
+  st = tsi_lu_fall_back(lu, caller);
+  if (st != TS_SUCCESS)
+    return st;
+  st = tsi_lu_estimate_condition(lu, &condest, &worst);
+  if (st != TS_SUCCESS) {
+    tsi_lu_pivoted_release(lu);
+    return st;
+  }
+  lu->stats.condest = condest;
+  if (factors_stand(condest, worst))
+    return TS_WARNING_PERTURBED_PIVOTS; /* the solves use the fallback's factors */
+  tsi_lu_pivoted_release(lu);
+  if (!isfinite(worst))
+    return singular(lu, lu->first_perturbed, caller,
+                    "has a perturbed pivot, and solves through its factors, with partial pivoting too, overflow "
+                    "(condition estimate %.2e)%s",
+                    condest, no_matching_hint(lu));
+  if (!(worst <= TSI_LU_SINGULAR_BACKWARD_ERROR))
+    return singular(lu, lu->first_perturbed, caller,
+                    "has a perturbed pivot, and refined solves, with partial pivoting too, stay at a backward error "
+                    "of %.2e, above %.0e (condition estimate %.2e)",
+                    worst, TSI_LU_SINGULAR_BACKWARD_ERROR, condest);
+  return singular(lu, lu->first_perturbed, caller,
+                  "has a perturbed pivot, and the condition estimate %.2e exceeds 1/eps = %.2e%s", condest,
+                  1.0 / DBL_EPSILON, no_matching_hint(lu));
+}
