@@ -4,8 +4,9 @@
  * single-system LU of its matrix (analysed with the pattern's matrix,
  * refactored with the member's values, solved: factors, solution, backward
  * error, refinement steps, pivot outcomes), and solves its system to a
- * backward error computed here; singular members and members with values
- * that are not finite are reported while the others succeed; results do not
+ * backward error computed here; singular members, members with values
+ * that are not finite and a right-hand side that is not finite are reported
+ * while the others succeed; results do not
  * depend on the thread count; bad arguments are refused. */
 #include "test_lu_batch_common.h"
 
@@ -171,6 +172,7 @@ static void test_failing_members(void) {
     set_row(values, a, 6, 40, 0.0);
     values[2 * a->nnz + a->row_ptr[9]] = NAN;
     double *b = batch_test_rhs(rows, 78), *x = malloc((size_t)rows * sizeof *x);
+    b[5 * a->rows + 3] = INFINITY; /* member 5's solve refuses its b */
     ts_status st = ts_lu_batch_factor(batch, values);
     CHECK_MSG(TS_IS_ERROR(st), "perturbation %d: a batch with failing members factored with %s", perturb,
               ts_status_string(st));
@@ -196,6 +198,9 @@ static void test_failing_members(void) {
     ts_lu_batch_member info;
     CHECK_OK(ctx, ts_lu_batch_get_member(batch, 2, &info));
     CHECK(info.status == TS_ERROR_INVALID_MATRIX);
+    CHECK_OK(ctx, ts_lu_batch_get_member(batch, 5, &info));
+    CHECK_MSG(info.status == TS_ERROR_INVALID_ARGUMENT, "member 5 with an infinite b: %s",
+              ts_status_string(info.status));
     if (!perturb) {
       CHECK_OK(ctx, ts_lu_batch_get_member(batch, 3, &info));
       CHECK(info.status == TS_ERROR_NUMERICALLY_SINGULAR && info.singular_column >= 0);

@@ -193,18 +193,16 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
         const int b = (int)(lane % P->width), cur = step == 0 ? 0 : 1 - state[l].cur;
         const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
         const double *av = e.a_values + P->a_value_base + tsi_lu_batch_offset(P, g, b, P->nnz_a);
-        double a_norm = 0.0, x_norm = 0.0, b_norm = 0.0, r_norm = 0.0;
+        double norms[TSI_LU_BATCH_NORMS] = {0};
         int finite = 1;
         for (int64_t i = 0; i < P->n; i++) {
           tsi_lu_batch_row_norms rn = tsi_lu_batch_residual_row(a, P, i, av, b_il + vo, xs[cur] + vo, rs[cur] + vo);
-          a_norm = fmax(a_norm, rn.a_row);
-          x_norm = fmax(x_norm, rn.x);
-          b_norm = fmax(b_norm, rn.b);
-          r_norm = fmax(r_norm, rn.r);
+          for (int q = 0; q < TSI_LU_BATCH_NORMS; q++)
+            norms[q] = fmax(norms[q], rn.share[q]);
           finite = finite && rn.finite;
         }
-        const double error = tsi_lu_batch_backward_error(a_norm, x_norm, b_norm, r_norm, finite);
-        tsi_lu_batch_refine_decide(&state[l], error, step == 0, max_steps, batch->options.refine_tolerance);
+        tsi_lu_batch_refine_decide(&state[l], tsi_lu_batch_measure(norms, finite), step == 0, max_steps,
+                                   batch->options.refine_tolerance);
         if (e.bad[l] || e.perturbed[l] || lane >= P->members)
           state[l].active = 0;
         active += state[l].active;
@@ -241,9 +239,14 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
           same = memcmp(&x[(g * P->n + i) * P->width + b], &s.x[i], sizeof(double)) == 0;
         CHECK_MSG(same, "%s pattern %lld member %lld: x differs from the single solve", what, (long long)p,
                   (long long)lane);
-        CHECK_MSG(state[l].error == s.stats.backward_error && state[l].steps == s.stats.refinement_steps,
-                  "%s pattern %lld member %lld: error %.3e in %d steps, single %.3e in %d", what, (long long)p,
-                  (long long)lane, state[l].error, state[l].steps, s.stats.backward_error, s.stats.refinement_steps);
+        CHECK_MSG(state[l].measures.normwise == s.stats.backward_error &&
+                      state[l].measures.scaled == s.stats.scaled_backward_error &&
+                      state[l].measures.componentwise == s.stats.componentwise_backward_error &&
+                      state[l].steps == s.stats.refinement_steps,
+                  "%s pattern %lld member %lld: errors %.3e %.3e %.3e in %d steps, single %.3e %.3e %.3e in %d", what,
+                  (long long)p, (long long)lane, state[l].measures.normwise, state[l].measures.scaled,
+                  state[l].measures.componentwise, state[l].steps, s.stats.backward_error,
+                  s.stats.scaled_backward_error, s.stats.componentwise_backward_error, s.stats.refinement_steps);
       }
       batch_single_free(&s);
     }

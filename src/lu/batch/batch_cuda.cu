@@ -32,7 +32,7 @@
 
 enum { THREADS = TSI_LU_BATCH_THREADS, WARPS = THREADS / 32, RUN = TSI_LU_BATCH_TICKET_RUN };
 enum { SCHEDULE_FACTOR = 0, SCHEDULE_LOWER = 1, SCHEDULE_UPPER = 2 };
-enum { NORM_A = 0, NORM_X = 1, NORM_B = 2, NORM_R = 3, NORMS = 4 };
+enum { NORMS = TSI_LU_BATCH_NORMS };
 
 /* The GPU's state of a batch (batch->device). */
 typedef struct tsi_lu_batch_device {
@@ -53,7 +53,7 @@ typedef struct tsi_lu_batch_device {
   double *user_values, *user_b, *user_x;
   /* per lane */
   unsigned long long *max_bits, *norm_bits;
-  int32_t *perturbed, *bad, *nonfinite;
+  int32_t *perturbed, *bad, *nonfinite, *b_bad;
   tsi_lu_batch_refine_state *state;
   int32_t *active; /* per refinement step: members still refining */
   /* dataflow */
@@ -62,7 +62,7 @@ typedef struct tsi_lu_batch_device {
   unsigned long long *counter;
   int flow_blocks[3];
   /* host copies of the outcomes */
-  int32_t *perturbed_host, *bad_host;
+  int32_t *perturbed_host, *bad_host, *b_bad_host;
   tsi_lu_batch_refine_state *state_host;
 } tsi_lu_batch_device;
 
@@ -104,9 +104,9 @@ enum { MOVE_VALUES = 0, MOVE_IN = 1, MOVE_OUT = 2 };
  * Between the caller's member-major arrays and the interleaved ones, one
  * block per (pattern, group, chunk of entries), through a shared tile so
  * that both sides are read and written in consecutive addresses. MOVE_VALUES
- * and MOVE_IN interleave (the values of A, or b), pad lanes getting zeros;
- * MOVE_VALUES also gathers each lane's max |M| (scaled as the factorization
- * scales) and marks values that are not finite. MOVE_OUT de-interleaves the
+ * and MOVE_IN interleave (the values of A, or b), pad lanes getting zeros,
+ * and mark each lane with values that are not finite in `bad`; MOVE_VALUES
+ * also gathers each lane's max |M| (scaled as the factorization scales). MOVE_OUT de-interleaves the
  * current solution of each lane (x[state.cur]) for the real members. `user`
  * is read (the caller's values or b) and `dst` written (the interleaved
  * array, or the caller's x).
@@ -148,14 +148,15 @@ __global__ void __launch_bounds__(THREADS)
           const int64_t entry = P.a_base + first + e;
           const double m = fabs(tsi_batch_mul(tsi_batch_mul(a.entry_row_scale[entry], v), a.entry_col_scale[entry]));
           atomicMax(&lane_max[b], tsi_batch_double_bits(m));
-          if (!isfinite(v))
-            atomicOr(&lane_bad[b], TSI_LU_BATCH_BAD_VALUE);
         }
+        if (!isfinite(v))
+          atomicOr(&lane_bad[b], TSI_LU_BATCH_BAD_VALUE);
       }
       __syncthreads();
-      if (mode == MOVE_VALUES && threadIdx.x < B) {
+      if (threadIdx.x < B) {
         const int64_t lane = P.lane_base + g * B + threadIdx.x;
-        atomicMax(&max_bits[lane], lane_max[threadIdx.x]);
+        if (mode == MOVE_VALUES)
+          atomicMax(&max_bits[lane], lane_max[threadIdx.x]);
         if (lane_bad[threadIdx.x])
           atomicOr(&bad[lane], lane_bad[threadIdx.x]);
       }
@@ -263,8 +264,8 @@ __global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDU
  * r = b - A x for the solution being judged (x0 after the first solve, else
  * each lane's candidate, the vector that is not current), one block per
  * (pattern, group, chunk of rows), a thread per (row, member); each lane's
- * maxima of |A| row sums, |x|, |b|, |r| and whether x is finite, gathered in
- * shared memory and then once per block in global memory.
+ * maxima (tsi_lu_batch_residual_row's shares) and whether x is finite,
+ * gathered in shared memory and then once per block in global memory.
  */
 __global__ void __launch_bounds__(THREADS)
     residual_kernel(tsi_lu_batch_args a, const int64_t *units, int64_t unit_count, int first_solve, const double *b,
@@ -294,10 +295,8 @@ __global__ void __launch_bounds__(THREADS)
       const double *av = a.a_values + P.a_value_base + tsi_lu_batch_offset(&P, g, b_lane, P.nnz_a);
       const tsi_lu_batch_row_norms n =
           tsi_lu_batch_residual_row(&a, &P, i, av, b + vo, (cur ? x1 : x0) + vo, (cur ? r1 : r0) + vo);
-      atomicMax(&lane_norm[NORM_A][b_lane], tsi_batch_double_bits(n.a_row));
-      atomicMax(&lane_norm[NORM_X][b_lane], tsi_batch_double_bits(n.x));
-      atomicMax(&lane_norm[NORM_B][b_lane], tsi_batch_double_bits(n.b));
-      atomicMax(&lane_norm[NORM_R][b_lane], tsi_batch_double_bits(n.r));
+      for (int q = 0; q < NORMS; q++)
+        atomicMax(&lane_norm[q][b_lane], tsi_batch_double_bits(n.share[q]));
       if (!n.finite)
         lane_nonfinite[b_lane] = 1;
     }
@@ -314,25 +313,27 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 /* The refinement's decision for every lane (tsi_lu_batch_refine_decide):
- * its backward error from the residual's maxima, which are then cleared for
- * the next residual; lanes the host decides, and pad lanes, stop at once;
- * the lanes still refining counted in *active. */
+ * its measures from the residual's maxima, which are then cleared for the
+ * next residual; lanes the host decides, lanes whose b is not finite, and
+ * pad lanes stop at once; the lanes still refining counted in *active. */
 __global__ void __launch_bounds__(THREADS)
     decide_kernel(const tsi_lu_batch_pattern_gpu *pattern, int64_t patterns, int64_t lanes, int first_solve,
                   int max_steps, double tolerance, unsigned long long *norm_bits, int32_t *nonfinite,
-                  const int32_t *perturbed, const int32_t *bad, tsi_lu_batch_refine_state *state, int32_t *active) {
+                  const int32_t *perturbed, const int32_t *bad, const int32_t *b_bad, tsi_lu_batch_refine_state *state,
+                  int32_t *active) {
   for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < lanes; l += (int64_t)gridDim.x * blockDim.x) {
-    unsigned long long *norms = norm_bits + l * NORMS;
-    const double error = tsi_lu_batch_backward_error(
-        tsi_batch_bits_double(norms[NORM_A]), tsi_batch_bits_double(norms[NORM_X]),
-        tsi_batch_bits_double(norms[NORM_B]), tsi_batch_bits_double(norms[NORM_R]), !nonfinite[l]);
-    for (int q = 0; q < NORMS; q++)
-      norms[q] = 0;
+    unsigned long long *bits = norm_bits + l * NORMS;
+    double norms[NORMS];
+    for (int q = 0; q < NORMS; q++) {
+      norms[q] = tsi_batch_bits_double(bits[q]);
+      bits[q] = 0;
+    }
+    const tsi_lu_batch_measures measures = tsi_lu_batch_measure(norms, !nonfinite[l]);
     nonfinite[l] = 0;
     tsi_lu_batch_refine_state st = state[l];
-    tsi_lu_batch_refine_decide(&st, error, first_solve, max_steps, tolerance);
+    tsi_lu_batch_refine_decide(&st, measures, first_solve, max_steps, tolerance);
     const tsi_lu_batch_pattern_gpu *P = &pattern[pattern_of_lane(pattern, patterns, l)];
-    if (bad[l] || perturbed[l] || l - P->lane_base >= P->members)
+    if (bad[l] || perturbed[l] || b_bad[l] || l - P->lane_base >= P->members)
       st.active = 0;
     state[l] = st;
     if (st.active)
@@ -419,6 +420,7 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
                           dev->perturbed,
                           dev->bad,
                           dev->nonfinite,
+                          dev->b_bad,
                           dev->state,
                           dev->active,
                           dev->ready,
@@ -429,6 +431,7 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
   free(dev->pattern_host);
   free(dev->perturbed_host);
   free(dev->bad_host);
+  free(dev->b_bad_host);
   free(dev->state_host);
   free(dev);
   batch->device = NULL;
@@ -530,6 +533,7 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   TSI_ALLOC(dev->perturbed, dev->lanes, int32_t, "pivot outcomes");
   TSI_ALLOC(dev->bad, dev->lanes, int32_t, "pivot outcomes");
   TSI_ALLOC(dev->nonfinite, dev->lanes, int32_t, "solution checks");
+  TSI_ALLOC(dev->b_bad, dev->lanes, int32_t, "right-hand side checks");
   TSI_ALLOC(dev->state, dev->lanes, tsi_lu_batch_refine_state, "refinement states");
   TSI_ALLOC(dev->active, batch->options.refine_max_steps + 2, int32_t, "refinement counts");
   TSI_ALLOC(dev->ready, dev->flags, int32_t, "ready marks");
@@ -542,9 +546,10 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   a->bad = dev->bad;
   dev->perturbed_host = (int32_t *)tsi_malloc_array(dev->lanes > 0 ? dev->lanes : 1, sizeof(int32_t));
   dev->bad_host = (int32_t *)tsi_malloc_array(dev->lanes > 0 ? dev->lanes : 1, sizeof(int32_t));
+  dev->b_bad_host = (int32_t *)tsi_malloc_array(dev->lanes > 0 ? dev->lanes : 1, sizeof(int32_t));
   dev->state_host =
       (tsi_lu_batch_refine_state *)tsi_malloc_array(dev->lanes > 0 ? dev->lanes : 1, sizeof(tsi_lu_batch_refine_state));
-  if (st == TS_SUCCESS && (!dev->perturbed_host || !dev->bad_host || !dev->state_host))
+  if (st == TS_SUCCESS && (!dev->perturbed_host || !dev->bad_host || !dev->b_bad_host || !dev->state_host))
     st = tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no host memory for the outcomes");
   cudaStream_t stream = (cudaStream_t)batch->ctx->stream;
   if (st == TS_SUCCESS) {
@@ -714,10 +719,13 @@ ts_status tsi_lu_batch_gpu_solve(ts_lu_batch *batch, const double *b, double *x,
   }
   const int max_steps = batch->options.refine_max_steps < 0 ? 0 : batch->options.refine_max_steps;
   cudaError_t err = cudaMemsetAsync(dev->active, 0, (size_t)(max_steps + 2) * sizeof(int32_t), stream);
+  if (err == cudaSuccess)
+    err = cudaMemsetAsync(dev->b_bad, 0, (size_t)(dev->lanes > 0 ? dev->lanes : 1) * sizeof(int32_t), stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(batch->ctx, err, "%s: clearing the counts", op);
-  move_kernel<<<grid_for(dev->vector_unit_count), THREADS, 0, stream>>>(
-      dev->args, dev->vector_units, dev->vector_unit_count, MOVE_IN, user_b, dev->b, NULL, NULL, NULL, NULL, NULL);
+  move_kernel<<<grid_for(dev->vector_unit_count), THREADS, 0, stream>>>(dev->args, dev->vector_units,
+                                                                        dev->vector_unit_count, MOVE_IN, user_b, dev->b,
+                                                                        NULL, NULL, NULL, NULL, dev->b_bad);
   st = tsi_cuda_check_launch(batch->ctx, op);
   const unsigned lane_blocks = grid_for((dev->lanes + THREADS - 1) / THREADS);
   for (int step = 0; st == TS_SUCCESS && step <= max_steps; step++) {
@@ -733,9 +741,9 @@ ts_status tsi_lu_batch_gpu_solve(ts_lu_batch *batch, const double *b, double *x,
     st = tsi_cuda_check_launch(batch->ctx, op);
     if (st != TS_SUCCESS)
       break;
-    decide_kernel<<<lane_blocks, THREADS, 0, stream>>>(dev->pattern, dev->patterns, dev->lanes, first, max_steps,
-                                                       batch->options.refine_tolerance, dev->norm_bits, dev->nonfinite,
-                                                       dev->perturbed, dev->bad, dev->state, dev->active + step);
+    decide_kernel<<<lane_blocks, THREADS, 0, stream>>>(
+        dev->pattern, dev->patterns, dev->lanes, first, max_steps, batch->options.refine_tolerance, dev->norm_bits,
+        dev->nonfinite, dev->perturbed, dev->bad, dev->b_bad, dev->state, dev->active + step);
     st = tsi_cuda_check_launch(batch->ctx, op);
     int32_t active = 0;
     if (st == TS_SUCCESS)
@@ -751,19 +759,34 @@ ts_status tsi_lu_batch_gpu_solve(ts_lu_batch *batch, const double *b, double *x,
   st = tsi_cuda_check_launch(batch->ctx, op);
   if (st == TS_SUCCESS && !on_device && dev->rows > 0)
     st = tsi_cuda_memcpy_to_host(batch->ctx, x, dev->user_x, (size_t)dev->rows * sizeof(double));
+  const size_t lane_count = (size_t)(dev->lanes > 0 ? dev->lanes : 1);
   if (st == TS_SUCCESS)
     st = tsi_cuda_memcpy_to_host(batch->ctx, dev->state_host, dev->state,
-                                 (size_t)(dev->lanes > 0 ? dev->lanes : 1) * sizeof(tsi_lu_batch_refine_state));
+                                 lane_count * sizeof(tsi_lu_batch_refine_state));
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memcpy_to_host(batch->ctx, dev->b_bad_host, dev->b_bad, lane_count * sizeof(int32_t));
   if (st != TS_SUCCESS)
     return st;
   for (int64_t p = 0; p < dev->patterns; p++) {
     const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
     for (int64_t i = 0; i < P->members; i++) {
-      ts_lu_batch_member *info = &batch->member[P->first_member + i].info;
+      const int64_t m = P->first_member + i;
+      ts_lu_batch_member *info = &batch->member[m].info;
       if (info->on_host || TS_IS_ERROR(info->status))
         continue;
-      info->backward_error = dev->state_host[P->lane_base + i].error;
-      info->refinement_steps = dev->state_host[P->lane_base + i].steps;
+      const tsi_lu_batch_refine_state *state = &dev->state_host[P->lane_base + i];
+      if (dev->b_bad_host[P->lane_base + i]) {
+        tsi_lu_batch_member_fail(batch, m, TS_ERROR_INVALID_ARGUMENT,
+                                 "ts_lu_batch_solve: the member's b holds a value that is not finite (the right-hand "
+                                 "sides must be finite)");
+        continue;
+      }
+      info->backward_error = state->measures.normwise;
+      info->refinement_steps = state->steps;
+      if (!isfinite(state->measures.solution_norm))
+        tsi_lu_batch_member_fail(batch, m, TS_ERROR_OVERFLOW,
+                                 "ts_lu_batch_solve: the member's solution does not fit in double (an entry "
+                                 "overflowed to infinity or NaN)");
     }
   }
   return TS_SUCCESS;

@@ -116,6 +116,7 @@ static ts_status batch_factor(ts_lu_batch *batch, const double *values, bool on_
   batch->factored = false;
   for (int64_t m = 0; m < batch->members; m++) {
     ts_lu_batch_member *info = &batch->member[m].info;
+    batch->member[m].factor_status = TS_ERROR_NOT_FACTORED;
     info->status = TS_ERROR_NOT_FACTORED;
     info->singular_column = -1;
     info->perturbed_pivots = 0;
@@ -142,6 +143,8 @@ static ts_status batch_factor(ts_lu_batch *batch, const double *values, bool on_
   batch->stats.time_factor = tsi_seconds() - start;
   if (st != TS_SUCCESS)
     return st;
+  for (int64_t m = 0; m < batch->members; m++)
+    batch->member[m].factor_status = batch->member[m].info.status;
   batch->factored = true;
   return tsi_lu_batch_outcome(batch, caller, false);
 }

@@ -34,7 +34,8 @@ typedef struct tsi_lu_batch_pattern {
  * workspace and fallback) once the host path has run for it. */
 typedef struct tsi_lu_batch_member_state {
   ts_lu *view;
-  char *message; /* the member's error message of the last call, or NULL */
+  char *message;           /* the member's error message of the last call, or NULL */
+  ts_status factor_status; /* of the last factorization (info.status may hold a later solve's error) */
   ts_lu_batch_member info;
 } tsi_lu_batch_member_state;
 
@@ -74,6 +75,9 @@ ts_status tsi_lu_batch_member_factor(ts_lu_batch *batch, int64_t m, const double
 /* Solve member m (host vectors), which has factors: ts_lu_solve on its LU
  * object; its record updated. */
 ts_status tsi_lu_batch_member_solve(ts_lu_batch *batch, int64_t m, const double *b, double *x, int slot);
+/* Record a failure of member m decided outside its LU object (the GPU
+ * path): its status and message. */
+void tsi_lu_batch_member_fail(ts_lu_batch *batch, int64_t m, ts_status status, const char *message);
 /* Free member m's LU object and message. */
 void tsi_lu_batch_member_release(tsi_lu_batch_member_state *state);
 

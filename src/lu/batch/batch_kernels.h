@@ -19,6 +19,7 @@
 #ifndef TESSERA_LU_BATCH_KERNELS_H
 #define TESSERA_LU_BATCH_KERNELS_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -338,17 +339,43 @@ TSI_BATCH_HD void tsi_lu_batch_upper_row(const tsi_lu_batch_args *a, const tsi_l
   out[(int64_t)q_i * B] = base ? tsi_batch_add(x_i, base[(int64_t)q_i * B]) : x_i;
 }
 
-/* What a residual row contributes to the member's norms. */
+/* The maxima a residual gathers for a member (its rows' shares). */
+enum {
+  TSI_LU_BATCH_NORM_A,             /* |A|_inf: rows' sums of |a| */
+  TSI_LU_BATCH_NORM_M,             /* |M|_inf of the scaled matrix */
+  TSI_LU_BATCH_NORM_X,             /* |x|_inf */
+  TSI_LU_BATCH_NORM_X_SCALED,      /* |Dc^{-1} x|_inf */
+  TSI_LU_BATCH_NORM_B,             /* |b|_inf */
+  TSI_LU_BATCH_NORM_B_SCALED,      /* |Dr b|_inf */
+  TSI_LU_BATCH_NORM_R,             /* |r|_inf */
+  TSI_LU_BATCH_NORM_R_SCALED,      /* |Dr r|_inf */
+  TSI_LU_BATCH_NORM_COMPONENTWISE, /* max_i |r_i| / (|A| |x| + |b|)_i */
+  TSI_LU_BATCH_NORMS
+};
+
+/* What one residual row contributes: its shares of each maximum (all
+ * non-negative) and whether x_i is finite. */
 typedef struct tsi_lu_batch_row_norms {
-  double a_row;   /* sum of |A(i, :)| */
-  double x, b, r; /* |x_i|, |b_i|, |r_i| */
-  int finite;     /* x_i is finite */
+  double share[TSI_LU_BATCH_NORMS];
+  int finite;
 } tsi_lu_batch_row_norms;
+
+/* Row i's share of the componentwise backward error, as refine.c computes
+ * it (LAPACK's xGERFS guard for a denominator near underflow). */
+TSI_BATCH_HD double tsi_lu_batch_componentwise_share(double residual, double denominator, int64_t n) {
+  const double guard = tsi_batch_mul((double)(n + 1), DBL_MIN);
+  if (residual == 0.0)
+    return 0.0;
+  if (denominator > guard / DBL_EPSILON)
+    return fabs(residual) / denominator;
+  return tsi_batch_add(fabs(residual), guard) / tsi_batch_add(denominator, guard);
+}
 
 /*
  * Row i of r = b - A x for one member, in double from the unscaled values
- * (av: the member's interleaved values of A), in the order of solve.c's
- * residual; and the row's sum of |A(i, :)| in the order of the host's norm.
+ * (av: the member's interleaved values of A), with the measures of
+ * refine.c's residual (r and |A| |x| + |b| summed in its order) and the
+ * row sums of |A| and |M| of numeric_workspace.c's norms.
  */
 TSI_BATCH_HD tsi_lu_batch_row_norms tsi_lu_batch_residual_row(const tsi_lu_batch_args *a,
                                                               const tsi_lu_batch_pattern_gpu *P, int64_t i,
@@ -357,71 +384,128 @@ TSI_BATCH_HD tsi_lu_batch_row_norms tsi_lu_batch_residual_row(const tsi_lu_batch
   const int64_t B = P->width;
   const int64_t *row_ptr = a->a_row_ptr + P->ptr_base;
   const int32_t *cols = a->a_col + P->a_base;
-  double sum = b[i * B], row_sum = 0.0;
+  const double *col_scale = a->col_scale + P->col_base, *row_scale = a->row_scale + P->col_base;
+  const double b_i = b[i * B], x_i = x[i * B];
+  double sum = b_i, magnitude = fabs(b_i), row_sum = 0.0, scaled_sum = 0.0;
   for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
     const double value = av[e * B];
-    sum = tsi_batch_sub(sum, tsi_batch_mul(value, x[(int64_t)cols[e] * B]));
+    const int32_t j = cols[e];
+    const double term = tsi_batch_mul(value, x[(int64_t)j * B]);
+    sum = tsi_batch_sub(sum, term);
+    magnitude = tsi_batch_add(magnitude, fabs(term));
     row_sum = tsi_batch_add(row_sum, fabs(value));
+    scaled_sum = tsi_batch_add(scaled_sum, fabs(tsi_batch_mul(value, col_scale[j])));
   }
   r[i * B] = sum;
   tsi_lu_batch_row_norms norms;
-  norms.a_row = row_sum;
-  norms.x = fabs(x[i * B]);
-  norms.b = fabs(b[i * B]);
-  norms.r = fabs(sum);
-  norms.finite = isfinite(x[i * B]) ? 1 : 0;
+  norms.share[TSI_LU_BATCH_NORM_A] = row_sum;
+  norms.share[TSI_LU_BATCH_NORM_M] = tsi_batch_mul(scaled_sum, row_scale[i]);
+  norms.share[TSI_LU_BATCH_NORM_X] = fabs(x_i);
+  norms.share[TSI_LU_BATCH_NORM_X_SCALED] = fabs(x_i / col_scale[i]);
+  norms.share[TSI_LU_BATCH_NORM_B] = fabs(b_i);
+  norms.share[TSI_LU_BATCH_NORM_B_SCALED] = fabs(tsi_batch_mul(b_i, row_scale[i]));
+  norms.share[TSI_LU_BATCH_NORM_R] = fabs(sum);
+  norms.share[TSI_LU_BATCH_NORM_R_SCALED] = fabs(tsi_batch_mul(sum, row_scale[i]));
+  norms.share[TSI_LU_BATCH_NORM_COMPONENTWISE] = tsi_lu_batch_componentwise_share(sum, magnitude, P->n);
+  norms.finite = isfinite(x_i) ? 1 : 0;
   return norms;
 }
 
-/* The normwise backward error |r| / (|A| |x| + |b|) of solve.c, infinite
- * for a solution that is not finite. */
-TSI_BATCH_HD double tsi_lu_batch_backward_error(double a_norm, double x_norm, double b_norm, double r_norm,
-                                                int finite) {
-  if (!finite)
-    return INFINITY;
-  const double scale = tsi_batch_add(tsi_batch_mul(a_norm, x_norm), b_norm);
-  if (scale == 0.0)
-    return r_norm == 0.0 ? 0.0 : INFINITY;
-  const double error = r_norm / scale;
+/* r / (a x + b) for non-negative norms as refine.c evaluates it, without
+ * forming an a x beyond DBL_MAX; infinity for a non-finite result, 0 for
+ * 0 / 0. */
+TSI_BATCH_HD double tsi_lu_batch_ratio(double r, double a, double x, double b) {
+  double error;
+  if (x > 0.0 && a > DBL_MAX / x)
+    error = r / a / x;
+  else if (tsi_batch_add(tsi_batch_mul(a, x), b) == 0.0)
+    error = r == 0.0 ? 0.0 : INFINITY;
+  else
+    error = tsi_batch_mul(0.5, r) / tsi_batch_add(tsi_batch_mul(0.5, tsi_batch_mul(a, x)), tsi_batch_mul(0.5, b));
   return isfinite(error) ? error : INFINITY;
+}
+
+/* A solution's measures (refine.c's tsi_lu_residual_measures, the figures
+ * the batch keeps). */
+typedef struct tsi_lu_batch_measures {
+  double normwise, scaled, componentwise, solution_norm;
+} tsi_lu_batch_measures;
+
+/* The measures from a member's maxima (every figure infinite when x is not
+ * finite or the residual is not). */
+TSI_BATCH_HD tsi_lu_batch_measures tsi_lu_batch_measure(const double *norm, int finite) {
+  tsi_lu_batch_measures m;
+  if (!finite || !isfinite(norm[TSI_LU_BATCH_NORM_R])) {
+    m.normwise = m.scaled = m.componentwise = INFINITY;
+    m.solution_norm = finite ? norm[TSI_LU_BATCH_NORM_X] : INFINITY;
+    return m;
+  }
+  m.normwise = tsi_lu_batch_ratio(norm[TSI_LU_BATCH_NORM_R], norm[TSI_LU_BATCH_NORM_A], norm[TSI_LU_BATCH_NORM_X],
+                                  norm[TSI_LU_BATCH_NORM_B]);
+  m.scaled = tsi_lu_batch_ratio(norm[TSI_LU_BATCH_NORM_R_SCALED], norm[TSI_LU_BATCH_NORM_M],
+                                norm[TSI_LU_BATCH_NORM_X_SCALED], norm[TSI_LU_BATCH_NORM_B_SCALED]);
+  m.componentwise = isfinite(norm[TSI_LU_BATCH_NORM_COMPONENTWISE]) ? norm[TSI_LU_BATCH_NORM_COMPONENTWISE] : INFINITY;
+  m.solution_norm = norm[TSI_LU_BATCH_NORM_X];
+  return m;
 }
 
 /* A member's refinement state between launches. */
 typedef struct tsi_lu_batch_refine_state {
-  double error;   /* backward error of the current solution */
-  int32_t steps;  /* steps accepted */
-  int32_t active; /* refining goes on */
-  int32_t cur;    /* which of the two solution (and residual) vectors is current */
-  int32_t pad;
+  tsi_lu_batch_measures measures; /* of the current solution */
+  int32_t steps;                  /* steps accepted */
+  int32_t active;                 /* refining goes on */
+  int32_t cur;                    /* which of the two solution (and residual) vectors is current */
+  int32_t polishing;              /* the step under way drives the componentwise error down */
 } tsi_lu_batch_refine_state;
 
+TSI_BATCH_HD double tsi_lu_batch_normwise(const tsi_lu_batch_measures *m) { return fmax(m->normwise, m->scaled); }
+
+/* Whether refine.c's loop takes another step from the current solution;
+ * sets the step's kind. */
+TSI_BATCH_HD int tsi_lu_batch_refine_more(tsi_lu_batch_refine_state *st, int max_steps, double tolerance) {
+  const tsi_lu_batch_measures *m = &st->measures;
+  if (!(st->steps < max_steps && isfinite(tsi_lu_batch_normwise(m))))
+    return 0;
+  st->polishing = tsi_lu_batch_normwise(m) <= tolerance;
+  return !(st->polishing && !(m->componentwise > TSI_LU_POLISH_THRESHOLD));
+}
+
 /*
- * The refinement loop of solve.c, one decision at a time: after the first
- * solve (first set) the error is the solution's; after a correction step
- * the candidate (the other vector) is taken when its error is smaller, and
- * refining stops when it is not, when a step fails to halve the error, after
- * max_steps steps, or once the error is at most the tolerance.
+ * The refinement loop of refine.c, one decision at a time: after the first
+ * solve (first set) the measures are the solution's; after a correction
+ * step the candidate (the other vector) replaces the solution when its
+ * error (the larger normwise one, or the componentwise one when polishing)
+ * is smaller, and refining stops when it is not, when a step fails to
+ * halve that error, after max_steps steps, or once the normwise errors are
+ * within the tolerance and the componentwise one within the polishing
+ * threshold.
  */
-TSI_BATCH_HD void tsi_lu_batch_refine_decide(tsi_lu_batch_refine_state *st, double error, int first, int max_steps,
-                                             double tolerance) {
+TSI_BATCH_HD void tsi_lu_batch_refine_decide(tsi_lu_batch_refine_state *st, tsi_lu_batch_measures next, int first,
+                                             int max_steps, double tolerance) {
   if (first) {
-    st->error = error;
+    st->measures = next;
     st->steps = 0;
     st->cur = 0;
-    st->active = max_steps > 0 && error > tolerance && isfinite(error);
+    st->active = tsi_lu_batch_refine_more(st, max_steps, tolerance);
     return;
   }
   if (!st->active)
     return;
-  if (!(error < st->error)) {
+  const int polishing = st->polishing;
+  const double before = polishing ? st->measures.componentwise : tsi_lu_batch_normwise(&st->measures);
+  const double after = polishing ? next.componentwise : tsi_lu_batch_normwise(&next);
+  if (!(after < before) || (polishing && !(tsi_lu_batch_normwise(&next) <= tolerance))) {
     st->active = 0;
     return;
   }
   st->cur ^= 1;
   st->steps++;
-  const int stagnated = error > tsi_batch_mul(0.5, st->error);
-  st->error = error;
-  st->active = !stagnated && st->steps < max_steps && error > tolerance && isfinite(error);
+  st->measures = next;
+  if (after > tsi_batch_mul(0.5, before) && (polishing || tsi_lu_batch_normwise(&next) > tolerance)) {
+    st->active = 0;
+    return;
+  }
+  st->active = tsi_lu_batch_refine_more(st, max_steps, tolerance);
 }
 
 #ifdef __cplusplus

@@ -97,6 +97,16 @@ static void keep_message(tsi_lu_batch_member_state *state, ts_status st, const t
   }
 }
 
+void tsi_lu_batch_member_fail(ts_lu_batch *batch, int64_t m, ts_status status, const char *message) {
+  tsi_lu_batch_member_state *state = &batch->member[m];
+  state->info.status = status;
+  free(state->message);
+  const size_t length = strlen(message);
+  state->message = malloc(length + 1);
+  if (state->message)
+    memcpy(state->message, message, length + 1);
+}
+
 ts_status tsi_lu_batch_member_factor(ts_lu_batch *batch, int64_t m, const double *values, int slot) {
   tsi_lu_batch_member_state *state = &batch->member[m];
   ts_lu_batch_member *info = &state->info;

@@ -132,6 +132,7 @@ ts_status ts_lu_batch_create(ts_context *ctx, const ts_lu_options *options, int6
   for (int64_t p = 0; p < patterns; p++) {
     const tsi_lu_batch_pattern *pattern = &b->patterns[p];
     for (int64_t i = 0; i < pattern->members; i++) {
+      b->member[pattern->first_member + i].factor_status = TS_ERROR_NOT_FACTORED;
       ts_lu_batch_member *info = &b->member[pattern->first_member + i].info;
       info->pattern = p;
       info->n = pattern->lu->n;

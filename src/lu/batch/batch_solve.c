@@ -9,7 +9,13 @@
 #include <string.h>
 
 /* Whether member m was factored (possibly with replaced pivots). */
-static bool has_factors(const ts_lu_batch *batch, int64_t m) { return !TS_IS_ERROR(batch->member[m].info.status); }
+static bool has_factors(const ts_lu_batch *batch, int64_t m) { return !TS_IS_ERROR(batch->member[m].factor_status); }
+
+/* Whether member m's x is NaN after the solve: no factors, or a right-hand
+ * side the solve refused. */
+static bool unsolved(const ts_lu_batch *batch, int64_t m) {
+  return !has_factors(batch, m) || batch->member[m].info.status == TS_ERROR_INVALID_ARGUMENT;
+}
 
 /* The members the host solves: those with factors that it factored (or
  * all with factors when the batch runs on the host). */
@@ -62,12 +68,13 @@ static ts_status host_solve(ts_lu_batch *batch, int64_t count, const int64_t *li
   return st;
 }
 
-/* x of every member without factors set to NaN. */
+/* x of every member without factors, or whose b the solve refused, set to
+ * NaN. */
 static ts_status fill_unsolved(ts_lu_batch *batch, double *x, bool on_device) {
   double *nans = NULL;
   ts_status st = TS_SUCCESS;
   for (int64_t m = 0; m < batch->members && st == TS_SUCCESS; m++) {
-    if (has_factors(batch, m))
+    if (!unsolved(batch, m))
       continue;
     const ts_lu_batch_member *info = &batch->member[m].info;
     if (!on_device) {
@@ -117,6 +124,7 @@ static ts_status batch_solve(ts_lu_batch *batch, const double *b, double *x, boo
                      caller);
   for (int64_t m = 0; m < batch->members; m++) {
     ts_lu_batch_member *info = &batch->member[m].info;
+    info->status = batch->member[m].factor_status;
     info->backward_error = 0.0;
     info->refinement_steps = 0;
     info->partial_pivoting = 0;
