@@ -54,12 +54,9 @@ static run_result run_batch(ts_lu_batch *batch, const double *values, const doub
 static void check_gpu_batch(const char *what, const ts_lu_options *options, int64_t patterns, const ts_csr *const *mats,
                             const int64_t *counts, double spread, unsigned long long seed, int width, int no_map,
                             int buffers, int64_t stride, const double *given, int64_t poison_b) {
-  ts_lu_batch *batch = NULL;
-  CHECK_OK(gpu, ts_lu_batch_create(gpu, options, patterns, mats, counts, &batch));
+  ts_lu_batch *batch = batch_test_create(gpu, options, patterns, mats, counts, width, no_map);
   if (!batch)
     return;
-  batch->switches.width = width;
-  batch->switches.no_map = no_map;
   ts_lu_batch_stats stats;
   CHECK_OK(gpu, ts_lu_batch_get_stats(batch, &stats));
   CHECK_MSG(stats.on_gpu, "%s: the batch does not run on the GPU", what);
@@ -202,26 +199,10 @@ static void test_refactor_and_repeat(void) {
 }
 
 /* Corpus matrices (the full corpus when present), values perturbed by 1 %. */
-static void test_corpus(void) {
-  const char *dir = test_matrices_dir();
-  if (!dir) {
-    printf("SKIPPED (part): no corpus found\n");
-    return;
-  }
-  static const char *const names[] = {"add20", "west0067", "impcol_a", "arc130", "Hamrle1", "1138_bus"};
+static void check_corpus_matrix(const char *name, const ts_csr *a, size_t i) {
   ts_lu_options options = lu_test_options();
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    char path[4096];
-    if (!test_corpus_matrix(dir, names[i], path, sizeof path))
-      continue;
-    ts_csr *a = test_read_general(gpu, dir, names[i]);
-    CHECK_MSG(a != NULL, "%s: %s", names[i], ts_last_error(gpu));
-    if (!a)
-      continue;
-    const int64_t count = small ? 4 : 24;
-    check_gpu_batch(names[i], &options, 1, (const ts_csr *const[]){a}, &count, 0.01, 40 + i, 0, 0, 0, 1, NULL, -1);
-    ts_csr_destroy(a);
-  }
+  const int64_t count = small ? 4 : 24;
+  check_gpu_batch(name, &options, 1, (const ts_csr *const[]){a}, &count, 0.01, 40 + i, 0, 0, 0, 1, NULL, -1);
 }
 
 int main(void) {
@@ -234,7 +215,7 @@ int main(void) {
   test_generated();
   test_failing_members();
   test_refactor_and_repeat();
-  test_corpus();
+  batch_test_corpus(gpu, check_corpus_matrix);
   ts_context_destroy(gpu);
   return test_finish();
 }

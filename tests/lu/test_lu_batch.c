@@ -126,26 +126,10 @@ static void test_generated(void) {
 
 /* Corpus matrices (the full corpus when present, else the repository's),
  * six members each, values perturbed by 1 %. */
-static void test_corpus(void) {
-  const char *dir = test_matrices_dir();
-  if (!dir) {
-    printf("SKIPPED (part): no corpus found\n");
-    return;
-  }
-  static const char *const names[] = {"add20", "west0067", "impcol_a", "arc130", "Hamrle1", "1138_bus"};
+static void check_corpus_matrix(const char *name, const ts_csr *a, size_t i) {
   ts_lu_options options = lu_test_options();
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    char path[4096];
-    if (!test_corpus_matrix(dir, names[i], path, sizeof path))
-      continue;
-    ts_csr *a = test_read_general(ctx, dir, names[i]);
-    CHECK_MSG(a != NULL, "%s: %s", names[i], ts_last_error(ctx));
-    if (!a)
-      continue;
-    const int64_t count = 6;
-    check_batch(names[i], &options, 1, (const ts_csr *const[]){a}, &count, 0.01, 40 + i);
-    ts_csr_destroy(a);
-  }
+  const int64_t count = 6;
+  check_batch(name, &options, 1, (const ts_csr *const[]){a}, &count, 0.01, 40 + i);
 }
 
 /* Set the values of row `row` of member m (pattern a, one pattern) to v. */
@@ -391,7 +375,7 @@ int main(void) {
   if (ts_context_create(&ctx, &options) != TS_SUCCESS)
     return 1;
   test_generated();
-  test_corpus();
+  batch_test_corpus(ctx, check_corpus_matrix);
   test_failing_members();
   test_threads();
   test_buffers();

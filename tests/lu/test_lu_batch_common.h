@@ -56,6 +56,42 @@ static inline double batch_test_backward_error(const ts_csr *a, const double *va
   return scale > 0.0 ? r_norm / scale : r_norm;
 }
 
+/* A batch made with the GPU switches set (width 0: the rule); NULL after a
+ * failed check. */
+static inline ts_lu_batch *batch_test_create(ts_context *ctx, const ts_lu_options *options, int64_t patterns,
+                                             const ts_csr *const *mats, const int64_t *counts, int width, int no_map) {
+  ts_lu_batch *batch = NULL;
+  CHECK_OK(ctx, ts_lu_batch_create(ctx, options, patterns, mats, counts, &batch));
+  if (batch) {
+    batch->switches.width = width;
+    batch->switches.no_map = no_map;
+  }
+  return batch;
+}
+
+/* The corpus matrices the batch tests use (the full corpus when present,
+ * else the repository's small one), each handed to `check` with its index;
+ * parts skipped visibly. */
+static inline void batch_test_corpus(ts_context *ctx, void (*check)(const char *name, const ts_csr *a, size_t i)) {
+  const char *dir = test_matrices_dir();
+  if (!dir) {
+    printf("SKIPPED (part): no corpus found\n");
+    return;
+  }
+  static const char *const names[] = {"add20", "west0067", "impcol_a", "arc130", "Hamrle1", "1138_bus"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char path[4096];
+    if (!test_corpus_matrix(dir, names[i], path, sizeof path))
+      continue;
+    ts_csr *a = test_read_general(ctx, dir, names[i]);
+    CHECK_MSG(a != NULL, "%s: %s", names[i], ts_last_error(ctx));
+    if (!a)
+      continue;
+    check(names[i], a, i);
+    ts_csr_destroy(a);
+  }
+}
+
 /* A member solved as a single system. */
 typedef struct batch_single {
   ts_status factor_status, solve_status;

@@ -97,12 +97,9 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
 static void emulate(const char *what, const ts_lu_options *options, int64_t patterns, const ts_csr *const *mats,
                     const int64_t *counts, int width, int no_map, double spread, unsigned long long seed,
                     const double *given_values) {
-  ts_lu_batch *batch = NULL;
-  CHECK_OK(ctx, ts_lu_batch_create(ctx, options, patterns, mats, counts, &batch));
+  ts_lu_batch *batch = batch_test_create(ctx, options, patterns, mats, counts, width, no_map);
   if (!batch)
     return;
-  batch->switches.width = width;
-  batch->switches.no_map = no_map;
   emulated e;
   memset(&e, 0, sizeof e);
   CHECK_OK(ctx, tsi_lu_batch_plan_build(batch, &e.plan));
