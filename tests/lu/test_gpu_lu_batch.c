@@ -103,16 +103,9 @@ static void check_gpu_batch(const char *what, const ts_lu_options *options, int6
   ts_lu_batch_destroy(batch);
 }
 
-static ts_csr *circuit(int64_t n, unsigned long long seed) {
-  ts_circuit_params params = ts_circuit_defaults(n);
-  ts_csr *a = NULL;
-  CHECK_OK(gpu, ts_gen_circuit(gpu, &params, seed, TS_FLOAT64, &a));
-  return a;
-}
-
 static void test_generated(void) {
   ts_lu_options options = lu_test_options();
-  ts_csr *c = circuit(small ? 200 : 1000, 7);
+  ts_csr *c = batch_test_circuit(gpu, small ? 200 : 1000, 7);
   ts_csr *l = NULL;
   CHECK_OK(gpu, ts_gen_laplacian_2d(gpu, small ? 12 : 32, small ? 12 : 32, TS_FLOAT64, &l));
   ts_csr *r = lu_test_random(gpu, small ? 100 : 400, 4, 0, 11);
@@ -144,7 +137,7 @@ static void test_generated(void) {
 /* Zero rows (tiny pivots: replaced, or singular without perturbation) and a
  * NaN: those members decided on the host as the single LU decides them. */
 static void test_failing_members(void) {
-  ts_csr *c = circuit(150, 21);
+  ts_csr *c = batch_test_circuit(gpu, 150, 21);
   const int64_t count = 40;
   double *values = batch_test_values(1, (const ts_csr *const[]){c}, &count, 0.1, 77);
   for (int64_t e = c->row_ptr[17]; e < c->row_ptr[18]; e++)
@@ -166,7 +159,7 @@ static void test_failing_members(void) {
 /* Two factorizations with other values, and two runs of the same: the
  * second equals its own single references, the runs are bitwise the same. */
 static void test_refactor_and_repeat(void) {
-  ts_csr *c = circuit(small ? 150 : 800, 31);
+  ts_csr *c = batch_test_circuit(gpu, small ? 150 : 800, 31);
   const int64_t count = small ? 20 : 300;
   ts_lu_options options = lu_test_options();
   ts_lu_batch *batch = NULL;

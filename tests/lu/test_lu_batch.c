@@ -81,13 +81,6 @@ static void check_batch(const char *what, const ts_lu_options *options, int64_t 
   ts_lu_batch_destroy(batch);
 }
 
-static ts_csr *circuit(int64_t n, unsigned long long seed) {
-  ts_circuit_params params = ts_circuit_defaults(n);
-  ts_csr *a = NULL;
-  CHECK_OK(ctx, ts_gen_circuit(ctx, &params, seed, TS_FLOAT64, &a));
-  return a;
-}
-
 static ts_csr *laplacian(int64_t nx, int64_t ny) {
   ts_csr *a = NULL;
   CHECK_OK(ctx, ts_gen_laplacian_2d(ctx, nx, ny, TS_FLOAT64, &a));
@@ -96,7 +89,7 @@ static ts_csr *laplacian(int64_t nx, int64_t ny) {
 
 static void test_generated(void) {
   ts_lu_options options = lu_test_options();
-  ts_csr *c = circuit(500, 7), *l = laplacian(20, 20), *r = lu_test_random(ctx, 200, 4, 0, 11);
+  ts_csr *c = batch_test_circuit(ctx, 500, 7), *l = laplacian(20, 20), *r = lu_test_random(ctx, 200, 4, 0, 11);
   const int64_t n1 = 1;
   int32_t one_row = 0, one_col = 0;
   double one_value = 3.0;
@@ -142,7 +135,7 @@ static void set_row(double *values, const ts_csr *a, int64_t m, int64_t row, dou
  * LU reports them, named in the message, their x NaN; the others factored
  * and solved as single systems. With perturbation off and on. */
 static void test_failing_members(void) {
-  ts_csr *a = circuit(120, 21);
+  ts_csr *a = batch_test_circuit(ctx, 120, 21);
   const int64_t count = 8, rows = count * a->rows;
   for (int perturb = 0; perturb < 2; perturb++) {
     ts_lu_options options = lu_test_options();
@@ -201,7 +194,7 @@ static void test_failing_members(void) {
 
 /* The same batch on one thread and on several: bitwise the same solutions. */
 static void test_threads(void) {
-  ts_csr *a = circuit(400, 31);
+  ts_csr *a = batch_test_circuit(ctx, 400, 31);
   const int64_t count = 12, rows = count * a->rows;
   double *values = batch_test_values(1, (const ts_csr *const[]){a}, &count, 0.3, 5);
   double *b = batch_test_rhs(rows, 6);
@@ -232,7 +225,7 @@ static void test_threads(void) {
 /* The buffer calls (host and backend memory of a CPU context) give the
  * pointer calls' results. */
 static void test_buffers(void) {
-  ts_csr *a = circuit(150, 41);
+  ts_csr *a = batch_test_circuit(ctx, 150, 41);
   const int64_t count = 5, rows = count * a->rows, nvalues = count * a->nnz;
   double *values = batch_test_values(1, (const ts_csr *const[]){a}, &count, 0.2, 9);
   double *b = batch_test_rhs(rows, 10);
@@ -295,7 +288,7 @@ static int cancel_at_once(void *user, int64_t done, int64_t total) {
 }
 
 static void test_arguments(void) {
-  ts_csr *a = circuit(60, 51);
+  ts_csr *a = batch_test_circuit(ctx, 60, 51);
   ts_lu_options options = lu_test_options();
   const int64_t count = 3, zero = 0, negative = -2;
   const ts_csr *const list[1] = {a};

@@ -10,6 +10,14 @@
 
 #include "lu/batch/batch_internal.h"
 
+/* A generated circuit of order n (the defaults of ts_circuit_defaults). */
+static inline ts_csr *batch_test_circuit(ts_context *ctx, int64_t n, unsigned long long seed) {
+  ts_circuit_params params = ts_circuit_defaults(n);
+  ts_csr *a = NULL;
+  CHECK_OK(ctx, ts_gen_circuit(ctx, &params, seed, TS_FLOAT64, &a));
+  return a;
+}
+
 /* The values of every member: each pattern matrix's values, each times
  * (1 + spread * r) with r uniform in [-1, 1), member after member. */
 static inline double *batch_test_values(int64_t patterns, const ts_csr *const *mats, const int64_t *counts,
