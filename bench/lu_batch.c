@@ -220,7 +220,7 @@ static void run_tessera(const bench_set *s, const bench_options *o, bool gpu, in
   r->analyze = (tsb_wall_seconds() - t0) * 1e3;
   batch->switches.width = width;
   ts_buffer *vb = NULL, *bb = NULL, *xb = NULL;
-  double *x = malloc((size_t)rows * sizeof(double));
+  double *x = malloc((size_t)(rows > 0 ? rows : 1) * sizeof(double));
   const ts_memory memory = gpu ? TS_MEMORY_DEVICE : TS_MEMORY_HOST;
   if (!x || ts_buffer_create(gpu_ctx, memory, (size_t)values * sizeof(double), &vb) != TS_SUCCESS ||
       ts_buffer_create(gpu_ctx, memory, (size_t)rows * sizeof(double), &bb) != TS_SUCCESS ||

@@ -205,14 +205,14 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
        * are issued before its stores (its targets are distinct rows, and
        * L(:, j) is another column), so their latencies overlap. */
       int64_t i = s;
-      for (; i + (TSI_LU_BATCH_UPDATE_GROUP - 1) * S < length; i += TSI_LU_BATCH_UPDATE_GROUP * S) {
+      for (; i + (int64_t)(TSI_LU_BATCH_UPDATE_GROUP - 1) * S < length; i += (int64_t)TSI_LU_BATCH_UPDATE_GROUP * S) {
         int64_t target[TSI_LU_BATCH_UPDATE_GROUP];
         double l[TSI_LU_BATCH_UPDATE_GROUP], x[TSI_LU_BATCH_UPDATE_GROUP];
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
         for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
-          const int64_t at = i + c * S;
+          const int64_t at = i + (int64_t)c * S;
           target[c] = map ? begin + map[m + at] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + at]);
           l[c] = tsi_batch_load_final(&v[(l_begin + at) * B]);
         }

@@ -29,7 +29,7 @@ static int thread_id(void) {
 ts_status tsi_lu_batch_slots(ts_lu_batch *batch, int threads) {
   if (batch->slots >= threads)
     return TS_SUCCESS;
-  ts_context **grown = realloc(batch->slot_ctx, (size_t)threads * sizeof *grown);
+  ts_context **grown = realloc(batch->slot_ctx, (size_t)threads * sizeof(ts_context *));
   if (!grown)
     return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch: cannot allocate %d thread contexts", threads);
   batch->slot_ctx = grown;

@@ -1,6 +1,8 @@
 /* The GPU path of LU batches in a build without CUDA: refused. */
 #include "lu/batch/batch_internal.h"
 
+#include <math.h>
+
 ts_status tsi_lu_batch_gpu_factor(ts_lu_batch *batch, const double *values, bool on_device) {
   (void)values;
   (void)on_device;
@@ -9,8 +11,9 @@ ts_status tsi_lu_batch_gpu_factor(ts_lu_batch *batch, const double *values, bool
 
 ts_status tsi_lu_batch_gpu_solve(ts_lu_batch *batch, const double *b, double *x, bool on_device) {
   (void)b;
-  (void)x;
   (void)on_device;
+  if (x && batch->rows > 0)
+    x[0] = NAN; /* nothing solved */
   return tsi_error(batch->ctx, TS_ERROR_UNSUPPORTED, "LU batch: tessera was built without CUDA");
 }
 

@@ -35,7 +35,7 @@ static int32_t pattern_width(const ts_lu_batch *batch, int64_t members, double u
   while (width < TSI_LU_BATCH_WARP_MEMBERS && width < members)
     width *= 2;
   const double per_step = steps > 0 ? updates / (double)steps : 0.0;
-  while (width > 1 && per_step / (double)(32 / width) > TSI_LU_BATCH_LANE_UPDATES)
+  while (width > 1 && per_step / (32.0 / (double)width) > TSI_LU_BATCH_LANE_UPDATES)
     width /= 2;
   return width;
 }
