@@ -298,7 +298,7 @@ __global__ void __launch_bounds__(THREADS)
       for (int q = 0; q < NORMS; q++)
         atomicMax(&lane_norm[q][b_lane], tsi_batch_double_bits(n.share[q]));
       if (!n.finite)
-        lane_nonfinite[b_lane] = 1;
+        atomicOr(&lane_nonfinite[b_lane], 1);
     }
     __syncthreads();
     if (threadIdx.x < B) {
@@ -559,6 +559,9 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
       err = cudaMemsetAsync(dev->norm_bits, 0, (size_t)(NORMS * dev->lanes) * sizeof(unsigned long long), stream);
     if (err == cudaSuccess)
       err = cudaMemsetAsync(dev->nonfinite, 0, (size_t)(dev->lanes > 0 ? dev->lanes : 1) * sizeof(int32_t), stream);
+    if (err == cudaSuccess) /* read whole by the first decision, which sets every field */
+      err = cudaMemsetAsync(dev->state, 0,
+                            (size_t)(dev->lanes > 0 ? dev->lanes : 1) * sizeof(tsi_lu_batch_refine_state), stream);
     if (err != cudaSuccess)
       st = tsi_cuda_error(batch->ctx, err, "LU batch on the GPU: clearing the marks");
   }

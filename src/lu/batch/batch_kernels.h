@@ -486,6 +486,7 @@ TSI_BATCH_HD void tsi_lu_batch_refine_decide(tsi_lu_batch_refine_state *st, tsi_
     st->measures = next;
     st->steps = 0;
     st->cur = 0;
+    st->polishing = 0;
     st->active = tsi_lu_batch_refine_more(st, max_steps, tolerance);
     return;
   }
