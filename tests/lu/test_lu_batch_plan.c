@@ -59,35 +59,47 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
   const int32_t *tickets = what == 0 ? plan->factor_ticket : what == 1 ? plan->lower_ticket : plan->upper_ticket;
   memset(e->done, 0, (size_t)(plan->flags > 0 ? plan->flags : 1));
   int64_t late = 0;
+  int64_t covered = 0, processed = 0;
   for (int64_t t = 0; t < count; t++) {
-    const int32_t column = tickets[2 * t], g = tickets[2 * t + 1];
+    const int32_t column = tickets[2 * t];
     const tsi_lu_batch_pattern_gpu *P = pattern_of_column(e, column);
     const int64_t k = column - P->col_base;
-    const char *done = e->done + P->flag_base + (int64_t)g * P->n;
-    /* dependencies */
-    if (what == 0) {
-      for (int64_t q = plan->col_ptr[P->ptr_base + k]; q < plan->diag_pos[P->col_base + k]; q++)
-        late += !done[plan->row_idx[P->lu_base + q]];
-    } else if (what == 1) {
-      for (int64_t x = plan->lrow_ptr[P->ptr_base + k]; x < plan->lrow_ptr[P->ptr_base + k + 1]; x++)
-        late += !done[plan->lrow_col[P->lrow_base + x]];
-    } else {
-      for (int64_t x = plan->urow_ptr[P->ptr_base + k]; x < plan->urow_ptr[P->ptr_base + k + 1]; x++)
-        late += !done[plan->urow_col[P->urow_base + x]];
+    /* The factorization's ticket is a group; a solve's a run of 32 / width
+     * groups (tsi_lu_batch_ticket_groups). */
+    const int32_t per = what == 0 ? 1 : 32 / P->width;
+    for (int64_t g = (int64_t)tickets[2 * t + 1] * per; g < (int64_t)(tickets[2 * t + 1] + 1) * per; g++) {
+      if (g >= P->groups)
+        break;
+      const char *done = e->done + P->flag_base + g * P->n;
+      if (what == 0) {
+        for (int64_t q = plan->col_ptr[P->ptr_base + k]; q < plan->diag_pos[P->col_base + k]; q++)
+          late += !done[plan->row_idx[P->lu_base + q]];
+      } else if (what == 1) {
+        for (int64_t x = plan->lrow_ptr[P->ptr_base + k]; x < plan->lrow_ptr[P->ptr_base + k + 1]; x++)
+          late += !done[plan->lrow_col[P->lrow_base + x]];
+      } else {
+        for (int64_t x = plan->urow_ptr[P->ptr_base + k]; x < plan->urow_ptr[P->ptr_base + k + 1]; x++)
+          late += !done[plan->urow_col[P->urow_base + x]];
+      }
+      for (int b = 0; b < P->width; b++) {
+        const int64_t lane = P->lane_base + g * P->width + b;
+        const double *v = e->values + P->value_base + tsi_lu_batch_offset(P, g, b, P->lu_nnz);
+        const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
+        if (what == 0)
+          tsi_lu_batch_column(&e->args, P, k, g, b, 0, 1);
+        else if (what == 1)
+          tsi_lu_batch_lower_row(&e->args, P, k, v, rhs[lane] + vo, y + vo);
+        else
+          tsi_lu_batch_upper_row(&e->args, P, k, v, y + vo, out[lane] + vo, base ? base[lane] + vo : NULL);
+      }
+      covered += !e->done[P->flag_base + g * P->n + k];
+      processed++;
+      e->done[P->flag_base + g * P->n + k] = 1;
     }
-    for (int b = 0; b < P->width; b++) {
-      const int64_t lane = P->lane_base + (int64_t)g * P->width + b;
-      const double *v = e->values + P->value_base + tsi_lu_batch_offset(P, g, b, P->lu_nnz);
-      const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
-      if (what == 0)
-        tsi_lu_batch_column(&e->args, P, k, g, b, 0, 1);
-      else if (what == 1)
-        tsi_lu_batch_lower_row(&e->args, P, k, v, rhs[lane] + vo, y + vo);
-      else
-        tsi_lu_batch_upper_row(&e->args, P, k, v, y + vo, out[lane] + vo, base ? base[lane] + vo : NULL);
-    }
-    e->done[P->flag_base + (int64_t)g * P->n + k] = 1;
   }
+  CHECK_MSG(covered == plan->flags && processed == plan->flags,
+            "schedule %d: %lld of %lld (column, group) pairs covered, %lld run", what, (long long)covered,
+            (long long)plan->flags, (long long)processed);
   CHECK_MSG(late == 0, "schedule %d: %lld dependencies come after their ticket", what, (long long)late);
 }
 

@@ -204,11 +204,11 @@ __device__ __forceinline__ void publish(int32_t *marks, int64_t k, int32_t epoch
  * group). No deadlock: a ticket waits only on earlier tickets of its own
  * pattern and group (the merged level order), taken by warps that are
  * running and that wait only on still earlier ones.
- * SCHEDULE_FACTOR: column k for the group's members (lanes b, s);
- * SCHEDULE_LOWER and _UPPER: row k on each member's first lane, the right
- * side (b on the first solve, else the current residual), the output (x0 on
- * the first solve, else the other solution vector, plus the current one)
- * chosen per lane by its refinement state.
+ * SCHEDULE_FACTOR: column k for one group's members (lanes b, s);
+ * SCHEDULE_LOWER and _UPPER: row k for a run of groups, a lane a member,
+ * the right side (b on the first solve, else the current residual), the
+ * output (x0 on the first solve, else the other solution vector, plus the
+ * current one) chosen per lane by its refinement state.
  */
 template <int SCHEDULE>
 __global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_FACTOR ? 2 : 4))
@@ -226,36 +226,53 @@ __global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDU
     const int64_t end = (int64_t)start + RUN < count ? (int64_t)start + RUN : count;
     for (int64_t t = (int64_t)start; t < end; t++) {
       const int32_t column = tickets[2 * t];
-      const int64_t g = tickets[2 * t + 1];
       const tsi_lu_batch_pattern_gpu P = a.pattern[a.col_pattern[column]];
       const int64_t k = column - P.col_base;
-      int32_t *marks = ready + P.flag_base + g * P.n;
-      const int B = P.width, b = lane % B, s = lane / B;
+      const int B = P.width;
       if (SCHEDULE == SCHEDULE_FACTOR) {
+        /* One group: member b of it on lanes s = 0 .. 32 / B - 1. */
+        const int64_t g = tickets[2 * t + 1];
+        int32_t *marks = ready + P.flag_base + g * P.n;
         const int64_t begin = a.col_ptr[P.ptr_base + k], diag = a.diag_pos[P.col_base + k];
         wait_for(a.row_idx + P.lu_base, begin, diag, marks, epoch, lane);
-        tsi_lu_batch_column(&a, &P, k, g, b, s, 32 / B);
-      } else {
-        const bool lower = SCHEDULE == SCHEDULE_LOWER;
-        const int64_t *ptr = (lower ? a.lrow_ptr : a.urow_ptr) + P.ptr_base;
-        const int32_t *cols = (lower ? a.lrow_col : a.urow_col) + (lower ? P.lrow_base : P.urow_base);
-        wait_for(cols, ptr[k], ptr[k + 1], marks, epoch, lane);
-        if (s == 0) {
-          const int64_t l = P.lane_base + g * B + b;
-          const int cur = first_solve ? 0 : state[l].cur;
-          const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
-          const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
-          if (lower) {
-            const double *rhs = first_solve ? b_il : (cur ? r1 : r0);
-            tsi_lu_batch_lower_row(&a, &P, k, v, rhs + vo, y + vo);
-          } else {
-            double *out = first_solve ? x0 : (cur ? x0 : x1);
-            const double *base = first_solve ? NULL : (cur ? x1 : x0);
-            tsi_lu_batch_upper_row(&a, &P, k, v, y + vo, out + vo, base ? base + vo : NULL);
-          }
+        tsi_lu_batch_column(&a, &P, k, g, lane % B, lane / B, 32 / B);
+        publish(marks, k, epoch, lane);
+        continue;
+      }
+      /* A run of 32 / B groups, a lane a member: lane (gi, b) serves member
+       * b of group run * 32 / B + gi, waiting on that group's marks. */
+      const bool lower = SCHEDULE == SCHEDULE_LOWER;
+      const int64_t *ptr = (lower ? a.lrow_ptr : a.urow_ptr) + P.ptr_base;
+      const int32_t *cols = (lower ? a.lrow_col : a.urow_col) + (lower ? P.lrow_base : P.urow_base);
+      const int b = lane % B;
+      const int64_t g = (int64_t)tickets[2 * t + 1] * (32 / B) + lane / B;
+      const bool valid = g < P.groups;
+      int32_t *marks = ready + P.flag_base + (valid ? g : 0) * P.n;
+      for (int64_t q = ptr[k] + b; valid && q < ptr[k + 1]; q += B) {
+        const volatile int32_t *mark = marks + cols[q];
+        while (*mark != epoch) {
         }
       }
-      publish(marks, k, epoch, lane);
+      __syncwarp();
+      __threadfence();
+      if (valid) {
+        const int64_t l = P.lane_base + g * B + b;
+        const int cur = first_solve ? 0 : state[l].cur;
+        const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
+        const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
+        if (lower) {
+          const double *rhs = first_solve ? b_il : (cur ? r1 : r0);
+          tsi_lu_batch_lower_row(&a, &P, k, v, rhs + vo, y + vo);
+        } else {
+          double *out = first_solve ? x0 : (cur ? x0 : x1);
+          const double *base = first_solve ? NULL : (cur ? x1 : x0);
+          tsi_lu_batch_upper_row(&a, &P, k, v, y + vo, out + vo, base ? base + vo : NULL);
+        }
+      }
+      __threadfence();
+      __syncwarp();
+      if (valid && b == 0)
+        *(volatile int32_t *)(marks + k) = epoch;
     }
   }
 }

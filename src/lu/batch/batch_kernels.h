@@ -80,6 +80,14 @@ typedef struct tsi_lu_batch_args {
   int perturb, single;
 } tsi_lu_batch_args;
 
+/* The tickets of one column or row of pattern P: one per group, or with
+ * `joined` (the solves, a lane a member) one per run of 32 / width groups;
+ * run r holds groups r * 32 / width onwards. */
+TSI_BATCH_HD int32_t tsi_lu_batch_ticket_groups(const tsi_lu_batch_pattern_gpu *P, int joined) {
+  const int32_t per = joined ? 32 / P->width : 1;
+  return (P->groups + per - 1) / per;
+}
+
 /* ---- arithmetic as the host rounds it ------------------------------------------- */
 
 TSI_BATCH_HD double tsi_batch_mul(double a, double b) {

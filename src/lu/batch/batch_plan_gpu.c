@@ -240,12 +240,14 @@ typedef struct pattern_levels {
 } pattern_levels;
 
 /* Tickets of one schedule: level by level, for each pattern, each of its
- * level's columns (or rows) and each group. */
+ * level's columns (or rows) and each group, or with `joined` (the solves)
+ * each run of 32 / width groups (a warp's worth of members: the solves
+ * give each member one lane). */
 static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan, const pattern_levels *levels,
-                              int64_t *count_out, int32_t **tickets_out) {
+                              bool joined, int64_t *count_out, int32_t **tickets_out) {
   int64_t count = 0, most = 0;
   for (int64_t p = 0; p < plan->pattern_count; p++) {
-    count += plan->pattern[p].n * plan->pattern[p].groups;
+    count += plan->pattern[p].n * tsi_lu_batch_ticket_groups(&plan->pattern[p], joined);
     if (levels[p].levels > most)
       most = levels[p].levels;
   }
@@ -259,8 +261,9 @@ static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan,
       if (l >= levels[p].levels)
         continue;
       const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+      const int32_t runs = tsi_lu_batch_ticket_groups(P, joined);
       for (int64_t c = levels[p].level_ptr[l]; c < levels[p].level_ptr[l + 1]; c++)
-        for (int32_t g = 0; g < P->groups; g++) {
+        for (int32_t g = 0; g < runs; g++) {
           tickets[2 * at] = (int32_t)(P->col_base + levels[p].items[c]);
           tickets[2 * at + 1] = g;
           at++;
@@ -299,11 +302,11 @@ static ts_status plan_schedules(ts_lu_batch *batch, tsi_lu_batch_plan *plan) {
     upper[p] = (pattern_levels){pair[1]->levels, pair[1]->level_ptr, items[2 * p + 1]};
   }
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, factor, &plan->factor_tickets, &plan->factor_ticket);
+    st = plan_tickets(batch, plan, factor, false, &plan->factor_tickets, &plan->factor_ticket);
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, lower, &plan->lower_tickets, &plan->lower_ticket);
+    st = plan_tickets(batch, plan, lower, true, &plan->lower_tickets, &plan->lower_ticket);
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, upper, &plan->upper_tickets, &plan->upper_ticket);
+    st = plan_tickets(batch, plan, upper, true, &plan->upper_tickets, &plan->upper_ticket);
   for (int64_t p = 0; schedules && items && p < 2 * patterns; p++) {
     free(schedules[p].level_ptr);
     free(items[p]);
