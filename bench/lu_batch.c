@@ -28,6 +28,7 @@
  *   --widths LIST     tessera's members per warp to try besides its rule (default 32,8,2)
  *   --repeat N        refactorizations and solves timed (median; default 5)
  *   --klu-members N   members KLU and the host batch run on the large sets (default 100)
+ *   --budget S        start no further run after S seconds (default 200; the tables are written)
  *   --quick           small sets (checks the program, not a measurement)
  *   --md FILE         also write the Markdown */
 #include "tessera.h"
@@ -74,6 +75,7 @@ typedef struct bench_options {
   const char *sets, *md;
   int64_t members, klu_members;
   int widths[8], width_count, repeat;
+  double budget;
   bool quick;
 } bench_options;
 
@@ -603,14 +605,30 @@ static void phase_row(tsb_table *t, const bench_set *s, const char *solver, cons
   tsb_table_cell(t, "%s", r->note);
 }
 
+/* A result that did not run. */
+static void skipped(solver_result *r) {
+  memset(r, 0, sizeof *r);
+  r->analyze = r->factor = r->refactor = r->solve = r->berr = NAN;
+}
+
+/* Whether the run is still within its budget (the rest is skipped, so that
+ * the tables are written in time). */
+static bool in_budget(const bench_options *o, double start) {
+  const bool within = tsb_wall_seconds() - start < o->budget;
+  if (!within)
+    fprintf(stderr, "lu_batch: past the budget of %.0f s: skipping\n", o->budget);
+  return within;
+}
+
 static bool parse_options(int argc, char **argv, bench_options *o, const char **csv) {
   static const char usage[] =
-      "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--quick] "
-      "[--md FILE] [CSV_PATH]";
+      "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--budget S] "
+      "[--quick] [--md FILE] [CSV_PATH]";
   memset(o, 0, sizeof *o);
   o->sets = "circuit-1k,laplacian-1k,circuit-10k,laplacian-10k,mixed";
   o->members = 1000;
   o->klu_members = 100;
+  o->budget = 200.0;
   o->repeat = 5;
   o->widths[0] = 32;
   o->widths[1] = 8;
@@ -626,6 +644,8 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       o->members = atoll(argv[++i]);
     else if (strcmp(a, "--repeat") == 0 && has_value)
       o->repeat = atoi(argv[++i]);
+    else if (strcmp(a, "--budget") == 0 && has_value)
+      o->budget = atof(argv[++i]);
     else if (strcmp(a, "--klu-members") == 0 && has_value)
       o->klu_members = atoll(argv[++i]);
     else if (strcmp(a, "--md") == 0 && has_value)
@@ -724,40 +744,46 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "lu_batch: %s (%lld members, %lld values) at %.0f s\n", name, (long long)s.members,
             (long long)s.values, tsb_wall_seconds() - start);
-    solver_result best, r;
-    memset(&best, 0, sizeof best);
-    best.refactor = best.solve = NAN;
-    char label[64];
-    if (have_gpu) {
-      run_tessera(&s, &o, true, 0, s.members, &r);
-      phase_row(phases, &s, "tessera-gpu (rule)", &r);
-      best = r;
+    /* The anchors first, the sweeps after, each skipped past the budget. */
+    solver_result best, host, uniform, nonuniform, klu, r;
+    skipped(&best);
+    skipped(&host);
+    skipped(&uniform);
+    skipped(&nonuniform);
+    skipped(&klu);
+    if (have_gpu && in_budget(&o, start)) {
+      run_tessera(&s, &o, true, 0, s.members, &best);
+      phase_row(phases, &s, "tessera-gpu (rule)", &best);
     }
-    for (int w = 0; have_gpu && w < o.width_count; w++) {
-      run_tessera(&s, &o, true, o.widths[w], s.members, &r);
-      snprintf(label, sizeof label, "tessera-gpu (width %d)", o.widths[w]);
-      phase_row(phases, &s, label, &r);
-    }
-    const int64_t host_limit = s.mats[0]->rows >= 5000 ? o.klu_members : s.members;
-    solver_result host;
-    run_tessera(&s, &o, false, 0, host_limit, &host);
-    phase_row(phases, &s, "tessera-cpu (all cores)", &host);
-    solver_result uniform = {0}, nonuniform = {0}, klu = {0};
-    uniform.refactor = nonuniform.refactor = klu.refactor = NAN;
 #ifdef HAVE_CUDSS
-    if (cudss_handle) {
-      if (s.patterns == 1) {
-        run_cudss(&s, &o, true, &uniform);
-        phase_row(phases, &s, "cudss uniform batch", &uniform);
-      }
+    if (cudss_handle && s.patterns == 1 && in_budget(&o, start)) {
+      run_cudss(&s, &o, true, &uniform);
+      phase_row(phases, &s, "cudss uniform batch", &uniform);
+    }
+#endif
+    const int64_t host_limit = s.mats[0]->rows >= 5000 ? o.klu_members : s.members;
+#ifdef TESSERA_BENCH_HAVE_KLU
+    if (in_budget(&o, start)) {
+      run_klu(&s, host_limit, &klu);
+      phase_row(phases, &s, "klu loop (1 core)", &klu);
+    }
+#endif
+#ifdef HAVE_CUDSS
+    if (cudss_handle && in_budget(&o, start)) {
       run_cudss(&s, &o, false, &nonuniform);
       phase_row(phases, &s, "cudss non-uniform batch", &nonuniform);
     }
 #endif
-#ifdef TESSERA_BENCH_HAVE_KLU
-    run_klu(&s, host_limit, &klu);
-    phase_row(phases, &s, "klu loop (1 core)", &klu);
-#endif
+    char label[64];
+    for (int w = 0; have_gpu && w < o.width_count && in_budget(&o, start); w++) {
+      run_tessera(&s, &o, true, o.widths[w], s.members, &r);
+      snprintf(label, sizeof label, "tessera-gpu (width %d)", o.widths[w]);
+      phase_row(phases, &s, label, &r);
+    }
+    if (in_budget(&o, start)) {
+      run_tessera(&s, &o, false, 0, host_limit, &host);
+      phase_row(phases, &s, "tessera-cpu (all cores)", &host);
+    }
     const double ours = best.ran ? best.refactor + best.solve : NAN;
     const double theirs = uniform.ran ? uniform.refactor + uniform.solve : NAN;
     tsb_table_cell(summary, "%s", s.name);
