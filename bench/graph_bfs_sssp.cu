@@ -70,7 +70,9 @@ typedef struct options {
   bool all, quick, sssp, schedules;
   int sources, sssp_sources, repeat;
   const char *csv_path, *md_path, *matrices_dir, *mtx_dir, *only;
-  int64_t check_limit; /* edges up to which a source is checked against the CPU */
+  const char *variants; /* --variants: the schedule variants to run (a list of name parts), or NULL */
+  const char *mtx_only; /* --mtx-only: the generated graphs --write-mtx writes, or NULL (all) */
+  int64_t check_limit;  /* edges up to which a source is checked against the CPU */
 } options;
 
 /* One measured configuration. */
@@ -193,7 +195,8 @@ typedef struct schedule_variant {
 static const schedule_variant schedule_variants[] = {
     {TS_SCHEDULE_AUTO, 0, "auto"},          {TS_SCHEDULE_THREAD_MAPPED, 0, "thread"},
     {TS_SCHEDULE_WARP_MAPPED, 4, "warp/4"}, {TS_SCHEDULE_WARP_MAPPED, 32, "warp"},
-    {TS_SCHEDULE_BLOCK_MAPPED, 0, "block"}, {TS_SCHEDULE_GROUP_MAPPED, 32, "group"}};
+    {TS_SCHEDULE_BLOCK_MAPPED, 0, "block"}, {TS_SCHEDULE_GROUP_MAPPED, 32, "group"},
+    {TS_SCHEDULE_WORK_ORIENTED, 0, "work"}};
 
 static int measure(ts_context *gpu, ts_context *cpu, const options *opt, const char *name, const ts_csr *g, bool sssp,
                    const schedule_variant *variant, result *r) {
@@ -510,6 +513,10 @@ int main(int argc, char **argv) {
       opt.quick = true;
     } else if (strcmp(arg, "--only") == 0 && has_value) {
       opt.only = argv[++i];
+    } else if (strcmp(arg, "--variants") == 0 && has_value) {
+      opt.variants = argv[++i];
+    } else if (strcmp(arg, "--mtx-only") == 0 && has_value) {
+      opt.mtx_only = argv[++i];
     } else if (strcmp(arg, "--matrices") == 0 && has_value) {
       opt.matrices_dir = argv[++i];
     } else if (strcmp(arg, "--write-mtx") == 0 && has_value) {
@@ -520,8 +527,9 @@ int main(int argc, char **argv) {
       int code =
           tsb_option_or_path(argv[0], arg,
                              "[--set kron|rmat|road|corpus|all]... [--sources N] [--sssp-sources N] [--repeat N] "
-                             "[--no-sssp] [--schedules] [--only NAME] [--quick] [--matrices DIR] "
-                             "[--write-mtx DIR] [--check-limit EDGES] [--md PATH] [CSV_PATH]");
+                             "[--no-sssp] [--schedules] [--variants NAME[,NAME...]] [--only NAME[,NAME*...]] [--quick] "
+                             "[--matrices DIR] [--write-mtx DIR] [--mtx-only NAME[,NAME...]] [--check-limit EDGES] "
+                             "[--md PATH] [CSV_PATH]");
       if (code >= 0)
         return code;
       opt.csv_path = arg;
@@ -567,12 +575,13 @@ int main(int argc, char **argv) {
   result *results = (result *)calloc((size_t)capacity, sizeof(result));
   if (!results)
     return 1;
-  const int variants = opt.schedules ? (int)(sizeof schedule_variants / sizeof schedule_variants[0]) : 1;
+  const int variants =
+      opt.schedules || opt.variants ? (int)(sizeof schedule_variants / sizeof schedule_variants[0]) : 1;
 
   /* Generated graphs. */
   for (int s = 0; s < SPEC_COUNT; s++) {
     const graph_spec *spec = &specs[s];
-    if (!opt.sets[spec->set] || (!spec->in_default && !opt.all) || (opt.only && !strstr(spec->name, opt.only)))
+    if (!opt.sets[spec->set] || (!spec->in_default && !opt.all) || !tsb_name_selected(opt.only, spec->name))
       continue;
     ts_csr *g = NULL;
     double start = tsb_wall_seconds();
@@ -584,10 +593,12 @@ int main(int argc, char **argv) {
     printf("%s: %lld vertices, %lld edges, generated in %.1f s\n", spec->name, (long long)g->rows, (long long)g->nnz,
            tsb_wall_seconds() - start);
     fflush(stdout);
-    if (opt.mtx_dir && g->nnz <= MTX_MAX_EDGES)
+    if (opt.mtx_dir && g->nnz <= MTX_MAX_EDGES && tsb_name_selected(opt.mtx_only, spec->name))
       failed |= write_lower_mtx(g, opt.mtx_dir, spec->name, opt.sources);
     for (int a = 0; a < (opt.sssp ? 2 : 1); a++)
       for (int v = 0; v < variants && count < capacity; v++) {
+        if (opt.variants && !tsb_name_selected(opt.variants, schedule_variants[v].name))
+          continue;
         if (measure(gpu, cpu, &opt, spec->name, g, a == 1, &schedule_variants[v], &results[count]) != 0) {
           failed = 1;
           continue;
@@ -612,7 +623,7 @@ int main(int argc, char **argv) {
     while (manifest && fgets(line, sizeof line, manifest)) {
       long long rows = 0, cols = 0;
       if (sscanf(line, "%127[^\t]\t%lld\t%lld", name, &rows, &cols) != 3 || rows != cols || rows < 2 ||
-          (opt.only && !strstr(name, opt.only)))
+          !tsb_name_selected(opt.only, name))
         continue;
       snprintf(path, sizeof path, "%s/%s.mtx", opt.matrices_dir, name);
       ts_coo *coo = NULL, *general = NULL;

@@ -282,7 +282,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else {
-      int code = tsb_option_or_path(argv[0], argv[i], "[--quick] [--only NAME] [CSV_PATH]");
+      int code = tsb_option_or_path(argv[0], argv[i], "[--quick] [--only NAME[,NAME*...]] [CSV_PATH]");
       if (code >= 0)
         return code;
       csv_path = argv[i];
@@ -314,7 +314,7 @@ int main(int argc, char **argv) {
   result *results = (result *)calloc(2 * SPECS, sizeof(result));
   int count = 0, failed = 0;
   for (int s = 0; s < SPECS; s++) {
-    if (only && !strstr(specs[s].name, only))
+    if (!tsb_name_selected(only, specs[s].name))
       continue;
     for (int d = 0; d < 2; d++) {
       const ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;

@@ -6,6 +6,7 @@
 
 #include "tessera.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,13 @@ extern "C" {
  * So that a mistyped option never becomes an output file's name.
  */
 int tsb_option_or_path(const char *program, const char *arg, const char *usage);
+
+/**
+ * Whether @p name is selected by an --only argument: a comma-separated list
+ * of names, each matching itself or, ending in '*', every name that begins
+ * with the rest ("kron21,rmat*"); every name when @p only is NULL.
+ */
+bool tsb_name_selected(const char *only, const char *name);
 
 /* ---- host clock and statistics -------------------------------------------- */
 

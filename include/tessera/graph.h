@@ -65,15 +65,19 @@ typedef struct ts_graph_options {
   /**
    * How a frontier's adjacency lists are spread over GPU threads (the graph
    * analogue of SpMV's schedule: a frontier vertex is a tile, its edges the
-   * atoms): AUTO (chosen from the degrees; see ts_graph_plan_info::explain),
-   * THREAD_MAPPED, WARP_MAPPED, BLOCK_MAPPED or GROUP_MAPPED; the others
-   * give TS_ERROR_UNSUPPORTED. Whatever the schedule, the edges of vertices
-   * of very high out-degree are shared by the whole GPU. Results do not
-   * depend on it. The CPU backend records it.
+   * atoms): AUTO (WARP_MAPPED with 4 or 8 threads a vertex when every
+   * out-degree is at most 8, else WORK_ORIENTED; see
+   * ts_graph_plan_info::explain), THREAD_MAPPED, WARP_MAPPED, BLOCK_MAPPED,
+   * GROUP_MAPPED (with these four, the edges of vertices of very high
+   * out-degree are shared by the whole GPU) or WORK_ORIENTED (every step's
+   * edges spread evenly over the whole GPU by a prefix sum of the frontier's
+   * degrees built on the device: one more grid barrier a step, 16 more bytes
+   * of state a vertex); MERGE_PATH and SPLIT_ROWS give TS_ERROR_UNSUPPORTED.
+   * Results do not depend on it. The CPU backend records it.
    */
   ts_schedule schedule;
   /** WARP_MAPPED: threads per vertex, 4, 8 or 32 (0 = 32). GROUP_MAPPED: 32 threads share 32 vertices (0 or 32).
-   * Other values give TS_ERROR_INVALID_ARGUMENT. */
+   * Other schedules: 0. Other values give TS_ERROR_INVALID_ARGUMENT. */
   int group_size;
   /** BFS: non-zero turns direction optimisation off (only top-down steps; no in-edges are built). */
   int top_down_only;
@@ -89,7 +93,8 @@ typedef struct ts_graph_plan_info {
   ts_schedule schedule;         /**< Schedule the GPU runs (AUTO resolved). */
   int group_size;               /**< Threads per vertex (WARP_MAPPED) or per group (GROUP_MAPPED), else 0. */
   int64_t max_out_degree;       /**< Largest out-degree. */
-  int64_t hub_vertices;         /**< Vertices whose edges the whole GPU shares when they are in a frontier. */
+  int64_t hub_vertices;         /**< Vertices whose edges the whole GPU shares when they are in a frontier (none with
+                                     WORK_ORIENTED, which spreads every vertex's edges). */
   int bottom_up;                /**< BFS: 1 when direction optimisation is on. */
   double delta;                 /**< SSSP: the near-far step used. */
   int64_t graph_bytes;          /**< Out-edges (offsets, heads, weights for SSSP) in backend memory. */

@@ -73,9 +73,12 @@
  * counted at run time, such as a frontier's adjacency lists:
  * for_each_gathered_atom<S, Block>(count, ranges, smem, fn), with two more
  * schedules, lane_mapped<L> (L threads per tile) and grid_mapped (the whole
- * grid on a few long tiles). Persistent kernels separate their steps with
- * grid_barrier() (lb/grid_barrier.cuh; all blocks resident: cooperative
- * launch).
+ * grid on a few long tiles), and for_each_balanced_atom<Block>(count,
+ * ranges, workspace, barrier, smem, fn), the work-oriented schedule of
+ * gathered work inside a persistent kernel (the prefix sum of the tile sizes
+ * built on the device, then an even share of atoms per warp). Persistent
+ * kernels separate their steps with grid_barrier() (lb/grid_barrier.cuh; all
+ * blocks resident: cooperative launch).
  */
 #ifndef TESSERA_LB_CUH
 #define TESSERA_LB_CUH

@@ -21,10 +21,16 @@
  * under the plan's memory budget and assembles it in host memory.
  *
  * On the GPU a row of C is a tile and a product a_ik * b_kj an atom. Rows
- * are binned by products: short rows share a warp's hash table in shared
- * memory, longer ones take a block's, the longest a dense accumulator in
- * global memory (one warp each). Every entry of C sums its products in the
- * order of k along A's row: results repeat bitwise from run to run.
+ * are binned by products: rows of at most 128 products are sorted by one
+ * warp in shared memory, longer ones share a warp's hash table in shared
+ * memory or take a block's, the longest a dense accumulator in global
+ * memory (one warp each; a block each for rows of at least 512 entries of
+ * A). Every entry of C sums its products in an order fixed by A and B alone
+ * (the order of k along A's row, or partial sums over fixed shares of it
+ * added in a fixed order): results repeat bitwise from run to run. For
+ * comparisons, TESSERA_SPGEMM_SORTED_BINS=0 and TESSERA_SPGEMM_LONG_ROWS=0
+ * in the environment at plan creation send those rows to the hash and dense
+ * accumulators instead.
  *
  * Sizes: dimensions and column indices are 32-bit, offsets and counts
  * (products, entries) 64-bit; a count that would pass INT64_MAX is refused

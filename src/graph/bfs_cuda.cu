@@ -16,6 +16,8 @@ struct tsi_bfs_cuda {
 };
 
 static const void *schedule_kernel(ts_schedule schedule, int group_size) {
+  if (schedule == TS_SCHEDULE_WORK_ORIENTED)
+    return tsi_bfs_kernel_balanced();
   return schedule == TS_SCHEDULE_GROUP_MAPPED ? tsi_bfs_kernel_group() : tsi_bfs_kernel_mapped(schedule, group_size);
 }
 
@@ -37,7 +39,9 @@ ts_status tsi_bfs_cuda_create(ts_context *ctx, const char *op, const tsi_graph_d
   if (!e)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
   e->tight = tight_type >= 0;
-  const void *kernel = e->tight ? tsi_bfs_kernel_tight((ts_dtype)tight_type) : schedule_kernel(schedule, group_size);
+  const bool balanced = schedule == TS_SCHEDULE_WORK_ORIENTED;
+  const void *kernel =
+      e->tight ? tsi_bfs_kernel_tight((ts_dtype)tight_type, balanced) : schedule_kernel(schedule, group_size);
   cudaError_t err = tsi_persistent_launch_of(ctx, kernel, t->blocks_per_sm, &e->launch);
   if (err != cudaSuccess) {
     free(e);
@@ -49,6 +53,10 @@ ts_status tsi_bfs_cuda_create(ts_context *ctx, const char *op, const tsi_graph_d
   const size_t hubs0 = take(&offset, d->hubs, 4), hubs1 = take(&offset, d->hubs, 4);
   const size_t bits0 = take(&offset, words, 4), bits1 = take(&offset, words, 4), bits2 = take(&offset, words, 4);
   const size_t visited = take(&offset, words, 4), control = take(&offset, 1, sizeof(tsi_bfs_control));
+  /* The work-oriented expansion's prefix sums: 16 bytes a queue entry. */
+  const int64_t expand_tiles = balanced ? n : 0;
+  const size_t scan = take(&offset, expand_tiles, 8), begin = take(&offset, expand_tiles, 8);
+  const size_t chunk_total = take(&offset, balanced ? tessera::lb::gather_max_chunks : 0, 8);
   st = tsi_cuda_malloc(ctx, &e->memory, offset);
   if (st == TS_SUCCESS) /* the barrier starts at zero, and stays there between launches */
     st = tsi_cuda_memset(ctx, (char *)e->memory + control, 0, sizeof(tsi_bfs_control));
@@ -67,6 +75,7 @@ ts_status tsi_bfs_cuda_create(ts_context *ctx, const char *op, const tsi_graph_d
   a->in_offsets = bottom_up ? d->in_offsets : NULL;
   a->in_tails = bottom_up ? d->in_tails : NULL;
   a->hub_bits = d->hub_bits;
+  a->has_hubs = d->hubs > 0;
   a->heavy_in = d->heavy_in;
   a->heavy_count = bottom_up ? d->heavy_count : 0;
   a->heavy_in_degree = t->heavy_in_degree;
@@ -79,6 +88,9 @@ ts_status tsi_bfs_cuda_create(ts_context *ctx, const char *op, const tsi_graph_d
   a->bits[1] = (uint32_t *)(base + bits1);
   a->bits[2] = (uint32_t *)(base + bits2);
   a->visited = (uint32_t *)(base + visited);
+  a->expand.scan = (long long *)(base + scan);
+  a->expand.begin = (long long *)(base + begin);
+  a->expand.chunk_total = (long long *)(base + chunk_total);
   a->control = (tsi_bfs_control *)(base + control);
   a->bottom_up = bottom_up && d->in_offsets != NULL;
   a->alpha = t->alpha;

@@ -16,13 +16,18 @@
  * the vertices' bits, and the next top-down step rebuilds the queue from the
  * bitmap (one atomic per block of words instead of one per warp). The
  * kernel is instantiated per schedule (spmv-style: the schedule is a type)
- * and per edge filter (every edge, or the tight edges of shortest paths). */
+ * and per edge filter (every edge, or the tight edges of shortest paths).
+ * With the work-oriented schedule a top-down step spreads the frontier's
+ * edges evenly over all the grid's warps (lb::for_each_balanced_atom: a
+ * prefix sum of the degrees and one more grid barrier), so a level's time
+ * follows its edge count, not its longest adjacency list. */
 #ifndef TESSERA_BFS_CUDA_KERNEL_CUH
 #define TESSERA_BFS_CUDA_KERNEL_CUH
 
 #include "graph_cuda_device.cuh"
 
 #include <math.h>
+#include <type_traits>
 
 #define TSI_BFS_UNREACHED 0xffffffffffffffffull
 
@@ -51,12 +56,14 @@ struct tsi_bfs_args {
   const int64_t *in_offsets; /* NULL without bottom-up steps */
   const int32_t *in_tails;
   const uint32_t *hub_bits;
+  int has_hubs; /* some vertex has the hub bit (else the bit is never read) */
   const int32_t *heavy_in;
   int64_t heavy_count, heavy_in_degree;
   unsigned long long *keys;
   int32_t *queue[2], *hub_queue[2]; /* level l's queues: [l & 1] */
   uint32_t *bits[3];                /* level l's frontier bitmap: [l % 3] */
   uint32_t *visited;
+  lb::gather_workspace expand; /* the work-oriented expansion's prefix sums */
   tsi_bfs_control *control;
   int bottom_up; /* direction optimisation allowed */
   int alpha, beta;
@@ -109,7 +116,7 @@ __device__ inline void tsi_bfs_init(const tsi_bfs_args &a, int64_t thread, int64
     a.bits[2][w] = 0u;
   }
   if (thread == 0) {
-    const bool hub = tsi_bit(a.hub_bits, a.source);
+    const bool hub = a.has_hubs && tsi_bit(a.hub_bits, a.source);
     (hub ? a.hub_queue[0] : a.queue[0])[0] = a.source;
     tsi_bfs_control *c = a.control;
     c->level[0] =
@@ -140,7 +147,7 @@ __device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int
   s.edges += (unsigned long long)tsi_degree(a.offsets, v);
   if (s.queue_mode) {
     const int slot = (s.level + 1) & 1;
-    if (tsi_bit(a.hub_bits, v))
+    if (a.has_hubs && tsi_bit(a.hub_bits, v))
       tsi_append(a.hub_queue[slot], &s.next->hubs, v);
     else
       tsi_append(a.queue[slot], &s.next->vertices, v);
@@ -149,7 +156,8 @@ __device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int
 
 template <class S, class Filter, class ExpandStorage, class HubStorage>
 __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const Filter &filter, unsigned vertices,
-                                 unsigned hubs, ExpandStorage &expand_smem, HubStorage &hub_smem) {
+                                 unsigned hubs, lb::grid_barrier_view &barrier, ExpandStorage &expand_smem,
+                                 HubStorage &hub_smem) {
   const int32_t *queue = a.queue[s.level & 1], *hub_queue = a.hub_queue[s.level & 1];
   const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
   const int64_t *offsets = a.offsets;
@@ -167,7 +175,11 @@ __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const F
       return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
     };
   };
-  lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), expand_smem, visit_from(queue));
+  if constexpr (std::is_same<S, lb::work_oriented>::value)
+    lb::for_each_balanced_atom<TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), a.expand, barrier, expand_smem,
+                                                visit_from(queue));
+  else
+    lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), expand_smem, visit_from(queue));
   if (hubs > 0)
     lb::for_each_gathered_atom<lb::grid_mapped, TSI_GRAPH_BLOCK>(hubs, ranges_of(hub_queue), hub_smem,
                                                                  visit_from(hub_queue));
@@ -182,9 +194,17 @@ __device__ inline void tsi_bfs_bottom_up(const tsi_bfs_args &a, tsi_bfs_step &s,
   const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
   const int lane = int(threadIdx.x & 31);
   const int64_t warps = threads >> 5;
-  for (int64_t w = thread >> 5; w < a.words; w += warps) {
+  /* The visited word of the warp's next word is read one word ahead, so that
+   * its round trip overlaps the scans of this one. Only this warp and the
+   * pass over the vertices of many in-edges (which this loop skips) set
+   * bits of these words during the step, so the earlier reading is as good. */
+  int64_t w = thread >> 5;
+  uint32_t seen_ahead = w < a.words ? tsi_relaxed_load(a.visited + w) : 0u;
+  for (; w < a.words; w += warps) {
     /* One reading for the whole warp: the loop below must stay uniform. */
-    const uint32_t seen = __shfl_sync(0xffffffffu, tsi_relaxed_load(a.visited + w), 0);
+    const uint32_t seen = __shfl_sync(0xffffffffu, seen_ahead, 0);
+    if (w + warps < a.words)
+      seen_ahead = tsi_relaxed_load(a.visited + w + warps);
     if (seen == 0xffffffffu)
       continue;
     const int64_t v = w * 32 + lane;
@@ -248,8 +268,9 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
   const int64_t threads = (int64_t)gridDim.x * TSI_GRAPH_BLOCK;
   tsi_bfs_control *c = a.control;
 
+  lb::grid_barrier_view barrier = lb::grid_barrier_join(&c->barrier);
   tsi_bfs_init(a, thread, threads);
-  lb::grid_barrier(&c->barrier);
+  lb::grid_barrier(barrier);
 
   bool bottom_up = false, queue_ready = true;
   unsigned long long explored = 0, reached = 0, reached_edges = 0, previous_found = 0;
@@ -262,11 +283,15 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
     reached += found;
     reached_edges += edges;
     if (a.bottom_up) {
-      /* Beamer's switch: the frontier's edges against the unexplored ones. */
+      /* Beamer's switch: the frontier's edges against the unexplored ones,
+       * and against a bottom-up step's pass over every vertex (near the end
+       * of a search hardly any edge is unexplored, and a short frontier
+       * would otherwise send the last levels bottom up). */
       const unsigned long long done = explored + edges;
       const unsigned long long unexplored = (unsigned long long)a.m > done ? (unsigned long long)a.m - done : 0ull;
       if (!bottom_up)
-        bottom_up = edges * (unsigned long long)a.alpha > unexplored;
+        bottom_up = edges * (unsigned long long)a.alpha > unexplored &&
+                    edges * (unsigned long long)a.beta >= (unsigned long long)a.n;
       else if (found * (unsigned long long)a.beta < (unsigned long long)a.n && found < previous_found)
         bottom_up = false;
     }
@@ -292,12 +317,12 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
     } else {
       top_down_steps++;
       if (!queue_ready) {
-        tsi_compact_bits(a.bits[level % 3], a.words, a.hub_bits, a.queue[level & 1], &now->vertices,
-                         a.hub_queue[level & 1], &now->hubs, compact_smem);
-        lb::grid_barrier(&c->barrier);
+        tsi_compact_bits(a.bits[level % 3], a.words, a.has_hubs ? a.hub_bits : nullptr, a.queue[level & 1],
+                         &now->vertices, a.hub_queue[level & 1], &now->hubs, compact_smem);
+        lb::grid_barrier(barrier);
       }
       s.queue_mode = edges <= (unsigned long long)a.queue_edges;
-      tsi_bfs_top_down<S>(a, s, filter, now->vertices, now->hubs, expand_smem, hub_smem);
+      tsi_bfs_top_down<S>(a, s, filter, now->vertices, now->hubs, barrier, expand_smem, hub_smem);
     }
     const unsigned long long block_found = tsi_block_combine(s.found, tsi_sum_op{}, reduce_smem);
     const unsigned long long block_edges = tsi_block_combine(s.edges, tsi_sum_op{}, reduce_smem);
@@ -306,7 +331,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
       atomicAdd(&s.next->edges, block_edges);
     }
     queue_ready = !bottom_up && s.queue_mode;
-    lb::grid_barrier(&c->barrier);
+    lb::grid_barrier(barrier);
   }
 
   if (thread == 0) {
@@ -329,10 +354,12 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
 
 /* The instantiations, one file each so that they compile side by side:
  * every edge with the thread-, lane-, warp- or block-mapped schedule
- * (bfs_cuda_mapped.cu) or group-mapped (bfs_cuda_group.cu); the tight edges
- * of float or double distances, group-mapped (bfs_cuda_tight.cu). */
+ * (bfs_cuda_mapped.cu), group-mapped (bfs_cuda_group.cu) or work-oriented
+ * (bfs_cuda_balanced.cu); the tight edges of float or double distances,
+ * group-mapped or work-oriented (bfs_cuda_tight.cu). */
 const void *tsi_bfs_kernel_mapped(ts_schedule schedule, int group_size);
 const void *tsi_bfs_kernel_group(void);
-const void *tsi_bfs_kernel_tight(ts_dtype dtype);
+const void *tsi_bfs_kernel_balanced(void);
+const void *tsi_bfs_kernel_tight(ts_dtype dtype, bool balanced);
 
 #endif

@@ -87,7 +87,7 @@ struct tsi_compact_scratch {
 
 /*
  * The vertices whose bits are set, appended to queue (or, for those with a
- * hub bit, to hub_queue): blocks take TSI_GRAPH_BLOCK words at a time, scan
+ * hub bit, to hub_queue; hub_bits NULL: none): blocks take TSI_GRAPH_BLOCK words at a time, scan
  * their counts, and reserve their place with one atomic. Every thread of the
  * grid calls it. The order of the queue follows the blocks' timing; nothing
  * that reads it depends on that order.
@@ -100,7 +100,7 @@ __device__ inline void tsi_compact_bits(const uint32_t *bits, int64_t words, con
        first += (int64_t)gridDim.x * TSI_GRAPH_BLOCK) {
     const int64_t w = first + threadIdx.x;
     const uint32_t word = w < words ? bits[w] : 0u;
-    const uint32_t hubs = word & (w < words ? __ldg(hub_bits + w) : 0u);
+    const uint32_t hubs = hub_bits && w < words ? word & __ldg(hub_bits + w) : 0u;
     uint32_t normal = word & ~hubs;
     lb::segmented_scan_result<unsigned> at =
         lb::segmented_scan(u, s.scan, false, (unsigned)__popc(normal), 0u, lb::plus{});
@@ -133,6 +133,8 @@ auto tsi_graph_by_schedule(ts_schedule schedule, int group_size, Args... args) {
     return Fn<lb::warp_mapped>::call(args...);
   case TS_SCHEDULE_BLOCK_MAPPED:
     return Fn<lb::block_mapped>::call(args...);
+  case TS_SCHEDULE_WORK_ORIENTED:
+    return Fn<lb::work_oriented>::call(args...);
   default:
     return Fn<lb::group_mapped<32>>::call(args...);
   }

@@ -13,6 +13,7 @@ ts_status tsi_graph_options_check(ts_context *ctx, const char *op, const ts_grap
   case TS_SCHEDULE_AUTO:
   case TS_SCHEDULE_THREAD_MAPPED:
   case TS_SCHEDULE_BLOCK_MAPPED:
+  case TS_SCHEDULE_WORK_ORIENTED:
     if (o->group_size != 0)
       return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: group size %d given with %s (which takes none)", op,
                        o->group_size, ts_schedule_name(o->schedule));
@@ -28,11 +29,10 @@ ts_status tsi_graph_options_check(ts_context *ctx, const char *op, const ts_grap
                        "%s: group-mapped expansion runs groups of 32 threads (0 or 32), not %d", op, o->group_size);
     break;
   case TS_SCHEDULE_MERGE_PATH:
-  case TS_SCHEDULE_WORK_ORIENTED:
   case TS_SCHEDULE_SPLIT_ROWS:
     return tsi_error(ctx, TS_ERROR_UNSUPPORTED,
-                     "%s: %s needs the prefix sum of a frontier's degrees, which a traversal does not build; use "
-                     "auto, thread-, warp-, block- or group-mapped",
+                     "%s: %s splits tiles between threads with a host-side plan, which a frontier known only on the "
+                     "GPU does not have; use auto, thread-, warp-, block-, group-mapped or work-oriented",
                      op, ts_schedule_name(o->schedule));
   default:
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown schedule %d", op, (int)o->schedule);
@@ -59,17 +59,20 @@ void tsi_graph_resolve_schedule(const ts_graph_options *o, int64_t max_out_degre
     return;
   }
   /* Bounded degrees (meshes, road networks): a few threads a vertex, one
-   * edge each, so that a narrow level is one round trip deep. Otherwise 32
-   * threads share 32 vertices' edges whatever their lengths. */
+   * edge each, so that a narrow level is one round trip deep. Otherwise the
+   * frontier's edges are spread evenly over the whole grid (a prefix sum of
+   * its degrees each step): with sets of vertices per group, one long
+   * adjacency list keeps its group busy while the rest of the grid waits at
+   * the level's barrier. */
   if (max_out_degree <= 8) {
     *schedule = TS_SCHEDULE_WARP_MAPPED;
     *group_size = max_out_degree <= 4 ? 4 : 8;
     snprintf(why, why_size, "auto: out-degrees at most %lld: %d threads a vertex", (long long)max_out_degree,
              *group_size);
   } else {
-    *schedule = TS_SCHEDULE_GROUP_MAPPED;
-    *group_size = 32;
-    snprintf(why, why_size, "auto: out-degrees up to %lld: 32 threads share 32 vertices' edges",
+    *schedule = TS_SCHEDULE_WORK_ORIENTED;
+    *group_size = 0;
+    snprintf(why, why_size, "auto: out-degrees up to %lld: each step's edges spread evenly over the GPU",
              (long long)max_out_degree);
   }
 }

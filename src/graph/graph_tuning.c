@@ -21,3 +21,9 @@ tsi_graph_tuning tsi_graph_tuning_for(int major, int minor) {
   t.delta_scale = 1.0;
   return t;
 }
+
+tsi_graph_tuning tsi_graph_tuning_for_schedule(tsi_graph_tuning t, ts_schedule schedule) {
+  if (schedule == TS_SCHEDULE_WORK_ORIENTED)
+    t.hub_degree = INT64_MAX;
+  return t;
+}

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "tessera/sparse.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,6 +49,10 @@ typedef struct tsi_graph_tuning {
 
 /* The constants for a GPU of compute capability major.minor (0.0: the CPU). */
 tsi_graph_tuning tsi_graph_tuning_for(int major, int minor);
+
+/* The constants a plan of @p schedule runs with: the work-oriented expansion
+ * balances long adjacency lists itself, so it has no hub vertices. */
+tsi_graph_tuning tsi_graph_tuning_for_schedule(tsi_graph_tuning t, ts_schedule schedule);
 
 #ifdef __cplusplus
 }

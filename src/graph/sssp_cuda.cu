@@ -38,6 +38,7 @@ static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_gr
   a->heads = d->heads;
   a->weights = static_cast<const T *>(d->weights);
   a->hub_bits = d->hub_bits;
+  a->has_hubs = d->hubs > 0;
   a->dist = reinterpret_cast<tsi_bits_of<T> *>(base + at[0]);
   a->stamp = reinterpret_cast<unsigned *>(base + at[1]);
   a->queue[0] = reinterpret_cast<int32_t *>(base + at[2]);
@@ -48,6 +49,9 @@ static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_gr
     a->near_bits[k] = reinterpret_cast<uint32_t *>(base + at[6 + k]);
   a->far_bits = reinterpret_cast<uint32_t *>(base + at[9]);
   a->control = reinterpret_cast<tsi_sssp_control *>(base + at[10]);
+  a->expand.scan = reinterpret_cast<long long *>(base + at[11]);
+  a->expand.begin = reinterpret_cast<long long *>(base + at[12]);
+  a->expand.chunk_total = reinterpret_cast<long long *>(base + at[13]);
   a->delta = (T)delta;
   a->check_first = t->check_first_frontier;
   a->queue_edges = t->queue_edges;
@@ -71,7 +75,7 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
     return tsi_cuda_error(ctx, err, "%s: the SSSP kernel's occupancy", op);
   }
   const int64_t n = d->n, words = (n + 31) / 32;
-  size_t offset = 0, at[11];
+  size_t offset = 0, at[14];
   at[0] = take(&offset, n, ts_dtype_size(d->dtype));
   at[1] = take(&offset, n, 4);
   at[2] = take(&offset, n, 4);
@@ -81,11 +85,17 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   for (int k = 6; k < 10; k++)
     at[k] = take(&offset, words, 4);
   at[10] = take(&offset, 1, sizeof(tsi_sssp_control));
+  /* The work-oriented expansion's prefix sums: 16 bytes a near-set entry. */
+  const bool balanced = schedule == TS_SCHEDULE_WORK_ORIENTED;
+  at[11] = take(&offset, balanced ? n : 0, 8);
+  at[12] = take(&offset, balanced ? n : 0, 8);
+  at[13] = take(&offset, balanced ? tessera::lb::gather_max_chunks : 0, 8);
   st = tsi_cuda_malloc(ctx, &e->memory, offset);
   if (st == TS_SUCCESS)
     st = tsi_cuda_memset(ctx, (char *)e->memory + at[10], 0, sizeof(tsi_sssp_control));
   if (st == TS_SUCCESS)
-    st = tsi_bfs_cuda_create(ctx, op, d, TS_SCHEDULE_GROUP_MAPPED, 32, false, (int)d->dtype, t, &e->tree);
+    st = tsi_bfs_cuda_create(ctx, op, d, balanced ? TS_SCHEDULE_WORK_ORIENTED : TS_SCHEDULE_GROUP_MAPPED, 32, false,
+                             (int)d->dtype, t, &e->tree);
   if (st != TS_SUCCESS) {
     tsi_sssp_cuda_destroy(e);
     return st;

@@ -14,7 +14,9 @@
  *
  * Near sets are queues (deduplicated by a per-vertex stamp of the round) on
  * narrow rounds and bitmaps on wide ones, rebuilt into queues at the start
- * of the next round (as in bfs_cuda_kernel.cuh). */
+ * of the next round (as in bfs_cuda_kernel.cuh). With the work-oriented
+ * schedule a near round spreads the near set's edges evenly over the grid's
+ * warps (lb::for_each_balanced_atom). */
 #ifndef TESSERA_SSSP_CUDA_KERNEL_CUH
 #define TESSERA_SSSP_CUDA_KERNEL_CUH
 
@@ -51,11 +53,13 @@ template <class T> struct tsi_sssp_args {
   const int32_t *heads;
   const T *weights;
   const uint32_t *hub_bits;
+  int has_hubs; /* some vertex has the hub bit (else the bit is never read) */
   U *dist;
   unsigned *stamp;                  /* round + 1 of the near queue a vertex last joined */
   int32_t *queue[2], *hub_queue[2]; /* round r's near queues: [r & 1] */
   uint32_t *near_bits[3];           /* round r's near bitmap: [r % 3] */
   uint32_t *far_bits;
+  lb::gather_workspace expand; /* the work-oriented expansion's prefix sums */
   tsi_sssp_control *control;
   T delta;
   int64_t check_first, queue_edges;
@@ -97,7 +101,7 @@ template <class T> __device__ void tsi_sssp_init(const tsi_sssp_args<T> &a, int6
     a.near_bits[2][w] = 0u;
   }
   if (thread == 0) {
-    const bool hub = tsi_bit(a.hub_bits, a.source);
+    const bool hub = a.has_hubs && tsi_bit(a.hub_bits, a.source);
     (hub ? a.hub_queue[0] : a.queue[0])[0] = a.source;
     tsi_sssp_control *c = a.control;
     c->round[0] =
@@ -124,7 +128,7 @@ __device__ inline void tsi_sssp_lowered(const tsi_sssp_args<T> &a, tsi_sssp_step
     const unsigned tag = (unsigned)s.round + 2u;
     if (atomicExch(a.stamp + v, tag) == tag)
       return;
-    if (tsi_bit(a.hub_bits, v))
+    if (a.has_hubs && tsi_bit(a.hub_bits, v))
       tsi_append(a.hub_queue[(s.round + 1) & 1], &s.next->hubs, v);
     else
       tsi_append(a.queue[(s.round + 1) & 1], &s.next->vertices, v);
@@ -153,7 +157,7 @@ __device__ inline void tsi_sssp_relax(const tsi_sssp_args<T> &a, tsi_sssp_step<T
 
 template <class S, class T, class ExpandStorage, class HubStorage>
 __device__ void tsi_sssp_near(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, unsigned vertices, unsigned hubs,
-                              ExpandStorage &expand_smem, HubStorage &hub_smem) {
+                              lb::grid_barrier_view &barrier, ExpandStorage &expand_smem, HubStorage &hub_smem) {
   const int32_t *queue = a.queue[s.round & 1], *hub_queue = a.hub_queue[s.round & 1];
   const int64_t *offsets = a.offsets;
   auto relax_from = [&](const int32_t *q) {
@@ -165,7 +169,11 @@ __device__ void tsi_sssp_near(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, un
       return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
     };
   };
-  lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), expand_smem, relax_from(queue));
+  if constexpr (std::is_same<S, lb::work_oriented>::value)
+    lb::for_each_balanced_atom<TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), a.expand, barrier, expand_smem,
+                                                relax_from(queue));
+  else
+    lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), expand_smem, relax_from(queue));
   if (hubs > 0)
     lb::for_each_gathered_atom<lb::grid_mapped, TSI_GRAPH_BLOCK>(hubs, ranges_of(hub_queue), hub_smem,
                                                                  relax_from(hub_queue));
@@ -225,8 +233,9 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_sss
   const int64_t threads = (int64_t)gridDim.x * TSI_GRAPH_BLOCK;
   tsi_sssp_control *c = a.control;
 
+  lb::grid_barrier_view barrier = lb::grid_barrier_join(&c->barrier);
   tsi_sssp_init(a, thread, threads);
-  lb::grid_barrier(&c->barrier);
+  lb::grid_barrier(barrier);
 
   T split = a.delta > T(0) ? a.delta : T(0);
   bool queue_ready = true;
@@ -256,12 +265,12 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_sss
     int far_slot; /* the phase whose smallest far distance this round's far vertices lower */
     if (found > 0) {
       if (!queue_ready) {
-        tsi_compact_bits(a.near_bits[round % 3], a.words, a.hub_bits, a.queue[round & 1], &now->vertices,
-                         a.hub_queue[round & 1], &now->hubs, compact_smem);
-        lb::grid_barrier(&c->barrier);
+        tsi_compact_bits(a.near_bits[round % 3], a.words, a.has_hubs ? a.hub_bits : nullptr, a.queue[round & 1],
+                         &now->vertices, a.hub_queue[round & 1], &now->hubs, compact_smem);
+        lb::grid_barrier(barrier);
       }
       s.queue_mode = edges <= (unsigned long long)a.queue_edges;
-      tsi_sssp_near<S>(a, s, now->vertices, now->hubs, expand_smem, hub_smem);
+      tsi_sssp_near<S>(a, s, now->vertices, now->hubs, barrier, expand_smem, hub_smem);
       next_ready = s.queue_mode;
       far_slot = phase % 3;
     } else {
@@ -288,7 +297,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_sss
         atomicMin(&c->far_min[far_slot], block_far);
     }
     queue_ready = next_ready;
-    lb::grid_barrier(&c->barrier);
+    lb::grid_barrier(barrier);
   }
 
   /* Distances out; reached vertices and their edges counted. */

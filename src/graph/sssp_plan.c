@@ -65,7 +65,8 @@ ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const ts_gra
   char why[160];
   tsi_graph_resolve_schedule(&o, p->host.max_out_degree, &info->schedule, &info->group_size, why, sizeof why);
   if (ctx->backend == TS_BACKEND_CUDA) {
-    st = create_cuda(p, &t);
+    const tsi_graph_tuning run_tuning = tsi_graph_tuning_for_schedule(t, info->schedule);
+    st = create_cuda(p, &run_tuning);
   } else {
     st = tsi_sssp_cpu_work_create(ctx, create_op, p->host.n, p->host.dtype, &p->cpu);
     if (st == TS_SUCCESS)

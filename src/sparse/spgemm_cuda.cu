@@ -1,12 +1,15 @@
 /* SpGEMM's GPU phases as the plan calls them: the analysis of a range of
- * rows (each row's products, counted in 64 bits, and its bin), the scatter
- * of the rows into their bins, the symbolic and numeric phases bin by bin,
- * and the scan of C's row counts into its offsets (CUB). Rows are tiles of
- * the load-balancing layer's work (one warp each here, lanes over the
- * row's entries); the bins are the schedule of the phases. */
+ * rows (each row's products, counted in 64 bits, and its bin), the rows
+ * grouped by bin (CUB's radix sort on the bin: stable, so in row order
+ * within a bin), the symbolic and numeric phases bin by bin, and the scan of
+ * C's row counts into its offsets (CUB). Rows are tiles of the
+ * load-balancing layer's work (one warp each here, lanes over the row's
+ * entries); the bins are the schedule of the phases. */
 #include "spgemm_cuda_kernel.cuh"
+#include "spgemm_kernels_sorted.cuh"
 #include "tessera/lb.cuh"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 namespace lb = tessera::lb;
@@ -15,57 +18,86 @@ namespace {
 
 constexpr int kWarps = TSI_SPGEMM_BLOCK / 32;
 
-/* The bin of a row bound: 0 without products, b for the smallest table of
- * 2^(b + 5) slots holding twice the bound, else the dense bin. */
-__device__ inline int bin_of(int64_t bound) {
-  if (bound == 0)
+/* The bin of a row of `products` products over `entries` entries of A (see
+ * spgemm_tuning.h): none; the sorted bins by products; the hash bins by the
+ * bound; dense, or long for rows of many entries of A. */
+__device__ inline int bin_of(unsigned long long products, int64_t entries, int64_t b_width,
+                             tsi_spgemm_bin_rules rules) {
+  if (products == 0)
     return 0;
-  int64_t half = TSI_SPGEMM_FIRST_TABLE / 2;
-  for (int b = 1; b <= TSI_SPGEMM_SHARED_BINS; b++, half *= 2)
+  if (rules.sorted) {
+    unsigned long long most = TSI_SPGEMM_SORTED_FIRST;
+    for (int b = 1; b <= TSI_SPGEMM_SORTED_BINS; b++, most *= 2)
+      if (products <= most)
+        return b;
+  }
+  const unsigned long long bound = products < (unsigned long long)b_width ? products : (unsigned long long)b_width;
+  unsigned long long half = TSI_SPGEMM_FIRST_TABLE / 2;
+  for (int t = 0; t < TSI_SPGEMM_SHARED_BINS; t++, half *= 2)
     if (bound <= half)
-      return b;
-  return TSI_SPGEMM_DENSE_BIN;
+      return TSI_SPGEMM_HASH_BIN + t;
+  return rules.long_rows && entries >= TSI_SPGEMM_LONG_ENTRIES ? TSI_SPGEMM_LONG_BIN : TSI_SPGEMM_DENSE_BIN;
 }
 
+static_assert(TSI_SPGEMM_BINS <= 16, "the sort of the rows by bin takes 4 bits");
+
+/* Products of the sorted bins' rows at most. */
+constexpr int kSortedMost = TSI_SPGEMM_SORTED_FIRST << (TSI_SPGEMM_SORTED_BINS - 1);
+
 /* A warp a row of A (the rows r0 .. r1 - 1 as tiles): its products, summed
- * over its entries' rows of B by the lanes, then its bound and bin. */
+ * over its entries' rows of B by the lanes, then its bin; each row's index
+ * in row_ids for the sort by bin. A row of the sorted bins is counted at
+ * once (its entries and rows of B are in L1 now) and a row without products
+ * too: the symbolic phase then leaves them. The block counts its rows' bins
+ * and products in shared memory and adds them to the counters once. */
 __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
-    analyse_rows(lb::csr_work<int64_t> a, const int32_t *a_cols, const int64_t *b_off, int64_t b_width, int64_t r0,
-                 int64_t r1, unsigned char *row_bin, tsi_spgemm_counters *counters) {
-  const int lane = int(threadIdx.x) & 31;
+    analyse_rows(lb::csr_work<int64_t> a, tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0,
+                 int64_t r1, unsigned char *row_bin, int32_t *row_ids, tsi_spgemm_counters *counters) {
+  __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
+  __shared__ int32_t keys_of[kWarps][kSortedMost];
+  __shared__ int first_of[kWarps][32];
+  __shared__ int64_t b_at_of[kWarps][32];
+  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
+    rows_s[i] = 0;
+  if (threadIdx.x == 0)
+    products_s = overflow_s = 0;
+  __syncthreads();
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) / 32;
   const int64_t warps = (int64_t)gridDim.x * kWarps;
-  for (int64_t row = r0 + (int64_t)blockIdx.x * kWarps + int(threadIdx.x) / 32; row < r1; row += warps) {
+  for (int64_t row = r0 + (int64_t)blockIdx.x * kWarps + warp; row < r1; row += warps) {
     unsigned long long products = 0;
     for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
-      const int64_t k = a_cols[ka];
-      products += (unsigned long long)(b_off[k + 1] - b_off[k]);
+      const int64_t k = args.a_cols[ka];
+      products += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
     }
     for (int d = 16; d > 0; d /= 2)
       products += __shfl_xor_sync(0xffffffffu, products, d);
+    /* The same in every lane: the branches below are the warp's. */
+    const int bin = bin_of(products, a.tile_end(row) - a.tile_begin(row), args.b_width, rules);
+    int64_t entries = -1; /* of C's row, when known here */
+    if (bin == 0)
+      entries = 0;
+    else if (bin <= TSI_SPGEMM_SORTED_BINS)
+      entries = tsi_spgemm_count_row(args, row, lane, kSortedMost, keys_of[warp], first_of[warp], b_at_of[warp]);
     if (lane == 0) {
-      const int64_t bound = products < (unsigned long long)b_width ? (int64_t)products : b_width;
-      const int bin = bin_of(bound);
       row_bin[row] = (unsigned char)bin;
-      atomicAdd(&counters->rows[bin], 1ull);
-      atomicAdd(&counters->products, products);
+      row_ids[row - r0] = (int32_t)row;
+      if (entries >= 0)
+        args.row_nnz[row] = entries;
+      atomicAdd(&rows_s[bin], 1ull);
+      atomicAdd(&products_s, products);
       if (products > (unsigned long long)INT64_MAX / 2)
-        atomicOr(&counters->overflow, 1ull);
+        overflow_s = 1;
     }
   }
-}
-
-/* Where each bin starts in the row list. */
-struct bin_starts {
-  int64_t first[TSI_SPGEMM_BINS];
-};
-
-__global__ void scatter_rows(const unsigned char *row_bin, int64_t r0, int64_t r1, bin_starts starts,
-                             tsi_spgemm_counters *counters, int32_t *row_list) {
-  for (int64_t row = r0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < r1;
-       row += (int64_t)gridDim.x * blockDim.x) {
-    const int bin = row_bin[row];
-    const unsigned long long at = atomicAdd(&counters->cursor[bin], 1ull);
-    row_list[starts.first[bin] + (int64_t)at] = (int32_t)row;
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
+    if (rows_s[i])
+      atomicAdd(&counters->rows[i], rows_s[i]);
+  if (threadIdx.x == 0) {
+    atomicAdd(&counters->products, products_s);
+    if (overflow_s)
+      atomicOr(&counters->overflow, 1ull);
   }
 }
 
@@ -89,13 +121,14 @@ int64_t tsi_spgemm_blocks(int64_t groups, int per_block) {
 }
 
 extern "C" size_t tsi_spgemm_cuda_scan_bytes(int64_t rows) {
-  size_t bytes = 0;
-  if (cub::DeviceScan::InclusiveSum(nullptr, bytes, (const int64_t *)nullptr, (int64_t *)nullptr, rows) !=
-      cudaSuccess) {
+  size_t scan = 0, sort = 0;
+  if (cub::DeviceScan::InclusiveSum(nullptr, scan, (const int64_t *)nullptr, (int64_t *)nullptr, rows) != cudaSuccess ||
+      cub::DeviceRadixSort::SortPairs(nullptr, sort, (const unsigned char *)nullptr, (unsigned char *)nullptr,
+                                      (const int32_t *)nullptr, (int32_t *)nullptr, (int)rows, 0, 4) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
-  return bytes;
+  return scan > sort ? scan : sort;
 }
 
 extern "C" int64_t tsi_spgemm_cuda_free_bytes(ts_context *ctx) {
@@ -119,8 +152,15 @@ extern "C" ts_status tsi_spgemm_cuda_bin(ts_context *ctx, tsi_spgemm_device *d, 
   lb::csr_work<int64_t> a = lb::make_csr_work<int64_t>(d->a.rows, d->a.nnz, d->a.offsets);
   if (err == cudaSuccess && r1 > r0) {
     analyse_rows<<<(unsigned)tsi_spgemm_blocks(r1 - r0, kWarps), TSI_SPGEMM_BLOCK, 0, stream>>>(
-        a, d->a.indices, d->b.offsets, d->b.cols, r0, r1, d->row_bin, d->counters);
+        a, tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL), d->rules, r0, r1, d->row_bin, d->row_ids, d->counters);
     err = cudaGetLastError();
+  }
+  if (err == cudaSuccess && r1 > r0) {
+    /* The rows grouped by bin, in row order within a bin (a stable sort on
+     * the bins' 4 bits): neighbouring rows of a bin share rows of B. */
+    size_t bytes = d->scan_bytes;
+    err = cub::DeviceRadixSort::SortPairs(d->scan_temp, bytes, d->row_bin + r0, d->sorted_bin, d->row_ids, d->row_list,
+                                          (int)(r1 - r0), 0, 4, stream);
   }
   if (err == cudaSuccess)
     err = cudaMemcpyAsync(&counters, d->counters, sizeof counters, cudaMemcpyDeviceToHost, stream);
@@ -131,23 +171,15 @@ extern "C" ts_status tsi_spgemm_cuda_bin(ts_context *ctx, tsi_spgemm_device *d, 
   if (counters.overflow || counters.products > (unsigned long long)INT64_MAX / 2)
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "%s: the products of rows %lld to %lld pass 2^62", op, (long long)r0,
                      (long long)r1);
-  bin_starts starts;
   int64_t first = 0;
   for (int b = 0; b < TSI_SPGEMM_BINS; b++) {
     d->bin_rows[b] = (int64_t)counters.rows[b];
-    d->bin_first[b] = starts.first[b] = first;
+    d->bin_first[b] = first;
     first += d->bin_rows[b];
   }
   d->r0 = r0;
   d->r1 = r1;
   *products = (int64_t)counters.products;
-  if (r1 > r0) {
-    scatter_rows<<<(unsigned)tsi_spgemm_blocks(r1 - r0, TSI_SPGEMM_BLOCK), TSI_SPGEMM_BLOCK, 0, stream>>>(
-        d->row_bin, r0, r1, starts, d->counters, d->row_list);
-    err = cudaGetLastError();
-    if (err != cudaSuccess)
-      return tsi_cuda_error(ctx, err, "%s: binning rows", op);
-  }
   return tsi_cuda_check_launch(ctx, op);
 }
 
@@ -157,9 +189,10 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
   if (st != TS_SUCCESS)
     return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  /* Rows without products (bin 0) have no entries. */
-  cudaError_t err = cudaMemsetAsync(d->row_nnz + d->r0, 0, (size_t)(d->r1 - d->r0) * sizeof(int64_t), stream);
-  for (int b = 1; err == cudaSuccess && b <= TSI_SPGEMM_SHARED_BINS; b++)
+  /* Rows without products and the sorted bins' rows were counted by the
+   * analysis. */
+  cudaError_t err = cudaSuccess;
+  for (int b = TSI_SPGEMM_HASH_BIN; err == cudaSuccess && b < TSI_SPGEMM_DENSE_BIN; b++)
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_count(d, b, stream);
   if (err == cudaSuccess)
@@ -195,7 +228,10 @@ extern "C" ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_devi
     return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   cudaError_t err = cudaSuccess;
-  for (int b = 1; err == cudaSuccess && b <= TSI_SPGEMM_SHARED_BINS; b++)
+  for (int b = 1; err == cudaSuccess && b <= TSI_SPGEMM_SORTED_BINS; b++)
+    if (d->bin_rows[b] > 0)
+      err = tsi_spgemm_sorted_fill(d, b, c_off, c_base, c_cols, c_vals, stream);
+  for (int b = TSI_SPGEMM_HASH_BIN; err == cudaSuccess && b < TSI_SPGEMM_DENSE_BIN; b++)
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_fill(d, b, c_off, c_base, c_cols, c_vals, stream);
   if (err == cudaSuccess)

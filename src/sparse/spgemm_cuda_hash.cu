@@ -1,5 +1,5 @@
-/* SpGEMM's shared-memory hash bins: bin b holds rows whose bound is at most
- * half of a table of S = 2^(b + 5) slots. The bin's schedule is a type of
+/* SpGEMM's shared-memory hash bins: the t-th holds rows whose bound is at
+ * most half of a table of S = 2^(t + 5) slots. The bin's schedule is a type of
  * the load-balancing layer: tables up to TSI_SPGEMM_WARP_TABLE take one warp
  * a row (lb::warp_mapped; 4 sub-groups of 8 lanes), larger ones one block a
  * row (lb::block_mapped; a sub-group a warp). The symbolic phase inserts every product's
@@ -177,7 +177,7 @@ template <class T, int S> cudaError_t fill_bin(const tsi_spgemm_args<T> &a, cuda
 }
 
 template <class T> cudaError_t fill_by_table(const tsi_spgemm_args<T> &a, int bin, cudaStream_t stream) {
-  switch (bin) {
+  switch (bin - TSI_SPGEMM_HASH_BIN + 1) {
   case 1:
     return fill_bin<T, 64>(a, stream);
   case 2:
@@ -203,7 +203,7 @@ cudaError_t tsi_spgemm_hash_count(const tsi_spgemm_device *d, int bin, cudaStrea
   tsi_spgemm_args<float> a = tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL);
   a.rows = d->row_list + d->bin_first[bin];
   a.count = d->bin_rows[bin];
-  switch (bin) {
+  switch (bin - TSI_SPGEMM_HASH_BIN + 1) {
   case 1:
     return count_bin<64>(a, stream);
   case 2:

@@ -15,51 +15,9 @@
 #ifndef TESSERA_SPGEMM_CUDA_KERNEL_CUH
 #define TESSERA_SPGEMM_CUDA_KERNEL_CUH
 
-#include "spgemm_internal.h"
+#include "spgemm_cuda_args.cuh"
 
 #include <cuda_runtime.h>
-
-/* An empty hash slot: above every column (columns are below INT32_MAX). */
-#define TSI_SPGEMM_EMPTY 0x7fffffff
-
-/* The operands and the output of a phase, passed by value. */
-template <class T> struct tsi_spgemm_args {
-  const int64_t *a_off;
-  const int32_t *a_cols;
-  const T *a_vals;
-  const int64_t *b_off;
-  const int32_t *b_cols;
-  const T *b_vals;
-  int64_t b_width;
-  const int32_t *rows;  /* the bin's rows */
-  int64_t count;        /* how many */
-  int64_t *row_nnz;     /* symbolic: entries of each row of C */
-  const int64_t *c_off; /* numeric: C's row offsets */
-  int64_t c_base;       /* numeric: c_off of the first row the output holds */
-  int32_t *c_cols;
-  T *c_vals;
-};
-
-template <class T>
-tsi_spgemm_args<T> tsi_spgemm_make_args(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
-                                        int32_t *c_cols, void *c_vals) {
-  tsi_spgemm_args<T> a;
-  a.a_off = d->a.offsets;
-  a.a_cols = d->a.indices;
-  a.a_vals = static_cast<const T *>(d->a.values);
-  a.b_off = d->b.offsets;
-  a.b_cols = d->b.indices;
-  a.b_vals = static_cast<const T *>(d->b.values);
-  a.b_width = d->b.cols;
-  a.rows = NULL;
-  a.count = 0;
-  a.row_nnz = d->row_nnz;
-  a.c_off = c_off;
-  a.c_base = c_base;
-  a.c_cols = c_cols;
-  a.c_vals = static_cast<T *>(c_vals);
-  return a;
-}
 
 /* Insert col into a table of `size` (a power of two) slots by linear
  * probing; 1 when it was not there. The table never fills: a bin's tables
@@ -94,26 +52,6 @@ __device__ inline int tsi_spgemm_find(const int32_t *keys, int n, int32_t col) {
   return lo;
 }
 
-/* Bitonic sort of `size` keys (a power of two) ascending by `threads`
- * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
-template <class Sync> __device__ void tsi_spgemm_sort(int32_t *keys, int size, int rank, int threads, Sync sync) {
-  for (int run = 2; run <= size; run *= 2) {
-    for (int stride = run / 2; stride > 0; stride /= 2) {
-      for (int t = rank; t < size / 2; t += threads) {
-        const int lo = 2 * t - (t & (stride - 1));
-        const int hi = lo + stride;
-        const bool up = (lo & run) == 0;
-        const int32_t x = keys[lo], y = keys[hi];
-        if ((x > y) == up) {
-          keys[lo] = y;
-          keys[hi] = x;
-        }
-      }
-      sync();
-    }
-  }
-}
-
 /*
  * The products of row `row` for sub-group q of Q, lane `lane` of L:
  * fn(ka, kb) for A's entries ka = begin + q, begin + q + Q, ... in order and,
@@ -134,7 +72,11 @@ __device__ void tsi_spgemm_products(const tsi_spgemm_args<T> &a, int64_t row, in
   }
 }
 
-/* The phases' launchers by bin (spgemm_cuda_hash.cu, spgemm_cuda_dense.cu). */
+/* The phases' launchers by bin (spgemm_cuda_sorted.cu, numeric only: the
+ * analysis counts the sorted bins' rows; spgemm_cuda_hash.cu;
+ * spgemm_cuda_dense.cu, whose launchers take the dense and long bins). */
+cudaError_t tsi_spgemm_sorted_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
+                                   int32_t *c_cols, void *c_vals, cudaStream_t stream);
 cudaError_t tsi_spgemm_hash_count(const tsi_spgemm_device *d, int bin, cudaStream_t stream);
 cudaError_t tsi_spgemm_hash_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
                                  int32_t *c_cols, void *c_vals, cudaStream_t stream);

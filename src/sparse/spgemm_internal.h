@@ -56,13 +56,19 @@ typedef struct tsi_spgemm_operand {
 } tsi_spgemm_operand;
 
 /* Counters the analysis leaves in GPU memory: rows of each bin, products in
- * all, the largest bound, the bins' cursors for the scatter. */
+ * all. */
 typedef struct tsi_spgemm_counters {
   unsigned long long rows[TSI_SPGEMM_BINS];
   unsigned long long products;
-  unsigned long long overflow; /* a row's products passed INT64_MAX */
-  unsigned long long cursor[TSI_SPGEMM_BINS];
+  unsigned long long overflow; /* a row's products passed INT64_MAX / 2 */
 } tsi_spgemm_counters;
+
+/* Which bins the analysis may use (the others' rows go where they went
+ * before those bins existed): the switches of spgemm_plan.c. */
+typedef struct tsi_spgemm_bin_rules {
+  bool sorted;    /* rows of few products: the warp-sorted bins */
+  bool long_rows; /* dense rows of many entries of A: a block each */
+} tsi_spgemm_bin_rules;
 
 typedef struct tsi_spgemm_device {
   ts_dtype dtype;
@@ -70,16 +76,24 @@ typedef struct tsi_spgemm_device {
   /* Workspace of the phases, laid out by tsi_spgemm_workspace_layout(). */
   void *workspace;
   size_t workspace_bytes;
+  tsi_spgemm_bin_rules rules;
   unsigned char *row_bin;        /* rows: the bin of each row */
-  int32_t *row_list;             /* rows: the rows of the current range, grouped by bin */
+  unsigned char *sorted_bin;     /* rows: the bins sorted (the sort's keys out) */
+  int32_t *row_ids;              /* rows: the rows of the current range in order */
+  int32_t *row_list;             /* rows: the rows of the current range, by bin, in order */
   int64_t *row_nnz;              /* rows: entries of each row of C */
   tsi_spgemm_counters *counters; /* one */
-  void *scan_temp;               /* CUB's scan of row_nnz */
+  void *scan_temp;               /* CUB's scan of row_nnz, and its sort of the rows by bin */
   size_t scan_bytes;
   /* Dense accumulators: slots of a bitmap (cols bits) and cols values. */
   void *pool;
   int64_t pool_slots;
   size_t slot_bytes;
+  /* Long rows' accumulators: slots of a bitmap and TSI_SPGEMM_LONG_WARPS
+   * partial sum arrays of cols values (tsi_spgemm_long_slot_bytes()). */
+  void *long_pool;
+  int64_t long_slots;
+  size_t long_slot_bytes;
   /* The range binned last and its bins (host copies). */
   int64_t r0, r1;
   int64_t bin_rows[TSI_SPGEMM_BINS], bin_first[TSI_SPGEMM_BINS];
@@ -94,10 +108,20 @@ static inline size_t tsi_spgemm_slot_bytes(int64_t cols, ts_dtype dtype) {
   return tsi_spgemm_bitmap_bytes(cols) + ((size_t)cols * ts_dtype_size(dtype) + 255) / 256 * 256;
 }
 
+/* A long row's slot: the bitmap, then TSI_SPGEMM_LONG_WARPS arrays of
+ * partial sums, each a multiple of 256 bytes. */
+static inline size_t tsi_spgemm_part_bytes(int64_t cols, ts_dtype dtype) {
+  return ((size_t)cols * ts_dtype_size(dtype) + 255) / 256 * 256;
+}
+static inline size_t tsi_spgemm_long_slot_bytes(int64_t cols, ts_dtype dtype) {
+  return tsi_spgemm_bitmap_bytes(cols) + (size_t)TSI_SPGEMM_LONG_WARPS * tsi_spgemm_part_bytes(cols, dtype);
+}
+
 /* Free bytes of the context's device (0 when unknown). */
 int64_t tsi_spgemm_cuda_free_bytes(ts_context *ctx);
 
-/* Bytes of CUB's scan of `rows` int64 counts (0 when the query fails). */
+/* Bytes of CUB's scan of `rows` int64 counts and of its sort of `rows`
+ * rows by bin, the larger (0 when a query fails). */
 size_t tsi_spgemm_cuda_scan_bytes(int64_t rows);
 
 /* Bin rows r0 .. r1 - 1 by their bound (products, capped at B's columns):
@@ -119,7 +143,7 @@ ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_device *d, cons
                                int32_t *c_cols, void *c_vals);
 
 /* Room for ts_spgemm_plan_explain()'s line. */
-#define TSI_SPGEMM_EXPLAIN_SIZE 512
+#define TSI_SPGEMM_EXPLAIN_SIZE 768
 
 struct ts_spgemm_plan {
   ts_context *ctx;

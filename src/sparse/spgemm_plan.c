@@ -15,6 +15,16 @@
 
 static bool on_gpu(const ts_spgemm_plan *p) { return p->ctx->backend == TS_BACKEND_CUDA; }
 
+/* Switches back to the accumulators these bins replaced, read at plan
+ * creation (for comparisons and as a fallback): "0" in
+ * TESSERA_SPGEMM_SORTED_BINS sends the rows of few products to the hash
+ * bins, "0" in TESSERA_SPGEMM_LONG_ROWS keeps the long rows in the dense
+ * bin (a warp each in the numeric phase). */
+static bool switched_on(const char *name) {
+  const char *value = getenv(name);
+  return !value || strcmp(value, "0") != 0;
+}
+
 /* May the plan hold `more` bytes beyond what it holds? Else the refusal
  * naming what needs them. */
 static ts_status reserve(ts_spgemm_plan *p, const char *op, const char *what, int64_t more) {
@@ -69,6 +79,8 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->budget = o.memory_budget;
   p->nnz = p->products = -1;
   p->device.dtype = a->dtype;
+  p->device.rules.sorted = switched_on("TESSERA_SPGEMM_SORTED_BINS");
+  p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
   st = reserve(p, op, "the copies of A and B", csr_bytes(a) + csr_bytes(b));
   if (st == TS_SUCCESS && on_gpu(p)) {
     st = upload_operand(ctx, a, &p->device.a);
@@ -90,15 +102,16 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
 
 static size_t align_up(size_t n) { return (n + 255) / 256 * 256; }
 
-/* The phases' workspace on the GPU: each row's bin, the rows by bin, the
- * rows' entries, the counters and CUB's scan. */
+/* The phases' workspace on the GPU: each row's bin and the bins sorted, the
+ * rows in order and by bin, the rows' entries, the counters and CUB's scan
+ * and sort. */
 static ts_status allocate_workspace(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
   const int64_t m = p->rows;
   d->scan_bytes = tsi_spgemm_cuda_scan_bytes(m);
   const size_t bin_bytes = align_up((size_t)m), list_bytes = align_up((size_t)m * sizeof(int32_t));
   const size_t nnz_bytes = align_up((size_t)m * sizeof(int64_t)), counter_bytes = align_up(sizeof(tsi_spgemm_counters));
-  d->workspace_bytes = bin_bytes + list_bytes + nnz_bytes + counter_bytes + align_up(d->scan_bytes);
+  d->workspace_bytes = 2 * bin_bytes + 2 * list_bytes + nnz_bytes + counter_bytes + align_up(d->scan_bytes);
   ts_status st = reserve(p, op, "the phases' workspace", (int64_t)d->workspace_bytes);
   if (st == TS_SUCCESS)
     st = tsi_cuda_malloc(p->ctx, &d->workspace, d->workspace_bytes);
@@ -107,47 +120,80 @@ static ts_status allocate_workspace(ts_spgemm_plan *p, const char *op) {
   p->held += (int64_t)d->workspace_bytes;
   unsigned char *w = (unsigned char *)d->workspace;
   d->row_bin = w;
-  d->row_list = (int32_t *)(w + bin_bytes);
-  d->row_nnz = (int64_t *)(w + bin_bytes + list_bytes);
-  d->counters = (tsi_spgemm_counters *)(w + bin_bytes + list_bytes + nnz_bytes);
-  d->scan_temp = w + bin_bytes + list_bytes + nnz_bytes + counter_bytes;
+  d->sorted_bin = w + bin_bytes;
+  d->row_ids = (int32_t *)(w + 2 * bin_bytes);
+  d->row_list = (int32_t *)(w + 2 * bin_bytes + list_bytes);
+  d->row_nnz = (int64_t *)(w + 2 * bin_bytes + 2 * list_bytes);
+  d->counters = (tsi_spgemm_counters *)(w + 2 * bin_bytes + 2 * list_bytes + nnz_bytes);
+  d->scan_temp = w + 2 * bin_bytes + 2 * list_bytes + nnz_bytes + counter_bytes;
   return TS_SUCCESS;
+}
+
+/* `slots` slots of `slot_bytes` each for `what`, zeroed: *pool, or a
+ * refusal naming the bytes. */
+static ts_status allocate_slots(ts_spgemm_plan *p, const char *op, const char *what, int64_t slots, size_t slot_bytes,
+                                void **pool) {
+  ts_status st = reserve(p, op, what, slots * (int64_t)slot_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, pool, (size_t)slots * slot_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memset(p->ctx, *pool, 0, (size_t)slots * slot_bytes);
+  if (st == TS_SUCCESS)
+    p->held += slots * (int64_t)slot_bytes;
+  return st;
+}
+
+/* How many slots of `slot_bytes` fit `limit` bytes, at most `most`, at
+ * least one (reserve() names the bytes when even one does not fit). */
+static int64_t slots_within(int64_t limit, size_t slot_bytes, int64_t most) {
+  int64_t slots = limit / (int64_t)slot_bytes;
+  if (slots > most)
+    slots = most;
+  return slots < 1 ? 1 : slots;
 }
 
 /* Dense accumulators for the dense bin's rows: as many slots as the budget
  * (or a share of the free memory) allows, up to the rows and
- * TSI_SPGEMM_DENSE_WARPS_PER_SM warps a multiprocessor, at least one. */
+ * TSI_SPGEMM_DENSE_WARPS_PER_SM warps a multiprocessor, at least one; and
+ * for the long bin's rows as many as TSI_SPGEMM_LONG_SLOTS and
+ * TSI_SPGEMM_LONG_POOL_BYTES allow, at least one. */
 static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
-  const int64_t rows = d->bin_rows[TSI_SPGEMM_DENSE_BIN];
-  if (rows == 0 || d->pool)
+  const int64_t rows = d->bin_rows[TSI_SPGEMM_DENSE_BIN], long_rows = d->bin_rows[TSI_SPGEMM_LONG_BIN];
+  if ((rows == 0 || d->pool) && (long_rows == 0 || d->long_pool))
     return TS_SUCCESS;
   ts_device_info info;
   const int sms = ts_context_device_info(p->ctx, &info) == TS_SUCCESS ? info.multiprocessors : 1;
-  d->slot_bytes = tsi_spgemm_slot_bytes(p->cols, p->dtype);
-  const int64_t limit = p->budget > 0
-                            ? p->budget - p->held
-                            : (int64_t)((double)tsi_spgemm_cuda_free_bytes(p->ctx) * TSI_SPGEMM_DENSE_FREE_SHARE);
-  int64_t slots = limit / (int64_t)d->slot_bytes;
-  if (slots > rows)
-    slots = rows;
-  if (slots > (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM)
-    slots = (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM;
-  if (slots < 1)
-    slots = 1; /* reserve() below names the bytes when even one does not fit */
-  char what[160];
-  snprintf(what, sizeof what, "the dense accumulators of the %lld longest rows (%lld at a time, %zu bytes each)",
-           (long long)rows, (long long)slots, d->slot_bytes);
-  ts_status st = reserve(p, op, what, slots * (int64_t)d->slot_bytes);
-  if (st == TS_SUCCESS)
-    st = tsi_cuda_malloc(p->ctx, &d->pool, (size_t)slots * d->slot_bytes);
-  if (st == TS_SUCCESS)
-    st = tsi_cuda_memset(p->ctx, d->pool, 0, (size_t)slots * d->slot_bytes);
-  if (st != TS_SUCCESS)
-    return st;
-  d->pool_slots = slots;
-  p->held += slots * (int64_t)d->slot_bytes;
-  return TS_SUCCESS;
+  const int64_t free_share = (int64_t)((double)tsi_spgemm_cuda_free_bytes(p->ctx) * TSI_SPGEMM_DENSE_FREE_SHARE);
+  char what[200];
+  ts_status st = TS_SUCCESS;
+  if (rows > 0 && !d->pool) {
+    d->slot_bytes = tsi_spgemm_slot_bytes(p->cols, p->dtype);
+    const int64_t most =
+        rows < (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM ? rows : (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM;
+    const int64_t slots = slots_within(p->budget > 0 ? p->budget - p->held : free_share, d->slot_bytes, most);
+    snprintf(what, sizeof what, "the dense accumulators of the %lld longest rows (%lld at a time, %zu bytes each)",
+             (long long)rows, (long long)slots, d->slot_bytes);
+    st = allocate_slots(p, op, what, slots, d->slot_bytes, &d->pool);
+    if (st != TS_SUCCESS)
+      return st;
+    d->pool_slots = slots;
+  }
+  if (long_rows > 0 && !d->long_pool) {
+    d->long_slot_bytes = tsi_spgemm_long_slot_bytes(p->cols, p->dtype);
+    const int64_t most = long_rows < TSI_SPGEMM_LONG_SLOTS ? long_rows : TSI_SPGEMM_LONG_SLOTS;
+    const int64_t available = p->budget > 0 ? p->budget - p->held : free_share;
+    const int64_t limit = available < TSI_SPGEMM_LONG_POOL_BYTES ? available : TSI_SPGEMM_LONG_POOL_BYTES;
+    const int64_t slots = slots_within(limit, d->long_slot_bytes, most);
+    snprintf(what, sizeof what,
+             "the partial sums of the %lld rows of at least %d entries (%lld at a time, %zu bytes each)",
+             (long long)long_rows, TSI_SPGEMM_LONG_ENTRIES, (long long)slots, d->long_slot_bytes);
+    st = allocate_slots(p, op, what, slots, d->long_slot_bytes, &d->long_pool);
+    if (st != TS_SUCCESS)
+      return st;
+    d->long_slots = slots;
+  }
+  return st;
 }
 
 /* C's row offsets, of rows + 1 int64 in backend memory. */
@@ -217,14 +263,23 @@ static void write_explain(ts_spgemm_plan *p) {
              p->host_work.threads, (long long)p->cols);
     return;
   }
-  n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, "; rows by bound: none %lld", (long long)d->bin_rows[0]);
-  for (int b = 1; b <= TSI_SPGEMM_SHARED_BINS && n < (int)sizeof p->explain; b++)
-    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", <=%d %lld", (TSI_SPGEMM_FIRST_TABLE / 2) << (b - 1),
-                  (long long)d->bin_rows[b]);
+  n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, "; rows by products: none %lld",
+                (long long)d->bin_rows[0]);
+  for (int b = 1; b <= TSI_SPGEMM_SORTED_BINS && n < (int)sizeof p->explain; b++)
+    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", <=%d (sorted) %lld",
+                  TSI_SPGEMM_SORTED_FIRST << (b - 1), (long long)d->bin_rows[b]);
+  for (int t = 0; t < TSI_SPGEMM_SHARED_BINS && n < (int)sizeof p->explain; t++)
+    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, "%s<=%d %lld",
+                  t ? ", " : "; by bound: ", (TSI_SPGEMM_FIRST_TABLE / 2) << t,
+                  (long long)d->bin_rows[TSI_SPGEMM_HASH_BIN + t]);
+  if (n < (int)sizeof p->explain)
+    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", dense %lld (%lld at a time, %zu bytes each)",
+                  (long long)d->bin_rows[TSI_SPGEMM_DENSE_BIN], (long long)d->pool_slots, d->slot_bytes);
   if (n < (int)sizeof p->explain)
     snprintf(p->explain + n, sizeof p->explain - (size_t)n,
-             ", dense %lld (%lld at a time, %zu bytes each); workspace %zu bytes",
-             (long long)d->bin_rows[TSI_SPGEMM_DENSE_BIN], (long long)d->pool_slots, d->slot_bytes, d->workspace_bytes);
+             ", long %lld (%lld at a time, %zu bytes each); workspace %zu bytes",
+             (long long)d->bin_rows[TSI_SPGEMM_LONG_BIN], (long long)d->long_slots, d->long_slot_bytes,
+             d->workspace_bytes);
 }
 
 ts_status ts_spgemm_symbolic(ts_spgemm_plan *plan) {
@@ -447,6 +502,7 @@ void ts_spgemm_plan_destroy(ts_spgemm_plan *plan) {
     tsi_cuda_free(d->b.values);
     tsi_cuda_free(d->workspace);
     tsi_cuda_free(d->pool);
+    tsi_cuda_free(d->long_pool);
   }
   ts_buffer_destroy(plan->c_row_ptr);
   ts_buffer_destroy(plan->c_col_idx);

@@ -8,14 +8,33 @@
 #ifndef TESSERA_SPGEMM_TUNING_H
 #define TESSERA_SPGEMM_TUNING_H
 
-/* Shared-memory hash bins: bin b (1 <= b <= TSI_SPGEMM_SHARED_BINS) holds
- * the rows whose bound is at most half its table of 2^(b + 5) slots
- * (64 .. 4096): a load factor of 1/2 or less keeps linear probes short.
- * Bin 0: rows without products. The last bin: longer rows (dense). */
+/* Bins of rows, in this order: 0, rows without products; 1 ..
+ * TSI_SPGEMM_SORTED_BINS, rows of at most 32 << (b - 1) products, whose
+ * warp sorts the products (spgemm_kernels_sorted.cuh); then the
+ * shared-memory hash bins: the t-th of TSI_SPGEMM_SHARED_BINS (t = 1 ..)
+ * holds the rows whose bound (products capped at B's columns) is at most
+ * half its table of 2^(t + 5) slots (64 .. 4096): a load factor of 1/2 or
+ * less keeps linear probes short; then the dense rows (longer bounds), and
+ * the long dense rows (at least TSI_SPGEMM_LONG_ENTRIES entries of A). */
+#define TSI_SPGEMM_SORTED_BINS 3
+#define TSI_SPGEMM_SORTED_FIRST 32
 #define TSI_SPGEMM_SHARED_BINS 7
 #define TSI_SPGEMM_FIRST_TABLE 64
-#define TSI_SPGEMM_BINS (TSI_SPGEMM_SHARED_BINS + 2)
-#define TSI_SPGEMM_DENSE_BIN (TSI_SPGEMM_SHARED_BINS + 1)
+#define TSI_SPGEMM_HASH_BIN (1 + TSI_SPGEMM_SORTED_BINS) /* the first hash bin */
+#define TSI_SPGEMM_DENSE_BIN (TSI_SPGEMM_HASH_BIN + TSI_SPGEMM_SHARED_BINS)
+#define TSI_SPGEMM_LONG_BIN (TSI_SPGEMM_DENSE_BIN + 1)
+#define TSI_SPGEMM_BINS (TSI_SPGEMM_LONG_BIN + 1)
+/* Entries of A that make a dense row long: its numeric phase then takes a
+ * block of TSI_SPGEMM_LONG_WARPS warps, each adding A's entries w, w + W,
+ * ... into partial sums of its own (a warp alone would take one entry at a
+ * time, hundreds of dependent steps). Design. */
+#define TSI_SPGEMM_LONG_ENTRIES 512
+#define TSI_SPGEMM_LONG_WARPS 16
+/* Long rows' slots (W partial sum arrays of B's width each): at most this
+ * many at a time, and without a budget at most this many bytes in all
+ * (at least one slot). Design. */
+#define TSI_SPGEMM_LONG_SLOTS 32
+#define TSI_SPGEMM_LONG_POOL_BYTES ((int64_t)256 << 20)
 /* Tables up to this size take one warp a row, larger ones one block. */
 #define TSI_SPGEMM_WARP_TABLE 512
 /* Threads of a block-per-row kernel and warps of a warp-per-row block. */

@@ -10,6 +10,7 @@
 
 #include "cuda_arch_limits.cuh"
 #include "spmm_internal.h"
+#include "spmm_warp_sum.cuh"
 #include "tessera/lb.cuh"
 
 #include <cuda_runtime.h>
@@ -151,11 +152,24 @@ __device__ void tsi_spmm_for_each_slice(const tsi_spmm_args<T> &a, int64_t count
  * acc[r * V + v] = sum of a_k * B(col_k, at(r) + v) over k = first, first +
  * step, ... below end, added in that order from zero for every column: a
  * batch of TSI_SPMM_ATOM_BATCH nonzeros' indices and values is loaded, then
- * all their slices of B (predicated), then they are added in order.
+ * all their slices of B (predicated), then they are added in order; a
+ * vector thread of a whole warp loads them as tsi_spmm_warp_sum() does.
  */
 template <class T, int V, int R, bool BRow>
 __device__ void tsi_spmm_sum(const tsi_spmm_args<T> &a, const tsi_spmm_columns &col, int64_t first, int64_t end,
                              int64_t step, T (&acc)[R * V]) {
+  if constexpr (BRow && R == 1) {
+    /* A vector thread of 32 lanes is a whole warp, every lane in this call
+     * with the same row: the warp loads the nonzeros together (the same
+     * sum, spmm_warp_sum.cuh). */
+    if (a.lanes == 32) {
+      tsi_spmm_warp_sum<T, V>(
+          a.cols, a.vals, first, end, step, col.ok(0),
+          [&](int32_t index, T(&got)[V]) { tsi_spmm_vec<T, V>::load(a.b + (int64_t)index * a.ld_b + col.at(0), got); },
+          acc);
+      return;
+    }
+  }
   tsi_spmm_zero<R * V>(acc);
   /* Fewer nonzeros a batch when a lane holds several column vectors: the
    * batch's slices of B stay in registers. */

@@ -149,8 +149,8 @@ static void test_options(void) {
   ts_graph_options o = {0};
   CHECK(run_bfs(a, &o, 1, base_levels, base_parents, &stats));
   const ts_schedule schedules[] = {TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED, TS_SCHEDULE_BLOCK_MAPPED,
-                                   TS_SCHEDULE_GROUP_MAPPED};
-  for (int i = 0; i < 4; i++) {
+                                   TS_SCHEDULE_GROUP_MAPPED, TS_SCHEDULE_WORK_ORIENTED};
+  for (int i = 0; i < 5; i++) {
     o.schedule = schedules[i];
     o.top_down_only = i % 2;
     CHECK(run_bfs(a, &o, 1, levels, parents, &stats));
@@ -168,6 +168,23 @@ static void test_options(void) {
   CHECK(plan && ts_bfs_plan_info(plan, &info) == TS_SUCCESS && info.in_edge_bytes == 0 && info.bottom_up == 0);
   ts_bfs_plan_destroy(plan);
   ts_csr_destroy(a);
+  /* AUTO: a few threads a vertex when every out-degree is small, else the
+   * work-oriented expansion (the edges spread evenly, whatever the degrees). */
+  const int32_t tails[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, heads[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 2};
+  for (int wide = 0; wide < 2; wide++) {
+    a = graph_from_edges(10, wide ? 10 : 8, wide ? tails : tails + 2, wide ? heads : heads + 2, NULL, TS_FLOAT32);
+    memset(&o, 0, sizeof o);
+    plan = NULL;
+    if (a)
+      CHECK_OK(cpu, ts_bfs_plan_create(cpu, a, &o, &plan));
+    CHECK_MSG(plan && ts_bfs_plan_info(plan, &info) == TS_SUCCESS &&
+                  info.schedule == (wide ? TS_SCHEDULE_WORK_ORIENTED : TS_SCHEDULE_WARP_MAPPED) &&
+                  info.group_size == (wide ? 0 : 8),
+              "AUTO with out-degrees up to %d: %s, group %d", wide ? 9 : 7, ts_schedule_name(info.schedule),
+              info.group_size);
+    ts_bfs_plan_destroy(plan);
+    ts_csr_destroy(a);
+  }
 }
 
 static bool corpus_graph(const char *name, const char *path, void *user) {
@@ -207,6 +224,12 @@ static void test_refusals(void) {
   memset(&o, 0, sizeof o);
   o.schedule = TS_SCHEDULE_MERGE_PATH;
   CHECK_STATUS(cpu, ts_bfs_plan_create(cpu, a, &o, &plan), TS_ERROR_UNSUPPORTED);
+  o.schedule = TS_SCHEDULE_SPLIT_ROWS;
+  CHECK_STATUS(cpu, ts_bfs_plan_create(cpu, a, &o, &plan), TS_ERROR_UNSUPPORTED);
+  o.schedule = TS_SCHEDULE_WORK_ORIENTED;
+  o.group_size = 32;
+  CHECK_STATUS(cpu, ts_bfs_plan_create(cpu, a, &o, &plan), TS_ERROR_INVALID_ARGUMENT);
+  o.group_size = 0;
   o.schedule = (ts_schedule)42;
   CHECK_STATUS(cpu, ts_bfs_plan_create(cpu, a, &o, &plan), TS_ERROR_INVALID_ARGUMENT);
   o.schedule = TS_SCHEDULE_WARP_MAPPED;

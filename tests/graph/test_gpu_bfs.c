@@ -8,23 +8,32 @@
  * runs bitwise equal; many sources on one plan; refused arguments.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
- * graphs shrink and fewer schedules run. Exits 77 without a usable GPU. */
+ * graphs shrink and fewer schedules run; under racecheck, which checks every
+ * shared-memory access of the whole persistent grid, fewer and smaller
+ * still (one source, the schedules with shared memory). Exits 77 without a
+ * usable GPU. */
 #include "graph_check.h"
 
 static ts_context *gpu;
-static bool sanitizer;
+static bool sanitizer, racecheck;
 
 typedef struct variant {
   ts_schedule schedule;
   int group_size, top_down_only;
+  bool in_racecheck; /* runs under racecheck (a schedule with shared memory) */
   const char *name;
 } variant;
 
-static const variant variants[] = {
-    {TS_SCHEDULE_AUTO, 0, 0, "auto"},           {TS_SCHEDULE_THREAD_MAPPED, 0, 0, "thread"},
-    {TS_SCHEDULE_WARP_MAPPED, 4, 0, "warp/4"},  {TS_SCHEDULE_WARP_MAPPED, 8, 1, "warp/8 top-down"},
-    {TS_SCHEDULE_WARP_MAPPED, 32, 0, "warp"},   {TS_SCHEDULE_BLOCK_MAPPED, 0, 0, "block"},
-    {TS_SCHEDULE_GROUP_MAPPED, 32, 0, "group"}, {TS_SCHEDULE_AUTO, 0, 1, "auto top-down"}};
+static const variant variants[] = {{TS_SCHEDULE_AUTO, 0, 0, true, "auto"},
+                                   {TS_SCHEDULE_THREAD_MAPPED, 0, 0, false, "thread"},
+                                   {TS_SCHEDULE_WARP_MAPPED, 4, 0, false, "warp/4"},
+                                   {TS_SCHEDULE_WARP_MAPPED, 8, 1, false, "warp/8 top-down"},
+                                   {TS_SCHEDULE_WARP_MAPPED, 32, 0, false, "warp"},
+                                   {TS_SCHEDULE_BLOCK_MAPPED, 0, 0, false, "block"},
+                                   {TS_SCHEDULE_GROUP_MAPPED, 32, 0, true, "group"},
+                                   {TS_SCHEDULE_WORK_ORIENTED, 0, 0, true, "work-oriented"},
+                                   {TS_SCHEDULE_WORK_ORIENTED, 0, 1, false, "work-oriented top-down"},
+                                   {TS_SCHEDULE_AUTO, 0, 1, false, "auto top-down"}};
 #define VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
 /* Every variant (or AUTO only) from each source against the reference. */
@@ -39,7 +48,7 @@ static void check_graph(const char *what, const ts_csr *a, ts_graph_direction di
     CHECK_MSG(false, "%s: out of host memory", what);
     goto done;
   }
-  for (int i = 0; i < nsources; i++) {
+  for (int i = 0; i < (racecheck ? 1 : nsources); i++) {
     const int32_t source = sources[i];
     reference_bfs(g, source, ref_levels, ref_parents);
     int64_t reached = 0, edges = 0;
@@ -51,6 +60,8 @@ static void check_graph(const char *what, const ts_csr *a, ts_graph_direction di
         deepest = ref_levels[v] > deepest ? ref_levels[v] : deepest;
       }
     for (int k = 0; k < (all_variants ? VARIANTS : 1); k++) {
+      if (racecheck && !variants[k].in_racecheck)
+        continue;
       ts_graph_options o = {0};
       o.direction = direction;
       o.schedule = variants[k].schedule;
@@ -100,7 +111,7 @@ static void test_generated(void) {
   const int64_t sizes[] = {1, 2, 37, 1000, 6000};
   const int count = sanitizer ? 4 : 5;
   for (int s = 0; s < SHAPE_COUNT; s++)
-    for (int k = 0; k < count; k++)
+    for (int k = racecheck ? 2 : 0; k < (racecheck ? 3 : count); k++)
       for (int undirected = 0; undirected < 2; undirected++) {
         const int64_t n = sizes[k];
         ts_csr *a = generated_graph((graph_shape)s, n, undirected, true, TS_FLOAT32, &state);
@@ -121,7 +132,7 @@ static void test_generated(void) {
  * and vertices of many in-edges are scanned by warps. */
 static void test_rmat(void) {
   for (int directed = 0; directed < 2; directed++) {
-    ts_rmat_params p = ts_rmat_graph500(sanitizer ? 11 : 16, 16);
+    ts_rmat_params p = ts_rmat_graph500(racecheck ? 9 : sanitizer ? 11 : 16, 16);
     p.symmetric = !directed;
     ts_csr *a = NULL;
     CHECK_OK(NULL, ts_gen_rmat(NULL, &p, 7, TS_FLOAT32, &a));
@@ -138,6 +149,7 @@ static void test_rmat(void) {
 /* One vertex joined to all: a hub in both directions, undirected; in a
  * directed star towards 0, vertex 0 has every in-edge. */
 static void test_stars(void) {
+  /* Under the sanitizers still above the hub degree (one hub for the schedules that set hubs apart). */
   const int64_t n = sanitizer ? 6000 : 50000;
   edge_list e = {0};
   for (int64_t v = 1; v < n; v++) {
@@ -164,7 +176,7 @@ static void test_stars(void) {
 
 /* High diameter: a road-like grid and a long path. */
 static void test_long(void) {
-  const int64_t side = sanitizer ? 40 : 300;
+  const int64_t side = racecheck ? 12 : sanitizer ? 40 : 300;
   ts_csr *a = NULL;
   CHECK_OK(NULL, ts_gen_grid_graph(NULL, side, side, 0.1, 3, TS_FLOAT64, &a));
   const int32_t corner[2] = {0, (int32_t)(side * side / 2 + side / 2)};
@@ -172,7 +184,7 @@ static void test_long(void) {
     check_graph("road-like grid", a, TS_GRAPH_UNDIRECTED, corner, 2, true);
   ts_csr_destroy(a);
   unsigned long long state = 1;
-  a = generated_graph(SHAPE_PATH, sanitizer ? 500 : 20000, true, true, TS_FLOAT32, &state);
+  a = generated_graph(SHAPE_PATH, racecheck ? 100 : sanitizer ? 500 : 20000, true, true, TS_FLOAT32, &state);
   const int32_t ends[1] = {0};
   if (a)
     check_graph("path", a, TS_GRAPH_UNDIRECTED, ends, 1, !sanitizer);
@@ -198,7 +210,7 @@ static void test_many_sources(void) {
   int32_t *levels = calloc((size_t)n, sizeof(int32_t)), *parents = calloc((size_t)n, sizeof(int32_t));
   int32_t *ref_levels = calloc((size_t)n, sizeof(int32_t)), *ref_parents = calloc((size_t)n, sizeof(int32_t));
   int bad = 0;
-  for (int32_t source = 0; source < (sanitizer ? 4 : 64) && g; source++) {
+  for (int32_t source = 0; source < (racecheck ? 2 : sanitizer ? 4 : 64) && g; source++) {
     ts_graph_run_stats stats;
     reference_bfs(g, source, ref_levels, ref_parents);
     if (!api_bfs(gpu, plan, n, source, levels, parents, &stats) || memcmp(levels, ref_levels, (size_t)n * 4) != 0 ||
@@ -228,7 +240,7 @@ static bool corpus_graph(const char *name, const char *path, void *user) {
 }
 
 static void test_corpus(void) {
-  const int graphs = graph_corpus_each(sanitizer ? 6 : 0, corpus_graph, NULL);
+  const int graphs = graph_corpus_each(racecheck ? 1 : sanitizer ? 6 : 0, corpus_graph, NULL);
   if (graphs >= 0)
     printf("corpus: %d square matrices, 2 sources each (auto schedule)\n", graphs);
 }
@@ -277,7 +289,10 @@ int main(void) {
     return test_skip("no usable CUDA device");
   const char *tool = getenv("TESSERA_UNDER_SANITIZER");
   sanitizer = tool && *tool;
-  printf("selection: %s\n", sanitizer ? "sanitizer (smaller graphs, fewer schedules)" : "full");
+  racecheck = sanitizer && strcmp(tool, "racecheck") == 0;
+  printf("selection: %s\n", racecheck   ? "racecheck (small graphs, one source, the schedules with shared memory)"
+                            : sanitizer ? "sanitizer (smaller graphs, fewer schedules)"
+                                        : "full");
   fflush(stdout);
   test_refusals();
   test_generated();

@@ -9,24 +9,31 @@
  * runs bitwise equal; many sources on one plan.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
- * graphs shrink. Exits 77 without a usable GPU. */
+ * graphs shrink; under racecheck, which checks every shared-memory access of
+ * the whole persistent grid, fewer and smaller still (one source, the
+ * schedules with shared memory). Exits 77 without a usable GPU. */
 #include "graph_check.h"
 
 static ts_context *gpu;
-static bool sanitizer;
+static bool sanitizer, racecheck;
 
 typedef struct variant {
   ts_schedule schedule;
   int group_size;
   double delta;
+  bool in_racecheck; /* runs under racecheck (a schedule with shared memory) */
   const char *name;
 } variant;
 
-static const variant variants[] = {
-    {TS_SCHEDULE_AUTO, 0, 0.0, "auto"},          {TS_SCHEDULE_THREAD_MAPPED, 0, 0.0, "thread"},
-    {TS_SCHEDULE_WARP_MAPPED, 4, 0.0, "warp/4"}, {TS_SCHEDULE_WARP_MAPPED, 32, 1e-7, "warp, tiny step"},
-    {TS_SCHEDULE_BLOCK_MAPPED, 0, 0.0, "block"}, {TS_SCHEDULE_GROUP_MAPPED, 32, 1e9, "group, one phase"},
-    {TS_SCHEDULE_WARP_MAPPED, 8, 0.25, "warp/8"}};
+static const variant variants[] = {{TS_SCHEDULE_AUTO, 0, 0.0, true, "auto"},
+                                   {TS_SCHEDULE_THREAD_MAPPED, 0, 0.0, false, "thread"},
+                                   {TS_SCHEDULE_WARP_MAPPED, 4, 0.0, false, "warp/4"},
+                                   {TS_SCHEDULE_WARP_MAPPED, 32, 1e-7, false, "warp, tiny step"},
+                                   {TS_SCHEDULE_BLOCK_MAPPED, 0, 0.0, false, "block"},
+                                   {TS_SCHEDULE_GROUP_MAPPED, 32, 1e9, true, "group, one phase"},
+                                   {TS_SCHEDULE_WARP_MAPPED, 8, 0.25, false, "warp/8"},
+                                   {TS_SCHEDULE_WORK_ORIENTED, 0, 0.0, true, "work-oriented"},
+                                   {TS_SCHEDULE_WORK_ORIENTED, 0, 1e-7, false, "work-oriented, tiny step"}};
 #define VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
 static void check_graph(const char *what, const ts_csr *a, ts_graph_direction direction, const int32_t *sources,
@@ -40,7 +47,7 @@ static void check_graph(const char *what, const ts_csr *a, ts_graph_direction di
     CHECK_MSG(false, "%s: out of host memory", what);
     goto done;
   }
-  for (int i = 0; i < nsources; i++) {
+  for (int i = 0; i < (racecheck ? 1 : nsources); i++) {
     const int32_t source = sources[i];
     reference_sssp(g, source, ref);
     reference_predecessors(g, source, ref, ref_pred);
@@ -51,6 +58,8 @@ static void check_graph(const char *what, const ts_csr *a, ts_graph_direction di
         edges += g->row_ptr[v + 1] - g->row_ptr[v];
       }
     for (int k = 0; k < (all_variants ? VARIANTS : 1); k++) {
+      if (racecheck && !variants[k].in_racecheck)
+        continue;
       ts_graph_options o = {0};
       o.direction = direction;
       o.schedule = variants[k].schedule;
@@ -94,7 +103,7 @@ static void test_generated(void) {
   const int64_t sizes[] = {1, 2, 41, 1000, 5000};
   const int count = sanitizer ? 4 : 5;
   for (int s = 0; s < SHAPE_COUNT; s++)
-    for (int k = 0; k < count; k++)
+    for (int k = racecheck ? 2 : 0; k < (racecheck ? 3 : count); k++)
       for (int kind = 0; kind < 4; kind++) {
         const bool undirected = kind & 1, integer = kind & 2;
         const ts_dtype dtype = (s + k + kind) % 2 ? TS_FLOAT32 : TS_FLOAT64;
@@ -117,7 +126,7 @@ static void test_generated(void) {
 static void test_rmat_and_grid(void) {
   for (int d = 0; d < 2; d++) {
     const ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
-    ts_rmat_params p = ts_rmat_graph500(sanitizer ? 10 : 15, 16);
+    ts_rmat_params p = ts_rmat_graph500(racecheck ? 8 : sanitizer ? 10 : 15, 16);
     ts_csr *a = NULL;
     CHECK_OK(NULL, ts_gen_rmat(NULL, &p, 5, dtype, &a));
     const int32_t sources[2] = {0, 3};
@@ -125,7 +134,7 @@ static void test_rmat_and_grid(void) {
       check_graph(d ? "R-MAT (double)" : "R-MAT (float)", a, TS_GRAPH_UNDIRECTED, sources, sanitizer ? 1 : 2,
                   !sanitizer || d == 0);
     ts_csr_destroy(a);
-    const int64_t side = sanitizer ? 30 : 200;
+    const int64_t side = racecheck ? 12 : sanitizer ? 30 : 200;
     CHECK_OK(NULL, ts_gen_grid_graph(NULL, side, side, 0.15, 9, dtype, &a));
     const int32_t corner[1] = {0};
     if (a)
@@ -136,7 +145,7 @@ static void test_rmat_and_grid(void) {
 }
 
 static void test_many_sources(void) {
-  ts_rmat_params p = ts_rmat_graph500(sanitizer ? 8 : 12, 8);
+  ts_rmat_params p = ts_rmat_graph500(racecheck ? 7 : sanitizer ? 8 : 12, 8);
   ts_csr *a = NULL, *g = NULL;
   CHECK_OK(NULL, ts_gen_rmat(NULL, &p, 13, TS_FLOAT32, &a));
   ts_sssp_plan *plan = NULL;
@@ -153,7 +162,7 @@ static void test_many_sources(void) {
   float *dist = calloc((size_t)n, sizeof(float)), *ref = calloc((size_t)n, sizeof(float));
   int32_t *pred = calloc((size_t)n, sizeof(int32_t)), *ref_pred = calloc((size_t)n, sizeof(int32_t));
   int bad = 0;
-  for (int32_t source = 0; source < (sanitizer ? 3 : 32) && g; source++) {
+  for (int32_t source = 0; source < (racecheck ? 2 : sanitizer ? 3 : 32) && g; source++) {
     ts_graph_run_stats stats;
     reference_sssp(g, source, ref);
     reference_predecessors(g, source, ref, ref_pred);
@@ -188,7 +197,7 @@ static bool corpus_graph(const char *name, const char *path, void *user) {
 
 static void test_corpus(void) {
   int count = 0;
-  const int graphs = graph_corpus_each(sanitizer ? 6 : 0, corpus_graph, &count);
+  const int graphs = graph_corpus_each(racecheck ? 1 : sanitizer ? 6 : 0, corpus_graph, &count);
   if (graphs >= 0)
     printf("corpus: %d square matrices, 2 sources each (auto schedule)\n", graphs);
 }
@@ -199,7 +208,10 @@ int main(void) {
     return test_skip("no usable CUDA device");
   const char *tool = getenv("TESSERA_UNDER_SANITIZER");
   sanitizer = tool && *tool;
-  printf("selection: %s\n", sanitizer ? "sanitizer (smaller graphs, fewer schedules)" : "full");
+  racecheck = sanitizer && strcmp(tool, "racecheck") == 0;
+  printf("selection: %s\n", racecheck   ? "racecheck (small graphs, one source, the schedules with shared memory)"
+                            : sanitizer ? "sanitizer (smaller graphs, fewer schedules)"
+                                        : "full");
   fflush(stdout);
   test_generated();
   test_rmat_and_grid();

@@ -9,11 +9,16 @@
  * past 2^31 is counted in 64 bits and a C that passes the budget is refused
  * with its bytes named.
  *
+ * The bins run a second time with the plan's switches off (the hash bins
+ * for rows of few products, the dense bin for long rows).
+ *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the matrices shrink, the
  * 2^31 count case is left out and the corpus keeps 3 small ones; racecheck
  * runs the bins' matrix in float. */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include "internal.h"
 #include "product_test_util.h"
+#include "sparse/spgemm_tuning.h"
 
 static ts_context *gpu;
 static int checked;
@@ -124,12 +129,23 @@ static void check_square(const char *what, ts_csr *a, bool blocked) {
   ts_csr_destroy(a);
 }
 
-/* Row lengths whose products (about length x the mean length, 30) land in
- * every bin, from none to past 2048 (dense). */
-static void test_bins(ts_dtype dtype) {
+/* Row lengths whose products (about length x the mean length, 30 to 70)
+ * land in every bin, from none through the sorted and hash bins to past
+ * 2048 (dense) and rows of TSI_SPGEMM_LONG_ENTRIES entries or more (long). */
+static void test_bins(ts_dtype dtype, const char *what) {
   unsigned long long state = 11 + (unsigned long long)dtype;
-  const int64_t lengths[] = {0, 1, 2, 3, 5, 8, 11, 16, 23, 32, 45, 64, 90, 128};
-  check_square("bins", pt_random_csr(pick(6000, 600), pick(6000, 600), lengths, 14, dtype, &state), true);
+  const int64_t lengths[] = {0, 1, 2, 3, 5, 8, 11, 16, 23, 32, 45, 64, 90, 128, TSI_SPGEMM_LONG_ENTRIES + 100};
+  check_square(what, pt_random_csr(pick(6000, 600), pick(6000, 600), lengths, 15, dtype, &state), true);
+}
+
+/* The bins again with the switches of spgemm_plan.c off: rows of few
+ * products in the hash bins, long rows in the dense bin. */
+static void test_bins_switched_off(ts_dtype dtype) {
+  setenv("TESSERA_SPGEMM_SORTED_BINS", "0", 1);
+  setenv("TESSERA_SPGEMM_LONG_ROWS", "0", 1);
+  test_bins(dtype, "bins (sorted bins and long rows off)");
+  unsetenv("TESSERA_SPGEMM_SORTED_BINS");
+  unsetenv("TESSERA_SPGEMM_LONG_ROWS");
 }
 
 static void test_shapes(ts_dtype dtype) {
@@ -208,9 +224,10 @@ int main(void) {
   const double start = tsi_seconds();
   for (int d = 0; d < 2; d++) {
     const ts_dtype dtype = d ? TS_FLOAT64 : TS_FLOAT32;
-    test_bins(dtype);
+    test_bins(dtype, "bins");
     if (mode == RUN_RACECHECK)
       break;
+    test_bins_switched_off(dtype);
     test_shapes(dtype);
     test_edges(dtype);
   }

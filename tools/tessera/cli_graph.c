@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cli_graph_schedule_choices[] = {"auto", "thread", "warp", "block", "group", NULL};
-const ts_schedule cli_graph_schedules[] = {TS_SCHEDULE_AUTO, TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED,
-                                           TS_SCHEDULE_BLOCK_MAPPED, TS_SCHEDULE_GROUP_MAPPED};
+const char *const cli_graph_schedule_choices[] = {"auto", "thread", "warp", "block", "group", "work", NULL};
+const ts_schedule cli_graph_schedules[] = {TS_SCHEDULE_AUTO,         TS_SCHEDULE_THREAD_MAPPED,
+                                           TS_SCHEDULE_WARP_MAPPED,  TS_SCHEDULE_BLOCK_MAPPED,
+                                           TS_SCHEDULE_GROUP_MAPPED, TS_SCHEDULE_WORK_ORIENTED};
 
 ts_status cli_graph_read(ts_context *ctx, cli_progress *progress, const char *path, ts_dtype dtype, bool undirected,
                          cli_graph *graph) {

@@ -18,13 +18,23 @@
  * consecutive tiles, found by a scan of their sizes in registers),
  * lane_mapped<L> (L threads per tile, 1 to 32), and grid_mapped (the atoms of
  * all the tiles spread evenly over the whole grid: for a handful of very
- * long tiles; each block scans the tile sizes itself, so keep the list short). */
+ * long tiles; each block scans the tile sizes itself, so keep the list short).
+ *
+ * For lists of any length and any mix of sizes inside a persistent kernel,
+ * for_each_balanced_atom<Block>(count, ranges, workspace, barrier, smem, fn)
+ * is the work-oriented schedule of gathered work: the prefix sum of the tile
+ * sizes is built on the device (one pass over the tiles and one grid
+ * barrier), then every warp of the grid takes an equal share of the atoms
+ * and finds their tiles by search, so no thread waits on a long tile while
+ * others idle. */
 #ifndef TESSERA_LB_GATHER_CUH
 #define TESSERA_LB_GATHER_CUH
 
+#include "grid_barrier.cuh"
 #include "schedule.cuh"
 #include "unit.cuh"
 
+#include <climits>
 #include <cooperative_groups.h>
 #include <type_traits>
 
@@ -63,12 +73,20 @@ template <int Block> struct grid_batch {
   scan_storage<Block, long long> scan;
 };
 
+/* The work-oriented expansion's block scratch: the scan, and the prefix of
+ * the chunk sizes (chunk c's first atom; [chunks]: the total). */
+template <int Block> struct balanced_storage {
+  scan_storage<Block, long long> scan;
+  long long first[1025];
+};
+
 template <class S, int Block> struct gather_storage_for {
   struct type {
     int unused;
   };
 };
 template <int Block> struct gather_storage_for<grid_mapped, Block> { using type = grid_batch<Block>; };
+template <int Block> struct gather_storage_for<work_oriented, Block> { using type = balanced_storage<Block>; };
 
 template <class Index, class Ranges, class Fn>
 __device__ void gather_lanes_per_tile(int lanes, Index tiles, const Ranges &ranges, const Fn &fn) {
@@ -209,6 +227,174 @@ __device__ void for_each_gathered_atom(Index tiles, const Ranges &ranges, gather
     (void)smem;
     static_assert(S::size <= 32, "gathered group-mapped: groups of at most 32 threads");
     detail::gather_group<S::size>(tiles, ranges, fn);
+  }
+}
+
+/** @brief Most chunks the work-oriented expansion cuts a tile list into (their prefix sits in shared memory). */
+constexpr int gather_max_chunks = 1024;
+
+/**
+ * @brief Device memory of for_each_balanced_atom(), allocated by the caller
+ * for lists of up to `capacity` tiles: 16 bytes a tile and 8 a chunk.
+ */
+struct gather_workspace {
+  long long *scan;        /**< capacity values: atoms of a tile's chunk up to and including the tile. */
+  long long *begin;       /**< capacity values: each tile's first atom. */
+  long long *chunk_total; /**< gather_max_chunks values: atoms of each chunk. */
+};
+
+/**
+ * @brief Tiles per chunk of the work-oriented expansion of @p tiles tiles:
+ * a multiple of Block, so that at most gather_max_chunks chunks cover them.
+ * @tparam Block threads per block of the kernel.
+ * @param tiles number of tiles.
+ */
+template <int Block> __host__ __device__ inline long long balanced_chunk_tiles(long long tiles) {
+  const long long per_chunk = (long long)Block * gather_max_chunks;
+  return (long long)Block * ((tiles + per_chunk - 1) / per_chunk > 0 ? (tiles + per_chunk - 1) / per_chunk : 1);
+}
+
+/**
+ * @brief fn(tile, atom) once for every atom of every tile t < tiles, the atoms
+ * spread evenly over the warps of the grid (the work-oriented schedule of
+ * gathered work).
+ *
+ * First every block takes chunks of consecutive tiles, computes their sizes
+ * with ranges(t) and writes each chunk's running sums to the workspace; a
+ * grid barrier; then every block scans the chunk totals (at most
+ * gather_max_chunks) into shared memory, and warp w of W takes atoms
+ * [total * w / W, total * (w + 1) / W): it finds the tile of its first atom
+ * by a 32-way search of the chunk's running sums, then walks 32 tiles at a
+ * time, its lanes finding each atom's tile by a binary search over the 32
+ * tiles' sums held in registers (as group_mapped does), so that no warp's
+ * share depends on the sizes of the tiles it lands on. Called by every thread
+ * of a grid of Block-thread blocks, all resident (a persistent kernel: the
+ * grid barrier waits for every block); the tile count must be the same in
+ * every thread. ranges(t) is called once per tile, in the first pass only.
+ * fn runs concurrently for different atoms and must not depend on their
+ * order.
+ * @tparam Block threads per block of the kernel (a multiple of 32, at most 1024).
+ * @param tiles number of tiles (at most the workspace's capacity).
+ * @param ranges callable: ranges(t) gives tile t's atoms as an atom_range.
+ * @param ws the workspace (gather_workspace).
+ * @param barrier the kernel's grid barrier (this block's view).
+ * @param smem the schedule's shared memory (gather_storage<work_oriented, Block>).
+ * @param fn callable fn(tile, atom), run once per atom.
+ */
+template <int Block, class Index, class Ranges, class Fn>
+__device__ void for_each_balanced_atom(Index tiles, const Ranges &ranges, const gather_workspace &ws,
+                                       grid_barrier_view &barrier, gather_storage<work_oriented, Block> &smem,
+                                       const Fn &fn) {
+  static_assert(Block % 32 == 0 && Block <= 1024, "blocks of whole warps, at most 1024 threads");
+  unit<Block, Block> u;
+  const long long count = (long long)tiles;
+  const long long chunk = balanced_chunk_tiles<Block>(count);
+  const long long chunks = (count + chunk - 1) / chunk;
+
+  /* Pass 1: each chunk's running sums of the tile sizes, and its total. */
+  for (long long c = blockIdx.x; c < chunks; c += gridDim.x) {
+    const long long first = c * chunk, last = first + chunk < count ? first + chunk : count;
+    long long carry = 0;
+    for (long long base = first; base < last; base += Block) {
+      const long long t = base + threadIdx.x;
+      long long size = 0;
+      if (t < last) {
+        const atom_range r = ranges(Index(t));
+        ws.begin[t] = r.begin;
+        size = r.end - r.begin;
+      }
+      const segmented_scan_result<long long> at = segmented_scan(u, smem.scan, false, size, carry, plus{});
+      if (t < last)
+        ws.scan[t] = at.exclusive + size;
+      carry = at.carry_out;
+    }
+    if (threadIdx.x == 0)
+      ws.chunk_total[c] = carry;
+  }
+  grid_barrier(barrier);
+
+  /* The chunks' first atoms, in every block. */
+  long long carry = 0;
+  for (long long base = 0; base < chunks; base += Block) {
+    const long long c = base + threadIdx.x;
+    const long long size = c < chunks ? ws.chunk_total[c] : 0;
+    const segmented_scan_result<long long> at = segmented_scan(u, smem.scan, false, size, carry, plus{});
+    if (c < chunks)
+      smem.first[c] = at.exclusive;
+    carry = at.carry_out;
+  }
+  if (threadIdx.x == 0)
+    smem.first[chunks] = carry;
+  u.sync();
+  const long long total = smem.first[chunks];
+
+  /* This warp's share of the atoms. */
+  const int lane = int(threadIdx.x & 31);
+  const long long warps = (long long)gridDim.x * (Block / 32);
+  const long long warp = (long long)blockIdx.x * (Block / 32) + (threadIdx.x >> 5);
+  const long long share = total / warps, extra = total % warps;
+  long long k = warp * share + (warp < extra ? warp : extra);
+  const long long end = k + share + (warp < extra ? 1 : 0);
+  if (k >= end)
+    return;
+
+  /* The chunk holding atom k: the last with first[c] <= k (it is not empty, as k < total). */
+  long long c_lo = 0, c_hi = chunks; /* first[c_lo] <= k < first[c_hi] */
+  while (c_hi - c_lo > 1) {
+    const long long mid = (c_lo + c_hi) / 2;
+    if (smem.first[mid] <= k)
+      c_lo = mid;
+    else
+      c_hi = mid;
+  }
+  /* Its tile: the first t of the chunk whose running sum passes k - first[c]. */
+  const long long local = k - smem.first[c_lo];
+  long long lo = c_lo * chunk, hi = lo + chunk < count ? lo + chunk : count; /* the tile is in [lo, hi) */
+  while (hi - lo > 32) {
+    const long long step = (hi - lo + 31) / 32;
+    long long probe = lo + (long long)(lane + 1) * step - 1;
+    probe = probe < hi - 1 ? probe : hi - 1;
+    const unsigned passed = __ballot_sync(0xffffffffu, ws.scan[probe] > local);
+    const int j = __ffs(passed) - 1; /* lane 31 probes hi - 1, whose sum passes: j >= 0 */
+    const long long next_lo = lo + (long long)j * step;
+    const long long next_hi = lo + (long long)(j + 1) * step < hi ? lo + (long long)(j + 1) * step : hi;
+    lo = next_lo;
+    hi = next_hi;
+  }
+  {
+    const long long probe = lo + lane;
+    const unsigned passed = __ballot_sync(0xffffffffu, probe < hi && ws.scan[probe] > local);
+    lo += __ffs(passed) - 1;
+  }
+
+  /* Walk: 32 tiles at a time from tile lo, until the share is done. */
+  for (long long t0 = lo; k < end; t0 += 32) {
+    const long long t = t0 + lane;
+    long long before = LLONG_MAX, through = LLONG_MAX, begin = 0; /* atoms before and through tile t */
+    if (t < count) {
+      const long long c = t / chunk;
+      through = smem.first[c] + ws.scan[t];
+      before = smem.first[c] + (t > c * chunk ? ws.scan[t - 1] : 0);
+      begin = ws.begin[t];
+    }
+    const long long window = __shfl_sync(0xffffffffu, through, 31);
+    const long long stop = window < end ? window : end;
+    for (; k < stop; k += 32) {
+      const long long atom = k + lane;
+      /* The first lane whose tile runs past the atom. */
+      int at = 0;
+#pragma unroll
+      for (int step = 16; step >= 1; step /= 2) {
+        const long long probe = __shfl_sync(0xffffffffu, through, at + step - 1);
+        if (probe <= atom)
+          at += step;
+      }
+      const long long tile_before = __shfl_sync(0xffffffffu, before, at);
+      const long long tile_begin = __shfl_sync(0xffffffffu, begin, at);
+      if (atom < stop)
+        fn(Index(t0 + at), tile_begin + (atom - tile_before));
+    }
+    k = stop;
   }
 }
 

@@ -26,9 +26,8 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
  * NULL); AMD forms the symmetric pattern itself from B's rows (sorted, no
  * duplicates: A passed ts_csr_check). Its 32-bit version when the counts
  * fit: the same ordering (the same algorithm on narrower integers) in less
- * time, its arrays being half as wide (bench/notes/lu-analysis.md). Returns AMD's status (AMD_OUT_OF_MEMORY also when the
- * input cannot be allocated); sets no error, so that it can run beside the
- * matching on another thread. */
+ * time, its arrays being half as wide (bench/notes/lu-analysis.md). Returns AMD's status (AMD_OUT_OF_MEMORY also when
+ * the input cannot be allocated); sets no error, so that it can run beside the matching on another thread. */
 /* INT is a type: it cannot take parentheses. NOLINTBEGIN(bugprone-macro-parentheses) */
 #define TSI_AMD_OF_ROWS(NAME, INT, ORDER)                                                                              \
   static int64_t NAME(const ts_csr *a, const int32_t *row_perm, int64_t *q) {                                          \

@@ -1,0 +1,72 @@
+/* SpGEMM on the GPU: the arguments every phase's kernel takes (the
+ * operands, the bin's rows, the output) and the bitonic sort the bins share,
+ * apart from the CUDA runtime so that the kernel headers also build for the
+ * host emulation of the tests. */
+#ifndef TESSERA_SPGEMM_CUDA_ARGS_CUH
+#define TESSERA_SPGEMM_CUDA_ARGS_CUH
+
+#include "spgemm_internal.h"
+
+/* An empty hash slot: above every column (columns are below INT32_MAX). */
+#define TSI_SPGEMM_EMPTY 0x7fffffff
+
+/* The operands and the output of a phase, passed by value. */
+template <class T> struct tsi_spgemm_args {
+  const int64_t *a_off;
+  const int32_t *a_cols;
+  const T *a_vals;
+  const int64_t *b_off;
+  const int32_t *b_cols;
+  const T *b_vals;
+  int64_t b_width;
+  const int32_t *rows;  /* the bin's rows */
+  int64_t count;        /* how many */
+  int64_t *row_nnz;     /* symbolic: entries of each row of C */
+  const int64_t *c_off; /* numeric: C's row offsets */
+  int64_t c_base;       /* numeric: c_off of the first row the output holds */
+  int32_t *c_cols;
+  T *c_vals;
+};
+
+template <class T>
+tsi_spgemm_args<T> tsi_spgemm_make_args(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
+                                        int32_t *c_cols, void *c_vals) {
+  tsi_spgemm_args<T> a;
+  a.a_off = d->a.offsets;
+  a.a_cols = d->a.indices;
+  a.a_vals = static_cast<const T *>(d->a.values);
+  a.b_off = d->b.offsets;
+  a.b_cols = d->b.indices;
+  a.b_vals = static_cast<const T *>(d->b.values);
+  a.b_width = d->b.cols;
+  a.rows = NULL;
+  a.count = 0;
+  a.row_nnz = d->row_nnz;
+  a.c_off = c_off;
+  a.c_base = c_base;
+  a.c_cols = c_cols;
+  a.c_vals = static_cast<T *>(c_vals);
+  return a;
+}
+
+/* Bitonic sort of `size` keys (a power of two) ascending by `threads`
+ * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
+template <class K, class Sync> __device__ void tsi_spgemm_sort(K *keys, int size, int rank, int threads, Sync sync) {
+  for (int run = 2; run <= size; run *= 2) {
+    for (int stride = run / 2; stride > 0; stride /= 2) {
+      for (int t = rank; t < size / 2; t += threads) {
+        const int lo = 2 * t - (t & (stride - 1));
+        const int hi = lo + stride;
+        const bool up = (lo & run) == 0;
+        const K x = keys[lo], y = keys[hi];
+        if ((x > y) == up) {
+          keys[lo] = y;
+          keys[hi] = x;
+        }
+      }
+      sync();
+    }
+  }
+}
+
+#endif

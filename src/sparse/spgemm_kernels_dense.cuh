@@ -1,0 +1,275 @@
+/* SpGEMM's dense rows (bound past the largest shared table), a slot of a
+ * pool in global memory each block (each warp for the dense rows' numeric
+ * phase): a bitmap of B's columns, then the dense rows' values of B's width
+ * or, for the long rows' numeric phase, TSI_SPGEMM_LONG_WARPS arrays of
+ * partial sums.
+ *
+ * Symbolic (dense and long rows alike): the block's 32 groups of 8 lanes
+ * take A's entries in turn, their lanes the entries of that row of B, and
+ * set each product's bit (the order does not matter); the block then counts
+ * the bits between the row's first and last column and clears them.
+ *
+ * Numeric, dense rows: a warp a row (tsi_spgemm_fill_dense_rows()).
+ *
+ * Numeric, long rows (at least TSI_SPGEMM_LONG_ENTRIES entries of A): warp w
+ * takes A's entries w, w + W, ... in order, its lanes the entries of that
+ * row of B (distinct columns: no two lanes add to one place at a step, and a
+ * warp barrier between steps), and adds each product into its own partial
+ * sums (zero between rows); then the block reads the bitmap's words in
+ * order, a word a thread, places each word's columns by a block scan of the
+ * words' counts, and writes each column with the sum of the W partial sums
+ * in warp order, clearing what it read. The sums are fixed by A and B alone.
+ * Host-emulated in tests/sparse/test_spgemm_kernels_emulated.cpp. */
+#ifndef TESSERA_SPGEMM_KERNELS_DENSE_CUH
+#define TESSERA_SPGEMM_KERNELS_DENSE_CUH
+
+#include "spgemm_cuda_args.cuh"
+
+/* Threads of the symbolic block and its groups' lanes. */
+#define TSI_SPGEMM_DENSE_COUNT_BLOCK 256
+#define TSI_SPGEMM_DENSE_COUNT_LANES 8
+/* Threads of the long rows' numeric block (a partial sum array a warp). */
+#define TSI_SPGEMM_LONG_BLOCK (TSI_SPGEMM_LONG_WARPS * 32)
+
+/* Exclusive sum of x over the block's threads (blockDim.x = B, a multiple
+ * of 32) and the total; scratch holds B / 32 + 1 ints. */
+template <int B> __device__ int tsi_spgemm_block_exclusive_sum(int x, int *scratch, int *total) {
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  int incl = x;
+  for (int d = 1; d < 32; d *= 2) {
+    const int y = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= d)
+      incl += y;
+  }
+  if (lane == 31)
+    scratch[warp] = incl;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int run = 0;
+    for (int w = 0; w < B / 32; w++) {
+      const int n = scratch[w];
+      scratch[w] = run;
+      run += n;
+    }
+    scratch[B / 32] = run;
+  }
+  __syncthreads();
+  const int before = scratch[warp] + incl - x;
+  *total = scratch[B / 32];
+  __syncthreads();
+  return before;
+}
+
+/* Symbolic: the entries of each dense or long row, a block a slot. */
+__global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
+    tsi_spgemm_count_dense_rows(tsi_spgemm_args<float> a, unsigned char *pool, size_t slot_bytes) {
+  constexpr int L = TSI_SPGEMM_DENSE_COUNT_LANES, Q = TSI_SPGEMM_DENSE_COUNT_BLOCK / L;
+  __shared__ int lo_s, hi_s;
+  __shared__ unsigned long long found_s;
+  unsigned *bits = reinterpret_cast<unsigned *>(pool + (size_t)blockIdx.x * slot_bytes);
+  const int t = int(threadIdx.x), group = t / L, lane = t % L;
+  for (int64_t r = blockIdx.x; r < a.count; r += gridDim.x) {
+    const int64_t row = a.rows[r];
+    if (t == 0) {
+      lo_s = TSI_SPGEMM_EMPTY;
+      hi_s = -1;
+      found_s = 0;
+    }
+    __syncthreads();
+    int lo = TSI_SPGEMM_EMPTY, hi = -1;
+    const int64_t end = a.a_off[row + 1];
+    for (int64_t ka = a.a_off[row] + group; ka < end; ka += Q) {
+      const int64_t k = a.a_cols[ka];
+      const int64_t b_end = a.b_off[k + 1];
+      for (int64_t kb = a.b_off[k] + lane; kb < b_end; kb += L) {
+        const int32_t col = a.b_cols[kb];
+        atomicOr(bits + (col >> 5), 1u << (col & 31));
+        lo = min(lo, (int)col);
+        hi = max(hi, (int)col);
+      }
+    }
+    if (hi >= 0) {
+      atomicMin(&lo_s, lo);
+      atomicMax(&hi_s, hi);
+    }
+    __syncthreads();
+    unsigned long long found = 0;
+    for (int w = (lo_s >> 5) + t; hi_s >= 0 && w <= (hi_s >> 5); w += TSI_SPGEMM_DENSE_COUNT_BLOCK) {
+      found += (unsigned long long)__popc(__ldcg(bits + w));
+      bits[w] = 0u;
+    }
+    if (found)
+      atomicAdd(&found_s, found);
+    __syncthreads();
+    if (t == 0)
+      a.row_nnz[row] = (int64_t)found_s;
+    __syncthreads();
+  }
+}
+
+/* Numeric for the long rows, a block a slot: the bitmap (bitmap_bytes),
+ * then W partial sum arrays of part_bytes each, all zero between rows. */
+template <class T>
+__global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
+    tsi_spgemm_fill_long_rows(tsi_spgemm_args<T> a, unsigned char *pool, size_t slot_bytes, size_t bitmap_bytes,
+                              size_t part_bytes) {
+  constexpr int W = TSI_SPGEMM_LONG_WARPS;
+  __shared__ int lo_s, hi_s;
+  __shared__ int scratch[W + 1];
+  unsigned char *slot = pool + (size_t)blockIdx.x * slot_bytes;
+  unsigned *bits = reinterpret_cast<unsigned *>(slot);
+  const int t = int(threadIdx.x), warp = t / 32, lane = t % 32;
+  T *mine = reinterpret_cast<T *>(slot + bitmap_bytes + (size_t)warp * part_bytes);
+  for (int64_t r = blockIdx.x; r < a.count; r += gridDim.x) {
+    const int64_t row = a.rows[r];
+    if (t == 0) {
+      lo_s = TSI_SPGEMM_EMPTY;
+      hi_s = -1;
+    }
+    __syncthreads();
+    int lo = TSI_SPGEMM_EMPTY, hi = -1;
+    const int64_t end = a.a_off[row + 1];
+    for (int64_t ka = a.a_off[row] + warp; ka < end; ka += W) {
+      const int64_t k = a.a_cols[ka];
+      const T x = a.a_vals[ka];
+      const int64_t b_end = a.b_off[k + 1];
+      for (int64_t kb = a.b_off[k] + lane; kb < b_end; kb += 32) {
+        const int32_t col = a.b_cols[kb];
+        atomicOr(bits + (col >> 5), 1u << (col & 31));
+        mine[col] += x * a.b_vals[kb];
+        lo = min(lo, (int)col);
+        hi = max(hi, (int)col);
+      }
+      __syncwarp();
+    }
+    if (hi >= 0) {
+      atomicMin(&lo_s, lo);
+      atomicMax(&hi_s, hi);
+    }
+    __syncthreads();
+    const int first = lo_s >> 5, last = hi_s >> 5; /* last < first: no products */
+    int64_t at = a.c_off[row] - a.c_base;
+    for (int chunk = first; chunk <= last; chunk += TSI_SPGEMM_LONG_BLOCK) {
+      const int w = chunk + t;
+      unsigned word = w <= last ? __ldcg(bits + w) : 0u;
+      int total = 0;
+      int64_t pos = at + tsi_spgemm_block_exclusive_sum<TSI_SPGEMM_LONG_BLOCK>(__popc(word), scratch, &total);
+      if (w <= last)
+        bits[w] = 0u;
+      while (word) {
+        const int col = w * 32 + __ffs((int)word) - 1;
+        word &= word - 1u;
+        T sum = T(0);
+        for (int q = 0; q < W; q++) {
+          T *part = reinterpret_cast<T *>(slot + bitmap_bytes + (size_t)q * part_bytes);
+          sum += part[col];
+          part[col] = T(0);
+        }
+        a.c_cols[pos] = col;
+        a.c_vals[pos] = sum;
+        pos++;
+      }
+      at += total;
+    }
+    __syncthreads();
+  }
+}
+
+/* Warps a block of the dense rows' numeric kernel. */
+#define TSI_SPGEMM_DENSE_FILL_WARPS 8
+
+__device__ inline int tsi_spgemm_warp_min(int x) {
+  for (int d = 16; d > 0; d /= 2)
+    x = min(x, __shfl_xor_sync(0xffffffffu, x, d));
+  return x;
+}
+__device__ inline int tsi_spgemm_warp_max(int x) {
+  for (int d = 16; d > 0; d /= 2)
+    x = max(x, __shfl_xor_sync(0xffffffffu, x, d));
+  return x;
+}
+
+/*
+ * Numeric for the dense rows, a warp a slot (a bitmap of bitmap_bytes, then
+ * a value per column): A's entries 32 at a time, one a lane (their column,
+ * value and row of B loaded together), then taken in order by shuffles, the
+ * lanes over that row of B; a product's value slot is read beside the
+ * atomicOr that says whether the column was seen (the first product stored,
+ * the next added: the sequential sum); a warp barrier between entries. Then
+ * the bitmap's words between the row's first and last column are read in
+ * order, a word a lane, and their columns written sorted; the words are left
+ * zero for the next row.
+ */
+template <class T>
+__global__ void __launch_bounds__(TSI_SPGEMM_DENSE_FILL_WARPS * 32)
+    tsi_spgemm_fill_dense_rows(tsi_spgemm_args<T> a, unsigned char *pool, size_t slot_bytes, size_t bitmap_bytes,
+                               int64_t slots) {
+  const int64_t warp = (int64_t)blockIdx.x * TSI_SPGEMM_DENSE_FILL_WARPS + int(threadIdx.x) / 32;
+  if (warp >= slots)
+    return; /* the whole warp */
+  unsigned char *slot = pool + (size_t)warp * slot_bytes;
+  unsigned *bits = reinterpret_cast<unsigned *>(slot);
+  T *values = reinterpret_cast<T *>(slot + bitmap_bytes);
+  const int lane = int(threadIdx.x) & 31;
+  for (int64_t r = warp; r < a.count; r += slots) {
+    const int64_t row = a.rows[r];
+    const int64_t end = a.a_off[row + 1];
+    int lo = TSI_SPGEMM_EMPTY, hi = -1;
+    for (int64_t chunk = a.a_off[row]; chunk < end; chunk += 32) {
+      const int64_t ka = chunk + lane;
+      T x = T(0);
+      int64_t b_begin = 0, b_end = 0;
+      if (ka < end) {
+        const int64_t k = a.a_cols[ka];
+        x = a.a_vals[ka];
+        b_begin = a.b_off[k];
+        b_end = a.b_off[k + 1];
+      }
+      const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
+      for (int e = 0; e < n; e++) {
+        const T xe = __shfl_sync(0xffffffffu, x, e);
+        const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
+        for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32) {
+          const int32_t col = a.b_cols[kb];
+          const T product = xe * a.b_vals[kb];
+          const unsigned bit = 1u << (col & 31);
+          const T before = values[col]; /* stale until the bit is set */
+          const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
+          values[col] = seen ? before + product : product;
+          lo = min(lo, (int)col);
+          hi = max(hi, (int)col);
+        }
+        __syncwarp();
+      }
+    }
+    lo = tsi_spgemm_warp_min(lo);
+    hi = tsi_spgemm_warp_max(hi);
+    int64_t at = a.c_off[row] - a.c_base;
+    for (int first = lo >> 5; hi >= 0 && first <= (hi >> 5); first += 32) {
+      const int w = first + lane;
+      unsigned word = w <= (hi >> 5) ? __ldcg(bits + w) : 0u;
+      const int mine = __popc(word);
+      int before = mine; /* inclusive scan of the words' counts, then exclusive */
+      for (int d = 1; d < 32; d *= 2) {
+        const int other = __shfl_up_sync(0xffffffffu, before, d);
+        if (lane >= d)
+          before += other;
+      }
+      const int total = __shfl_sync(0xffffffffu, before, 31);
+      int64_t pos = at + before - mine;
+      while (word) {
+        const int32_t col = w * 32 + __ffs((int)word) - 1;
+        word &= word - 1u;
+        a.c_cols[pos] = col;
+        a.c_vals[pos] = values[col];
+        pos++;
+      }
+      if (w <= (hi >> 5))
+        bits[w] = 0u;
+      at += total;
+    }
+    __syncwarp();
+  }
+}
+
+#endif

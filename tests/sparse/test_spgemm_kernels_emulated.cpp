@@ -1,0 +1,387 @@
+/* SpGEMM's warp-sorted and dense-row kernels run on the host through
+ * cuda_host_emulation.h (a host thread per GPU thread), against a
+ * sequential Gustavson written here: the sorted bins' counts, columns and
+ * values (bitwise: they add each entry's products in the order of A's
+ * entries, as the reference does), the dense rows' counts with fewer slots
+ * than rows, the dense rows' columns and values (bitwise), and the long
+ * rows' columns and values (within a rounding bound: they add partial sums)
+ * and the same bits twice, with every slot left zero.
+ * Rows: no products, products on empty rows of B, repeated columns, a
+ * bin's most products, random ones; float and double. Also SpMM's warp sum
+ * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
+#include "cuda_host_emulation.h"
+
+#include "spgemm_kernels_dense.cuh"
+#include "spgemm_kernels_sorted.cuh"
+#include "spmm_warp_sum.cuh"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+
+static int failures = 0, checks = 0;
+
+#define EXPECT(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    checks++;                                                                                                          \
+    if (!(cond)) {                                                                                                     \
+      if (failures++ < 20) {                                                                                           \
+        std::fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                           \
+        std::fprintf(stderr, __VA_ARGS__);                                                                             \
+        std::fputc('\n', stderr);                                                                                      \
+      }                                                                                                                \
+    }                                                                                                                  \
+  } while (0)
+
+template <class T> struct csr {
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> off{0};
+  std::vector<int32_t> idx;
+  std::vector<T> val;
+};
+
+/* Row lengths drawn from `lengths`, distinct sorted columns below cols. */
+template <class T>
+static csr<T> random_csr(int64_t rows, int64_t cols, const std::vector<int> &lengths, std::mt19937 &rng) {
+  csr<T> m;
+  m.rows = rows;
+  m.cols = cols;
+  std::uniform_int_distribution<int> pick(0, (int)lengths.size() - 1);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (int64_t i = 0; i < rows; i++) {
+    const int n = std::min<int64_t>(lengths[pick(rng)], cols);
+    std::vector<int32_t> row;
+    std::uniform_int_distribution<int32_t> col(0, (int32_t)cols - 1);
+    std::map<int32_t, bool> seen;
+    while ((int)row.size() < n) {
+      const int32_t c = col(rng);
+      if (!seen[c]) {
+        seen[c] = true;
+        row.push_back(c);
+      }
+    }
+    std::sort(row.begin(), row.end());
+    for (int32_t c : row) {
+      m.idx.push_back(c);
+      m.val.push_back((T)value(rng));
+    }
+    m.off.push_back((int64_t)m.idx.size());
+  }
+  return m;
+}
+
+/* Row i of A*B: columns sorted, each sum from its first product in the
+ * order of A's entries. */
+template <class T>
+static void reference_row(const csr<T> &a, const csr<T> &b, int64_t i, std::vector<int32_t> &cols, std::vector<T> &vals,
+                          int64_t *products) {
+  std::map<int32_t, T> acc;
+  *products = 0;
+  for (int64_t ka = a.off[i]; ka < a.off[i + 1]; ka++) {
+    const int32_t k = a.idx[ka];
+    for (int64_t kb = b.off[k]; kb < b.off[k + 1]; kb++) {
+      const T x = a.val[ka] * b.val[kb];
+      auto it = acc.find(b.idx[kb]);
+      if (it == acc.end())
+        acc.emplace(b.idx[kb], x);
+      else
+        it->second += x;
+      ++*products;
+    }
+  }
+  cols.clear();
+  vals.clear();
+  for (auto &e : acc) {
+    cols.push_back(e.first);
+    vals.push_back(e.second);
+  }
+}
+
+template <class T> struct product_case {
+  csr<T> a, b;
+  std::vector<int32_t> rows; /* the bin's rows */
+  std::vector<int64_t> row_nnz, c_off;
+  std::vector<int32_t> c_cols;
+  std::vector<T> c_vals;
+  std::vector<std::vector<int32_t>> want_cols;
+  std::vector<std::vector<T>> want_vals;
+
+  tsi_spgemm_args<T> args() {
+    tsi_spgemm_args<T> x;
+    x.a_off = a.off.data();
+    x.a_cols = a.idx.data();
+    x.a_vals = a.val.data();
+    x.b_off = b.off.data();
+    x.b_cols = b.idx.data();
+    x.b_vals = b.val.data();
+    x.b_width = b.cols;
+    x.rows = rows.data();
+    x.count = (int64_t)rows.size();
+    x.row_nnz = row_nnz.data();
+    x.c_off = c_off.data();
+    x.c_base = 0;
+    x.c_cols = c_cols.data();
+    x.c_vals = c_vals.data();
+    return x;
+  }
+};
+
+/* The rows of a*b whose products pass `keep`, with their reference rows and
+ * C's offsets (other rows empty). */
+template <class T, class Keep> static product_case<T> make_case(csr<T> a, csr<T> b, const Keep &keep) {
+  product_case<T> c;
+  c.a = std::move(a);
+  c.b = std::move(b);
+  c.want_cols.resize(c.a.rows);
+  c.want_vals.resize(c.a.rows);
+  c.c_off.assign(c.a.rows + 1, 0);
+  for (int64_t i = 0; i < c.a.rows; i++) {
+    int64_t products = 0;
+    reference_row(c.a, c.b, i, c.want_cols[i], c.want_vals[i], &products);
+    const bool kept = keep(products, c.a.off[i + 1] - c.a.off[i]);
+    if (kept)
+      c.rows.push_back((int32_t)i);
+    c.c_off[i + 1] = c.c_off[i] + (kept ? (int64_t)c.want_cols[i].size() : 0);
+  }
+  std::shuffle(c.rows.begin(), c.rows.end(), std::mt19937(5));
+  c.row_nnz.assign(c.a.rows, -1);
+  c.c_cols.assign(c.c_off.back() + 1, -1);
+  c.c_vals.assign(c.c_off.back() + 1, T(-7));
+  return c;
+}
+
+template <class T> static void expect_counts(const char *what, const product_case<T> &c) {
+  for (int32_t i : c.rows)
+    EXPECT(c.row_nnz[i] == (int64_t)c.want_cols[i].size(), "%s: row %d counts %lld, want %zu", what, i,
+           (long long)c.row_nnz[i], c.want_cols[i].size());
+}
+
+/* C's rows against the reference: columns equal, values bitwise or within
+ * a bound of n products' rounding. */
+template <class T> static void expect_rows(const char *what, const product_case<T> &c, bool bitwise) {
+  const double u = sizeof(T) == 4 ? 6e-8 : 1.2e-16;
+  for (int32_t i : c.rows) {
+    const int64_t at = c.c_off[i];
+    const int64_t n = (int64_t)c.want_cols[i].size();
+    const double bound = (double)(c.a.off[i + 1] - c.a.off[i] + 2) * u * 4;
+    for (int64_t e = 0; e < n; e++) {
+      const T got = c.c_vals[at + e], want = c.want_vals[i][e];
+      const bool same = bitwise ? std::memcmp(&got, &want, sizeof(T)) == 0
+                                : std::fabs((double)got - (double)want) <= bound * (std::fabs((double)want) + 1);
+      EXPECT(c.c_cols[at + e] == c.want_cols[i][e] && same,
+             "%s: row %d entry %lld: column %d value %.9g, want column %d value %.9g", what, i, (long long)e,
+             c.c_cols[at + e], (double)got, c.want_cols[i][e], (double)want);
+    }
+  }
+}
+
+/* The symbolic count of the sorted bins as the analysis of the rows calls
+ * it: a warp a row, its scratch in shared memory. */
+template <int N> static void count_rows_kernel(tsi_spgemm_args<float> a) {
+  constexpr int W = TSI_SPGEMM_SORTED_WARPS;
+  __shared__ int32_t keys_of[W][N];
+  __shared__ int first_of[W][32];
+  __shared__ int64_t b_at_of[W][32];
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  for (int64_t r = (int64_t)blockIdx.x * W + warp; r < a.count; r += (int64_t)gridDim.x * W) {
+    const int n = tsi_spgemm_count_row(a, a.rows[r], lane, N, keys_of[warp], first_of[warp], b_at_of[warp]);
+    if (lane == 0)
+      a.row_nnz[a.rows[r]] = n;
+  }
+}
+
+template <int N> static void run_count_sorted(product_case<float> &c, unsigned grid) {
+  emu::launch(grid, TSI_SPGEMM_SORTED_WARPS * 32, count_rows_kernel<N>, c.args());
+}
+template <class T, int N> static void run_fill_sorted(product_case<T> &c, unsigned grid) {
+  emu::launch(grid, TSI_SPGEMM_SORTED_WARPS * 32, tsi_spgemm_fill_sorted<T, N>, c.args());
+}
+
+/* A B whose rows are empty, short or repeated columns' worth, so that the
+ * products of a row of A meet on few columns. */
+template <class T> static csr<T> narrow_b(int64_t rows, int64_t cols, std::mt19937 &rng) {
+  return random_csr<T>(rows, cols, {0, 0, 1, 2, 3, 5, 8}, rng);
+}
+
+template <class T, int N> static void test_sorted(std::mt19937 &rng) {
+  char what[80];
+  std::snprintf(what, sizeof what, "sorted bin of %d (%s)", N, sizeof(T) == 4 ? "float" : "double");
+  /* Narrow B (many repeats), wide B (few), and A rows of up to 70 entries
+   * on mostly empty rows of B. */
+  for (int shape = 0; shape < 3; shape++) {
+    csr<T> b = shape == 0   ? narrow_b<T>(200, 12, rng)
+               : shape == 1 ? random_csr<T>(200, 5000, {0, 1, 4, 9, 17, 31}, rng)
+                            : random_csr<T>(200, 300, {0, 0, 0, 0, 0, 0, 0, 1, N}, rng);
+    csr<T> a = random_csr<T>(150, 200, {0, 1, 2, 3, 5, 9, 20, 33, 70}, rng);
+    product_case<T> c = make_case(std::move(a), std::move(b), [](int64_t p, int64_t) { return p <= N; });
+    if constexpr (sizeof(T) == 4) {
+      product_case<float> &f = c;
+      run_count_sorted<N>(f, 3);
+      expect_counts(what, c);
+    } else {
+      /* The symbolic kernel reads columns only: run it on a float copy. */
+      product_case<float> f;
+      f.a.rows = c.a.rows;
+      f.a.off = c.a.off;
+      f.a.idx = c.a.idx;
+      f.a.val.assign(c.a.val.size(), 0.0f);
+      f.b.rows = c.b.rows;
+      f.b.cols = c.b.cols;
+      f.b.off = c.b.off;
+      f.b.idx = c.b.idx;
+      f.b.val.assign(c.b.val.size(), 0.0f);
+      f.rows = c.rows;
+      f.row_nnz.assign(c.a.rows, -1);
+      run_count_sorted<N>(f, 2);
+      for (int32_t i : c.rows)
+        EXPECT(f.row_nnz[i] == (int64_t)c.want_cols[i].size(), "%s: row %d counts %lld", what, i,
+               (long long)f.row_nnz[i]);
+    }
+    run_fill_sorted<T, N>(c, 2);
+    expect_rows(what, c, true);
+    EXPECT(!c.rows.empty(), "%s: shape %d has no rows in the bin", what, shape);
+  }
+}
+
+template <class T> static void test_dense(std::mt19937 &rng) {
+  const char *type = sizeof(T) == 4 ? "float" : "double";
+  char what[80];
+  /* Long rows of A over B rows of 0 to 60 entries in 3,000 columns, and
+   * some short ones (the kernels take any row). */
+  csr<T> b = random_csr<T>(2500, 3000, {0, 1, 7, 20, 60}, rng);
+  csr<T> a = random_csr<T>(14, 2500, {0, 3, 40, 600, 1300, 2500}, rng);
+  product_case<T> c = make_case(std::move(a), std::move(b), [](int64_t, int64_t) { return true; });
+  const int64_t cols = c.b.cols;
+  const size_t bitmap = tsi_spgemm_bitmap_bytes(cols);
+  const size_t part = ((size_t)cols * sizeof(T) + 255) / 256 * 256;
+  const int slots = 3;
+  /* Symbolic, with a slot as tsi_spgemm_slot_bytes() lays it out. */
+  {
+    std::vector<unsigned char> pool((size_t)slots * tsi_spgemm_slot_bytes(cols, TS_FLOAT32), 0);
+    product_case<float> f;
+    f.a.rows = c.a.rows;
+    f.a.off = c.a.off;
+    f.a.idx = c.a.idx;
+    f.b.cols = c.b.cols;
+    f.b.off = c.b.off;
+    f.b.idx = c.b.idx;
+    f.rows = c.rows;
+    f.row_nnz.assign(c.a.rows, -1);
+    emu::launch(slots, TSI_SPGEMM_DENSE_COUNT_BLOCK, tsi_spgemm_count_dense_rows, f.args(), pool.data(),
+                tsi_spgemm_slot_bytes(cols, TS_FLOAT32));
+    std::snprintf(what, sizeof what, "dense rows' count (%s)", type);
+    for (int32_t i : c.rows)
+      EXPECT(f.row_nnz[i] == (int64_t)c.want_cols[i].size(), "%s: row %d counts %lld, want %zu", what, i,
+             (long long)f.row_nnz[i], c.want_cols[i].size());
+    EXPECT(std::count(pool.begin(), pool.end(), 0) == (long)pool.size(), "%s: the bitmaps are not left clear", what);
+  }
+  /* Numeric of the dense rows, a warp a slot (fewer slots than rows): the
+   * sequential sums, bitwise; the bitmaps left clear. */
+  {
+    const size_t dense_slot = tsi_spgemm_slot_bytes(cols, sizeof(T) == 4 ? TS_FLOAT32 : TS_FLOAT64);
+    const int warps = 5;
+    std::vector<unsigned char> pool((size_t)warps * dense_slot, 0);
+    std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
+    emu::launch(1, TSI_SPGEMM_DENSE_FILL_WARPS * 32, tsi_spgemm_fill_dense_rows<T>, c.args(), pool.data(), dense_slot,
+                bitmap, (int64_t)warps);
+    std::snprintf(what, sizeof what, "dense rows' numeric (%s)", type);
+    expect_rows(what, c, true);
+    bool clear = true;
+    for (int w = 0; w < warps; w++)
+      clear = clear && std::count(pool.begin() + (long)(w * dense_slot), pool.begin() + (long)(w * dense_slot + bitmap),
+                                  0) == (long)bitmap;
+    EXPECT(clear, "%s: the bitmaps are not left clear", what);
+  }
+  /* Numeric of the long rows, twice: the same bits, every slot left zero. */
+  const size_t slot = bitmap + TSI_SPGEMM_LONG_WARPS * part;
+  std::vector<unsigned char> pool((size_t)slots * slot, 0);
+  emu::launch(slots, TSI_SPGEMM_LONG_BLOCK, tsi_spgemm_fill_long_rows<T>, c.args(), pool.data(), slot, bitmap, part);
+  std::snprintf(what, sizeof what, "long rows' numeric (%s)", type);
+  expect_rows(what, c, false);
+  EXPECT(std::count(pool.begin(), pool.end(), 0) == (long)pool.size(), "%s: the slots are not left zero", what);
+  const std::vector<T> first = c.c_vals;
+  emu::launch(slots - 1, TSI_SPGEMM_LONG_BLOCK, tsi_spgemm_fill_long_rows<T>, c.args(), pool.data(), slot, bitmap,
+              part);
+  EXPECT(std::memcmp(first.data(), c.c_vals.data(), first.size() * sizeof(T)) == 0,
+         "%s: a second run (fewer slots) gave other bits", what);
+}
+
+/* SpMM's warp sum: one warp a (row, step) over a row-major B of width
+ * 32 V (each lane V columns), lanes past `ok_lanes` holding none. */
+template <class T, int V> struct warp_sum_case {
+  std::vector<int32_t> cols;
+  std::vector<T> vals, b, got;
+  int64_t width;
+};
+
+template <class T, int V>
+static void warp_sum_kernel(const int32_t *cols, const T *vals, const T *b, int64_t width, const int64_t *firsts,
+                            const int64_t *ends, const int64_t *steps, int ok_lanes, T *out) {
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int64_t at = (int64_t)blockIdx.x * (blockDim.x / 32) + warp;
+  T acc[V];
+  tsi_spmm_warp_sum<T, V>(
+      cols, vals, firsts[at], ends[at], steps[at], lane < ok_lanes,
+      [&](int32_t index, T(&got)[V]) {
+        for (int v = 0; v < V; v++)
+          got[v] = b[(int64_t)index * width + lane * V + v];
+      },
+      acc);
+  for (int v = 0; v < V; v++)
+    out[at * width + lane * V + v] = lane < ok_lanes ? acc[v] : T(0);
+}
+
+template <class T, int V> static void test_warp_sum(std::mt19937 &rng) {
+  const int64_t width = 32 * V, b_rows = 90;
+  const int warps = 16;
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::uniform_int_distribution<int32_t> col(0, (int32_t)b_rows - 1);
+  std::vector<int32_t> cols(400);
+  std::vector<T> vals(400), b((size_t)(b_rows * width));
+  for (auto &c : cols)
+    c = col(rng);
+  for (auto &v : vals)
+    v = (T)value(rng);
+  for (auto &v : b)
+    v = (T)value(rng);
+  /* Rows of 0, 1, 5, 31, 32, 33, 100 nonzeros, steps 1 to 3. */
+  const int64_t lengths[] = {0, 1, 5, 31, 32, 33, 100, 7};
+  std::vector<int64_t> firsts(warps), ends(warps), steps(warps);
+  for (int w = 0; w < warps; w++) {
+    firsts[w] = 3 * w;
+    steps[w] = 1 + w % 3;
+    ends[w] = std::min<int64_t>(firsts[w] + lengths[w % 8] * steps[w], (int64_t)cols.size());
+  }
+  const int ok_lanes = 29;
+  std::vector<T> out((size_t)(warps * width), T(-9));
+  emu::launch(warps / 4, 128, warp_sum_kernel<T, V>, cols.data(), vals.data(), b.data(), width, firsts.data(),
+              ends.data(), steps.data(), ok_lanes, out.data());
+  for (int w = 0; w < warps; w++) {
+    for (int64_t c = 0; c < width; c++) {
+      T want = T(0);
+      if (c < ok_lanes * V)
+        for (int64_t k = firsts[w]; k < ends[w]; k += steps[w])
+          want += vals[k] * b[(int64_t)cols[k] * width + c];
+      const T got = out[(size_t)(w * width + c)];
+      EXPECT(std::memcmp(&got, &want, sizeof(T)) == 0, "warp sum (%s, V %d): warp %d column %lld: %.9g, want %.9g",
+             sizeof(T) == 4 ? "float" : "double", V, w, (long long)c, (double)got, (double)want);
+    }
+  }
+}
+
+int main() {
+  std::mt19937 rng(20261204);
+  test_sorted<float, 32>(rng);
+  test_sorted<float, 64>(rng);
+  test_sorted<float, 128>(rng);
+  test_sorted<double, 32>(rng);
+  test_sorted<double, 128>(rng);
+  test_dense<float>(rng);
+  test_dense<double>(rng);
+  test_warp_sum<float, 4>(rng);
+  test_warp_sum<double, 2>(rng);
+  test_warp_sum<float, 1>(rng);
+  std::printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures ? 1 : 0;
+}
