@@ -181,4 +181,29 @@
 #define TSI_LU_ELEMENTWISE_THREADS 256
 #define TSI_LU_ELEMENTWISE_BLOCKS 4096
 
+/* ---- LU batches on the GPU (lu/batch/) ------------------------------------------ */
+
+/* Members per warp: a warp serves up to this many members of one pattern
+ * in lockstep, their values interleaved; a pattern with fewer members
+ * takes the next power of two. When a pattern's factorization updates,
+ * on average, more than TSI_LU_BATCH_LANE_UPDATES entries of a column per
+ * step and lane, members get more lanes each (fewer members per warp), down
+ * to one member per warp. Both unmeasured: the benchmark's width sweep
+ * (bench/lu_batch) is where they get their values. */
+#define TSI_LU_BATCH_WARP_MEMBERS 32
+#define TSI_LU_BATCH_LANE_UPDATES 4.0
+/* The factorization's update map (an int32 per update) up to this many
+ * bytes; past it, targets are found by binary search. */
+#define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
+/* Updates of a column step a lane issues together (their loads before their
+ * stores, to overlap the latencies; registers grow with it). */
+#define TSI_LU_BATCH_UPDATE_GROUP 8
+/* Tickets a warp takes at once from the dataflow counter (fewer atomics on
+ * one address). */
+#define TSI_LU_BATCH_TICKET_RUN 4
+/* Threads of a block of the batch's kernels; entries (rows, values) of one
+ * member group an element-wise block handles. */
+#define TSI_LU_BATCH_THREADS 256
+#define TSI_LU_BATCH_CHUNK 1024
+
 #endif
