@@ -319,6 +319,15 @@ static void test_arguments(void) {
                TS_ERROR_INVALID_ARGUMENT);
   CHECK_MSG(strstr(ts_last_error(ctx), "pattern 1") != NULL, "message: %s", ts_last_error(ctx));
   ts_csr_destroy(rect);
+  /* Complex values: batches are real only (the message names the matrix). */
+  ts_csr *complex = NULL;
+  CHECK_OK(ctx, ts_csr_create(ctx, 2, 2, 0, TS_COMPLEX128, &complex));
+  CHECK_STATUS(
+      ctx, ts_lu_batch_create(ctx, &options, 2, (const ts_csr *const[]){a, complex}, (const int64_t[]){1, 1}, &batch),
+      TS_ERROR_UNSUPPORTED);
+  CHECK_MSG(strstr(ts_last_error(ctx), "matrix 1") != NULL, "message: %s", ts_last_error(ctx));
+  CHECK(batch == NULL);
+  ts_csr_destroy(complex);
   int32_t rows2[2] = {0, 1}, cols2[2] = {0, 0};
   double vals2[2] = {1.0, 2.0};
   ts_csr *singular = lu_test_csr(ctx, 2, 2, rows2, cols2, vals2);

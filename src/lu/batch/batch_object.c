@@ -23,6 +23,12 @@ static ts_status batch_totals(ts_context *ctx, int64_t patterns, const ts_csr *c
                        (long long)p, (long long)counts[p]);
     if (a->rows < 0 || a->nnz < 0)
       return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: matrix %lld has negative sizes", op, (long long)p);
+    /* Members' values, right-hand sides and solutions are arrays of double. */
+    char what[48];
+    snprintf(what, sizeof what, "matrix %lld", (long long)p);
+    ts_status st = tsi_require_real(ctx, op, what, a->dtype);
+    if (st != TS_SUCCESS)
+      return st;
     int64_t nnz_total, row_total;
     if (tsi_mul_overflows(counts[p], a->nnz, &nnz_total) || tsi_mul_overflows(counts[p], a->rows, &row_total) ||
         counts[p] > limit - *members || nnz_total > limit - *values || row_total > limit - *rows)
