@@ -6,10 +6,11 @@
  * numeric phase's model (bench/notes/lu-gpu-dense.md). No GPU needed.
  *
  * Usage: lu_fronts [--set circuit,laplacian] [--only WORDS] [--large]
- *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels]
+ *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels] [--time]
  *   --large   the 10^6-row matrices too (the 3-D 100^3 Laplacian is never run)
  *   --relax   the amalgamation rule (default: lu_tuning.h's)
- *   --levels  a line per level of the front tree (fronts, largest front, flops) */
+ *   --levels  a line per level of the front tree (fronts, largest front, flops)
+ *   --time    the host's refactorization by columns and by fronts (median of 5, all threads) */
 #include "lu/symbolic/symbolic_internal.h"
 #include "tsb.h"
 
@@ -20,7 +21,7 @@
 
 typedef struct options {
   const char *set, *only;
-  bool large, levels;
+  bool large, levels, time;
   tsi_lu_front_rule rule;
 } options;
 
@@ -43,6 +44,25 @@ static double front_flops(int64_t p, int64_t f) {
     flops += rest + 2.0 * rest * rest;
   }
   return flops;
+}
+
+/* Median ms of 5 host refactorizations by each method. */
+static void time_host(ts_lu *lu, const ts_csr *a) {
+  double ms[2];
+  for (int method = 0; method < 2; method++) {
+    lu->switches.numeric_method = method ? TSI_LU_METHOD_FRONTS : TSI_LU_METHOD_COLUMNS;
+    double samples[5];
+    for (int r = 0; r < 5; r++) {
+      double start = tsb_wall_seconds();
+      if (TS_IS_ERROR(ts_lu_refactor(lu, a)))
+        samples[r] = NAN;
+      else
+        samples[r] = tsb_wall_seconds() - start;
+    }
+    ms[method] = tsb_stats_of(samples, 5).median * 1e3;
+  }
+  printf("- host refactorization (all threads): columns %.2f ms, fronts %.2f ms (%.2fx)\n", ms[0], ms[1],
+         ms[0] / ms[1]);
 }
 
 static void report(const options *o, const char *name, ts_context *ctx, const ts_csr *a) {
@@ -163,6 +183,8 @@ static void report(const options *o, const char *name, ts_context *ctx, const ts
   }
   fflush(stdout);
   tsi_lu_fronts_free(fr);
+  if (o->time)
+    time_host(lu, a);
   ts_lu_destroy(lu);
 }
 
@@ -177,6 +199,8 @@ int main(int argc, char **argv) {
       o.large = true;
     else if (strcmp(argv[i], "--levels") == 0)
       o.levels = true;
+    else if (strcmp(argv[i], "--time") == 0)
+      o.time = true;
     else if (strcmp(argv[i], "--relax") == 0 && i + 1 < argc) {
       long long p0, p1, p2;
       double z0, z1, z2;
