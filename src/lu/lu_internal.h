@@ -55,6 +55,10 @@ enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE 
  * sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
+/* switches.numeric_method: the numeric phase's method (AUTO: the rule of
+ * numeric/frontal_rule.c on the GPU, the columns on the host). */
+enum { TSI_LU_METHOD_AUTO = 0, TSI_LU_METHOD_COLUMNS = 1, TSI_LU_METHOD_FRONTS = 2 };
+
 /* Test and ablation switches: the tests and benchmarks set them in
  * lu->switches to reach a variant the automatic choices would not take, or
  * to compare two ways of computing the same result. All zero (the automatic
@@ -106,6 +110,15 @@ struct tsi_lu_switches {
    * default with). */
   int gpu_solve_level_sync;
 
+  /* The numeric phase's method (TSI_LU_METHOD_*): read by the GPU path
+   * when its device cache is built (first factorization of an analysis),
+   * by the host path at every factorization. */
+  int numeric_method;
+  /* The GPU's multifrontal solves, read at every solve: non-zero, the
+   * solves go through the factors in the pattern of L + U (the column
+   * path's kernels) even where the fronts hold them. */
+  int gpu_solve_columns;
+
   /* CPU factorization, read at every factorization: non-zero, several
    * threads go level by level (a barrier between levels) instead of the
    * dataflow schedule. */
@@ -147,6 +160,11 @@ struct ts_lu {
   int64_t *lu_col_ptr; /* n + 1 */
   int32_t *lu_row_idx; /* lu_nnz */
   int64_t *diag_pos;   /* n */
+
+  /* The fronts of the multifrontal numeric phase (symbolic/fronts.c), or
+   * NULL: built by the analysis where the GPU factors (the rule may still
+   * take the columns), or by the first factorization that uses them. */
+  struct tsi_lu_fronts *fronts;
 
   /* Levels of the column dependency graph: the columns of level l are
    * level_cols[level_ptr[l] .. level_ptr[l + 1]); every column of a level

@@ -26,6 +26,31 @@ void tsi_lu_numeric_release(ts_lu *lu);
 /* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
 void tsi_lu_cuda_release(ts_lu *lu);
 
+/* ---- the multifrontal numeric phase (frontal_*.c, frontal_*.cu) ------------------- */
+
+/* The factorization on the host through lu->fronts (built on first use):
+ * the same arithmetic, front by front, as the GPU's multifrontal kernels,
+ * whose factors the tests compare with these bit for bit (frontal_cpu.c). */
+ts_status tsi_lu_frontal_cpu(ts_lu *lu);
+/* The fronts of lu's analysis, built on first use (frontal_rule.c). */
+ts_status tsi_lu_fronts_get(ts_lu *lu, struct tsi_lu_fronts **fronts);
+/* Whether the GPU factorization takes the fronts (the method switch, else
+ * the model of frontal_rule.c over the fronts' and the columns' figures,
+ * with free_bytes of device memory free); *reason says why. */
+bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason);
+/* The model's seconds of each method (frontal_rule.c). */
+double tsi_lu_frontal_model_seconds(const struct tsi_lu_fronts *fronts);
+double tsi_lu_column_model_seconds(const ts_lu *lu);
+/* The pivot outcome of a factorization from each column's pivot kind
+ * (PIVOT_OK, _PERTURBED, _SINGULAR, _NOT_FINITE: 0 to 3): the perturbed
+ * pivots counted and the lowest such column kept, and the first bad pivot
+ * in schedule order (level_of each column, then column) reported as the
+ * other paths report it; tiny is |u|'s bound, negative when unknown
+ * (pivot_outcome.c). TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS or
+ * TS_ERROR_NUMERICALLY_SINGULAR. */
+ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
+                               double threshold);
+
 /* ---- the singularity policy (singularity.c; tessera/lu.h, "Singular matrices") ---- */
 
 /* After a factorization that perturbed pivots (status
@@ -52,15 +77,17 @@ ts_status tsi_lu_gpu_check_cancel(ts_context *ctx, double *last_check, int64_t d
 /* What the numeric phases keep between calls in lu->numeric_aux: dense work
  * vectors (one per thread) and norms of the matrix last factored. */
 typedef struct tsi_lu_numeric_workspace {
-  int64_t n;           /* order the vectors were sized for */
-  int factor_threads;  /* dense column vectors in factor_work */
-  double *factor_work; /* factor_threads * n, all zero between columns */
-  int solve_threads;   /* vector sets in solve_work */
-  double *solve_work;  /* solve_threads * 4n: permuted vector, residual, correction, magnitudes */
-  double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
-  double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
-  double m_norm_inf;   /* the same of the scaled matrix M = P Dr A Dc Q */
-  double m_norm_one;   /* (computed with a_norm_one) */
+  int64_t n;            /* order the vectors were sized for */
+  int factor_threads;   /* dense column vectors in factor_work */
+  double *factor_work;  /* factor_threads * n, all zero between columns */
+  int solve_threads;    /* vector sets in solve_work */
+  double *solve_work;   /* solve_threads * 4n: permuted vector, residual, correction, magnitudes */
+  double a_norm_inf;    /* max row sum of |A| (values last factored, unscaled) */
+  double a_norm_one;    /* max column sum of |A|; negative until a transposed solve asks for it */
+  double m_norm_inf;    /* the same of the scaled matrix M = P Dr A Dc Q */
+  double m_norm_one;    /* (computed with a_norm_one) */
+  double *fronts;       /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
+  int64_t front_values; /* doubles in fronts */
 } tsi_lu_numeric_workspace;
 
 /* |A(e)|, entry e (CSR order) of the values last factored: the modulus of

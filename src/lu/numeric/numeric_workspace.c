@@ -27,6 +27,7 @@ void tsi_lu_numeric_release(ts_lu *lu) {
   if (ws) {
     free(ws->factor_work);
     free(ws->solve_work);
+    free(ws->fronts);
     free(ws);
   }
   lu->numeric_aux = NULL;
