@@ -112,7 +112,8 @@ struct tsi_lu_switches {
 
   /* The numeric phase's method (TSI_LU_METHOD_*): read by the GPU path
    * when its device cache is built (first factorization of an analysis),
-   * by the host path at every factorization. */
+   * by the host path at every factorization; complex values always take
+   * the columns. */
   int numeric_method;
   /* The GPU's multifrontal solves, read at every solve: non-zero, the
    * solves go through the factors in the pattern of L + U (the column

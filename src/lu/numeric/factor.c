@@ -127,7 +127,9 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     status = tsi_lu_numeric_cuda(lu);
   } else {
     lu->factors_on_device = 0;
-    status = lu->switches.numeric_method == TSI_LU_METHOD_FRONTS ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a);
+    /* The fronts compute in real arithmetic: complex values take the columns. */
+    const bool fronts = lu->switches.numeric_method == TSI_LU_METHOD_FRONTS && !lu->complex_values;
+    status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a);
   }
   /* Perturbed pivots: the singularity policy judges the factors. */
   if (status == TS_WARNING_PERTURBED_PIVOTS)
