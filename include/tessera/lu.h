@@ -28,6 +28,15 @@
  * @endcode
  * All vectors are in host memory. Permutations reported in statistics and
  * singular columns are in the user's numbering.
+ *
+ * Complex matrices (TS_COMPLEX64 or TS_COMPLEX128 values) go through the
+ * same calls: the matching and scaling use the entries' moduli, the factors
+ * are complex double (complex float with ts_lu_options::float_factors), the
+ * vectors of ts_lu_solve() are arrays of (real, imaginary) pairs of double
+ * with leading dimensions counted in complex entries, TS_OP_CONJ_TRANSPOSE
+ * solves with A^H (with real values it is A^T), and the extracted factors
+ * are TS_COMPLEX128. A refactorization takes values of the kind (real or
+ * complex) that was analysed. Batches (tessera/lu_batch.h) are real only.
  */
 #ifndef TESSERA_LU_H
 #define TESSERA_LU_H
@@ -212,7 +221,9 @@ TS_API ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a);
 /**
  * Solve op(A) X = B for @p nrhs right-hand sides (column-major, leading
  * dimensions @p ldb and @p ldx >= n), with iterative refinement in double
- * against the matrix last factored. B and X may not overlap.
+ * against the matrix last factored. B and X may not overlap. For a complex
+ * matrix B and X hold (real, imaginary) pairs and the leading dimensions
+ * count complex entries.
  */
 TS_API ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x,
                              int64_t ldx);
