@@ -2,8 +2,8 @@
  * host from tessera's analysis (src/lu/symbolic/fronts.c): fronts, levels
  * of the front tree, front sizes by class with their flops and storage,
  * children per front, against the column-based path's figures (entries of
- * L + U, flops, levels, the longest rows of L); the input of the GPU
- * numeric phase's model (bench/notes/lu-gpu-dense.md). No GPU needed.
+ * L + U, flops, levels, the longest rows of L): the figures of the model
+ * in src/lu/numeric/frontal_rule.c. No GPU needed.
  *
  * Usage: lu_fronts [--set circuit,laplacian] [--only WORDS] [--large]
  *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels] [--time]

@@ -55,8 +55,9 @@ enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE 
  * sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
-/* switches.numeric_method: the numeric phase's method (AUTO: the rule of
- * numeric/frontal_rule.c on the GPU, the columns on the host). */
+/* switches.numeric_method: the numeric phase's method on the host (AUTO:
+ * the columns). The GPU path takes the columns whatever the switch: its
+ * fronts are not written yet (numeric/frontal_rule.c holds their rule). */
 enum { TSI_LU_METHOD_AUTO = 0, TSI_LU_METHOD_COLUMNS = 1, TSI_LU_METHOD_FRONTS = 2 };
 
 /* Test and ablation switches: the tests and benchmarks set them in
@@ -110,15 +111,9 @@ struct tsi_lu_switches {
    * default with). */
   int gpu_solve_level_sync;
 
-  /* The numeric phase's method (TSI_LU_METHOD_*): read by the GPU path
-   * when its device cache is built (first factorization of an analysis),
-   * by the host path at every factorization; complex values always take
-   * the columns. */
+  /* The numeric phase's method (TSI_LU_METHOD_*), read by the host path
+   * at every factorization; complex values always take the columns. */
   int numeric_method;
-  /* The GPU's multifrontal solves, read at every solve: non-zero, the
-   * solves go through the factors in the pattern of L + U (the column
-   * path's kernels) even where the fronts hold them. */
-  int gpu_solve_columns;
 
   /* CPU factorization, read at every factorization: non-zero, several
    * threads go level by level (a barrier between levels) instead of the
@@ -163,8 +158,8 @@ struct ts_lu {
   int64_t *diag_pos;   /* n */
 
   /* The fronts of the multifrontal numeric phase (symbolic/fronts.c), or
-   * NULL: built by the analysis where the GPU factors (the rule may still
-   * take the columns), or by the first factorization that uses them. */
+   * NULL: built by the first factorization that uses them, freed with the
+   * analysis. */
   struct tsi_lu_fronts *fronts;
 
   /* Levels of the column dependency graph: the columns of level l are

@@ -7,8 +7,8 @@
  * sign * sqrt(eps) max|M| (Li and Demmel, SuperLU_DIST's GESP), counted,
  * or stops the factorization after its level when perturbation is off.
  *
- * The arithmetic, entry for entry, is the GPU kernels' (frontal_*_cuda.cu),
- * so the two give the same bits: a front of at most TSI_LU_FRONT_SMALL rows
+ * The arithmetic is fixed entry for entry, so that GPU kernels can give
+ * the same bits: a front of at most TSI_LU_FRONT_SMALL rows
  * is eliminated one pivot at a time (x - l * u, each operation rounded);
  * a larger one by panels of TSI_LU_FRONT_PANEL pivots (the diagonal block
  * one pivot at a time, the panels below and to the right by substitution

@@ -10,8 +10,8 @@
  *            flops at the sparse updates' rate.
  * The fronts must also fit: their storage within TSI_LU_FRONT_BYTES and a
  * quarter of the free device memory (the caller's free_bytes). The
- * constants (lu_tuning.h, TSI_LU_MODEL_*) are calibrated by
- * bench/lu_solvers with both methods forced (bench/notes/lu-gpu-dense.md). */
+ * constants (lu_tuning.h, TSI_LU_MODEL_*) are estimates until bench/lu_solvers
+ * can force both methods on the GPU; the GPU's fronts are not written yet. */
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 

@@ -26,17 +26,18 @@ void tsi_lu_numeric_release(ts_lu *lu);
 /* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
 void tsi_lu_cuda_release(ts_lu *lu);
 
-/* ---- the multifrontal numeric phase (frontal_*.c, frontal_*.cu) ------------------- */
+/* ---- the multifrontal numeric phase (frontal_*.c) ----------------------------------- */
 
-/* The factorization on the host through lu->fronts (built on first use):
- * the same arithmetic, front by front, as the GPU's multifrontal kernels,
- * whose factors the tests compare with these bit for bit (frontal_cpu.c). */
+/* The factorization on the host through lu->fronts (built on first use),
+ * its arithmetic fixed entry for entry (frontal_cpu.c) so that GPU kernels
+ * can reproduce its bits. */
 ts_status tsi_lu_frontal_cpu(ts_lu *lu);
 /* The fronts of lu's analysis, built on first use (frontal_rule.c). */
 ts_status tsi_lu_fronts_get(ts_lu *lu, struct tsi_lu_fronts **fronts);
-/* Whether the GPU factorization takes the fronts (the method switch, else
- * the model of frontal_rule.c over the fronts' and the columns' figures,
- * with free_bytes of device memory free); *reason says why. */
+/* Whether a GPU factorization would take the fronts (the method switch,
+ * else the model of frontal_rule.c over the fronts' and the columns'
+ * figures, with free_bytes of device memory free); *reason says why. Not
+ * called yet: the GPU's fronts are still to be written. */
 bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason);
 /* The model's seconds of each method (frontal_rule.c). */
 double tsi_lu_frontal_model_seconds(const struct tsi_lu_fronts *fronts);
