@@ -1016,14 +1016,19 @@ static void set_geomean(tsb_metadata *meta, const char *key, const double *ratio
     tsb_metadata_set(meta, key, "%.2f over %d matrices", tsb_geomean(ratios, count), count);
 }
 
-/* Whether an LU under the CUDA context touches the device (a small probe). */
+/* Whether an LU under the CUDA context can touch the device (a small probe,
+ * the GPU asked for: AUTO keeps small matrices on the host; each matrix's
+ * note says where AUTO ran it). */
 static bool probe_gpu_lu_on_host(void) {
   ts_csr *a = NULL;
   ts_lu *lu = NULL;
   ts_lu_stats stats;
+  ts_lu_options options;
   memset(&stats, 0, sizeof stats);
+  memset(&options, 0, sizeof options);
+  options.backend = TS_BACKEND_CUDA;
   if (ts_gen_laplacian_2d(cpu_ctx, 30, 30, TS_FLOAT64, &a) == TS_SUCCESS &&
-      ts_lu_create(gpu_ctx, NULL, &lu) == TS_SUCCESS && ts_lu_analyze(lu, a) == TS_SUCCESS &&
+      ts_lu_create(gpu_ctx, &options, &lu) == TS_SUCCESS && ts_lu_analyze(lu, a) == TS_SUCCESS &&
       !TS_IS_ERROR(ts_lu_factor(lu, a)))
     ts_lu_get_stats(lu, &stats);
   ts_lu_destroy(lu);

@@ -54,7 +54,13 @@ typedef enum ts_status {
   TS_ERROR_CANCELLED = 15,             /**< The progress callback asked to stop (ts_context_set_progress()). */
   /** Not an error: the factorization completed, but tiny pivots were
    * replaced (see ts_lu_stats); iterative refinement recovers accuracy. */
-  TS_WARNING_PERTURBED_PIVOTS = 100
+  TS_WARNING_PERTURBED_PIVOTS = 100,
+  /** Not an error: a factorization that reused an analysis (ts_lu_refactor())
+   * completed, but its pivots no longer suit the values: more tiny pivots,
+   * or multipliers or growth far beyond those of the analysis's own
+   * factorization (see ts_lu_stats). The factors are usable; a new analysis
+   * of these values (or ts_lu_options.refresh_pivots) chooses fresh pivots. */
+  TS_WARNING_PIVOTS_DEGRADED = 101
 } ts_status;
 
 /** True for a status that is an error (warnings and TS_SUCCESS are not). */

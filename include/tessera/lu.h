@@ -37,6 +37,47 @@
  * solves with A^H (with real values it is A^T), and the extracted factors
  * are TS_COMPLEX128. A refactorization takes values of the kind (real or
  * complex) that was analysed. Batches (tessera/lu_batch.h) are real only.
+ *
+ * <b>Numbering in messages.</b> Rows, columns and entries named in the
+ * messages of the LU functions (ts_last_error()) and in the statistics
+ * (ts_lu_stats::singular_column) are indices of the caller's matrix as
+ * passed in (the rows and columns of its ts_csr, before the analysis's
+ * permutations), counted from 0; each message says "(from 0)" beside them.
+ * The command-line tool renumbers them from 1, as Matrix Market files count.
+ *
+ * <b>Singular matrices.</b> One rule on every path (the host and the GPU,
+ * ts_lu_factor() and ts_lu_refactor(), the partial-pivoting fallback):
+ * - A matrix without a perfect matching is refused by ts_lu_analyze() with
+ *   TS_ERROR_STRUCTURALLY_SINGULAR and its structural rank.
+ * - Pivots are static. A pivot u_kk with |u_kk| < pivot_threshold * max|M|
+ *   (ts_lu_options::pivot_threshold: 1e-14 with double factors, 1e-7 with
+ *   float ones; M the scaled, permuted matrix) is tiny. With
+ *   ts_lu_options::no_perturbation (the CLI's --no-perturbation) a tiny
+ *   pivot is TS_ERROR_NUMERICALLY_SINGULAR at once, naming its column.
+ * - Otherwise tiny pivots are replaced and counted
+ *   (ts_lu_stats::perturbed_pivots), and the factors are judged: the
+ *   condition number of A is estimated as ts_lu_condest() does, every solve
+ *   of the estimator refined in double. The factors stand when each of
+ *   those solves reaches a normwise backward error of at most 1e-14 and the
+ *   estimate is at most 1/eps = 2^52 (about 4.5e15; eps is double's machine
+ *   epsilon). If not, the matrix is factored again with threshold partial
+ *   pivoting on the host (KLU's algorithm): a column with no nonzero pivot
+ *   candidate there is singular (KLU's own verdict), and otherwise the same
+ *   two tests judge those factors, which the solves then use
+ *   (ts_lu_stats::partial_pivoting). A matrix whose values are all zero is
+ *   singular.
+ * - Factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an error);
+ *   the others TS_ERROR_NUMERICALLY_SINGULAR with the column in
+ *   ts_lu_stats::singular_column and in the message, and the estimate in
+ *   ts_lu_stats::condest when one was made.
+ * - ts_lu_solve() with perturbed pivots whose refinement leaves the
+ *   backward error above max(1e-14, 10 * refine_tolerance) falls back to
+ *   partial pivoting; a backward error still above that limit is
+ *   TS_ERROR_NUMERICALLY_SINGULAR.
+ * Non-finite values are errors, never a success: in A,
+ * TS_ERROR_INVALID_MATRIX naming the entry; in b, TS_ERROR_INVALID_ARGUMENT;
+ * a pivot or a solution that overflows, TS_ERROR_NUMERICALLY_SINGULAR or
+ * TS_ERROR_OVERFLOW.
  */
 #ifndef TESSERA_LU_H
 #define TESSERA_LU_H
@@ -85,12 +126,18 @@ typedef struct ts_lu_options {
   int64_t symbolic_memory_budget;
   /**
    * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
-   * follows the context (the GPU on a CUDA context, else the host),
-   * TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the context must be on
-   * CUDA). On the GPU the factors stay on the device and the solves run
-   * there, refinement residuals in double on the host (a solve that falls
-   * back to partial pivoting, below, runs on the host). Both give
-   * deterministic factors, bitwise the same from run to run.
+   * the host, or on a CUDA context the GPU for factorizations of enough work
+   * (the analysis's estimate of flops and entries; a small one stays on the
+   * host, where the GPU's fixed costs would outweigh it; the choice holds for
+   * every factorization of an analysis, and the statistics say where it ran:
+   * factor_backend), TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the
+   * context must be on CUDA). On the host, small factorizations, solves and
+   * analyses run on one thread and larger ones on the context's threads, as
+   * many as find a core free of other work. On the GPU the factors stay on
+   * the device and the solves run there, refinement residuals in double on
+   * the host (a solve that falls back to partial pivoting, below, runs on
+   * the host). Both give deterministic factors, bitwise the same from run to
+   * run.
    */
   ts_backend backend;
   /**
@@ -109,6 +156,16 @@ typedef struct ts_lu_options {
    * levels.
    */
   ts_backend levelize_backend;
+  /**
+   * Non-zero: a factorization that reuses an analysis and finds its pivots
+   * degraded (the check that returns TS_WARNING_PIVOTS_DEGRADED) analyzes
+   * the new values again (matching, scaling and ordering chosen for them:
+   * fresh static pivots, as a KLU user calls klu_factor after klu_rcond
+   * flags a klu_refactor) and factors anew; it then returns that
+   * factorization's status, and the statistics say so (pivots_refreshed).
+   * Zero (the default): the warning is returned and the caller decides.
+   */
+  int refresh_pivots;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */
@@ -130,7 +187,7 @@ typedef struct ts_lu_stats {
    */
   int64_t structural_rank;
   int64_t perturbed_pivots;  /**< Tiny pivots replaced in the last factorization. */
-  int64_t singular_column;   /**< Column (user numbering) of a zero pivot, or -1. */
+  int64_t singular_column;   /**< Column (user numbering, from 0) named by the singular status, or -1. */
   int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */
   double time_matching;      /**< Seconds: matching and scaling. */
   double time_ordering;      /**< Seconds: fill-reducing ordering, beyond the matching it may overlap. */
@@ -156,9 +213,30 @@ typedef struct ts_lu_stats {
    */
   int partial_pivoting;
   /**
+   * Largest multiplier |L(i,j)| of the last factorization (above 1000 a
+   * pivot is below a thousandth of an entry of its column, where threshold
+   * partial pivoting with KLU's default tolerance would have taken another
+   * row). Part of the pivot check (TS_WARNING_PIVOTS_DEGRADED).
+   */
+  double max_multiplier;
+  /** Growth max|U| / max|M| of the last factorization (M the scaled, permuted matrix); part of the pivot check. */
+  double pivot_growth;
+  /**
+   * Non-zero when the last factorization found the pivots of the analysis
+   * degraded and, as ts_lu_options.refresh_pivots asked, analyzed the new
+   * values again and factored anew (the analysis statistics are then the
+   * new analysis's).
+   */
+  int pivots_refreshed;
+  /** Where the last factorization ran, and its solves: TS_BACKEND_CPU or TS_BACKEND_CUDA (0 before one). */
+  ts_backend factor_backend;
+  /** Host threads of the last factorization (1: no parallel region; 0 on the GPU). */
+  int factor_threads;
+  /**
    * 1-norm condition estimate |A|_1 |A^{-1}|_1 of the matrix last factored
    * (Hager and Higham's estimator, as klu_condest), a lower bound of the true
-   * value up to rounding; set by ts_lu_condest(), 0 until then.
+   * value up to rounding; set by ts_lu_condest(), and by the factorization
+   * when pivots were perturbed (the singularity rule above), 0 until then.
    */
   double condest;
   /** min |u_kk| / max |u_kk| over U's diagonal (as klu_rcond); set by ts_lu_rcond(), 0 until then. */
@@ -207,14 +285,35 @@ TS_API ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a);
 
 /**
  * Numeric factorization of @p a, which must have the analyzed pattern.
- * Returns TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS, or an error such as
- * TS_ERROR_NUMERICALLY_SINGULAR (with the column) when perturbation is off.
+ * Returns TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS (tiny pivots replaced, the
+ * factors judged sound by the rule of "Singular matrices" above), or an error:
+ * TS_ERROR_NUMERICALLY_SINGULAR (with the column, from 0) by that rule,
+ * TS_ERROR_INVALID_MATRIX for a value that is not finite.
+ * Called again after the first factorization of an analysis, it is
+ * ts_lu_refactor() (the pivot check included).
  */
 TS_API ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a);
 
 /**
  * Refactor with new values and the same pattern (a Newton loop): only the
- * numeric phase runs, reusing the analysis's permutations and scaling.
+ * numeric phase runs, reusing the analysis's permutations and scaling. The
+ * same statuses as ts_lu_factor(), by the same rule: new values that are all
+ * zero, or singular, or not finite, are an error and leave no factors.
+ *
+ * The pivots were chosen for the values the analysis saw; a cheap check
+ * after each refactorization compares the factors with those of the first
+ * factorization after the analysis: more perturbed (tiny) pivots, or a
+ * largest multiplier |L(i,j)| above 10^6 and 1000 times the first's, or a
+ * growth max|U| / max|M| above 10^6 and 1000 times the first's, means the
+ * pivot order no longer suits the values. Then the call returns
+ * TS_WARNING_PIVOTS_DEGRADED (the factors are complete and the solves
+ * refine as usual; a new ts_lu_analyze() of these values chooses fresh
+ * pivots), or, with ts_lu_options.refresh_pivots, analyzes the new values
+ * again, factors anew and returns that factorization's status.
+ * @param lu an analyzed LU object
+ * @param a the matrix with the analyzed pattern and new values
+ * @return TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS, TS_WARNING_PIVOTS_DEGRADED,
+ *         or an error as ts_lu_factor() (or ts_lu_analyze() when refreshing)
  */
 TS_API ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a);
 

@@ -1,7 +1,7 @@
 /* LU(context, options...): a ts_lu. factor() analyzes and factors a CSR
  * matrix, refactor() factors new values of the same pattern, solve() solves
  * with column-major right-hand sides in double, stats() returns the
- * statistics as a dict. Every call holds the context's lock with the GIL
+ * statistics as a dict, extract() the factors. Every call holds the context's lock with the GIL
  * released. */
 #include "tessera_python.h"
 
@@ -134,6 +134,56 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
       s.partial_pivoting ? Py_True : Py_False);
 }
 
+/* A copy of `count` items of `size` bytes as a bytes object (NumPy reads
+ * it with frombuffer), or NULL with an exception. */
+static PyObject *bytes_of(const void *data, int64_t count, size_t size) {
+  return PyBytes_FromStringAndSize(count > 0 ? (const char *)data : "",
+                                   (Py_ssize_t)(count > 0 ? count : 0) * (Py_ssize_t)size);
+}
+
+/* extract(): the factors of ts_lu_extract_csc as bytes: (L col_ptr int64,
+ * L row_idx int32, L values float64, the same three of U, row_perm int32,
+ * col_perm int32, row_scale float64, col_scale float64). */
+static PyObject *lu_extract(tspy_lu *self, PyObject *unused) {
+  (void)unused;
+  if (!self->factored) {
+    PyErr_SetString(PyExc_RuntimeError, "extract: no factorization (the last one failed)");
+    return NULL;
+  }
+  const int64_t n = self->n;
+  const size_t slots = (size_t)(n > 0 ? n : 1);
+  int32_t *row_perm = PyMem_Malloc(slots * sizeof(int32_t)), *col_perm = PyMem_Malloc(slots * sizeof(int32_t));
+  double *row_scale = PyMem_Malloc(slots * sizeof(double)), *col_scale = PyMem_Malloc(slots * sizeof(double));
+  PyObject *result = NULL;
+  ts_csc *l = NULL, *u = NULL;
+  if (!row_perm || !col_perm || !row_scale || !col_scale) {
+    PyErr_NoMemory();
+    goto cleanup;
+  }
+  tspy_call call;
+  tspy_call_begin(self->context, &call);
+  ts_status status = ts_lu_extract_csc(self->lu, &l, &u, row_perm, col_perm, row_scale, col_scale);
+  int interrupted = tspy_call_end(&call);
+  if (interrupted || status != TS_SUCCESS) {
+    tspy_raise_status(self->context, status);
+    goto cleanup;
+  }
+  result = Py_BuildValue("(NNNNNNNNNN)", bytes_of(l->col_ptr, n + 1, sizeof(int64_t)),
+                         bytes_of(l->row_idx, l->nnz, sizeof(int32_t)), bytes_of(l->values, l->nnz, sizeof(double)),
+                         bytes_of(u->col_ptr, n + 1, sizeof(int64_t)), bytes_of(u->row_idx, u->nnz, sizeof(int32_t)),
+                         bytes_of(u->values, u->nnz, sizeof(double)), bytes_of(row_perm, n, sizeof(int32_t)),
+                         bytes_of(col_perm, n, sizeof(int32_t)), bytes_of(row_scale, n, sizeof(double)),
+                         bytes_of(col_scale, n, sizeof(double)));
+cleanup:
+  ts_csc_destroy(l);
+  ts_csc_destroy(u);
+  PyMem_Free(row_perm);
+  PyMem_Free(col_perm);
+  PyMem_Free(row_scale);
+  PyMem_Free(col_scale);
+  return result;
+}
+
 static PyMethodDef lu_methods[] = {
     {"factor", (PyCFunction)lu_factor, METH_VARARGS,
      "factor(row_ptr, col_idx, values, n, dtype, analyze): (analyze and) factor; returns the status."},
@@ -142,6 +192,8 @@ static PyMethodDef lu_methods[] = {
     {"solve", (PyCFunction)lu_solve, METH_VARARGS,
      "solve(b, x, nrhs, transpose): x = op(A)^-1 b, column-major doubles."},
     {"stats", (PyCFunction)lu_stats, METH_NOARGS, "The statistics, as a dict."},
+    {"extract", (PyCFunction)lu_extract, METH_NOARGS,
+     "extract(): L and U (CSC) with the permutations and the scaling, as bytes (ts_lu_extract_csc)."},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject tspy_lu_type = {

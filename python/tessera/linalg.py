@@ -24,6 +24,9 @@ _ORDERINGS = {"amd": 0, "colamd": 1, "natural": 2}
 _PERMC_SPEC = {"MMD_AT_PLUS_A": "amd", "COLAMD": "colamd", "MMD_ATA": "colamd", "NATURAL": "natural"}
 _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
 _PERTURBED_PIVOTS = 100
+# The parts of _core.LU.extract(): L and U in CSC, the permutations, the scaling.
+_EXTRACT_TYPES = (np.int64, np.int32, np.float64, np.int64, np.int32, np.float64, np.int32, np.int32, np.float64,
+                  np.float64)
 
 
 class LUStats(types.SimpleNamespace):
@@ -69,6 +72,20 @@ class SparseLU:
         dtype: the matrix's value type (float32 or float64); solutions have it.
         nnz: entries of L and U (each diagonal counted in both).
         stats: a :class:`LUStats` of the factorization and the last solve.
+        L, U: the factors, ``scipy.sparse.csc_matrix`` in float64 (L unit
+            lower triangular with its diagonal stored, U upper triangular),
+            as SciPy's ``splu`` gives them.
+        perm_r, perm_c: the permutations in SciPy's convention: row i of A
+            is row ``perm_r[i]`` of L U, column j of A column ``perm_c[j]``.
+        row_scale, col_scale: the scaling of the matching (R, C; ones
+            without it), indexed by A's rows and columns.
+
+    With ``Pr = csc_matrix((ones, (perm_r, arange(n))))`` and
+    ``Pc = csc_matrix((ones, (arange(n), perm_c)))`` as in SciPy's
+    documentation, ``Pr @ diags(row_scale) @ A @ diags(col_scale) @ Pc`` equals
+    ``L @ U`` to rounding (``ts_lu_extract_csc``; SciPy's factors have no
+    scaling). These are the factors the solves use: after a solve fell back
+    to partial pivoting (``stats.partial_pivoting``), the fallback's.
     """
 
     def __init__(
@@ -115,8 +132,32 @@ class SparseLU:
         self._given_format = host.format if host.format in ("csr", "csc") and host.has_canonical_format else None
         self._given_pattern = (host.indptr, host.indices) if self._given_format == "csc" else None
         self._csc_to_csr = None
+        self._factors = None
         status = self._lu.factor(arrays.indptr, arrays.indices, arrays.data, arrays.shape[0], arrays.code, True)
         self._perturbed = status == _PERTURBED_PIVOTS
+
+    def _extracted(self):
+        if self._factors is None:
+            parts = self._lu.extract()
+            n = self.shape[0]
+            arrays = [np.frombuffer(part, dtype=kind) for part, kind in zip(parts, _EXTRACT_TYPES)]
+            l_factor = sp.csc_matrix((arrays[2], arrays[1], arrays[0]), shape=(n, n))
+            u_factor = sp.csc_matrix((arrays[5], arrays[4], arrays[3]), shape=(n, n))
+            # The library's row_perm[i] is the row of A at position i of L U;
+            # SciPy's perm_r is its inverse (and the same for the columns).
+            perm_r = np.empty(n, dtype=np.int32)
+            perm_r[arrays[6]] = np.arange(n, dtype=np.int32)
+            perm_c = np.empty(n, dtype=np.int32)
+            perm_c[arrays[7]] = np.arange(n, dtype=np.int32)
+            self._factors = (l_factor, u_factor, perm_r, perm_c, arrays[8].copy(), arrays[9].copy())
+        return self._factors
+
+    L = property(lambda self: self._extracted()[0], doc="L, unit lower triangular, CSC (float64).")
+    U = property(lambda self: self._extracted()[1], doc="U, upper triangular, CSC (float64).")
+    perm_r = property(lambda self: self._extracted()[2], doc="Row i of A is row perm_r[i] of L U (SciPy's).")
+    perm_c = property(lambda self: self._extracted()[3], doc="Column j of A is column perm_c[j] of L U (SciPy's).")
+    row_scale = property(lambda self: self._extracted()[4], doc="The matching's row scaling, by A's rows.")
+    col_scale = property(lambda self: self._extracted()[5], doc="The matching's column scaling, by A's columns.")
 
     @property
     def stats(self):
@@ -149,6 +190,7 @@ class SparseLU:
         b = np.asfortranarray(b)
         x = np.empty(b.shape, dtype=np.float64, order="F")
         nrhs = 1 if b.ndim == 1 else b.shape[1]
+        self._factors = None  # a solve may fall back to partial pivoting
         self._lu.solve(b, x, nrhs, transpose)
         if self.dtype != x.dtype:
             x = x.astype(self.dtype)
@@ -178,6 +220,7 @@ class SparseLU:
             code = _arrays.VALUE_CODES[values.dtype]
             indptr, indices = self._pattern
         self.dtype = values.dtype
+        self._factors = None
         status = self._lu.refactor(indptr, indices, values, self.shape[0], code)
         self._perturbed = status == _PERTURBED_PIVOTS
 

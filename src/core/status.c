@@ -38,6 +38,8 @@ const char *ts_status_string(ts_status status) {
     return "cancelled";
   case TS_WARNING_PERTURBED_PIVOTS:
     return "tiny pivots perturbed (warning)";
+  case TS_WARNING_PIVOTS_DEGRADED:
+    return "pivots degraded since the analysis (warning)";
   case TS_ERROR_INTERNAL:
     return "internal error";
   }

@@ -8,7 +8,9 @@
  *              options.levelize_backend is CUDA on a CUDA context
  *   numeric    options.backend is CUDA (on a context without CUDA the GPU
  *              path refuses it), never when it is CPU; AUTO: when the
- *              context is on CUDA
+ *              context is on CUDA and the analysis estimates at least
+ *              TSI_LU_GPU_FACTOR_WORK of work (flops and a share per entry
+ *              of L + U), the same for every factorization of the analysis
  *   solve      the factors are on the device (the last factorization ran
  *              there) and the partial-pivoting fallback, a host
  *              factorization, is not in use
@@ -18,12 +20,19 @@
  * every phase runs on the host unless options.backend or a switch asks for
  * the GPU, which the *_nocuda.c stubs refuse.
  *
+ * Host threads (tsi_lu_host_threads): one thread for every part below the
+ * size where threads pay, else the context's threads capped at the cores
+ * free of other work.
+ *
  * Why the analysis phases default to the host even on a CUDA context: the
  * host's row merge was faster than the GPU's fill-path traversal on circuit
  * matrices and the host's longest-path sweep faster than the GPU's Kahn
  * sort with its uploads (bench/results: lu-analysis-h200.md,
- * lu-analysis-cpu.md). The numeric phases default to the GPU there: it
- * passed the GPU tests and compute-sanitizer (compute-sanitizer-h200.md). */
+ * lu-analysis-cpu.md). The numeric phases go to the GPU there only for
+ * factorizations of enough work: for a small one the GPU path's fixed
+ * costs (launches, synchronisations, transfers) exceed the whole host
+ * factorization (bench/notes/lu-newton.md records the rule's measurements
+ * and misses). */
 #include "lu/lu_internal.h"
 
 #include "core/convert_internal.h"
@@ -37,9 +46,12 @@ static bool analysis_on_gpu(const ts_lu *lu, int forced, ts_backend backend) {
 static bool numeric_on_gpu(const ts_lu *lu) {
   if (lu->options.backend == TS_BACKEND_CUDA)
     return true; /* refused by the GPU path on a context without CUDA */
-  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU)
+  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU || lu->ctx->backend != TS_BACKEND_CUDA)
     return false;
-  return lu->ctx->backend == TS_BACKEND_CUDA;
+  /* AUTO on a CUDA context: the GPU for factorizations that pay for its
+   * fixed costs (the device cache, a launch or more a level, a
+   * synchronisation, the transfers of the values and of the solves' vectors). */
+  return lu->factor_work >= TSI_LU_GPU_FACTOR_WORK;
 }
 
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase) {
@@ -63,4 +75,26 @@ int tsi_lu_threads(const ts_lu *lu) {
   (void)lu;
   return 1;
 #endif
+}
+
+/* Host threads of a parallel part: one below the size from which threads
+ * pay (lu_tuning.h); above it, the context's threads, but only as many as
+ * find a free core, since a thread the scheduler sets aside stalls the
+ * others at their next wait for a time slice (several ms). Thread counts
+ * never change a result: every parallel part gives the same bits on any
+ * number of threads. */
+int tsi_lu_host_threads(const ts_lu *lu, enum tsi_lu_host_work kind, double amount) {
+  const int threads = tsi_lu_threads(lu);
+  if (lu->switches.cpu_threads > 0)
+    return lu->switches.cpu_threads < threads ? lu->switches.cpu_threads : threads;
+  if (threads <= 1)
+    return 1;
+  double from = TSI_LU_PASS_PARALLEL_ENTRIES;
+  if (kind == TSI_LU_WORK_FACTOR)
+    from = TSI_LU_FACTOR_PARALLEL_WORK;
+  else if (kind == TSI_LU_WORK_ANALYSIS)
+    from = TSI_LU_ANALYSIS_PARALLEL_ENTRIES;
+  if (!(amount >= from))
+    return 1;
+  return tsi_lu_free_cores(threads);
 }

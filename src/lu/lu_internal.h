@@ -73,14 +73,19 @@ struct tsi_lu_switches {
    * per-row fill-path traversal (the GPU's algorithm) instead of the row
    * merge; the tests compare the two. */
   int symbolic_fill_path;
-  /* The GPU symbolic phase: every row's slot sized like the last rows' (one
-   * chunk size instead of the paper's two); its per-row queue (0 sizes it
-   * from the budget, rows that outgrow it rerun with a full one;
-   * TSI_LU_FULL_QUEUE gives every row the paper's full queue; > 0 caps it at
-   * that many words, the tests' way to send many rows down the rerun); its
-   * memory (enum tsi_lu_symbolic_memory). */
+  /* The GPU symbolic phase: its slots (0: the tiers of
+   * symbolic_tiers_gpu.c; TSI_LU_FULL_QUEUE: the paper's, an n-bit bitmap
+   * and a queue of n words; > 0: the tiers with rings of at most that many
+   * words, the tests' way to send many rows down the reruns); with the
+   * paper's slots, every row's slot sized like the last rows' (one chunk
+   * size instead of the paper's two); the windowed tier's window (bits) and
+   * hash set (words), > 0 to narrow them on small matrices; its memory (enum
+   * tsi_lu_symbolic_memory: the unified-memory variants run the paper's
+   * slots). */
   int symbolic_one_chunk_size;
   int64_t symbolic_queue_words;
+  int64_t symbolic_window_bits;
+  int64_t symbolic_hash_words;
   int symbolic_memory;
   /* The GPU levelization's device-side loop (enum tsi_lu_levelize_variant). */
   int levelize_variant;
@@ -119,7 +124,23 @@ struct tsi_lu_switches {
    * threads go level by level (a barrier between levels) instead of the
    * dataflow schedule. */
   int cpu_level_sync;
+  /* Host threads, read at every phase: > 0, exactly this many for every
+   * parallel part (the context's count at most), bypassing the size rule and
+   * the free-core check of tsi_lu_host_threads, so that the tests reach the
+   * threaded schedules on small matrices. */
+  int cpu_threads;
 };
+
+/* How well the pivots of a factorization suit its values (the pivot check
+ * of numeric/pivot_check.c): the perturbed pivots, the largest multiplier
+ * |L(i, j)| (above 1/tau the pivot is below tau times an entry of its
+ * column, where threshold partial pivoting would have taken another row),
+ * and the growth max |U| / max |M|. */
+typedef struct tsi_lu_pivot_quality {
+  int64_t perturbed;
+  double max_multiplier;
+  double growth;
+} tsi_lu_pivot_quality;
 
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where
  *   M(i, j) = row_scale[row_perm[i]] * A(row_perm[i], col_perm[j]) * col_scale[col_perm[j]],
@@ -199,6 +220,23 @@ struct ts_lu {
   /* Partial-pivoting fallback of the solves (numeric/numeric_internal.h), or NULL; freed by
    * every new factorization. */
   struct tsi_lu_pivoted *pivoted;
+
+  /* The host's numeric phase: non-zero once the levels have been checked
+   * against the pattern (the first host factorization of an analysis;
+   * cleared with the analysis). */
+  int schedule_checked;
+  /* The factorization's work as the analysis estimated it (flops and a share
+   * per entry of L + U, lu_tuning.h): the host's thread count and AUTO's
+   * choice of the GPU (lu_backend.c) read it, so that both stay the same for
+   * every factorization of an analysis. */
+  double factor_work;
+  /* The pivot check: the last factorization's quality (set by either numeric
+   * path), and the first factorization's after the analysis, the reference
+   * of fresh pivots (pivot_base_set once it is taken; cleared with the
+   * analysis). */
+  tsi_lu_pivot_quality pivot_now;
+  tsi_lu_pivot_quality pivot_base;
+  int pivot_base_set;
 };
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */
@@ -213,6 +251,24 @@ bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
 /* Host threads of lu's CPU phases: the context's setting, else OpenMP's
  * default; 1 without OpenMP (lu_backend.c). */
 int tsi_lu_threads(const ts_lu *lu);
+
+/* Kinds of host work, for tsi_lu_host_threads. */
+enum tsi_lu_host_work {
+  TSI_LU_WORK_PASS,    /* a pass over `amount` entries */
+  TSI_LU_WORK_FACTOR,  /* a factorization of `amount` work (flops + a share per entry of L + U) */
+  TSI_LU_WORK_ANALYSIS /* an analysis of a matrix of `amount` entries */
+};
+
+/* Host threads for one parallel part of `kind` and size `amount`
+ * (lu_backend.c): one below the size where threads pay, else
+ * tsi_lu_threads(lu) capped at the cores not busy with other work
+ * (switches.cpu_threads overrides both). */
+int tsi_lu_host_threads(const ts_lu *lu, enum tsi_lu_host_work kind, double amount);
+
+/* The most of `wanted` threads that find a core free of other runnable work
+ * now (at least 1): the machine's cores less the runnable threads beside the
+ * caller (host_cores.c; Linux's /proc/loadavg, `wanted` elsewhere). */
+int tsi_lu_free_cores(int wanted);
 
 /* Check the caller's options and resolve their defaults (lu_options.c). */
 ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved);

@@ -27,6 +27,18 @@
 #define TSI_LU_REFINE_MAX_STEPS 30
 #define TSI_LU_REFINE_TOLERANCE 1e-15
 
+/* ---- the pivot check after a refactorization (numeric/pivot_check.c) ---------------- */
+
+/* The pivots no longer suit the values when a factorization reusing the
+ * analysis has more perturbed pivots than the analysis's first one, or an
+ * indicator past its bound and this many times the first's: the largest
+ * multiplier |L(i, j)| or the growth max |U| / max |M| past 10^6 (six
+ * digits lost to the factorization; the refinement then needs several
+ * steps or stalls). Bounds of 10^3 (KLU's default pivoting tolerance) also
+ * flagged values for which fresh pivots grew as much (bench/notes/lu-newton.md). */
+#define TSI_LU_DEGRADED_FACTOR 1e3
+#define TSI_LU_DEGRADED_MULTIPLIER 1e6
+#define TSI_LU_DEGRADED_GROWTH 1e6
 /* A componentwise backward error above this after the normwise refinement
  * means some entries of x are wrong beyond rounding (a badly scaled system,
  * whose small entries the normwise errors do not see): the refinement goes
@@ -63,13 +75,27 @@
 
 /* ---- host threads ------------------------------------------------------------------ */
 
-/* Sizes from which a host loop shares out over the threads (fewer cost
- * more in the fork than they save): ts_lu_factor's pattern check and copy
- * of the values (entries), the norms and the refinement's residual (rows),
- * the GPU schedule's gather lengths (columns). */
-#define TSI_LU_CHECK_PARALLEL_ENTRIES 262144
-#define TSI_LU_NORM_PARALLEL_ROWS 16384
-#define TSI_LU_RESIDUAL_PARALLEL_ROWS 16384
+/* Host threads are chosen in lu_backend.c (tsi_lu_host_threads): one
+ * thread below these sizes, where waking and joining a team costs more than
+ * it saves, and where a thread the scheduler has set aside (a machine with
+ * fewer free cores than threads) would stall the call for a time slice of
+ * several ms: a pass over this many entries of A or of L + U (the pattern
+ * check, the copy of the values, the norms, the scatter, the refinement's
+ * residual), about a millisecond on one core; a factorization of this much
+ * work (flops + TSI_LU_FACTOR_WORK_PER_ENTRY per entry of L + U), a few
+ * milliseconds on one core; an analysis of a matrix with this many entries
+ * (the matching beside the speculative ordering). bench/notes/lu-newton.md. */
+#define TSI_LU_PASS_PARALLEL_ENTRIES 1048576
+/* AUTO's numeric phase on a CUDA context: the GPU from this much work (the
+ * analysis's flops and TSI_LU_FACTOR_WORK_PER_ENTRY an entry of L + U, a few
+ * ms on one host core); below, the host, where the GPU path's fixed costs
+ * of a refactor and a solve dominate (lu_backend.c; measured and its misses
+ * recorded in bench/notes/lu-newton.md). */
+#define TSI_LU_GPU_FACTOR_WORK 5e6
+#define TSI_LU_FACTOR_PARALLEL_WORK 4e6
+#define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
+#define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 200000
+/* The GPU schedule's gather lengths (columns). */
 #define TSI_LU_GATHER_PARALLEL_COLUMNS 16384
 /* The host's transpose of L + U into rows (factor_rows_gpu.c): threads only
  * from this many entries, and their per-thread row counters within this
@@ -89,9 +115,14 @@
  * schedule's chunks, the dataflow's runs of tickets: one ticket a column
  * made the counter's cache line go back and forth). */
 #define TSI_LU_CPU_PIECES_PER_THREAD 8
-/* A dataflow wait spins this many times, then yields the core, so that a
- * descheduled writer can run. */
-#define TSI_LU_CPU_SPINS_BEFORE_YIELD 1024
+/* The host's factorization zeroes the fill entries of L + U by their list
+ * when they are at most this fraction of L + U, else the whole array (a
+ * memset streams faster than scattered stores). */
+#define TSI_LU_FILL_LIST_FRACTION 4
+/* A dataflow wait spins this many times, then sleeps (a futex on Linux,
+ * else yields) until the writer marks the column, so that the core is free
+ * for a writer the scheduler had set aside. */
+#define TSI_LU_CPU_SPINS_BEFORE_SLEEP 2048
 
 /* ---- symbolic phase ---------------------------------------------------------------- */
 
@@ -112,6 +143,24 @@
 #define TSI_LU_SYMBOLIC_ROWS_PER_RESIDENT_WARP 2
 #define TSI_LU_SYMBOLIC_BUDGET_DIVISOR 4
 #define TSI_LU_SYMBOLIC_MIN_QUEUE_WORDS 1024
+/* The GPU's fill-path traversal in tiers (symbolic_tiers_gpu.c): first a
+ * warp a row whose slot holds a window of the visited bitmap around the row
+ * (this fraction of it above the row), a hash set for the U entries above
+ * the window and a ring for two consecutive levels of a sweep; a row that
+ * reaches below its window, fills half its hash set or outgrows its ring
+ * reruns with the whole bitmap and a larger ring, then (the ring outgrown
+ * again) a queue of n, with as many threads a row as the budget's rows in
+ * flight leave to the device. Sized from the rows' statistics of a large
+ * planar mesh (bench/lu_symbolic_ooc.c; bench/notes/lu-newton.md): nearly
+ * every row fits the window, its hash set and its ring; the few that do not
+ * carry most of the work. */
+#define TSI_LU_SYMBOLIC_WINDOW_ABOVE 4
+#define TSI_LU_SYMBOLIC_WINDOW ((int64_t)1 << 16)
+#define TSI_LU_SYMBOLIC_HASH_WORDS 2048
+#define TSI_LU_SYMBOLIC_RING_WORDS 4096
+#define TSI_LU_SYMBOLIC_FULL_RING_WORDS 16384
+/* Threads a row in the whole-bitmap tiers: a warp up to a block of this many. */
+#define TSI_LU_SYMBOLIC_MAX_GROUP 512
 
 /* ---- levelization on the GPU ------------------------------------------------------- */
 

@@ -54,7 +54,7 @@ if(TARGET tessera_cli)
   # budget and the levels by the cooperative kernel, the same solution.
   tessera_cli_test(solve_gpu_analysis ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx ${TESSERA_SOLVE_ORDERING}
     --symbolic-backend cuda --symbolic-budget 65536 --levelize-backend cuda
-    STDOUT "backend +cuda \\(factorization and solves on the GPU; symbolic factorization on the GPU, levels on the GPU;.*symbolic chunks +([2-9]|[1-9][0-9]+)\n.*backward error +[0-9.]+e-1[5-9]\nx \\(first entries\\) +1 1 1\n"
+    STDOUT "backend +cuda \\(factorization and solves on the (GPU|host); symbolic factorization on the GPU, levels on the GPU;.*symbolic chunks +([2-9]|[1-9][0-9]+)\n.*backward error +[0-9.]+e-1[5-9]\nx \\(first entries\\) +1 1 1\n"
     GPU_ONLY FIXTURES_REQUIRED cli_circuit3000)
   # From the corpus in the repository (tests/data/corpus).
   # add20: a real circuit matrix (2395 rows, 17319 entries); in the natural
@@ -68,6 +68,64 @@ if(TARGET tessera_cli)
   # klu_two_2x2 is structurally singular: exit 1 with the library's message.
   tessera_cli_test(solve_structurally_singular ARGS solve ${TESSERA_TEST_CORPUS_DIR}/klu_two_2x2.mtx EXIT 1
     STDERR "tessera: structurally singular.*rank 1")
+  # The singularity policy on the command line. gent113, dwt_992 and
+  # chesapeake are pattern files (every value 1, as KLU reads them) that KLU
+  # reports singular: exit 1 with one line naming the column as the file
+  # numbers it (from 1) and the condition estimate.
+  foreach(singular gent113 dwt_992 chesapeake)
+    tessera_cli_test(solve_singular_${singular} ARGS solve ${TESSERA_TEST_CORPUS_DIR}/${singular}.mtx --backend cpu
+      EXIT 1
+      STDERR "^tessera: numerically singular: [^\n]*column [1-9][0-9]* \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$")
+  endforeach()
+  # The same verdict where the factorization runs on the GPU.
+  tessera_cli_test(solve_singular_gpu ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cuda EXIT 1
+    STDERR "^tessera: numerically singular: [^\n]*column [1-9][0-9]* \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$"
+    GPU_ONLY)
+  # --json: the verdict as a JSON object on stdout (column from 1, the
+  # estimate, the perturbed pivots), the same one line on stderr.
+  tessera_cli_test(solve_singular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cpu --json
+    EXIT 1 JSON JSON_EQUALS "command=solve,status=numerically singular"
+    STDOUT "\"message\": \"[^\"]*column [1-9][0-9]* \\(from 1\\)[^\"]*\",\n *\"column\": [1-9][0-9]*,\n *\"condest\": [0-9.]+e\\+[0-9]+,\n *\"perturbed_pivots\": [1-9][0-9]*,\n *\"warning\": null\n}"
+    STDERR "^tessera: numerically singular: .*condition estimate")
+  # No perturbation: the factorization stops at the pivot, so there is no
+  # estimate; still the column from 1.
+  tessera_cli_test(solve_singular_no_perturbation ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cpu
+    --no-perturbation EXIT 1
+    STDERR "^tessera: numerically singular: .*column [1-9][0-9]* \\(from 1\\).*perturbation is off.*no condition estimate")
+  # Other failures give a JSON object too.
+  tessera_cli_test(solve_structurally_singular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/klu_two_2x2.mtx --json
+    EXIT 1 JSON JSON_EQUALS "status=structurally singular,structural_rank=1"
+    STDOUT "\"column\": null,"
+    STDERR "tessera: structurally singular.*rank 1")
+  tessera_cli_test(solve_missing_file_json ARGS solve ${TESSERA_CLI_WORK}/no_such_matrix.mtx --json EXIT 1
+    JSON JSON_EQUALS "command=solve,status=input/output error"
+    STDOUT "\"condest\": null," STDERR "no_such_matrix.mtx")
+  # A usable result that deserves doubt exits 0 with a warning line on
+  # stderr, carried by the JSON too. [0 1; 1 0] in its own order without
+  # the matching: the zero pivot is perturbed, the solution (x = ones) stands.
+  file(WRITE ${TESSERA_CLI_WORK}/swap2.mtx "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 1 1\n")
+  tessera_cli_test(solve_perturbed_warning ARGS solve ${TESSERA_CLI_WORK}/swap2.mtx --no-matching --ordering natural
+    STDOUT "perturbed pivots +1\n.*solution norm +1.00e\\+00.*x \\(first entries\\) +1 1\n"
+    STDERR "^warning: 1 pivot was perturbed")
+  tessera_cli_test(solve_perturbed_warning_json ARGS solve ${TESSERA_CLI_WORK}/swap2.mtx --no-matching
+    --ordering natural --json JSON JSON_EQUALS "status=success,perturbed_pivots=1"
+    STDOUT "\"warning\": \"1 pivot was perturbed")
+  # diag(1, 1e-10): kappa_1 = 1e10 exactly, above 1/sqrt(eps) and below
+  # 1/eps: a warning, exit 0.
+  file(WRITE ${TESSERA_CLI_WORK}/diag_1e10.mtx "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e-10\n")
+  tessera_cli_test(solve_condition_warning ARGS solve ${TESSERA_CLI_WORK}/diag_1e10.mtx --json
+    JSON JSON_EQUALS "status=success,perturbed_pivots=0,solution_norm=1"
+    STDOUT "\"condest\": 1e\\+10,"
+    STDERR "^warning: condition estimate 1.00e\\+10, above 1/sqrt\\(eps\\)")
+  # A regular matrix: the report's estimates beside the backward error, no
+  # warning. west0067: kappa_1 = 429 (dense LAPACK); the estimate, a lower
+  # bound, within a factor of ten of it; x = ones.
+  tessera_cli_test(solve_regular_report ARGS solve ${TESSERA_TEST_CORPUS_DIR}/west0067.mtx --backend cpu
+    STDOUT "condition estimate +([4-9]\\.[0-9][0-9]e\\+01|[1-3]\\.[0-9][0-9]e\\+02|4\\.[0-2][0-9]e\\+02) .*\npivot growth +0?\\.[0-9]+ .*\nresidual norm +[0-9.]+e-1[3-9] .*\nsolution norm +1.00e\\+00 .*\nbackward error +[0-9.]+e-1[5-9]\n"
+    STDERR "^$")
+  tessera_cli_test(solve_regular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/west0067.mtx --backend cpu --json
+    JSON JSON_EQUALS "status=success,solution_norm=1,perturbed_pivots=0"
+    STDOUT "\"warning\": null,")
   tessera_cli_test(solve_not_square ARGS solve ${TESSERA_TEST_CORPUS_DIR}/lp_afiro.mtx EXIT 1
     STDERR "not square")
 endif()

@@ -30,8 +30,10 @@ typedef struct analysis_setup {
   int64_t budget; /* symbolic_memory_budget (0: default) */
   int one_chunk_size;
   int levelize_variant; /* enum tsi_lu_levelize_variant */
-  int64_t queue_words;  /* lu->switches.symbolic_queue_words (0: from the budget) */
+  int64_t queue_words;  /* lu->switches.symbolic_queue_words (0: the tiers' own) */
   int symbolic_memory;  /* lu->switches.symbolic_memory (enum tsi_lu_symbolic_memory) */
+  int64_t window_bits;  /* lu->switches.symbolic_window_bits (0: the tiers' own) */
+  int64_t hash_words;   /* lu->switches.symbolic_hash_words (0: the tiers' own) */
 } analysis_setup;
 
 static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, analysis_setup setup,
@@ -49,6 +51,8 @@ static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering
   lu->switches.levelize_variant = setup.levelize_variant;
   lu->switches.symbolic_queue_words = setup.queue_words;
   lu->switches.symbolic_memory = setup.symbolic_memory;
+  lu->switches.symbolic_window_bits = setup.window_bits;
+  lu->switches.symbolic_hash_words = setup.hash_words;
   *status = ts_lu_analyze(lu, a);
   return lu;
 }

@@ -5,10 +5,10 @@
  * the corpus's square matrices. */
 #include "test_gpu_lu_analysis.h"
 
-static const analysis_setup cpu_setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_CPU, 0, 0, 0, 0, 0};
+static const analysis_setup cpu_setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_CPU, 0, 0, 0, 0, 0, 0, 0};
 
 static analysis_setup gpu_levelize(int variant) {
-  analysis_setup setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_GPU, 0, 0, variant, 0, 0};
+  analysis_setup setup = {TSI_LU_PHASE_CPU, TSI_LU_PHASE_GPU, 0, 0, variant, 0, 0, 0, 0};
   return setup;
 }
 

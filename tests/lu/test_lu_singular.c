@@ -228,7 +228,7 @@ static void test_pattern_change(void) {
       first = i;
   }
   char expect[64];
-  snprintf(expect, sizeof expect, "row %lld differs", (long long)first);
+  snprintf(expect, sizeof expect, "row %lld (from 0) differs", (long long)first);
   CHECK_MSG(strstr(ts_last_error(ctx), expect) != NULL, "message '%s' lacks '%s'", ts_last_error(ctx), expect);
   CHECK_STATUS(ctx, ts_lu_refactor(lu, smaller), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ctx, ts_lu_factor(lu, other), TS_ERROR_INVALID_ARGUMENT);

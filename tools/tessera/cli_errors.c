@@ -30,12 +30,16 @@ void cli_set_error(const char *format, ...) {
   va_end(args);
 }
 
+const char *cli_error_message(const ts_context *ctx) {
+  return cli_error_detail[0] ? cli_error_detail : ts_last_error(ctx);
+}
+
 int cli_library_error(const ts_context *ctx, ts_status status) {
   if (status == TS_ERROR_CANCELLED || cli_cancelled()) {
     fprintf(stderr, "tessera: cancelled\n");
     return CLI_EXIT_CANCELLED;
   }
-  const char *detail = cli_error_detail[0] ? cli_error_detail : ts_last_error(ctx);
+  const char *detail = cli_error_message(ctx);
   /* A reader of standard output that went away (`tessera convert A.mtx - | head`)
    * ends the command quietly, as SIGPIPE ends other tools. */
   if (status == TS_ERROR_IO && detail && strstr(detail, "standard output") && strstr(detail, strerror(EPIPE)))

@@ -44,4 +44,9 @@ void cli_set_error(const char *format, ...);
  * "tessera: cancelled" and return CLI_EXIT_CANCELLED. */
 int cli_library_error(const ts_context *ctx, ts_status status);
 
+/* The detail cli_library_error() would print for a failure: the message of
+ * cli_set_error() if one was set, else ts_last_error(ctx) (for a --json
+ * error object). */
+const char *cli_error_message(const ts_context *ctx);
+
 #endif /* TESSERA_CLI_ERRORS_H */

@@ -3,6 +3,7 @@
  * backward error. */
 #include "cli_common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +24,17 @@ static const char solve_help[] =
     "solve), n, nnz(A), nnz(L) (unit diagonal included), nnz(U), the fill ratio\n"
     "nnz(L+U)/nnz(A), flops, levels and the widest level, the symbolic phase's\n"
     "chunks, the peak GPU memory, perturbed pivots, refinement steps, whether\n"
-    "the solve fell back to partial pivoting, and the normwise backward error\n"
+    "the solve fell back to partial pivoting, the 1-norm condition estimate\n"
+    "(Hager and Higham, a lower bound, as klu_condest), the reciprocal pivot\n"
+    "growth (as klu_rgrowth), the residual norm |b - Ax|_inf, the solution\n"
+    "norm |x|_inf and the normwise backward error\n"
     "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
     "\n"
     "Options:\n"
     "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
-    "                              one is usable; matching, ordering, the symbolic\n"
-    "                              factorization and the levels stay on the host)\n"
+    "                              one is usable and the factorization large enough;\n"
+    "                              matching, ordering, the symbolic factorization\n"
+    "                              and the levels stay on the host)\n"
     "  --symbolic-backend auto|cpu|cuda\n"
     "                              where the symbolic factorization runs (default\n"
     "                              auto: the host); cuda: on the GPU, out of core\n"
@@ -53,9 +58,19 @@ static const char solve_help[] =
     "  -o, --output FILE           write X as Matrix Market (n x columns of B);\n"
     "                              '-': on standard output, the report then on\n"
     "                              stderr; never onto A or B\n" CLI_HELP_OUTPUT_OPTIONS "\n"
-    "Exit status: 0 on success, 1 on an error (unreadable file, singular\n"
-    "matrix: the message names the structural rank or the column), 2 for a\n"
-    "bad command line, 130 when cancelled.\n";
+    "Singular matrices: the structurally singular ones are refused with their\n"
+    "structural rank; a matrix the LU finds numerically singular (a pivot\n"
+    "without a usable value, or perturbed pivots with a condition estimate\n"
+    "above 1/eps or a backward error that refinement cannot bring to 1e-14)\n"
+    "ends with one line naming the column (from 1, as in the file) and the\n"
+    "condition estimate. A result that stands but had perturbed pivots, fell\n"
+    "back to partial pivoting, or has a condition estimate above 1/sqrt(eps)\n"
+    "prints a 'warning:' line on stderr and exits 0. With --json, a failure\n"
+    "after the command line is read still prints a JSON object (status,\n"
+    "message, column, condest, perturbed_pivots).\n"
+    "\n"
+    "Exit status: 0 on success (warnings included), 1 on an error (unreadable\n"
+    "file, singular matrix), 2 for a bad command line, 130 when cancelled.\n";
 
 static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL}; /* = ts_lu_ordering */
 static const char *const file_names[] = {"A", "B"};
@@ -106,6 +121,80 @@ static ts_status write_solution(ts_context *ctx, const char *path, const double 
   status = cli_mm_write_coo(ctx, path, coo, NULL);
   ts_coo_destroy(coo);
   return status;
+}
+
+/* Above this condition estimate (1/sqrt(eps)) about half of double's digits
+ * of x may be lost: the result stands, with a warning. Above 1/eps the
+ * library reports the matrix singular (tessera/lu.h). */
+static double warning_condest(void) { return 1.0 / sqrt(DBL_EPSILON); }
+
+/* The one line of a numerically singular verdict: the library's message
+ * with its column (numbered from 0, tessera/lu.h) numbered as the file
+ * does, from 1, and the condition estimate. */
+static void singular_message(const ts_context *ctx, const ts_lu_stats *stats, char *message, size_t size) {
+  const char *detail = ts_last_error(ctx);
+  char from_zero[64];
+  snprintf(from_zero, sizeof from_zero, "column %lld (from 0)", (long long)stats->singular_column);
+  const char *at = stats->singular_column >= 0 ? strstr(detail, from_zero) : NULL;
+  int used;
+  if (at)
+    used = snprintf(message, size, "%.*scolumn %lld (from 1)%s", (int)(at - detail), detail,
+                    (long long)stats->singular_column + 1, at + strlen(from_zero));
+  else if (stats->singular_column >= 0)
+    used = snprintf(message, size, "%s (column %lld, from 1)", detail, (long long)stats->singular_column + 1);
+  else
+    used = snprintf(message, size, "%s", detail);
+  if (used < 0 || (size_t)used >= size)
+    return;
+  if (stats->condest > 0.0)
+    snprintf(message + used, size - (size_t)used, "; condition estimate %.2e", stats->condest);
+  else
+    snprintf(message + used, size - (size_t)used, "; no condition estimate (the factorization stopped there)");
+}
+
+/* The warning of a result that stands but deserves doubt, or "" for none:
+ * perturbed pivots, the partial-pivoting fallback, a large condition
+ * estimate. */
+static void result_warning(const ts_lu_stats *stats, char *warning, size_t size) {
+  size_t used = 0;
+  warning[0] = '\0';
+  if (stats->perturbed_pivots > 0 && used < size)
+    used += (size_t)snprintf(warning + used, size - used,
+                             "%lld pivot%s perturbed by static pivoting; the solution passed the singularity checks",
+                             (long long)stats->perturbed_pivots, stats->perturbed_pivots == 1 ? " was" : "s were");
+  if (stats->partial_pivoting && used < size)
+    used +=
+        (size_t)snprintf(warning + used, size - used, "%sthe solve fell back to partial pivoting", used ? "; " : "");
+  if (stats->condest > warning_condest() && used < size)
+    snprintf(warning + used, size - used,
+             "%scondition estimate %.2e, above 1/sqrt(eps) = %.2e: about %.0f digits of x may be lost",
+             used ? "; " : "", stats->condest, warning_condest(), floor(log10(stats->condest)));
+}
+
+/* With --json, a failure still gives one JSON object on stdout. */
+static void print_error_json(const char *path, ts_status status, const char *message, const ts_lu_stats *stats) {
+  cli_json out;
+  cli_json_begin(&out, stdout);
+  cli_json_text(&out, "command", "solve");
+  cli_json_text(&out, "file", path);
+  cli_json_text(&out, "status", status == TS_ERROR_CANCELLED ? "cancelled" : ts_status_string(status));
+  cli_json_text(&out, "message", status == TS_ERROR_CANCELLED ? "cancelled" : message);
+  if (stats && stats->singular_column >= 0)
+    cli_json_int(&out, "column", stats->singular_column + 1);
+  else
+    cli_json_null(&out, "column");
+  if (stats && stats->condest > 0.0)
+    cli_json_real(&out, "condest", stats->condest);
+  else
+    cli_json_null(&out, "condest");
+  if (stats)
+    cli_json_int(&out, "perturbed_pivots", stats->perturbed_pivots);
+  else
+    cli_json_null(&out, "perturbed_pivots");
+  if (stats && status == TS_ERROR_STRUCTURALLY_SINGULAR)
+    cli_json_int(&out, "structural_rank", stats->structural_rank);
+  cli_json_null(&out, "warning");
+  cli_json_end(&out);
 }
 
 static int run_solve(int argc, char **argv) {
@@ -223,6 +312,21 @@ static int run_solve(int argc, char **argv) {
   status = ts_lu_get_stats(lu, &stats);
   if (status != TS_SUCCESS)
     goto cleanup;
+  /* The singularity policy estimated the condition where pivots were
+   * perturbed; otherwise estimate it now. */
+  if (!(stats.condest > 0.0)) {
+    cli_progress_begin(&progress, "estimating the condition");
+    status = cli_progress_end(&progress, ts_lu_condest(lu, &stats.condest));
+    if (status != TS_SUCCESS)
+      goto cleanup;
+  }
+  status = ts_lu_rgrowth(lu, &stats.rgrowth);
+  if (status != TS_SUCCESS)
+    goto cleanup;
+  char warning[512];
+  result_warning(&stats, warning, sizeof warning);
+  if (warning[0])
+    fprintf(stderr, "warning: %s\n", warning);
   if (output) {
     cli_progress_begin(&progress, "writing");
     status = write_solution(ctx, output, x, n, nrhs);
@@ -248,7 +352,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_int(&out, "nrhs", nrhs);
     cli_json_text(&out, "backend", ts_backend_name(resolved));
     cli_fallback_json(&out, ctx);
-    cli_json_text(&out, "lu_backend", ts_backend_name(resolved));
+    cli_json_text(&out, "lu_backend", ts_backend_name(stats.factor_backend));
     cli_json_text(&out, "symbolic_backend", ts_backend_name(symbolic_ran));
     cli_json_text(&out, "levelize_backend", ts_backend_name(levelize_ran));
     cli_json_text(&out, "factor_precision", precision_name);
@@ -270,6 +374,16 @@ static int run_solve(int argc, char **argv) {
     cli_json_int(&out, "partial_pivoting", stats.partial_pivoting);
     cli_json_int(&out, "refinement_steps", stats.refinement_steps);
     cli_json_real(&out, "backward_error", stats.backward_error);
+    cli_json_real(&out, "scaled_backward_error", stats.scaled_backward_error);
+    cli_json_real(&out, "residual_norm", stats.residual_norm);
+    cli_json_real(&out, "solution_norm", stats.solution_norm);
+    cli_json_real(&out, "condest", stats.condest);
+    cli_json_real(&out, "rgrowth", stats.rgrowth);
+    cli_json_text(&out, "status", "success");
+    if (warning[0])
+      cli_json_text(&out, "warning", warning);
+    else
+      cli_json_null(&out, "warning");
     cli_json_object(&out, "seconds");
     cli_json_real(&out, "read", matrix.read_seconds);
     cli_json_real(&out, "matching", stats.time_matching);
@@ -291,8 +405,9 @@ static int run_solve(int argc, char **argv) {
       cli_line(report, "rhs", "%s * ones", transpose ? "A^T" : "A");
     if (resolved == TS_BACKEND_CUDA)
       cli_line(report, "backend",
-               "cuda (factorization and solves on the GPU; symbolic factorization on the %s, "
+               "cuda (factorization and solves on the %s; symbolic factorization on the %s, "
                "levels on the %s; matching and ordering on the host)",
+               stats.factor_backend == TS_BACKEND_CUDA ? "GPU" : "host",
                symbolic_ran == TS_BACKEND_CUDA ? "GPU" : "host", levelize_ran == TS_BACKEND_CUDA ? "GPU" : "host");
     else
       cli_line(report, "backend", "%s", ts_backend_name(resolved));
@@ -320,6 +435,10 @@ static int run_solve(int argc, char **argv) {
     cli_line(report, "refinement steps", "%d", stats.refinement_steps);
     if (stats.partial_pivoting)
       cli_line(report, "partial pivoting", "yes: the solve fell back to partially pivoted factors on the host");
+    cli_line(report, "condition estimate", "%.2e (1-norm, a lower bound)", stats.condest);
+    cli_line(report, "pivot growth", "%.3g (reciprocal: near 1 is stable)", stats.rgrowth);
+    cli_line(report, "residual norm", "%.2e (|b - Ax|_inf)", stats.residual_norm);
+    cli_line(report, "solution norm", "%.2e (|x|_inf)", stats.solution_norm);
     cli_line(report, "backward error", "%.2e", stats.backward_error);
     if (n > 0) {
       char first[128];
@@ -335,8 +454,18 @@ static int run_solve(int argc, char **argv) {
 cleanup:
   if (status != TS_SUCCESS && !TS_IS_ERROR(status))
     status = TS_SUCCESS; /* perturbed pivots: reported in the statistics */
-  if (status != TS_SUCCESS)
+  if (status != TS_SUCCESS) {
+    ts_lu_stats failed;
+    const bool have_stats = lu && ts_lu_get_stats(lu, &failed) == TS_SUCCESS;
+    if (have_stats && status == TS_ERROR_NUMERICALLY_SINGULAR) {
+      char message[1024];
+      singular_message(ctx, &failed, message, sizeof message);
+      cli_set_error("%s", message);
+    }
+    if (output_flags.json)
+      print_error_json(paths[0], status, cli_error_message(ctx), have_stats ? &failed : NULL);
     rc = cli_library_error(ctx, status);
+  }
   ts_lu_destroy(lu);
   free(b);
   free(x);

@@ -35,4 +35,7 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   lu->level_ptr = NULL;
   lu->level_cols = NULL;
   lu->n = lu->nnz_a = lu->lu_nnz = lu->levels = 0;
+  lu->schedule_checked = 0;
+  lu->pivot_base_set = 0;
+  lu->factor_work = 0.0;
 }

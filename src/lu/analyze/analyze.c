@@ -77,7 +77,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   double start = tsi_seconds(), matched = start;
   int64_t *speculated = NULL;
 #ifdef _OPENMP
-  if (tsi_lu_threads(lu) >= 2 && lu->options.ordering == TS_LU_ORDER_AMD) {
+  if (lu->options.ordering == TS_LU_ORDER_AMD && tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
     /* The matching on the calling thread (thread 0 of the team), which is
      * where its errors must be recorded: a context-free error is the
      * thread's own. */
@@ -119,6 +119,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (st != TS_SUCCESS)
     goto cleanup;
 
+  lu->factor_work = lu->stats.flops + TSI_LU_FACTOR_WORK_PER_ENTRY * (double)lu->lu_nnz;
   lu->state = TSI_LU_ANALYZED;
 cleanup:
   /* A failed analysis leaves no partial result behind; the statistics keep

@@ -473,9 +473,9 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double magnitude = entry_magnitude(a, k);
       if (!isfinite(magnitude)) {
-        st =
-            tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "ts_lu_analyze: entry %lld (row %lld, column %d) is not finite",
-                      (long long)k, (long long)i, (int)a->col_idx[k]);
+        st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
+                       "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)k,
+                       (long long)i, (int)a->col_idx[k]);
         goto cleanup;
       }
       zero[k] = magnitude == 0.0;

@@ -74,6 +74,7 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->kind, n, 1);
   tsi_lu_device_free(dev, dev->rule, 3, sizeof(double));
   tsi_lu_device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
+  tsi_lu_device_free(dev, dev->pivot_maxima, 2, sizeof(unsigned long long));
   free_schedule(dev, &dev->lower);
   free_schedule(dev, &dev->upper);
   free_schedule(dev, &dev->upper_t);

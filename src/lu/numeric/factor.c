@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_threads(const ts_lu *lu) { return lu->nnz_a < TSI_LU_CHECK_PARALLEL_ENTRIES ? 1 : tsi_lu_threads(lu); }
+static int check_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->nnz_a); }
 
 /* a has the pattern the analysis saw: same order, same row offsets and
  * column indices. The message names the first row that differs. */
@@ -32,10 +32,16 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
                      "its own ts_lu_analyze",
                      caller, TS_DTYPE_IS_COMPLEX(a->dtype) ? "complex" : "real",
                      lu->complex_values ? "complex" : "real");
+  /* The same pattern: two comparisons of whole arrays (a Newton loop's
+   * matrices all pass here). */
+  if (n > 0 && a->nnz == lu->nnz_a && memcmp(a->row_ptr, lu->a_row_ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0 &&
+      (lu->nnz_a == 0 || memcmp(a->col_idx, lu->a_col_idx, (size_t)lu->nnz_a * sizeof(int32_t)) == 0))
+    return TS_SUCCESS;
   /* The first row that differs, over the threads (a min-reduction: the
    * same row whatever their number). */
+  const int threads = check_threads(lu);
   int64_t first_bad = n;
-#pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     int64_t begin = lu->a_row_ptr[i], end = lu->a_row_ptr[i + 1];
     bool same = a->row_ptr[i] == begin && a->row_ptr[i + 1] == end;
@@ -46,10 +52,11 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   }
   if (first_bad < n) {
     int64_t i = first_bad, begin = lu->a_row_ptr[i], end = lu->a_row_ptr[i + 1];
-    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
-                     "%s: row %lld differs from the analyzed pattern (%lld entries, analyzed %lld); a new pattern "
-                     "needs ts_lu_analyze",
-                     caller, (long long)i, (long long)(a->row_ptr[i + 1] - a->row_ptr[i]), (long long)(end - begin));
+    return tsi_error(
+        lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+        "%s: row %lld (from 0) differs from the analyzed pattern (%lld entries, analyzed %lld); a new pattern "
+        "needs ts_lu_analyze",
+        caller, (long long)i, (long long)(a->row_ptr[i + 1] - a->row_ptr[i]), (long long)(end - begin));
   }
   if (a->nnz != lu->nnz_a)
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has %lld entries, the analyzed one %lld",
@@ -57,19 +64,50 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   return TS_SUCCESS;
 }
 
-/* Copy a's values into lu->a_values (double, or (re, im) pairs of double
- * for complex values), refusing NaN and infinity. */
-static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
+ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller) {
   const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   if (!lu->a_values) {
     lu->a_values = tsi_malloc_array((nnz > 0 ? nnz : 1) * parts, sizeof(double));
     if (!lu->a_values)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", caller, (long long)nnz);
   }
+  return TS_SUCCESS;
+}
+
+ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller) {
+  /* Find the row for the message: a binary search over the offsets. */
+  int64_t low = 0, high = lu->n - 1;
+  while (low < high) {
+    int64_t mid = low + (high - low + 1) / 2;
+    if (lu->a_row_ptr[mid] <= e)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  /* A complex entry shows its real part when that is not finite, else its
+   * imaginary part. */
+  const int64_t parts = tsi_lu_parts(lu);
+  const bool real_finite = isfinite(lu->a_values[e * parts]);
+  const double shown = real_finite ? lu->a_values[e * parts + parts - 1] : lu->a_values[e * parts];
+  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d, all from 0) is %g%s", caller,
+                   (long long)e, (long long)low, (int)lu->a_col_idx[e], shown,
+                   parts == 2 && real_finite ? " (imaginary part)" : "");
+}
+
+/* Copy a's values into lu->a_values (double, or (re, im) pairs of double
+ * for complex values), refusing NaN and infinity: the GPU path's, the
+ * host's multifrontal path's and complex values' copy (the host's column
+ * path copies real values in its own pass over A). */
+static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
+  const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
+  ts_status status = tsi_lu_reserve_a_values(lu, caller);
+  if (status != TS_SUCCESS)
+    return status;
   /* Copied and checked over the threads; the first bad entry found after. */
   const ts_dtype dtype = a->dtype;
+  const int threads = check_threads(lu);
   int64_t first_bad = nnz;
-#pragma omp parallel for num_threads(check_threads(lu)) schedule(static) reduction(min : first_bad)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) if (threads > 1)
   for (int64_t e = 0; e < nnz; e++) {
     const tsi_complex128 v = tsi_value_get(dtype, a->values, e);
     lu->a_values[e * parts] = v.re;
@@ -78,24 +116,7 @@ static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
     if (!tsi_z_isfinite(v) && e < first_bad)
       first_bad = e;
   }
-  if (first_bad < nnz) {
-    /* Find the row for the message: a binary search over the offsets. */
-    const int64_t e = first_bad;
-    int64_t low = 0, high = lu->n - 1;
-    while (low < high) {
-      int64_t mid = low + (high - low + 1) / 2;
-      if (lu->a_row_ptr[mid] <= e)
-        low = mid;
-      else
-        high = mid - 1;
-    }
-    const double shown =
-        isfinite(lu->a_values[e * parts]) ? lu->a_values[e * parts + parts - 1] : lu->a_values[e * parts];
-    return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d) is %g%s", caller,
-                     (long long)e, (long long)low, (int)lu->a_col_idx[e], shown,
-                     parts == 2 && isfinite(lu->a_values[e * parts]) ? " (imaginary part)" : "");
-  }
-  return TS_SUCCESS;
+  return first_bad < nnz ? tsi_lu_bad_value_error(lu, first_bad, caller) : TS_SUCCESS;
 }
 
 /* The numeric phase shared by factor and refactor: both reuse the analysis
@@ -115,21 +136,35 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->state = TSI_LU_ANALYZED;
   tsi_lu_pivoted_release(lu);
   lu->stats.partial_pivoting = 0;
+  lu->stats.pivots_refreshed = 0;
   lu->stats.perturbed_pivots = 0;
   lu->stats.singular_column = -1;
   lu->stats.condest = lu->stats.rcond = lu->stats.rgrowth = 0.0;
   lu->first_perturbed = -1;
-  status = copy_values(lu, a, caller);
-  if (status != TS_SUCCESS)
-    return status;
   double start = tsi_seconds();
   if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
+    status = copy_values(lu, a, caller);
+    if (status != TS_SUCCESS)
+      return status;
+    start = tsi_seconds();
+    lu->stats.factor_backend = TS_BACKEND_CUDA;
+    lu->stats.factor_threads = 0;
     status = tsi_lu_numeric_cuda(lu);
+    if (!TS_IS_ERROR(status)) {
+      ts_status quality = tsi_lu_cuda_pivot_quality(lu);
+      status = quality == TS_SUCCESS ? status : quality;
+    }
   } else {
     lu->factors_on_device = 0;
-    /* The fronts compute in real arithmetic: complex values take the columns. */
+    lu->stats.factor_backend = TS_BACKEND_CPU;
+    /* The fronts compute in real arithmetic: complex values take the
+     * columns. The column path copies real values in its pass over A; the
+     * fronts and complex values are copied first. */
     const bool fronts = lu->switches.numeric_method == TSI_LU_METHOD_FRONTS && !lu->complex_values;
-    status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a);
+    if (fronts || lu->complex_values)
+      status = copy_values(lu, a, caller);
+    if (status == TS_SUCCESS)
+      status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a, caller);
   }
   /* Perturbed pivots: the singularity policy judges the factors. */
   if (status == TS_WARNING_PERTURBED_PIVOTS)
@@ -139,9 +174,23 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (TS_IS_ERROR(status))
     return status;
   lu->state = TSI_LU_FACTORED;
+  return tsi_lu_pivot_check(lu, status, caller);
+}
+
+/* A factorization reusing the analysis, with the pivot check; with
+ * options.refresh_pivots, degraded pivots are replaced by a new analysis of
+ * the new values and a factorization anew (its status returned). */
+static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
+  ts_status status = lu_numeric(lu, a, caller);
+  if (status != TS_WARNING_PIVOTS_DEGRADED || !lu->options.refresh_pivots)
+    return status;
+  status = ts_lu_analyze(lu, a);
+  if (status == TS_SUCCESS)
+    status = lu_numeric(lu, a, caller);
+  lu->stats.pivots_refreshed = 1;
   return status;
 }
 
-ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a) { return lu_numeric(lu, a, "ts_lu_factor"); }
+ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a) { return lu_numeric_checked(lu, a, "ts_lu_factor"); }
 
-ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a) { return lu_numeric(lu, a, "ts_lu_refactor"); }
+ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a) { return lu_numeric_checked(lu, a, "ts_lu_refactor"); }

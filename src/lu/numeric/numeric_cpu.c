@@ -8,7 +8,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,41 +87,85 @@ static void tsi_lu_factor_check(tsi_lu_factor_watch *watch, int64_t done, int64_
 typedef struct tsi_lu_column_outcome {
   int kind;      /* TSI_LU_PIVOT_* */
   int64_t flops; /* multiplies, adds and divides of the column */
+  double max_l;  /* largest |L(i, k)| as stored */
+  double max_u;  /* largest |U(i, k)| as stored, the pivot included */
 } tsi_lu_column_outcome;
 
-/* The dataflow schedule's wait (lu_factor_flow): until column j is marked
- * finished (acquire: its values are then visible), spinning, then yielding
- * the core after a while so that a descheduled writer can run. False when
- * the factorization stopped at a level before the waiting column's
- * (`level`): the column j may then never be computed (its ticket's thread
- * left), and the waiting column is not needed. */
-static bool tsi_lu_wait_ready(const int *ready, int64_t j, const int64_t *stop_level, int64_t level) {
-  for (int spins = 0; !__atomic_load_n(&ready[j], __ATOMIC_ACQUIRE); spins++) {
+/* What a thread's columns add up to: flops, perturbed pivots, and the
+ * largest entries of L and U (the pivot check's indicators). */
+typedef struct tsi_lu_tally {
+  int64_t flops;
+  int64_t perturbed;
+  double max_l;
+  double max_u;
+} tsi_lu_tally;
+
+static void tsi_lu_tally_merge(tsi_lu_tally *total, const tsi_lu_tally *part) {
+  total->flops += part->flops;
+  total->perturbed += part->perturbed;
+  total->max_l = part->max_l > total->max_l ? part->max_l : total->max_l;
+  total->max_u = part->max_u > total->max_u ? part->max_u : total->max_u;
+}
+
+/* The dataflow schedule's column marks (lu_factor_flow; values in
+ * numeric_internal.h): wait until column j is marked ready (acquire: its
+ * values are then visible), a short spin, then asleep on the mark, which
+ * frees the core for a writer the scheduler had set aside (a spin or a
+ * yield kept the core, and the writer waited for its time slice). False
+ * when the factorization stopped at a level before the waiting column's
+ * (`level`): the column j may then hold no values (a thread that stops
+ * marks the tickets it leaves, so no sleeper waits for ever), and the
+ * waiting column is not needed. */
+static bool tsi_lu_wait_ready(int *ready, int64_t j, const int64_t *stop_level, int64_t level) {
+  for (int spins = 0; __atomic_load_n(&ready[j], __ATOMIC_ACQUIRE) != TSI_LU_MARK_READY; spins++) {
     if (__atomic_load_n(stop_level, __ATOMIC_RELAXED) < level)
       return false;
-    if (spins >= TSI_LU_CPU_SPINS_BEFORE_YIELD)
-      sched_yield();
+    if (spins >= TSI_LU_CPU_SPINS_BEFORE_SLEEP) {
+      tsi_lu_mark_sleep(&ready[j]);
+      break;
+    }
   }
-  return true;
+  return __atomic_load_n(stop_level, __ATOMIC_RELAXED) >= level;
+}
+
+/* Mark column k ready (release: after its values) and wake its sleepers. */
+static void tsi_lu_mark_ready(int *ready, int64_t k) {
+  if (__atomic_exchange_n(&ready[k], TSI_LU_MARK_READY, __ATOMIC_RELEASE) == TSI_LU_MARK_SLEEPER)
+    tsi_lu_mark_wake(&ready[k]);
+}
+
+/* What a slice of rows of the pass over A found (lu_load_rows). */
+typedef struct tsi_lu_load_part {
+  double max_m;      /* largest |M(i, j)| */
+  double norm;       /* largest row sum of |A| */
+  double m_norm;     /* largest row sum of |M| */
+  int64_t first_bad; /* first entry not finite, or nnz(A) */
+} tsi_lu_load_part;
+
+static void tsi_lu_load_merge(tsi_lu_load_part *total, const tsi_lu_load_part *part) {
+  total->max_m = part->max_m > total->max_m ? part->max_m : total->max_m;
+  total->norm = part->norm > total->norm ? part->norm : total->norm;
+  total->m_norm = part->m_norm > total->m_norm ? part->m_norm : total->m_norm;
+  total->first_bad = part->first_bad < total->first_bad ? part->first_bad : total->first_bad;
 }
 
 typedef struct tsi_lu_factor_outcome {
-  int64_t flops;
-  int64_t perturbed;
+  tsi_lu_tally tally;
   int bad_kind;       /* TSI_LU_PIVOT_SINGULAR or _NOT_FINITE of bad_column, else _OK */
   int64_t bad_column; /* column of M, or -1 */
 } tsi_lu_factor_outcome;
 
-static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int64_t perturbed, int bad_kind,
+static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally *tally, int bad_kind,
                                int64_t bad_column) {
-  result->flops = flops;
-  result->perturbed = perturbed;
+  result->tally = *tally;
   result->bad_kind = bad_kind;
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
 }
 
-/* The types of factors: real (float, double), then complex. */
+/* The types of factors: real (float, double), their values loaded from A
+ * in one pass; then complex, their values from lu->a_values. */
 #include "lu/lu_arith_real.h"
+#define TSI_LOAD_FROM_A
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
 #include "lu/numeric/numeric_cpu_impl.h"
@@ -134,6 +177,7 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, int64_t flops, int
 #include "lu/numeric/numeric_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
+#undef TSI_LOAD_FROM_A
 #include "lu/lu_arith_undef.h"
 
 #include "lu/lu_arith_complex.h"
@@ -203,6 +247,47 @@ cleanup:
   return status;
 }
 
+/* The positions of L + U that no entry of A fills (the fill), listed when
+ * they are few: a factorization then zeroes them instead of all of L + U
+ * before A's values go in (circuit matrices fill little). */
+static ts_status list_fill(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
+  free(ws->fill_pos);
+  ws->fill_pos = NULL;
+  ws->fill_count = 0;
+  ws->fill_listed = 0;
+  ws->fill_known = 1;
+  const int64_t limit = lu->lu_nnz / TSI_LU_FILL_LIST_FRACTION;
+  if (lu->lu_nnz - lu->nnz_a > limit)
+    return TS_SUCCESS; /* a memset is as fast */
+  unsigned char *from_a = tsi_calloc_array(lu->lu_nnz > 0 ? lu->lu_nnz : 1, 1);
+  if (!from_a)
+    goto no_memory;
+  for (int64_t e = 0; e < lu->nnz_a; e++)
+    from_a[lu->a_to_lu[e]] = 1;
+  int64_t fill = 0; /* counted, not assumed: the list must hold every one */
+  for (int64_t p = 0; p < lu->lu_nnz; p++)
+    fill += !from_a[p];
+  if (fill > limit) {
+    free(from_a);
+    return TS_SUCCESS;
+  }
+  ws->fill_pos = tsi_malloc_array(fill > 0 ? fill : 1, sizeof(int64_t));
+  if (!ws->fill_pos) {
+    free(from_a);
+    goto no_memory;
+  }
+  for (int64_t p = 0; p < lu->lu_nnz; p++)
+    if (!from_a[p])
+      ws->fill_pos[ws->fill_count++] = p;
+  free(from_a);
+  ws->fill_listed = 1;
+  return TS_SUCCESS;
+no_memory:
+  ws->fill_known = 0;
+  return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                   "LU numeric phase: no memory to list the fill of L + U (%lld entries)", (long long)lu->lu_nnz);
+}
+
 /* Dense work vectors, one per thread, kept for refactorizations. */
 static ts_status reserve_factor_work(ts_lu *lu, tsi_lu_numeric_workspace *ws, int threads) {
   if (ws->factor_work && ws->n == lu->n && ws->factor_threads >= threads)
@@ -250,30 +335,61 @@ out_of_memory:
                    (long long)lu->lu_nnz);
 }
 
-/* M scattered into the factors of lu's value type; max |M|. */
-static double scatter_typed(ts_lu *lu, int threads) {
-  if (lu->complex_values)
-    return lu->lu_values_f32 ? lu_scatter_c64(lu, (tsi_complex64 *)lu->lu_values_f32, threads)
-                             : lu_scatter_c128(lu, (tsi_complex128 *)lu->lu_values, threads);
-  return lu->lu_values_f32 ? lu_scatter_f32(lu, lu->lu_values_f32, threads)
-                           : lu_scatter_f64(lu, lu->lu_values, threads);
+/* M's values into the factors: real ones loaded from A (copied into
+ * lu->a_values and checked finite on the way, with the norms of A and M),
+ * complex ones scattered from lu->a_values (copied and checked by the
+ * caller), their norms computed apart. Sets *max_abs to max |M|. */
+static ts_status load_values(ts_lu *lu, const ts_csr *a, tsi_lu_numeric_workspace *ws, int threads, double *max_abs,
+                             const char *caller) {
+  float *single = lu->lu_values_f32;
+  double *values = lu->lu_values;
+  if (lu->complex_values) {
+    ts_status status = tsi_lu_compute_norms(lu, ws);
+    if (status != TS_SUCCESS)
+      return status;
+    *max_abs = single ? lu_scatter_c64(lu, ws, (tsi_complex64 *)single, threads)
+                      : lu_scatter_c128(lu, ws, (tsi_complex128 *)values, threads);
+    return TS_SUCCESS;
+  }
+  tsi_lu_load_part found;
+  int64_t first_bad = single ? lu_load_values_f32(lu, a, ws, single, threads, &found)
+                             : lu_load_values_f64(lu, a, ws, values, threads, &found);
+  if (first_bad < lu->nnz_a)
+    return tsi_lu_bad_value_error(lu, first_bad, caller);
+  *max_abs = found.max_m;
+  ws->a_norm_inf = found.norm;
+  ws->m_norm_inf = found.m_norm;
+  ws->a_norm_one = ws->m_norm_one = -1.0; /* computed when a transposed solve asks for it */
+  return TS_SUCCESS;
 }
 
-/* The columns factored in lu's value type: as a dataflow when ready is
- * given, else level by level. */
+/* The columns factored in lu's value type: on the calling thread when
+ * threads is 1, as a dataflow when ready is given, else level by level. */
 static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_rule *rule, int *ready,
                          tsi_lu_factor_outcome *outcome) {
   float *single = lu->lu_values_f32;
   double *values = lu->lu_values;
-  if (lu->complex_values && single && ready)
-    lu_factor_flow_c64(lu, (tsi_complex64 *)single, work, threads, rule, ready, outcome);
-  else if (lu->complex_values && single)
-    lu_factor_levels_c64(lu, (tsi_complex64 *)single, work, threads, rule, outcome);
-  else if (lu->complex_values && ready)
-    lu_factor_flow_c128(lu, (tsi_complex128 *)values, work, threads, rule, ready, outcome);
-  else if (lu->complex_values)
-    lu_factor_levels_c128(lu, (tsi_complex128 *)values, work, threads, rule, outcome);
-  else if (single && ready)
+  if (lu->complex_values && single) {
+    tsi_complex64 *factors = (tsi_complex64 *)single;
+    if (threads == 1)
+      lu_factor_serial_c64(lu, factors, work, rule, outcome);
+    else if (ready)
+      lu_factor_flow_c64(lu, factors, work, threads, rule, ready, outcome);
+    else
+      lu_factor_levels_c64(lu, factors, work, threads, rule, outcome);
+  } else if (lu->complex_values) {
+    tsi_complex128 *factors = (tsi_complex128 *)values;
+    if (threads == 1)
+      lu_factor_serial_c128(lu, factors, work, rule, outcome);
+    else if (ready)
+      lu_factor_flow_c128(lu, factors, work, threads, rule, ready, outcome);
+    else
+      lu_factor_levels_c128(lu, factors, work, threads, rule, outcome);
+  } else if (threads == 1 && single)
+    lu_factor_serial_f32(lu, single, work, rule, outcome);
+  else if (threads == 1)
+    lu_factor_serial_f64(lu, values, work, rule, outcome);
+  else if (ready && single)
     lu_factor_flow_f32(lu, single, work, threads, rule, ready, outcome);
   else if (ready)
     lu_factor_flow_f64(lu, values, work, threads, rule, ready, outcome);
@@ -283,25 +399,40 @@ static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_
     lu_factor_levels_f64(lu, values, work, threads, rule, outcome);
 }
 
-ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
-  (void)a; /* the values come from lu->a_values, copied and checked by the caller */
-  ts_status status = check_schedule(lu);
-  if (status != TS_SUCCESS)
-    return status;
+/* Threads of the factorization: its work as the analysis estimated it
+ * (flops, and a share per entry of L + U for the loads and stores) against
+ * the rule of lu_backend.c. */
+static int factor_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, lu->factor_work); }
+
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
+  ts_status status = TS_SUCCESS;
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
-  const int threads = tsi_lu_threads(lu);
+  if (!lu->schedule_checked) {
+    status = check_schedule(lu); /* once per analysis: the levels do not change */
+    if (status != TS_SUCCESS)
+      return status;
+    lu->schedule_checked = 1;
+  }
+  if (!ws->fill_known && (status = list_fill(lu, ws)) != TS_SUCCESS)
+    return status;
+  const int threads = factor_threads(lu);
+  lu->stats.factor_threads = threads;
+  const int load_threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->lu_nnz);
   const bool single = lu->options.float_factors != 0;
-  status = reserve_factor_work(lu, ws, threads);
+  status = tsi_lu_reserve_a_values(lu, caller);
+  if (status == TS_SUCCESS)
+    status = reserve_factor_work(lu, ws, threads);
   if (status == TS_SUCCESS)
     status = reserve_factor_values(lu, single);
-  if (status == TS_SUCCESS)
-    status = tsi_lu_compute_norms(lu, ws);
   if (status != TS_SUCCESS)
     return status;
 
-  double max_abs = scatter_typed(lu, threads);
+  double max_abs = 0.0;
+  status = load_values(lu, a, ws, load_threads, &max_abs, caller);
+  if (status != TS_SUCCESS)
+    return status;
   double threshold = lu->options.pivot_threshold;
   if (!(threshold > 0.0))
     threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64; /* should options come unresolved */
@@ -345,8 +476,11 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
   factor_typed(lu, ws->factor_work, threads, &rule, ready, &outcome);
   free(ready);
 
-  lu->stats.flops = (double)outcome.flops;
-  lu->stats.perturbed_pivots = outcome.perturbed;
+  lu->stats.flops = (double)outcome.tally.flops;
+  lu->stats.perturbed_pivots = outcome.tally.perturbed;
+  lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = outcome.tally.perturbed,
+                                         .max_multiplier = outcome.tally.max_l,
+                                         .growth = outcome.tally.max_u / reference};
   lu->stats.singular_column = -1;
   lu->first_perturbed = watch.first_perturbed < lu->n ? watch.first_perturbed : -1;
   /* A stopped factorization left partial columns behind; the work vectors
@@ -366,5 +500,5 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a) {
                      "pivot (|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
                      (long long)user_column, rule.tiny, threshold, (long long)outcome.bad_column, (long long)lu->n);
   }
-  return outcome.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
+  return outcome.tally.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
 }

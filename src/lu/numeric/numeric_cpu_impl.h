@@ -3,10 +3,12 @@
  * factored in the levels' order: level by level on one thread, as a
  * dataflow on several. Included by numeric_cpu.c with TSI_VALUE (the type
  * the factors are stored in: float, double, or complex of either),
- * TSI_NAME (a suffix for the function names), and the arithmetic of the
- * working type TSI_WORK (double, or complex double), which every step
- * uses; factors of a single-precision type are rounded as each column is
- * stored:
+ * TSI_NAME (a suffix for the function names), TSI_LOAD_FROM_A for the real
+ * types (their values come from A in one pass that also copies and checks
+ * them; complex values come from lu->a_values, copied by the caller), and
+ * the arithmetic of the working type TSI_WORK (double, or complex double),
+ * which every step uses; factors of a single-precision type are rounded as
+ * each column is stored:
  *   TSI_WIDEN(v), TSI_NARROW(w)     stored value <-> working value
  *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
  *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
@@ -17,8 +19,93 @@
  *   TSI_MAX_ABS(max, w)             max = max(max, |w|)
  *   TSI_FLOPS_UPDATE, TSI_FLOPS_DIVIDE     real operations of one x - l*u, one w / p */
 
-/* M's values into the L+U pattern (fill entries zero); returns max |M(i,j)|. */
-static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
+/* The positions of L + U that no entry of A fills set to zero: by their
+ * list where it is short, else all of L + U. */
+static void TSI_NAME(lu_zero_fill)(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values) {
+  if (ws->fill_listed)
+    for (int64_t f = 0; f < ws->fill_count; f++)
+      memset(&values[ws->fill_pos[f]], 0, sizeof *values);
+  else
+    memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
+}
+
+#ifdef TSI_LOAD_FROM_A
+
+/* Rows [begin, end) of the pass over A (lu_load_values): their values into
+ * lu->a_values, checked finite, their row sums of |A| and of |M| (before
+ * the permutations) and M's values into the L+U pattern, folded into
+ * *part. */
+static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int64_t begin, int64_t end,
+                                   tsi_lu_load_part *part) {
+  const int64_t *row_ptr = lu->a_row_ptr;
+  const int32_t *col_idx = lu->a_col_idx;
+  const int64_t *a_to_lu = lu->a_to_lu;
+  const double *row_scale = lu->row_scale;
+  const double *col_scale = lu->col_scale;
+  const bool single = a->dtype == TS_FLOAT32;
+  const float *given_f32 = (const float *)a->values;
+  const double *given_f64 = (const double *)a->values;
+  double *a_values = lu->a_values;
+  double max_abs = part->max_m, norm = part->norm, m_norm = part->m_norm;
+  int64_t first_bad = part->first_bad;
+  for (int64_t i = begin; i < end; i++) {
+    const double scale_i = row_scale[i];
+    double row_sum = 0.0, scaled_sum = 0.0;
+    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+      const double given = single ? (double)given_f32[e] : given_f64[e];
+      a_values[e] = given;
+      if (!isfinite(given) && e < first_bad)
+        first_bad = e;
+      row_sum += fabs(given);
+      scaled_sum += fabs(given * col_scale[col_idx[e]]);
+      double v = scale_i * given * col_scale[col_idx[e]];
+      values[a_to_lu[e]] = (TSI_VALUE)v;
+      if (fabs(v) > max_abs)
+        max_abs = fabs(v);
+    }
+    norm = row_sum > norm ? row_sum : norm;
+    scaled_sum *= scale_i;
+    m_norm = scaled_sum > m_norm ? scaled_sum : m_norm;
+  }
+  part->max_m = max_abs;
+  part->norm = norm;
+  part->m_norm = m_norm;
+  part->first_bad = first_bad;
+}
+
+/* One pass over A: its values into lu->a_values (double, for the
+ * refinement's residual), checked finite; |A|_inf, the largest row sum of
+ * |A|; and M's values into the L+U pattern (fill entries zeroed first, by
+ * their list where it is short), with their largest magnitude. Each entry
+ * of A has its own position in L+U, so the rows are independent; each
+ * row's sum is in a fixed order and the rest are maxima and a minimum, so
+ * no bit depends on the threads. One thread runs no parallel region.
+ * Returns the first entry that is not finite, or nnz(A). */
+static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu_numeric_workspace *ws,
+                                        TSI_VALUE *values, int threads, tsi_lu_load_part *found) {
+  const int64_t n = lu->n;
+  TSI_NAME(lu_zero_fill)(lu, ws, values);
+  tsi_lu_load_part total = {0.0, 0.0, 0.0, lu->nnz_a};
+  if (threads <= 1) {
+    TSI_NAME(lu_load_rows)(lu, a, values, 0, n, &total);
+  } else {
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+    for (int s = 0; s < threads; s++) {
+      tsi_lu_load_part part = {0.0, 0.0, 0.0, lu->nnz_a};
+      TSI_NAME(lu_load_rows)(lu, a, values, n * s / threads, n * (s + 1) / threads, &part);
+#pragma omp critical(tsi_lu_load_merge)
+      tsi_lu_load_merge(&total, &part);
+    }
+  }
+  *found = total;
+  return total.first_bad;
+}
+#else
+/* M's values into the L+U pattern from lu->a_values (fill entries zeroed
+ * first, as lu_zero_fill does); returns max |M(i,j)|. Each entry of A has
+ * its own position in L+U, so the rows are independent and the maximum
+ * does not depend on the threads. */
+static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values, int threads) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
@@ -26,10 +113,9 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
   const TSI_WORK *a_values = (const TSI_WORK *)lu->a_values;
   const double *row_scale = lu->row_scale;
   const double *col_scale = lu->col_scale;
-  memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
+  TSI_NAME(lu_zero_fill)(lu, ws, values);
   double max_abs = 0.0;
-  /* Each entry of A has its own position in L+U: the rows are independent. */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     const double scale_i = row_scale[i];
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
@@ -40,6 +126,7 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
   }
   return max_abs;
 }
+#endif
 
 /*
  * Column k of L and U, left-looking (Gilbert and Peierls 1988, with the
@@ -50,13 +137,14 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, TSI_VALUE *values, int threads) {
  * order on any thread with the same result. x is zero on entry and exit.
  */
 static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, TSI_WORK *x,
-                                       const tsi_lu_pivot_rule *rule, const int *ready, const int64_t *stop_level,
+                                       const tsi_lu_pivot_rule *rule, int *ready, const int64_t *stop_level,
                                        tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
   const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
   int64_t flops = 0;
+  double max_l = 0.0, max_u = 0.0; /* largest |L(:, k)| and |U(:, k)| as stored, for the pivot check */
 
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = TSI_WIDEN(values[p]);
@@ -72,8 +160,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
     if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
       for (int64_t q = begin; q < end; q++)
         x[row_idx[q]] = TSI_W_ZERO;
-      outcome->kind = TSI_LU_PIVOT_OK;
-      outcome->flops = flops;
+      *outcome = (tsi_lu_column_outcome){TSI_LU_PIVOT_OK, flops, 0.0, 0.0};
       return;
     }
     for (int64_t q = l_begin; q < l_end; q++)
@@ -84,7 +171,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   outcome->kind = TSI_LU_PIVOT_OK;
   if (!TSI_W_ISFINITE(pivot)) {
     outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
-  } else if (TSI_W_IS_ZERO(pivot) || TSI_W_ABS(pivot) < rule->tiny) {
+  } else if (TSI_W_ABS(pivot) < rule->tiny || TSI_W_IS_ZERO(pivot)) {
     if (rule->perturb) {
       /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
       pivot = TSI_W_PERTURBED(pivot, rule->replacement);
@@ -96,31 +183,40 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 
   for (int64_t p = begin; p < diag; p++) {
     const int32_t i = row_idx[p];
-    values[p] = TSI_NARROW(x[i]);
+    const TSI_VALUE u = TSI_NARROW(x[i]);
+    values[p] = u;
+    TSI_MAX_ABS(max_u, TSI_WIDEN(u));
     x[i] = TSI_W_ZERO;
   }
   values[diag] = TSI_NARROW(pivot);
+  TSI_MAX_ABS(max_u, TSI_WIDEN(values[diag]));
   x[k] = TSI_W_ZERO;
   const TSI_WORK divider = TSI_W_DIVIDER(pivot);
   for (int64_t p = diag + 1; p < end; p++) {
     const int32_t i = row_idx[p];
-    values[p] = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
+    const TSI_VALUE l = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
+    values[p] = l;
+    TSI_MAX_ABS(max_l, TSI_WIDEN(l));
     x[i] = TSI_W_ZERO;
   }
   flops += TSI_FLOPS_DIVIDE * (end - diag - 1);
   outcome->flops = flops;
+  outcome->max_l = max_l;
+  outcome->max_u = max_u;
 }
 
-/* Column k of level `level`, its flops and perturbed pivot counted, a bad
- * pivot recorded when it is the first in (level, column) order. */
+/* Column k of level `level`, counted in the thread's tally, a bad pivot
+ * recorded when it is the first in (level, column) order. */
 static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
-                                        const tsi_lu_pivot_rule *rule, const int *ready, int64_t *flops,
-                                        int64_t *perturbed, int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+                                        const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
+                                        int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
   TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
-  *flops += outcome.flops;
+  tally->flops += outcome.flops;
+  tally->max_l = outcome.max_l > tally->max_l ? outcome.max_l : tally->max_l;
+  tally->max_u = outcome.max_u > tally->max_u ? outcome.max_u : tally->max_u;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
-    (*perturbed)++;
+    tally->perturbed++;
     tsi_lu_factor_watch *watch = rule->watch;
 #pragma omp critical(tsi_lu_perturbed_column)
     {
@@ -133,6 +229,29 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
 }
 
 #define TSI_FACTOR_COUNTED TSI_NAME(lu_factor_counted) /* a plain name keeps the calls' format stable */
+
+/*
+ * All columns on the calling thread, level by level, without a parallel
+ * region: the level schedule's order and verdict (a singular pivot stops
+ * the factorization after its level, the column reported the first of that
+ * level in pivot order) at no cost beyond the columns themselves.
+ */
+static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                       tsi_lu_factor_outcome *result) {
+  const int64_t levels = lu->levels;
+  const int64_t *level_ptr = lu->level_ptr;
+  const int32_t *level_cols = lu->level_cols;
+  tsi_lu_tally tally = {0, 0, 0.0, 0.0};
+  int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
+  int bad_kind = TSI_LU_PIVOT_OK;
+  for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
+    for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++) {
+      TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &tally, &bad_level, &bad_column, &bad_kind);
+      if ((c + 1) % TSI_LU_CPU_CHECK_COLUMNS == 0)
+        tsi_lu_factor_check(rule->watch, c, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
+    }
+  tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
+}
 
 /*
  * All columns, level by level (the schedule of Xia et al., PPoPP 2023,
@@ -150,7 +269,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  int64_t flops = 0, perturbed = 0;
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
@@ -158,7 +277,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    int64_t my_flops = 0, my_perturbed = 0, my_columns = 0;
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
       int64_t next = level + 1;
@@ -170,8 +290,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
-            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
-                               &bad_column, &bad_kind);
+            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column, &bad_kind);
             if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
               tsi_lu_factor_check(rule->watch, c, l, level_cols[c], &bad_level, &bad_column, &bad_kind);
           }
@@ -186,8 +305,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++) {
-          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &my_flops, &my_perturbed, &bad_level,
-                             &bad_column, &bad_kind);
+          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column,
+                             &bad_kind);
           if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
             tsi_lu_factor_check(rule->watch, first, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
         }
@@ -201,13 +320,11 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
         break;
       level = next;
     }
-#pragma omp atomic
-    flops += my_flops;
-#pragma omp atomic
-    perturbed += my_perturbed;
+#pragma omp critical(tsi_lu_tally_merge)
+    tsi_lu_tally_merge(&total, &mine);
   }
 
-  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
+  tsi_lu_outcome_set(result, &total, bad_kind, bad_column);
 }
 
 /*
@@ -228,14 +345,16 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  int64_t flops = 0, perturbed = 0, next = 0;
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
+  int64_t next = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
 
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    int64_t my_flops = 0, my_perturbed = 0, my_columns = 0, level = 0;
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
        * level (TSI_LU_CPU_PIECES_PER_THREAD). A run's columns go in order,
@@ -259,23 +378,25 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
 #pragma omp atomic read
         seen = bad_level;
         if (level > seen) {
-          stop = true; /* later tickets are on later levels still */
+          /* Later tickets are on later levels still. The run's tickets left
+           * are marked, so that no thread sleeps on them for ever (a
+           * waiting column sees the stop and abandons its work). */
+          for (int64_t left = c; left < first + run && left < n; left++)
+            tsi_lu_mark_ready(ready, level_cols[left]);
+          stop = true;
           break;
         }
         const int32_t k = level_cols[c];
-        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &my_flops, &my_perturbed, &bad_level, &bad_column,
-                           &bad_kind);
-        __atomic_store_n(&ready[k], 1, __ATOMIC_RELEASE);
+        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &mine, &bad_level, &bad_column, &bad_kind);
+        tsi_lu_mark_ready(ready, k);
         if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
           tsi_lu_factor_check(rule->watch, c, level, k, &bad_level, &bad_column, &bad_kind);
       }
     }
-#pragma omp atomic
-    flops += my_flops;
-#pragma omp atomic
-    perturbed += my_perturbed;
+#pragma omp critical(tsi_lu_tally_merge)
+    tsi_lu_tally_merge(&total, &mine);
   }
 
-  tsi_lu_outcome_set(result, flops, perturbed, bad_kind, bad_column);
+  tsi_lu_outcome_set(result, &total, bad_kind, bad_column);
 }
 #undef TSI_FACTOR_COUNTED

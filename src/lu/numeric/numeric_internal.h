@@ -13,8 +13,16 @@ extern "C" {
 
 /* ---- entry points ---------------------------------------------------------------- */
 
-/* The factorization on the host from lu->a_values (numeric_cpu.c). */
-ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a);
+/* The factorization on the host of a (its pattern checked by the caller):
+ * real values copied into lu->a_values and checked finite on the way;
+ * complex values read from lu->a_values, which the caller has filled
+ * (numeric_cpu.c); caller names the API function in messages. */
+ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller);
+/* lu->a_values allocated (nnz_a entries of lu's value kind) if it is not (factor.c). */
+ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller);
+/* The error for entry e of A (in CSR order), not finite: its row and
+ * column named (factor.c). */
+ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller);
 /* The factorization on the GPU (numeric_cuda.cu; TS_ERROR_UNSUPPORTED in a
  * build without CUDA): the factors stay on the device, factors_on_device set. */
 ts_status tsi_lu_numeric_cuda(ts_lu *lu);
@@ -52,6 +60,33 @@ double tsi_lu_column_model_seconds(const ts_lu *lu);
 ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
                                double threshold);
 
+/* ---- the pivot check (pivot_check.c, pivot_quality_cuda.cu) ------------------------ */
+
+/* After a numeric phase that returned `status` (not an error): the first
+ * factorization of an analysis takes lu->pivot_now as the reference of
+ * fresh pivots; a later one is compared with it (the rule: pivot_check.c)
+ * and TS_WARNING_PIVOTS_DEGRADED returned, with a message, when the pivots
+ * no longer suit the values; else `status`. Sets the statistics. */
+ts_status tsi_lu_pivot_check(ts_lu *lu, ts_status status, const char *caller);
+/* lu->pivot_now from the factors on the device (TS_ERROR_UNSUPPORTED in a
+ * build without CUDA). */
+ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu);
+
+/* ---- the host's dataflow marks (column_marks_cpu.c) ----------------------------- */
+
+/* A column's mark in the host's dataflow schedule: running (0, the value
+ * the marks are cleared to), ready once its values are stored, or running
+ * with a thread asleep on it. */
+enum { TSI_LU_MARK_RUNNING = 0, TSI_LU_MARK_READY = 1, TSI_LU_MARK_SLEEPER = 2 };
+
+/* Sleep until *mark is TSI_LU_MARK_READY, having set it to
+ * TSI_LU_MARK_SLEEPER while it is running (a futex on Linux, else yields);
+ * acquire on return. */
+void tsi_lu_mark_sleep(int *mark);
+/* Wake every thread asleep on *mark (the writer calls it after setting the
+ * mark ready, when the mark it replaced was TSI_LU_MARK_SLEEPER). */
+void tsi_lu_mark_wake(int *mark);
+
 /* ---- the singularity policy (singularity.c; tessera/lu.h, "Singular matrices") ---- */
 
 /* After a factorization that perturbed pivots (status
@@ -78,13 +113,19 @@ ts_status tsi_lu_gpu_check_cancel(ts_context *ctx, double *last_check, int64_t d
 /* What the numeric phases keep between calls in lu->numeric_aux: dense work
  * vectors (one per thread) and norms of the matrix last factored. */
 typedef struct tsi_lu_numeric_workspace {
-  int64_t n;            /* order the vectors were sized for */
-  int factor_threads;   /* dense column vectors in factor_work */
-  double *factor_work;  /* factor_threads * n, all zero between columns */
-  int solve_threads;    /* vector sets in solve_work */
-  double *solve_work;   /* solve_threads * 4n: permuted vector, residual, correction, magnitudes */
-  double a_norm_inf;    /* max row sum of |A| (values last factored, unscaled) */
-  double a_norm_one;    /* max column sum of |A|; negative until a transposed solve asks for it */
+  int64_t n;           /* order the vectors were sized for */
+  int factor_threads;  /* dense column vectors in factor_work */
+  double *factor_work; /* factor_threads * n, all zero between columns */
+  int solve_threads;   /* vector sets in solve_work */
+  double *solve_work;  /* solve_threads * 4n: permuted vector, residual, correction, magnitudes */
+  double a_norm_inf;   /* max row sum of |A| (values last factored, unscaled) */
+  double a_norm_one;   /* max column sum of |A|; negative until a transposed solve asks for it */
+  /* The host's factorization: the positions of L + U no entry of A fills,
+   * when they are few enough to zero one by one (fill_listed), else none. */
+  int fill_known; /* the list was made (or found not worth it) for this analysis */
+  int fill_listed;
+  int64_t fill_count;
+  int64_t *fill_pos;
   double m_norm_inf;    /* the same of the scaled matrix M = P Dr A Dc Q */
   double m_norm_one;    /* (computed with a_norm_one) */
   double *fronts;       /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
@@ -242,6 +283,10 @@ typedef struct tsi_lu_device {
   int32_t *solve_ready_mark;          /* device, n */
   unsigned long long *solve_next_row; /* device, 2 */
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
+
+  /* The pivot check's maxima (device, 2; pivot_quality_cuda.cu), allocated
+   * at its first use. */
+  unsigned long long *pivot_maxima;
 } tsi_lu_device;
 
 /* Build the device cache for lu's analysis (device_cache_cuda.cu); *out is

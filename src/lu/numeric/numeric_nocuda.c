@@ -10,6 +10,10 @@ ts_status tsi_lu_cuda_download_factors(ts_lu *lu) {
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "LU: tessera was built without CUDA");
 }
 
+ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu) {
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "LU: tessera was built without CUDA");
+}
+
 void tsi_lu_cuda_release(ts_lu *lu) {
   if (lu)
     lu->factors_on_device = 0;

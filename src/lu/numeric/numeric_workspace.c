@@ -28,6 +28,7 @@ void tsi_lu_numeric_release(ts_lu *lu) {
     free(ws->factor_work);
     free(ws->solve_work);
     free(ws->fronts);
+    free(ws->fill_pos);
     free(ws);
   }
   lu->numeric_aux = NULL;
@@ -41,11 +42,11 @@ void tsi_lu_numeric_release(ts_lu *lu) {
 
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
-  const int threads = n < TSI_LU_NORM_PARALLEL_ROWS ? 1 : tsi_lu_threads(lu);
+  const int threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->nnz_a);
   double norm_inf = 0.0, scaled_inf = 0.0;
   /* Each row's sum in a fixed order, and a maximum: no bit depends on the
    * threads. */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : norm_inf, scaled_inf)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : norm_inf, scaled_inf) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     double row_sum = 0.0, scaled_sum = 0.0;
     for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {

@@ -29,9 +29,9 @@ static bool in_parallel(void) {
  * parallel loop over right-hand sides. */
 static int residual_threads(const ts_lu *lu) {
 #ifdef _OPENMP
-  if (omp_in_parallel() || lu->n < TSI_LU_RESIDUAL_PARALLEL_ROWS)
+  if (omp_in_parallel())
     return 1;
-  return tsi_lu_threads(lu);
+  return tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->nnz_a);
 #else
   (void)lu;
   return 1;

@@ -20,7 +20,7 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
   double componentwise = 0.0;
   int finite = 1;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, x_scaled, b_scaled)   \
-    reduction(&& : finite)
+    reduction(&& : finite) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     finite = finite && TSI_W_ISFINITE(x[i]);
     const double x_i = TSI_W_ABS(x[i]), b_i = TSI_W_ABS(b[i]); /* the scales are positive */
@@ -37,7 +37,9 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
   if (op == TS_OP_NONE) {
     /* Each r_i is one row's sum in a fixed order and the norms are maxima:
      * the threads change no bit. */
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : r_norm, r_scaled, componentwise)
+#pragma omp parallel for num_threads(threads) schedule(static)                                                         \
+    reduction(max                                                                                                      \
+              : r_norm, r_scaled, componentwise) if (threads > 1)
     for (int64_t i = 0; i < n; i++) {
       TSI_WORK sum = b[i];
       double row_magnitude = TSI_W_ABS(b[i]);

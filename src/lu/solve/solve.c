@@ -151,8 +151,12 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the workspace");
-  /* The GPU's solves run one after another on the context's stream. */
-  int threads = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) || lu->pivoted ? 1 : tsi_lu_threads(lu);
+  /* The GPU's solves run one after another on the context's stream; on
+   * the host, threads share the right-hand sides when there is enough work
+   * (a solve and a residual each, at least). */
+  int threads = 1;
+  if (!tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) && !lu->pivoted && nrhs > 1)
+    threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)nrhs * (double)(lu->lu_nnz + lu->nnz_a));
   if ((int64_t)threads > nrhs)
     threads = (int)nrhs;
   if (!ws->solve_work || ws->n != n || ws->solve_threads < threads) {
@@ -186,6 +190,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);
     if (status == TS_SUCCESS)
       status = solve_each(lu, &setup, op, nrhs, b, ldb, x, ldx, true, ws->solve_work, &summary);
+  } else if (status == TS_SUCCESS && threads <= 1) {
+    status = solve_each(lu, &setup, op, nrhs, b, ldb, x, ldx, false, ws->solve_work, &summary); /* no region */
   } else if (status == TS_SUCCESS) {
     status = solve_in_parallel(lu, &setup, op, nrhs, b, ldb, x, ldx, threads, ws->solve_work, &summary);
   }

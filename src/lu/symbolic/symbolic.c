@@ -27,7 +27,8 @@ static ts_status matched_pattern(ts_lu *lu, const ts_csr *a, int32_t *col_invers
     int64_t r = lu->row_perm[i];
     ptr[i + 1] = ptr[i] + (a->row_ptr[r + 1] - a->row_ptr[r]);
   }
-#pragma omp parallel for schedule(dynamic, 1024)
+  const int threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)a->nnz);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1024) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
     int64_t r = lu->row_perm[i], at = ptr[i];
     for (int64_t k = a->row_ptr[r]; k < a->row_ptr[r + 1]; k++)

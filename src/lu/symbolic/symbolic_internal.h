@@ -41,6 +41,61 @@ int64_t tsi_lu_symbolic_budget(const ts_lu *lu, int64_t largest_slot_words, int 
  * least one, so a tiny budget still makes progress, and at most `rows`. */
 int64_t tsi_lu_symbolic_chunk_rows(int64_t budget, int64_t words, int64_t rows);
 
+/* One tier of the GPU symbolic phase's slots (symbolic_tiers_gpu.c): a row
+ * in it finds its vertices in a window of the visited bitmap, the U entries
+ * past the window in a hash set, and queues a sweep's levels in a ring; the
+ * last tier cannot be outgrown (the whole bitmap, a queue of n). */
+typedef struct tsi_lu_symbolic_tier {
+  int64_t window_bits;  /* the bitmap window, a multiple of 1024; the whole bitmap when it covers n */
+  int64_t bitmap_words; /* its words */
+  int64_t summary_words;
+  int64_t hash_words;  /* the far U entries' hash set (a power of two), 0: none (the window covers n) */
+  int64_t queue_words; /* the queue's room */
+  int ring;            /* non-zero: the queue wraps (queue_words a power of two); else it holds every sweep */
+  int group;           /* threads a row: 32 (a warp) or a block's worth */
+  int64_t slot_words;  /* the slot, rounded up to 4 words */
+  int64_t rows;        /* rows in flight: the budget's slots, at most the device's */
+} tsi_lu_symbolic_tier;
+
+enum { TSI_LU_SYMBOLIC_TIERS_MAX = 3 };
+
+typedef struct tsi_lu_symbolic_plan {
+  int tiers;
+  tsi_lu_symbolic_tier tier[TSI_LU_SYMBOLIC_TIERS_MAX];
+  int64_t scratch_words; /* the largest tier's rows times its slot */
+} tsi_lu_symbolic_plan;
+
+/* The tests' limits of the tiers before the last, to send many rows
+ * through the reruns on small matrices: > 0, the largest ring (a power of
+ * two at most this), the windowed tier's window (rounded up to 1024, kept
+ * below n) and its hash set (a power of two); 0, the defaults. */
+typedef struct tsi_lu_symbolic_limits {
+  int64_t ring_words, window_bits, hash_words;
+} tsi_lu_symbolic_limits;
+
+/* The tiers for order n under `budget` bytes on a device that runs
+ * `in_flight` rows at once (a warp each) and `threads` resident threads;
+ * limits may be NULL. TS_ERROR_OVERFLOW when a slot does not fit 64 bits. */
+ts_status tsi_lu_symbolic_plan_tiers(ts_context *ctx, int64_t n, int64_t budget, int64_t in_flight, int64_t threads,
+                                     const tsi_lu_symbolic_limits *limits, tsi_lu_symbolic_plan *plan);
+
+/* Functions the GPU kernels share with the host. */
+#ifdef __CUDACC__
+#define TSI_LU_HOST_DEVICE __host__ __device__
+#else
+#define TSI_LU_HOST_DEVICE
+#endif
+
+/* The first vertex of row i's bitmap window of `window_bits` bits (0 when
+ * the window covers the whole order n): a multiple of 1024, so that the
+ * window's words and summary bits line up with the whole bitmap's. */
+static inline TSI_LU_HOST_DEVICE int64_t tsi_lu_symbolic_window_base(int64_t i, int64_t window_bits, int64_t n) {
+  if (window_bits >= n)
+    return 0;
+  int64_t base = i + 1 - (window_bits - window_bits / TSI_LU_SYMBOLIC_WINDOW_ABOVE);
+  return base > 0 ? base / 1024 * 1024 : 0;
+}
+
 /* Rows of L + U by the per-row fill-path traversal (Rose and Tarjan), into
  * rows->row_ptr and rows->row_idx. */
 ts_status tsi_lu_symbolic_fill_path_rows(ts_lu *lu, tsi_lu_rows *rows);
