@@ -73,8 +73,11 @@ typedef struct ts_lu_batch_member {
   int64_t vector_offset; /**< Index of its first entry in the batch's right-hand side and solution arrays. */
   /**
    * Outcome of the last ts_lu_batch_factor() for this member (TS_SUCCESS,
-   * TS_WARNING_PERTURBED_PIVOTS, or an error such as
-   * TS_ERROR_NUMERICALLY_SINGULAR or TS_ERROR_INVALID_MATRIX), replaced by
+   * TS_WARNING_PERTURBED_PIVOTS, TS_WARNING_PIVOTS_DEGRADED from the pivot
+   * check of a member the host factored (ts_lu_refactor(); the batch never
+   * analyses again, whatever ts_lu_options::refresh_pivots says), or an
+   * error such as TS_ERROR_NUMERICALLY_SINGULAR or TS_ERROR_INVALID_MATRIX),
+   * replaced by
    * the error of a later ts_lu_batch_solve() should its solve fail;
    * TS_ERROR_NOT_FACTORED before any factorization.
    */
@@ -137,7 +140,9 @@ TS_API void ts_lu_batch_destroy(ts_lu_batch *batch);
  * @param values The values of every member, member after member in the
  *               batch's layout (ts_lu_batch_stats::values doubles, host memory).
  * @return TS_SUCCESS; TS_WARNING_PERTURBED_PIVOTS when pivots of some member
- *         were replaced (ts_lu_batch_get_member() says which); when members
+ *         were replaced (ts_lu_batch_get_member() says which), else
+ *         TS_WARNING_PIVOTS_DEGRADED when the pivot check found some member's
+ *         pivots degraded against its first factorization; when members
  *         fail, the status of the first of them (TS_ERROR_NUMERICALLY_SINGULAR,
  *         TS_ERROR_INVALID_MATRIX for values that are not finite), the
  *         message naming it and how many failed: the other members are

@@ -9,7 +9,7 @@
 #include <string.h>
 
 ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solve) {
-  int64_t failed = 0, perturbed = 0, on_host = 0, first = -1;
+  int64_t failed = 0, perturbed = 0, degraded = 0, on_host = 0, first = -1;
   double worst_error = 0.0;
   int most_steps = 0;
   for (int64_t m = 0; m < batch->members; m++) {
@@ -20,6 +20,7 @@ ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solv
       continue;
     }
     perturbed += info->perturbed_pivots > 0;
+    degraded += info->status == TS_WARNING_PIVOTS_DEGRADED;
     on_host += info->on_host != 0;
     if (info->backward_error > worst_error)
       worst_error = info->backward_error;
@@ -43,7 +44,9 @@ ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solv
         (long long)state->info.pattern, state->message ? state->message : ts_status_string(state->info.status),
         solve ? "" : "; ts_lu_batch_get_member says which");
   }
-  return !solve && perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
+  if (!solve && perturbed > 0)
+    return TS_WARNING_PERTURBED_PIVOTS;
+  return !solve && degraded > 0 ? TS_WARNING_PIVOTS_DEGRADED : TS_SUCCESS;
 }
 
 /* The host path for the members listed (all when list is NULL), values

@@ -10,6 +10,7 @@
  * one thread and their error messages stay apart. */
 #include "lu/batch/batch_internal.h"
 #include "lu/numeric/numeric_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,18 @@ static ts_lu *member_lu(ts_lu_batch *batch, int64_t m) {
   view->factors_on_device = 0;
   view->pivoted = NULL;
   view->options.backend = TS_BACKEND_CPU;
+  /* The analysis is borrowed: degraded pivots are reported in the
+   * member's status, never answered by analysing again (that would free
+   * the pattern's arrays under the other members). */
+  view->options.refresh_pivots = 0;
+  /* What a factorization builds once per analysis is the member's own: its
+   * schedule check and fill list (in its workspace), its multifrontal
+   * fronts, and its pivot check's reference (its first factorization);
+   * nothing is written to the pattern's object, which the other threads
+   * read. */
+  view->schedule_checked = 0;
+  view->fronts = NULL;
+  view->pivot_base_set = 0;
   view->state = TSI_LU_ANALYZED;
   state->view = view;
   return view;
@@ -164,6 +177,7 @@ void tsi_lu_batch_member_release(tsi_lu_batch_member_state *state) {
     /* Only what the member made is freed: the analysis is its pattern's. */
     tsi_lu_numeric_release(view);
     tsi_lu_pivoted_release(view);
+    tsi_lu_fronts_free(view->fronts);
     free(view);
   }
   state->view = NULL;
