@@ -281,17 +281,27 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
       break; /* as the column paths: the factors of later levels are not needed */
   }
 
-  /* The factors into the pattern of L + U. */
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t p = 0; p < lu->lu_nnz; p++) {
-    const double v = values[fr->lu_to_front[p]];
-    if (single)
-      lu->lu_values_f32[p] = (float)v;
-    else
-      lu->lu_values[p] = v;
+  /* The factors into the pattern of L + U, column by column, with the
+   * pivot check's largest |L| and |U| as stored (maxima: no bit depends on
+   * the threads). */
+  double max_l = 0.0, max_u = 0.0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_l, max_u)
+  for (int64_t k = 0; k < n; k++) {
+    for (int64_t p = lu->lu_col_ptr[k]; p < lu->lu_col_ptr[k + 1]; p++) {
+      const double v = values[fr->lu_to_front[p]];
+      const double stored = single ? (double)(lu->lu_values_f32[p] = (float)v) : (lu->lu_values[p] = v);
+      if (p <= lu->diag_pos[k])
+        max_u = fabs(stored) > max_u ? fabs(stored) : max_u;
+      else
+        max_l = fabs(stored) > max_l ? fabs(stored) : max_l;
+    }
   }
   lu->stats.flops = fr->flops;
+  lu->stats.factor_threads = threads;
   st = tsi_lu_pivot_outcome(lu, kind, level_of, rule.tiny, threshold);
+  lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = lu->stats.perturbed_pivots,
+                                         .max_multiplier = max_l,
+                                         .growth = max_u / (max_abs > 0.0 ? max_abs : 1.0)};
 cleanup:
   free(kind);
   free(level_of);
