@@ -66,8 +66,14 @@
  *   two tests judge those factors, which the solves then use
  *   (ts_lu_stats::partial_pivoting). A matrix whose values are all zero is
  *   singular.
- * - Factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an error);
- *   the others TS_ERROR_NUMERICALLY_SINGULAR with the column in
+ * - Factors without a tiny pivot are judged the same way when their
+ *   smallest pivot is below sqrt(pivot_threshold) * max|M| (1e-7 with
+ *   double factors): rounding leaves the cancelled pivot of a
+ *   rank-deficient matrix a little above the threshold as often as below.
+ *   Such factors that stand give TS_SUCCESS.
+ * - Perturbed factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an
+ *   error); factors that do not stand TS_ERROR_NUMERICALLY_SINGULAR with the
+ *   column in
  *   ts_lu_stats::singular_column and in the message, and the estimate in
  *   ts_lu_stats::condest when one was made.
  * - ts_lu_solve() with perturbed pivots whose refinement leaves the

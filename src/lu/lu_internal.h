@@ -135,11 +135,16 @@ struct tsi_lu_switches {
  * of numeric/pivot_check.c): the perturbed pivots, the largest multiplier
  * |L(i, j)| (above 1/tau the pivot is below tau times an entry of its
  * column, where threshold partial pivoting would have taken another row),
- * and the growth max |U| / max |M|. */
+ * and the growth max |U| / max |M|; and for the singularity policy max |M|
+ * and the smallest pivot |u_kk| / max |M| (to single precision) with its
+ * column of M. */
 typedef struct tsi_lu_pivot_quality {
   int64_t perturbed;
   double max_multiplier;
   double growth;
+  double max_m;
+  double smallest_pivot_ratio;
+  int64_t smallest_pivot_column; /* -1 when n is 0 */
 } tsi_lu_pivot_quality;
 
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where

@@ -11,6 +11,10 @@
  *   with every ordering, with float factors, without the matching, by
  *   factor and by refactor; a dense elimination finds each singular to
  *   working precision (condition number 1e14 or more).
+ * - Rank-deficient matrices whose cancelled pivot rounding leaves above the
+ *   perturbation threshold (no pivot perturbed): singular all the same;
+ *   a nonsingular matrix with a pivot that small but a moderate condition
+ *   number: success.
  * - Nonsingular matrices whose static pivots cancel (perturbed pivots):
  *   success with the warning, the solve accurate, the condition estimate
  *   between a tenth of the true value (LAPACK) and the true value; and
@@ -285,6 +289,64 @@ static void test_corpus(void) {
             expected);
 }
 
+/* Seeds and sizes of the row-sum generator whose cancelled pivot lands
+ * above pivot_threshold * max|M| (found by factoring; the test checks
+ * that it does, so that it keeps testing what it says), and a matrix whose
+ * smallest pivot is small and honest. */
+static void test_small_unperturbed_pivot(void) {
+  int unperturbed = 0;
+  for (int n = 120; n <= 400; n += 280) {
+    for (unsigned long long seed = 1; seed <= 8; seed++) {
+      ts_csr *a = lu_test_row_sum(ctx, n, 1, seed);
+      CHECK(a != NULL);
+      if (!a)
+        continue;
+      double condition = lu_test_condition(a);
+      CHECK_MSG(!(condition < 1e14), "row sum n %d seed %llu: dense condition number %.3g", n, seed, condition);
+      for (int f = 0; f < 2; f++) {
+        ts_lu_options options = lu_test_options();
+        options.float_factors = f;
+        char what[96];
+        snprintf(what, sizeof what, "row sum, scaled, n %d, seed %llu, %s factors", n, seed, f ? "float" : "double");
+        ts_lu *lu = NULL;
+        CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+        CHECK_OK(ctx, ts_lu_analyze(lu, a));
+        ts_status st = ts_lu_factor(lu, a);
+        ts_lu_stats stats;
+        CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+        unperturbed += st == TS_ERROR_NUMERICALLY_SINGULAR && stats.perturbed_pivots == 0;
+        CHECK_MSG(st == TS_ERROR_NUMERICALLY_SINGULAR, "%s: %s, want the singular status", what, ts_status_string(st));
+        CHECK_MSG(stats.singular_column >= 0 && stats.singular_column < n, "%s: singular column %lld", what,
+                  (long long)stats.singular_column);
+        ts_lu_destroy(lu);
+      }
+      ts_csr_destroy(a);
+    }
+  }
+  CHECK_MSG(unperturbed > 0, "no case reached the small unperturbed pivot: the generator changed");
+  printf("row sum, scaled: %d of 32 singular verdicts without a perturbed pivot\n", unperturbed);
+
+  /* diag(1, 1e-10, 1) without the matching's scaling: a pivot of 1e-10
+   * max|M|, condition number 1e10: it stands, and solves. */
+  ts_csr *d =
+      lu_test_csr(ctx, 3, 3, (const int32_t[]){0, 1, 2}, (const int32_t[]){0, 1, 2}, (const double[]){1.0, 1e-10, 1.0});
+  ts_lu_options options = lu_test_options();
+  options.no_matching = 1;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, d));
+  CHECK_OK(ctx, ts_lu_factor(lu, d));
+  ts_lu_stats stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  CHECK_MSG(stats.condest > 0.5e10 && stats.condest < 2e10, "diag(1, 1e-10, 1): condest %.3g", stats.condest);
+  double b[3] = {1.0, 1e-10, 2.0}, x[3];
+  CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 3, x, 3));
+  CHECK_MSG(fabs(x[0] - 1.0) < 1e-15 && fabs(x[1] - 1.0) < 1e-15 && fabs(x[2] - 2.0) < 1e-15, "x = %g %g %g", x[0],
+            x[1], x[2]);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(d);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -292,6 +354,7 @@ int main(void) {
   test_rank_deficient();
   test_perturbed_nonsingular();
   test_near_singular();
+  test_small_unperturbed_pivot();
   test_corpus();
   ts_context_destroy(ctx);
   return test_finish();

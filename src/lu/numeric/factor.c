@@ -165,10 +165,14 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
       status = copy_values(lu, a, caller);
     if (status == TS_SUCCESS)
       status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a, caller);
+    if (!TS_IS_ERROR(status))
+      tsi_lu_smallest_pivot_host(lu);
   }
-  /* Perturbed pivots: the singularity policy judges the factors. */
+  /* Perturbed pivots, or a small one: the singularity policy judges the factors. */
   if (status == TS_WARNING_PERTURBED_PIVOTS)
     status = tsi_lu_judge_factorization(lu, caller);
+  else if (status == TS_SUCCESS)
+    status = tsi_lu_judge_small_pivot(lu, caller);
   lu->stats.partial_pivoting = lu->pivoted != NULL;
   lu->stats.time_factor = tsi_seconds() - start;
   if (TS_IS_ERROR(status))

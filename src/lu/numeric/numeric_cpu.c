@@ -480,7 +480,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->stats.perturbed_pivots = outcome.tally.perturbed;
   lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = outcome.tally.perturbed,
                                          .max_multiplier = outcome.tally.max_l,
-                                         .growth = outcome.tally.max_u / reference};
+                                         .growth = outcome.tally.max_u / reference,
+                                         .max_m = reference};
   lu->stats.singular_column = -1;
   lu->first_perturbed = watch.first_perturbed < lu->n ? watch.first_perturbed : -1;
   /* A stopped factorization left partial columns behind; the work vectors

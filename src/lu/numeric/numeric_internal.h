@@ -95,6 +95,14 @@ void tsi_lu_mark_wake(int *mark);
  * in lu->pivoted), TS_ERROR_NUMERICALLY_SINGULAR naming a column, or
  * another error. stats.condest is set. */
 ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller);
+/* After a factorization without perturbed pivots: TS_SUCCESS, or when the
+ * smallest pivot is below sqrt(pivot_threshold) * max|M| and the factors do
+ * not stand (the judgement above), TS_ERROR_NUMERICALLY_SINGULAR naming its
+ * column. stats.condest is set when the factors were judged. */
+ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller);
+/* lu->pivot_now's smallest pivot and its column from the host's factors
+ * (smallest_pivot_cpu.c). */
+void tsi_lu_smallest_pivot_host(ts_lu *lu);
 /* Put the partial-pivoting fallback's factors in place; a column without a
  * nonzero pivot is TS_ERROR_NUMERICALLY_SINGULAR (the fallback released). */
 ts_status tsi_lu_fall_back(ts_lu *lu, const char *caller);

@@ -1,9 +1,11 @@
 /* The pivot check's indicators for factors on the device: the largest
- * |L(i, j)| and |U(i, j)| as stored (one reduction over the factor values,
- * a column a thread; moduli for complex factors), and max |M| that the
- * scatter kept; the host path takes the same maxima inside its column
- * kernel. */
+ * |L(i, j)| and |U(i, j)| as stored and the smallest pivot (one reduction
+ * over the factor values, a column a thread; moduli for complex factors),
+ * and max |M| that the scatter kept; the host path takes the same maxima
+ * inside its column kernel and the smallest pivot with the same key
+ * (smallest_pivot_cpu.c). */
 #include "lu/numeric/numeric_cuda.cuh"
+#include "lu/numeric/pivot_key.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
@@ -18,10 +20,15 @@ __device__ __forceinline__ double magnitude(tsi_complex128 w) { return tsi_z_abs
  * bits is a maximum of the magnitudes. */
 template <typename T>
 __global__ void factor_maxima(int64_t n, const int64_t *col_ptr, const int64_t *diag_pos, const T *values,
-                              unsigned long long *maxima) {
+                              const unsigned long long *max_m_bits, unsigned long long *maxima) {
+  const double max_m_read = __longlong_as_double((long long)*max_m_bits);
+  const double max_m = max_m_read > 0.0 ? max_m_read : 1.0;
   double max_l = 0.0, max_u = 0.0;
+  unsigned long long smallest = ~0ull;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
     const int64_t diag = diag_pos[k];
+    const unsigned long long key = tsi_lu_pivot_key(magnitude(widen(values[diag])) / max_m, k);
+    smallest = key < smallest ? key : smallest;
     for (int64_t p = col_ptr[k]; p <= diag; p++)
       max_u = fmax(max_u, magnitude(widen(values[p])));
     for (int64_t p = diag + 1; p < col_ptr[k + 1]; p++)
@@ -30,10 +37,13 @@ __global__ void factor_maxima(int64_t n, const int64_t *col_ptr, const int64_t *
   for (int offset = 16; offset > 0; offset /= 2) {
     max_l = fmax(max_l, __shfl_down_sync(0xffffffffu, max_l, offset));
     max_u = fmax(max_u, __shfl_down_sync(0xffffffffu, max_u, offset));
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, smallest, offset);
+    smallest = other < smallest ? other : smallest;
   }
   if ((threadIdx.x & 31) == 0) {
     atomicMax(&maxima[0], (unsigned long long)__double_as_longlong(max_l));
     atomicMax(&maxima[1], (unsigned long long)__double_as_longlong(max_u));
+    atomicMin(&maxima[2], smallest);
   }
 }
 
@@ -44,40 +54,42 @@ ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu) {
   tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
   if (!dev || !lu->factors_on_device)
     return tsi_error(ctx, TS_ERROR_NOT_FACTORED, "LU on the GPU: no factors on the device for the pivot check");
-  lu->pivot_now = (tsi_lu_pivot_quality){lu->stats.perturbed_pivots, 0.0, 0.0};
+  lu->pivot_now = (tsi_lu_pivot_quality){lu->stats.perturbed_pivots, 0.0, 0.0, 0.0, 0.0, -1};
   if (dev->n == 0)
     return TS_SUCCESS;
   if (!dev->pivot_maxima) {
     ts_status st =
-        tsi_lu_device_alloc(ctx, dev, (void **)&dev->pivot_maxima, 2, sizeof(unsigned long long), "the pivot check");
+        tsi_lu_device_alloc(ctx, dev, (void **)&dev->pivot_maxima, 3, sizeof(unsigned long long), "the pivot check");
     if (st != TS_SUCCESS)
       return st;
   }
   unsigned long long *maxima = dev->pivot_maxima;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  unsigned long long host[3] = {0, 0, 0};
+  unsigned long long host[4] = {0, 0, 0, 0};
   cudaError_t err = cudaMemsetAsync(maxima, 0, 2 * sizeof(unsigned long long), stream);
+  if (err == cudaSuccess)
+    err = cudaMemsetAsync(maxima + 2, 0xff, sizeof(unsigned long long), stream);
   if (err == cudaSuccess) {
     const int64_t blocks = (dev->n + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
     const unsigned grid = (unsigned)(blocks < TSI_LU_ELEMENTWISE_BLOCKS ? blocks : TSI_LU_ELEMENTWISE_BLOCKS);
     if (dev->parts == 2 && dev->single)
       factor_maxima<tsi_complex64><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const tsi_complex64 *>(dev->values), maxima);
+          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const tsi_complex64 *>(dev->values), dev->max_bits, maxima);
     else if (dev->parts == 2)
       factor_maxima<tsi_complex128><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const tsi_complex128 *>(dev->values), maxima);
+          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const tsi_complex128 *>(dev->values), dev->max_bits, maxima);
     else if (dev->single)
       factor_maxima<float><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const float *>(dev->values), maxima);
+          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const float *>(dev->values), dev->max_bits, maxima);
     else
       factor_maxima<double><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const double *>(dev->values), maxima);
+          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const double *>(dev->values), dev->max_bits, maxima);
     err = cudaGetLastError();
   }
   if (err == cudaSuccess)
-    err = cudaMemcpyAsync(host, maxima, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream);
+    err = cudaMemcpyAsync(host, maxima, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess)
-    err = cudaMemcpyAsync(host + 2, dev->max_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream);
+    err = cudaMemcpyAsync(host + 3, dev->max_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess)
     err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess)
@@ -85,8 +97,10 @@ ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu) {
   double max_l, max_u, max_m;
   memcpy(&max_l, &host[0], sizeof max_l);
   memcpy(&max_u, &host[1], sizeof max_u);
-  memcpy(&max_m, &host[2], sizeof max_m);
+  memcpy(&max_m, &host[3], sizeof max_m);
   lu->pivot_now.max_multiplier = max_l;
-  lu->pivot_now.growth = max_u / (max_m > 0.0 ? max_m : 1.0);
+  lu->pivot_now.max_m = max_m > 0.0 ? max_m : 1.0;
+  lu->pivot_now.growth = max_u / lu->pivot_now.max_m;
+  tsi_lu_pivot_key_decode(host[2], &lu->pivot_now.smallest_pivot_ratio, &lu->pivot_now.smallest_pivot_column);
   return TS_SUCCESS;
 }

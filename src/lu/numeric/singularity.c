@@ -10,7 +10,10 @@
  * solves reach the backward error and the estimate stays within 1/eps, the
  * factors stand. If not, partial pivoting (KLU's algorithm) decides: a
  * column without a nonzero pivot candidate is KLU's own singular verdict;
- * otherwise the same two tests through its factors. */
+ * otherwise the same two tests through its factors. Factors without a
+ * perturbed pivot face the same judgement when their smallest pivot is
+ * below sqrt(pivot_threshold) * max|M|: rounding leaves a rank-deficient
+ * matrix's cancelled pivot a little above the threshold as often as below. */
 #include "lu/inspect/inspect_internal.h"
 
 #include <float.h>
@@ -69,14 +72,16 @@ static bool factors_stand(double condest, double worst) {
   return worst <= TSI_LU_SINGULAR_BACKWARD_ERROR && condest <= 1.0 / DBL_EPSILON;
 }
 
-ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
+/* The judgement of factors under suspicion (`what` says why: "has a
+ * perturbed pivot", or a small one) naming column m_column of M; `stand`
+ * is the status of factors that stand. */
+static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t m_column, ts_status stand) {
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for the workspace", caller);
   if (ws->a_norm_inf == 0.0) {
     lu->stats.condest = INFINITY;
-    return singular(lu, lu->first_perturbed >= 0 ? lu->first_perturbed : 0, caller,
-                    "has no pivot: every value of the matrix is zero");
+    return singular(lu, m_column >= 0 ? m_column : 0, caller, "has no pivot: every value of the matrix is zero");
   }
   double condest = 0.0, worst = 0.0;
   ts_status st = tsi_lu_estimate_condition(lu, &condest, &worst);
@@ -84,7 +89,7 @@ ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
     return st;
   lu->stats.condest = condest;
   if (factors_stand(condest, worst))
-    return TS_WARNING_PERTURBED_PIVOTS;
+    return stand;
   /* Refinement could not make the static factors solve with A, or A is
    * beyond 1/eps: partial pivoting decides. */
   st = tsi_lu_fall_back(lu, caller);
@@ -97,19 +102,36 @@ ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
   }
   lu->stats.condest = condest;
   if (factors_stand(condest, worst))
-    return TS_WARNING_PERTURBED_PIVOTS; /* the solves use the fallback's factors */
+    return stand; /* the solves use the fallback's factors */
   tsi_lu_pivoted_release(lu);
   if (!isfinite(worst))
-    return singular(lu, lu->first_perturbed, caller,
-                    "has a perturbed pivot, and solves through its factors, with partial pivoting too, overflow "
-                    "(condition estimate %.2e)%s",
-                    condest, no_matching_hint(lu));
+    return singular(lu, m_column, caller,
+                    "%s, and solves through its factors, with partial pivoting too, overflow (condition estimate "
+                    "%.2e)%s",
+                    what, condest, no_matching_hint(lu));
   if (!(worst <= TSI_LU_SINGULAR_BACKWARD_ERROR))
-    return singular(lu, lu->first_perturbed, caller,
-                    "has a perturbed pivot, and refined solves, with partial pivoting too, stay at a backward error "
-                    "of %.2e, above %.0e (condition estimate %.2e)",
-                    worst, TSI_LU_SINGULAR_BACKWARD_ERROR, condest);
-  return singular(lu, lu->first_perturbed, caller,
-                  "has a perturbed pivot, and the condition estimate %.2e exceeds 1/eps = %.2e%s", condest,
+    return singular(lu, m_column, caller,
+                    "%s, and refined solves, with partial pivoting too, stay at a backward error of %.2e, above %.0e "
+                    "(condition estimate %.2e)",
+                    what, worst, TSI_LU_SINGULAR_BACKWARD_ERROR, condest);
+  return singular(lu, m_column, caller, "%s, and the condition estimate %.2e exceeds 1/eps = %.2e%s", what, condest,
                   1.0 / DBL_EPSILON, no_matching_hint(lu));
+}
+
+ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
+  return judge(lu, caller, "has a perturbed pivot", lu->first_perturbed, TS_WARNING_PERTURBED_PIVOTS);
+}
+
+ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller) {
+  const tsi_lu_pivot_quality *q = &lu->pivot_now;
+  double threshold = lu->options.pivot_threshold;
+  if (!(threshold > 0.0))
+    threshold = lu->options.float_factors ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double ratio = q->smallest_pivot_ratio;
+  if (q->smallest_pivot_column < 0 || !(ratio < sqrt(threshold)))
+    return TS_SUCCESS;
+  char what[96];
+  snprintf(what, sizeof what, "has a pivot of %.2e times max|M| (below sqrt(pivot_threshold) = %.1e)", ratio,
+           sqrt(threshold));
+  return judge(lu, caller, what, q->smallest_pivot_column, TS_SUCCESS);
 }
