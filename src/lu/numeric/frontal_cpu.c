@@ -299,9 +299,11 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
   lu->stats.flops = fr->flops;
   lu->stats.factor_threads = threads;
   st = tsi_lu_pivot_outcome(lu, kind, level_of, rule.tiny, threshold);
+  const double reference = max_abs > 0.0 ? max_abs : 1.0;
   lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = lu->stats.perturbed_pivots,
                                          .max_multiplier = max_l,
-                                         .growth = max_u / (max_abs > 0.0 ? max_abs : 1.0)};
+                                         .growth = max_u / reference,
+                                         .max_m = reference};
 cleanup:
   free(kind);
   free(level_of);
