@@ -230,8 +230,13 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
       batch_test_single(ctx, options, mats[p], user + P->user_value_base + lane * P->nnz_a,
                         b_user + P->user_vector_base + lane * P->n, &s);
       const int kept = !e.bad[l] && !e.perturbed[l];
-      CHECK_MSG(kept == (s.factor_status == TS_SUCCESS), "%s pattern %lld member %lld: kept %d, single %s", what,
-                (long long)p, (long long)lane, kept, ts_status_string(s.factor_status));
+      /* A member kept on the device is one the single LU factors without a
+       * warning; one handed to the host is not, or has a small pivot whose
+       * factors the host's singularity policy judges (and may keep). */
+      const int small = (e.bad[l] & TSI_LU_BATCH_SMALL_PIVOT) != 0;
+      CHECK_MSG(kept ? s.factor_status == TS_SUCCESS : s.factor_status != TS_SUCCESS || small,
+                "%s pattern %lld member %lld: kept %d, single %s", what, (long long)p, (long long)lane, kept,
+                ts_status_string(s.factor_status));
       CHECK_MSG(e.perturbed[l] == s.stats.perturbed_pivots || e.bad[l], "%s: %d perturbed pivots, single %lld", what,
                 e.perturbed[l], (long long)s.stats.perturbed_pivots);
       if (kept && s.factor_status == TS_SUCCESS) {

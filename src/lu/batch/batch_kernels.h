@@ -57,8 +57,15 @@ typedef struct tsi_lu_batch_pattern_gpu {
   int32_t members, width, groups;
 } tsi_lu_batch_pattern_gpu;
 
-/* Pivot outcomes of a lane (bits of `bad`). */
-enum { TSI_LU_BATCH_BAD_VALUE = 1, TSI_LU_BATCH_BAD_SINGULAR = 2, TSI_LU_BATCH_BAD_PIVOT = 4 };
+/* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
+ * keeps but below sqrt(threshold) * max|M|, whose factors the singularity
+ * policy judges (numeric/singularity.c): the host decides that member. */
+enum {
+  TSI_LU_BATCH_BAD_VALUE = 1,
+  TSI_LU_BATCH_BAD_SINGULAR = 2,
+  TSI_LU_BATCH_BAD_PIVOT = 4,
+  TSI_LU_BATCH_SMALL_PIVOT = 8
+};
 
 /* What the kernels read: the plan's arrays on the device, the interleaved
  * values, the per-lane outcomes and the pivot rule. */
@@ -263,6 +270,13 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
     } else {
       kind = TSI_LU_BATCH_BAD_SINGULAR;
     }
+  } else {
+    /* The stored pivot against max|M|, rounded to single precision as the
+     * smallest-pivot key rounds it (numeric/pivot_key.h). */
+    const double stored = a->single ? (double)(float)pivot : pivot;
+    const float ratio = (float)(fabs(stored) / (max_abs > 0.0 ? max_abs : 1.0));
+    if ((double)ratio < sqrt(a->threshold))
+      kind = TSI_LU_BATCH_SMALL_PIVOT;
   }
   if (s == 0 && kind != 0) {
 #ifdef __CUDA_ARCH__
