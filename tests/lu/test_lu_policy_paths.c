@@ -13,9 +13,9 @@
  *   pivots reports TS_WARNING_PIVOTS_DEGRADED and keeps its pattern's
  *   analysis (the members share it: a new analysis would free it under
  *   them); its solve still reaches a small backward error. */
+#include "test_lu_batch_common.h"
 #include "test_lu_pivot_common.h"
 #include "test_lu_rank_deficient.h"
-#include "tessera/lu_batch.h"
 
 #include <complex.h>
 
@@ -98,23 +98,6 @@ static void test_complex_small_honest_pivot(void) {
   ts_csr_destroy(a);
 }
 
-/* |b - A x|_inf / (|A|_inf |x|_inf + |b|_inf) of one real system. */
-static double backward_error(const ts_csr *a, const double *values, const double *b, const double *x) {
-  double r_norm = 0.0, a_norm = 0.0, x_norm = 0.0, b_norm = 0.0;
-  for (int64_t i = 0; i < a->rows; i++) {
-    double r = b[i], row = 0.0;
-    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
-      r -= values[e] * x[a->col_idx[e]];
-      row += fabs(values[e]);
-    }
-    r_norm = fmax(r_norm, fabs(r));
-    a_norm = fmax(a_norm, row);
-    x_norm = fmax(x_norm, fabs(x[i]));
-    b_norm = fmax(b_norm, fabs(b[i]));
-  }
-  return r_norm / (a_norm * x_norm + b_norm);
-}
-
 static void test_batch_singular_member(void) {
   ts_csr *a = lu_test_row_sum(ctx, 120, 1, 3);
   CHECK(a != NULL);
@@ -156,7 +139,7 @@ static void test_batch_singular_member(void) {
     for (int64_t m = 0; m < count; m += 2) {
       CHECK_OK(ctx, ts_lu_batch_get_member(batch, m, &info));
       CHECK_MSG(!TS_IS_ERROR(info.status), "member %lld: %s", (long long)m, ts_status_string(info.status));
-      const double error = backward_error(a, values + m * nnz, b + m * n, x + m * n);
+      const double error = batch_test_backward_error(a, values + m * nnz, b + m * n, x + m * n);
       CHECK_MSG(error <= 1e-14, "member %lld: backward error %.3g", (long long)m, error);
     }
     ts_lu_batch_destroy(batch);
@@ -198,7 +181,7 @@ static void test_batch_degraded_member(void) {
     st = ts_lu_batch_solve(batch, b, x);
     CHECK_MSG(!TS_IS_ERROR(st), "solve: %s", ts_status_string(st));
     for (int64_t m = 0; m < count; m++) {
-      const double error = backward_error(a0, values + m * nnz, b + m * n, x + m * n);
+      const double error = batch_test_backward_error(a0, values + m * nnz, b + m * n, x + m * n);
       CHECK_MSG(error <= 1e-14, "member %lld: backward error %.3g", (long long)m, error);
     }
     /* The pattern's analysis is intact: the members factor again as at first. */
