@@ -46,7 +46,9 @@
  * The command-line tool renumbers them from 1, as Matrix Market files count.
  *
  * <b>Singular matrices.</b> One rule on every path (the host and the GPU,
- * ts_lu_factor() and ts_lu_refactor(), the partial-pivoting fallback):
+ * ts_lu_factor() and ts_lu_refactor(), the partial-pivoting fallback, real
+ * and complex values, the members of a batch; for complex values |u_kk| and
+ * max|M| are moduli):
  * - A matrix without a perfect matching is refused by ts_lu_analyze() with
  *   TS_ERROR_STRUCTURALLY_SINGULAR and its structural rank.
  * - Pivots are static. A pivot u_kk with |u_kk| < pivot_threshold * max|M|
