@@ -53,7 +53,6 @@ size_t ts_dtype_size(ts_dtype dtype) {
   case TS_FLOAT32:
     return 4;
   case TS_FLOAT64:
-    return 8;
   case TS_COMPLEX64:
     return 8;
   case TS_COMPLEX128:

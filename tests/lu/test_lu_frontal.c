@@ -181,7 +181,7 @@ static void test_numeric(ts_context *context, const ts_csr *a, int float_factors
   /* Solutions through the multifrontal factors, both operations, three
    * right-hand sides. */
   const int64_t m = 3;
-  double *b = malloc((size_t)(n * m) * sizeof *b), *x = malloc((size_t)(n * m) * sizeof *x);
+  double *b = calloc((size_t)(n * m), sizeof *b), *x = calloc((size_t)(n * m), sizeof *x);
   unsigned long long state = 5;
   for (int64_t k = 0; k < n * m; k++)
     b[k] = test_random(&state);

@@ -104,8 +104,8 @@ static void test_batch_singular_member(void) {
   if (!a)
     return;
   const int64_t count = 3, nnz = a->nnz, n = a->rows;
-  double *values = malloc((size_t)(count * nnz) * sizeof *values);
-  double *b = malloc((size_t)(count * n) * sizeof *b), *x = malloc((size_t)(count * n) * sizeof *x);
+  double *values = calloc((size_t)(count * nnz), sizeof *values);
+  double *b = calloc((size_t)(count * n), sizeof *b), *x = calloc((size_t)(count * n), sizeof *x);
   const double *given = (const double *)a->values;
   for (int64_t m = 0; m < count; m++)
     for (int64_t i = 0; i < n; i++) {
@@ -154,8 +154,8 @@ static void test_batch_degraded_member(void) {
   ts_csr *a0 = pivot_test_matrix(ctx, 0, 0.0, 0.0), *a1 = pivot_test_matrix(ctx, 1, 1e-9, 0.0);
   const int64_t count = 3, nnz = a0->nnz, n = a0->rows;
   CHECK(a1->nnz == nnz);
-  double *values = malloc((size_t)(count * nnz) * sizeof *values);
-  double *b = malloc((size_t)(count * n) * sizeof *b), *x = malloc((size_t)(count * n) * sizeof *x);
+  double *values = calloc((size_t)(count * nnz), sizeof *values);
+  double *b = calloc((size_t)(count * n), sizeof *b), *x = calloc((size_t)(count * n), sizeof *x);
   for (int64_t m = 0; m < count; m++) {
     memcpy(values + m * nnz, a0->values, (size_t)nnz * sizeof *values);
     for (int64_t i = 0; i < n; i++)

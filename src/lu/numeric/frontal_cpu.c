@@ -147,6 +147,7 @@ static void eliminate_by_panels(const front_view *F, int threads, double *acc) {
 
 /* Front s: its children's contribution blocks added, then its pivots
  * eliminated. */
+/* NOLINTNEXTLINE(readability-non-const-parameter): kind is written through the view F */
 static void factor_front(const tsi_lu_fronts *fr, double *values, int64_t s, signed char *kind, const pivot_rule *rule,
                          int threads, double *acc) {
   const int64_t f = fr->size[s];
@@ -273,7 +274,7 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
     for (int64_t s = first; s < last; s++) {
       done += fr->pivots[s];
       for (int64_t a = 0; a < fr->pivots[s]; a++) {
-        const int outcome = kind[fr->index[fr->index_ptr[s] + a]];
+        const int outcome = (unsigned char)kind[fr->index[fr->index_ptr[s] + a]];
         stop = stop || outcome == KIND_SINGULAR || outcome == KIND_NOT_FINITE;
       }
     }

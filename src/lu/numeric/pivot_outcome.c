@@ -12,7 +12,7 @@ ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t
   int bad_kind = KIND_OK;
   lu->first_perturbed = -1;
   for (int64_t k = 0; k < n; k++) {
-    const int outcome = kind[k];
+    const int outcome = (unsigned char)kind[k]; /* 0 to 3 */
     if (outcome == KIND_PERTURBED) {
       if (perturbed++ == 0)
         lu->first_perturbed = k;
