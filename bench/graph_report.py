@@ -140,6 +140,10 @@ def main():
         theirs = gunrock_result(args.gunrock, app, graph)
         here = f"{theirs:.4g}" if theirs else "-"
         ratio = f"{theirs / ms:.1f}x" if theirs and ms > 0 else "-"
+        seen = gunrock_reached_of_first(args.gunrock_logs, app, graph) if theirs and args.gunrock_logs else None
+        if seen and seen[0] <= 1:
+            # A search that reached at most its source timed nothing: no anchor.
+            here, ratio = f"{theirs:.4g} (reached nothing: invalid)", "-"
         pub, pub_ratio = "-", "-"
         if graph in PUBLISHED:
             name, bfs_ms, bfs_gteps, sssp_ms = PUBLISHED[graph]

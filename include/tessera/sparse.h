@@ -258,7 +258,8 @@ typedef enum ts_spmv_locality {
   TS_SPMV_LOCALITY_HOT_COLUMNS = 2, /**< The most-used columns' x values copied next to each other at every call
                                          (a compact block that stays in the SMs' caches). */
   TS_SPMV_LOCALITY_BOTH = 3,        /**< Segmented long rows, hot columns for the other rows. */
-  TS_SPMV_LOCALITY_AUTO = 4         /**< Each where the operand's row and column lengths say it pays, else none. */
+  TS_SPMV_LOCALITY_AUTO = 4         /**< Hot columns where they hold enough of the entries, else none; never the
+                                         segmented rows, which lost to the plain layout on every input measured. */
 } ts_spmv_locality;
 
 /** Options of ts_spmv_plan_create_ex(); zero-initialise, then set fields. */

@@ -388,8 +388,9 @@ ts_status tsi_spmv_locality_create(ts_context *ctx, const ts_csr *operand, ts_sp
   count_long(operand, min_len, &long_nnz);
   l->long_share = operand->nnz > 0 ? (double)long_nnz / (double)operand->nnz : 0.0;
 
-  bool segment = kind == TS_SPMV_LOCALITY_SEGMENTED || kind == TS_SPMV_LOCALITY_BOTH ||
-                 (kind == TS_SPMV_LOCALITY_AUTO && l->long_share >= TSI_SEGMENT_AUTO_SHARE);
+  /* AUTO does not segment: the segmented rows lost to the plain layout on
+   * every matrix and precision measured (bench/notes). */
+  bool segment = kind == TS_SPMV_LOCALITY_SEGMENTED || kind == TS_SPMV_LOCALITY_BOTH;
   segment = segment && long_nnz > 0;
   tsi_spmv_segment_tables tables;
   memset(&tables, 0, sizeof tables);

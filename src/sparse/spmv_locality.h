@@ -36,8 +36,6 @@ extern "C" {
 #define TSI_SEGMENT_RUN_TARGET 8
 /* Entries one block sums (x's segment is staged once per block). */
 #define TSI_SEGMENT_ITEM_ENTRIES ((int64_t)96 * 1024)
-/* AUTO segments when the long rows hold at least this share of the entries. */
-#define TSI_SEGMENT_AUTO_SHARE 0.25
 /* Hot columns: at most this many bytes of x, columns of at least
  * TSI_HOT_MIN_FACTOR times the mean column length; AUTO takes them when they
  * hold at least TSI_HOT_AUTO_SHARE of the entries. */

@@ -60,6 +60,17 @@ static int klu_singular(const ts_csr *a) {
 #endif
 }
 
+/* Created, analyzed and factored with options: the LU object (the
+ * caller's to destroy), the factorization's status and statistics. */
+static ts_lu *factored_with(const ts_csr *a, const ts_lu_options *options, ts_status *status, ts_lu_stats *stats) {
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  *status = ts_lu_factor(lu, a);
+  CHECK_OK(ctx, ts_lu_get_stats(lu, stats));
+  return lu;
+}
+
 /* Factor (or analyze with `first` and refactor with a) and expect the
  * singular status, a column in range named in the message, the column in
  * the statistics, and no solve afterwards. */
@@ -195,12 +206,9 @@ static void test_near_singular(void) {
     ts_csr *a = lu_test_near_singular(ctx, cases[k].n, cases[k].epsilon, cases[k].seed);
     CHECK(a != NULL);
     ts_lu_options options = lu_test_options();
-    ts_lu *lu = NULL;
-    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-    CHECK_OK(ctx, ts_lu_analyze(lu, a));
-    ts_status st = ts_lu_factor(lu, a);
+    ts_status st;
     ts_lu_stats stats;
-    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    ts_lu *lu = factored_with(a, &options, &st, &stats);
 #ifdef TESSERA_TEST_HAVE_LAPACK
     double truth = lu_test_condition_lapack(a);
 #else
@@ -308,12 +316,9 @@ static void test_small_unperturbed_pivot(void) {
         options.float_factors = f;
         char what[96];
         snprintf(what, sizeof what, "row sum, scaled, n %d, seed %llu, %s factors", n, seed, f ? "float" : "double");
-        ts_lu *lu = NULL;
-        CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-        CHECK_OK(ctx, ts_lu_analyze(lu, a));
-        ts_status st = ts_lu_factor(lu, a);
+        ts_status st;
         ts_lu_stats stats;
-        CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+        ts_lu *lu = factored_with(a, &options, &st, &stats);
         unperturbed += st == TS_ERROR_NUMERICALLY_SINGULAR && stats.perturbed_pivots == 0;
         CHECK_MSG(st == TS_ERROR_NUMERICALLY_SINGULAR, "%s: %s, want the singular status", what, ts_status_string(st));
         CHECK_MSG(stats.singular_column >= 0 && stats.singular_column < n, "%s: singular column %lld", what,
