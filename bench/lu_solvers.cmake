@@ -38,19 +38,10 @@ if(TARGET bench_lu_solvers)
     list(APPEND lu_solvers_found UMFPACK)
   endif()
 
-  # cuDSS: the C API (libcudss carries its own CUDA runtime and loads cuBLAS,
-  # linked here so that the build tree's run path names the toolkit).
-  if(TESSERA_HAVE_CUDA AND "cuDSS" IN_LIST TESSERA_BENCH_LU_ANCHORS)
-    set(TESSERA_CUDSS_ROOT "${PROJECT_SOURCE_DIR}/.deps/root/cudss" CACHE PATH "Folder holding cuDSS's include/ and lib/")
-    find_path(TESSERA_CUDSS_INCLUDE_DIR cudss.h HINTS ${TESSERA_CUDSS_ROOT}/include)
-    find_library(TESSERA_CUDSS_LIBRARY NAMES cudss libcudss.so.1 libcudss.so.0 HINTS ${TESSERA_CUDSS_ROOT}/lib)
-    if(TESSERA_CUDSS_INCLUDE_DIR AND TESSERA_CUDSS_LIBRARY)
-      target_compile_definitions(bench_lu_solvers PRIVATE TESSERA_BENCH_HAVE_CUDSS=1)
-      target_include_directories(bench_lu_solvers PRIVATE ${TESSERA_CUDSS_INCLUDE_DIR})
-      target_link_libraries(bench_lu_solvers PRIVATE ${TESSERA_CUDSS_LIBRARY})
-      if(TARGET CUDA::cublas)
-        target_link_libraries(bench_lu_solvers PRIVATE CUDA::cublas CUDA::cublasLt)
-      endif()
+  # cuDSS: the C API (bench/CMakeLists.txt's tessera_bench_use_cudss).
+  if("cuDSS" IN_LIST TESSERA_BENCH_LU_ANCHORS)
+    tessera_bench_use_cudss(bench_lu_solvers cudss_found)
+    if(cudss_found)
       list(APPEND lu_solvers_found cuDSS)
     endif()
   endif()

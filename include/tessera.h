@@ -37,6 +37,7 @@
 #include "tessera/graph.h"
 #include "tessera/io.h"
 #include "tessera/lu.h"
+#include "tessera/lu_batch.h"
 #include "tessera/sort.h"
 #include "tessera/search.h"
 #include "tessera/gemm.h"

@@ -43,7 +43,7 @@ typedef enum ts_status {
   TS_ERROR_OVERFLOW = 4,               /**< A size does not fit the index type. */
   TS_ERROR_IO = 5,                     /**< A file could not be opened, read or written. */
   TS_ERROR_PARSE = 6,                  /**< Malformed Matrix Market text. */
-  TS_ERROR_UNSUPPORTED = 7,            /**< Valid input tessera does not handle (complex values). */
+  TS_ERROR_UNSUPPORTED = 7,            /**< Valid input a call does not handle (such as complex values). */
   TS_ERROR_NO_DEVICE = 8,              /**< CUDA was asked for but no usable GPU or driver. */
   TS_ERROR_CUDA = 9,                   /**< A CUDA call or kernel failed. */
   TS_ERROR_INTERNAL = 10,              /**< A bug in tessera; please report it. */
@@ -72,14 +72,29 @@ TS_API const char *ts_status_string(ts_status status);
 /** Library version at run time (TESSERA_VERSION of the built library). */
 TS_API int ts_version(void);
 
-/** Value type of matrix and vector entries. */
+/**
+ * Value type of matrix and vector entries. A complex value is a pair (re, im)
+ * stored next to each other, real part first: the layout of C99's
+ * `float _Complex` and `double _Complex` and of CUDA's `cuFloatComplex` and
+ * `cuDoubleComplex`, so arrays of those types can be passed as they are.
+ * Calls that do not take complex values refuse them with
+ * TS_ERROR_UNSUPPORTED, naming the call.
+ */
 typedef enum ts_dtype {
-  TS_FLOAT32 = 0, /**< IEEE single precision. */
-  TS_FLOAT64 = 1  /**< IEEE double precision. */
+  TS_FLOAT32 = 0,   /**< IEEE single precision. */
+  TS_FLOAT64 = 1,   /**< IEEE double precision. */
+  TS_COMPLEX64 = 2, /**< Complex, two single-precision parts (8 bytes a value). */
+  TS_COMPLEX128 = 3 /**< Complex, two double-precision parts (16 bytes a value). */
 } ts_dtype;
 
-/** Size in bytes of one value of @p dtype (4 or 8; 0 for an unknown type). */
+/** True for the complex value types (TS_COMPLEX64, TS_COMPLEX128). */
+#define TS_DTYPE_IS_COMPLEX(dtype) ((dtype) == TS_COMPLEX64 || (dtype) == TS_COMPLEX128)
+
+/** Size in bytes of one value of @p dtype (4, 8, 8 or 16; 0 for an unknown type). */
 TS_API size_t ts_dtype_size(ts_dtype dtype);
+
+/** Name of a value type ("float32", "float64", "complex64", "complex128"; "unknown" otherwise). */
+TS_API const char *ts_dtype_name(ts_dtype dtype);
 
 /** Which implementation runs a context's work. */
 typedef enum ts_backend {

@@ -24,7 +24,7 @@ typedef enum ts_mm_field {
   TS_MM_REAL = 0,    /**< Floating-point values. */
   TS_MM_INTEGER = 1, /**< Integer values (read as floating point). */
   TS_MM_PATTERN = 2, /**< No values; each stored entry reads as 1. */
-  TS_MM_COMPLEX = 3  /**< Refused with TS_ERROR_UNSUPPORTED. */
+  TS_MM_COMPLEX = 3  /**< Complex values, "re im" on a line; read into TS_COMPLEX64 or TS_COMPLEX128 only. */
 } ts_mm_field;
 
 /** What a Matrix Market header declared. */
@@ -45,8 +45,8 @@ typedef struct ts_mm_info {
  * once, front to back, so pipes, FIFOs and terminals work as files do.
  *
  * Malformed input returns TS_ERROR_PARSE (TS_ERROR_OVERFLOW for sizes past
- * the index limits, TS_ERROR_UNSUPPORTED for complex values, TS_ERROR_IO for
- * a failed read or corrupt gzip data), with the file name and the line
+ * the index limits, TS_ERROR_IO for a failed read or corrupt gzip data),
+ * with the file name and the line
  * number in the message ("A.mtx:12: ..."). A line longer than 16 MiB, or a
  * NUL byte in a line that is read (a comment may hold anything), is refused
  * as not being Matrix Market text, at once: /dev/zero or a gzip bomb of NUL
@@ -62,6 +62,15 @@ typedef struct ts_mm_info {
  * nearest float: a value below the smallest float becomes a signed zero, one
  * beyond the largest float (it would be infinite) is refused. What is read
  * can be written back and reads the same, bit for bit (see the writers).
+ *
+ * Complex files (field complex: two numbers, the real and the imaginary
+ * part, each under the rule above) are read into TS_COMPLEX64 or
+ * TS_COMPLEX128; read into a real type they give TS_ERROR_UNSUPPORTED (at
+ * the banner's line). Real, integer and pattern files read into a complex
+ * type get imaginary parts 0. A hermitian file stores its lower triangle,
+ * A(j,i) = conj(A(i,j)), and its diagonal must be real (an imaginary part
+ * there is TS_ERROR_PARSE); a skew-symmetric complex file stores its strict
+ * lower triangle, A(j,i) = -A(i,j).
  */
 /**@{*/
 
@@ -155,8 +164,10 @@ TS_API ts_status ts_mm_read_info(ts_context *ctx, const char *path, ts_mm_info *
 
 /** What to write: the field; TS_MM_PATTERN drops values. */
 typedef struct ts_mm_write_options {
-  ts_mm_field field; /**< TS_MM_REAL (default), TS_MM_INTEGER or TS_MM_PATTERN. */
-  int precision;     /**< Significant digits; 0 = shortest exact (17 or 9). */
+  /** TS_MM_REAL (default: the values' own field, real or complex), TS_MM_INTEGER (real values), TS_MM_COMPLEX
+   * (complex values) or TS_MM_PATTERN. */
+  ts_mm_field field;
+  int precision; /**< Significant digits; 0 = shortest exact (17 or 9). */
 } ts_mm_write_options;
 
 /**
@@ -164,10 +175,12 @@ typedef struct ts_mm_write_options {
  * The writers print Matrix Market coordinate text, gzip-compressed when the
  * path (or the name given with a descriptor) ends in ".gz". The banner's
  * symmetry is the matrix's symmetry tag; symmetric storage is written as
- * its lower triangle. Real values are printed so that they read back
- * bit-identical (with precision 0); the integer field takes any integral
- * value and prints its exact digits (2^63 as 9223372036854775808, -0 as
- * -0); non-finite values are refused.
+ * its lower triangle (an upper entry mirrored: negated for skew-symmetric,
+ * conjugated for hermitian). Real values, and each part of a complex value,
+ * are printed so that they read back bit-identical (with precision 0); the
+ * integer field takes any integral real value and prints its exact digits
+ * (2^63 as 9223372036854775808, -0 as -0); non-finite values are refused,
+ * and so is a hermitian matrix whose diagonal is not real.
  *
  * A path is never left half-written and nothing tessera did not create is
  * removed: when the path names a regular file, or nothing yet, the text is

@@ -29,6 +29,15 @@
  * All vectors are in host memory. Permutations reported in statistics and
  * singular columns are in the user's numbering.
  *
+ * Complex matrices (TS_COMPLEX64 or TS_COMPLEX128 values) go through the
+ * same calls: the matching and scaling use the entries' moduli, the factors
+ * are complex double (complex float with ts_lu_options::float_factors), the
+ * vectors of ts_lu_solve() are arrays of (real, imaginary) pairs of double
+ * with leading dimensions counted in complex entries, TS_OP_CONJ_TRANSPOSE
+ * solves with A^H (with real values it is A^T), and the extracted factors
+ * are TS_COMPLEX128. A refactorization takes values of the kind (real or
+ * complex) that was analysed. Batches (tessera/lu_batch.h) are real only.
+ *
  * <b>Numbering in messages.</b> Rows, columns and entries named in the
  * messages of the LU functions (ts_last_error()) and in the statistics
  * (ts_lu_stats::singular_column) are indices of the caller's matrix as
@@ -37,7 +46,9 @@
  * The command-line tool renumbers them from 1, as Matrix Market files count.
  *
  * <b>Singular matrices.</b> One rule on every path (the host and the GPU,
- * ts_lu_factor() and ts_lu_refactor(), the partial-pivoting fallback):
+ * ts_lu_factor() and ts_lu_refactor(), the partial-pivoting fallback, real
+ * and complex values, the members of a batch; for complex values |u_kk| and
+ * max|M| are moduli):
  * - A matrix without a perfect matching is refused by ts_lu_analyze() with
  *   TS_ERROR_STRUCTURALLY_SINGULAR and its structural rank.
  * - Pivots are static. A pivot u_kk with |u_kk| < pivot_threshold * max|M|
@@ -317,7 +328,9 @@ TS_API ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a);
 /**
  * Solve op(A) X = B for @p nrhs right-hand sides (column-major, leading
  * dimensions @p ldb and @p ldx >= n), with iterative refinement in double
- * against the matrix last factored. B and X may not overlap.
+ * against the matrix last factored. B and X may not overlap. For a complex
+ * matrix B and X hold (real, imaginary) pairs and the leading dimensions
+ * count complex entries.
  */
 TS_API ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x,
                              int64_t ldx);

@@ -27,13 +27,17 @@ typedef enum ts_symmetry {
   TS_GENERAL = 0,        /**< Every entry is stored. */
   TS_SYMMETRIC = 1,      /**< Lower triangle stored; A(j,i) = A(i,j). */
   TS_SKEW_SYMMETRIC = 2, /**< Strict lower triangle stored; A(j,i) = -A(i,j). */
-  TS_HERMITIAN = 3       /**< As symmetric for real values. */
+  TS_HERMITIAN = 3       /**< Lower triangle stored; A(j,i) = conj(A(i,j)) (as symmetric for real values). */
 } ts_symmetry;
 
 /** Name of a symmetry ("general", "symmetric", ...). */
 TS_API const char *ts_symmetry_name(ts_symmetry symmetry);
 
-/** Coordinate (triplet) matrix: entry k is (row_idx[k], col_idx[k], values[k]). */
+/**
+ * Coordinate (triplet) matrix: entry k is (row_idx[k], col_idx[k], values[k]).
+ * Every container holds values of any ::ts_dtype, complex ones as (re, im)
+ * pairs; the conversions and checks below take them all.
+ */
 typedef struct ts_coo {
   int64_t rows;         /**< Number of rows. */
   int64_t cols;         /**< Number of columns. */
@@ -113,11 +117,13 @@ TS_API ts_status ts_csc_from_csr(ts_context *ctx, const ts_csr *csr, ts_csc **cs
 TS_API ts_status ts_csr_from_csc(ts_context *ctx, const ts_csc *csc, ts_csr **csr);
 
 /**
- * B = A^T as a new CSR matrix (rows and columns swapped). For symmetric or
- * hermitian storage A^T = A, so B is a copy keeping the stored triangle and
- * the tag (transposing the stored triangle would move it to the upper side,
- * against the tag's convention); for skew-symmetric storage B = -A, a copy
- * with negated values. The input must pass ts_csr_check().
+ * B = A^T as a new CSR matrix (rows and columns swapped; not conjugated).
+ * For symmetric storage A^T = A, so B is a copy keeping the stored triangle
+ * and the tag (transposing the stored triangle would move it to the upper
+ * side, against the tag's convention); for skew-symmetric storage B = -A, a
+ * copy with negated values; for hermitian storage B = conj(A), a copy with
+ * conjugated values (a plain copy for real values). The input must pass
+ * ts_csr_check().
  */
 TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a, ts_csr **at);
 
@@ -125,7 +131,8 @@ TS_API ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a, ts_csr **at)
  * Expand a symmetric, skew-symmetric or hermitian COO into a general one
  * holding both triangles (mirror entries are added; the diagonal once).
  * A general input is copied. Each off-diagonal (i, j, v) is followed by its
- * mirror (j, i, v), or (j, i, -v) for skew-symmetric; an entry stored in the
+ * mirror (j, i, v), or (j, i, -v) for skew-symmetric, or (j, i, conj(v)) for
+ * hermitian (complex values); an entry stored in the
  * upper triangle is mirrored just the same (an entry stored in both triangles
  * then appears twice: ts_csr_from_coo() sums such duplicates). A stored
  * diagonal entry is kept once, also for skew-symmetric. The result is tagged
@@ -152,7 +159,8 @@ TS_API ts_status ts_coo_check(ts_context *ctx, const ts_coo *coo);
  * symmetric storage, of the stored triangle: expand it first for the whole
  * matrix). stddev_row is the population standard deviation. The symmetry
  * fractions are 0 for a non-square matrix and 1 when no off-diagonal entry
- * is stored; values are compared with == (NaN never matches).
+ * is stored; values are compared with == (NaN never matches; complex values
+ * part by part).
  */
 typedef struct ts_csr_stats {
   int64_t rows;            /**< Rows. */
@@ -197,6 +205,8 @@ TS_API ts_status ts_csr_fill_estimate(ts_context *ctx, const ts_csr *a, int64_t 
  * and y of A's value type and in host memory. A must be TS_GENERAL (expand
  * symmetric storage first). @p ctx may be NULL. beta = 0 ignores y's input
  * (NaN in y does not propagate). Deterministic: each row is summed in order.
+ * Complex values: x and y hold (re, im) pairs, alpha and beta are real, and
+ * each row is summed in complex double (complex64 rounded once, at the end).
  */
 TS_API ts_status ts_csr_spmv_host(ts_context *ctx, double alpha, const ts_csr *a, const void *x, double beta, void *y);
 
@@ -227,10 +237,11 @@ typedef enum ts_schedule {
 /** Name of a schedule ("merge-path", "thread-mapped", ...). */
 TS_API const char *ts_schedule_name(ts_schedule schedule);
 
-/** Which product a plan computes. */
+/** Which product a plan computes (or which system a solve solves). */
 typedef enum ts_operation {
-  TS_OP_NONE = 0,     /**< y = alpha * A * x + beta * y. */
-  TS_OP_TRANSPOSE = 1 /**< y = alpha * A^T * x + beta * y (x has rows entries, y cols). */
+  TS_OP_NONE = 0,          /**< y = alpha * A * x + beta * y. */
+  TS_OP_TRANSPOSE = 1,     /**< y = alpha * A^T * x + beta * y (x has rows entries, y cols). */
+  TS_OP_CONJ_TRANSPOSE = 2 /**< y = alpha * A^H * x + beta * y, A^H the conjugate transpose (A^T for real values). */
 } ts_operation;
 
 /**
@@ -254,7 +265,7 @@ typedef enum ts_spmv_locality {
 /** Options of ts_spmv_plan_create_ex(); zero-initialise, then set fields. */
 typedef struct ts_spmv_options {
   ts_schedule schedule; /**< Schedule on the GPU (default AUTO; the CPU backend has one). */
-  ts_operation op;      /**< A or A^T (default A). */
+  ts_operation op;      /**< A, A^T or A^H (default A). */
   int group_size;       /**< Threads per group for TS_SCHEDULE_GROUP_MAPPED (a power of two, 1 to 1024), or per short
                              row for TS_SCHEDULE_SPLIT_ROWS (1, 2, 4 or 8); 0 = chosen. */
   ts_spmv_locality locality; /**< Locality layout on the GPU (default NONE; the CPU backend records it). Results stay
@@ -277,7 +288,11 @@ TS_API ts_status ts_spmv_plan_create(ts_context *ctx, const ts_csr *a, ts_spmv_p
  * 1024, gives TS_ERROR_INVALID_ARGUMENT (a group size is checked with any
  * schedule, used only by group-mapped); A must pass ts_csr_check() and be
  * TS_GENERAL. For TS_OP_TRANSPOSE the plan stores A^T as CSR (A's CSC
- * arrays, built on the host once). AUTO reads the row lengths of the
+ * arrays, built on the host once); for TS_OP_CONJ_TRANSPOSE the same with
+ * conjugated values (A^T for real values). Complex matrices run every
+ * schedule (x and y of (re, im) pairs, alpha and beta real, rows summed in
+ * complex double); the locality layouts take real values only (a complex
+ * matrix with one gives TS_ERROR_UNSUPPORTED; AUTO resolves to NONE). AUTO reads the row lengths of the
  * operand (A, or A^T); ts_spmv_plan_explain() gives its reason. On CUDA the
  * offsets are int32 unless nnz > INT32_MAX (the environment variable
  * TESSERA_SPMV_FORCE_WIDE_OFFSETS=1, read here, forces int64 offsets on any
@@ -312,8 +327,8 @@ TS_API void ts_spmv_plan_destroy(ts_spmv_plan *plan);
 
 /**
  * Run the plan: x (cols values) and y (rows values) are buffers in
- * TS_MEMORY_DEVICE of the plan's context; for TS_OP_TRANSPOSE x has rows
- * values and y cols. Allocates nothing and does not wait for the GPU;
+ * TS_MEMORY_DEVICE of the plan's context; for TS_OP_TRANSPOSE and
+ * TS_OP_CONJ_TRANSPOSE x has rows values and y cols. Allocates nothing and does not wait for the GPU;
  * faults surface at the next ts_context_sync().
  */
 TS_API ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, double beta, ts_buffer *y);

@@ -3,6 +3,7 @@
  * Explicit zeros, and sums that come to zero, stay stored. The result is the
  * same for any thread count: rows are sorted independently and the scatter
  * and the summing run in one thread. */
+#include "core/complex_value.h"
 #include "core/convert_internal.h"
 
 #include <math.h>
@@ -28,6 +29,24 @@
 #undef TSI_VALUE
 #undef TSI_NAME
 
+/* Complex sums part by part, each part rounded to the type as the real
+ * sums are. */
+#define TSI_ADD_INTO(sum, v) ((sum).re += (v).re, (sum).im += (v).im)
+#define TSI_VALUE_FINITE(v) (isfinite((v).re) && isfinite((v).im))
+#define TSI_VALUE tsi_complex64
+#define TSI_NAME(x) x##_c64
+#include "core/convert_csr_from_coo_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+
+#define TSI_VALUE tsi_complex128
+#define TSI_NAME(x) x##_c128
+#include "core/convert_csr_from_coo_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+#undef TSI_ADD_INTO
+#undef TSI_VALUE_FINITE
+
 static bool row_sorted(const int32_t *cols, int64_t n) {
   for (int64_t k = 1; k < n; k++)
     if (cols[k] < cols[k - 1])
@@ -35,18 +54,45 @@ static bool row_sorted(const int32_t *cols, int64_t n) {
   return true;
 }
 
+/* The typed function of the value type: f##_f32, _f64, _c64 or _c128. */
+#define TSI_BY_DTYPE(dtype, f, ...)                                                                                    \
+  ((dtype) == TS_FLOAT32      ? f##_f32(__VA_ARGS__)                                                                   \
+   : (dtype) == TS_COMPLEX64  ? f##_c64(__VA_ARGS__)                                                                   \
+   : (dtype) == TS_COMPLEX128 ? f##_c128(__VA_ARGS__)                                                                  \
+                              : f##_f64(__VA_ARGS__))
+
 static void sort_row(ts_dtype dtype, int32_t *cols, void *values, int64_t n, int32_t *scratch_cols,
                      void *scratch_values) {
-  if (dtype == TS_FLOAT32) {
-    if (n <= TSI_SHORT_ROW)
+  if (n <= TSI_SHORT_ROW) {
+    switch (dtype) {
+    case TS_FLOAT32:
       insertion_sort_f32(cols, values, n);
-    else
-      merge_sort_f32(cols, values, n, scratch_cols, scratch_values);
-  } else {
-    if (n <= TSI_SHORT_ROW)
+      break;
+    case TS_COMPLEX64:
+      insertion_sort_c64(cols, values, n);
+      break;
+    case TS_COMPLEX128:
+      insertion_sort_c128(cols, values, n);
+      break;
+    default:
       insertion_sort_f64(cols, values, n);
-    else
-      merge_sort_f64(cols, values, n, scratch_cols, scratch_values);
+      break;
+    }
+    return;
+  }
+  switch (dtype) {
+  case TS_FLOAT32:
+    merge_sort_f32(cols, values, n, scratch_cols, scratch_values);
+    break;
+  case TS_COMPLEX64:
+    merge_sort_c64(cols, values, n, scratch_cols, scratch_values);
+    break;
+  case TS_COMPLEX128:
+    merge_sort_c128(cols, values, n, scratch_cols, scratch_values);
+    break;
+  default:
+    merge_sort_f64(cols, values, n, scratch_cols, scratch_values);
+    break;
   }
 }
 
@@ -191,7 +237,7 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
   if (st != TS_SUCCESS)
     return st;
   m->symmetry = coo->symmetry;
-  st = coo->dtype == TS_FLOAT32 ? scatter_by_row_f32(ctx, coo, m) : scatter_by_row_f64(ctx, coo, m);
+  st = TSI_BY_DTYPE(coo->dtype, scatter_by_row, ctx, coo, m);
   if (st == TS_SUCCESS)
     st = sort_rows(ctx, m);
   if (st != TS_SUCCESS)
@@ -226,9 +272,8 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
     int64_t bad_row = -1;
     int32_t bad_col = -1;
     int64_t merged = 0;
-    st = m->dtype == TS_FLOAT32
-             ? sum_duplicates_f32(ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col, &merged)
-             : sum_duplicates_f64(ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col, &merged);
+    st = TSI_BY_DTYPE(m->dtype, sum_duplicates, ctx, rows, m->row_ptr, m->col_idx, m->values, &bad_row, &bad_col,
+                      &merged);
     if (st != TS_SUCCESS)
       goto cleanup;
     m->nnz = merged;
@@ -247,7 +292,7 @@ ts_status tsi_csr_from_coo(ts_context *ctx, const ts_coo *coo, ts_duplicates dup
                      "ts_csr_from_coo: the duplicates at row %lld, column %d (entries %lld, %lld, ...) sum to a "
                      "value beyond the range of %s",
                      (long long)bad_row, (int)bad_col, (long long)first, (long long)second,
-                     m->dtype == TS_FLOAT32 ? "float" : "double");
+                     tsi_value_type_name(m->dtype));
       goto cleanup;
     }
     /* Give back the space of the merged entries; keeping it is harmless. */

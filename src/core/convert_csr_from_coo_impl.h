@@ -1,6 +1,13 @@
 /* Typed steps of ts_csr_from_coo: scatter by row, stable sort of a row by
  * column, summing of duplicates. Included once per value type with TSI_VALUE
- * (float or double) and TSI_NAME(x) defined. */
+ * (float, double, tsi_complex64 or tsi_complex128) and TSI_NAME(x) defined,
+ * and for the complex types TSI_ADD_INTO(sum, v) (sum += v) and
+ * TSI_VALUE_FINITE(v) (the real types' are the operators). */
+#ifndef TSI_ADD_INTO
+#define TSI_ADD_INTO(sum, v) ((sum) += (v))
+#define TSI_VALUE_FINITE(v) isfinite(v)
+#define TSI_REAL_ARITHMETIC_DEFAULTS
+#endif
 
 /* Counting sort of the COO entries by row into csr (row_ptr holds the row
  * counts' prefix sums on return). Stable: a row keeps its input order.
@@ -119,8 +126,8 @@ static ts_status TSI_NAME(sum_duplicates)(ts_context *ctx, int64_t rows, int64_t
     int64_t end = ptr[i + 1], row_start = w;
     for (int64_t k = start; k < end; k++) {
       if (w > row_start && cols[w - 1] == cols[k]) {
-        values[w - 1] += values[k];
-        if (!isfinite(values[w - 1]) && *bad_row < 0) {
+        TSI_ADD_INTO(values[w - 1], values[k]);
+        if (!TSI_VALUE_FINITE(values[w - 1]) && *bad_row < 0) {
           *bad_row = i;
           *bad_col = cols[k];
         }
@@ -135,3 +142,9 @@ static ts_status TSI_NAME(sum_duplicates)(ts_context *ctx, int64_t rows, int64_t
   *nnz = w;
   return TS_SUCCESS;
 }
+
+#ifdef TSI_REAL_ARITHMETIC_DEFAULTS
+#undef TSI_ADD_INTO
+#undef TSI_VALUE_FINITE
+#undef TSI_REAL_ARITHMETIC_DEFAULTS
+#endif

@@ -2,6 +2,7 @@
  * index (CSR -> CSC, or CSR(A) -> CSR(A^T)). The classic two-pass counting
  * sort (as in Gustavson, "Two fast algorithms for sparse matrices:
  * multiplication and permuted transposition", ACM TOMS 1978). */
+#include "core/complex_value.h"
 #include "core/convert_internal.h"
 
 #include <string.h>
@@ -16,14 +17,12 @@ void tsi_compressed_transpose(int64_t majors, int64_t minors, int64_t nnz, const
     out_ptr[j + 1] += out_ptr[j];
   /* out_ptr[j] is the cursor of group j; scattering majors in increasing
    * order keeps each group sorted and the sort stable. */
+  const size_t value_size = ts_dtype_size(dtype);
   for (int64_t i = 0; i < majors; i++) {
     for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
       int64_t dest = out_ptr[idx[k]]++;
       out_idx[dest] = (int32_t)i;
-      if (dtype == TS_FLOAT32)
-        ((float *)out_values)[dest] = ((const float *)values)[k];
-      else
-        ((double *)out_values)[dest] = ((const double *)values)[k];
+      tsi_value_copy(value_size, out_values, dest, values, k);
     }
   }
   /* Each cursor now holds the end of its group = the start of the next. */

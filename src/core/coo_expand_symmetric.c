@@ -2,8 +2,9 @@
  * off-diagonal entry (i, j, v) is followed by its mirror (j, i, v), or
  * (j, i, -v) for skew-symmetric; diagonal entries appear once. Entries stored
  * in the upper triangle are mirrored the same way, so an entry stored in both
- * triangles gives duplicates (ts_csr_from_coo sums them). Real values only,
- * so hermitian mirrors like symmetric. */
+ * triangles gives duplicates (ts_csr_from_coo sums them). Hermitian storage
+ * mirrors (i, j, v) as (j, i, conj(v)): like symmetric for real values. */
+#include "core/complex_value.h"
 #include "core/convert_internal.h"
 
 #include <string.h>
@@ -48,7 +49,9 @@ ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo, ts_coo **g
       memcpy(out->values, coo->values, (size_t)nnz * ts_dtype_size(coo->dtype));
     }
   } else {
-    bool negate = coo->symmetry == TS_SKEW_SYMMETRIC;
+    const bool negate = coo->symmetry == TS_SKEW_SYMMETRIC;
+    const bool conjugate = coo->symmetry == TS_HERMITIAN && TS_DTYPE_IS_COMPLEX(coo->dtype);
+    const size_t value_size = ts_dtype_size(coo->dtype);
     int64_t w = 0;
     for (int64_t k = 0; k < nnz; k++) {
       if (k % TSI_CANCEL_BLOCK == TSI_CANCEL_BLOCK - 1 && (st = tsi_check_cancel(ctx)) != TS_SUCCESS) {
@@ -58,21 +61,17 @@ ts_status ts_coo_expand_symmetric(ts_context *ctx, const ts_coo *coo, ts_coo **g
       int32_t i = row_idx[k], j = col_idx[k];
       out->row_idx[w] = i;
       out->col_idx[w] = j;
-      if (coo->dtype == TS_FLOAT32)
-        ((float *)out->values)[w] = ((const float *)coo->values)[k];
-      else
-        ((double *)out->values)[w] = ((const double *)coo->values)[k];
+      tsi_value_copy(value_size, out->values, w, coo->values, k);
       w++;
       if (i == j)
         continue;
       out->row_idx[w] = j;
       out->col_idx[w] = i;
-      if (coo->dtype == TS_FLOAT32) {
-        float v = ((const float *)coo->values)[k];
-        ((float *)out->values)[w] = negate ? -v : v;
+      if (negate || conjugate) {
+        tsi_complex128 v = tsi_value_get(coo->dtype, coo->values, k);
+        tsi_value_set(coo->dtype, out->values, w, negate ? tsi_z(-v.re, -v.im) : tsi_z_conj(v));
       } else {
-        double v = ((const double *)coo->values)[k];
-        ((double *)out->values)[w] = negate ? -v : v;
+        tsi_value_copy(value_size, out->values, w, coo->values, k);
       }
       w++;
     }

@@ -3,11 +3,22 @@
  * bandwidth, and for square matrices the fraction of off-diagonal entries
  * whose mirror is stored (and holds an equal value), found by binary search
  * in the mirror's sorted row: O(nnz log(max row)). */
+#include "core/complex_value.h"
 #include "core/convert_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Values m and k compare equal (both parts for complex values; NaN never). */
+static bool values_equal(ts_dtype dtype, const void *values, int64_t m, int64_t k) {
+  if (dtype == TS_FLOAT32)
+    return ((const float *)values)[m] == ((const float *)values)[k];
+  if (dtype == TS_FLOAT64)
+    return ((const double *)values)[m] == ((const double *)values)[k];
+  tsi_complex128 a = tsi_value_get(dtype, values, m), b = tsi_value_get(dtype, values, k);
+  return a.re == b.re && a.im == b.im;
+}
 
 ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats *stats) {
   if (!csr || !stats)
@@ -73,9 +84,8 @@ ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats 
 
   if (rows == cols) {
     int64_t off_diagonal = nnz - s.diagonal, mirrored = 0, equal = 0;
-    bool single = csr->dtype == TS_FLOAT32;
-    const float *vf = csr->values;
-    const double *vd = csr->values;
+    const ts_dtype dtype = csr->dtype;
+    const void *values = csr->values;
     for (int64_t start = 0, end; start < rows && st == TS_SUCCESS; start = end) {
       end = tsi_block_end_by_work(ptr, start, rows);
 #ifdef _OPENMP
@@ -91,7 +101,7 @@ ts_status ts_csr_stats_compute(ts_context *ctx, const ts_csr *csr, ts_csr_stats 
           if (m < 0)
             continue;
           mirrored++;
-          if (single ? vf[m] == vf[k] : vd[m] == vd[k])
+          if (values_equal(dtype, values, m, k))
             equal++;
         }
       }

@@ -1,8 +1,11 @@
 /* B = A^T in CSR. General storage: a counting transpose (rows and columns
- * exchange). Symmetric or hermitian storage: A^T = A, so B is a copy that
- * keeps the stored triangle and the tag; skew-symmetric: A^T = -A, a copy
- * with negated values. Transposing the stored triangle itself would move it
- * to the other side and break the tag's convention (lower triangle stored). */
+ * exchange). Symmetric storage: A^T = A, so B is a copy that keeps the
+ * stored triangle and the tag; skew-symmetric: A^T = -A, a copy with
+ * negated values; hermitian: A^T = conj(A), a copy with conjugated values
+ * (still hermitian; a plain copy for real values). Transposing the stored
+ * triangle itself would move it to the other side and break the tag's
+ * convention (lower triangle stored). */
+#include "core/complex_value.h"
 #include "core/convert_internal.h"
 
 ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a, ts_csr **at) {
@@ -20,12 +23,11 @@ ts_status ts_csr_transpose(ts_context *ctx, const ts_csr *a, ts_csr **at) {
     st = ts_csr_copy(ctx, a, &out);
     if (st != TS_SUCCESS)
       return st;
-    if (a->symmetry == TS_SKEW_SYMMETRIC) {
+    const bool negate = a->symmetry == TS_SKEW_SYMMETRIC;
+    if (negate || (a->symmetry == TS_HERMITIAN && TS_DTYPE_IS_COMPLEX(a->dtype))) {
       for (int64_t k = 0; k < out->nnz; k++) {
-        if (out->dtype == TS_FLOAT32)
-          ((float *)out->values)[k] = -((float *)out->values)[k];
-        else
-          ((double *)out->values)[k] = -((double *)out->values)[k];
+        tsi_complex128 v = tsi_value_get(out->dtype, out->values, k);
+        tsi_value_set(out->dtype, out->values, k, negate ? tsi_z(-v.re, -v.im) : tsi_z_conj(v));
       }
     }
     *at = out;

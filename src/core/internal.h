@@ -50,6 +50,14 @@ tsi_error(ts_context *ctx, ts_status status, const char *format, ...);
 /* Message storage for ctx (thread-local when ctx is NULL). */
 char *tsi_message_slot(ts_context *ctx);
 
+/* A value type as the messages name it: "float", "double", "complex64",
+ * "complex128" (require_real.c). */
+const char *tsi_value_type_name(ts_dtype dtype);
+
+/* TS_ERROR_UNSUPPORTED, naming op and what ("the matrix", "the values"),
+ * when dtype is complex; TS_SUCCESS otherwise (require_real.c). */
+ts_status tsi_require_real(ts_context *ctx, const char *op, const char *what, ts_dtype dtype);
+
 /* Allocation helpers: NULL on overflow or failure; count * size checked. */
 void *tsi_malloc_array(int64_t count, size_t size);
 void *tsi_calloc_array(int64_t count, size_t size);

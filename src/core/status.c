@@ -53,9 +53,26 @@ size_t ts_dtype_size(ts_dtype dtype) {
   case TS_FLOAT32:
     return 4;
   case TS_FLOAT64:
+  case TS_COMPLEX64:
     return 8;
+  case TS_COMPLEX128:
+    return 16;
   }
   return 0;
+}
+
+const char *ts_dtype_name(ts_dtype dtype) {
+  switch (dtype) {
+  case TS_FLOAT32:
+    return "float32";
+  case TS_FLOAT64:
+    return "float64";
+  case TS_COMPLEX64:
+    return "complex64";
+  case TS_COMPLEX128:
+    return "complex128";
+  }
+  return "unknown";
 }
 
 const char *ts_backend_name(ts_backend backend) {

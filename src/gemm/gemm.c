@@ -72,6 +72,8 @@ ts_status ts_gemm_ex(ts_context *ctx, ts_dtype dtype, int64_t m, int64_t n, int6
   memset(&o, 0, sizeof o);
   if (options)
     o = *options;
+  if (TS_DTYPE_IS_COMPLEX(dtype))
+    return tsi_require_real(ctx, op_name, "the operands", dtype);
   if (dtype != TS_FLOAT32 && dtype != TS_FLOAT64)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", op_name, (int)dtype);
   if (!valid_operation(o.op_a) || !valid_operation(o.op_b))
@@ -150,6 +152,8 @@ ts_status ts_gemm_config_choose(ts_context *ctx, ts_dtype dtype, int64_t m, int6
   if (!ctx || !id)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_gemm_config_choose: NULL argument");
   *id = 0;
+  if (TS_DTYPE_IS_COMPLEX(dtype))
+    return tsi_require_real(ctx, "ts_gemm_config_choose", "the operands", dtype);
   if (dtype != TS_FLOAT32 && dtype != TS_FLOAT64)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_gemm_config_choose: unknown dtype %d", (int)dtype);
   if (m < 0 || n < 0 || k < 0)

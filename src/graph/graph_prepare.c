@@ -24,6 +24,8 @@ static ts_status check_shape(ts_context *ctx, const char *op, const ts_csr *a, b
   if (a->rows != a->cols)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: a graph's matrix is square; this one is %lld x %lld", op,
                      (long long)a->rows, (long long)a->cols);
+  if (TS_DTYPE_IS_COMPLEX(a->dtype))
+    return tsi_require_real(ctx, op, "the graph's matrix", a->dtype);
   if (a->dtype != TS_FLOAT32 && a->dtype != TS_FLOAT64)
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: unknown value type %d", op, (int)a->dtype);
   if (a->symmetry != TS_GENERAL && a->symmetry != TS_SYMMETRIC && a->symmetry != TS_SKEW_SYMMETRIC &&

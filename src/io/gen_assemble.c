@@ -11,7 +11,7 @@ ts_status tsi_gen_check_output(ts_context *ctx, const char *op, ts_dtype dtype, 
   *csr = NULL;
   if (ts_dtype_size(dtype) == 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", op, (int)dtype);
-  return TS_SUCCESS;
+  return tsi_require_real(ctx, op, "the value type asked for", dtype);
 }
 
 ts_status tsi_gen_check_shape(ts_context *ctx, const char *op, int64_t rows, int64_t cols) {

@@ -106,8 +106,9 @@ ts_status tsi_mm_parse_banner(tsi_mm_parser *ps, const char *begin, const char *
   /* The Matrix Market definition has no skew-symmetric pattern: the signs would be lost. */
   if (info->field == TS_MM_PATTERN && info->symmetry == TS_SKEW_SYMMETRIC)
     return parse_error(ps, TS_ERROR_PARSE, "a pattern matrix cannot be skew-symmetric", NULL);
-  if (info->field == TS_MM_COMPLEX && !ps->header_only)
-    return parse_error(ps, TS_ERROR_UNSUPPORTED, "complex values are not supported", NULL);
+  if (info->field == TS_MM_COMPLEX && !ps->header_only && !TS_DTYPE_IS_COMPLEX(ps->dtype))
+    return parse_error(ps, TS_ERROR_UNSUPPORTED,
+                       "complex values cannot be read as real ones (read them as TS_COMPLEX64 or TS_COMPLEX128)", NULL);
   ps->stage = TSI_MM_STAGE_SIZE;
   return TS_SUCCESS;
 }

@@ -1,5 +1,6 @@
 /* Matrix Market text -> COO entries, one run of complete lines at a time
  * (the reader streams the input through this in large chunks). */
+#include "core/complex_value.h"
 #include "mm_internal.h"
 
 #include <float.h>
@@ -137,12 +138,8 @@ static ts_status parse_index(tsi_mm_parser *ps, const char **pos, const char *wh
   return TS_SUCCESS;
 }
 
-/* The value field (absent for pattern): real, or integer digits only. */
-static ts_status parse_value(tsi_mm_parser *ps, const char **pos, double *value) {
-  if (ps->info.field == TS_MM_PATTERN) {
-    *value = 1.0;
-    return TS_SUCCESS;
-  }
+/* One number of the value field: real, or integer digits only. */
+static ts_status parse_number(tsi_mm_parser *ps, const char **pos, double *value) {
   const char *p = *pos;
   while (tsi_mm_is_blank(*p))
     p++;
@@ -164,11 +161,30 @@ static ts_status parse_value(tsi_mm_parser *ps, const char **pos, double *value)
   /* Single precision rounds the double as C does; only a result that would
    * be infinite is refused (a tiny value becoming 0 is precision lost, as
    * with any rounding). */
-  if (ps->dtype == TS_FLOAT32 && isinf((float)*value))
+  if ((ps->dtype == TS_FLOAT32 || ps->dtype == TS_COMPLEX64) && isinf((float)*value))
     return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: value %g is out of the range of float (beyond %g)", ps->name,
                      (long long)ps->line, *value, (double)FLT_MAX);
   *pos = p;
   return TS_SUCCESS;
+}
+
+/* The value field: absent for pattern (1), one number for real and
+ * integer, two (real and imaginary parts) for complex. */
+static ts_status parse_value(tsi_mm_parser *ps, const char **pos, tsi_complex128 *value) {
+  *value = tsi_z(1.0, 0.0);
+  if (ps->info.field == TS_MM_PATTERN)
+    return TS_SUCCESS;
+  ts_status st = parse_number(ps, pos, &value->re);
+  if (st == TS_SUCCESS && ps->info.field == TS_MM_COMPLEX) {
+    const char *p = *pos;
+    while (tsi_mm_is_blank(*p))
+      p++;
+    if (*p == '\n' || (*p == '\r' && p[1] == '\n'))
+      return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: missing imaginary part (complex field: 're im')", ps->name,
+                       (long long)ps->line);
+    st = parse_number(ps, pos, &value->im);
+  }
+  return st;
 }
 
 /* Nothing but blanks may follow the last field. */
@@ -188,23 +204,30 @@ static ts_status expect_line_end(tsi_mm_parser *ps, const char **pos) {
   return TS_SUCCESS;
 }
 
-static void store(tsi_mm_parser *ps, int64_t row, int64_t col, double value) {
+static void store(tsi_mm_parser *ps, int64_t row, int64_t col, tsi_complex128 value) {
   ts_coo *coo = ps->coo;
   int64_t k = ps->entries_read++;
   coo->row_idx[k] = (int32_t)row;
   coo->col_idx[k] = (int32_t)col;
-  if (ps->dtype == TS_FLOAT32)
-    ((float *)coo->values)[k] = (float)value;
-  else
-    ((double *)coo->values)[k] = value;
+  tsi_value_set(ps->dtype, coo->values, k, value);
   coo->nnz = ps->entries_read;
+}
+
+/* A hermitian matrix's diagonal is real (A(i,i) = conj(A(i,i))). */
+static ts_status check_hermitian_diagonal(tsi_mm_parser *ps, int64_t row, int64_t col, tsi_complex128 value) {
+  if (ps->info.symmetry != TS_HERMITIAN || row != col || value.im == 0.0)
+    return TS_SUCCESS;
+  return tsi_error(ps->ctx, TS_ERROR_PARSE,
+                   "%s:%lld: diagonal entry (%lld, %lld) of a hermitian matrix has the imaginary part %g (it must be "
+                   "real)",
+                   ps->name, (long long)ps->line, (long long)row, (long long)col, value.im);
 }
 
 /* One coordinate line "i j [value]" holding an entry. */
 static ts_status parse_coordinate_entry(tsi_mm_parser *ps, const char **pos) {
   const ts_mm_info *info = &ps->info;
   int64_t row, col;
-  double value;
+  tsi_complex128 value;
   ts_status st = parse_index(ps, pos, "row index", info->rows, &row);
   if (st == TS_SUCCESS)
     st = parse_index(ps, pos, "column index", info->cols, &col);
@@ -221,6 +244,8 @@ static ts_status parse_coordinate_entry(tsi_mm_parser *ps, const char **pos) {
   if (info->symmetry == TS_SKEW_SYMMETRIC && row == col)
     return tsi_error(ps->ctx, TS_ERROR_PARSE, "%s:%lld: diagonal entry (%lld, %lld) in a skew-symmetric file", ps->name,
                      (long long)ps->line, (long long)row, (long long)col);
+  if ((st = check_hermitian_diagonal(ps, row, col, value)) != TS_SUCCESS)
+    return st;
   if (ps->entries_read == ps->coo->capacity && (st = grow(ps)) != TS_SUCCESS)
     return st;
   store(ps, row - 1, col - 1, value);
@@ -229,10 +254,12 @@ static ts_status parse_coordinate_entry(tsi_mm_parser *ps, const char **pos) {
 
 /* One array line: the next value in column-major order of the stored part. */
 static ts_status parse_array_entry(tsi_mm_parser *ps, const char **pos) {
-  double value;
+  tsi_complex128 value;
   ts_status st = parse_value(ps, pos, &value);
   if (st == TS_SUCCESS)
     st = expect_line_end(ps, pos);
+  if (st == TS_SUCCESS)
+    st = check_hermitian_diagonal(ps, ps->array_row + 1, ps->array_col + 1, value);
   if (st != TS_SUCCESS)
     return st;
   if (ps->entries_read == ps->coo->capacity && (st = grow(ps)) != TS_SUCCESS)

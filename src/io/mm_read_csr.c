@@ -37,7 +37,7 @@ ts_status tsi_mm_general_csr(ts_context *ctx, const char *name, const ts_coo *st
                    "%s: the duplicate entries at (%lld, %lld) (entries %lld and %lld of the file, ...) sum to a value "
                    "beyond the range of %s",
                    name, (long long)row + 1, (long long)col + 1, (long long)first + 1, (long long)second + 1,
-                   stored->dtype == TS_FLOAT32 ? "float" : "double");
+                   tsi_value_type_name(stored->dtype));
   }
   if (st == TS_SUCCESS)
     st = ts_csr_check(ctx, *csr);

@@ -1,6 +1,8 @@
 /* COO or CSR -> Matrix Market coordinate text (gzip for names ending in
- * ".gz"), with values printed so that they read back bit-identical; where
- * the bytes go is mm_output.c's concern. */
+ * ".gz"), with values printed so that they read back bit-identical (complex
+ * values as "re im", each part so); where the bytes go is mm_output.c's
+ * concern. */
+#include "core/complex_value.h"
 #include "mm_internal.h"
 
 #include <math.h>
@@ -70,7 +72,10 @@ static void put_text(mm_writer *w, const char *text) {
 }
 
 static ts_status write_header(mm_writer *w, int64_t nnz) {
-  const char *field = w->field == TS_MM_INTEGER ? "integer" : w->field == TS_MM_PATTERN ? "pattern" : "real";
+  const char *field = w->field == TS_MM_INTEGER   ? "integer"
+                      : w->field == TS_MM_PATTERN ? "pattern"
+                      : w->field == TS_MM_COMPLEX ? "complex"
+                                                  : "real";
   char line[256];
   snprintf(line, sizeof line,
            "%%%%MatrixMarket matrix coordinate %s %s\n%% written by tessera %d.%d.%d\n%lld %lld %lld\n", field,
@@ -80,26 +85,47 @@ static ts_status write_header(mm_writer *w, int64_t nnz) {
   return TS_SUCCESS;
 }
 
+/* A complex value as "re im", each part printed to read back bit-identical
+ * in the type's precision; returns the length, or -1. */
+static int format_complex(char *out, tsi_complex128 value, ts_dtype dtype, int precision) {
+  const ts_dtype part = dtype == TS_COMPLEX64 ? TS_FLOAT32 : TS_FLOAT64;
+  int n = tsi_mm_format_value(out, value.re, part, precision);
+  if (n < 0)
+    return -1;
+  out[n++] = ' ';
+  int m = tsi_mm_format_value(out + n, value.im, part, precision);
+  return m < 0 ? -1 : n + m;
+}
+
 /* Write entry k at zero-based (row, col). Symmetric storage is written as
- * its lower triangle: an upper entry is mirrored (negated when skew). */
+ * its lower triangle: an upper entry is mirrored (negated when skew,
+ * conjugated when hermitian). */
 static ts_status write_entry(mm_writer *w, int64_t k, int64_t row, int64_t col) {
   if (row < 0 || row >= w->rows || col < 0 || col >= w->cols)
     return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX,
                      "%s: entry %lld at (%lld, %lld) is outside the %lld x %lld matrix", w->where, (long long)k,
                      (long long)row, (long long)col, (long long)w->rows, (long long)w->cols);
-  double value = 0.0;
+  tsi_complex128 z = tsi_z(0.0, 0.0);
   if (w->values)
-    value = w->dtype == TS_FLOAT32 ? (double)((const float *)w->values)[k] : ((const double *)w->values)[k];
+    z = tsi_value_get(w->dtype, w->values, k);
   if (w->symmetry != TS_GENERAL && row < col) {
     int64_t swap = row;
     row = col;
     col = swap;
     if (w->symmetry == TS_SKEW_SYMMETRIC)
-      value = -value;
+      z = tsi_z(-z.re, -z.im);
+    else if (w->symmetry == TS_HERMITIAN)
+      z = tsi_z_conj(z);
   }
+  double value = z.re;
   if (w->symmetry == TS_SKEW_SYMMETRIC && row == col)
     return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld is on the diagonal of a skew-symmetric matrix",
                      w->where, (long long)k);
+  if (w->field == TS_MM_COMPLEX && w->symmetry == TS_HERMITIAN && row == col && z.im != 0.0)
+    return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX,
+                     "%s: entry %lld is on the diagonal of a hermitian matrix with the imaginary part %g (it must be "
+                     "real)",
+                     w->where, (long long)k, z.im);
   if (w->length + LONGEST_LINE > WRITE_BUFFER) {
     ts_status st = writer_flush(w);
     if (st != TS_SUCCESS)
@@ -111,10 +137,15 @@ static ts_status write_entry(mm_writer *w, int64_t k, int64_t row, int64_t col) 
   n += tsi_mm_format_uint64(out + n, (uint64_t)col + 1u);
   if (w->field != TS_MM_PATTERN) {
     out[n++] = ' ';
-    if (!isfinite(value))
-      return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld has the non-finite value %g", w->where,
-                       (long long)k, value);
-    if (w->field == TS_MM_INTEGER) {
+    if (!isfinite(value) || !isfinite(z.im))
+      return tsi_error(w->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld has the non-finite value %g%s", w->where,
+                       (long long)k, isfinite(value) ? z.im : value, isfinite(value) ? " (imaginary part)" : "");
+    if (w->field == TS_MM_COMPLEX) {
+      int length = format_complex(out + n, z, w->dtype, w->precision);
+      if (length < 0)
+        return tsi_error(w->ctx, TS_ERROR_INTERNAL, "%s: cannot format entry %lld", w->where, (long long)k);
+      n += length;
+    } else if (w->field == TS_MM_INTEGER) {
       /* Any integral value, printed exactly, so that it reads back the same. */
       if (value != trunc(value))
         return tsi_error(w->ctx, TS_ERROR_INVALID_ARGUMENT,
@@ -153,11 +184,29 @@ static ts_status check_options(ts_context *ctx, const char *op, const char *name
   snprintf(w->where, sizeof w->where, "%s: %s", op, name ? name : "");
   if (!name || !*name)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: path is %s", op, name ? "empty" : "NULL");
-  if (w->field != TS_MM_REAL && w->field != TS_MM_INTEGER && w->field != TS_MM_PATTERN)
-    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: field %d cannot be written (real, integer or pattern)", op,
-                     (int)w->field);
+  if (w->field != TS_MM_REAL && w->field != TS_MM_INTEGER && w->field != TS_MM_PATTERN && w->field != TS_MM_COMPLEX)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: field %d cannot be written (real, integer, pattern or complex)", op, (int)w->field);
   if (w->precision < 0 || w->precision > 17)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: precision %d outside 0..17", op, w->precision);
+  return TS_SUCCESS;
+}
+
+/* The field for the values: real values take the real (default), integer
+ * or pattern field; complex values the complex field (the default, TS_MM_REAL,
+ * meaning the values' own field) or pattern. */
+static ts_status resolve_field(ts_context *ctx, const char *op, ts_dtype dtype, ts_mm_field *field) {
+  const bool complex_values = TS_DTYPE_IS_COMPLEX(dtype);
+  if (complex_values && *field == TS_MM_REAL)
+    *field = TS_MM_COMPLEX;
+  if (complex_values && *field == TS_MM_INTEGER)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: the integer field cannot hold complex values (complex or pattern fields)", op);
+  if (!complex_values && *field == TS_MM_COMPLEX)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: the complex field needs complex values; the matrix holds %s (convert it to TS_COMPLEX64 "
+                     "or TS_COMPLEX128)",
+                     op, ts_dtype_name(dtype));
   return TS_SUCCESS;
 }
 
@@ -196,6 +245,8 @@ static ts_status write_coo(ts_context *ctx, const char *op, const char *path, in
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: coo is NULL", op);
   st = check_matrix(ctx, op, coo->rows, coo->cols, coo->nnz, coo->dtype, coo->symmetry,
                     coo->values || w.field == TS_MM_PATTERN);
+  if (st == TS_SUCCESS)
+    st = resolve_field(ctx, op, coo->dtype, &w.field);
   if (st != TS_SUCCESS)
     return st;
   const int32_t *row_idx = coo->row_idx, *col_idx = coo->col_idx;
@@ -229,6 +280,8 @@ static ts_status write_csr(ts_context *ctx, const char *op, const char *path, in
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: csr is NULL", op);
   st = check_matrix(ctx, op, csr->rows, csr->cols, csr->nnz, csr->dtype, csr->symmetry,
                     csr->values || w.field == TS_MM_PATTERN);
+  if (st == TS_SUCCESS)
+    st = resolve_field(ctx, op, csr->dtype, &w.field);
   if (st != TS_SUCCESS)
     return st;
   const int32_t *col_idx = csr->col_idx;

@@ -55,6 +55,11 @@ enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE 
  * sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
+/* switches.numeric_method: the numeric phase's method on the host (AUTO:
+ * the columns). The GPU path takes the columns whatever the switch: its
+ * fronts are not written yet (numeric/frontal_rule.c holds their rule). */
+enum { TSI_LU_METHOD_AUTO = 0, TSI_LU_METHOD_COLUMNS = 1, TSI_LU_METHOD_FRONTS = 2 };
+
 /* Test and ablation switches: the tests and benchmarks set them in
  * lu->switches to reach a variant the automatic choices would not take, or
  * to compare two ways of computing the same result. All zero (the automatic
@@ -111,6 +116,10 @@ struct tsi_lu_switches {
    * default with). */
   int gpu_solve_level_sync;
 
+  /* The numeric phase's method (TSI_LU_METHOD_*), read by the host path
+   * at every factorization; complex values always take the columns. */
+  int numeric_method;
+
   /* CPU factorization, read at every factorization: non-zero, several
    * threads go level by level (a barrier between levels) instead of the
    * dataflow schedule. */
@@ -147,6 +156,11 @@ struct ts_lu {
   ts_lu_options options; /* defaults resolved */
   enum tsi_lu_state state;
   int64_t n;
+  /* Non-zero when the analyzed matrix is complex (TS_COMPLEX64 or
+   * TS_COMPLEX128): every value array below (a_values, lu_values,
+   * lu_values_f32, their device copies) then holds (re, im) pairs, two
+   * numbers an entry, and so do the solves' vectors. */
+  int complex_values;
 
   /* Analysis: permutations and scaling, in A's numbering. */
   int32_t *row_perm; /* n: row i of M is row row_perm[i] of A */
@@ -168,6 +182,11 @@ struct ts_lu {
   int64_t *lu_col_ptr; /* n + 1 */
   int32_t *lu_row_idx; /* lu_nnz */
   int64_t *diag_pos;   /* n */
+
+  /* The fronts of the multifrontal numeric phase (symbolic/fronts.c), or
+   * NULL: built by the first factorization that uses them, freed with the
+   * analysis. */
+  struct tsi_lu_fronts *fronts;
 
   /* Levels of the column dependency graph: the columns of level l are
    * level_cols[level_ptr[l] .. level_ptr[l + 1]); every column of a level
@@ -227,6 +246,9 @@ struct ts_lu {
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */
 enum tsi_lu_phase { TSI_LU_PHASE_SYMBOLIC, TSI_LU_PHASE_LEVELIZE, TSI_LU_PHASE_NUMERIC, TSI_LU_PHASE_SOLVE };
+
+/* Numbers an entry of lu's values takes: 2 for complex values, else 1. */
+static inline int64_t tsi_lu_parts(const ts_lu *lu) { return lu->complex_values ? 2 : 1; }
 
 /* Whether `phase` of lu runs on the GPU now (the rules: lu_backend.c). */
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);

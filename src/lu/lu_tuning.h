@@ -218,6 +218,46 @@
 #define TSI_LU_TAIL_STEP_THREADS 256
 #define TSI_LU_TAIL_STEP_BLOCKS 4096
 
+/* ---- multifrontal numeric phase (fronts) ---------------------------------------------- */
+
+/* Relaxed amalgamation of the fronts (tsi_lu_front_rule): a child merges
+ * into its parent when the merged front has at most PIVOTS_0 pivots, or at
+ * most PIVOTS_1 and a share of explicit zeros below ZEROS_0, or at most
+ * PIVOTS_2 and below ZEROS_1, or any size below ZEROS_2. Fewer, larger
+ * fronts mean fewer levels (launches) and denser kernels, at the price of
+ * the zeros' flops and memory (the statistics of bench/lu_fronts). */
+#define TSI_LU_FRONT_RELAX_PIVOTS_0 8
+#define TSI_LU_FRONT_RELAX_PIVOTS_1 24
+#define TSI_LU_FRONT_RELAX_PIVOTS_2 128
+#define TSI_LU_FRONT_RELAX_ZEROS_0 0.8
+#define TSI_LU_FRONT_RELAX_ZEROS_1 0.3
+#define TSI_LU_FRONT_RELAX_ZEROS_2 0.1
+/* Fronts of at most this many rows are eliminated one pivot at a time (on
+ * the GPU a warp each, a row a lane: it must stay 32); larger ones by
+ * panels of TSI_LU_FRONT_PANEL pivots (the GPU's triangular kernels hold a
+ * panel's row in registers: at most 64). */
+#define TSI_LU_FRONT_SMALL 32
+#define TSI_LU_FRONT_PANEL 64
+/* The GPU fronts' storage (f^2 doubles a front) at most this many bytes,
+ * and a quarter of the free device memory; else the columns. */
+#define TSI_LU_FRONT_BYTES ((int64_t)16 << 30)
+/* The model choosing the GPU's method (numeric/frontal_rule.c): a level of
+ * the front tree (its small fronts' launch, its large fronts' assembly), a
+ * panel step of the large fronts (three launches), the dense kernels' flop
+ * rate, the memory's bytes per second; a dataflow level of the columns and
+ * their sparse updates' flop rate. Derived from the launch latency (about
+ * 4 us a kernel back to back), the FP64 CUDA-core rate the dense tail's
+ * GEMM reached (about 6 TFLOP/s; 3 assumed for the fronts' smaller
+ * GEMMs) and the column path's refactorizations (the circuit grid: 6.6e9
+ * flops in about 60 ms); to be calibrated by bench/lu_solvers with both
+ * methods forced. */
+#define TSI_LU_MODEL_FRONT_LEVEL_SECONDS 10e-6
+#define TSI_LU_MODEL_PANEL_STEP_SECONDS 15e-6
+#define TSI_LU_MODEL_FRONT_FLOPS 3e12
+#define TSI_LU_MODEL_BYTES_PER_SECOND 2e12
+#define TSI_LU_MODEL_COLUMN_LEVEL_SECONDS 20e-6
+#define TSI_LU_MODEL_COLUMN_FLOPS 1e11
+
 /* ---- GPU solves -------------------------------------------------------------------- */
 
 /* Threads of a block of the triangular solves (a warp per row). */
@@ -229,5 +269,30 @@
 
 #define TSI_LU_ELEMENTWISE_THREADS 256
 #define TSI_LU_ELEMENTWISE_BLOCKS 4096
+
+/* ---- LU batches on the GPU (lu/batch/) ------------------------------------------ */
+
+/* Members per warp: a warp serves up to this many members of one pattern
+ * in lockstep, their values interleaved; a pattern with fewer members
+ * takes the next power of two. When a pattern's factorization updates,
+ * on average, more than TSI_LU_BATCH_LANE_UPDATES entries of a column per
+ * step and lane, members get more lanes each (fewer members per warp), down
+ * to one member per warp. Both unmeasured: the benchmark's width sweep
+ * (bench/lu_batch) is where they get their values. */
+#define TSI_LU_BATCH_WARP_MEMBERS 32
+#define TSI_LU_BATCH_LANE_UPDATES 4.0
+/* The factorization's update map (an int32 per update) up to this many
+ * bytes; past it, targets are found by binary search. */
+#define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
+/* Updates of a column step a lane issues together (their loads before their
+ * stores, to overlap the latencies; registers grow with it). */
+#define TSI_LU_BATCH_UPDATE_GROUP 8
+/* Tickets a warp takes at once from the dataflow counter (fewer atomics on
+ * one address). */
+#define TSI_LU_BATCH_TICKET_RUN 4
+/* Threads of a block of the batch's kernels; entries (rows, values) of one
+ * member group an element-wise block handles. */
+#define TSI_LU_BATCH_THREADS 256
+#define TSI_LU_BATCH_CHUNK 1024
 
 #endif

@@ -165,6 +165,8 @@ ts_status ts_model_spmv_rank(ts_context *ctx, const ts_model_params *params, con
                              ts_model_spmv_estimate *estimates, int *count) {
   if (!params || !stats || !estimates || !count)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_model_spmv_rank: NULL argument");
+  if (TS_DTYPE_IS_COMPLEX(dtype))
+    return tsi_require_real(ctx, "ts_model_spmv_rank", "the value type", dtype);
   if (dtype != TS_FLOAT32 && dtype != TS_FLOAT64)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_model_spmv_rank: unknown value type %d", (int)dtype);
   if (stats->rows < 0 || stats->cols < 0 || stats->nnz < 0 || stats->max_row < 0 || !(stats->mean_row >= 0) ||

@@ -8,10 +8,15 @@ ts_status tsi_spgemm_check_operands(ts_context *ctx, const char *op, const ts_cs
   if (ts_dtype_size(a->dtype) == 0 || ts_dtype_size(b->dtype) == 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", op,
                      (int)(ts_dtype_size(a->dtype) == 0 ? a->dtype : b->dtype));
+  ts_status st = tsi_require_real(ctx, op, "A", a->dtype);
+  if (st == TS_SUCCESS)
+    st = tsi_require_real(ctx, op, "B", b->dtype);
+  if (st != TS_SUCCESS)
+    return st;
   if (a->dtype != b->dtype)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: A holds %s values and B %s; convert one of them", op,
                      a->dtype == TS_FLOAT32 ? "float" : "double", b->dtype == TS_FLOAT32 ? "float" : "double");
-  ts_status st = tsi_require_general(ctx, op, "A", a);
+  st = tsi_require_general(ctx, op, "A", a);
   if (st == TS_SUCCESS)
     st = tsi_require_general(ctx, op, "B", b);
   if (st != TS_SUCCESS)

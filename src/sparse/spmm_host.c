@@ -27,6 +27,8 @@ ts_status ts_csr_spmm_host(ts_context *ctx, double alpha, const ts_csr *a, int64
   if (!a)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: matrix is NULL", op);
   ts_status st = tsi_require_general(ctx, op, "A", a);
+  if (st == TS_SUCCESS)
+    st = tsi_require_real(ctx, op, "A", a->dtype);
   if (st != TS_SUCCESS)
     return st;
   tsi_dense_shape bs, cs;

@@ -130,6 +130,8 @@ ts_status ts_spmm_plan_create(ts_context *ctx, const ts_csr *a, int64_t width, c
   if (st != TS_SUCCESS)
     return st;
   st = tsi_require_general(ctx, op, "A", a);
+  if (st == TS_SUCCESS)
+    st = tsi_require_real(ctx, op, "A", a->dtype);
   if (st != TS_SUCCESS)
     return st;
   tsi_dense_shape b, c;

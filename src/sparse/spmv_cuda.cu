@@ -21,7 +21,7 @@ extern "C" size_t tsi_spmv_cuda_workspace_bytes(const tsi_spmv_device_matrix *a,
   if (a->rows == 0)
     return 0;
   if (schedule == TS_SCHEDULE_SPLIT_ROWS)
-    return tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, ts_dtype_size(a->dtype)).bytes;
+    return tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, tsi_spmv_sum_bytes(a->dtype)).bytes;
   if (!is_chunked(schedule))
     return 0;
   return tsi_spmv_workspace_chunked(schedule, a);
@@ -106,7 +106,7 @@ extern "C" ts_status tsi_spmv_cuda_run(ts_context *ctx, const tsi_spmv_device_ma
       return st;
   }
   if (schedule == TS_SCHEDULE_SPLIT_ROWS && a->split_pieces > 0) {
-    size_t need = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, ts_dtype_size(a->dtype)).bytes;
+    size_t need = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, tsi_spmv_sum_bytes(a->dtype)).bytes;
     if (!workspace || workspace_bytes < need)
       return tsi_error(ctx, TS_ERROR_INTERNAL,
                        "ts_spmv_execute: split-rows needs a workspace of %zu bytes, the plan "

@@ -46,12 +46,18 @@ typedef struct tsi_spmv_device_matrix {
 typedef struct tsi_spmv_split_layout {
   size_t piece_row;   /* int32 per piece: its row */
   size_t piece_begin; /* int64 per piece: its first entry */
-  size_t partial;     /* value per piece: its sum, for rows of several pieces */
+  size_t partial;     /* sum per piece (tsi_spmv_sum_bytes), for rows of several pieces */
   size_t arrivals;    /* uint32 per piece, used at the first piece of a row of
                          several pieces: its pieces done so far in this call;
                          zero between calls (none when no row has several) */
   size_t bytes;
 } tsi_spmv_split_layout;
+
+/* Bytes of a row's sum of values of dtype (the split-rows schedule's
+ * partial sums): complex values sum in complex double. */
+static inline size_t tsi_spmv_sum_bytes(ts_dtype dtype) {
+  return TS_DTYPE_IS_COMPLEX(dtype) ? 2 * sizeof(double) : ts_dtype_size(dtype);
+}
 
 /* Pieces and rows of several pieces of a CSR operand (O(rows)). */
 void tsi_spmv_split_count(int64_t rows, const int64_t *offsets, int64_t *pieces, int64_t *multi);

@@ -5,7 +5,7 @@
 
 template <class S, class T, class Index> struct workspace_fn {
   static size_t call(const tsi_spmv_device_matrix *a) {
-    return lb::workspace_bytes<S, T, Index>(Index(a->rows), Index(a->nnz));
+    return lb::workspace_bytes<S, tsi_spmv_sum<T>, Index>(Index(a->rows), Index(a->nnz));
   }
 };
 

@@ -7,6 +7,7 @@
 #include "core/cuda_arch_limits.cuh"
 #include "sparse/sparse_tuning.h"
 #include "sparse/spmv_cuda.h"
+#include "sparse/spmv_cuda_values.cuh"
 #include "tessera/lb.cuh"
 
 #include <cuda_runtime.h>
@@ -40,16 +41,20 @@ template <class S> constexpr int tsi_spmv_min_blocks = tsi_spmv_min_blocks_of<S>
  * when beta != 0. Plain cached loads: with one row per thread, the warp's
  * consecutive loads of a row's entries hit the same cache lines, and
  * evict-first loads (__ldcs) threw them out in between
- * (spmv-schedules-h200.md). */
+ * (spmv-schedules-h200.md). T is the stored type; rows are summed in
+ * tsi_spmv_sum<T> (spmv_cuda_values.cuh). */
 template <class S, class T, class Index>
 __global__ void __launch_bounds__(lb::block_threads<S>,
                                   tsi_min_blocks_per_sm(lb::block_threads<S>, tsi_spmv_min_blocks<S>))
     tsi_spmv_kernel(lb::plan<Index> p, lb::csr_work<Index> work, const int32_t *__restrict__ cols,
-                    const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y) {
-  __shared__ lb::storage<S, T, Index> smem;
+                    const T *__restrict__ vals, const T *__restrict__ x, tsi_spmv_scalar<T> alpha,
+                    tsi_spmv_scalar<T> beta, T *__restrict__ y) {
+  using Sum = tsi_spmv_sum<T>;
+  __shared__ lb::storage<S, Sum, Index> smem;
   lb::for_each_tile_reduce<S>(
-      p, work, smem, T(0), lb::plus{}, [=](Index k) { return vals[k] * x[cols[k]]; },
-      [=](Index row, T sum) { y[row] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[row]; });
+      p, work, smem, tsi_spmv_zero<Sum>(), tsi_spmv_plus{},
+      [=](Index k) { return tsi_spmv_product(vals[k], x[cols[k]]); },
+      [=](Index row, Sum sum) { y[row] = tsi_spmv_finish(sum, alpha, beta, y + row); });
 }
 
 template <class Index> lb::csr_work<Index> tsi_spmv_work(const tsi_spmv_device_matrix *a) {
@@ -60,7 +65,7 @@ template <class Index> lb::csr_work<Index> tsi_spmv_work(const tsi_spmv_device_m
  * plan found once. */
 template <class S, class T, class Index>
 lb::plan<Index> tsi_spmv_plan_of(const tsi_spmv_device_matrix *a, void *workspace) {
-  return lb::make_plan<S, T, Index>(Index(a->rows), Index(a->nnz), a->resident_blocks, workspace);
+  return lb::make_plan<S, tsi_spmv_sum<T>, Index>(Index(a->rows), Index(a->nnz), a->resident_blocks, workspace);
 }
 
 template <class S, class T, class Index> cudaError_t tsi_spmv_launch(const tsi_spmv_call &c) {
@@ -72,8 +77,8 @@ template <class S, class T, class Index> cudaError_t tsi_spmv_launch(const tsi_s
   if (p.grid == 0)
     return cudaSuccess;
   tsi_spmv_kernel<S, T, Index><<<p.grid, lb::block_threads<S>, 0, c.stream>>>(
-      p, work, c.a->indices, static_cast<const T *>(c.a->values), static_cast<const T *>(c.x), T(c.alpha), T(c.beta),
-      static_cast<T *>(c.y));
+      p, work, c.a->indices, static_cast<const T *>(c.a->values), static_cast<const T *>(c.x),
+      tsi_spmv_scalar<T>(c.alpha), tsi_spmv_scalar<T>(c.beta), static_cast<T *>(c.y));
   return cudaPeekAtLastError(); /* left for tsi_cuda_check_launch() to collect */
 }
 
@@ -82,6 +87,12 @@ template <class S, template <class, class, class> class Fn, class... Args>
 auto tsi_spmv_by_type(const tsi_spmv_device_matrix *a, Args... args) {
   if (a->dtype == TS_FLOAT32)
     return a->wide_offsets ? Fn<S, float, int64_t>::call(a, args...) : Fn<S, float, int32_t>::call(a, args...);
+  if (a->dtype == TS_COMPLEX64)
+    return a->wide_offsets ? Fn<S, tsi_complex64, int64_t>::call(a, args...)
+                           : Fn<S, tsi_complex64, int32_t>::call(a, args...);
+  if (a->dtype == TS_COMPLEX128)
+    return a->wide_offsets ? Fn<S, tsi_complex128, int64_t>::call(a, args...)
+                           : Fn<S, tsi_complex128, int32_t>::call(a, args...);
   return a->wide_offsets ? Fn<S, double, int64_t>::call(a, args...) : Fn<S, double, int32_t>::call(a, args...);
 }
 

@@ -10,15 +10,14 @@ namespace {
 constexpr int split_block = TSI_SPLIT_BLOCK_THREADS;
 constexpr int split_warps = split_block / 32;
 
-template <class T> __device__ T finish(T sum, T alpha, T beta, const T *y, int64_t row) {
-  return beta == T(0) ? alpha * sum : alpha * sum + beta * y[row];
-}
+/* T is the stored value type, Sum (tsi_spmv_sum<T>) the type rows are
+ * summed in, Scalar that of alpha and beta (spmv_cuda_values.cuh). */
 
 /* Sum over a warp by a fixed butterfly: the same bits every run. */
-template <class T> __device__ T warp_sum(T v) {
+template <class Sum> __device__ Sum warp_sum(Sum v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1)
-    v += __shfl_xor_sync(0xffffffffu, v, offset);
+    v = tsi_spmv_add(v, tsi_spmv_shfl_xor(v, offset));
   return v;
 }
 
@@ -30,9 +29,9 @@ template <class T> __device__ T warp_sum(T v) {
  * count complete sees every stored sum. It leaves the counter at zero for
  * the next call (the next launch is ordered after this one on the stream).
  * The count fits in 32 bits: a row of 2^42 entries would not fit in memory. */
-template <class T>
-__device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned count, T sum, T *partial,
-                               unsigned *arrivals, int32_t row, T alpha, T beta, T *y) {
+template <class T, class Sum = tsi_spmv_sum<T>, class Scalar = tsi_spmv_scalar<T>>
+__device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned count, Sum sum, Sum *partial,
+                               unsigned *arrivals, int32_t row, Scalar alpha, Scalar beta, T *y) {
   unsigned last = 0;
   if (lane == 0) {
     partial[p] = sum;
@@ -44,26 +43,26 @@ __device__ void add_row_pieces(int lane, int64_t p, int64_t first, unsigned coun
   __threadfence(); /* the other warps' sums are read after their arrival */
   if (lane == 0)
     arrivals[first] = 0;
-  T total = T(0);
+  Sum total = tsi_spmv_zero<Sum>();
   for (unsigned i = lane; i < count; i += 32)
-    total += __ldcg(&partial[first + i]); /* from L2: not a stale L1 line */
+    total = tsi_spmv_add(total, tsi_spmv_load_l2(&partial[first + i])); /* from L2: not a stale L1 line */
   total = warp_sum(total);
   if (lane == 0)
-    y[row] = finish(total, alpha, beta, y, row);
+    y[row] = tsi_spmv_finish(total, alpha, beta, y + row);
 }
 
 /* Short rows: LANES threads a row, lanes stride the row's entries (one
  * lane by default, TSI_AUTO_SPLIT_LANES). The lanes' sums meet by a fixed
  * butterfly. */
-template <class T, class Index, int LANES>
+template <class T, class Index, int LANES, class Sum = tsi_spmv_sum<T>, class Scalar = tsi_spmv_scalar<T>>
 __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
-                           const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
-                           unsigned block) {
+                           const T *__restrict__ vals, const T *__restrict__ x, Scalar alpha, Scalar beta,
+                           T *__restrict__ y, unsigned block) {
   /* Entries a thread loads at once (the policy's, sparse_tuning.h). */
   constexpr int batch = sizeof(T) == 4 ? tsi_spmv_arch_policy::split_batch_f32 : tsi_spmv_arch_policy::split_batch_f64;
   constexpr int rows_per_block = split_block / LANES;
   const int64_t row = (int64_t)block * rows_per_block + threadIdx.x / LANES;
-  T sum = T(0);
+  Sum sum = tsi_spmv_zero<Sum>();
   bool mine = false;
   if (row < rows) {
     Index a = offsets[row];
@@ -73,38 +72,38 @@ __device__ void short_rows(int64_t rows, const Index *__restrict__ offsets, cons
       /* A batch of entries at a time, loads predicated and issued together,
        * then added in order: a row of up to a batch costs one round trip. */
       for (Index left = e - a; left > 0; left -= batch) {
-        T v[batch];
+        Sum v[batch];
 #pragma unroll
         for (int k = 0; k < batch; k++)
-          v[k] = Index(k) < left ? vals[a + k] * x[cols[a + k]] : T(0);
+          v[k] = Index(k) < left ? tsi_spmv_product(vals[a + k], x[cols[a + k]]) : tsi_spmv_zero<Sum>();
 #pragma unroll
         for (int k = 0; k < batch; k++)
           if (Index(k) < left)
-            sum += v[k];
+            sum = tsi_spmv_add(sum, v[k]);
         if (left > batch)
           a += batch; /* never past e: no overflow at the top of the range */
       }
     } else if (mine) {
       for (Index k = a + threadIdx.x % LANES; k < e; k += LANES)
-        sum += vals[k] * x[cols[k]];
+        sum = tsi_spmv_add(sum, tsi_spmv_product(vals[k], x[cols[k]]));
     }
   }
   if (LANES > 1) { /* every lane of the warp takes part, rows or not */
 #pragma unroll
     for (int offset = LANES / 2; offset > 0; offset >>= 1)
-      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      sum = tsi_spmv_add(sum, tsi_spmv_shfl_xor(sum, offset));
   }
   if (mine && threadIdx.x % LANES == 0)
-    y[row] = finish(sum, alpha, beta, y, row);
+    y[row] = tsi_spmv_finish(sum, alpha, beta, y + row);
 }
 
-template <class T, class Index, int LANES>
+template <class T, class Index, int LANES, class Sum = tsi_spmv_sum<T>, class Scalar = tsi_spmv_scalar<T>>
 __global__ void __launch_bounds__(split_block,
                                   tsi_min_blocks_per_sm(split_block, tsi_spmv_arch_policy::split_min_blocks))
     split_rows_kernel(int64_t rows, const Index *__restrict__ offsets, const int32_t *__restrict__ cols,
-                      const T *__restrict__ vals, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y,
+                      const T *__restrict__ vals, const T *__restrict__ x, Scalar alpha, Scalar beta, T *__restrict__ y,
                       int64_t pieces, unsigned piece_blocks, const int32_t *__restrict__ piece_row,
-                      const int64_t *__restrict__ piece_begin, T *__restrict__ partial,
+                      const int64_t *__restrict__ piece_begin, Sum *__restrict__ partial,
                       unsigned *__restrict__ arrivals) {
   if (blockIdx.x >= piece_blocks) {
     short_rows<T, Index, LANES>(rows, offsets, cols, vals, x, alpha, beta, y, blockIdx.x - piece_blocks);
@@ -126,34 +125,36 @@ __global__ void __launch_bounds__(split_block,
   const T *piece_vals = vals + begin;
   const int32_t *piece_cols = cols + begin;
   const int length = int(end - begin);
-  T sum = T(0);
+  Sum sum = tsi_spmv_zero<Sum>();
 #pragma unroll 4
   for (int k = lane; k < length; k += 32)
-    sum += piece_vals[k] * x[piece_cols[k]];
+    sum = tsi_spmv_add(sum, tsi_spmv_product(piece_vals[k], x[piece_cols[k]]));
   sum = warp_sum(sum);
   if (count == 1) {
     if (lane == 0)
-      y[row] = finish(sum, alpha, beta, y, row);
+      y[row] = tsi_spmv_finish(sum, alpha, beta, y + row);
     return;
   }
-  add_row_pieces(lane, p, first, count, sum, partial, arrivals, row, alpha, beta, y);
+  add_row_pieces<T>(lane, p, first, count, sum, partial, arrivals, row, alpha, beta, y);
 }
 
 template <class T, class Index, int LANES>
 cudaError_t launch_split(const tsi_spmv_device_matrix *a, const tsi_spmv_call &c) {
-  tsi_spmv_split_layout l = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, sizeof(T));
+  using Sum = tsi_spmv_sum<T>;
+  tsi_spmv_split_layout l = tsi_spmv_split_layout_of(a->split_pieces, a->split_multi, sizeof(Sum));
   char *base = static_cast<char *>(c.workspace);
   const Index *offsets = static_cast<const Index *>(a->offsets);
   const int32_t *piece_row = a->split_pieces ? reinterpret_cast<const int32_t *>(base + l.piece_row) : nullptr;
   const int64_t *piece_begin = a->split_pieces ? reinterpret_cast<const int64_t *>(base + l.piece_begin) : nullptr;
-  T *partial = a->split_pieces ? reinterpret_cast<T *>(base + l.partial) : nullptr;
+  Sum *partial = a->split_pieces ? reinterpret_cast<Sum *>(base + l.partial) : nullptr;
   unsigned *arrivals = a->split_multi ? reinterpret_cast<unsigned *>(base + l.arrivals) : nullptr;
   const unsigned piece_blocks = unsigned((a->split_pieces + split_warps - 1) / split_warps);
   constexpr int rows_per_block = split_block / LANES;
   const unsigned row_blocks = unsigned((a->rows + rows_per_block - 1) / rows_per_block);
   split_rows_kernel<T, Index, LANES><<<piece_blocks + row_blocks, split_block, 0, c.stream>>>(
-      a->rows, offsets, a->indices, static_cast<const T *>(a->values), static_cast<const T *>(c.x), T(c.alpha),
-      T(c.beta), static_cast<T *>(c.y), a->split_pieces, piece_blocks, piece_row, piece_begin, partial, arrivals);
+      a->rows, offsets, a->indices, static_cast<const T *>(a->values), static_cast<const T *>(c.x),
+      tsi_spmv_scalar<T>(c.alpha), tsi_spmv_scalar<T>(c.beta), static_cast<T *>(c.y), a->split_pieces, piece_blocks,
+      piece_row, piece_begin, partial, arrivals);
   return cudaPeekAtLastError(); /* left for tsi_cuda_check_launch() to collect */
 }
 

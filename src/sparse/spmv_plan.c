@@ -2,6 +2,7 @@
  * validation, the operand's shape, the schedule (AUTO resolved), the operand
  * in backend memory (CSR of A, or of A^T for the transpose) and the
  * schedule's workspace, prepared once so that execution allocates nothing. */
+#include "core/complex_value.h"
 #include "sparse/spmv_locality.h"
 #include "sparse/spmv_plan.h"
 
@@ -25,7 +26,7 @@ static bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 static ts_status check_options(ts_context *ctx, const ts_spmv_options *o) {
   if ((int)o->schedule < 0 || (int)o->schedule >= TS_SCHEDULE_COUNT)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_spmv_plan_create_ex: unknown schedule %d", (int)o->schedule);
-  if (o->op != TS_OP_NONE && o->op != TS_OP_TRANSPOSE)
+  if (o->op != TS_OP_NONE && o->op != TS_OP_TRANSPOSE && o->op != TS_OP_CONJ_TRANSPOSE)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_spmv_plan_create_ex: unknown operation %d", (int)o->op);
   if (o->group_size != 0 && (!is_power_of_two(o->group_size) || o->group_size > 1024))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
@@ -61,7 +62,20 @@ void tsi_spmv_shape_of(int64_t rows, int64_t cols, const int64_t *offsets, tsi_s
   shape->cv_row = shape->mean_row > 0.0 ? stddev / shape->mean_row : 0.0;
 }
 
-static const char *operation_name(ts_operation op) { return op == TS_OP_TRANSPOSE ? "A^T" : "A"; }
+static const char *operation_name(ts_operation op) {
+  return op == TS_OP_TRANSPOSE ? "A^T" : op == TS_OP_CONJ_TRANSPOSE ? "A^H" : "A";
+}
+
+/* The CSR of A^T, conjugated for A^H of complex values. */
+static ts_status transposed_operand(ts_context *ctx, const ts_csr *a, ts_operation op, ts_csr **out) {
+  ts_status st = ts_csr_transpose(ctx, a, out);
+  if (st != TS_SUCCESS || op != TS_OP_CONJ_TRANSPOSE || !TS_DTYPE_IS_COMPLEX(a->dtype))
+    return st;
+  ts_csr *t = *out;
+  for (int64_t k = 0; k < t->nnz; k++)
+    tsi_value_set(t->dtype, t->values, k, tsi_z_conj(tsi_value_get(t->dtype, t->values, k)));
+  return TS_SUCCESS;
+}
 
 /* The operand's arrays in GPU memory: int32 offsets unless nnz passes
  * INT32_MAX (or the testing aid asks for int64). */
@@ -168,6 +182,15 @@ ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv
   st = ts_csr_check(ctx, a);
   if (st != TS_SUCCESS)
     return st;
+  /* The locality layouts' kernels are written for real values; AUTO keeps
+   * complex operands as they are. */
+  if (TS_DTYPE_IS_COMPLEX(a->dtype) && o.locality == TS_SPMV_LOCALITY_AUTO)
+    o.locality = TS_SPMV_LOCALITY_NONE;
+  if (TS_DTYPE_IS_COMPLEX(a->dtype) && o.locality != TS_SPMV_LOCALITY_NONE)
+    return tsi_error(ctx, TS_ERROR_UNSUPPORTED,
+                     "ts_spmv_plan_create_ex: the locality layouts take real values; this matrix holds %s (use "
+                     "TS_SPMV_LOCALITY_NONE or AUTO)",
+                     ts_dtype_name(a->dtype));
 
   ts_csr *transposed = NULL;
   ts_spmv_plan *p = calloc(1, sizeof *p);
@@ -180,10 +203,11 @@ ts_status ts_spmv_plan_create_ex(ts_context *ctx, const ts_csr *a, const ts_spmv
   p->cols = a->cols;
   p->nnz = a->nnz;
   p->dtype = a->dtype;
-  /* The CSR of A^T holds A's CSC arrays: the kernels read it as any CSR. */
+  /* The CSR of A^T holds A's CSC arrays: the kernels read it as any CSR
+   * (that of A^H its conjugated values). */
   const ts_csr *operand = a;
-  if (o.op == TS_OP_TRANSPOSE) {
-    st = ts_csr_transpose(ctx, a, &transposed);
+  if (o.op == TS_OP_TRANSPOSE || o.op == TS_OP_CONJ_TRANSPOSE) {
+    st = transposed_operand(ctx, a, o.op, &transposed);
     if (st != TS_SUCCESS)
       goto cleanup;
     operand = transposed;
@@ -283,7 +307,7 @@ ts_status ts_spmv_execute(ts_spmv_plan *plan, double alpha, const ts_buffer *x, 
   if (tsi_ranges_overlap(ts_buffer_data(x), (size_t)x_entries * v, ts_buffer_data(y), (size_t)y_entries * v))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmv_execute: x and y overlap; y = alpha*%s*x + beta*y needs separate buffers",
-                     plan->op == TS_OP_TRANSPOSE ? "A^T" : "A");
+                     operation_name(plan->op));
   if (y_entries == 0)
     return TS_SUCCESS;
   if (plan->locality)

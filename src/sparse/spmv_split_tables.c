@@ -40,7 +40,7 @@ ts_status tsi_spmv_split_upload(ts_context *ctx, int64_t rows, const int64_t *of
   const int64_t pieces = a->split_pieces, multi = a->split_multi;
   if (pieces == 0)
     return TS_SUCCESS;
-  tsi_spmv_split_layout l = tsi_spmv_split_layout_of(pieces, multi, ts_dtype_size(a->dtype));
+  tsi_spmv_split_layout l = tsi_spmv_split_layout_of(pieces, multi, tsi_spmv_sum_bytes(a->dtype));
   int32_t *piece_row = tsi_malloc_array(pieces, sizeof(int32_t));
   int64_t *piece_begin = tsi_malloc_array(pieces, sizeof(int64_t));
   ts_status st = TS_SUCCESS;

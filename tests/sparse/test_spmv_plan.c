@@ -48,9 +48,9 @@ static void test_options(ts_context *ctx) {
   CHECK(strstr(ts_last_error(ctx), "unknown schedule 8") != NULL);
 
   o.schedule = TS_SCHEDULE_AUTO;
-  o.op = (ts_operation)2;
+  o.op = (ts_operation)3;
   CHECK_STATUS(ctx, ts_spmv_plan_create_ex(ctx, a, &o, &plan), TS_ERROR_INVALID_ARGUMENT);
-  CHECK(strstr(ts_last_error(ctx), "unknown operation 2") != NULL);
+  CHECK(strstr(ts_last_error(ctx), "unknown operation 3") != NULL);
   o.op = TS_OP_NONE;
 
   const int bad_sizes[] = {3, 6, 2048, -4, 1023, 1025};

@@ -3,12 +3,15 @@
  * before a new analysis, after a failed one, and by ts_lu_destroy. */
 #include "lu/analyze/analyze_internal.h"
 #include "lu/numeric/numeric_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>
 
 void tsi_lu_analysis_release(ts_lu *lu) {
   tsi_lu_cuda_release(lu); /* the device's copy of the pattern and factors */
   tsi_lu_pivoted_release(lu);
+  tsi_lu_fronts_free(lu->fronts);
+  lu->fronts = NULL;
   free(lu->row_perm);
   free(lu->col_perm);
   free(lu->row_scale);

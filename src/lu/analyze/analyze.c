@@ -26,7 +26,7 @@ static ts_status check_matrix(ts_context *ctx, const ts_csr *a) {
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "%s: the matrix has %s storage; expand it to general storage first (ts_coo_expand_symmetric)", op,
                      ts_symmetry_name(a->symmetry));
-  if (a->dtype != TS_FLOAT32 && a->dtype != TS_FLOAT64)
+  if (ts_dtype_size(a->dtype) == 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", op, (int)a->dtype);
   if (a->nnz > 0 && !a->values)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has no values (the matching reads them)", op);
@@ -64,6 +64,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   lu->stats.nnz_a = a->nnz;
   lu->n = a->rows;
   lu->nnz_a = a->nnz;
+  lu->complex_values = TS_DTYPE_IS_COMPLEX(a->dtype);
 
   st = copy_pattern(lu, a);
   if (st != TS_SUCCESS)

@@ -4,6 +4,7 @@
  * (Duff and Koster, "On algorithms for permuting large entries to the
  * diagonal of a sparse matrix", SIAM J. Matrix Anal. Appl. 22(4), 2001,
  * option 5 of MC64); plus the structural rank by plain augmenting paths. */
+#include "core/complex_value.h"
 #include "lu/analyze/analyze_internal.h"
 
 #include <math.h>
@@ -191,8 +192,13 @@ typedef struct cost_csc {
   double *col_max;
 } cost_csc;
 
+/* |a_k|, the modulus for complex values. */
 static double entry_magnitude(const ts_csr *a, int64_t k) {
-  return a->dtype == TS_FLOAT32 ? fabs((double)((const float *)a->values)[k]) : fabs(((const double *)a->values)[k]);
+  if (a->dtype == TS_FLOAT32)
+    return fabs((double)((const float *)a->values)[k]);
+  if (a->dtype == TS_FLOAT64)
+    return fabs(((const double *)a->values)[k]);
+  return tsi_z_abs(tsi_value_get(a->dtype, a->values, k));
 }
 
 /* The costs of A^T, whose columns are A's rows: a perfect matching of A^T

@@ -13,7 +13,7 @@
 typedef struct refined_inverse {
   ts_lu *lu;
   tsi_lu_refine_setup setup[2]; /* A x = b, A^T x = b */
-  double *work;                 /* 4n doubles */
+  double *work;                 /* 4n values */
   double worst;                 /* the largest normwise backward error reached */
 } refined_inverse;
 
@@ -48,12 +48,12 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
     inverse.setup[k].tolerance = TSI_LU_REFINE_TOLERANCE;
   }
   const double a_norm_one = inverse.setup[1].a_norm;
-  inverse.work = tsi_malloc_array(4 * n, sizeof(double));
+  inverse.work = tsi_malloc_array(4 * n * tsi_lu_parts(lu), sizeof(double));
   if (!inverse.work)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for 4 vectors of %lld entries",
                      (long long)n);
   double inverse_norm = 0.0;
-  ts_status st = tsi_lu_norm_one_estimate(lu->ctx, n, apply_refined, &inverse, &inverse_norm);
+  ts_status st = tsi_lu_norm_one_estimate(lu->ctx, n, lu->complex_values != 0, apply_refined, &inverse, &inverse_norm);
   free(inverse.work);
   if (st != TS_SUCCESS)
     return st;

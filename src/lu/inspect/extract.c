@@ -8,21 +8,22 @@
 
 #include <string.h>
 
-/* One triangle of the columns as a CSR matrix. */
+/* One triangle of the columns as a CSR matrix of dtype (TS_FLOAT64, or
+ * TS_COMPLEX128 for complex values). */
 static ts_status triangle_csr(ts_context *ctx, int64_t n, const int64_t *col_ptr, const int32_t *row_idx,
-                              const double *values, ts_csr **out) {
-  ts_status st = ts_csr_create(ctx, n, n, col_ptr[n], TS_FLOAT64, out);
+                              const double *values, ts_dtype dtype, ts_csr **out) {
+  ts_status st = ts_csr_create(ctx, n, n, col_ptr[n], dtype, out);
   if (st != TS_SUCCESS)
     return st;
-  tsi_compressed_transpose(n, n, col_ptr[n], col_ptr, row_idx, values, TS_FLOAT64, (*out)->row_ptr, (*out)->col_idx,
+  tsi_compressed_transpose(n, n, col_ptr[n], col_ptr, row_idx, values, dtype, (*out)->row_ptr, (*out)->col_idx,
                            (*out)->values);
   return TS_SUCCESS;
 }
 
 static ts_status triangle_csc(ts_context *ctx, int64_t n, const int64_t *col_ptr, const int32_t *row_idx,
-                              const double *values, ts_csc **out) {
+                              const double *values, ts_dtype dtype, ts_csc **out) {
   ts_csr *rows = NULL;
-  ts_status st = triangle_csr(ctx, n, col_ptr, row_idx, values, &rows);
+  ts_status st = triangle_csr(ctx, n, col_ptr, row_idx, values, dtype, &rows);
   if (st == TS_SUCCESS)
     st = ts_csc_from_csr(ctx, rows, out);
   ts_csr_destroy(rows);
@@ -46,9 +47,9 @@ static void copy_transforms(const ts_lu *lu, const tsi_lu_columns *columns, int3
 /* One triangle of the columns in the layout asked for: into *csr, or into
  * *csc when csr is NULL. */
 static ts_status triangle(ts_context *ctx, int64_t n, const int64_t *col_ptr, const int32_t *row_idx,
-                          const double *values, ts_csr **csr, ts_csc **csc) {
-  return csr ? triangle_csr(ctx, n, col_ptr, row_idx, values, csr)
-             : triangle_csc(ctx, n, col_ptr, row_idx, values, csc);
+                          const double *values, ts_dtype dtype, ts_csr **csr, ts_csc **csc) {
+  return csr ? triangle_csr(ctx, n, col_ptr, row_idx, values, dtype, csr)
+             : triangle_csc(ctx, n, col_ptr, row_idx, values, dtype, csc);
 }
 
 /* Both layouts: the CSR outputs (l_csr, u_csr) or the CSC ones; a NULL
@@ -65,10 +66,11 @@ static ts_status extract(ts_lu *lu, bool by_rows, ts_csr **l_csr, ts_csr **u_csr
   if (st != TS_SUCCESS)
     return st;
   const int64_t n = lu->n;
+  const ts_dtype dtype = columns.parts == 2 ? TS_COMPLEX128 : TS_FLOAT64;
   if (want_l)
-    st = triangle(lu->ctx, n, columns.l_col_ptr, columns.l_row_idx, columns.l_values, l_csr, l_csc);
+    st = triangle(lu->ctx, n, columns.l_col_ptr, columns.l_row_idx, columns.l_values, dtype, l_csr, l_csc);
   if (st == TS_SUCCESS && want_u)
-    st = triangle(lu->ctx, n, columns.u_col_ptr, columns.u_row_idx, columns.u_values, u_csr, u_csc);
+    st = triangle(lu->ctx, n, columns.u_col_ptr, columns.u_row_idx, columns.u_values, dtype, u_csr, u_csc);
   if (st == TS_SUCCESS)
     copy_transforms(lu, &columns, row_perm, col_perm, row_scale, col_scale);
   tsi_lu_columns_free(&columns);

@@ -15,13 +15,15 @@ extern "C" {
 #endif
 
 /* x = op(B) rhs for the operator B whose norm is estimated (rhs and x are n
- * doubles, distinct); returns a status, with its message set, on failure. */
+ * values, distinct); returns a status, with its message set, on failure. */
 typedef ts_status (*tsi_lu_operator_fn)(void *data, ts_operation op, const double *rhs, double *x);
 
 /* A lower bound of |B|_1 from at most eleven products with B and B^T
- * (Hager 1984; Higham 1988, the algorithm of LAPACK's xLACN2). Infinity when
- * a product is not finite. n >= 0; 0 for n = 0. */
-ts_status tsi_lu_norm_one_estimate(ts_context *ctx, int64_t n, tsi_lu_operator_fn apply, void *data, double *estimate);
+ * (Hager 1984; Higham 1988, the algorithm of LAPACK's xLACN2, and for
+ * complex B, vectors of (re, im) pairs, of ZLACN2, products with B^H).
+ * Infinity when a product is not finite. n >= 0; 0 for n = 0. */
+ts_status tsi_lu_norm_one_estimate(ts_context *ctx, int64_t n, bool complex_values, tsi_lu_operator_fn apply,
+                                   void *data, double *estimate);
 
 /* kappa_1(A) estimated (ts_lu_condest) through solves with the current
  * factors, each refined in double; *worst_backward_error gets the largest
@@ -35,10 +37,11 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
  * stored when with_unit_diagonal), U upper triangular with its diagonal.
  * Rows within a column are sorted only when the factors were (the static
  * factors are; the fallback's are not), but U's diagonal entry is always
- * the last of its column. Values in double. The caller frees
- * the arrays with tsi_lu_columns_free. */
+ * the last of its column. Values in double, (re, im) pairs for complex
+ * values (parts = 2). The caller frees the arrays with tsi_lu_columns_free. */
 typedef struct tsi_lu_columns {
   int64_t n;
+  int64_t parts;                  /* numbers a value takes: 1, or 2 for complex values */
   int64_t *l_col_ptr, *u_col_ptr; /* n + 1 each */
   int32_t *l_row_idx, *u_row_idx;
   double *l_values, *u_values;

@@ -7,10 +7,16 @@
  * may be inaccurate), and
  *   rcond = min_k |u_kk| / max_k |u_kk|,
  * a rough reciprocal condition figure (0 when a pivot is 0). */
+#include "core/complex_value.h"
 #include "lu/inspect/inspect_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+/* |value k| of an array of `parts` numbers a value (the modulus for 2). */
+static inline double magnitude(const double *values, int64_t parts, int64_t k) {
+  return parts == 2 ? tsi_z_abs(tsi_z(values[2 * k], values[2 * k + 1])) : fabs(values[k]);
+}
 
 /* Checks shared by both; *value cleared. */
 static ts_status start(ts_lu *lu, double *value, const char *caller) {
@@ -34,7 +40,7 @@ ts_status ts_lu_rgrowth(ts_lu *lu, double *rgrowth) {
   for (int64_t r = 0; r < n; r++)
     for (int64_t e = lu->a_row_ptr[r]; e < lu->a_row_ptr[r + 1]; e++) {
       const int32_t c = lu->a_col_idx[e];
-      column_max[c] = fmax(column_max[c], fabs(lu->row_scale[r] * lu->a_values[e] * lu->col_scale[c]));
+      column_max[c] = fmax(column_max[c], lu->row_scale[r] * tsi_lu_value_abs(lu, e) * lu->col_scale[c]);
     }
   tsi_lu_columns columns;
   st = tsi_lu_columns_get(lu, false, false, &columns, "ts_lu_rgrowth");
@@ -43,7 +49,7 @@ ts_status ts_lu_rgrowth(ts_lu *lu, double *rgrowth) {
     for (int64_t k = 0; k < n; k++) {
       double u_max = 0.0;
       for (int64_t p = columns.u_col_ptr[k]; p < columns.u_col_ptr[k + 1]; p++)
-        u_max = fmax(u_max, fabs(columns.u_values[p]));
+        u_max = fmax(u_max, magnitude(columns.u_values, columns.parts, p));
       if (u_max > 0.0)
         growth = fmin(growth, column_max[lu->col_perm[k]] / u_max);
     }
@@ -64,7 +70,8 @@ ts_status ts_lu_rcond(ts_lu *lu, double *rcond) {
     return st;
   double smallest = INFINITY, largest = 0.0;
   for (int64_t k = 0; k < lu->n; k++) {
-    const double pivot = fabs(columns.u_values[columns.u_col_ptr[k + 1] - 1]); /* the diagonal: last */
+    const double pivot =
+        magnitude(columns.u_values, columns.parts, columns.u_col_ptr[k + 1] - 1); /* the diagonal: last */
     smallest = fmin(smallest, pivot);
     largest = fmax(largest, pivot);
   }

@@ -27,8 +27,8 @@ static void free_schedule(tsi_lu_device *dev, tsi_lu_solve_schedule *s) {
 /* Free the factor values (precision change or release). */
 static void free_values(tsi_lu_device *dev) {
   if ((void *)dev->acc != dev->values)
-    tsi_lu_device_free(dev, dev->acc, dev->lu_nnz, sizeof(double));
-  tsi_lu_device_free(dev, dev->values, dev->lu_nnz, dev->single ? sizeof(float) : sizeof(double));
+    tsi_lu_device_free(dev, dev->acc, dev->lu_nnz * dev->parts, sizeof(double));
+  tsi_lu_device_free(dev, dev->values, dev->lu_nnz * dev->parts, dev->single ? sizeof(float) : sizeof(double));
   dev->acc = NULL;
   dev->values = NULL;
 }
@@ -50,7 +50,7 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->a_to_lu, nnz_a, sizeof(int64_t));
   tsi_lu_device_free(dev, dev->a_row, nnz_a, sizeof(int32_t));
   tsi_lu_device_free(dev, dev->a_col, nnz_a, sizeof(int32_t));
-  tsi_lu_device_free(dev, dev->a_values, nnz_a, sizeof(double));
+  tsi_lu_device_free(dev, dev->a_values, nnz_a * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->row_scale, n, sizeof(double));
   tsi_lu_device_free(dev, dev->col_scale, n, sizeof(double));
   tsi_lu_device_free(dev, dev->row_perm, n, sizeof(int32_t));
@@ -64,7 +64,7 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->lrow_pos, nnz - n - u_count, sizeof(int64_t));
   tsi_lu_device_free(dev, dev->left_cols, n, sizeof(int32_t));
   free_values(dev);
-  tsi_lu_device_free(dev, dev->scratch, dev->scratch_slots * n, sizeof(double));
+  tsi_lu_device_free(dev, dev->scratch, dev->scratch_slots * n * dev->parts, sizeof(double));
   if (dev->tail_dense)
     tsi_lu_device_free(dev, dev->tail_dense, (n - dev->tail_start) * (n - dev->tail_start), sizeof(double));
   tsi_lu_device_free(dev, dev->tail_order_ptr, n - dev->tail_start + 1, sizeof(int64_t));
@@ -79,8 +79,8 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   free_schedule(dev, &dev->upper);
   free_schedule(dev, &dev->upper_t);
   free_schedule(dev, &dev->lower_t);
-  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * n, sizeof(double));
-  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * n, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * n * dev->parts, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * n * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->solve_ready_mark, n, sizeof(int32_t));
   tsi_lu_device_free(dev, dev->solve_next_row, 2, sizeof(unsigned long long));
   tsi_lu_device_free(dev, dev->factor_ready, n, sizeof(int32_t));
@@ -169,6 +169,9 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the schedule (n = %lld)",
                      (long long)n);
   }
+  /* Real operations of an update and of a division: a complex one is a
+   * multiply-add of four products (8), or a product by the reciprocal (6). */
+  const double update_flops = lu->complex_values ? 8.0 : 2.0, divide_flops = lu->complex_values ? 6.0 : 1.0;
   double flops = 0.0;
   int64_t filled = 0, kept = 0;
   dev->left_ptr_host[0] = 0;
@@ -179,7 +182,7 @@ static ts_status build_schedule(ts_lu *lu, tsi_lu_device *dev) {
       const int32_t k = level_cols[c];
       dev->level_of_host[k] = (int32_t)l;
       const int64_t gathered = gathered_of[k], steps = diag_pos[k] - col_ptr[k];
-      flops += 2.0 * (double)gathered + (double)(col_ptr[k + 1] - diag_pos[k] - 1);
+      flops += update_flops * (double)gathered + divide_flops * (double)(col_ptr[k + 1] - diag_pos[k] - 1);
       if (k >= dev->tail_start)
         continue;
       dev->left_cols_host[filled++] = k;
@@ -211,19 +214,21 @@ static ts_status reserve_scratch(ts_lu *lu, tsi_lu_device *dev) {
     if (w > widest)
       widest = w;
   }
-  int64_t slots = tsi_lu_dense_scratch_slots(dev->n, widest, device_free_bytes(), lu->switches.gpu_scratch);
+  /* A slot is n working values: n * parts doubles. */
+  const int64_t slot_doubles = dev->n * dev->parts;
+  int64_t slots = tsi_lu_dense_scratch_slots(slot_doubles, widest, device_free_bytes(), lu->switches.gpu_scratch);
   if (lu->switches.gpu_scratch_slots > 0 && lu->switches.gpu_scratch != TSI_LU_SCRATCH_SPARSE) {
-    if (dev->n > 0 && lu->switches.gpu_scratch_slots > INT64_MAX / (int64_t)sizeof(double) / dev->n)
+    if (dev->n > 0 && lu->switches.gpu_scratch_slots > INT64_MAX / (int64_t)sizeof(double) / slot_doubles)
       return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU on the GPU: %lld scratch slots of %lld rows overflow",
                        (long long)lu->switches.gpu_scratch_slots, (long long)dev->n);
     slots = lu->switches.gpu_scratch_slots < 8 ? 8 : lu->switches.gpu_scratch_slots; /* a block of warps needs 8 */
   }
   const int mode = slots > 0 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_SPARSE;
   if (mode == TSI_LU_SCRATCH_DENSE && dev->left_levels > 0) {
-    ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->scratch, slots * dev->n, sizeof(double),
+    ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->scratch, slots * slot_doubles, sizeof(double),
                                        "the dense scratch columns");
     if (st == TS_SUCCESS)
-      st = tsi_cuda_memset(lu->ctx, dev->scratch, 0, (size_t)(slots * dev->n) * sizeof(double));
+      st = tsi_cuda_memset(lu->ctx, dev->scratch, 0, (size_t)(slots * slot_doubles) * sizeof(double));
     if (st != TS_SUCCESS)
       return st;
     dev->scratch_slots = slots;
@@ -238,6 +243,10 @@ static ts_status reserve_dense_tail(ts_lu *lu, tsi_lu_device *dev) {
   const int64_t m = dev->n - dev->tail_start;
   const int mode = lu->switches.gpu_dense_tail;
   if (m < 1 || mode == TSI_LU_DENSE_TAIL_OFF || (mode != TSI_LU_DENSE_TAIL_ON && m < TSI_LU_DENSE_TAIL_MIN))
+    return TS_SUCCESS;
+  /* Complex values: the tail stays sparse (the dense block's panels and
+   * GEMM are real). */
+  if (dev->parts == 2)
     return TS_SUCCESS;
   if (m > INT32_MAX / 2 || m * m > device_budget(TSI_LU_DENSE_TAIL_BYTES) / (int64_t)sizeof(double))
     return TS_SUCCESS;
@@ -257,6 +266,7 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
   dev->n = n;
   dev->lu_nnz = nnz;
   dev->nnz_a = nnz_a;
+  dev->parts = (int)tsi_lu_parts(lu);
   dev->single = -1;
   int64_t *lrow_ptr = NULL, *urow_pos = NULL, *lrow_pos = NULL, *a_row_ptr = NULL;
   int32_t *urow_col = NULL, *lrow_col = NULL;
@@ -311,7 +321,7 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
   }
   tsi_lu_device_free(dev, a_row_ptr, n + 1, sizeof(int64_t));
   if (st == TS_SUCCESS)
-    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_values, nnz_a, sizeof(double), "A's values");
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_values, nnz_a * dev->parts, sizeof(double), "A's values");
   if (st == TS_SUCCESS)
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->kind, n, 1, "pivot outcomes");
   if (st == TS_SUCCESS)
@@ -354,13 +364,14 @@ ts_status tsi_lu_device_reserve_values(ts_lu *lu, tsi_lu_device *dev, int single
     return TS_SUCCESS;
   free_values(dev);
   dev->single = single;
-  ts_status st = tsi_lu_device_alloc(lu->ctx, dev, &dev->values, dev->lu_nnz, single ? sizeof(float) : sizeof(double),
-                                     "the factors");
+  const int64_t count = dev->lu_nnz * dev->parts;
+  ts_status st =
+      tsi_lu_device_alloc(lu->ctx, dev, &dev->values, count, single ? sizeof(float) : sizeof(double), "the factors");
   if (st != TS_SUCCESS)
     return st;
   if (!single) {
     dev->acc = (double *)dev->values;
     return TS_SUCCESS;
   }
-  return tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->acc, dev->lu_nnz, sizeof(double), "the working values");
+  return tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->acc, count, sizeof(double), "the working values");
 }

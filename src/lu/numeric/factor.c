@@ -1,6 +1,7 @@
 /* ts_lu_factor, ts_lu_refactor: numeric factorization P Dr A Dc Q = L U of a
  * matrix with the analyzed pattern, using the analysis's permutations and
  * scaling, on the GPU or the host (lu_backend.c decides). */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
@@ -23,8 +24,14 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
                      ts_symmetry_name(a->symmetry));
   if (n > 0 && (!a->row_ptr || (a->nnz > 0 && (!a->col_idx || !a->values))))
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the matrix has NULL arrays", caller);
-  if (a->dtype != TS_FLOAT32 && a->dtype != TS_FLOAT64)
+  if (ts_dtype_size(a->dtype) == 0)
     return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown value type %d", caller, (int)a->dtype);
+  if (TS_DTYPE_IS_COMPLEX(a->dtype) != (lu->complex_values != 0))
+    return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: the matrix holds %s values and the analysis was of %s ones; a matrix of the other kind needs "
+                     "its own ts_lu_analyze",
+                     caller, TS_DTYPE_IS_COMPLEX(a->dtype) ? "complex" : "real",
+                     lu->complex_values ? "complex" : "real");
   /* The same pattern: two comparisons of whole arrays (a Newton loop's
    * matrices all pass here). */
   if (n > 0 && a->nnz == lu->nnz_a && memcmp(a->row_ptr, lu->a_row_ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0 &&
@@ -58,9 +65,9 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
 }
 
 ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller) {
-  const int64_t nnz = lu->nnz_a;
+  const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   if (!lu->a_values) {
-    lu->a_values = tsi_malloc_array(nnz > 0 ? nnz : 1, sizeof(double));
+    lu->a_values = tsi_malloc_array((nnz > 0 ? nnz : 1) * parts, sizeof(double));
     if (!lu->a_values)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", caller, (long long)nnz);
   }
@@ -77,26 +84,36 @@ ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller) {
     else
       high = mid - 1;
   }
-  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d, all from 0) is %g", caller,
-                   (long long)e, (long long)low, (int)lu->a_col_idx[e], lu->a_values[e]);
+  /* A complex entry shows its real part when that is not finite, else its
+   * imaginary part. */
+  const int64_t parts = tsi_lu_parts(lu);
+  const bool real_finite = isfinite(lu->a_values[e * parts]);
+  const double shown = real_finite ? lu->a_values[e * parts + parts - 1] : lu->a_values[e * parts];
+  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX, "%s: entry %lld (row %lld, column %d, all from 0) is %g%s", caller,
+                   (long long)e, (long long)low, (int)lu->a_col_idx[e], shown,
+                   parts == 2 && real_finite ? " (imaginary part)" : "");
 }
 
-/* Copy a's values into lu->a_values (double), refusing NaN and infinity
- * (the GPU path; the host's copies them in its own pass over A). */
+/* Copy a's values into lu->a_values (double, or (re, im) pairs of double
+ * for complex values), refusing NaN and infinity: the GPU path's, the
+ * host's multifrontal path's and complex values' copy (the host's column
+ * path copies real values in its own pass over A). */
 static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
-  const int64_t nnz = lu->nnz_a;
+  const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   ts_status status = tsi_lu_reserve_a_values(lu, caller);
   if (status != TS_SUCCESS)
     return status;
   /* Copied and checked over the threads; the first bad entry found after. */
-  const bool single = a->dtype == TS_FLOAT32;
+  const ts_dtype dtype = a->dtype;
   const int threads = check_threads(lu);
   int64_t first_bad = nnz;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) if (threads > 1)
   for (int64_t e = 0; e < nnz; e++) {
-    double v = single ? (double)((const float *)a->values)[e] : ((const double *)a->values)[e];
-    lu->a_values[e] = v;
-    if (!isfinite(v) && e < first_bad)
+    const tsi_complex128 v = tsi_value_get(dtype, a->values, e);
+    lu->a_values[e * parts] = v.re;
+    if (parts == 2)
+      lu->a_values[e * parts + 1] = v.im;
+    if (!tsi_z_isfinite(v) && e < first_bad)
       first_bad = e;
   }
   return first_bad < nnz ? tsi_lu_bad_value_error(lu, first_bad, caller) : TS_SUCCESS;
@@ -138,10 +155,16 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
       status = quality == TS_SUCCESS ? status : quality;
     }
   } else {
-    /* The host copies and checks the values in its first pass over A. */
     lu->factors_on_device = 0;
     lu->stats.factor_backend = TS_BACKEND_CPU;
-    status = tsi_lu_numeric_cpu(lu, a, caller);
+    /* The fronts compute in real arithmetic: complex values take the
+     * columns. The column path copies real values in its pass over A; the
+     * fronts and complex values are copied first. */
+    const bool fronts = lu->switches.numeric_method == TSI_LU_METHOD_FRONTS && !lu->complex_values;
+    if (fronts || lu->complex_values)
+      status = copy_values(lu, a, caller);
+    if (status == TS_SUCCESS)
+      status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a, caller);
     if (!TS_IS_ERROR(status))
       tsi_lu_smallest_pivot_host(lu);
   }

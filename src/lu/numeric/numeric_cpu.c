@@ -3,6 +3,7 @@
  * level or as a dataflow across levels, static pivoting with perturbation
  * of tiny pivots. Deterministic: every column is
  * computed by one thread in a fixed order, whatever the thread count. */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <float.h>
@@ -161,6 +162,10 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
 }
 
+/* The types of factors: real (float, double), their values loaded from A
+ * in one pass; then complex, their values from lu->a_values. */
+#include "lu/lu_arith_real.h"
+#define TSI_LOAD_FROM_A
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
 #include "lu/numeric/numeric_cpu_impl.h"
@@ -172,6 +177,22 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 #include "lu/numeric/numeric_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
+#undef TSI_LOAD_FROM_A
+#include "lu/lu_arith_undef.h"
+
+#include "lu/lu_arith_complex.h"
+#define TSI_VALUE tsi_complex64
+#define TSI_NAME(x) x##_c64
+#include "lu/numeric/numeric_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+
+#define TSI_VALUE tsi_complex128
+#define TSI_NAME(x) x##_c128
+#include "lu/numeric/numeric_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
 
 /* The analysis's arrays are present and the level schedule is one the
  * numeric loop can trust: every column in exactly one level, and every
@@ -278,7 +299,7 @@ static ts_status reserve_factor_work(ts_lu *lu, tsi_lu_numeric_workspace *ws, in
   ws->solve_work = NULL;
   ws->solve_threads = 0;
   int64_t count;
-  if (tsi_mul_overflows(lu->n, threads, &count))
+  if (tsi_mul_overflows(lu->n * tsi_lu_parts(lu), threads, &count))
     return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU numeric phase: %d work vectors of %lld entries overflow", threads,
                      (long long)lu->n);
   ws->factor_work = tsi_calloc_array(count > 0 ? count : 1, sizeof(double));
@@ -292,7 +313,7 @@ static ts_status reserve_factor_work(ts_lu *lu, tsi_lu_numeric_workspace *ws, in
 
 /* The factor storage of the chosen precision; the other one is freed. */
 static ts_status reserve_factor_values(ts_lu *lu, bool single) {
-  int64_t count = lu->lu_nnz > 0 ? lu->lu_nnz : 1;
+  int64_t count = (lu->lu_nnz > 0 ? lu->lu_nnz : 1) * tsi_lu_parts(lu);
   if (single) {
     free(lu->lu_values);
     lu->lu_values = NULL;
@@ -312,6 +333,70 @@ static ts_status reserve_factor_values(ts_lu *lu, bool single) {
 out_of_memory:
   return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld factor entries",
                    (long long)lu->lu_nnz);
+}
+
+/* M's values into the factors: real ones loaded from A (copied into
+ * lu->a_values and checked finite on the way, with the norms of A and M),
+ * complex ones scattered from lu->a_values (copied and checked by the
+ * caller), their norms computed apart. Sets *max_abs to max |M|. */
+static ts_status load_values(ts_lu *lu, const ts_csr *a, tsi_lu_numeric_workspace *ws, int threads, double *max_abs,
+                             const char *caller) {
+  float *single = lu->lu_values_f32;
+  double *values = lu->lu_values;
+  if (lu->complex_values) {
+    ts_status status = tsi_lu_compute_norms(lu, ws);
+    if (status != TS_SUCCESS)
+      return status;
+    *max_abs = single ? lu_scatter_c64(lu, ws, (tsi_complex64 *)single, threads)
+                      : lu_scatter_c128(lu, ws, (tsi_complex128 *)values, threads);
+    return TS_SUCCESS;
+  }
+  tsi_lu_load_part found;
+  int64_t first_bad = single ? lu_load_values_f32(lu, a, ws, single, threads, &found)
+                             : lu_load_values_f64(lu, a, ws, values, threads, &found);
+  if (first_bad < lu->nnz_a)
+    return tsi_lu_bad_value_error(lu, first_bad, caller);
+  *max_abs = found.max_m;
+  ws->a_norm_inf = found.norm;
+  ws->m_norm_inf = found.m_norm;
+  ws->a_norm_one = ws->m_norm_one = -1.0; /* computed when a transposed solve asks for it */
+  return TS_SUCCESS;
+}
+
+/* The columns factored in lu's value type: on the calling thread when
+ * threads is 1, as a dataflow when ready is given, else level by level. */
+static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_rule *rule, int *ready,
+                         tsi_lu_factor_outcome *outcome) {
+  float *single = lu->lu_values_f32;
+  double *values = lu->lu_values;
+  if (lu->complex_values && single) {
+    tsi_complex64 *factors = (tsi_complex64 *)single;
+    if (threads == 1)
+      lu_factor_serial_c64(lu, factors, work, rule, outcome);
+    else if (ready)
+      lu_factor_flow_c64(lu, factors, work, threads, rule, ready, outcome);
+    else
+      lu_factor_levels_c64(lu, factors, work, threads, rule, outcome);
+  } else if (lu->complex_values) {
+    tsi_complex128 *factors = (tsi_complex128 *)values;
+    if (threads == 1)
+      lu_factor_serial_c128(lu, factors, work, rule, outcome);
+    else if (ready)
+      lu_factor_flow_c128(lu, factors, work, threads, rule, ready, outcome);
+    else
+      lu_factor_levels_c128(lu, factors, work, threads, rule, outcome);
+  } else if (threads == 1 && single)
+    lu_factor_serial_f32(lu, single, work, rule, outcome);
+  else if (threads == 1)
+    lu_factor_serial_f64(lu, values, work, rule, outcome);
+  else if (ready && single)
+    lu_factor_flow_f32(lu, single, work, threads, rule, ready, outcome);
+  else if (ready)
+    lu_factor_flow_f64(lu, values, work, threads, rule, ready, outcome);
+  else if (single)
+    lu_factor_levels_f32(lu, single, work, threads, rule, outcome);
+  else
+    lu_factor_levels_f64(lu, values, work, threads, rule, outcome);
 }
 
 /* Threads of the factorization: its work as the analysis estimated it
@@ -344,15 +429,10 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (status != TS_SUCCESS)
     return status;
 
-  tsi_lu_load_part found;
-  int64_t first_bad = single ? lu_load_values_f32(lu, a, ws, lu->lu_values_f32, load_threads, &found)
-                             : lu_load_values_f64(lu, a, ws, lu->lu_values, load_threads, &found);
-  if (first_bad < lu->nnz_a)
-    return tsi_lu_bad_value_error(lu, first_bad, caller);
-  const double max_abs = found.max_m;
-  ws->a_norm_inf = found.norm;
-  ws->m_norm_inf = found.m_norm;
-  ws->a_norm_one = ws->m_norm_one = -1.0; /* computed when a transposed solve asks for it */
+  double max_abs = 0.0;
+  status = load_values(lu, a, ws, load_threads, &max_abs, caller);
+  if (status != TS_SUCCESS)
+    return status;
   double threshold = lu->options.pivot_threshold;
   if (!(threshold > 0.0))
     threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64; /* should options come unresolved */
@@ -393,18 +473,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld column marks",
                        (long long)lu->n);
   }
-  if (threads == 1 && single)
-    lu_factor_serial_f32(lu, lu->lu_values_f32, ws->factor_work, &rule, &outcome);
-  else if (threads == 1)
-    lu_factor_serial_f64(lu, lu->lu_values, ws->factor_work, &rule, &outcome);
-  else if (ready && single)
-    lu_factor_flow_f32(lu, lu->lu_values_f32, ws->factor_work, threads, &rule, ready, &outcome);
-  else if (ready)
-    lu_factor_flow_f64(lu, lu->lu_values, ws->factor_work, threads, &rule, ready, &outcome);
-  else if (single)
-    lu_factor_levels_f32(lu, lu->lu_values_f32, ws->factor_work, threads, &rule, &outcome);
-  else
-    lu_factor_levels_f64(lu, lu->lu_values, ws->factor_work, threads, &rule, &outcome);
+  factor_typed(lu, ws->factor_work, threads, &rule, ready, &outcome);
   free(ready);
 
   lu->stats.flops = (double)outcome.tally.flops;

@@ -1,10 +1,35 @@
 /* Numeric LU of M = P Dr A Dc Q on the host, for one factor value type:
  * M is scattered into the symbolic L+U pattern, then the columns are
  * factored in the levels' order: level by level on one thread, as a
- * dataflow on several. Included by numeric_cpu.c with TSI_VALUE
- * (float or double: the precision the factors are stored in) and TSI_NAME
- * (a suffix for the function names). Arithmetic is in double throughout;
- * float factors are rounded as each column is stored. */
+ * dataflow on several. Included by numeric_cpu.c with TSI_VALUE (the type
+ * the factors are stored in: float, double, or complex of either),
+ * TSI_NAME (a suffix for the function names), TSI_LOAD_FROM_A for the real
+ * types (their values come from A in one pass that also copies and checks
+ * them; complex values come from lu->a_values, copied by the caller), and
+ * the arithmetic of the working type TSI_WORK (double, or complex double),
+ * which every step uses; factors of a single-precision type are rounded as
+ * each column is stored:
+ *   TSI_WIDEN(v), TSI_NARROW(w)     stored value <-> working value
+ *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
+ *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
+ *   TSI_W_SCALED(s, w, t)           s * w * t, s and t real (the scaling)
+ *   TSI_W_ABS(w), TSI_W_ISFINITE(w)
+ *   TSI_W_PERTURBED(w, r)           w's sign (its direction) times r, + for 0
+ *   TSI_W_DIVIDER(p), TSI_W_DIVIDE(w, d)   w / p as w op d, d made once a column
+ *   TSI_MAX_ABS(max, w)             max = max(max, |w|)
+ *   TSI_FLOPS_UPDATE, TSI_FLOPS_DIVIDE     real operations of one x - l*u, one w / p */
+
+/* The positions of L + U that no entry of A fills set to zero: by their
+ * list where it is short, else all of L + U. */
+static void TSI_NAME(lu_zero_fill)(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values) {
+  if (ws->fill_listed)
+    for (int64_t f = 0; f < ws->fill_count; f++)
+      memset(&values[ws->fill_pos[f]], 0, sizeof *values);
+  else
+    memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
+}
+
+#ifdef TSI_LOAD_FROM_A
 
 /* Rows [begin, end) of the pass over A (lu_load_values): their values into
  * lu->a_values, checked finite, their row sums of |A| and of |M| (before
@@ -59,11 +84,7 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
 static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu_numeric_workspace *ws,
                                         TSI_VALUE *values, int threads, tsi_lu_load_part *found) {
   const int64_t n = lu->n;
-  if (ws->fill_listed)
-    for (int64_t f = 0; f < ws->fill_count; f++)
-      values[ws->fill_pos[f]] = 0;
-  else
-    memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
+  TSI_NAME(lu_zero_fill)(lu, ws, values);
   tsi_lu_load_part total = {0.0, 0.0, 0.0, lu->nnz_a};
   if (threads <= 1) {
     TSI_NAME(lu_load_rows)(lu, a, values, 0, n, &total);
@@ -79,6 +100,33 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
   *found = total;
   return total.first_bad;
 }
+#else
+/* M's values into the L+U pattern from lu->a_values (fill entries zeroed
+ * first, as lu_zero_fill does); returns max |M(i,j)|. Each entry of A has
+ * its own position in L+U, so the rows are independent and the maximum
+ * does not depend on the threads. */
+static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values, int threads) {
+  const int64_t n = lu->n;
+  const int64_t *row_ptr = lu->a_row_ptr;
+  const int32_t *col_idx = lu->a_col_idx;
+  const int64_t *a_to_lu = lu->a_to_lu;
+  const TSI_WORK *a_values = (const TSI_WORK *)lu->a_values;
+  const double *row_scale = lu->row_scale;
+  const double *col_scale = lu->col_scale;
+  TSI_NAME(lu_zero_fill)(lu, ws, values);
+  double max_abs = 0.0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs) if (threads > 1)
+  for (int64_t i = 0; i < n; i++) {
+    const double scale_i = row_scale[i];
+    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+      TSI_WORK v = TSI_W_SCALED(scale_i, a_values[e], col_scale[col_idx[e]]);
+      values[a_to_lu[e]] = TSI_NARROW(v);
+      TSI_MAX_ABS(max_abs, v);
+    }
+  }
+  return max_abs;
+}
+#endif
 
 /*
  * Column k of L and U, left-looking (Gilbert and Peierls 1988, with the
@@ -88,7 +136,7 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
  */
-static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, double *x,
+static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, TSI_WORK *x,
                                        const tsi_lu_pivot_rule *rule, int *ready, const int64_t *stop_level,
                                        tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
@@ -99,34 +147,34 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   double max_l = 0.0, max_u = 0.0; /* largest |L(:, k)| and |U(:, k)| as stored, for the pivot check */
 
   for (int64_t p = begin; p < end; p++)
-    x[row_idx[p]] = (double)values[p];
+    x[row_idx[p]] = TSI_WIDEN(values[p]);
   for (int64_t p = begin; p < diag; p++) {
     const int64_t j = row_idx[p];
-    const double u_jk = x[j];
+    const TSI_WORK u_jk = x[j];
     const int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
-    flops += 2 * (l_end - l_begin);
-    if (u_jk == 0.0)
+    flops += TSI_FLOPS_UPDATE * (l_end - l_begin);
+    if (TSI_W_IS_ZERO(u_jk))
       continue; /* an explicit zero or a cancellation: nothing to subtract */
     /* The dataflow schedule: L(:, j) from another thread. A stop before
      * this level abandons the column (x cleared over its pattern). */
     if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
       for (int64_t q = begin; q < end; q++)
-        x[row_idx[q]] = 0.0;
+        x[row_idx[q]] = TSI_W_ZERO;
       *outcome = (tsi_lu_column_outcome){TSI_LU_PIVOT_OK, flops, 0.0, 0.0};
       return;
     }
     for (int64_t q = l_begin; q < l_end; q++)
-      x[row_idx[q]] -= (double)values[q] * u_jk;
+      x[row_idx[q]] = TSI_W_MINUS_PRODUCT(x[row_idx[q]], TSI_WIDEN(values[q]), u_jk);
   }
 
-  double pivot = x[k];
+  TSI_WORK pivot = x[k];
   outcome->kind = TSI_LU_PIVOT_OK;
-  if (!isfinite(pivot)) {
+  if (!TSI_W_ISFINITE(pivot)) {
     outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
-  } else if (fabs(pivot) < rule->tiny || pivot == 0.0) {
+  } else if (TSI_W_ABS(pivot) < rule->tiny || TSI_W_IS_ZERO(pivot)) {
     if (rule->perturb) {
       /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
-      pivot = pivot < 0.0 ? -rule->replacement : rule->replacement;
+      pivot = TSI_W_PERTURBED(pivot, rule->replacement);
       outcome->kind = TSI_LU_PIVOT_PERTURBED;
     } else {
       outcome->kind = TSI_LU_PIVOT_SINGULAR;
@@ -135,22 +183,23 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 
   for (int64_t p = begin; p < diag; p++) {
     const int32_t i = row_idx[p];
-    const TSI_VALUE u = (TSI_VALUE)x[i];
+    const TSI_VALUE u = TSI_NARROW(x[i]);
     values[p] = u;
-    max_u = fabs((double)u) > max_u ? fabs((double)u) : max_u;
-    x[i] = 0.0;
+    TSI_MAX_ABS(max_u, TSI_WIDEN(u));
+    x[i] = TSI_W_ZERO;
   }
-  values[diag] = (TSI_VALUE)pivot;
-  max_u = fabs((double)values[diag]) > max_u ? fabs((double)values[diag]) : max_u;
-  x[k] = 0.0;
+  values[diag] = TSI_NARROW(pivot);
+  TSI_MAX_ABS(max_u, TSI_WIDEN(values[diag]));
+  x[k] = TSI_W_ZERO;
+  const TSI_WORK divider = TSI_W_DIVIDER(pivot);
   for (int64_t p = diag + 1; p < end; p++) {
     const int32_t i = row_idx[p];
-    const TSI_VALUE l = (TSI_VALUE)(x[i] / pivot);
+    const TSI_VALUE l = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
     values[p] = l;
-    max_l = fabs((double)l) > max_l ? fabs((double)l) : max_l;
-    x[i] = 0.0;
+    TSI_MAX_ABS(max_l, TSI_WIDEN(l));
+    x[i] = TSI_W_ZERO;
   }
-  flops += end - diag - 1;
+  flops += TSI_FLOPS_DIVIDE * (end - diag - 1);
   outcome->flops = flops;
   outcome->max_l = max_l;
   outcome->max_u = max_u;
@@ -158,7 +207,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 
 /* Column k of level `level`, counted in the thread's tally, a bad pivot
  * recorded when it is the first in (level, column) order. */
-static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, double *x,
+static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
                                         const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
                                         int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome;
@@ -187,7 +236,7 @@ static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int6
  * the factorization after its level, the column reported the first of that
  * level in pivot order) at no cost beyond the columns themselves.
  */
-static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, double *x, const tsi_lu_pivot_rule *rule,
+static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
                                        tsi_lu_factor_outcome *result) {
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
@@ -214,7 +263,7 @@ static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, doubl
  * after its level; the column reported is the first in pivot order within
  * the first such level, whatever the thread count.
  */
-static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, double *work, int threads,
+static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *work, int threads,
                                        const tsi_lu_pivot_rule *rule, tsi_lu_factor_outcome *result) {
   const int64_t n = lu->n;
   const int64_t levels = lu->levels;
@@ -227,7 +276,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
 
 #pragma omp parallel num_threads(threads)
   {
-    double *x = work + (int64_t)tsi_thread_id() * n;
+    TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
     tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
@@ -291,7 +340,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, doubl
  * levels; every column of its level and the earlier ones is done, so the
  * column reported is the level schedule's.
  */
-static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double *work, int threads,
+static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *work, int threads,
                                      const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_factor_outcome *result) {
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
@@ -303,7 +352,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, double 
 
 #pragma omp parallel num_threads(threads)
   {
-    double *x = work + (int64_t)tsi_thread_id() * n;
+    TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
     tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {

@@ -88,12 +88,13 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   }
 
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  const size_t value_bytes = (size_t)dev->lu_nnz * (single ? sizeof(float) : sizeof(double));
-  st = tsi_cuda_memcpy_to_device(ctx, dev->a_values, lu->a_values, (size_t)lu->nnz_a * sizeof(double));
+  const size_t parts = (size_t)dev->parts;
+  const size_t value_bytes = (size_t)dev->lu_nnz * parts * (single ? sizeof(float) : sizeof(double));
+  st = tsi_cuda_memcpy_to_device(ctx, dev->a_values, lu->a_values, (size_t)lu->nnz_a * parts * sizeof(double));
   if (st == TS_SUCCESS)
     st = tsi_cuda_memset(ctx, dev->values, 0, value_bytes);
   if (st == TS_SUCCESS && single)
-    st = tsi_cuda_memset(ctx, dev->acc, 0, (size_t)dev->lu_nnz * sizeof(double));
+    st = tsi_cuda_memset(ctx, dev->acc, 0, (size_t)dev->lu_nnz * parts * sizeof(double));
   if (st == TS_SUCCESS)
     st = tsi_cuda_memset(ctx, dev->max_bits, 0, sizeof(unsigned long long));
   if (st != TS_SUCCESS)
@@ -160,7 +161,7 @@ ts_status tsi_lu_cuda_download_factors(ts_lu *lu) {
   tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
   if (!dev || !lu->factors_on_device)
     return tsi_error(lu->ctx, TS_ERROR_NOT_FACTORED, "LU on the GPU: no factors on the device");
-  const int64_t count = lu->lu_nnz > 0 ? lu->lu_nnz : 1;
+  const int64_t count = (lu->lu_nnz > 0 ? lu->lu_nnz : 1) * dev->parts;
   void *host;
   if (dev->single) {
     if (!lu->lu_values_f32)
@@ -177,5 +178,5 @@ ts_status tsi_lu_cuda_download_factors(ts_lu *lu) {
   if (lu->lu_nnz == 0)
     return TS_SUCCESS;
   return tsi_cuda_memcpy_to_host(lu->ctx, host, dev->values,
-                                 (size_t)lu->lu_nnz * (dev->single ? sizeof(float) : sizeof(double)));
+                                 (size_t)(lu->lu_nnz * dev->parts) * (dev->single ? sizeof(float) : sizeof(double)));
 }

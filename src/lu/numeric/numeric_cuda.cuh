@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 enum { PIVOT_OK = 0, PIVOT_PERTURBED = 1, PIVOT_SINGULAR = 2, PIVOT_NOT_FINITE = 3 };
@@ -83,8 +84,80 @@ __device__ __forceinline__ int classify_pivot(double *pivot, const double *rule)
   return PIVOT_OK;
 }
 
+/* The same for a complex pivot: by its modulus, keeping its direction. */
+__device__ __forceinline__ int classify_pivot(tsi_complex128 *pivot, const double *rule) {
+  const tsi_complex128 p = *pivot;
+  if (!tsi_z_isfinite(p))
+    return PIVOT_NOT_FINITE;
+  if (tsi_z_is_zero(p) || tsi_z_abs(p) < rule[0]) {
+    if (rule[2] != 0.0) {
+      *pivot = tsi_z_direction_times(p, rule[1]);
+      return PIVOT_PERTURBED;
+    }
+    return PIVOT_SINGULAR;
+  }
+  return PIVOT_OK;
+}
+
 /* x - l * u with both operations rounded (as the host computes it). */
 __device__ __forceinline__ double minus_product(double x, double l, double u) { return __dsub_rn(x, __dmul_rn(l, u)); }
+
+/* ---- the value types -------------------------------------------------------------
+ * The kernels are templates on T, the type the factors are stored in
+ * (float, double, tsi_complex64, tsi_complex128), and compute in its
+ * working type (double, or tsi_complex128 for the complex types) with the
+ * helpers below, which the complex types overload with the operations of
+ * core/complex_value.h: the host's arithmetic, rounded step by step, so
+ * that both give the same bits. acc, the scratch and the solves' vectors
+ * hold working values (two doubles each for complex). */
+template <class T> struct lu_work_type { using type = double; };
+template <> struct lu_work_type<tsi_complex64> { using type = tsi_complex128; };
+template <> struct lu_work_type<tsi_complex128> { using type = tsi_complex128; };
+template <class T> using work_of = typename lu_work_type<T>::type;
+
+__device__ __forceinline__ double widen(float v) { return (double)v; }
+__device__ __forceinline__ double widen(double v) { return v; }
+__device__ __forceinline__ tsi_complex128 widen(tsi_complex64 v) { return tsi_z_widen(v); }
+__device__ __forceinline__ tsi_complex128 widen(tsi_complex128 v) { return v; }
+
+/* A working value stored as T. */
+template <class T> __device__ __forceinline__ T narrow(work_of<T> w) { return (T)w; }
+template <> __device__ __forceinline__ tsi_complex64 narrow<tsi_complex64>(tsi_complex128 w) { return tsi_z_narrow(w); }
+template <> __device__ __forceinline__ tsi_complex128 narrow<tsi_complex128>(tsi_complex128 w) { return w; }
+
+template <class W> __device__ __forceinline__ W work_zero() { return 0.0; }
+template <> __device__ __forceinline__ tsi_complex128 work_zero<tsi_complex128>() { return tsi_z(0.0, 0.0); }
+
+__device__ __forceinline__ bool is_zero(double w) { return w == 0.0; }
+__device__ __forceinline__ bool is_zero(tsi_complex128 w) { return tsi_z_is_zero(w); }
+
+__device__ __forceinline__ tsi_complex128 minus_product(tsi_complex128 x, tsi_complex128 l, tsi_complex128 u) {
+  return tsi_z_minus_product(x, l, u);
+}
+
+/* w / p as divide(w, divider(p)), the divider made once a column: the
+ * pivot itself for real values, its reciprocal for complex ones (as on the
+ * host: lu/lu_arith_complex.h). */
+__device__ __forceinline__ double divider(double p) { return p; }
+__device__ __forceinline__ double divide(double w, double d) { return w / d; }
+__device__ __forceinline__ tsi_complex128 divider(tsi_complex128 p) { return tsi_z_div(tsi_z(1.0, 0.0), p); }
+__device__ __forceinline__ tsi_complex128 divide(tsi_complex128 w, tsi_complex128 d) { return tsi_z_mul(w, d); }
+
+/* A value of a finished column read through L2 (volatile: see load_value
+ * in numeric_left_cuda.cu), widened. */
+__device__ __forceinline__ double load_volatile(const float *p) { return (double)*(const volatile float *)p; }
+__device__ __forceinline__ double load_volatile(const double *p) { return *(const volatile double *)p; }
+__device__ __forceinline__ tsi_complex128 load_volatile(const tsi_complex64 *p) {
+  const volatile float *parts = (const volatile float *)p;
+  return tsi_z((double)parts[0], (double)parts[1]);
+}
+__device__ __forceinline__ tsi_complex128 load_volatile(const tsi_complex128 *p) {
+  const volatile double *parts = (const volatile double *)p;
+  return tsi_z(parts[0], parts[1]);
+}
+
+/* Bytes of one working value: the shared-memory columns' unit. */
+__host__ __device__ constexpr size_t work_bytes(int parts) { return (size_t)parts * sizeof(double); }
 
 /* ---- the factorization's steps (host functions launching the kernels) ------------ */
 

@@ -14,10 +14,11 @@ extern "C" {
 /* ---- entry points ---------------------------------------------------------------- */
 
 /* The factorization on the host of a (its pattern checked by the caller):
- * its values copied into lu->a_values and checked finite on the way
+ * real values copied into lu->a_values and checked finite on the way;
+ * complex values read from lu->a_values, which the caller has filled
  * (numeric_cpu.c); caller names the API function in messages. */
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller);
-/* lu->a_values allocated (nnz_a doubles) if it is not (factor.c). */
+/* lu->a_values allocated (nnz_a entries of lu's value kind) if it is not (factor.c). */
 ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller);
 /* The error for entry e of A (in CSR order), not finite: its row and
  * column named (factor.c). */
@@ -32,6 +33,32 @@ ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
 void tsi_lu_numeric_release(ts_lu *lu);
 /* Free the device cache (device_cache_cuda.cu); factors_on_device cleared. */
 void tsi_lu_cuda_release(ts_lu *lu);
+
+/* ---- the multifrontal numeric phase (frontal_*.c) ----------------------------------- */
+
+/* The factorization on the host through lu->fronts (built on first use),
+ * its arithmetic fixed entry for entry (frontal_cpu.c) so that GPU kernels
+ * can reproduce its bits. */
+ts_status tsi_lu_frontal_cpu(ts_lu *lu);
+/* The fronts of lu's analysis, built on first use (frontal_rule.c). */
+ts_status tsi_lu_fronts_get(ts_lu *lu, struct tsi_lu_fronts **fronts);
+/* Whether a GPU factorization would take the fronts (the method switch,
+ * else the model of frontal_rule.c over the fronts' and the columns'
+ * figures, with free_bytes of device memory free); *reason says why. Not
+ * called yet: the GPU's fronts are still to be written. */
+bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason);
+/* The model's seconds of each method (frontal_rule.c). */
+double tsi_lu_frontal_model_seconds(const struct tsi_lu_fronts *fronts);
+double tsi_lu_column_model_seconds(const ts_lu *lu);
+/* The pivot outcome of a factorization from each column's pivot kind
+ * (PIVOT_OK, _PERTURBED, _SINGULAR, _NOT_FINITE: 0 to 3): the perturbed
+ * pivots counted and the lowest such column kept, and the first bad pivot
+ * in schedule order (level_of each column, then column) reported as the
+ * other paths report it; tiny is |u|'s bound, negative when unknown
+ * (pivot_outcome.c). TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS or
+ * TS_ERROR_NUMERICALLY_SINGULAR. */
+ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
+                               double threshold);
 
 /* ---- the pivot check (pivot_check.c, pivot_quality_cuda.cu) ------------------------ */
 
@@ -59,6 +86,7 @@ void tsi_lu_mark_sleep(int *mark);
 /* Wake every thread asleep on *mark (the writer calls it after setting the
  * mark ready, when the mark it replaced was TSI_LU_MARK_SLEEPER). */
 void tsi_lu_mark_wake(int *mark);
+
 /* ---- the singularity policy (singularity.c; tessera/lu.h, "Singular matrices") ---- */
 
 /* After a factorization that perturbed pivots (status
@@ -106,9 +134,15 @@ typedef struct tsi_lu_numeric_workspace {
   int fill_listed;
   int64_t fill_count;
   int64_t *fill_pos;
-  double m_norm_inf; /* the same of the scaled matrix M = P Dr A Dc Q */
-  double m_norm_one; /* (computed with a_norm_one) */
+  double m_norm_inf;    /* the same of the scaled matrix M = P Dr A Dc Q */
+  double m_norm_one;    /* (computed with a_norm_one) */
+  double *fronts;       /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
+  int64_t front_values; /* doubles in fronts */
 } tsi_lu_numeric_workspace;
+
+/* |A(e)|, entry e (CSR order) of the values last factored: the modulus of
+ * a complex value (numeric_workspace.c). */
+double tsi_lu_value_abs(const ts_lu *lu, int64_t e);
 
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
@@ -129,7 +163,8 @@ ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op,
  * pivoted factors that refinement cannot make solve with A. */
 /* L by columns with M's row numbers (unit diagonal implied); U by columns
  * with pivot positions, its diagonal apart; pinv[i] is the position of M's
- * row i, row_of_position its inverse. */
+ * row i, row_of_position its inverse. Values are doubles, or (re, im) pairs
+ * for complex values (lu->complex_values). */
 typedef struct tsi_lu_pivoted {
   int64_t *l_col_ptr; /* n + 1 */
   int32_t *l_row_idx;
@@ -148,7 +183,8 @@ typedef struct tsi_lu_pivoted {
 /* Factor M again with threshold partial pivoting from lu->a_values (replaces
  * any earlier pivoted factors). */
 ts_status tsi_lu_pivoted_factor(ts_lu *lu);
-/* x = op(A)^{-1} rhs through the pivoted factors; y is n doubles of scratch. */
+/* x = op(A)^{-1} rhs through the pivoted factors (op A^H too, for complex
+ * values); y is n values of scratch. */
 void tsi_lu_pivoted_apply(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
 void tsi_lu_pivoted_release(ts_lu *lu);
 
@@ -170,6 +206,11 @@ typedef struct tsi_lu_solve_schedule {
 
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;
+  /* Numbers a value takes (tsi_lu_parts): 2 for complex values, whose
+   * arrays below (a_values, values, acc, scratch slots, the solves'
+   * vectors) hold (re, im) pairs; the complex factorization keeps no dense
+   * tail. */
+  int parts;
   int64_t bytes; /* device bytes held now */
   int64_t peak;  /* most device bytes held at once */
 

@@ -68,17 +68,18 @@ __device__ __forceinline__ void wait_step(const factor_args &a, int32_t dep, uns
  * finished by other blocks of the same launch, so volatile (after the mark,
  * from L2, where the writer's fence put it; L1 may hold an older line that
  * the column shares with its neighbours). */
-template <typename T, bool FLOW> __device__ __forceinline__ double load_value(const T *values, int64_t q) {
-  return FLOW ? (double)*(const volatile T *)(values + q) : (double)values[q];
+template <typename T, bool FLOW> __device__ __forceinline__ work_of<T> load_value(const T *values, int64_t q) {
+  return FLOW ? load_volatile(values + q) : widen(values[q]);
 }
 
 /* Column k by one group of GROUP threads (lane = its thread): gather the
  * updates of the columns j of U(:, k) in increasing order, then the pivot
  * and the division of L(:, k). x: the group's dense scratch (DENSE). */
 template <typename T, bool DENSE, int GROUP>
-__device__ void left_column(const factor_args &a, T *values, int32_t k, double *x, int lane) {
+__device__ void left_column(const factor_args &a, T *values, int32_t k, work_of<T> *x, int lane) {
+  using W = work_of<T>;
   const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
-  double *acc = a.acc;
+  W *acc = (W *)a.acc;
   const int32_t *row_idx = a.row_idx;
   if (DENSE) {
     for (int64_t p = begin + lane; p < end; p += GROUP)
@@ -96,30 +97,30 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
     load_steps(a, base, steps, &dep, &dep_lo, &dep_hi);
     int64_t lo = __shfl_sync(0xffffffffu, dep_lo, 0), hi = __shfl_sync(0xffffffffu, dep_hi, 0);
     int32_t first_row = 0;
-    double first_l = 0.0;
+    W first_l = work_zero<W>();
     if (lo + lane < hi) {
       first_row = row_idx[lo + lane];
-      first_l = (double)values[lo + lane];
+      first_l = widen(values[lo + lane]);
     }
     for (int t = 0; t < steps; t++) {
       const int64_t p = base + t;
       const int32_t j = __shfl_sync(0xffffffffu, dep, t);
       int64_t next_lo = 0, next_hi = 0;
       int32_t next_row = 0;
-      double next_l = 0.0;
+      W next_l = work_zero<W>();
       if (t + 1 < steps) {
         next_lo = __shfl_sync(0xffffffffu, dep_lo, t + 1);
         next_hi = __shfl_sync(0xffffffffu, dep_hi, t + 1);
         if (next_lo + lane < next_hi) {
           next_row = row_idx[next_lo + lane];
-          next_l = (double)values[next_lo + lane];
+          next_l = widen(values[next_lo + lane]);
         }
       }
-      const double u = DENSE ? x[j] : acc[p];
-      if (u != 0.0) { /* the same for every lane: when zero, nothing written and no barrier needed */
+      const W u = DENSE ? x[j] : acc[p];
+      if (!is_zero(u)) { /* the same for every lane: when zero, nothing written and no barrier needed */
         for (int64_t q = lo + lane; q < hi; q += GROUP) {
           const int32_t i = q == lo + lane ? first_row : row_idx[q];
-          const double l = q == lo + lane ? first_l : (double)values[q];
+          const W l = q == lo + lane ? first_l : widen(values[q]);
           if (DENSE) {
             x[i] = minus_product(x[i], l, u);
           } else {
@@ -136,18 +137,19 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
       first_l = next_l;
     }
   }
-  double pivot = DENSE ? x[k] : acc[diag];
+  W pivot = DENSE ? x[k] : acc[diag];
   const int kind = classify_pivot(&pivot, a.rule);
+  const W d = divider(pivot);
   group_sync<GROUP>(); /* x[k] read by every lane before it is cleared */
   for (int64_t p = begin + lane; p < end; p += GROUP) {
-    double v;
+    W v;
     if (DENSE) {
       v = x[row_idx[p]];
-      x[row_idx[p]] = 0.0;
+      x[row_idx[p]] = work_zero<W>();
     } else {
       v = acc[p];
     }
-    T out = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+    T out = p < diag ? narrow<T>(v) : (p == diag ? narrow<T>(pivot) : narrow<T>(divide(v, d)));
     values[p] = out;
   }
   if (lane == 0)
@@ -169,12 +171,14 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, double *
  * factors are bitwise the same. The map's words are zeroed at the end, so
  * the slot is a zero dense scratch again. */
 template <typename T, int GROUP, bool FLOW>
-__device__ void left_column_shared(const factor_args &a, T *values, int32_t k, double *xs, int32_t *pos, int lane) {
+__device__ void left_column_shared(const factor_args &a, T *values, int32_t k, work_of<T> *xs, int32_t *pos, int lane) {
+  using W = work_of<T>;
   constexpr int B = GROUP == 512 ? 1 : 2; /* entries of L(:, j) a lane holds ahead */
   const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
   const int32_t *row_idx = a.row_idx;
+  const W *acc = (const W *)a.acc;
   for (int64_t p = begin + lane; p < end; p += GROUP) {
-    xs[p - begin] = a.acc[p];
+    xs[p - begin] = acc[p];
     pos[row_idx[p]] = (int32_t)(p - begin);
   }
   group_sync<GROUP>();
@@ -196,14 +200,14 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
       wait_step(a, dep, waiting, 1);
     }
     int32_t at0[B], rows1[B];
-    double l0[B], l1[B];
+    W l0[B], l1[B];
 #pragma unroll
     for (int b = 0; b < B; b++) {
       const int64_t q = lo0 + lane + b * GROUP, q1 = lo1 + lane + b * GROUP;
       rows1[b] = q1 < hi1 ? row_idx[q1] : 0;
-      l1[b] = q1 < hi1 ? load_value<T, FLOW>(values, q1) : 0.0;
+      l1[b] = q1 < hi1 ? load_value<T, FLOW>(values, q1) : work_zero<W>();
       at0[b] = q < hi0 ? pos[row_idx[q]] : 0;
-      l0[b] = q < hi0 ? load_value<T, FLOW>(values, q) : 0.0;
+      l0[b] = q < hi0 ? load_value<T, FLOW>(values, q) : work_zero<W>();
     }
     for (int t = 0; t < steps; t++) {
       /* Ahead: step t + 1's positions (its rows are here), step t + 2's rows. */
@@ -212,16 +216,16 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
       if (FLOW)
         wait_step(a, dep, waiting, t + 2);
       int32_t at1[B], rows2[B];
-      double l2[B];
+      W l2[B];
 #pragma unroll
       for (int b = 0; b < B; b++) {
         const int64_t q1 = lo1 + lane + b * GROUP, q2 = lo2 + lane + b * GROUP;
         at1[b] = q1 < hi1 ? pos[rows1[b]] : 0;
         rows2[b] = q2 < hi2 ? row_idx[q2] : 0;
-        l2[b] = q2 < hi2 ? load_value<T, FLOW>(values, q2) : 0.0;
+        l2[b] = q2 < hi2 ? load_value<T, FLOW>(values, q2) : work_zero<W>();
       }
-      const double u = xs[base + t - begin];
-      if (u != 0.0) { /* the same for every lane */
+      const W u = xs[base + t - begin];
+      if (!is_zero(u)) { /* the same for every lane */
 #pragma unroll
         for (int b = 0; b < B; b++)
           if (lo0 + lane + b * GROUP < hi0)
@@ -245,13 +249,14 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
       }
     }
   }
-  double pivot = xs[diag - begin];
+  W pivot = xs[diag - begin];
   const int kind = classify_pivot(&pivot, a.rule);
+  const W d = divider(pivot);
   group_sync<GROUP>(); /* xs[diag] read by every lane before the column is stored */
   for (int64_t p = begin + lane; p < end; p += GROUP) {
-    const double v = xs[p - begin];
+    const W v = xs[p - begin];
     pos[row_idx[p]] = 0;
-    values[p] = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+    values[p] = p < diag ? narrow<T>(v) : (p == diag ? narrow<T>(pivot) : narrow<T>(divide(v, d)));
   }
   if (lane == 0)
     a.kind[k] = (signed char)kind;
@@ -261,7 +266,8 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, d
 }
 
 /* Columns of a level whose longest column's values fit shared memory:
- * `room` doubles of dynamic shared memory per group. */
+ * `room` working values (doubles, or complex pairs) of dynamic shared memory
+ * per group. */
 template <typename T, int GROUP>
 __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
     left_level_shared(factor_args a, T *values, int64_t first, int64_t count, int room) {
@@ -270,8 +276,8 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
   const int lane = threadIdx.x % GROUP;
   const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
   const int64_t groups = (int64_t)gridDim.x * per_block;
-  double *xs = column_values + (int64_t)(threadIdx.x / GROUP) * room;
-  int32_t *pos = (int32_t *)(a.scratch + group_id * a.n);
+  work_of<T> *xs = (work_of<T> *)column_values + (int64_t)(threadIdx.x / GROUP) * room;
+  int32_t *pos = (int32_t *)((work_of<T> *)a.scratch + group_id * a.n);
   for (int64_t c = group_id; c < count; c += groups)
     left_column_shared<T, GROUP, false>(a, values, a.cols[first + c], xs, pos, lane);
 }
@@ -299,8 +305,8 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
   const int per_block = blockDim.x / GROUP;
   const int lane = threadIdx.x % GROUP;
   const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
-  double *xs = column_values + (int64_t)(threadIdx.x / GROUP) * room;
-  int32_t *pos = (int32_t *)(a.scratch + group_id * a.n);
+  work_of<T> *xs = (work_of<T> *)column_values + (int64_t)(threadIdx.x / GROUP) * room;
+  int32_t *pos = (int32_t *)((work_of<T> *)a.scratch + group_id * a.n);
   for (;;) {
     unsigned long long ticket = 0;
     if (GROUP == 32) {
@@ -328,7 +334,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
   const int lane = threadIdx.x % GROUP;
   const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
   const int64_t groups = (int64_t)gridDim.x * per_block;
-  double *x = DENSE ? a.scratch + group_id * a.n : nullptr;
+  work_of<T> *x = DENSE ? (work_of<T> *)a.scratch + group_id * a.n : nullptr;
   for (int64_t c = group_id; c < count; c += groups)
     left_column<T, DENSE, GROUP>(a, values, a.cols[first + c], x, lane);
 }
@@ -359,6 +365,10 @@ ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev) {
   err = allow_shared_columns<double>((int)dev->shared_column_bytes);
   if (err == cudaSuccess)
     err = allow_shared_columns<float>((int)dev->shared_column_bytes);
+  if (err == cudaSuccess)
+    err = allow_shared_columns<tsi_complex128>((int)dev->shared_column_bytes);
+  if (err == cudaSuccess)
+    err = allow_shared_columns<tsi_complex64>((int)dev->shared_column_bytes);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "LU on the GPU: allowing %lld bytes of shared memory per column",
                           (long long)dev->shared_column_bytes);
@@ -370,7 +380,7 @@ ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev) {
  * column then accumulates in global memory). */
 static size_t shared_column_bytes(const tsi_lu_device *dev, int group, int64_t longest) {
   const int per_block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK / 32 : 1;
-  const size_t bytes = (size_t)per_block * (size_t)longest * sizeof(double);
+  const size_t bytes = (size_t)per_block * (size_t)longest * work_bytes(dev->parts);
   return bytes <= (size_t)(group == 512 ? dev->shared_column_bytes : dev->shared_block_bytes) ? bytes : 0;
 }
 
@@ -487,5 +497,8 @@ static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *ar
 }
 
 ts_status tsi_lu_left_looking_cuda(ts_lu *lu, tsi_lu_device *dev, factor_args *args, cudaStream_t stream) {
+  if (dev->parts == 2)
+    return dev->single ? run_left_looking<tsi_complex64>(lu, dev, args, stream)
+                       : run_left_looking<tsi_complex128>(lu, dev, args, stream);
   return dev->single ? run_left_looking<float>(lu, dev, args, stream) : run_left_looking<double>(lu, dev, args, stream);
 }

@@ -5,18 +5,30 @@
 
 #include <cuda_runtime.h>
 
+/* s * w * t for real s, t (the scaling; a complex value part by part, as
+ * the host computes it), and |w| (the modulus). */
+__device__ __forceinline__ double scaled(double s, double w, double t) { return s * w * t; }
+__device__ __forceinline__ tsi_complex128 scaled(double s, tsi_complex128 w, double t) {
+  return tsi_z(s * w.re * t, s * w.im * t);
+}
+__device__ __forceinline__ double magnitude(double w) { return fabs(w); }
+__device__ __forceinline__ double magnitude(tsi_complex128 w) { return tsi_z_abs(w); }
+
 template <typename T>
 __global__ void scatter_values(int64_t nnz, const int32_t *a_row, const int32_t *a_col, const double *a_values,
                                const double *row_scale, const double *col_scale, const int64_t *a_to_lu, T *values,
-                               double *acc, unsigned long long *max_bits) {
+                               double *acc_values, unsigned long long *max_bits) {
+  using W = work_of<T>;
+  const W *a = (const W *)a_values;
+  W *acc = (W *)acc_values;
   double local_max = 0.0;
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < nnz; e += (int64_t)gridDim.x * blockDim.x) {
-    double v = row_scale[a_row[e]] * a_values[e] * col_scale[a_col[e]];
-    T stored = (T)v;
+    const W v = scaled(row_scale[a_row[e]], a[e], col_scale[a_col[e]]);
+    T stored = narrow<T>(v);
     values[a_to_lu[e]] = stored;
     if ((void *)acc != (void *)values)
-      acc[a_to_lu[e]] = (double)stored;
-    local_max = fmax(local_max, fabs(v));
+      acc[a_to_lu[e]] = widen(stored);
+    local_max = fmax(local_max, magnitude(v));
   }
   /* The bits of non-negative doubles order as the values: an exact maximum. */
   for (int offset = 16; offset > 0; offset >>= 1)
@@ -40,13 +52,18 @@ void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, 
     blocks = TSI_LU_ELEMENTWISE_BLOCKS;
   if (blocks < 1)
     blocks = 1;
-  if (dev->single)
-    scatter_values<float><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-        lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, dev->a_to_lu,
-        (float *)dev->values, dev->acc, dev->max_bits);
+#define TSI_SCATTER(T)                                                                                                 \
+  scatter_values<T><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(                                      \
+      lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, dev->a_to_lu,                  \
+      (T *)dev->values, dev->acc, dev->max_bits)
+  if (dev->parts == 2 && dev->single)
+    TSI_SCATTER(tsi_complex64);
+  else if (dev->parts == 2)
+    TSI_SCATTER(tsi_complex128);
+  else if (dev->single)
+    TSI_SCATTER(float);
   else
-    scatter_values<double><<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-        lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, dev->a_to_lu,
-        (double *)dev->values, dev->acc, dev->max_bits);
+    TSI_SCATTER(double);
+#undef TSI_SCATTER
   make_rule<<<1, 1, 0, stream>>>(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule);
 }

@@ -30,9 +30,11 @@ __device__ __forceinline__ int64_t tail_find(const factor_args &a, const int32_t
 template <typename T>
 __device__ __forceinline__ void gather_entry(const factor_args &a, const T *values, const int32_t *map, int64_t p,
                                              int64_t begin, int64_t first_tail, int64_t tail_start) {
+  using W = work_of<T>;
+  W *acc = (W *)a.acc;
   const int32_t i = a.row_idx[p];
   const int64_t search_end = p < first_tail ? p : first_tail;
-  double x = a.acc[p];
+  W x = acc[p];
   for (int64_t e = a.lrow_ptr[i]; e < a.lrow_ptr[i + 1]; e++) {
     const int32_t j = a.lrow_col[e];
     if (j >= tail_start)
@@ -40,11 +42,24 @@ __device__ __forceinline__ void gather_entry(const factor_args &a, const T *valu
     const int64_t pj = tail_find(a, map, begin, search_end, j);
     if (pj < 0)
       continue;
-    const double u = a.acc[pj];
-    if (u != 0.0)
-      x = minus_product(x, (double)values[a.lrow_pos[e]], u);
+    const W u = acc[pj];
+    if (!is_zero(u))
+      x = minus_product(x, widen(values[a.lrow_pos[e]]), u);
   }
-  a.acc[p] = x;
+  acc[p] = x;
+}
+
+/* The rounded product l * u of one term, and a term taken from another
+ * lane (a complex one part by part). */
+__device__ __forceinline__ double term_product(double l, double u) { return __dmul_rn(l, u); }
+__device__ __forceinline__ tsi_complex128 term_product(tsi_complex128 l, tsi_complex128 u) { return tsi_z_mul(l, u); }
+__device__ __forceinline__ double minus_term(double x, double product) { return __dsub_rn(x, product); }
+__device__ __forceinline__ tsi_complex128 minus_term(tsi_complex128 x, tsi_complex128 product) {
+  return tsi_z_sub(x, product);
+}
+__device__ __forceinline__ double shuffled(double v, int lane) { return __shfl_sync(0xffffffffu, v, lane); }
+__device__ __forceinline__ tsi_complex128 shuffled(tsi_complex128 v, int lane) {
+  return tsi_z(__shfl_sync(0xffffffffu, v.re, lane), __shfl_sync(0xffffffffu, v.im, lane));
 }
 
 /* gather_entry for a long row of L, a warp at a time: each lane forms one
@@ -55,30 +70,32 @@ __device__ __forceinline__ void gather_entry(const factor_args &a, const T *valu
 template <typename T>
 __device__ void gather_entry_warp(const factor_args &a, const T *values, const int32_t *map, int64_t p, int64_t begin,
                                   int64_t first_tail, int64_t tail_start, int lane) {
+  using W = work_of<T>;
+  W *acc = (W *)a.acc;
   const int32_t i = a.row_idx[p];
   const int64_t search_end = p < first_tail ? p : first_tail, row_end = a.lrow_ptr[i + 1];
-  double x = a.acc[p];
+  W x = acc[p];
   for (int64_t base = a.lrow_ptr[i]; base < row_end; base += 32) {
     const int64_t e = base + lane;
-    double product = 0.0;
+    W product = work_zero<W>();
     bool term = false, past = false;
     if (e < row_end) {
       const int32_t j = a.lrow_col[e];
       past = j >= tail_start; /* and every later lane's j */
       const int64_t pj = past ? -1 : tail_find(a, map, begin, search_end, j);
       if (pj >= 0) {
-        const double u = a.acc[pj];
-        term = u != 0.0;
-        product = __dmul_rn((double)values[a.lrow_pos[e]], u);
+        const W u = acc[pj];
+        term = !is_zero(u);
+        product = term_product(widen(values[a.lrow_pos[e]]), u);
       }
     }
     for (unsigned m = __ballot_sync(0xffffffffu, term); m; m &= m - 1)
-      x = __dsub_rn(x, __shfl_sync(0xffffffffu, product, __ffs(m) - 1));
+      x = minus_term(x, shuffled(product, __ffs(m) - 1));
     if (__any_sync(0xffffffffu, past))
       break;
   }
   if (lane == 0)
-    a.acc[p] = x;
+    acc[p] = x;
 }
 
 /* Entries order[first .. last) (or, with order NULL, positions first ..
@@ -113,7 +130,7 @@ template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
                 const int64_t *run_ptr, const int64_t *run_end, bool use_map) {
-  int32_t *map = use_map ? reinterpret_cast<int32_t *>(a.scratch + blockIdx.x * a.n) : NULL;
+  int32_t *map = use_map ? reinterpret_cast<int32_t *>((work_of<T> *)a.scratch + blockIdx.x * a.n) : NULL;
   for (int64_t c = blockIdx.x; c < a.n - tail_start; c += gridDim.x) {
     const int64_t k = tail_start + c, begin = a.col_ptr[k], end = a.col_ptr[k + 1];
     const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
@@ -145,15 +162,18 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
 template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS)
     tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
+  using W = work_of<T>;
+  W *acc = (W *)a.acc;
   const int32_t *row_idx = a.row_idx;
   if (blockIdx.x == 0 && prev >= 0) {
     const int64_t begin = a.col_ptr[prev], diag = a.diag_pos[prev], end = a.col_ptr[prev + 1];
-    double pivot = a.acc[diag];
+    W pivot = acc[diag];
     const int kind = classify_pivot(&pivot, a.rule);
+    const W d = divider(pivot);
     __syncthreads(); /* acc[diag] read by all before it is overwritten */
     for (int64_t p = begin + threadIdx.x; p < end; p += blockDim.x) {
-      double v = a.acc[p];
-      values[p] = p < diag ? (T)v : (p == diag ? (T)pivot : (T)(v / pivot));
+      W v = acc[p];
+      values[p] = p < diag ? narrow<T>(v) : (p == diag ? narrow<T>(pivot) : narrow<T>(divide(v, d)));
     }
     if (threadIdx.x == 0)
       a.kind[prev] = (signed char)kind;
@@ -161,20 +181,21 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS)
   if (j < 0)
     return;
   const int64_t diag = a.diag_pos[j], l_end = a.col_ptr[j + 1];
-  double pivot = a.acc[diag];
+  W pivot = acc[diag];
   (void)classify_pivot(&pivot, a.rule);
+  const W d = divider(pivot);
   for (int64_t e = a.urow_ptr[j] + blockIdx.x; e < a.urow_ptr[j + 1]; e += gridDim.x) {
     const int32_t k = a.urow_col[e];
     const int64_t p_jk = a.urow_pos[e];
-    const double u = a.acc[p_jk];
-    if (u == 0.0)
+    const W u = acc[p_jk];
+    if (is_zero(u))
       continue;
     const int64_t end_k = a.col_ptr[k + 1];
     for (int64_t q = diag + 1 + threadIdx.x; q < l_end; q += blockDim.x) {
-      const double l = (double)(T)(a.acc[q] / pivot); /* the value column j stores */
+      const W l = widen(narrow<T>(divide(acc[q], d))); /* the value column j stores */
       int64_t pos = find_row(row_idx, p_jk + 1, end_k, row_idx[q]);
       if (pos >= 0)
-        a.acc[pos] = minus_product(a.acc[pos], l, u);
+        acc[pos] = minus_product(acc[pos], l, u);
     }
   }
 }
@@ -212,5 +233,8 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
 
 ts_status tsi_lu_sparse_tail_cuda(const ts_lu *lu, const tsi_lu_device *dev, const factor_args &args,
                                   cudaStream_t stream) {
+  if (dev->parts == 2)
+    return dev->single ? run_sparse_tail<tsi_complex64>(lu, dev, args, stream)
+                       : run_sparse_tail<tsi_complex128>(lu, dev, args, stream);
   return dev->single ? run_sparse_tail<float>(lu, dev, args, stream) : run_sparse_tail<double>(lu, dev, args, stream);
 }

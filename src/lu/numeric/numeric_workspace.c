@@ -2,10 +2,17 @@
  * backends: the workspace (lu->numeric_aux), the norms of the matrix last
  * factored for the refinement's backward error, and their release with the
  * host's factor values. */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+double tsi_lu_value_abs(const ts_lu *lu, int64_t e) {
+  if (!lu->complex_values)
+    return fabs(lu->a_values[e]);
+  return tsi_z_abs(tsi_z(lu->a_values[2 * e], lu->a_values[2 * e + 1]));
+}
 
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu) {
   if (!lu->numeric_aux)
@@ -20,6 +27,7 @@ void tsi_lu_numeric_release(ts_lu *lu) {
   if (ws) {
     free(ws->factor_work);
     free(ws->solve_work);
+    free(ws->fronts);
     free(ws->fill_pos);
     free(ws);
   }
@@ -42,8 +50,9 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   for (int64_t i = 0; i < n; i++) {
     double row_sum = 0.0, scaled_sum = 0.0;
     for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
-      row_sum += fabs(lu->a_values[e]);
-      scaled_sum += fabs(lu->a_values[e] * lu->col_scale[lu->a_col_idx[e]]);
+      const double magnitude = tsi_lu_value_abs(lu, e); /* the scales are positive */
+      row_sum += magnitude;
+      scaled_sum += magnitude * lu->col_scale[lu->a_col_idx[e]];
     }
     scaled_sum *= lu->row_scale[i];
     norm_inf = row_sum > norm_inf ? row_sum : norm_inf;
@@ -66,8 +75,9 @@ ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op,
     for (int64_t i = 0; i < n; i++)
       for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
         const int32_t j = lu->a_col_idx[e];
-        col_sum[j] += fabs(lu->a_values[e]);
-        scaled_sum[j] += fabs(lu->row_scale[i] * lu->a_values[e]);
+        const double magnitude = tsi_lu_value_abs(lu, e); /* the scales are positive */
+        col_sum[j] += magnitude;
+        scaled_sum[j] += lu->row_scale[i] * magnitude;
       }
     double norm_one = 0.0, scaled_one = 0.0;
     for (int64_t j = 0; j < n; j++) {

@@ -1,8 +1,9 @@
 /* The pivot check's indicators for factors on the device: the largest
  * |L(i, j)| and |U(i, j)| as stored and the smallest pivot (one reduction
- * over the factor values, a column a thread), and max |M| that the scatter
- * kept; the host path takes the same maxima inside its column kernel and
- * the smallest pivot with the same key (smallest_pivot_cpu.c). */
+ * over the factor values, a column a thread; moduli for complex factors),
+ * and max |M| that the scatter kept; the host path takes the same maxima
+ * inside its column kernel and the smallest pivot with the same key
+ * (smallest_pivot_cpu.c). */
 #include "lu/numeric/numeric_cuda.cuh"
 #include "lu/numeric/pivot_key.h"
 
@@ -10,6 +11,10 @@
 #include <string.h>
 
 namespace {
+
+/* |v| of a stored factor value: the modulus of a complex one. */
+__device__ __forceinline__ double magnitude(double w) { return fabs(w); }
+__device__ __forceinline__ double magnitude(tsi_complex128 w) { return tsi_z_abs(w); }
 
 /* Non-negative doubles order as their bit patterns do, so atomicMax on the
  * bits is a maximum of the magnitudes. */
@@ -22,12 +27,12 @@ __global__ void factor_maxima(int64_t n, const int64_t *col_ptr, const int64_t *
   unsigned long long smallest = ~0ull;
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
     const int64_t diag = diag_pos[k];
-    const unsigned long long key = tsi_lu_pivot_key(fabs((double)values[diag]) / max_m, k);
+    const unsigned long long key = tsi_lu_pivot_key(magnitude(widen(values[diag])) / max_m, k);
     smallest = key < smallest ? key : smallest;
     for (int64_t p = col_ptr[k]; p <= diag; p++)
-      max_u = fmax(max_u, fabs((double)values[p]));
+      max_u = fmax(max_u, magnitude(widen(values[p])));
     for (int64_t p = diag + 1; p < col_ptr[k + 1]; p++)
-      max_l = fmax(max_l, fabs((double)values[p]));
+      max_l = fmax(max_l, magnitude(widen(values[p])));
   }
   for (int offset = 16; offset > 0; offset /= 2) {
     max_l = fmax(max_l, __shfl_down_sync(0xffffffffu, max_l, offset));
@@ -67,7 +72,13 @@ ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu) {
   if (err == cudaSuccess) {
     const int64_t blocks = (dev->n + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
     const unsigned grid = (unsigned)(blocks < TSI_LU_ELEMENTWISE_BLOCKS ? blocks : TSI_LU_ELEMENTWISE_BLOCKS);
-    if (dev->single)
+    if (dev->parts == 2 && dev->single)
+      factor_maxima<tsi_complex64><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const tsi_complex64 *>(dev->values), dev->max_bits, maxima);
+    else if (dev->parts == 2)
+      factor_maxima<tsi_complex128><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+          dev->n, dev->col_ptr, dev->diag_pos, static_cast<const tsi_complex128 *>(dev->values), dev->max_bits, maxima);
+    else if (dev->single)
       factor_maxima<float><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
           dev->n, dev->col_ptr, dev->diag_pos, static_cast<const float *>(dev->values), dev->max_bits, maxima);
     else

@@ -5,19 +5,22 @@
  * M(:, k) through the columns of L already computed; the same algorithm as
  * KLU's, Davis and Palamadai Natarajan, ACM TOMS 37, 2010). The row of the
  * matching (M's diagonal) is kept as the pivot while it is at least
- * TSI_LU_PIVOTED_TOLERANCE times the largest candidate. */
+ * TSI_LU_PIVOTED_TOLERANCE times the largest candidate. Real and complex
+ * values (pivoted_cpu_impl.h holds the steps that depend on them). */
+#include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Growable arrays of one triangle, by columns. */
+/* Growable arrays of one triangle, by columns; an entry's value is `parts`
+ * doubles (2 for complex values). */
 typedef struct triangle {
   int64_t *col_ptr; /* n + 1 */
   int32_t *row_idx;
   double *values;
-  int64_t used, capacity;
+  int64_t used, capacity, parts;
 } triangle;
 
 static int reserve(triangle *t, int64_t more) {
@@ -29,7 +32,7 @@ static int reserve(triangle *t, int64_t more) {
   int32_t *rows = realloc(t->row_idx, (size_t)capacity * sizeof *rows);
   if (rows)
     t->row_idx = rows;
-  double *values = realloc(t->values, (size_t)capacity * sizeof *values);
+  double *values = realloc(t->values, (size_t)(capacity * t->parts) * sizeof *values);
   if (values)
     t->values = values;
   if (!rows || !values)
@@ -38,12 +41,13 @@ static int reserve(triangle *t, int64_t more) {
   return 1;
 }
 
-/* Columns of M = P Dr A Dc Q from A's CSR and the analysis. */
+/* Columns of M = P Dr A Dc Q from A's CSR and the analysis (values of
+ * lu's kind: doubles or (re, im) pairs). */
 static ts_status m_by_columns(const ts_lu *lu, int64_t **col_ptr_out, int32_t **row_idx_out, double **values_out) {
-  const int64_t n = lu->n, nnz = lu->nnz_a;
+  const int64_t n = lu->n, nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   int64_t *col_ptr = calloc((size_t)n + 1, sizeof *col_ptr);
   int32_t *row_idx = tsi_malloc_array(nnz > 0 ? nnz : 1, sizeof *row_idx);
-  double *values = tsi_malloc_array(nnz > 0 ? nnz : 1, sizeof *values);
+  double *values = tsi_malloc_array((nnz > 0 ? nnz : 1) * parts, sizeof *values);
   int32_t *row_of = tsi_malloc_array(n, sizeof *row_of), *col_of = tsi_malloc_array(n, sizeof *col_of);
   int64_t *next = tsi_malloc_array(n + 1, sizeof *next);
   if (!col_ptr || !row_idx || !values || !row_of || !col_of || !next) {
@@ -70,7 +74,8 @@ static ts_status m_by_columns(const ts_lu *lu, int64_t **col_ptr_out, int32_t **
       int32_t c = lu->a_col_idx[e];
       int64_t p = next[col_of[c]]++;
       row_idx[p] = row_of[r];
-      values[p] = lu->row_scale[r] * lu->a_values[e] * lu->col_scale[c];
+      for (int64_t part = 0; part < parts; part++)
+        values[p * parts + part] = lu->row_scale[r] * lu->a_values[e * parts + part] * lu->col_scale[c];
     }
   }
   free(row_of);
@@ -138,25 +143,42 @@ void tsi_lu_pivoted_release(ts_lu *lu) {
   lu->pivoted = NULL;
 }
 
+/* The value-dependent steps for real and for complex values. */
+#include "lu/lu_arith_real.h"
+#define TSI_VALUE double
+#define TSI_NAME(x) x##_real
+#include "lu/numeric/pivoted_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
+#include "lu/lu_arith_complex.h"
+#define TSI_VALUE tsi_complex128
+#define TSI_NAME(x) x##_complex
+#include "lu/numeric/pivoted_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
 ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
   tsi_lu_pivoted_release(lu);
-  const int64_t n = lu->n;
+  const int64_t n = lu->n, parts = tsi_lu_parts(lu);
   int64_t *m_ptr = NULL;
   int32_t *m_row = NULL;
   double *m_val = NULL;
   ts_status st = m_by_columns(lu, &m_ptr, &m_row, &m_val);
   if (st != TS_SUCCESS)
     return st;
-  triangle l = {calloc((size_t)n + 1, sizeof(int64_t)), NULL, NULL, 0, 0};
-  triangle u = {calloc((size_t)n + 1, sizeof(int64_t)), NULL, NULL, 0, 0};
+  triangle l = {calloc((size_t)n + 1, sizeof(int64_t)), NULL, NULL, 0, 0, parts};
+  triangle u = {calloc((size_t)n + 1, sizeof(int64_t)), NULL, NULL, 0, 0, parts};
   tsi_lu_pivoted *f = calloc(1, sizeof *f);
-  double *x = calloc((size_t)n, sizeof *x);
-  double *diagonal = tsi_malloc_array(n, sizeof *diagonal);
+  double *x = calloc((size_t)(n * parts), sizeof *x);
+  double *diagonal = tsi_malloc_array(n * parts, sizeof *diagonal);
   int64_t *pinv = tsi_malloc_array(n, sizeof *pinv), *position = tsi_malloc_array(n, sizeof *position);
   int64_t *row_of_position = tsi_malloc_array(n, sizeof *row_of_position);
   int32_t *reach = tsi_malloc_array(n, sizeof *reach), *stack = tsi_malloc_array(n, sizeof *stack);
   int32_t *mark = calloc((size_t)n, sizeof *mark);
-  double *scratch = tsi_malloc_array(n, sizeof *scratch);
+  double *scratch = tsi_malloc_array(n * parts, sizeof *scratch);
   /* Room for a first estimate of each triangle: M's own entries. */
   if (!l.col_ptr || !u.col_ptr || !f || !x || !diagonal || !pinv || !position || !row_of_position || !reach || !stack ||
       !mark || !scratch || !reserve(&l, m_ptr[n] + 1) || !reserve(&u, m_ptr[n] + 1) || !l.row_idx || !u.row_idx) {
@@ -169,93 +191,20 @@ ts_status tsi_lu_pivoted_factor(ts_lu *lu) {
   /* Columns without a usable pivot get the static rule's replacement. */
   double m_max = 0.0;
   for (int64_t p = 0; p < m_ptr[n]; p++)
-    m_max = fmax(m_max, fabs(m_val[p]));
+    m_max = fmax(m_max, parts == 2 ? tsi_z_abs(tsi_z(m_val[2 * p], m_val[2 * p + 1])) : fabs(m_val[p]));
   const double reference = m_max > 0.0 ? m_max : 1.0;
   const double replacement =
       lu->options.pivot_threshold > 0.0 ? lu->options.pivot_threshold * reference : reference * 1e-8;
   int64_t replaced = 0, first_replaced = -1;
-  double last_check = tsi_seconds();
-
-  for (int64_t k = 0; k < n; k++) {
-    /* A chance to stop every few columns (a column can reach far). */
-    if (k % TSI_LU_CPU_CHECK_COLUMNS == 0 && tsi_seconds() - last_check >= TSI_LU_CANCEL_CHECK_SECONDS) {
-      last_check = tsi_seconds();
-      if ((st = tsi_progress(lu->ctx, k, n)) != TS_SUCCESS)
-        goto cleanup;
-    }
-    int64_t top = column_reach(n, m_ptr, m_row, k, pinv, &l, reach, stack, position, mark, (int32_t)(k + 1));
-    for (int64_t p = m_ptr[k]; p < m_ptr[k + 1]; p++)
-      x[m_row[p]] += m_val[p];
-    /* x = L^{-1} M(:, k) over the reach, in topological order. */
-    for (int64_t t = top; t < n; t++) {
-      int32_t i = reach[t];
-      int64_t c = pinv[i];
-      if (c < 0 || x[i] == 0.0)
-        continue;
-      const double x_i = x[i];
-      for (int64_t p = l.col_ptr[c]; p < l.col_ptr[c + 1]; p++)
-        x[l.row_idx[p]] -= l.values[p] * x_i;
-    }
-    /* The pivot: M's diagonal row while it holds its own, else the largest. */
-    int32_t best = -1;
-    double largest = 0.0;
-    for (int64_t t = top; t < n; t++) {
-      int32_t i = reach[t];
-      if (pinv[i] < 0 && fabs(x[i]) > largest) {
-        largest = fabs(x[i]);
-        best = i;
-      }
-    }
-    if (pinv[k] < 0 && mark[k] == (int32_t)(k + 1) && fabs(x[k]) >= TSI_LU_PIVOTED_TOLERANCE * largest && x[k] != 0.0)
-      best = (int32_t)k;
-    double pivot;
-    if (best < 0 || largest == 0.0) {
-      if (lu->options.no_perturbation) {
-        lu->stats.singular_column = lu->col_perm[k];
-        st = tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                       "LU partial-pivoting fallback: column %lld (from 0) has no nonzero pivot under partial "
-                       "pivoting: the matrix is numerically singular",
-                       (long long)lu->col_perm[k]);
-        goto cleanup;
-      }
-      /* No candidate row left in the reach: take the first unpivoted row. */
-      if (best < 0)
-        for (int64_t t = top; t < n && best < 0; t++)
-          if (pinv[reach[t]] < 0)
-            best = reach[t];
-      if (best < 0)
-        for (int64_t i = 0; i < n && best < 0; i++)
-          if (pinv[i] < 0)
-            best = (int32_t)i;
-      pivot = replacement;
-      if (replaced++ == 0)
-        first_replaced = k;
-    } else {
-      pivot = x[best];
-    }
-    pinv[best] = k;
-    row_of_position[k] = best;
-    diagonal[k] = pivot;
-    if (!reserve(&u, n - top) || !reserve(&l, n - top) || !u.row_idx || !l.row_idx) {
-      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
-                     "LU partial-pivoting fallback: no memory for the pivoted factors at column %lld", (long long)k);
-      goto cleanup;
-    }
-    for (int64_t t = top; t < n; t++) {
-      int32_t i = reach[t];
-      if (i != best && pinv[i] >= 0 && x[i] != 0.0) {
-        u.row_idx[u.used] = (int32_t)pinv[i];
-        u.values[u.used++] = x[i];
-      } else if (pinv[i] < 0 && x[i] != 0.0) {
-        l.row_idx[l.used] = i;
-        l.values[l.used++] = x[i] / pivot;
-      }
-      x[i] = 0.0;
-    }
-    x[best] = 0.0;
-    u.col_ptr[k + 1] = u.used;
-    l.col_ptr[k + 1] = l.used;
-  }
+  if (lu->complex_values)
+    st = pivoted_columns_complex(lu, m_ptr, m_row, (const tsi_complex128 *)m_val, &l, &u, (tsi_complex128 *)x,
+                                 (tsi_complex128 *)diagonal, pinv, row_of_position, reach, stack, position, mark,
+                                 replacement, &replaced, &first_replaced);
+  else
+    st = pivoted_columns_real(lu, m_ptr, m_row, m_val, &l, &u, x, diagonal, pinv, row_of_position, reach, stack,
+                              position, mark, replacement, &replaced, &first_replaced);
+  if (st != TS_SUCCESS)
+    goto cleanup;
   f->l_col_ptr = l.col_ptr;
   f->l_row_idx = l.row_idx;
   f->l_values = l.values;
@@ -299,60 +248,9 @@ cleanup:
   return st;
 }
 
-/* y (M's rows) -> M^{-1} y (M's columns), through P2 M = L U. */
-static void solve_m(const tsi_lu_pivoted *f, int64_t n, double *y, double *z) {
-  for (int64_t c = 0; c < n; c++) { /* L, rows of M */
-    const double y_c = y[f->row_of_position[c]];
-    z[c] = y_c;
-    if (y_c == 0.0)
-      continue;
-    for (int64_t p = f->l_col_ptr[c]; p < f->l_col_ptr[c + 1]; p++)
-      y[f->l_row_idx[p]] -= f->l_values[p] * y_c;
-  }
-  for (int64_t k = n - 1; k >= 0; k--) { /* U, positions */
-    const double z_k = z[k] / f->u_diagonal[k];
-    z[k] = z_k;
-    if (z_k == 0.0)
-      continue;
-    for (int64_t p = f->u_col_ptr[k]; p < f->u_col_ptr[k + 1]; p++)
-      z[f->u_row_idx[p]] -= f->u_values[p] * z_k;
-  }
-}
-
-/* y (M's columns) -> M^{-T} y (M's rows): U^T w = y, L^T v = w, x = P2^T v. */
-static void solve_m_transpose(const tsi_lu_pivoted *f, int64_t n, double *y, double *z) {
-  for (int64_t k = 0; k < n; k++) {
-    double sum = y[k];
-    for (int64_t p = f->u_col_ptr[k]; p < f->u_col_ptr[k + 1]; p++)
-      sum -= f->u_values[p] * y[f->u_row_idx[p]];
-    y[k] = sum / f->u_diagonal[k];
-  }
-  for (int64_t c = n - 1; c >= 0; c--) {
-    double sum = y[c];
-    for (int64_t p = f->l_col_ptr[c]; p < f->l_col_ptr[c + 1]; p++)
-      sum -= f->l_values[p] * y[f->pinv[f->l_row_idx[p]]];
-    y[c] = sum;
-  }
-  for (int64_t i = 0; i < n; i++)
-    z[i] = y[f->pinv[i]];
-}
-
 void tsi_lu_pivoted_apply(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y) {
-  const int64_t n = lu->n;
-  double *z = lu->pivoted->scratch;
-  const int32_t *row_perm = lu->row_perm, *col_perm = lu->col_perm;
-  const double *row_scale = lu->row_scale, *col_scale = lu->col_scale;
-  if (op == TS_OP_NONE) {
-    for (int64_t i = 0; i < n; i++)
-      y[i] = row_scale[row_perm[i]] * rhs[row_perm[i]];
-    solve_m(lu->pivoted, n, y, z);
-    for (int64_t j = 0; j < n; j++)
-      x[col_perm[j]] = col_scale[col_perm[j]] * z[j];
-  } else {
-    for (int64_t j = 0; j < n; j++)
-      y[j] = col_scale[col_perm[j]] * rhs[col_perm[j]];
-    solve_m_transpose(lu->pivoted, n, y, z);
-    for (int64_t i = 0; i < n; i++)
-      x[row_perm[i]] = row_scale[row_perm[i]] * z[i];
-  }
+  if (lu->complex_values)
+    pivoted_apply_complex(lu, op, (const tsi_complex128 *)rhs, (tsi_complex128 *)x, (tsi_complex128 *)y);
+  else
+    pivoted_apply_real(lu, op, rhs, x, y);
 }

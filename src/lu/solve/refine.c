@@ -69,76 +69,26 @@ static double backward_error(double r, double a, double x, double b) {
   return isfinite(error) ? error : INFINITY;
 }
 
+/* The residual for real and for complex values (residual_impl.h). */
+#include "lu/lu_arith_real.h"
+#define TSI_NAME(x) x##_real
+#include "lu/solve/residual_impl.h"
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
+#include "lu/lu_arith_complex.h"
+#define TSI_NAME(x) x##_complex
+#include "lu/solve/residual_impl.h"
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
 void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b,
                      const double *x, double *r, double *magnitude, tsi_lu_residual_measures *measures) {
-  const int64_t n = lu->n;
-  const int64_t *row_ptr = lu->a_row_ptr;
-  const int32_t *col_idx = lu->a_col_idx;
-  const double *a = lu->a_values;
-  /* A x = b scales r and b by Dr and x by Dc^{-1}; A^T x = b the reverse. */
-  const double *residual_scale = op == TS_OP_NONE ? lu->row_scale : lu->col_scale;
-  const double *solution_scale = op == TS_OP_NONE ? lu->col_scale : lu->row_scale;
-  const int threads = residual_threads(lu);
-  double x_norm = 0.0, b_norm = 0.0, r_norm = 0.0, x_scaled = 0.0, b_scaled = 0.0, r_scaled = 0.0;
-  double componentwise = 0.0;
-  int finite = 1;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, x_scaled, b_scaled)   \
-    reduction(&& : finite) if (threads > 1)
-  for (int64_t i = 0; i < n; i++) {
-    finite = finite && isfinite(x[i]);
-    x_norm = larger(x_norm, fabs(x[i]));
-    b_norm = larger(b_norm, fabs(b[i]));
-    x_scaled = larger(x_scaled, fabs(x[i] / solution_scale[i]));
-    b_scaled = larger(b_scaled, fabs(b[i] * residual_scale[i]));
-  }
-  if (!finite) {
-    measures->normwise = measures->scaled = measures->componentwise = INFINITY;
-    measures->residual_norm = measures->solution_norm = INFINITY;
-    return;
-  }
-  if (op == TS_OP_NONE) {
-    /* Each r_i is one row's sum in a fixed order and the norms are maxima:
-     * the threads change no bit. */
-#pragma omp parallel for num_threads(threads) schedule(static)                                                         \
-    reduction(max                                                                                                      \
-              : r_norm, r_scaled, componentwise) if (threads > 1)
-    for (int64_t i = 0; i < n; i++) {
-      double sum = b[i], row_magnitude = fabs(b[i]);
-      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-        const double term = a[e] * x[col_idx[e]];
-        sum -= term;
-        row_magnitude += fabs(term);
-      }
-      r[i] = sum;
-      r_norm = larger(r_norm, fabs(sum));
-      r_scaled = larger(r_scaled, fabs(sum * residual_scale[i]));
-      componentwise = larger(componentwise, componentwise_share(sum, row_magnitude, n));
-    }
-  } else {
-    /* magnitude gathers (|A^T| |x| + |b|)_j. */
-    memcpy(r, b, (size_t)n * sizeof *r);
-    for (int64_t j = 0; j < n; j++)
-      magnitude[j] = fabs(b[j]);
-    for (int64_t i = 0; i < n; i++) {
-      const double x_i = x[i];
-      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-        const double term = a[e] * x_i;
-        r[col_idx[e]] -= term;
-        magnitude[col_idx[e]] += fabs(term);
-      }
-    }
-    for (int64_t j = 0; j < n; j++) {
-      r_norm = larger(r_norm, fabs(r[j]));
-      r_scaled = larger(r_scaled, fabs(r[j] * residual_scale[j]));
-      componentwise = larger(componentwise, componentwise_share(r[j], magnitude[j], n));
-    }
-  }
-  const bool r_finite = isfinite(r_norm);
-  measures->normwise = r_finite ? backward_error(r_norm, setup->a_norm, x_norm, b_norm) : INFINITY;
-  measures->scaled = r_finite ? backward_error(r_scaled, setup->m_norm, x_scaled, b_scaled) : INFINITY;
-  measures->componentwise = r_finite && isfinite(componentwise) ? componentwise : INFINITY;
-  measures->residual_norm = r_finite ? r_norm : INFINITY;
-  measures->solution_norm = x_norm;
+  if (lu->complex_values)
+    residual_complex(lu, setup, op, (const tsi_complex128 *)b, (const tsi_complex128 *)x, (tsi_complex128 *)r,
+                     magnitude, measures);
+  else
+    residual_real(lu, setup, op, b, x, r, magnitude, measures);
 }
 
 /* What the refinement drives down first. */
@@ -146,7 +96,9 @@ static inline double normwise(const tsi_lu_residual_measures *m) { return fmax(m
 
 ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b, double *x,
                         bool solved, double *work, tsi_lu_residual_measures *measures, int *steps) {
-  const int64_t n = lu->n;
+  /* The vectors' numbers: n, or 2n for complex values (x += d goes part by
+   * part); magnitude takes n. */
+  const int64_t n = lu->n * tsi_lu_parts(lu);
   double *y = work, *r = work + n, *candidate = work + 2 * n, *magnitude = work + 3 * n;
   *steps = 0;
   ts_status st = solved ? TS_SUCCESS : tsi_lu_apply_inverse(lu, op, b, x, y);

@@ -37,10 +37,11 @@ static void summary_add(solve_summary *summary, const tsi_lu_residual_measures *
 static ts_status solve_each(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, int64_t nrhs, const double *b,
                             int64_t ldb, double *x, int64_t ldx, bool solved, double *work, solve_summary *summary) {
   ts_status status = TS_SUCCESS;
+  const int64_t parts = tsi_lu_parts(lu);
   for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
     tsi_lu_residual_measures measures;
     int steps = 0;
-    status = tsi_lu_refine(lu, setup, op, b + j * ldb, x + j * ldx, solved, work, &measures, &steps);
+    status = tsi_lu_refine(lu, setup, op, b + j * ldb * parts, x + j * ldx * parts, solved, work, &measures, &steps);
     if (status == TS_SUCCESS) {
       summary_add(summary, &measures, steps);
       status = tsi_check_cancel(lu->ctx);
@@ -55,7 +56,7 @@ static ts_status solve_each(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_oper
 static ts_status solve_in_parallel(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, int64_t nrhs,
                                    const double *b, int64_t ldb, double *x, int64_t ldx, int threads,
                                    double *solve_work, solve_summary *summary) {
-  const int64_t n = lu->n;
+  const int64_t n = lu->n, parts = tsi_lu_parts(lu);
   double normwise = 0.0, scaled = 0.0, componentwise = 0.0, residual_norm = 0.0, solution_norm = 0.0;
   int most_steps = 0, stop = 0;
   ts_status status = TS_SUCCESS;
@@ -71,8 +72,8 @@ static ts_status solve_in_parallel(ts_lu *lu, const tsi_lu_refine_setup *setup, 
     const int thread = solve_thread_id();
     tsi_lu_residual_measures m;
     int steps = 0;
-    (void)tsi_lu_refine(lu, setup, op, b + j * ldb, x + j * ldx, false, solve_work + (int64_t)thread * 4 * n, &m,
-                        &steps);
+    (void)tsi_lu_refine(lu, setup, op, b + j * ldb * parts, x + j * ldx * parts, false,
+                        solve_work + (int64_t)thread * 4 * n * parts, &m, &steps);
     normwise = fmax(normwise, m.normwise);
     scaled = fmax(scaled, m.scaled);
     componentwise = fmax(componentwise, m.componentwise);
@@ -91,15 +92,18 @@ static ts_status solve_in_parallel(ts_lu *lu, const tsi_lu_refine_setup *setup, 
   return status;
 }
 
-/* The first entry of B that is not finite: an error naming it. */
+/* The first entry of B that is not finite (either part of a complex one):
+ * an error naming it. */
 static ts_status check_rhs(ts_lu *lu, int64_t nrhs, const double *b, int64_t ldb) {
+  const int64_t parts = tsi_lu_parts(lu);
   for (int64_t j = 0; j < nrhs; j++)
-    for (int64_t i = 0; i < lu->n; i++)
-      if (!isfinite(b[j * ldb + i]))
+    for (int64_t i = 0; i < lu->n * parts; i++)
+      if (!isfinite(b[(j * ldb) * parts + i]))
         return tsi_error(lu->ctx, TS_ERROR_INVALID_ARGUMENT,
-                         "ts_lu_solve: b holds %g at row %lld of right-hand side %lld (both from 0): the "
+                         "ts_lu_solve: b holds %g at row %lld of right-hand side %lld (both from 0%s): the "
                          "right-hand sides must be finite",
-                         b[j * ldb + i], (long long)i, (long long)j);
+                         b[(j * ldb) * parts + i], (long long)(i / parts), (long long)j,
+                         parts == 2 ? (i % 2 ? ", imaginary part" : ", real part") : "");
   return TS_SUCCESS;
 }
 
@@ -110,9 +114,12 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   if (lu->state != TSI_LU_FACTORED)
     return tsi_error(ctx, TS_ERROR_NOT_FACTORED, "ts_lu_solve: no valid factorization (call ts_lu_factor first%s)",
                      lu->state == TSI_LU_ANALYZED ? "; the last one failed or was not run" : "");
-  if (op != TS_OP_NONE && op != TS_OP_TRANSPOSE)
+  if (op != TS_OP_NONE && op != TS_OP_TRANSPOSE && op != TS_OP_CONJ_TRANSPOSE)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: unknown operation %d", (int)op);
-  const int64_t n = lu->n;
+  if (op == TS_OP_CONJ_TRANSPOSE && !lu->complex_values)
+    op = TS_OP_TRANSPOSE; /* A^H = A^T for real values */
+  /* Complex values: b and x hold (re, im) pairs; ldb and ldx count values. */
+  const int64_t n = lu->n, parts = tsi_lu_parts(lu);
   if (nrhs < 0)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: nrhs %lld is negative", (long long)nrhs);
   int64_t min_ld = n > 1 ? n : 1;
@@ -130,8 +137,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: b or x is NULL");
   int64_t b_span, x_span, b_bytes, x_bytes;
   if (tsi_mul_overflows(nrhs - 1, ldb, &b_span) || tsi_mul_overflows(nrhs - 1, ldx, &x_span) ||
-      tsi_mul_overflows(b_span + n, (int64_t)sizeof(double), &b_bytes) ||
-      tsi_mul_overflows(x_span + n, (int64_t)sizeof(double), &x_bytes))
+      tsi_mul_overflows(b_span + n, parts * (int64_t)sizeof(double), &b_bytes) ||
+      tsi_mul_overflows(x_span + n, parts * (int64_t)sizeof(double), &x_bytes))
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_solve: %lld right-hand sides with ldb %lld, ldx %lld overflow",
                      (long long)nrhs, (long long)ldb, (long long)ldx);
   if (tsi_ranges_overlap(b, (size_t)b_bytes, x, (size_t)x_bytes))
@@ -157,7 +164,7 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     ws->solve_work = NULL;
     ws->solve_threads = 0;
     int64_t count;
-    if (tsi_mul_overflows(4 * n, threads, &count))
+    if (tsi_mul_overflows(4 * n * parts, threads, &count))
       return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_solve: work vectors of %lld entries overflow", (long long)n);
     ws->solve_work = tsi_malloc_array(count, sizeof(double));
     if (!ws->solve_work)

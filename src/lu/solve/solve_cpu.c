@@ -1,7 +1,11 @@
 /* The triangular solves through the host's factors, in the precision they
- * are stored in (solve_cpu_impl.h, compiled for float and double). */
+ * are stored in (solve_cpu_impl.h, compiled for float, double and the
+ * complex types). */
 #include "lu/solve/solve_internal.h"
 
+#include <math.h>
+
+#include "lu/lu_arith_real.h"
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
 #include "lu/solve/solve_cpu_impl.h"
@@ -13,9 +17,30 @@
 #include "lu/solve/solve_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
+#include "lu/lu_arith_undef.h"
+
+#include "lu/lu_arith_complex.h"
+#define TSI_VALUE tsi_complex64
+#define TSI_NAME(x) x##_c64
+#include "lu/solve/solve_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+
+#define TSI_VALUE tsi_complex128
+#define TSI_NAME(x) x##_c128
+#include "lu/solve/solve_cpu_impl.h"
+#undef TSI_VALUE
+#undef TSI_NAME
+#include "lu/lu_arith_undef.h"
 
 void tsi_lu_apply_inverse_cpu(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y) {
-  if (lu->lu_values_f32)
+  if (lu->complex_values && lu->lu_values_f32)
+    lu_apply_inverse_c64(lu, (const tsi_complex64 *)lu->lu_values_f32, op, (const tsi_complex128 *)rhs,
+                         (tsi_complex128 *)x, (tsi_complex128 *)y);
+  else if (lu->complex_values)
+    lu_apply_inverse_c128(lu, (const tsi_complex128 *)lu->lu_values, op, (const tsi_complex128 *)rhs,
+                          (tsi_complex128 *)x, (tsi_complex128 *)y);
+  else if (lu->lu_values_f32)
     lu_apply_inverse_f32(lu, lu->lu_values_f32, op, rhs, x, y);
   else
     lu_apply_inverse_f64(lu, lu->lu_values, op, rhs, x, y);

@@ -16,6 +16,7 @@
  * Where the factorization kept its trailing block dense, that block's rows
  * are solved by blocks of rows from it (solve_dense_tail_cuda.cu), after
  * the other rows (L, U^T) or before them (U, L^T), in both paths. */
+#include "lu/numeric/numeric_cuda.cuh"
 #include "lu/solve/solve_internal.h"
 
 #include <cuda_runtime.h>
@@ -46,7 +47,41 @@ struct solve_args {
    * the rows before tail_start here, in U and L^T they are skipped (done
    * before, marked ready). */
   int64_t tail_start;
+  /* Non-zero: the transposed solves use the conjugated factors (A^H,
+   * complex values). */
+  int conjugate;
 };
+
+/* The solves' arithmetic on working values (numeric/numeric_cuda.cuh has
+ * the types): sum + v y (the real form is the one the kernels always used),
+ * a shuffle and a volatile load of a working value, the conjugate when
+ * asked. */
+__device__ __forceinline__ double plus_product(double sum, double v, double y) { return sum + v * y; }
+__device__ __forceinline__ tsi_complex128 plus_product(tsi_complex128 sum, tsi_complex128 v, tsi_complex128 y) {
+  return tsi_z_plus_product(sum, v, y);
+}
+__device__ __forceinline__ double plus(double a, double b) { return a + b; }
+__device__ __forceinline__ tsi_complex128 plus(tsi_complex128 a, tsi_complex128 b) { return tsi_z_add(a, b); }
+__device__ __forceinline__ double minus(double a, double b) { return a - b; }
+__device__ __forceinline__ tsi_complex128 minus(tsi_complex128 a, tsi_complex128 b) { return tsi_z_sub(a, b); }
+__device__ __forceinline__ double quotient(double a, double b) { return a / b; }
+__device__ __forceinline__ tsi_complex128 quotient(tsi_complex128 a, tsi_complex128 b) { return tsi_z_div(a, b); }
+__device__ __forceinline__ double shfl_xor(double v, int offset) { return __shfl_xor_sync(0xffffffffu, v, offset); }
+__device__ __forceinline__ tsi_complex128 shfl_xor(tsi_complex128 v, int offset) {
+  return tsi_z(__shfl_xor_sync(0xffffffffu, v.re, offset), __shfl_xor_sync(0xffffffffu, v.im, offset));
+}
+__device__ __forceinline__ double load_work_volatile(const double *p) { return *(const volatile double *)p; }
+__device__ __forceinline__ tsi_complex128 load_work_volatile(const tsi_complex128 *p) {
+  const volatile double *parts = (const volatile double *)p;
+  return tsi_z(parts[0], parts[1]);
+}
+__device__ __forceinline__ double conj_if(double v, int conjugate) {
+  (void)conjugate;
+  return v;
+}
+__device__ __forceinline__ tsi_complex128 conj_if(tsi_complex128 v, int conjugate) {
+  return conjugate ? tsi_z_conj(v) : v;
+}
 
 template <int MODE> __device__ __forceinline__ int32_t entry_unknown(const solve_args &a, int64_t e);
 
@@ -112,13 +147,15 @@ enum { READ_PLAIN = 0, READ_AFTER_MARK = 1, READ_VOLATILE = 2 };
  * in order, then the xor tree. The wait sits inside the loop, so a long row
  * sums its early entries while the rows it needs last are still running. */
 template <typename T, int MODE, int READ>
-__device__ __forceinline__ double known_terms(const solve_args &a, const T *values, const double *yc, int64_t lo,
-                                              int64_t hi, int lane, const int32_t *ready, int32_t epoch) {
-  double sum = 0.0;
+__device__ __forceinline__ work_of<T> known_terms(const solve_args &a, const T *values, const work_of<T> *yc,
+                                                  int64_t lo, int64_t hi, int lane, const int32_t *ready,
+                                                  int32_t epoch) {
+  using W = work_of<T>;
+  W sum = work_zero<W>();
   for (int64_t e = lo + lane; e < hi; e += 32) {
     const int64_t pos = MODE == SOLVE_LOWER ? a.lrow_pos[e] : MODE == SOLVE_UPPER ? a.urow_pos[e] : e;
     const int32_t u = entry_unknown<MODE>(a, e);
-    double yu;
+    W yu;
     if (READ == READ_PLAIN) {
       yu = yc[u];
     } else {
@@ -127,41 +164,46 @@ __device__ __forceinline__ double known_terms(const solve_args &a, const T *valu
         while (*mark != epoch) {
         }
       }
-      yu = *(const volatile double *)(yc + u);
+      yu = load_work_volatile(yc + u);
     }
-    sum += (double)values[pos] * yu;
+    const W v = widen(values[pos]);
+    sum = plus_product(sum, MODE == SOLVE_UPPER_T || MODE == SOLVE_LOWER_T ? conj_if(v, a.conjugate) : v, yu);
   }
   for (int offset = 16; offset > 0; offset >>= 1)
-    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    sum = plus(sum, shfl_xor(sum, offset));
   return sum;
 }
 
 /* y(r) from its value before the solve and its known terms (U has a
  * diagonal to divide by). */
 template <typename T, int MODE>
-__device__ __forceinline__ double row_value(const solve_args &a, const T *values, int32_t r, double own, double sum) {
-  double v = own - sum;
-  if (MODE == SOLVE_UPPER || MODE == SOLVE_UPPER_T)
-    v /= (double)values[a.diag_pos[r]];
+__device__ __forceinline__ work_of<T> row_value(const solve_args &a, const T *values, int32_t r, work_of<T> own,
+                                                work_of<T> sum) {
+  work_of<T> v = minus(own, sum);
+  if (MODE == SOLVE_UPPER)
+    v = quotient(v, widen(values[a.diag_pos[r]]));
+  if (MODE == SOLVE_UPPER_T)
+    v = quotient(v, conj_if(widen(values[a.diag_pos[r]]), a.conjugate));
   return v;
 }
 
 /* One level: a warp per (row, right-hand side). */
 template <typename T, int MODE>
 __global__ void __launch_bounds__(SOLVE_THREADS)
-    solve_level(solve_args a, const T *values, const int32_t *items, int64_t count, int64_t nrhs, double *y) {
+    solve_level(solve_args a, const T *values, const int32_t *items, int64_t count, int64_t nrhs, work_of<T> *y) {
+  using W = work_of<T>;
   const int lane = threadIdx.x & 31;
   const int64_t warps = (int64_t)gridDim.x * SOLVE_WARPS;
   for (int64_t w = (int64_t)blockIdx.x * SOLVE_WARPS + threadIdx.x / 32; w < count * nrhs; w += warps) {
     const int32_t r = items[w % count];
-    double *yc = y + (w / count) * a.n;
+    W *yc = y + (w / count) * a.n;
     int64_t lo, hi;
     row_bounds<MODE>(a, r, &lo, &hi);
     if (!sparse_part<MODE>(a, r, lo, &hi))
       continue;
-    const double sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
+    const W sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
     if (lane == 0)
-      yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, yc[r], sum) : yc[r] - sum;
+      yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, yc[r], sum) : minus(yc[r], sum);
   }
 }
 
@@ -185,8 +227,9 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
  */
 template <typename T, int MODE>
 __global__ void __launch_bounds__(SOLVE_THREADS)
-    solve_sync_free(solve_args a, const T *values, const int32_t *items, int64_t nrhs, double *y, int32_t *ready,
+    solve_sync_free(solve_args a, const T *values, const int32_t *items, int64_t nrhs, work_of<T> *y, int32_t *ready,
                     int32_t epoch, unsigned long long *next_row) {
+  using W = work_of<T>;
   const int lane = threadIdx.x & 31;
   for (;;) {
     unsigned long long ticket = 0;
@@ -201,13 +244,13 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
     if (!sparse_part<MODE>(a, r, lo, &hi))
       continue;
     for (int64_t c = 0; c < nrhs; c++) {
-      double *yc = y + c * a.n;
+      W *yc = y + c * a.n;
       /* Only this warp writes y(r) in this launch: a plain load, early. */
-      const double own = lane == 0 ? yc[r] : 0.0;
-      const double sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
-                                : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
+      const W own = lane == 0 ? yc[r] : work_zero<W>();
+      const W sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
+                           : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
       if (lane == 0)
-        yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, own, sum) : own - sum;
+        yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, own, sum) : minus(own, sum);
     }
     if (r >= a.tail_start)
       continue; /* no row of this launch reads it */
@@ -226,23 +269,28 @@ __global__ void mark_rows(int32_t *ready, int64_t first, int64_t last, int32_t e
     ready[r] = epoch;
 }
 
-/* y = D P rhs (gather through perm, scale by the original index). */
-__global__ void permute_in(int64_t n, int64_t nrhs, const int32_t *perm, const double *scale, const double *rhs,
-                           double *y) {
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs; t += (int64_t)gridDim.x * blockDim.x) {
-    int64_t i = t % n, c = t / n;
+/* y = D P rhs (gather through perm, scale by the original index); values
+ * of `parts` doubles (a complex one scaled part by part). */
+__global__ void permute_in(int64_t n, int64_t nrhs, int parts, const int32_t *perm, const double *scale,
+                           const double *rhs, double *y) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs * parts;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t v = t / parts, part = t % parts;
+    int64_t i = v % n, c = v / n;
     int32_t from = perm[i];
-    y[t] = scale[from] * rhs[c * n + from];
+    y[t] = scale[from] * rhs[(c * n + from) * parts + part];
   }
 }
 
 /* x(perm(i)) = scale(perm(i)) * y(i). */
-__global__ void permute_out(int64_t n, int64_t nrhs, const int32_t *perm, const double *scale, const double *y,
-                            double *x) {
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs; t += (int64_t)gridDim.x * blockDim.x) {
-    int64_t i = t % n, c = t / n;
+__global__ void permute_out(int64_t n, int64_t nrhs, int parts, const int32_t *perm, const double *scale,
+                            const double *y, double *x) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * nrhs * parts;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t v = t / parts, part = t % parts;
+    int64_t i = v % n, c = v / n;
     int32_t to = perm[i];
-    x[c * n + to] = scale[to] * y[t];
+    x[(c * n + to) * parts + part] = scale[to] * y[t];
   }
 }
 
@@ -295,12 +343,12 @@ static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) 
 static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
   if (dev->solve_cols >= nrhs)
     return TS_SUCCESS;
-  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * dev->n, sizeof(double));
-  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * dev->n, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * dev->n * dev->parts, sizeof(double));
+  tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * dev->n * dev->parts, sizeof(double));
   dev->solve_y = dev->solve_rhs = NULL;
   dev->solve_cols = 0;
   int64_t count;
-  if (tsi_mul_overflows(nrhs, dev->n, &count))
+  if (tsi_mul_overflows(nrhs, dev->n * dev->parts, &count))
     return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU solve on the GPU: %lld right-hand sides overflow",
                      (long long)nrhs);
   ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_y, count, sizeof(double), "solve vectors");
@@ -358,9 +406,13 @@ static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
   int sms = 0;
   cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device);
   int(*b)[4] = dev->solve_resident_blocks;
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && dev->parts == 2)
+    err = resident_blocks_of_modes<tsi_complex128>(sms, b[0]);
+  if (err == cudaSuccess && dev->parts == 2)
+    err = resident_blocks_of_modes<tsi_complex64>(sms, b[1]);
+  if (err == cudaSuccess && dev->parts == 1)
     err = resident_blocks_of_modes<double>(sms, b[0]);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && dev->parts == 1)
     err = resident_blocks_of_modes<float>(sms, b[1]);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "ts_lu_solve: occupancy of the solve kernels");
@@ -383,10 +435,10 @@ static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t st
 /* One triangular solve, one launch per level. */
 template <typename T, int MODE>
 static void run_levels(const tsi_lu_device *dev, const solve_args &args, const T *values,
-                       const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, cudaStream_t stream) {
-  const bool tail = args.tail_start < args.n;
+                       const tsi_lu_solve_schedule &s, int64_t nrhs, work_of<T> *y, cudaStream_t stream) {
+  const bool tail = args.tail_start < args.n; /* never for complex values */
   if (tail && !tail_after(MODE))
-    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, (double *)y, stream);
   for (int64_t l = 0; l < s.levels; l++) {
     const int64_t first = s.level_ptr[l], count = s.level_ptr[l + 1] - first;
     int64_t blocks = (count * nrhs + SOLVE_WARPS - 1) / SOLVE_WARPS;
@@ -395,28 +447,28 @@ static void run_levels(const tsi_lu_device *dev, const solve_args &args, const T
     solve_level<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(args, values, s.items + first, count, nrhs, y);
   }
   if (tail && tail_after(MODE))
-    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, (double *)y, stream);
 }
 
 /* One triangular solve, one launch: no more warps than are resident or
  * than there are rows. `which` picks the row counter (0 or 1). */
 template <typename T, int MODE>
 static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_args &args, const T *values,
-                               const tsi_lu_solve_schedule &s, int64_t nrhs, double *y, int which,
+                               const tsi_lu_solve_schedule &s, int64_t nrhs, work_of<T> *y, int which,
                                cudaStream_t stream) {
   int32_t epoch = 0;
   ts_status st = next_epoch(ctx, dev, stream, &epoch);
   if (st != TS_SUCCESS)
     return st;
-  int64_t blocks = dev->solve_resident_blocks[sizeof(T) == sizeof(float)][MODE],
-          wanted = (args.n + SOLVE_WARPS - 1) / SOLVE_WARPS;
+  int64_t blocks = dev->solve_resident_blocks[sizeof(T) < sizeof(work_of<T>)][MODE], /* [single][MODE] */
+      wanted = (args.n + SOLVE_WARPS - 1) / SOLVE_WARPS;
   if (blocks > wanted)
     blocks = wanted;
   if (blocks < 1)
     blocks = 1;
   const bool tail = args.tail_start < args.n;
   if (tail && !tail_after(MODE)) { /* the tail first; the other rows wait on its marks */
-    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, (double *)y, stream);
     const int64_t rows = args.n - args.tail_start;
     const int64_t mark_blocks = (rows + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
     mark_rows<<<(unsigned)(mark_blocks < TSI_LU_ELEMENTWISE_BLOCKS ? mark_blocks : TSI_LU_ELEMENTWISE_BLOCKS),
@@ -425,13 +477,14 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
   solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
       args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
   if (tail && tail_after(MODE))
-    tsi_lu_dense_tail_solve(dev, MODE, nrhs, y, stream);
+    tsi_lu_dense_tail_solve(dev, MODE, nrhs, (double *)y, stream);
   return TS_SUCCESS;
 }
 
 template <typename T>
-static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y,
+static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y_parts,
                             bool level_sync, cudaStream_t stream) {
+  work_of<T> *y = (work_of<T> *)y_parts;
   solve_args args;
   args.n = dev->n;
   args.col_ptr = dev->col_ptr;
@@ -444,6 +497,7 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
   args.lrow_pos = dev->lrow_pos;
   args.urow_pos = dev->urow_pos;
   args.tail_start = dev->tail_dense ? dev->tail_start : dev->n;
+  args.conjugate = op == TS_OP_CONJ_TRANSPOSE;
   const T *values = (const T *)dev->values;
   const bool plain = op == TS_OP_NONE;
   if (level_sync) {
@@ -475,7 +529,9 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
 /*
  * A = Dr^{-1} P^T M Q^T Dc^{-1}, so
  *   A x = b:   y = P Dr b,   y = U^{-1} L^{-1} y,   x = Dc Q y;
- *   A^T x = b: y = Q^T Dc b, y = L^{-T} U^{-T} y,   x = Dr P^T y.
+ *   A^T x = b: y = Q^T Dc b, y = L^{-T} U^{-T} y,   x = Dr P^T y;
+ *   A^H x = b: as A^T, the factors conjugated (complex values, whose
+ *   vectors hold (re, im) pairs; ldr and ldx count values).
  */
 extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr,
                                                double *x, int64_t ldx) {
@@ -502,30 +558,36 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   if (dev->peak > lu->stats.peak_device_bytes)
     lu->stats.peak_device_bytes = dev->peak;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  cudaError_t err = cudaMemcpy2DAsync(dev->solve_rhs, (size_t)n * sizeof(double), rhs, (size_t)ldr * sizeof(double),
-                                      (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyHostToDevice, stream);
+  const int parts = dev->parts;
+  const size_t value_bytes = (size_t)parts * sizeof(double);
+  cudaError_t err = cudaMemcpy2DAsync(dev->solve_rhs, (size_t)n * value_bytes, rhs, (size_t)ldr * value_bytes,
+                                      (size_t)n * value_bytes, (size_t)nrhs, cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the right-hand sides");
-  int64_t blocks = (n * nrhs + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+  int64_t blocks = (n * nrhs * parts + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
   if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
     blocks = TSI_LU_ELEMENTWISE_BLOCKS;
   const bool plain = op == TS_OP_NONE;
   permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-      n, nrhs, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
+      n, nrhs, parts, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
       dev->solve_y);
   const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
-  st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
-                   : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+  if (parts == 2)
+    st = dev->single ? run_solves<tsi_complex64>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
+                     : run_solves<tsi_complex128>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+  else
+    st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
+                     : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
   if (st != TS_SUCCESS)
     return st;
   permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-      n, nrhs, plain ? dev->col_perm : dev->row_perm, plain ? dev->col_scale : dev->row_scale, dev->solve_y,
+      n, nrhs, parts, plain ? dev->col_perm : dev->row_perm, plain ? dev->col_scale : dev->row_scale, dev->solve_y,
       dev->solve_rhs);
   st = tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");
   if (st != TS_SUCCESS)
     return st;
-  err = cudaMemcpy2DAsync(x, (size_t)ldx * sizeof(double), dev->solve_rhs, (size_t)n * sizeof(double),
-                          (size_t)n * sizeof(double), (size_t)nrhs, cudaMemcpyDeviceToHost, stream);
+  err = cudaMemcpy2DAsync(x, (size_t)ldx * value_bytes, dev->solve_rhs, (size_t)n * value_bytes,
+                          (size_t)n * value_bytes, (size_t)nrhs, cudaMemcpyDeviceToHost, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the solutions");
   return tsi_cuda_sync(ctx);

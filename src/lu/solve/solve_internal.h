@@ -11,8 +11,12 @@
 extern "C" {
 #endif
 
+/* Vectors here are n doubles, or n (re, im) pairs of doubles (2n doubles)
+ * when lu->complex_values; "n values" counts either. Complex values take
+ * op = TS_OP_CONJ_TRANSPOSE too. */
+
 /* x = op(A)^{-1} rhs through the factors the solves use (apply_inverse.c):
- * the partial-pivoting fallback's, the GPU's or the host's; y is n doubles
+ * the partial-pivoting fallback's, the GPU's or the host's; y is n values
  * of host scratch. No refinement. */
 ts_status tsi_lu_apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
 
@@ -51,7 +55,7 @@ typedef struct tsi_lu_refine_setup {
 } tsi_lu_refine_setup;
 
 /* r = b - op(A) x from the values last factored, and its measures;
- * magnitude is n doubles of scratch. */
+ * magnitude is n doubles of scratch (the moduli of complex values). */
 void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b,
                      const double *x, double *r, double *magnitude, tsi_lu_residual_measures *measures);
 
@@ -59,7 +63,7 @@ void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_opera
  * then refined while the larger normwise backward error is above the
  * tolerance and each step at least halves it; then, while the componentwise
  * one is above TSI_LU_POLISH_THRESHOLD, while each step halves that one
- * (the normwise ones staying within the tolerance). Work is 4n doubles. The
+ * (the normwise ones staying within the tolerance). Work is 4n values. The
  * measures of the x returned, and the steps taken. */
 ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b, double *x,
                         bool solved, double *work, tsi_lu_residual_measures *measures, int *steps);
@@ -67,7 +71,9 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
 /* ---- triangular solves ------------------------------------------------------------ */
 
 /* x = op(A)^{-1} rhs through the host's factors (lu_values or
- * lu_values_f32); y is n doubles of scratch. */
+ * lu_values_f32); y is n values of scratch. Values are doubles, or (re, im)
+ * pairs of doubles when lu->complex_values (here and below); op may be
+ * TS_OP_CONJ_TRANSPOSE for complex values. */
 void tsi_lu_apply_inverse_cpu(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
 
 /* x = op(A)^{-1} rhs for nrhs columns (host arrays, leading dimensions ldr

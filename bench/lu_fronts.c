@@ -1,0 +1,258 @@
+/* The multifrontal view of bench/lu_solvers's matrices, computed on the
+ * host from tessera's analysis (src/lu/symbolic/fronts.c): fronts, levels
+ * of the front tree, front sizes by class with their flops and storage,
+ * children per front, against the column-based path's figures (entries of
+ * L + U, flops, levels, the longest rows of L): the figures of the model
+ * in src/lu/numeric/frontal_rule.c. No GPU needed.
+ *
+ * Usage: lu_fronts [--set circuit,laplacian] [--only WORDS] [--large]
+ *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels] [--time]
+ *   --large   the 10^6-row matrices too (the 3-D 100^3 Laplacian is never run)
+ *   --relax   the amalgamation rule (default: lu_tuning.h's)
+ *   --levels  a line per level of the front tree (fronts, largest front, flops)
+ *   --time    the host's refactorization by columns and by fronts (median of 5, all threads) */
+#include "lu/symbolic/symbolic_internal.h"
+#include "tsb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct options {
+  const char *set, *only;
+  bool large, levels, time;
+  tsi_lu_front_rule rule;
+} options;
+
+static bool selected(const options *o, const char *name) {
+  if (!o->only)
+    return true;
+  char words[512];
+  snprintf(words, sizeof words, "%s", o->only);
+  for (char *w = strtok(words, ","); w; w = strtok(NULL, ","))
+    if (strstr(name, w))
+      return true;
+  return false;
+}
+
+/* Flops of a front's partial factorization (p pivots of f rows). */
+static double front_flops(int64_t p, int64_t f) {
+  double flops = 0.0;
+  for (int64_t k = 0; k < p; k++) {
+    const double rest = (double)(f - 1 - k);
+    flops += rest + 2.0 * rest * rest;
+  }
+  return flops;
+}
+
+/* Median ms of 5 host refactorizations by each method. */
+static void time_host(ts_lu *lu, const ts_csr *a) {
+  double ms[2];
+  for (int method = 0; method < 2; method++) {
+    lu->switches.numeric_method = method ? TSI_LU_METHOD_FRONTS : TSI_LU_METHOD_COLUMNS;
+    double samples[5];
+    for (int r = 0; r < 5; r++) {
+      double start = tsb_wall_seconds();
+      if (TS_IS_ERROR(ts_lu_refactor(lu, a)))
+        samples[r] = NAN;
+      else
+        samples[r] = tsb_wall_seconds() - start;
+    }
+    ms[method] = tsb_stats_of(samples, 5).median * 1e3;
+  }
+  printf("- host refactorization (all threads): columns %.2f ms, fronts %.2f ms (%.2fx)\n", ms[0], ms[1],
+         ms[0] / ms[1]);
+}
+
+static void report(const options *o, const char *name, ts_context *ctx, const ts_csr *a) {
+  ts_lu_options lopts;
+  memset(&lopts, 0, sizeof lopts);
+  lopts.backend = TS_BACKEND_CPU;
+  ts_lu *lu = NULL;
+  if (ts_lu_create(ctx, &lopts, &lu) != TS_SUCCESS || ts_lu_analyze(lu, a) != TS_SUCCESS) {
+    fprintf(stderr, "%s: %s\n", name, ts_last_error(ctx));
+    ts_lu_destroy(lu);
+    return;
+  }
+  const int64_t n = lu->n;
+  /* The column path's figures: the longest rows of L (the solves' chains). */
+  int64_t *row_len = calloc((size_t)n, sizeof *row_len);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t p = lu->diag_pos[j] + 1; p < lu->lu_col_ptr[j + 1]; p++)
+      row_len[lu->lu_row_idx[p]]++;
+  int64_t longest = 0, long_rows = 0, long_entries = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (row_len[i] > longest)
+      longest = row_len[i];
+    if (row_len[i] > 1024) {
+      long_rows++;
+      long_entries += row_len[i];
+    }
+  }
+  free(row_len);
+  double start = tsb_wall_seconds();
+  tsi_lu_fronts *fr = NULL;
+  if (tsi_lu_fronts_build(lu, &o->rule, &fr) != TS_SUCCESS) {
+    fprintf(stderr, "%s: %s\n", name, ts_last_error(ctx));
+    ts_lu_destroy(lu);
+    return;
+  }
+  const double build_ms = (tsb_wall_seconds() - start) * 1e3;
+  printf("\n## %s\n\n", name);
+  printf("- n %lld, nnz(A) %lld, nnz(L+U) %lld, column-path flops %.3g, column levels %lld, analysis %.0f ms "
+         "(symbolic %.0f)\n",
+         (long long)n, (long long)a->nnz, (long long)lu->lu_nnz, lu->stats.flops, (long long)lu->levels,
+         1e3 * (lu->stats.time_matching + lu->stats.time_ordering + lu->stats.time_symbolic + lu->stats.time_levelize),
+         1e3 * lu->stats.time_symbolic);
+  printf("- rows of L: longest %lld, %lld rows over 1024 entries holding %lld entries\n", (long long)longest,
+         (long long)long_rows, (long long)long_entries);
+  printf("- symmetrized Cholesky pattern: %lld entries a triangle (L+U as 2x-n: %lld = %.2fx L+U); fronts' factor "
+         "parts %lld a triangle (%.2fx, the amalgamation's zeros)\n",
+         (long long)fr->chol_entries, (long long)(2 * fr->chol_entries - n),
+         (double)(2 * fr->chol_entries - n) / (double)lu->lu_nnz, (long long)fr->factor_entries,
+         (double)fr->factor_entries / (double)fr->chol_entries);
+  printf("- fronts %lld, levels %lld, largest front %d (pivots %d), most children %lld, dense flops %.3g (%.2fx the "
+         "column path's), front storage %.1f MB (sum f^2), built in %.0f ms\n",
+         (long long)fr->count, (long long)fr->levels, fr->max_size, fr->max_pivots, (long long)fr->max_children,
+         fr->flops, fr->flops / fmax(lu->stats.flops, 1.0), 8e-6 * (double)fr->offset[fr->count], build_ms);
+  /* Classes by front size: fronts, levels holding one, flops, storage, the
+   * contribution blocks' entries. */
+  const int classes = 9;
+  const int64_t bounds[] = {8, 16, 32, 64, 128, 256, 512, 1024, INT64_MAX};
+  int64_t count[9] = {0}, levels_with[9] = {0};
+  double flops[9] = {0}, storage[9] = {0}, cb[9] = {0};
+  int64_t many_children = 0;
+  double many_children_cb = 0.0;
+  for (int64_t l = 0; l < fr->levels; l++) {
+    int largest = 0;
+    for (int64_t s = fr->level_ptr[l]; s < fr->level_ptr[l + 1]; s++)
+      largest = fr->size[s] > largest ? fr->size[s] : largest;
+    for (int c = 0; c < classes; c++)
+      if (largest <= bounds[c]) {
+        levels_with[c]++;
+        break;
+      }
+  }
+  for (int64_t s = 0; s < fr->count; s++) {
+    const int64_t f = fr->size[s], p = fr->pivots[s], r = f - p;
+    int c = 0;
+    while (f > bounds[c])
+      c++;
+    count[c]++;
+    flops[c] += front_flops(p, f);
+    storage[c] += (double)f * (double)f;
+    cb[c] += (double)r * (double)r;
+    if (fr->child_ptr[s + 1] - fr->child_ptr[s] > 64) {
+      many_children++;
+      for (int64_t k = fr->child_ptr[s]; k < fr->child_ptr[s + 1]; k++) {
+        const int32_t child = fr->children[k];
+        const double rc = fr->size[child] - fr->pivots[child];
+        many_children_cb += rc * rc;
+      }
+    }
+  }
+  printf("- fronts with more than 64 children: %lld, their children's contribution entries %.3g\n",
+         (long long)many_children, many_children_cb);
+  printf("\n| front size | fronts | levels whose largest front is in the class | flops share | storage MB | "
+         "contribution MB |\n|---|---:|---:|---:|---:|---:|\n");
+  for (int c = 0; c < classes; c++) {
+    if (count[c] == 0)
+      continue;
+    char bound[32];
+    if (bounds[c] == INT64_MAX)
+      snprintf(bound, sizeof bound, "> %lld", (long long)bounds[c - 1]);
+    else
+      snprintf(bound, sizeof bound, "<= %lld", (long long)bounds[c]);
+    printf("| %s | %lld | %lld | %.3f | %.1f | %.1f |\n", bound, (long long)count[c], (long long)levels_with[c],
+           flops[c] / fmax(fr->flops, 1.0), 8e-6 * storage[c], 8e-6 * cb[c]);
+  }
+  if (o->levels) {
+    printf("\n| level | fronts | largest f | largest p | flops |\n|---:|---:|---:|---:|---:|\n");
+    for (int64_t l = 0; l < fr->levels; l++) {
+      int64_t fronts = fr->level_ptr[l + 1] - fr->level_ptr[l];
+      int largest = 0, largest_p = 0;
+      double level_flops = 0.0;
+      for (int64_t s = fr->level_ptr[l]; s < fr->level_ptr[l + 1]; s++) {
+        largest = fr->size[s] > largest ? fr->size[s] : largest;
+        largest_p = fr->pivots[s] > largest_p ? fr->pivots[s] : largest_p;
+        level_flops += front_flops(fr->pivots[s], fr->size[s]);
+      }
+      printf("| %lld | %lld | %d | %d | %.3g |\n", (long long)l, (long long)fronts, largest, largest_p, level_flops);
+    }
+  }
+  fflush(stdout);
+  tsi_lu_fronts_free(fr);
+  if (o->time)
+    time_host(lu, a);
+  ts_lu_destroy(lu);
+}
+
+int main(int argc, char **argv) {
+  options o = {.set = "circuit,laplacian", .rule = tsi_lu_front_rule_default()};
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
+      o.set = argv[++i];
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      o.only = argv[++i];
+    else if (strcmp(argv[i], "--large") == 0)
+      o.large = true;
+    else if (strcmp(argv[i], "--levels") == 0)
+      o.levels = true;
+    else if (strcmp(argv[i], "--time") == 0)
+      o.time = true;
+    else if (strcmp(argv[i], "--relax") == 0 && i + 1 < argc) {
+      long long p0, p1, p2;
+      double z0, z1, z2;
+      if (sscanf(argv[++i], "%lld,%lld,%lld,%lf,%lf,%lf", &p0, &p1, &p2, &z0, &z1, &z2) != 6) {
+        fprintf(stderr, "lu_fronts: --relax P0,P1,P2,Z0,Z1,Z2\n");
+        return 2;
+      }
+      o.rule = (tsi_lu_front_rule){{p0, p1, p2}, {z0, z1, z2}};
+    } else {
+      fprintf(stderr, "lu_fronts: unknown option %s (see the comment at the top of bench/lu_fronts.c)\n", argv[i]);
+      return 2;
+    }
+  }
+  ts_context *ctx = NULL;
+  ts_context_options copts = {0};
+  copts.backend = TS_BACKEND_CPU;
+  if (ts_context_create(&ctx, &copts) != TS_SUCCESS)
+    return 1;
+  printf("# Fronts of the LU benchmark matrices (rule %lld,%lld,%lld / %.2f,%.2f,%.2f)\n",
+         (long long)o.rule.max_pivots[0], (long long)o.rule.max_pivots[1], (long long)o.rule.max_pivots[2],
+         o.rule.max_zeros[0], o.rule.max_zeros[1], o.rule.max_zeros[2]);
+  char name[128];
+  if (strstr(o.set, "circuit")) {
+    const int64_t sizes[] = {100000, 1000000};
+    for (int s = 0; s < (o.large ? 2 : 1); s++)
+      for (int locality = 0; locality <= 1; locality++) {
+        snprintf(name, sizeof name, "circuit n=%lld locality=%d", (long long)sizes[s], locality);
+        if (!selected(&o, name))
+          continue;
+        ts_circuit_params params = ts_circuit_defaults(sizes[s]);
+        params.locality = locality;
+        ts_csr *a = NULL;
+        if (ts_gen_circuit(ctx, &params, 1, TS_FLOAT64, &a) == TS_SUCCESS)
+          report(&o, name, ctx, a);
+        ts_csr_destroy(a);
+      }
+  }
+  if (strstr(o.set, "laplacian")) {
+    const int64_t sides[] = {316, 1000};
+    for (int s = 0; s < (o.large ? 2 : 1); s++) {
+      snprintf(name, sizeof name, "laplacian2d %lldx%lld", (long long)sides[s], (long long)sides[s]);
+      ts_csr *a = NULL;
+      if (selected(&o, name) && ts_gen_laplacian_2d(ctx, sides[s], sides[s], TS_FLOAT64, &a) == TS_SUCCESS)
+        report(&o, name, ctx, a);
+      ts_csr_destroy(a);
+    }
+    snprintf(name, sizeof name, "laplacian3d 46^3");
+    ts_csr *a = NULL;
+    if (selected(&o, name) && ts_gen_laplacian_3d(ctx, 46, 46, 46, TS_FLOAT64, &a) == TS_SUCCESS)
+      report(&o, name, ctx, a);
+    ts_csr_destroy(a);
+  }
+  ts_context_destroy(ctx);
+  return 0;
+}

@@ -1,0 +1,538 @@
+/* The GPU batch's per-lane work, written once for the device and the host:
+ * batch_cuda.cu calls these functions from its kernels (a lane a member, or
+ * S lanes a member), and the tests call them on the host to check the plan
+ * and the arithmetic against the single-system LU. C and CUDA.
+ *
+ * Layout. The members of a pattern go `width` (B) to a group; a group's
+ * values are interleaved: entry p of member b of group g is at
+ * base + (g * len + p) * B + b, so the B lanes of a warp that serve the
+ * group read B consecutive doubles for each entry. With B < 32, S = 32 / B
+ * lanes serve each member: the factorization splits a column's updates
+ * among them (each lane its own positions, so the arithmetic of every entry
+ * is the one-lane arithmetic); the solves and the residual run on the
+ * member's first lane only, in the host's order.
+ *
+ * Arithmetic. Every product and difference is rounded on its own (no fused
+ * multiply-add) and in the order of the host's code (numeric_cpu_impl.h,
+ * solve_cpu_impl.h, solve.c), so a member's factors, solution and backward
+ * error are bitwise the host's. */
+#ifndef TESSERA_LU_BATCH_KERNELS_H
+#define TESSERA_LU_BATCH_KERNELS_H
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lu/lu_tuning.h"
+
+#ifdef __CUDACC__
+#define TSI_BATCH_HD static inline __host__ __device__
+#else
+#define TSI_BATCH_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One pattern in the device's table: sizes, the bases of its parts in the
+ * concatenated arrays, and its members' layout. */
+typedef struct tsi_lu_batch_pattern_gpu {
+  int64_t n, nnz_a, lu_nnz;
+  int64_t col_base;             /* in the arrays of n entries per pattern (global column numbering) */
+  int64_t ptr_base;             /* in the arrays of n + 1 entries per pattern */
+  int64_t lu_base;              /* in the arrays of lu_nnz entries */
+  int64_t a_base;               /* in the arrays of nnz_a entries */
+  int64_t lrow_base, urow_base; /* in the strict L and U rows */
+  int64_t map_base;             /* in the update map */
+  int64_t flag_base;            /* in the ready marks (groups * n) */
+  int64_t lane_base;            /* in the per-lane arrays (groups * width) */
+  int64_t value_base;           /* interleaved factors: groups * lu_nnz * width */
+  int64_t a_value_base;         /* interleaved values of A: groups * nnz_a * width */
+  int64_t vector_base;          /* interleaved vectors: groups * n * width */
+  int64_t user_value_base;      /* its first member's values in the caller's array */
+  int64_t user_vector_base;     /* its first member's entries in the caller's vectors */
+  int64_t first_member;         /* its first member's index */
+  int32_t members, width, groups;
+} tsi_lu_batch_pattern_gpu;
+
+/* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
+ * keeps but below sqrt(threshold) * max|M|, whose factors the singularity
+ * policy judges (numeric/singularity.c): the host decides that member. */
+enum {
+  TSI_LU_BATCH_BAD_VALUE = 1,
+  TSI_LU_BATCH_BAD_SINGULAR = 2,
+  TSI_LU_BATCH_BAD_PIVOT = 4,
+  TSI_LU_BATCH_SMALL_PIVOT = 8
+};
+
+/* What the kernels read: the plan's arrays on the device, the interleaved
+ * values, the per-lane outcomes and the pivot rule. */
+typedef struct tsi_lu_batch_args {
+  const tsi_lu_batch_pattern_gpu *pattern;
+  int64_t pattern_count;
+  const int64_t *col_ptr, *map_ptr, *a_row_ptr, *lrow_ptr, *urow_ptr, *diag_pos;
+  const int32_t *row_perm, *col_perm, *col_pattern, *row_idx, *source, *a_col, *lrow_col, *urow_col, *map;
+  const int64_t *lrow_pos, *urow_pos;
+  const double *row_scale, *col_scale, *entry_row_scale, *entry_col_scale;
+  double *values;         /* interleaved factors */
+  const double *a_values; /* interleaved values of A, unscaled */
+  /* per lane */
+  const unsigned long long *max_bits; /* bits of max |M| (non-negative doubles order as integers) */
+  int32_t *perturbed;
+  int32_t *bad;
+  /* the pivot rule (numeric_cpu.c) */
+  double threshold, root_eps;
+  int perturb, single;
+} tsi_lu_batch_args;
+
+/* The tickets of one column or row of pattern P: one per group, or with
+ * `joined` (the solves, a lane a member) one per run of 32 / width groups;
+ * run r holds groups r * 32 / width onwards. */
+TSI_BATCH_HD int32_t tsi_lu_batch_ticket_groups(const tsi_lu_batch_pattern_gpu *P, int joined) {
+  const int32_t per = joined ? 32 / P->width : 1;
+  return (P->groups + per - 1) / per;
+}
+
+/* ---- arithmetic as the host rounds it ------------------------------------------- */
+
+TSI_BATCH_HD double tsi_batch_mul(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+TSI_BATCH_HD double tsi_batch_sub(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+TSI_BATCH_HD double tsi_batch_add(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+/* A value another warp finished in this launch: from L2 on the device (an
+ * older copy of its cache line may sit in this multiprocessor's L1). */
+TSI_BATCH_HD double tsi_batch_load_final(const double *p) {
+#ifdef __CUDA_ARCH__
+  return __ldcg(p);
+#else
+  return *p;
+#endif
+}
+
+/* The lanes of one member see each other's stores (a no-op on the host,
+ * which runs a member's lanes as one). */
+TSI_BATCH_HD void tsi_batch_sync_lanes(void) {
+#ifdef __CUDA_ARCH__
+  __syncwarp();
+#endif
+}
+
+TSI_BATCH_HD double tsi_batch_bits_double(unsigned long long bits) {
+  union {
+    unsigned long long u;
+    double d;
+  } v;
+  v.u = bits;
+  return v.d;
+}
+
+TSI_BATCH_HD unsigned long long tsi_batch_double_bits(double d) {
+  union {
+    unsigned long long u;
+    double d;
+  } v;
+  v.d = d;
+  return v.u;
+}
+
+/* Position of row `row` in rows[lo, hi) (sorted; present by the symbolic
+ * phase's construction). */
+TSI_BATCH_HD int64_t tsi_batch_find_row(const int32_t *rows, int64_t lo, int64_t hi, int32_t row) {
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (rows[mid] < row)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* ---- the factorization: one column, one lane ------------------------------------- */
+
+/*
+ * Column k of pattern P for member lane b of group g, lane s of the S that
+ * serve the member (s = 0, S = 1 on the host): the left-looking column of
+ * numeric_cpu_impl.h (Gilbert and Peierls 1988 with the pattern known), the
+ * accumulator being the column's own positions: x = M(:, k); for each j of
+ * U(:, k) in increasing order, x -= L(:, j) * x(j) (skipped where x(j) is
+ * 0, as the host skips it), each entry of L(:, j) updating the position of
+ * its row, which the update map gives (or a binary search); then the pivot
+ * rule, U(:, k) = x above the diagonal and L(:, k) = x below it / pivot,
+ * rounded to float with float factors. The caller has waited for the
+ * columns j. A zero or tiny pivot is replaced (perturbation on) or left
+ * (then the member's factors are garbage from here on, and the lane is
+ * marked: the host decides such a member).
+ */
+TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t k,
+                                      int64_t g, int b, int s, int S) {
+  const int64_t B = P->width;
+  double *v = a->values + P->value_base + g * P->lu_nnz * B + b;
+  const double *av = a->a_values + P->a_value_base + g * P->nnz_a * B + b;
+  const int64_t *col_ptr = a->col_ptr + P->ptr_base;
+  const int64_t *diag_pos = a->diag_pos + P->col_base;
+  const int32_t *rows = a->row_idx + P->lu_base;
+  const int32_t *source = a->source + P->lu_base;
+  const double *entry_row_scale = a->entry_row_scale + P->a_base;
+  const double *entry_col_scale = a->entry_col_scale + P->a_base;
+  const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
+
+  /* x = M(:, k) = Dr A Dc in the column's positions, fill zero; rounded to
+   * float with float factors, as the host's scatter stores it. */
+  for (int64_t p = begin + s; p < end; p += S) {
+    const int32_t e = source[p];
+    const double m =
+        e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * B]), entry_col_scale[e]) : 0.0;
+    v[p * B] = a->single ? (double)(float)m : m;
+  }
+  tsi_batch_sync_lanes();
+
+  const int32_t *map = a->map ? a->map + P->map_base + a->map_ptr[P->ptr_base + k] : NULL;
+  int64_t m = 0;
+  for (int64_t q = begin; q < diag; q++) {
+    const int32_t j = rows[q];
+    const double u = v[q * B];
+    const int64_t l_begin = diag_pos[j] + 1, length = col_ptr[j + 1] - l_begin;
+    if (u != 0.0) {
+      /* Updates in groups of TSI_LU_BATCH_UPDATE_GROUP: the group's loads
+       * are issued before its stores (its targets are distinct rows, and
+       * L(:, j) is another column), so their latencies overlap. */
+      int64_t i = s;
+      for (; i + (int64_t)(TSI_LU_BATCH_UPDATE_GROUP - 1) * S < length; i += (int64_t)TSI_LU_BATCH_UPDATE_GROUP * S) {
+        int64_t target[TSI_LU_BATCH_UPDATE_GROUP];
+        double l[TSI_LU_BATCH_UPDATE_GROUP], x[TSI_LU_BATCH_UPDATE_GROUP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+          const int64_t at = i + (int64_t)c * S;
+          target[c] = map ? begin + map[m + at] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + at]);
+          l[c] = tsi_batch_load_final(&v[(l_begin + at) * B]);
+        }
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+          x[c] = v[target[c] * B];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+          v[target[c] * B] = tsi_batch_sub(x[c], tsi_batch_mul(l[c], u));
+      }
+      for (; i < length; i += S) {
+        const int64_t target = map ? begin + map[m + i] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + i]);
+        const double l = tsi_batch_load_final(&v[(l_begin + i) * B]);
+        v[target * B] = tsi_batch_sub(v[target * B], tsi_batch_mul(l, u));
+      }
+    }
+    m += length;
+    tsi_batch_sync_lanes();
+  }
+
+  /* The pivot rule of numeric_cpu.c: |u_kk| < threshold * max|M| (or 0) is
+   * replaced by sign(u_kk) * max(sqrt(eps), threshold) * max|M|. */
+  const int64_t lane = P->lane_base + g * B + b;
+  const double max_abs = tsi_batch_bits_double(a->max_bits[lane]);
+  const double tiny = a->threshold * max_abs;
+  const double replacement = fmax(a->root_eps, a->threshold) * (max_abs > 0.0 ? max_abs : 1.0);
+  double pivot = v[diag * B];
+  tsi_batch_sync_lanes(); /* every lane has read the pivot before the first lane stores its replacement */
+  int kind = 0;
+  if (!isfinite(pivot)) {
+    kind = TSI_LU_BATCH_BAD_PIVOT;
+  } else if (fabs(pivot) < tiny || pivot == 0.0) {
+    if (a->perturb) {
+      pivot = pivot < 0.0 ? -replacement : replacement;
+      kind = -1;
+    } else {
+      kind = TSI_LU_BATCH_BAD_SINGULAR;
+    }
+  } else {
+    /* The stored pivot against max|M|, rounded to single precision as the
+     * smallest-pivot key rounds it (numeric/pivot_key.h). */
+    const double stored = a->single ? (double)(float)pivot : pivot;
+    const float ratio = (float)(fabs(stored) / (max_abs > 0.0 ? max_abs : 1.0));
+    if ((double)ratio < sqrt(a->threshold))
+      kind = TSI_LU_BATCH_SMALL_PIVOT;
+  }
+  if (s == 0 && kind != 0) {
+#ifdef __CUDA_ARCH__
+    if (kind < 0)
+      atomicAdd(&a->perturbed[lane], 1);
+    else
+      atomicOr(&a->bad[lane], kind);
+#else
+    if (kind < 0)
+      a->perturbed[lane]++;
+    else
+      a->bad[lane] |= kind;
+#endif
+  }
+  if (a->single)
+    for (int64_t p = begin + s; p < diag; p += S)
+      v[p * B] = (double)(float)v[p * B];
+  if (s == 0)
+    v[diag * B] = a->single ? (double)(float)pivot : pivot;
+  for (int64_t p = diag + 1 + s; p < end; p += S) {
+    const double l = v[p * B] / pivot;
+    v[p * B] = a->single ? (double)(float)l : l;
+  }
+}
+
+/* ---- the triangular solves and the residual: one row, one lane ------------------- */
+
+/* The offset of member lane b of group g in an interleaved array of `length`
+ * entries per member (pattern P). */
+TSI_BATCH_HD int64_t tsi_lu_batch_offset(const tsi_lu_batch_pattern_gpu *P, int64_t g, int b, int64_t length) {
+  return g * length * P->width + b;
+}
+
+/*
+ * Row i of L y = P Dr rhs for one member (pattern P): y_i = row_scale[p_i]
+ * * rhs[p_i] (p = row_perm), minus L(i, j) y_j for the entries of row i in
+ * increasing j, skipping y_j = 0: the order in which the host's
+ * column-oriented forward solve subtracts from y_i. v, rhs and y point at
+ * the member's interleaved factors and vectors (entry i at [i * width]).
+ * The caller has waited for the rows j.
+ */
+TSI_BATCH_HD void tsi_lu_batch_lower_row(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                         const double *v, const double *rhs, double *y) {
+  const int64_t B = P->width;
+  const int32_t p_i = a->row_perm[P->col_base + i];
+  double own = tsi_batch_mul(a->row_scale[P->col_base + p_i], rhs[(int64_t)p_i * B]);
+  const int64_t *lrow_ptr = a->lrow_ptr + P->ptr_base;
+  const int32_t *lrow_col = a->lrow_col + P->lrow_base;
+  const int64_t *lrow_pos = a->lrow_pos + P->lrow_base;
+  for (int64_t e = lrow_ptr[i]; e < lrow_ptr[i + 1]; e++) {
+    const double y_j = tsi_batch_load_final(&y[(int64_t)lrow_col[e] * B]);
+    if (y_j != 0.0)
+      own = tsi_batch_sub(own, tsi_batch_mul(v[lrow_pos[e] * B], y_j));
+  }
+  y[i * B] = own;
+}
+
+/*
+ * Row i of U y = y for one member: minus U(i, j) y_j for the entries of row
+ * i in decreasing j, skipping y_j = 0 (the host's back substitution), then
+ * over U(i, i); then out[q_i] = col_scale[q_i] * y_i (q = col_perm), plus
+ * base[q_i] when base is set (a refinement step's candidate: the correction
+ * plus the solution so far, as solve.c adds them). The caller has waited
+ * for the rows j.
+ */
+TSI_BATCH_HD void tsi_lu_batch_upper_row(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                         const double *v, double *y, double *out, const double *base) {
+  const int64_t B = P->width;
+  const int64_t *urow_ptr = a->urow_ptr + P->ptr_base;
+  const int32_t *urow_col = a->urow_col + P->urow_base;
+  const int64_t *urow_pos = a->urow_pos + P->urow_base;
+  double own = y[i * B];
+  for (int64_t e = urow_ptr[i + 1] - 1; e >= urow_ptr[i]; e--) {
+    const double y_j = tsi_batch_load_final(&y[(int64_t)urow_col[e] * B]);
+    if (y_j != 0.0)
+      own = tsi_batch_sub(own, tsi_batch_mul(v[urow_pos[e] * B], y_j));
+  }
+  own = own / v[a->diag_pos[P->col_base + i] * B];
+  y[i * B] = own;
+  const int32_t q_i = a->col_perm[P->col_base + i];
+  const double x_i = tsi_batch_mul(a->col_scale[P->col_base + q_i], own);
+  out[(int64_t)q_i * B] = base ? tsi_batch_add(x_i, base[(int64_t)q_i * B]) : x_i;
+}
+
+/* The maxima a residual gathers for a member (its rows' shares). */
+enum {
+  TSI_LU_BATCH_NORM_A,             /* |A|_inf: rows' sums of |a| */
+  TSI_LU_BATCH_NORM_M,             /* |M|_inf of the scaled matrix */
+  TSI_LU_BATCH_NORM_X,             /* |x|_inf */
+  TSI_LU_BATCH_NORM_X_SCALED,      /* |Dc^{-1} x|_inf */
+  TSI_LU_BATCH_NORM_B,             /* |b|_inf */
+  TSI_LU_BATCH_NORM_B_SCALED,      /* |Dr b|_inf */
+  TSI_LU_BATCH_NORM_R,             /* |r|_inf */
+  TSI_LU_BATCH_NORM_R_SCALED,      /* |Dr r|_inf */
+  TSI_LU_BATCH_NORM_COMPONENTWISE, /* max_i |r_i| / (|A| |x| + |b|)_i */
+  TSI_LU_BATCH_NORMS
+};
+
+/* What one residual row contributes: its shares of each maximum (all
+ * non-negative) and whether x_i is finite. */
+typedef struct tsi_lu_batch_row_norms {
+  double share[TSI_LU_BATCH_NORMS];
+  int finite;
+} tsi_lu_batch_row_norms;
+
+/* Row i's share of the componentwise backward error, as refine.c computes
+ * it (LAPACK's xGERFS guard for a denominator near underflow). */
+TSI_BATCH_HD double tsi_lu_batch_componentwise_share(double residual, double denominator, int64_t n) {
+  const double guard = tsi_batch_mul((double)(n + 1), DBL_MIN);
+  if (residual == 0.0)
+    return 0.0;
+  if (denominator > guard / DBL_EPSILON)
+    return fabs(residual) / denominator;
+  return tsi_batch_add(fabs(residual), guard) / tsi_batch_add(denominator, guard);
+}
+
+/*
+ * Row i of r = b - A x for one member, in double from the unscaled values
+ * (av: the member's interleaved values of A), with the measures of
+ * refine.c's residual (r and |A| |x| + |b| summed in its order) and the
+ * row sums of |A| and |M| of numeric_workspace.c's norms.
+ */
+TSI_BATCH_HD tsi_lu_batch_row_norms tsi_lu_batch_residual_row(const tsi_lu_batch_args *a,
+                                                              const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                                              const double *av, const double *b, const double *x,
+                                                              double *r) {
+  const int64_t B = P->width;
+  const int64_t *row_ptr = a->a_row_ptr + P->ptr_base;
+  const int32_t *cols = a->a_col + P->a_base;
+  const double *col_scale = a->col_scale + P->col_base, *row_scale = a->row_scale + P->col_base;
+  const double b_i = b[i * B], x_i = x[i * B];
+  double sum = b_i, magnitude = fabs(b_i), row_sum = 0.0, scaled_sum = 0.0;
+  for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+    const double value = av[e * B];
+    const int32_t j = cols[e];
+    const double term = tsi_batch_mul(value, x[(int64_t)j * B]);
+    sum = tsi_batch_sub(sum, term);
+    magnitude = tsi_batch_add(magnitude, fabs(term));
+    row_sum = tsi_batch_add(row_sum, fabs(value));
+    scaled_sum = tsi_batch_add(scaled_sum, fabs(tsi_batch_mul(value, col_scale[j])));
+  }
+  r[i * B] = sum;
+  tsi_lu_batch_row_norms norms;
+  norms.share[TSI_LU_BATCH_NORM_A] = row_sum;
+  norms.share[TSI_LU_BATCH_NORM_M] = tsi_batch_mul(scaled_sum, row_scale[i]);
+  norms.share[TSI_LU_BATCH_NORM_X] = fabs(x_i);
+  norms.share[TSI_LU_BATCH_NORM_X_SCALED] = fabs(x_i / col_scale[i]);
+  norms.share[TSI_LU_BATCH_NORM_B] = fabs(b_i);
+  norms.share[TSI_LU_BATCH_NORM_B_SCALED] = fabs(tsi_batch_mul(b_i, row_scale[i]));
+  norms.share[TSI_LU_BATCH_NORM_R] = fabs(sum);
+  norms.share[TSI_LU_BATCH_NORM_R_SCALED] = fabs(tsi_batch_mul(sum, row_scale[i]));
+  norms.share[TSI_LU_BATCH_NORM_COMPONENTWISE] = tsi_lu_batch_componentwise_share(sum, magnitude, P->n);
+  norms.finite = isfinite(x_i) ? 1 : 0;
+  return norms;
+}
+
+/* r / (a x + b) for non-negative norms as refine.c evaluates it, without
+ * forming an a x beyond DBL_MAX; infinity for a non-finite result, 0 for
+ * 0 / 0. */
+TSI_BATCH_HD double tsi_lu_batch_ratio(double r, double a, double x, double b) {
+  double error;
+  if (x > 0.0 && a > DBL_MAX / x)
+    error = r / a / x;
+  else if (tsi_batch_add(tsi_batch_mul(a, x), b) == 0.0)
+    error = r == 0.0 ? 0.0 : INFINITY;
+  else
+    error = tsi_batch_mul(0.5, r) / tsi_batch_add(tsi_batch_mul(0.5, tsi_batch_mul(a, x)), tsi_batch_mul(0.5, b));
+  return isfinite(error) ? error : INFINITY;
+}
+
+/* A solution's measures (refine.c's tsi_lu_residual_measures, the figures
+ * the batch keeps). */
+typedef struct tsi_lu_batch_measures {
+  double normwise, scaled, componentwise, solution_norm;
+} tsi_lu_batch_measures;
+
+/* The measures from a member's maxima (every figure infinite when x is not
+ * finite or the residual is not). */
+TSI_BATCH_HD tsi_lu_batch_measures tsi_lu_batch_measure(const double *norm, int finite) {
+  tsi_lu_batch_measures m;
+  if (!finite || !isfinite(norm[TSI_LU_BATCH_NORM_R])) {
+    m.normwise = m.scaled = m.componentwise = INFINITY;
+    m.solution_norm = finite ? norm[TSI_LU_BATCH_NORM_X] : INFINITY;
+    return m;
+  }
+  m.normwise = tsi_lu_batch_ratio(norm[TSI_LU_BATCH_NORM_R], norm[TSI_LU_BATCH_NORM_A], norm[TSI_LU_BATCH_NORM_X],
+                                  norm[TSI_LU_BATCH_NORM_B]);
+  m.scaled = tsi_lu_batch_ratio(norm[TSI_LU_BATCH_NORM_R_SCALED], norm[TSI_LU_BATCH_NORM_M],
+                                norm[TSI_LU_BATCH_NORM_X_SCALED], norm[TSI_LU_BATCH_NORM_B_SCALED]);
+  m.componentwise = isfinite(norm[TSI_LU_BATCH_NORM_COMPONENTWISE]) ? norm[TSI_LU_BATCH_NORM_COMPONENTWISE] : INFINITY;
+  m.solution_norm = norm[TSI_LU_BATCH_NORM_X];
+  return m;
+}
+
+/* A member's refinement state between launches. */
+typedef struct tsi_lu_batch_refine_state {
+  tsi_lu_batch_measures measures; /* of the current solution */
+  int32_t steps;                  /* steps accepted */
+  int32_t active;                 /* refining goes on */
+  int32_t cur;                    /* which of the two solution (and residual) vectors is current */
+  int32_t polishing;              /* the step under way drives the componentwise error down */
+} tsi_lu_batch_refine_state;
+
+TSI_BATCH_HD double tsi_lu_batch_normwise(const tsi_lu_batch_measures *m) { return fmax(m->normwise, m->scaled); }
+
+/* Whether refine.c's loop takes another step from the current solution;
+ * sets the step's kind. */
+TSI_BATCH_HD int tsi_lu_batch_refine_more(tsi_lu_batch_refine_state *st, int max_steps, double tolerance) {
+  const tsi_lu_batch_measures *m = &st->measures;
+  if (!(st->steps < max_steps && isfinite(tsi_lu_batch_normwise(m))))
+    return 0;
+  st->polishing = tsi_lu_batch_normwise(m) <= tolerance;
+  return !(st->polishing && !(m->componentwise > TSI_LU_POLISH_THRESHOLD));
+}
+
+/*
+ * The refinement loop of refine.c, one decision at a time: after the first
+ * solve (first set) the measures are the solution's; after a correction
+ * step the candidate (the other vector) replaces the solution when its
+ * error (the larger normwise one, or the componentwise one when polishing)
+ * is smaller, and refining stops when it is not, when a step fails to
+ * halve that error, after max_steps steps, or once the normwise errors are
+ * within the tolerance and the componentwise one within the polishing
+ * threshold.
+ */
+TSI_BATCH_HD void tsi_lu_batch_refine_decide(tsi_lu_batch_refine_state *st, tsi_lu_batch_measures next, int first,
+                                             int max_steps, double tolerance) {
+  if (first) {
+    st->measures = next;
+    st->steps = 0;
+    st->cur = 0;
+    st->polishing = 0;
+    st->active = tsi_lu_batch_refine_more(st, max_steps, tolerance);
+    return;
+  }
+  if (!st->active)
+    return;
+  const int polishing = st->polishing;
+  const double before = polishing ? st->measures.componentwise : tsi_lu_batch_normwise(&st->measures);
+  const double after = polishing ? next.componentwise : tsi_lu_batch_normwise(&next);
+  if (!(after < before) || (polishing && !(tsi_lu_batch_normwise(&next) <= tolerance))) {
+    st->active = 0;
+    return;
+  }
+  st->cur ^= 1;
+  st->steps++;
+  st->measures = next;
+  if (after > tsi_batch_mul(0.5, before) && (polishing || tsi_lu_batch_normwise(&next) > tolerance)) {
+    st->active = 0;
+    return;
+  }
+  st->active = tsi_lu_batch_refine_more(st, max_steps, tolerance);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

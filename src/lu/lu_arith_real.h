@@ -1,0 +1,27 @@
+/* The arithmetic of the host's LU templates (numeric/numeric_cpu_impl.h,
+ * solve/solve_cpu_impl.h, numeric/pivoted_cpu_impl.h) for real values: the
+ * working type is double, stored values float or double (TSI_VALUE, defined
+ * by the includer), the operations C's own. Included before a template's
+ * real instantiations; lu_arith_undef.h after them. The complex set,
+ * lu_arith_complex.h, defines the same names. */
+#define TSI_WORK double
+#define TSI_WIDEN(v) ((double)(v))
+#define TSI_NARROW(w) ((TSI_VALUE)(w))
+#define TSI_W_ZERO 0.0
+#define TSI_W_IS_ZERO(w) ((w) == 0.0)
+#define TSI_W_ADD(a, b) ((a) + (b))
+#define TSI_W_SUB(a, b) ((a) - (b))
+#define TSI_W_MUL(a, b) ((a) * (b))
+#define TSI_W_MINUS_PRODUCT(x, l, u) ((x) - (l) * (u))
+#define TSI_W_DIV(a, b) ((a) / (b))
+#define TSI_W_SCALE(s, w) ((s) * (w))
+#define TSI_W_SCALED(s, w, t) ((s) * (w) * (t))
+#define TSI_W_ABS(w) fabs(w)
+#define TSI_W_ISFINITE(w) isfinite(w)
+#define TSI_W_CONJ_IF(w, conjugate) (w)
+#define TSI_W_PERTURBED(w, r) ((w) < 0.0 ? -(r) : (r))
+#define TSI_W_DIVIDER(p) (p)
+#define TSI_W_DIVIDE(w, d) ((w) / (d))
+#define TSI_MAX_ABS(max, w) ((max) = fabs(w) > (max) ? fabs(w) : (max))
+#define TSI_FLOPS_UPDATE 2
+#define TSI_FLOPS_DIVIDE 1

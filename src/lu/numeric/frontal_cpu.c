@@ -1,0 +1,313 @@
+/* The multifrontal factorization on the host (Duff and Reid, ACM TOMS 9(3),
+ * 1983; fronts from symbolic/fronts.c): M scattered into the fronts, then
+ * level by level each front takes its children's contribution blocks
+ * (extend-add, children in ascending order) and eliminates its pivots,
+ * leaving its Schur complement in place as its own contribution block.
+ * Static pivoting as on the other paths: a tiny pivot is replaced by
+ * sign * sqrt(eps) max|M| (Li and Demmel, SuperLU_DIST's GESP), counted,
+ * or stops the factorization after its level when perturbation is off.
+ *
+ * The arithmetic is fixed entry for entry, so that GPU kernels can give
+ * the same bits: a front of at most TSI_LU_FRONT_SMALL rows
+ * is eliminated one pivot at a time (x - l * u, each operation rounded);
+ * a larger one by panels of TSI_LU_FRONT_PANEL pivots (the diagonal block
+ * one pivot at a time, the panels below and to the right by substitution
+ * along each row or column, then the trailing block less the sum of the
+ * panel's products, summed in pivot order from 0: Dongarra, Duff, Sorensen
+ * and van der Vorst, "Numerical Linear Algebra for High-Performance
+ * Computers", 1998, chapter 5). No fused multiply-adds. */
+#include "lu/numeric/numeric_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+enum { KIND_OK = 0, KIND_PERTURBED = 1, KIND_SINGULAR = 2, KIND_NOT_FINITE = 3 };
+
+typedef struct pivot_rule {
+  double tiny, replacement;
+  bool perturb;
+} pivot_rule;
+
+static int classify(double *pivot, const pivot_rule *rule) {
+  const double p = *pivot;
+  if (!isfinite(p))
+    return KIND_NOT_FINITE;
+  if (fabs(p) < rule->tiny || p == 0.0) {
+    if (!rule->perturb)
+      return KIND_SINGULAR;
+    *pivot = p < 0.0 ? -rule->replacement : rule->replacement;
+    return KIND_PERTURBED;
+  }
+  return KIND_OK;
+}
+
+/* One front's view: its values (f x f, column-major), its index list, the
+ * pivot kinds of the factorization (indexed by column of M). */
+typedef struct front_view {
+  double *v;
+  int64_t f, p;
+  const int32_t *index;
+  signed char *kind;
+  const pivot_rule *rule;
+} front_view;
+
+#define AT(F, i, j) ((F)->v[(i) + (j) * (F)->f])
+
+/* Pivots [first, last) one at a time, the updates reaching rows and columns
+ * below `end`. */
+static void eliminate(const front_view *F, int64_t first, int64_t last, int64_t end) {
+  for (int64_t k = first; k < last; k++) {
+    double pivot = AT(F, k, k);
+    F->kind[F->index[k]] = (signed char)classify(&pivot, F->rule);
+    AT(F, k, k) = pivot;
+    for (int64_t i = k + 1; i < end; i++)
+      AT(F, i, k) = AT(F, i, k) / pivot;
+    for (int64_t j = k + 1; j < end; j++) {
+      const double u = AT(F, k, j);
+      double *column = &AT(F, 0, j);
+      const double *l = &AT(F, 0, k);
+      for (int64_t i = k + 1; i < end; i++)
+        column[i] = column[i] - l[i] * u;
+    }
+  }
+}
+
+/* Panel [k0, k0 + w): the rows below its diagonal block solved against
+ * U11 along each row (row i of L21 = row i of A21 U11^{-1}). */
+static void lower_panel(const front_view *F, int64_t k0, int64_t w, int64_t i) {
+  for (int64_t c = 0; c < w; c++) {
+    double v = AT(F, i, k0 + c);
+    for (int64_t s = 0; s < c; s++)
+      v = v - AT(F, i, k0 + s) * AT(F, k0 + s, k0 + c);
+    AT(F, i, k0 + c) = v / AT(F, k0 + c, k0 + c);
+  }
+}
+
+/* The columns right of it solved against the unit L11 down each column. */
+static void upper_panel(const front_view *F, int64_t k0, int64_t w, int64_t j) {
+  for (int64_t r = 0; r < w; r++) {
+    double v = AT(F, k0 + r, j);
+    for (int64_t s = 0; s < r; s++)
+      v = v - AT(F, k0 + r, k0 + s) * AT(F, k0 + s, j);
+    AT(F, k0 + r, j) = v;
+  }
+}
+
+/* Column j of the trailing block less the panel's products, each entry's
+ * sum in pivot order (acc holds f doubles). */
+static void trailing_column(const front_view *F, int64_t k0, int64_t w, int64_t j, double *acc) {
+  const int64_t begin = k0 + w;
+  for (int64_t i = begin; i < F->f; i++)
+    acc[i] = 0.0;
+  for (int64_t s = 0; s < w; s++) {
+    const double u = AT(F, k0 + s, j);
+    const double *l = &AT(F, 0, k0 + s);
+    for (int64_t i = begin; i < F->f; i++)
+      acc[i] = acc[i] + l[i] * u;
+  }
+  double *column = &AT(F, 0, j);
+  for (int64_t i = begin; i < F->f; i++)
+    column[i] = column[i] - acc[i];
+}
+
+/* The front's pivots by panels; the panels' rows and columns and the
+ * trailing columns shared over `threads` (each entry's arithmetic is fixed,
+ * so the threads change no bit). acc is threads * f doubles. */
+static void eliminate_by_panels(const front_view *F, int threads, double *acc) {
+  const int64_t f = F->f;
+  for (int64_t k0 = 0; k0 < F->p; k0 += TSI_LU_FRONT_PANEL) {
+    const int64_t w = F->p - k0 < TSI_LU_FRONT_PANEL ? F->p - k0 : TSI_LU_FRONT_PANEL;
+    const int64_t begin = k0 + w;
+    eliminate(F, k0, begin, begin);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(static) nowait
+      for (int64_t i = begin; i < f; i++)
+        lower_panel(F, k0, w, i);
+#pragma omp for schedule(static)
+      for (int64_t j = begin; j < f; j++)
+        upper_panel(F, k0, w, j);
+      double *mine = acc;
+#ifdef _OPENMP
+      mine += (int64_t)omp_get_thread_num() * f;
+#endif
+#pragma omp for schedule(static)
+      for (int64_t j = begin; j < f; j++)
+        trailing_column(F, k0, w, j, mine);
+    }
+  }
+}
+
+/* Front s: its children's contribution blocks added, then its pivots
+ * eliminated. */
+/* NOLINTNEXTLINE(readability-non-const-parameter): kind is written through the view F */
+static void factor_front(const tsi_lu_fronts *fr, double *values, int64_t s, signed char *kind, const pivot_rule *rule,
+                         int threads, double *acc) {
+  const int64_t f = fr->size[s];
+  double *v = values + fr->offset[s];
+  for (int64_t c = fr->child_ptr[s]; c < fr->child_ptr[s + 1]; c++) {
+    const int32_t child = fr->children[c];
+    const int64_t fc = fr->size[child], pc = fr->pivots[child];
+    const double *cv = values + fr->offset[child];
+    const int32_t *relative = fr->relative + fr->index_ptr[child];
+    for (int64_t b = pc; b < fc; b++) {
+      double *target = v + (int64_t)relative[b] * f;
+      const double *source = cv + b * fc;
+      for (int64_t a = pc; a < fc; a++)
+        target[relative[a]] = target[relative[a]] + source[a];
+    }
+  }
+  const front_view F = {v, f, fr->pivots[s], fr->index + fr->index_ptr[s], kind, rule};
+  if (f <= TSI_LU_FRONT_SMALL)
+    eliminate(&F, 0, F.p, f);
+  else
+    eliminate_by_panels(&F, threads, acc);
+}
+
+/* M = P Dr A Dc Q into the (zeroed) fronts; returns max |M|. */
+static double scatter(const ts_lu *lu, const tsi_lu_fronts *fr, double *values, int threads) {
+  double max_abs = 0.0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs)
+  for (int64_t i = 0; i < lu->n; i++) {
+    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++) {
+      const double v = lu->row_scale[i] * lu->a_values[e] * lu->col_scale[lu->a_col_idx[e]];
+      values[fr->lu_to_front[lu->a_to_lu[e]]] = v;
+      max_abs = fabs(v) > max_abs ? fabs(v) : max_abs;
+    }
+  }
+  return max_abs;
+}
+
+ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
+  tsi_lu_fronts *fr = NULL;
+  ts_status st = tsi_lu_fronts_get(lu, &fr);
+  if (st != TS_SUCCESS)
+    return st;
+  tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+  if (!ws)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
+  const int64_t n = lu->n, storage = fr->offset[fr->count];
+  const bool single = lu->options.float_factors != 0;
+  const int threads = tsi_lu_threads(lu);
+  if (!ws->fronts || ws->front_values != storage) {
+    free(ws->fronts);
+    ws->front_values = 0;
+    ws->fronts = tsi_malloc_array(storage > 0 ? storage : 1, sizeof(double));
+    if (!ws->fronts)
+      return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for %lld front entries",
+                       (long long)storage);
+    ws->front_values = storage;
+  }
+  const int64_t count = lu->lu_nnz > 0 ? lu->lu_nnz : 1;
+  if (single) {
+    free(lu->lu_values);
+    lu->lu_values = NULL;
+    if (!lu->lu_values_f32)
+      lu->lu_values_f32 = tsi_malloc_array(count, sizeof(float));
+  } else {
+    free(lu->lu_values_f32);
+    lu->lu_values_f32 = NULL;
+    if (!lu->lu_values)
+      lu->lu_values = tsi_malloc_array(count, sizeof(double));
+  }
+  signed char *kind = tsi_calloc_array(n > 0 ? n : 1, 1);
+  int32_t *level_of = tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  double *acc = tsi_malloc_array((int64_t)threads * (fr->max_size > 0 ? fr->max_size : 1), sizeof(double));
+  if ((single ? !lu->lu_values_f32 : !lu->lu_values) || !kind || !level_of || !acc) {
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the factors (%lld entries)",
+                   (long long)lu->lu_nnz);
+    goto cleanup;
+  }
+  st = tsi_lu_compute_norms(lu, ws);
+  if (st != TS_SUCCESS)
+    goto cleanup;
+  double *values = ws->fronts;
+  memset(values, 0, (size_t)storage * sizeof(double));
+  const double max_abs = scatter(lu, fr, values, threads);
+  double threshold = lu->options.pivot_threshold;
+  if (!(threshold > 0.0))
+    threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double root_eps = sqrt(single ? (double)FLT_EPSILON : DBL_EPSILON);
+  if (single && max_abs > FLT_MAX) {
+    st = tsi_error(lu->ctx, TS_ERROR_OVERFLOW,
+                   "LU factorization: the scaled matrix holds %.3g, beyond single precision's range; factor in "
+                   "double, or with the matching's scaling",
+                   max_abs);
+    goto cleanup;
+  }
+  const pivot_rule rule = {threshold * max_abs, fmax(root_eps, threshold) * (max_abs > 0.0 ? max_abs : 1.0),
+                           !lu->options.no_perturbation};
+  for (int64_t l = 0; l < fr->levels; l++)
+    for (int64_t s = fr->level_ptr[l]; s < fr->level_ptr[l + 1]; s++)
+      for (int64_t a = 0; a < fr->pivots[s]; a++)
+        level_of[fr->index[fr->index_ptr[s] + a]] = (int32_t)l;
+
+  /* Level by level: a level's fronts over the threads when there are
+   * enough of them, else one after another with the threads inside. */
+  int64_t done = 0;
+  for (int64_t l = 0; l < fr->levels; l++) {
+    st = tsi_progress(lu->ctx, done, n);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+    const int64_t first = fr->level_ptr[l], last = fr->level_ptr[l + 1];
+    if (last - first >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+      for (int64_t s = first; s < last; s++) {
+        int thread = 0;
+#ifdef _OPENMP
+        thread = omp_get_thread_num();
+#endif
+        factor_front(fr, values, s, kind, &rule, 1, acc + (int64_t)thread * fr->max_size);
+      }
+    } else {
+      for (int64_t s = first; s < last; s++)
+        factor_front(fr, values, s, kind, &rule, threads, acc);
+    }
+    bool stop = false;
+    for (int64_t s = first; s < last; s++) {
+      done += fr->pivots[s];
+      for (int64_t a = 0; a < fr->pivots[s]; a++) {
+        const int outcome = (unsigned char)kind[fr->index[fr->index_ptr[s] + a]];
+        stop = stop || outcome == KIND_SINGULAR || outcome == KIND_NOT_FINITE;
+      }
+    }
+    if (stop)
+      break; /* as the column paths: the factors of later levels are not needed */
+  }
+
+  /* The factors into the pattern of L + U, column by column, with the
+   * pivot check's largest |L| and |U| as stored (maxima: no bit depends on
+   * the threads). */
+  double max_l = 0.0, max_u = 0.0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_l, max_u)
+  for (int64_t k = 0; k < n; k++) {
+    for (int64_t p = lu->lu_col_ptr[k]; p < lu->lu_col_ptr[k + 1]; p++) {
+      const double v = values[fr->lu_to_front[p]];
+      const double stored = single ? (double)(lu->lu_values_f32[p] = (float)v) : (lu->lu_values[p] = v);
+      if (p <= lu->diag_pos[k])
+        max_u = fabs(stored) > max_u ? fabs(stored) : max_u;
+      else
+        max_l = fabs(stored) > max_l ? fabs(stored) : max_l;
+    }
+  }
+  lu->stats.flops = fr->flops;
+  lu->stats.factor_threads = threads;
+  st = tsi_lu_pivot_outcome(lu, kind, level_of, rule.tiny, threshold);
+  const double reference = max_abs > 0.0 ? max_abs : 1.0;
+  lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = lu->stats.perturbed_pivots,
+                                         .max_multiplier = max_l,
+                                         .growth = max_u / reference,
+                                         .max_m = reference};
+cleanup:
+  free(kind);
+  free(level_of);
+  free(acc);
+  return st;
+}

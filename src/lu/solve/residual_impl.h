@@ -1,0 +1,83 @@
+/* r = b - op(A) x from the values last factored and its measures
+ * (tsi_lu_residual), for one kind of values: included by refine.c with
+ * TSI_NAME and an arithmetic set (lu/lu_arith_real.h, lu/lu_arith_complex.h);
+ * vectors of the working type, magnitudes and norms in double (moduli for
+ * complex values). op may be A^H for complex values (the values conjugated). */
+
+static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const TSI_WORK *b,
+                               const TSI_WORK *x, TSI_WORK *r, double *magnitude, tsi_lu_residual_measures *measures) {
+  const int64_t n = lu->n;
+  const int64_t *row_ptr = lu->a_row_ptr;
+  const int32_t *col_idx = lu->a_col_idx;
+  const TSI_WORK *a = (const TSI_WORK *)lu->a_values;
+  const bool conjugate = op == TS_OP_CONJ_TRANSPOSE;
+  (void)conjugate;
+  /* A x = b scales r and b by Dr and x by Dc^{-1}; A^T x = b the reverse. */
+  const double *residual_scale = op == TS_OP_NONE ? lu->row_scale : lu->col_scale;
+  const double *solution_scale = op == TS_OP_NONE ? lu->col_scale : lu->row_scale;
+  const int threads = residual_threads(lu);
+  double x_norm = 0.0, b_norm = 0.0, r_norm = 0.0, x_scaled = 0.0, b_scaled = 0.0, r_scaled = 0.0;
+  double componentwise = 0.0;
+  int finite = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, x_scaled, b_scaled)   \
+    reduction(&& : finite) if (threads > 1)
+  for (int64_t i = 0; i < n; i++) {
+    finite = finite && TSI_W_ISFINITE(x[i]);
+    const double x_i = TSI_W_ABS(x[i]), b_i = TSI_W_ABS(b[i]); /* the scales are positive */
+    x_norm = larger(x_norm, x_i);
+    b_norm = larger(b_norm, b_i);
+    x_scaled = larger(x_scaled, x_i / solution_scale[i]);
+    b_scaled = larger(b_scaled, b_i * residual_scale[i]);
+  }
+  if (!finite) {
+    measures->normwise = measures->scaled = measures->componentwise = INFINITY;
+    measures->residual_norm = measures->solution_norm = INFINITY;
+    return;
+  }
+  if (op == TS_OP_NONE) {
+    /* Each r_i is one row's sum in a fixed order and the norms are maxima:
+     * the threads change no bit. */
+#pragma omp parallel for num_threads(threads) schedule(static)                                                         \
+    reduction(max                                                                                                      \
+              : r_norm, r_scaled, componentwise) if (threads > 1)
+    for (int64_t i = 0; i < n; i++) {
+      TSI_WORK sum = b[i];
+      double row_magnitude = TSI_W_ABS(b[i]);
+      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+        const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
+        sum = TSI_W_SUB(sum, term);
+        row_magnitude += TSI_W_ABS(term);
+      }
+      r[i] = sum;
+      const double r_i = TSI_W_ABS(sum);
+      r_norm = larger(r_norm, r_i);
+      r_scaled = larger(r_scaled, r_i * residual_scale[i]);
+      componentwise = larger(componentwise, componentwise_share(r_i, row_magnitude, n));
+    }
+  } else {
+    /* magnitude gathers (|A^T| |x| + |b|)_j. */
+    memcpy(r, b, (size_t)n * sizeof *r);
+    for (int64_t j = 0; j < n; j++)
+      magnitude[j] = TSI_W_ABS(b[j]);
+    for (int64_t i = 0; i < n; i++) {
+      const TSI_WORK x_i = x[i];
+      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+        const TSI_WORK term = TSI_W_MUL(TSI_W_CONJ_IF(a[e], conjugate), x_i);
+        r[col_idx[e]] = TSI_W_SUB(r[col_idx[e]], term);
+        magnitude[col_idx[e]] += TSI_W_ABS(term);
+      }
+    }
+    for (int64_t j = 0; j < n; j++) {
+      const double r_j = TSI_W_ABS(r[j]);
+      r_norm = larger(r_norm, r_j);
+      r_scaled = larger(r_scaled, r_j * residual_scale[j]);
+      componentwise = larger(componentwise, componentwise_share(r_j, magnitude[j], n));
+    }
+  }
+  const bool r_finite = isfinite(r_norm);
+  measures->normwise = r_finite ? backward_error(r_norm, setup->a_norm, x_norm, b_norm) : INFINITY;
+  measures->scaled = r_finite ? backward_error(r_scaled, setup->m_norm, x_scaled, b_scaled) : INFINITY;
+  measures->componentwise = r_finite && isfinite(componentwise) ? componentwise : INFINITY;
+  measures->residual_norm = r_finite ? r_norm : INFINITY;
+  measures->solution_norm = x_norm;
+}
