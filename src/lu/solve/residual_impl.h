@@ -21,9 +21,8 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
   int finite = 1;
   if (op == TS_OP_NONE) {
     /* One pass: row i's residual with the norms of x_i and b_i. Each r_i is
-     * one row's sum in a fixed order (two interleaved partial sums, so that
-     * two additions are in flight) and the norms are maxima: the threads
-     * change no bit. */
+     * one row's sum in A's order (the GPU batch's residual sums in the same
+     * order) and the norms are maxima: the threads change no bit. */
 #pragma omp parallel for num_threads(threads) schedule(static)                                                         \
     reduction(max                                                                                                      \
               : x_norm, b_norm, x_scaled, b_scaled, r_norm, r_scaled, componentwise) reduction(&& : finite)           \
@@ -36,28 +35,18 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
       b_norm = larger(b_norm, b_abs);
       x_scaled = larger_ratio(x_scaled, x_abs, solution_scale[i]);
       b_scaled = larger(b_scaled, b_abs * residual_scale[i]);
-      TSI_WORK even = TSI_W_ZERO, odd = TSI_W_ZERO;
-      double even_magnitude = b_abs, odd_magnitude = 0.0;
-      int64_t e = row_ptr[i];
-      const int64_t end = row_ptr[i + 1];
-      for (; e + 1 < end; e += 2) {
-        const TSI_WORK first = TSI_W_MUL(a[e], x[col_idx[e]]), second = TSI_W_MUL(a[e + 1], x[col_idx[e + 1]]);
-        even = TSI_W_ADD(even, first);
-        odd = TSI_W_ADD(odd, second);
-        even_magnitude += TSI_W_ABS(first);
-        odd_magnitude += TSI_W_ABS(second);
+      TSI_WORK sum = b_i;
+      double row_magnitude = b_abs;
+      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+        const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
+        sum = TSI_W_SUB(sum, term);
+        row_magnitude += TSI_W_ABS(term);
       }
-      if (e < end) {
-        const TSI_WORK last = TSI_W_MUL(a[e], x[col_idx[e]]);
-        even = TSI_W_ADD(even, last);
-        even_magnitude += TSI_W_ABS(last);
-      }
-      const TSI_WORK sum = TSI_W_SUB(b_i, TSI_W_ADD(even, odd));
       r[i] = sum;
       const double r_i = TSI_W_ABS(sum);
       r_norm = larger(r_norm, r_i);
       r_scaled = larger(r_scaled, r_i * residual_scale[i]);
-      componentwise = larger_share(componentwise, r_i, even_magnitude + odd_magnitude, n);
+      componentwise = larger_share(componentwise, r_i, row_magnitude, n);
     }
     if (!finite) {
       measures->normwise = measures->scaled = measures->componentwise = INFINITY;
