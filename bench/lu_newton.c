@@ -18,6 +18,8 @@
  *   --seconds S      time spent per solver, matrix and measure (default 0.25)
  *   --cuda           tessera on a CUDA context (ts_lu's AUTO backend chooses), and
  *                    both paths forced beside it: AUTO's choice and its misses
+ *   --unchecked      tessera's solves without the residual check
+ *                    (ts_lu_options.unchecked_solves), as klu_solve
  *   --md FILE        also write the Markdown (it is printed on stdout anyway)
  *
  * "even": both under 50 us and within 10 %, counted as a tie (the issue's
@@ -46,7 +48,7 @@
 
 typedef struct bench_options {
   const char *matrices, *only, *md;
-  bool corpus, circuit, cuda;
+  bool corpus, circuit, cuda, unchecked;
   int64_t max_n;
   int threads, load;
   double seconds;
@@ -148,6 +150,7 @@ static void time_both(solver *s[2], double seconds) {
 typedef struct tessera_state {
   ts_context *ctx;
   ts_backend backend; /* ts_lu_options.backend */
+  bool unchecked;     /* ts_lu_options.unchecked_solves */
   const ts_csr *a;
   ts_lu *lu;
   const double *b;
@@ -162,6 +165,7 @@ static int tessera_analyze(void *p) {
   ts_lu_options options;
   memset(&options, 0, sizeof options);
   options.backend = s->backend;
+  options.unchecked_solves = s->unchecked;
   s->last = ts_lu_create(s->ctx, &options, &s->lu);
   if (s->last == TS_SUCCESS)
     s->last = ts_lu_analyze(s->lu, s->a);
@@ -276,8 +280,12 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
       b[i] += v[e];
   newton_times ts = {0}, klu = {0};
   static solver tessera_solver, klu_solver;
-  tessera_state tstate = {
-      .ctx = ctx, .backend = TS_BACKEND_AUTO, .a = a, .b = b, .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
+  tessera_state tstate = {.ctx = ctx,
+                          .backend = TS_BACKEND_AUTO,
+                          .unchecked = o->unchecked,
+                          .a = a,
+                          .b = b,
+                          .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
   tessera_solver =
       (solver){tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &tstate, &ts, {0}, {0}, {0}, 0};
   ts.ran = true;
@@ -475,10 +483,12 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
       o->md = argv[++i];
     else if (strcmp(arg, "--cuda") == 0)
       o->cuda = true;
+    else if (strcmp(arg, "--unchecked") == 0)
+      o->unchecked = true;
     else {
       int rc = tsb_option_or_path(argv[0], arg,
                                   "[--matrices DIR] [--set corpus,circuit] [--only LIST] [--max-n N] [--threads N] "
-                                  "[--load K] [--seconds S] [--cuda] [--md FILE] [CSV_PATH]");
+                                  "[--load K] [--seconds S] [--cuda] [--unchecked] [--md FILE] [CSV_PATH]");
       if (rc >= 0)
         return rc;
       *csv = arg;
@@ -511,8 +521,9 @@ int main(int argc, char **argv) {
   tsb_metadata meta;
   tsb_metadata_collect(&meta, ctx, argc, argv);
   tsb_metadata_set(&meta, "comparison",
-                   "tessera (context threads %d, 0 = OpenMP's default; %s context) / KLU (1 thread, defaults)",
-                   o.threads, o.cuda ? "CUDA" : "CPU");
+                   "tessera (context threads %d, 0 = OpenMP's default; %s context%s) / KLU (1 thread, defaults)",
+                   o.threads, o.cuda ? "CUDA" : "CPU",
+                   o.unchecked ? "; unchecked solves: no residual, as klu_solve" : "; solves checked (the default)");
   tsb_metadata_set(&meta, "load", "%d busy processes beside the run", o.load);
   tsb_metadata_set(&meta, "timing",
                    "refactor + solve: median of repeated pairs (%.2f s a solver and matrix, at least 5); a+f+s: "

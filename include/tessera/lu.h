@@ -128,7 +128,8 @@ typedef struct ts_lu_options {
    */
   double pivot_threshold;
   int float_factors;       /**< Non-zero: factors in single precision (refinement stays in double). */
-  int refine_max_steps;    /**< Most iterative-refinement steps per solve (default 30; -1 = none). */
+  int refine_max_steps;    /**< Most iterative-refinement steps per solve (default 30; -1 = none: the residual
+                                and the backward errors are still computed, see unchecked_solves). */
   double refine_tolerance; /**< Stop refining below this normwise backward error (default 1e-15). */
   /** Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
   int64_t symbolic_memory_budget;
@@ -174,6 +175,18 @@ typedef struct ts_lu_options {
    * Zero (the default): the warning is returned and the caller decides.
    */
   int refresh_pivots;
+  /**
+   * Non-zero: ts_lu_solve() through factors without perturbed pivots (and
+   * not from the partial-pivoting fallback) solves once and forms no
+   * residual, as klu_solve and SciPy's splu do: no refinement, and
+   * ts_lu_stats::backward_error, scaled_backward_error,
+   * componentwise_backward_error and residual_norm are NaN (solution_norm is
+   * kept, and an overflow is still an error). The residual and the
+   * backward errors cost about as much as the solve itself; a Newton loop
+   * that judges convergence by its own residual can skip them. Factors with
+   * perturbed pivots are always checked (the singularity policy). Default 0.
+   */
+  int unchecked_solves;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */

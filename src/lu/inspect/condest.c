@@ -46,6 +46,7 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
       return st;
     inverse.setup[k].max_steps = TSI_LU_REFINE_MAX_STEPS;
     inverse.setup[k].tolerance = TSI_LU_REFINE_TOLERANCE;
+    inverse.setup[k].check = true;
   }
   const double a_norm_one = inverse.setup[1].a_norm;
   inverse.work = tsi_malloc_array(4 * n * tsi_lu_parts(lu), sizeof(double));

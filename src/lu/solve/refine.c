@@ -43,6 +43,21 @@ static int residual_threads(const ts_lu *lu) {
  * solve's profile. */
 static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
 
+/* The larger of a maximum so far and num / den (den > 0), dividing only
+ * when the ratio can be larger: most rows of a solve are not the largest. */
+static inline double larger_ratio(double norm, double num, double den) { return num > norm * den ? num / den : norm; }
+
+/* The larger of a maximum so far and row i's share of the componentwise
+ * backward error (componentwise_share), dividing only when it can be larger. */
+static inline double larger_share(double norm, double residual, double denominator, int64_t n) {
+  const double guard = (double)(n + 1) * DBL_MIN;
+  if (residual == 0.0)
+    return larger(norm, 0.0);
+  if (denominator > guard / DBL_EPSILON)
+    return larger_ratio(norm, fabs(residual), denominator);
+  return larger(norm, (fabs(residual) + guard) / (denominator + guard));
+}
+
 /* Row i's share of the componentwise backward error, |r_i| / (|A||x| + |b|)_i:
  * 0 for an exact residual, and LAPACK's guard (xGERFS) for a denominator near
  * the underflow threshold, (|r_i| + s) / (d + s) with s = (n + 1) DBL_MIN. */
@@ -104,6 +119,24 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
   ts_status st = solved ? TS_SUCCESS : tsi_lu_apply_inverse(lu, op, b, x, y);
   if (st != TS_SUCCESS)
     return st;
+  if (!setup->check) {
+    /* An unchecked solve (ts_lu_options::unchecked_solves): |x| only, for
+     * the overflow check; the backward errors are not known. */
+    double x_norm = 0.0;
+    if (lu->complex_values) {
+      for (int64_t i = 0; i < n; i++)
+        x_norm = larger(x_norm, hypot(x[2 * i], x[2 * i + 1]));
+    } else {
+      for (int64_t i = 0; i < n; i++)
+        x_norm = larger(x_norm, fabs(x[i]));
+    }
+    bool finite = true;
+    for (int64_t i = 0; i < n * (lu->complex_values ? 2 : 1); i++)
+      finite = finite && isfinite(x[i]);
+    measures->normwise = measures->scaled = measures->componentwise = measures->residual_norm = NAN;
+    measures->solution_norm = finite ? x_norm : INFINITY;
+    return TS_SUCCESS;
+  }
   tsi_lu_residual(lu, setup, op, b, x, r, magnitude, measures);
   while (*steps < setup->max_steps && isfinite(normwise(measures))) {
     /* Each step of a large system is a solve and a residual: a chance to

@@ -19,30 +19,24 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
   double x_norm = 0.0, b_norm = 0.0, r_norm = 0.0, x_scaled = 0.0, b_scaled = 0.0, r_scaled = 0.0;
   double componentwise = 0.0;
   int finite = 1;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, x_scaled, b_scaled)   \
-    reduction(&& : finite) if (threads > 1)
-  for (int64_t i = 0; i < n; i++) {
-    finite = finite && TSI_W_ISFINITE(x[i]);
-    const double x_i = TSI_W_ABS(x[i]), b_i = TSI_W_ABS(b[i]); /* the scales are positive */
-    x_norm = larger(x_norm, x_i);
-    b_norm = larger(b_norm, b_i);
-    x_scaled = larger(x_scaled, x_i / solution_scale[i]);
-    b_scaled = larger(b_scaled, b_i * residual_scale[i]);
-  }
-  if (!finite) {
-    measures->normwise = measures->scaled = measures->componentwise = INFINITY;
-    measures->residual_norm = measures->solution_norm = INFINITY;
-    return;
-  }
   if (op == TS_OP_NONE) {
-    /* Each r_i is one row's sum in a fixed order and the norms are maxima:
-     * the threads change no bit. */
+    /* One pass: row i's residual with the norms of x_i and b_i. Each r_i is
+     * one row's sum in A's order (the GPU batch's residual sums in the same
+     * order) and the norms are maxima: the threads change no bit. */
 #pragma omp parallel for num_threads(threads) schedule(static)                                                         \
     reduction(max                                                                                                      \
-              : r_norm, r_scaled, componentwise) if (threads > 1)
+              : x_norm, b_norm, x_scaled, b_scaled, r_norm, r_scaled, componentwise) reduction(&& : finite)           \
+        if (threads > 1)
     for (int64_t i = 0; i < n; i++) {
-      TSI_WORK sum = b[i];
-      double row_magnitude = TSI_W_ABS(b[i]);
+      const TSI_WORK b_i = b[i];
+      finite = finite && TSI_W_ISFINITE(x[i]);
+      const double x_abs = TSI_W_ABS(x[i]), b_abs = TSI_W_ABS(b_i); /* the scales are positive */
+      x_norm = larger(x_norm, x_abs);
+      b_norm = larger(b_norm, b_abs);
+      x_scaled = larger_ratio(x_scaled, x_abs, solution_scale[i]);
+      b_scaled = larger(b_scaled, b_abs * residual_scale[i]);
+      TSI_WORK sum = b_i;
+      double row_magnitude = b_abs;
       for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
         const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
         sum = TSI_W_SUB(sum, term);
@@ -52,9 +46,29 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
       const double r_i = TSI_W_ABS(sum);
       r_norm = larger(r_norm, r_i);
       r_scaled = larger(r_scaled, r_i * residual_scale[i]);
-      componentwise = larger(componentwise, componentwise_share(r_i, row_magnitude, n));
+      componentwise = larger_share(componentwise, r_i, row_magnitude, n);
+    }
+    if (!finite) {
+      measures->normwise = measures->scaled = measures->componentwise = INFINITY;
+      measures->residual_norm = measures->solution_norm = INFINITY;
+      return;
     }
   } else {
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : x_norm, b_norm, x_scaled, b_scaled)   \
+    reduction(&& : finite) if (threads > 1)
+    for (int64_t i = 0; i < n; i++) {
+      finite = finite && TSI_W_ISFINITE(x[i]);
+      const double x_i = TSI_W_ABS(x[i]), b_i = TSI_W_ABS(b[i]); /* the scales are positive */
+      x_norm = larger(x_norm, x_i);
+      b_norm = larger(b_norm, b_i);
+      x_scaled = larger(x_scaled, x_i / solution_scale[i]);
+      b_scaled = larger(b_scaled, b_i * residual_scale[i]);
+    }
+    if (!finite) {
+      measures->normwise = measures->scaled = measures->componentwise = INFINITY;
+      measures->residual_norm = measures->solution_norm = INFINITY;
+      return;
+    }
     /* magnitude gathers (|A^T| |x| + |b|)_j. */
     memcpy(r, b, (size_t)n * sizeof *r);
     for (int64_t j = 0; j < n; j++)

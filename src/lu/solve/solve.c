@@ -180,6 +180,9 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
     return status;
   setup.max_steps = lu->options.refine_max_steps < 0 ? 0 : lu->options.refine_max_steps;
   setup.tolerance = lu->options.refine_tolerance > 0.0 ? lu->options.refine_tolerance : TSI_LU_REFINE_TOLERANCE;
+  /* Unchecked solves only through factors the singularity policy did not
+   * have to judge: perturbed pivots and the fallback keep their check. */
+  setup.check = !lu->options.unchecked_solves || lu->stats.perturbed_pivots > 0 || lu->pivoted != NULL;
   solve_summary summary;
   memset(&summary, 0, sizeof summary);
   double start = tsi_seconds();
@@ -222,6 +225,10 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   lu->stats.residual_norm = summary.worst.residual_norm;
   lu->stats.solution_norm = summary.worst.solution_norm;
   lu->stats.refinement_steps = summary.most_steps;
+  if (!setup.check) {
+    lu->stats.backward_error = lu->stats.scaled_backward_error = NAN;
+    lu->stats.componentwise_backward_error = lu->stats.residual_norm = NAN;
+  }
   if (judge && !(fmax(summary.worst.normwise, summary.worst.scaled) <= limit))
     return tsi_lu_singular_by_refinement(lu, fmax(summary.worst.normwise, summary.worst.scaled), limit, "ts_lu_solve");
   if (!isfinite(summary.worst.solution_norm))

@@ -52,6 +52,7 @@ typedef struct tsi_lu_refine_setup {
   double m_norm;    /* |op(M)|_inf, the same of the scaled matrix */
   int max_steps;    /* refinement steps at most (0: none) */
   double tolerance; /* stop once both backward errors are at most this */
+  bool check;       /* form the residual (else: one solve, no backward errors) */
 } tsi_lu_refine_setup;
 
 /* r = b - op(A) x from the values last factored, and its measures;
