@@ -184,6 +184,7 @@ extern PyTypeObject tspy_block_type;
 /* ---- the objects and functions of the module -------------------------------- */
 
 extern PyTypeObject tspy_lu_type;
+extern PyTypeObject tspy_lu_batch_type;
 extern PyTypeObject tspy_spmv_type;
 extern PyTypeObject tspy_search_type;
 extern PyTypeObject tspy_graph_type;
