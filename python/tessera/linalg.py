@@ -86,6 +86,41 @@ def _trans_code(trans):
     raise ValueError(f"trans must be 'N', 'T' or 'H', got {trans!r}")
 
 
+def _option_codes(
+    permc_spec=None,
+    *,
+    ordering=None,
+    matching=True,
+    perturbation=True,
+    pivot_threshold=None,
+    float_factors=False,
+    refine_steps=None,
+    refine_tolerance=None,
+    backend=None,
+):
+    """The options of :func:`splu` (and :func:`tessera.splu_batch`), checked,
+    as the ts_lu_options arguments of _core.LU and _core.LUBatch: ordering,
+    no_matching, no_perturbation, pivot_threshold, float_factors,
+    refine_max_steps, refine_tolerance, backend."""
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, got {backend!r}")
+    if refine_steps is not None and (int(refine_steps) != refine_steps or refine_steps < 0):
+        raise ValueError(f"refine_steps must be a whole number >= 0, got {refine_steps!r}")
+    for name, value in (("pivot_threshold", pivot_threshold), ("refine_tolerance", refine_tolerance)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be positive, got {value!r}")
+    return (
+        _ordering_code(permc_spec, ordering),
+        0 if matching else 1,
+        0 if perturbation else 1,
+        float(pivot_threshold or 0.0),
+        1 if float_factors else 0,
+        -1 if refine_steps == 0 else int(refine_steps or 0),
+        float(refine_tolerance or 0.0),
+        _BACKENDS[backend],
+    )
+
+
 class SparseLU:
     """The LU factorization of a sparse square matrix (see :func:`splu`).
 
@@ -113,44 +148,12 @@ class SparseLU:
     to partial pivoting (``stats.partial_pivoting``), the fallback's.
     """
 
-    def __init__(
-        self,
-        A,
-        permc_spec=None,
-        *,
-        ordering=None,
-        matching=True,
-        perturbation=True,
-        pivot_threshold=None,
-        float_factors=False,
-        refine_steps=None,
-        refine_tolerance=None,
-        backend=None,
-        refresh_pivots=False,
-        context=None,
-    ):
+    def __init__(self, A, permc_spec=None, *, refresh_pivots=False, context=None, **options):
         context = resolve(context)
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, got {backend!r}")
-        if refine_steps is not None and (int(refine_steps) != refine_steps or refine_steps < 0):
-            raise ValueError(f"refine_steps must be a whole number >= 0, got {refine_steps!r}")
-        for name, value in (("pivot_threshold", pivot_threshold), ("refine_tolerance", refine_tolerance)):
-            if value is not None and not value > 0:
-                raise ValueError(f"{name} must be positive, got {value!r}")
+        codes = _option_codes(permc_spec, **options)
         host = _arrays.host_sparse(A, "A")
         arrays = _arrays.csr_arrays(host, "A", square=True, complex_ok=True)
-        self._lu = _core.LU(
-            context,
-            _ordering_code(permc_spec, ordering),
-            0 if matching else 1,
-            0 if perturbation else 1,
-            float(pivot_threshold or 0.0),
-            1 if float_factors else 0,
-            -1 if refine_steps == 0 else int(refine_steps or 0),
-            float(refine_tolerance or 0.0),
-            _BACKENDS[backend],
-            1 if refresh_pivots else 0,
-        )
+        self._lu = _core.LU(context, *codes, 1 if refresh_pivots else 0)
         self.shape = arrays.shape
         self.dtype = arrays.dtype
         self._context = context

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from . import _arrays, _core
 from ._context import resolve
-from .linalg import _BACKENDS, _ordering_code
+from .linalg import _option_codes
 
 __all__ = ["splu_batch", "SparseLUBatch"]
 
@@ -39,27 +39,9 @@ class SparseLUBatch:
             ``backward_error`` (the largest) and ``refinement_steps``.
     """
 
-    def __init__(
-        self,
-        matrices,
-        permc_spec=None,
-        *,
-        ordering=None,
-        matching=True,
-        perturbation=True,
-        pivot_threshold=None,
-        float_factors=False,
-        refine_steps=None,
-        refine_tolerance=None,
-        backend=None,
-        check=True,
-        context=None,
-    ):
+    def __init__(self, matrices, permc_spec=None, *, check=True, context=None, **options):
         context = resolve(context)
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, got {backend!r}")
-        if refine_steps is not None and (int(refine_steps) != refine_steps or refine_steps < 0):
-            raise ValueError(f"refine_steps must be a whole number >= 0, got {refine_steps!r}")
+        codes = _option_codes(permc_spec, **options)
         matrices = list(matrices)
         if not matrices:
             raise ValueError("matrices: expected at least one sparse matrix")
@@ -76,14 +58,7 @@ class SparseLUBatch:
             context,
             tuple((a.indptr, a.indices, a.data, a.shape[0], a.code) for a in first),
             tuple(len(group) for group in groups.values()),
-            _ordering_code(permc_spec, ordering),
-            0 if matching else 1,
-            0 if perturbation else 1,
-            float(pivot_threshold or 0.0),
-            1 if float_factors else 0,
-            -1 if refine_steps == 0 else int(refine_steps or 0),
-            float(refine_tolerance or 0.0),
-            _BACKENDS[backend],
+            *codes,
         )
         self._context = context
         self.shapes = [a.shape for a in arrays]
