@@ -81,9 +81,9 @@ def test_rcond_and_rgrowth_follow_their_definitions_on_the_factors(make):
     assert s.pivot_growth == pytest.approx(np.abs(U.toarray()).max() / np.abs(M).max(), rel=1e-12)
 
 
-def test_estimates_are_zero_until_computed_and_need_factors():
+def test_estimates_are_zero_until_computed_and_need_factors(cpu):
     A = random_sparse(30, 30, 0.1, 5)
-    lu = tessera.splu(A)
+    lu = tessera.splu(A, context=cpu)
     s = lu.stats
     assert s.condest == 0 and s.rcond == 0 and s.rgrowth == 0
     assert s.factor_backend == "cpu" and s.factor_threads >= 1
