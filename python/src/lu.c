@@ -1,7 +1,9 @@
 /* LU(context, options...): a ts_lu. factor() analyzes and factors a CSR
- * matrix, refactor() factors new values of the same pattern, solve() solves
- * with column-major right-hand sides in double, stats() returns the
- * statistics as a dict, extract() the factors. Every call holds the context's lock with the GIL
+ * matrix (real or complex values), refactor() factors new values of the same
+ * pattern, solve() solves with column-major right-hand sides in double
+ * ((real, imaginary) pairs for a complex matrix), stats() returns the
+ * statistics as a dict, condest(), rcond() and rgrowth() the estimates,
+ * extract() the factors. Every call holds the context's lock with the GIL
  * released. */
 #include "tessera_python.h"
 
@@ -10,19 +12,28 @@ typedef struct tspy_lu {
   ts_lu *lu;
   int64_t n;
   bool factored;
+  bool complex_values; /* the factored matrix's values are complex */
 } tspy_lu;
 
 static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {
-      "context",       "ordering",         "no_matching",      "no_perturbation", "pivot_threshold",
-      "float_factors", "refine_max_steps", "refine_tolerance", "backend",         NULL};
+  static char *keywords[] = {"context",
+                             "ordering",
+                             "no_matching",
+                             "no_perturbation",
+                             "pivot_threshold",
+                             "float_factors",
+                             "refine_max_steps",
+                             "refine_tolerance",
+                             "backend",
+                             "refresh_pivots",
+                             NULL};
   tspy_context *context = NULL;
   ts_lu_options options = {0};
   int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiidi", keywords, tspy_context_converter, &context, &ordering,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiidii", keywords, tspy_context_converter, &context, &ordering,
                                    &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
                                    &options.float_factors, &options.refine_max_steps, &options.refine_tolerance,
-                                   &backend))
+                                   &backend, &options.refresh_pivots))
     return NULL;
   options.ordering = (ts_lu_ordering)ordering;
   options.backend = (ts_backend)backend;
@@ -66,28 +77,35 @@ static PyObject *lu_numeric(tspy_lu *self, PyObject *args, bool refactor) {
   if (interrupted || TS_IS_ERROR(status))
     return tspy_raise_status(self->context, status);
   self->n = n;
+  self->complex_values = TS_DTYPE_IS_COMPLEX(view.csr.dtype);
   return PyLong_FromLong((long)status);
 }
 
 static PyObject *lu_factor(tspy_lu *self, PyObject *args) { return lu_numeric(self, args, false); }
 static PyObject *lu_refactor(tspy_lu *self, PyObject *args) { return lu_numeric(self, args, true); }
 
-/* solve(b, x, nrhs, transpose): b and x hold n * nrhs doubles, column-major. */
+/* solve(b, x, nrhs, op): b and x hold n * nrhs doubles (complex: n * nrhs
+ * (real, imaginary) pairs), column-major; op 0 A, 1 A^T, 2 A^H. */
 static PyObject *lu_solve(tspy_lu *self, PyObject *args) {
   PyObject *b_obj, *x_obj;
   long long nrhs;
-  int transpose;
-  if (!PyArg_ParseTuple(args, "OOLp", &b_obj, &x_obj, &nrhs, &transpose))
+  int op;
+  if (!PyArg_ParseTuple(args, "OOLi", &b_obj, &x_obj, &nrhs, &op))
     return NULL;
+  if (op != TS_OP_NONE && op != TS_OP_TRANSPOSE && op != TS_OP_CONJ_TRANSPOSE) {
+    PyErr_Format(PyExc_ValueError, "solve: operation %d (0 A, 1 A^T, 2 A^H)", op);
+    return NULL;
+  }
   if (!self->factored) {
     PyErr_SetString(PyExc_RuntimeError, "solve: no factorization (the last one failed)");
     return NULL;
   }
-  if (nrhs < 0 || (self->n > 0 && (uint64_t)nrhs > (uint64_t)PY_SSIZE_T_MAX / 8 / (uint64_t)self->n)) {
+  const size_t entry = self->complex_values ? 2 * sizeof(double) : sizeof(double);
+  if (nrhs < 0 || (self->n > 0 && (uint64_t)nrhs > (uint64_t)PY_SSIZE_T_MAX / entry / (uint64_t)self->n)) {
     PyErr_Format(PyExc_ValueError, "solve: %lld right-hand sides", nrhs);
     return NULL;
   }
-  const size_t bytes = (size_t)self->n * (size_t)nrhs * sizeof(double);
+  const size_t bytes = (size_t)self->n * (size_t)nrhs * entry;
   tspy_operand b, x;
   if (tspy_operand_get(self->context, b_obj, bytes, false, "right-hand side", &b) < 0)
     return NULL;
@@ -104,8 +122,7 @@ static PyObject *lu_solve(tspy_lu *self, PyObject *args) {
   const int64_t ld = self->n > 0 ? self->n : 1;
   tspy_call call;
   tspy_call_begin(self->context, &call);
-  ts_status status = ts_lu_solve(self->lu, transpose ? TS_OP_TRANSPOSE : TS_OP_NONE, nrhs, (const double *)b.data, ld,
-                                 (double *)x.data, ld);
+  ts_status status = ts_lu_solve(self->lu, (ts_operation)op, nrhs, (const double *)b.data, ld, (double *)x.data, ld);
   int interrupted = tspy_call_end(&call);
   tspy_operand_release(&b);
   tspy_operand_release(&x);
@@ -122,7 +139,7 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
   ts_status status = ts_lu_get_stats(self->lu, &s);
   if (tspy_call_end(&call) < 0 || status != TS_SUCCESS)
     return tspy_raise_status(self->context, status);
-  return Py_BuildValue(
+  PyObject *stats = Py_BuildValue(
       "{s:L,s:L,s:L,s:L,s:d,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:i,s:O}", "n", (long long)s.n,
       "nnz_a", (long long)s.nnz_a, "nnz_l", (long long)s.nnz_l, "nnz_u", (long long)s.nnz_u, "flops", s.flops, "levels",
       (long long)s.levels, "max_level_size", (long long)s.max_level_size, "symbolic_chunks",
@@ -132,6 +149,55 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
       "time_symbolic", s.time_symbolic, "time_levelize", s.time_levelize, "time_factor", s.time_factor, "time_solve",
       s.time_solve, "backward_error", s.backward_error, "refinement_steps", s.refinement_steps, "partial_pivoting",
       s.partial_pivoting ? Py_True : Py_False);
+  if (!stats)
+    return NULL;
+  /* The pivot check's measures, where the factorization ran, the estimates
+   * (0 until computed) and the last solve's other error measures. */
+  PyObject *more = Py_BuildValue(
+      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "max_multiplier", s.max_multiplier, "pivot_growth",
+      s.pivot_growth, "pivots_refreshed", s.pivots_refreshed ? Py_True : Py_False, "factor_backend",
+      s.factor_backend == TS_BACKEND_CPU    ? "cpu"
+      : s.factor_backend == TS_BACKEND_CUDA ? "cuda"
+                                            : "none",
+      "factor_threads", s.factor_threads, "condest", s.condest, "rcond", s.rcond, "rgrowth", s.rgrowth,
+      "scaled_backward_error", s.scaled_backward_error, "componentwise_backward_error", s.componentwise_backward_error,
+      "residual_norm", s.residual_norm, "solution_norm", s.solution_norm);
+  if (!more || PyDict_Update(stats, more) < 0) {
+    Py_XDECREF(more);
+    Py_DECREF(stats);
+    return NULL;
+  }
+  Py_DECREF(more);
+  return stats;
+}
+
+/* condest(), rcond(), rgrowth(): one estimate of the factored matrix. */
+static PyObject *lu_estimate(tspy_lu *self, ts_status (*estimate)(ts_lu *, double *), const char *name) {
+  if (!self->factored) {
+    PyErr_Format(PyExc_RuntimeError, "%s: no factorization (the last one failed)", name);
+    return NULL;
+  }
+  double value = 0.0;
+  tspy_call call;
+  tspy_call_begin(self->context, &call);
+  ts_status status = estimate(self->lu, &value);
+  int interrupted = tspy_call_end(&call);
+  if (interrupted || status != TS_SUCCESS)
+    return tspy_raise_status(self->context, status);
+  return PyFloat_FromDouble(value);
+}
+
+static PyObject *lu_condest(tspy_lu *self, PyObject *unused) {
+  (void)unused;
+  return lu_estimate(self, ts_lu_condest, "condest");
+}
+static PyObject *lu_rcond(tspy_lu *self, PyObject *unused) {
+  (void)unused;
+  return lu_estimate(self, ts_lu_rcond, "rcond");
+}
+static PyObject *lu_rgrowth(tspy_lu *self, PyObject *unused) {
+  (void)unused;
+  return lu_estimate(self, ts_lu_rgrowth, "rgrowth");
 }
 
 /* A copy of `count` items of `size` bytes as a bytes object (NumPy reads
@@ -142,8 +208,9 @@ static PyObject *bytes_of(const void *data, int64_t count, size_t size) {
 }
 
 /* extract(): the factors of ts_lu_extract_csc as bytes: (L col_ptr int64,
- * L row_idx int32, L values float64, the same three of U, row_perm int32,
- * col_perm int32, row_scale float64, col_scale float64). */
+ * L row_idx int32, L values float64 (complex128 for a complex matrix), the
+ * same three of U, row_perm int32, col_perm int32, row_scale float64,
+ * col_scale float64). */
 static PyObject *lu_extract(tspy_lu *self, PyObject *unused) {
   (void)unused;
   if (!self->factored) {
@@ -168,12 +235,12 @@ static PyObject *lu_extract(tspy_lu *self, PyObject *unused) {
     tspy_raise_status(self->context, status);
     goto cleanup;
   }
-  result = Py_BuildValue("(NNNNNNNNNN)", bytes_of(l->col_ptr, n + 1, sizeof(int64_t)),
-                         bytes_of(l->row_idx, l->nnz, sizeof(int32_t)), bytes_of(l->values, l->nnz, sizeof(double)),
-                         bytes_of(u->col_ptr, n + 1, sizeof(int64_t)), bytes_of(u->row_idx, u->nnz, sizeof(int32_t)),
-                         bytes_of(u->values, u->nnz, sizeof(double)), bytes_of(row_perm, n, sizeof(int32_t)),
-                         bytes_of(col_perm, n, sizeof(int32_t)), bytes_of(row_scale, n, sizeof(double)),
-                         bytes_of(col_scale, n, sizeof(double)));
+  result = Py_BuildValue(
+      "(NNNNNNNNNN)", bytes_of(l->col_ptr, n + 1, sizeof(int64_t)), bytes_of(l->row_idx, l->nnz, sizeof(int32_t)),
+      bytes_of(l->values, l->nnz, ts_dtype_size(l->dtype)), bytes_of(u->col_ptr, n + 1, sizeof(int64_t)),
+      bytes_of(u->row_idx, u->nnz, sizeof(int32_t)), bytes_of(u->values, u->nnz, ts_dtype_size(u->dtype)),
+      bytes_of(row_perm, n, sizeof(int32_t)), bytes_of(col_perm, n, sizeof(int32_t)),
+      bytes_of(row_scale, n, sizeof(double)), bytes_of(col_scale, n, sizeof(double)));
 cleanup:
   ts_csc_destroy(l);
   ts_csc_destroy(u);
@@ -190,8 +257,11 @@ static PyMethodDef lu_methods[] = {
     {"refactor", (PyCFunction)lu_refactor, METH_VARARGS,
      "refactor(row_ptr, col_idx, values, n, dtype): factor new values of the analyzed pattern."},
     {"solve", (PyCFunction)lu_solve, METH_VARARGS,
-     "solve(b, x, nrhs, transpose): x = op(A)^-1 b, column-major doubles."},
+     "solve(b, x, nrhs, op): x = op(A)^-1 b (op 0 A, 1 A^T, 2 A^H), column-major doubles or complex pairs."},
     {"stats", (PyCFunction)lu_stats, METH_NOARGS, "The statistics, as a dict."},
+    {"condest", (PyCFunction)lu_condest, METH_NOARGS, "condest(): the 1-norm condition estimate (ts_lu_condest)."},
+    {"rcond", (PyCFunction)lu_rcond, METH_NOARGS, "rcond(): min |u_kk| / max |u_kk| (ts_lu_rcond)."},
+    {"rgrowth", (PyCFunction)lu_rgrowth, METH_NOARGS, "rgrowth(): the reciprocal pivot growth (ts_lu_rgrowth)."},
     {"extract", (PyCFunction)lu_extract, METH_NOARGS,
      "extract(): L and U (CSC) with the permutations and the scaling, as bytes (ts_lu_extract_csc)."},
     {NULL, NULL, 0, NULL}};

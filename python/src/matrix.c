@@ -27,7 +27,8 @@ static int get_array(PyObject *obj, Py_ssize_t bytes, const char *what, Py_buffe
 int tspy_csr_view_get(PyObject *row_ptr, PyObject *col_idx, PyObject *values, int64_t rows, int64_t cols, int dtype,
                       tspy_csr_view *view) {
   memset(view, 0, sizeof *view);
-  if (tspy_dtype_check(dtype) < 0)
+  /* Complex values too: the library refuses them where it has no complex path. */
+  if (dtype != TS_COMPLEX64 && dtype != TS_COMPLEX128 && tspy_dtype_check(dtype) < 0)
     return -1;
   if (rows < 0 || cols < 0 || rows > TS_MAX_DIMENSION || cols > TS_MAX_DIMENSION) {
     PyErr_Format(PyExc_OverflowError, "a %lld x %lld matrix: dimensions are 0 to %d", (long long)rows, (long long)cols,

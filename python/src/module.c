@@ -73,9 +73,9 @@ PyMODINIT_FUNC PyInit__core(void) {
 #endif
   if (add_type(module, &tspy_context_type, "Context") < 0 || add_type(module, &tspy_matrix_type, "Matrix") < 0 ||
       add_type(module, &tspy_block_type, "Block") < 0 || add_type(module, &tspy_lu_type, "LU") < 0 ||
-      add_type(module, &tspy_spmv_type, "SpMV") < 0 || add_type(module, &tspy_search_type, "SearchPlan") < 0 ||
-      add_type(module, &tspy_graph_type, "GraphPlan") < 0 || add_type(module, &tspy_spmm_type, "SpMM") < 0 ||
-      PyModule_AddIntConstant(module, "version", ts_version()) < 0 ||
+      add_type(module, &tspy_lu_batch_type, "LUBatch") < 0 || add_type(module, &tspy_spmv_type, "SpMV") < 0 ||
+      add_type(module, &tspy_search_type, "SearchPlan") < 0 || add_type(module, &tspy_graph_type, "GraphPlan") < 0 ||
+      add_type(module, &tspy_spmm_type, "SpMM") < 0 || PyModule_AddIntConstant(module, "version", ts_version()) < 0 ||
       PyModule_AddIntConstant(module, "built_with_cuda", with_cuda) < 0 ||
       PyModule_AddObject(module, "schedule_names", schedule_names()) < 0 ||
       PyModule_AddObject(module, "search_algorithm_names", search_algorithm_names()) < 0) {

@@ -156,7 +156,8 @@ void tspy_object_dealloc(PyObject *self, void (*release)(PyObject *self));
 /* ---- CSR matrices given as three arrays ------------------------------------- */
 
 /* A ts_csr over arrays the caller holds: row_ptr int64 (rows + 1), col_idx
- * int32 (nnz), values of dtype (nnz); nnz is read from row_ptr[rows]. The
+ * int32 (nnz), values of dtype (nnz; 0 float32, 1 float64, 2 complex64,
+ * 3 complex128); nnz is read from row_ptr[rows]. The
  * views stay held until tspy_csr_view_release. */
 typedef struct tspy_csr_view {
   ts_csr csr;
@@ -183,6 +184,7 @@ extern PyTypeObject tspy_block_type;
 /* ---- the objects and functions of the module -------------------------------- */
 
 extern PyTypeObject tspy_lu_type;
+extern PyTypeObject tspy_lu_batch_type;
 extern PyTypeObject tspy_spmv_type;
 extern PyTypeObject tspy_search_type;
 extern PyTypeObject tspy_graph_type;

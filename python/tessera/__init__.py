@@ -6,6 +6,7 @@ SciPy and NumPy users know.
     lu = tessera.splu(A)              # A: a scipy.sparse matrix
     x = lu.solve(b)                   # as scipy.sparse.linalg.splu(A).solve(b)
     x = tessera.spsolve(A, b)
+    xs = tessera.splu_batch(As).solve(bs)  # many systems in one call
     y = tessera.SpMV(A)(x)            # A @ x, the plan reused for every x
     C = tessera.SpMM(A)(B)            # A @ B for a dense B; tessera.spgemm(A, B) for a sparse B
     s = tessera.sort(keys)            # as numpy.sort; also argsort, searchsorted
@@ -28,6 +29,7 @@ from . import gen
 from .graph import BFS, NO_PREDECESSOR, SSSP, bfs, dijkstra
 from .io import mminfo, mmread, mmwrite
 from .linalg import LUStats, SparseLU, splu, spsolve
+from .lu_batch import SparseLUBatch, splu_batch
 from .sorting import SEARCH_ALGORITHMS, SearchPlan, argsort, searchsorted, sort
 from .spmv import SCHEDULES, SpMV, spmv
 from .products import SpMM, spgemm, spmm
@@ -50,6 +52,8 @@ __all__ = [
     "spsolve",
     "SparseLU",
     "LUStats",
+    "splu_batch",
+    "SparseLUBatch",
     "SpMV",
     "spmv",
     "SCHEDULES",

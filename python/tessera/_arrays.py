@@ -8,6 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 VALUE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
+# Complex values, taken where the library has a complex path (the sparse LU).
+COMPLEX_CODES = {np.dtype(np.complex64): 2, np.dtype(np.complex128): 3}
 MAX_DIMENSION = 2**31 - 1
 
 
@@ -21,11 +23,17 @@ def is_cupy_sparse(obj):
     return type(obj).__module__.startswith("cupyx.scipy.sparse")
 
 
-def value_dtype(dtype, what):
-    """The value type for ``dtype`` (float32 or float64), or a TypeError."""
+def value_dtype(dtype, what, complex_ok=False):
+    """The value type for ``dtype`` (float32 or float64; complex64 or
+    complex128 too when complex_ok), or a TypeError."""
     dt = np.dtype(dtype)
-    if dt in VALUE_CODES:
+    if dt in VALUE_CODES or (complex_ok and dt in COMPLEX_CODES):
         return dt
+    if complex_ok:
+        raise TypeError(
+            f"{what}: expected float32, float64, complex64 or complex128 values, got {dt} "
+            "(convert with .astype(numpy.float64))"
+        )
     if dt.kind == "c":
         raise TypeError(f"{what}: complex values ({dt}) are not supported yet; expected float32 or float64")
     raise TypeError(f"{what}: expected float32 or float64 values, got {dt} (convert with .astype(numpy.float64))")
@@ -43,7 +51,7 @@ class CsrArrays:
         self.data = data
         self.shape = shape
         self.dtype = dtype
-        self.code = VALUE_CODES[dtype]
+        self.code = VALUE_CODES[dtype] if dtype in VALUE_CODES else COMPLEX_CODES[dtype]
 
 
 def host_sparse(A, what):
@@ -59,11 +67,12 @@ def host_sparse(A, what):
     return A
 
 
-def csr_arrays(A, what="A", square=False):
+def csr_arrays(A, what="A", square=False, complex_ok=False):
     """CsrArrays for a sparse matrix (scipy.sparse in any format, or
-    cupyx.scipy.sparse, copied to the host)."""
+    cupyx.scipy.sparse, copied to the host); complex values only when
+    complex_ok."""
     A = host_sparse(A, what)
-    dtype = value_dtype(A.dtype, what)
+    dtype = value_dtype(A.dtype, what, complex_ok)
     rows, cols = A.shape
     if rows > MAX_DIMENSION or cols > MAX_DIMENSION:
         raise OverflowError(f"{what}: a {rows} x {cols} matrix; tessera's dimensions are at most {MAX_DIMENSION}")

@@ -7,6 +7,7 @@ and a numeric factorization with static pivoting whose tiny pivots are
 perturbed; every solve refines the residual in double, and falls back to
 partial pivoting on the host when the refined answer is still not accurate.
 On a CUDA context the numeric factorization and the solves run on the GPU.
+Complex matrices (complex64, complex128) are factored in complex double.
 """
 
 import types
@@ -24,9 +25,13 @@ _ORDERINGS = {"amd": 0, "colamd": 1, "natural": 2}
 _PERMC_SPEC = {"MMD_AT_PLUS_A": "amd", "COLAMD": "colamd", "MMD_ATA": "colamd", "NATURAL": "natural"}
 _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
 _PERTURBED_PIVOTS = 100
-# The parts of _core.LU.extract(): L and U in CSC, the permutations, the scaling.
+# The parts of _core.LU.extract(): L and U in CSC, the permutations, the scaling
+# (the factors' values complex128 for a complex matrix).
 _EXTRACT_TYPES = (np.int64, np.int32, np.float64, np.int64, np.int32, np.float64, np.int32, np.int32, np.float64,
                   np.float64)
+_FACTOR_VALUE_PARTS = (2, 5)
+# ts_operation: A, A^T, A^H.
+_TRANS = {"N": 0, "n": 0, "T": 1, "t": 1, "H": 2, "h": 2}
 
 
 class LUStats(types.SimpleNamespace):
@@ -37,9 +42,28 @@ class LUStats(types.SimpleNamespace):
     ``structural_rank``, ``perturbed_pivots`` (tiny pivots replaced),
     ``singular_column`` (-1 if none), ``peak_device_bytes``, the phase times in
     seconds ``time_matching``, ``time_ordering``, ``time_symbolic``,
-    ``time_levelize``, ``time_factor``, ``time_solve``, and of the last solve
-    ``backward_error`` (normwise), ``refinement_steps`` and
-    ``partial_pivoting`` (True when it fell back to partial pivoting).
+    ``time_levelize``, ``time_factor``, ``time_solve``.
+
+    Of the last factorization: ``max_multiplier`` (largest ``|L(i,j)|``),
+    ``pivot_growth`` (``max|U| / max|M|``, M the scaled, permuted matrix),
+    ``pivots_refreshed`` (True when degraded pivots were analyzed anew, see
+    ``refresh_pivots``), ``factor_backend`` (``"cpu"`` or ``"cuda"``: where it
+    and its solves ran) and ``factor_threads`` (host threads; 0 on the GPU).
+
+    The estimates, 0 until computed (by :meth:`SparseLU.condest`,
+    :meth:`SparseLU.rcond`, :meth:`SparseLU.rgrowth`; ``condest`` also by a
+    factorization that perturbed pivots): ``condest`` (1-norm condition
+    number, a lower bound, as KLU's ``klu_condest``), ``rcond``
+    (``min|u_kk| / max|u_kk|``, as ``klu_rcond``), ``rgrowth`` (reciprocal
+    pivot growth, as ``klu_rgrowth``).
+
+    Of the last solve (the largest over the right-hand sides):
+    ``backward_error`` (normwise, ``|b - Ax| / (|A| |x| + |b|)`` in the
+    infinity norm), ``scaled_backward_error`` (the same for the scaled system
+    that was factored), ``componentwise_backward_error`` (Oettli and Prager's
+    ``max_i |b - Ax|_i / (|A| |x| + |b|)_i``), ``residual_norm``
+    (``|b - Ax|_inf``), ``solution_norm`` (``|x|_inf``), ``refinement_steps``
+    and ``partial_pivoting`` (True when it fell back to partial pivoting).
     """
 
 
@@ -56,12 +80,45 @@ def _ordering_code(permc_spec, ordering):
     return _ORDERINGS[ordering]
 
 
-def _trans_flag(trans):
-    if trans in ("N", "n"):
-        return False
-    if trans in ("T", "t", "H", "h"):
-        return True  # real matrices: A^H = A^T
+def _trans_code(trans):
+    if trans in _TRANS:
+        return _TRANS[trans]  # real matrices: A^H = A^T
     raise ValueError(f"trans must be 'N', 'T' or 'H', got {trans!r}")
+
+
+def _option_codes(
+    permc_spec=None,
+    *,
+    ordering=None,
+    matching=True,
+    perturbation=True,
+    pivot_threshold=None,
+    float_factors=False,
+    refine_steps=None,
+    refine_tolerance=None,
+    backend=None,
+):
+    """The options of :func:`splu` (and :func:`tessera.splu_batch`), checked,
+    as the ts_lu_options arguments of _core.LU and _core.LUBatch: ordering,
+    no_matching, no_perturbation, pivot_threshold, float_factors,
+    refine_max_steps, refine_tolerance, backend."""
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, got {backend!r}")
+    if refine_steps is not None and (int(refine_steps) != refine_steps or refine_steps < 0):
+        raise ValueError(f"refine_steps must be a whole number >= 0, got {refine_steps!r}")
+    for name, value in (("pivot_threshold", pivot_threshold), ("refine_tolerance", refine_tolerance)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be positive, got {value!r}")
+    return (
+        _ordering_code(permc_spec, ordering),
+        0 if matching else 1,
+        0 if perturbation else 1,
+        float(pivot_threshold or 0.0),
+        1 if float_factors else 0,
+        -1 if refine_steps == 0 else int(refine_steps or 0),
+        float(refine_tolerance or 0.0),
+        _BACKENDS[backend],
+    )
 
 
 class SparseLU:
@@ -69,10 +126,13 @@ class SparseLU:
 
     Attributes:
         shape: the matrix's shape.
-        dtype: the matrix's value type (float32 or float64); solutions have it.
+        dtype: the matrix's value type (float32, float64, complex64 or
+            complex128); solutions have it (complex for a complex
+            right-hand side with a real matrix).
         nnz: entries of L and U (each diagonal counted in both).
         stats: a :class:`LUStats` of the factorization and the last solve.
-        L, U: the factors, ``scipy.sparse.csc_matrix`` in float64 (L unit
+        L, U: the factors, ``scipy.sparse.csc_matrix`` in float64 (complex128
+            for a complex matrix; L unit
             lower triangular with its diagonal stored, U upper triangular),
             as SciPy's ``splu`` gives them.
         perm_r, perm_c: the permutations in SciPy's convention: row i of A
@@ -88,42 +148,12 @@ class SparseLU:
     to partial pivoting (``stats.partial_pivoting``), the fallback's.
     """
 
-    def __init__(
-        self,
-        A,
-        permc_spec=None,
-        *,
-        ordering=None,
-        matching=True,
-        perturbation=True,
-        pivot_threshold=None,
-        float_factors=False,
-        refine_steps=None,
-        refine_tolerance=None,
-        backend=None,
-        context=None,
-    ):
+    def __init__(self, A, permc_spec=None, *, refresh_pivots=False, context=None, **options):
         context = resolve(context)
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, got {backend!r}")
-        if refine_steps is not None and (int(refine_steps) != refine_steps or refine_steps < 0):
-            raise ValueError(f"refine_steps must be a whole number >= 0, got {refine_steps!r}")
-        for name, value in (("pivot_threshold", pivot_threshold), ("refine_tolerance", refine_tolerance)):
-            if value is not None and not value > 0:
-                raise ValueError(f"{name} must be positive, got {value!r}")
+        codes = _option_codes(permc_spec, **options)
         host = _arrays.host_sparse(A, "A")
-        arrays = _arrays.csr_arrays(host, "A", square=True)
-        self._lu = _core.LU(
-            context,
-            _ordering_code(permc_spec, ordering),
-            0 if matching else 1,
-            0 if perturbation else 1,
-            float(pivot_threshold or 0.0),
-            1 if float_factors else 0,
-            -1 if refine_steps == 0 else int(refine_steps or 0),
-            float(refine_tolerance or 0.0),
-            _BACKENDS[backend],
-        )
+        arrays = _arrays.csr_arrays(host, "A", square=True, complex_ok=True)
+        self._lu = _core.LU(context, *codes, 1 if refresh_pivots else 0)
         self.shape = arrays.shape
         self.dtype = arrays.dtype
         self._context = context
@@ -140,7 +170,11 @@ class SparseLU:
         if self._factors is None:
             parts = self._lu.extract()
             n = self.shape[0]
-            arrays = [np.frombuffer(part, dtype=kind) for part, kind in zip(parts, _EXTRACT_TYPES)]
+            kinds = list(_EXTRACT_TYPES)
+            if self._complex:
+                for part in _FACTOR_VALUE_PARTS:
+                    kinds[part] = np.complex128
+            arrays = [np.frombuffer(part, dtype=kind) for part, kind in zip(parts, kinds)]
             l_factor = sp.csc_matrix((arrays[2], arrays[1], arrays[0]), shape=(n, n))
             u_factor = sp.csc_matrix((arrays[5], arrays[4], arrays[3]), shape=(n, n))
             # The library's row_perm[i] is the row of A at position i of L U;
@@ -152,16 +186,39 @@ class SparseLU:
             self._factors = (l_factor, u_factor, perm_r, perm_c, arrays[8].copy(), arrays[9].copy())
         return self._factors
 
-    L = property(lambda self: self._extracted()[0], doc="L, unit lower triangular, CSC (float64).")
-    U = property(lambda self: self._extracted()[1], doc="U, upper triangular, CSC (float64).")
+    L = property(lambda self: self._extracted()[0], doc="L, unit lower triangular, CSC (float64 or complex128).")
+    U = property(lambda self: self._extracted()[1], doc="U, upper triangular, CSC (float64 or complex128).")
     perm_r = property(lambda self: self._extracted()[2], doc="Row i of A is row perm_r[i] of L U (SciPy's).")
     perm_c = property(lambda self: self._extracted()[3], doc="Column j of A is column perm_c[j] of L U (SciPy's).")
     row_scale = property(lambda self: self._extracted()[4], doc="The matching's row scaling, by A's rows.")
     col_scale = property(lambda self: self._extracted()[5], doc="The matching's column scaling, by A's columns.")
 
+    _complex = property(lambda self: self.dtype.kind == "c")
+
     @property
     def stats(self):
+        """A :class:`LUStats` of the factorization and the last solve."""
         return LUStats(**self._lu.stats())
+
+    def condest(self):
+        """The 1-norm condition number ``|A|_1 |A^-1|_1`` of the factored
+        matrix, estimated from at most eleven solves (Hager's method with
+        Higham's refinements, as KLU's ``klu_condest``): a lower bound of the
+        true value, usually within a factor of 3; also in ``stats.condest``."""
+        return self._lu.condest()
+
+    def rcond(self):
+        """``min|u_kk| / max|u_kk|`` over U's diagonal (as KLU's
+        ``klu_rcond``): a cheap, rough sign of ill-conditioning (0 with a zero
+        pivot); also in ``stats.rcond``."""
+        return self._lu.rcond()
+
+    def rgrowth(self):
+        """The reciprocal pivot growth ``min(1, min_k max|M(:,k)| / max|U(:,k)|)``
+        of the scaled, permuted matrix M that was factored (as KLU's
+        ``klu_rgrowth``): near 1 the elimination was stable, small values mean
+        U's entries grew; also in ``stats.rgrowth``."""
+        return self._lu.rgrowth()
 
     @property
     def nnz(self):
@@ -169,32 +226,50 @@ class SparseLU:
         return s["nnz_l"] + s["nnz_u"]
 
     def solve(self, rhs, trans="N"):
-        """Solve A x = rhs (trans='N') or A^T x = rhs ('T'; 'H' is the same
-        for real matrices).
+        """Solve A x = rhs (trans='N'), A^T x = rhs ('T') or A^H x = rhs
+        ('H', the conjugate transpose; the same as 'T' for real matrices).
 
         Args:
             rhs: a NumPy array of shape (n,) or (n, k) (or a CuPy array,
                 copied to the host and back: the library's solves take host
-                vectors). Integer values are converted.
+                vectors). Integer values are converted; complex values with a
+                real matrix are solved as their real and imaginary parts.
         Returns:
-            x of rhs's shape, in the matrix's value type, as the kind of
-            array rhs was. Refined in double (see ``stats.backward_error``).
+            x of rhs's shape, in the matrix's value type (complex for a
+            complex rhs), as the kind of array rhs was. Refined in double (see
+            ``stats.backward_error``).
         """
-        transpose = _trans_flag(trans)
+        op = _trans_code(trans)
         on_device = _arrays.is_cupy(rhs)
         b = _arrays.cupy_module().asnumpy(rhs) if on_device else np.asarray(rhs)
-        b = _arrays.cast_kind(b, np.dtype(np.float64), "rhs")
         n = self.shape[0]
         if b.ndim not in (1, 2) or b.shape[0] != n:
             raise ValueError(f"rhs: expected shape ({n},) or ({n}, k) for a {n} x {n} matrix, got {b.shape}")
+        kind = np.result_type(self.dtype, b.dtype) if b.dtype.kind == "c" else self.dtype
+        if self._complex:
+            x = self._solve_host(_arrays.cast_kind(b, np.dtype(np.complex128), "rhs"), op)
+        elif b.dtype.kind == "c":
+            # A real matrix: its solution of a complex rhs is the solutions of
+            # the real and imaginary parts.
+            b = b.astype(np.complex128, copy=False)
+            x = self._solve_host(np.ascontiguousarray(b.real), op) + 1j * self._solve_host(
+                np.ascontiguousarray(b.imag), op
+            )
+        else:
+            x = self._solve_host(_arrays.cast_kind(b, np.dtype(np.float64), "rhs"), op)
+        if kind != x.dtype:
+            x = x.astype(kind)
+        return _arrays.cupy_module().asarray(x) if on_device else x
+
+    def _solve_host(self, b, op):
+        """x = op(A)^-1 b for a host array b of the factors' value type
+        (float64, or complex128 for a complex matrix)."""
         b = np.asfortranarray(b)
-        x = np.empty(b.shape, dtype=np.float64, order="F")
+        x = np.empty(b.shape, dtype=b.dtype, order="F")
         nrhs = 1 if b.ndim == 1 else b.shape[1]
         self._factors = None  # a solve may fall back to partial pivoting
-        self._lu.solve(b, x, nrhs, transpose)
-        if self.dtype != x.dtype:
-            x = x.astype(self.dtype)
-        return _arrays.cupy_module().asarray(x) if on_device else x
+        self._lu.solve(b, x, nrhs, op)
+        return x
 
     def refactor(self, new_values):
         """Factor new values with the pattern of the matrix factored first
@@ -205,20 +280,24 @@ class SparseLU:
             new_values: a sparse matrix with the same pattern (explicit zeros
                 included), or a 1-D array of the values in the order of
                 ``A.data`` of the matrix given to :func:`splu` when that was a
-                CSR or CSC matrix in canonical form.
+                CSR or CSC matrix in canonical form. The values are of the
+                kind that was factored: real, or complex (real values are
+                taken as complex for a complex factorization).
         Raises:
             ValueError: the pattern differs (the message gives the row).
+            TypeError: complex values for a real factorization.
         """
         if sp.issparse(new_values) or _arrays.is_cupy_sparse(new_values):
-            arrays = _arrays.csr_arrays(new_values, "new_values", square=True)
+            arrays = _arrays.csr_arrays(new_values, "new_values", square=True, complex_ok=self._complex)
             if arrays.shape != self.shape:
                 raise ValueError(f"new_values: a {arrays.shape[0]} x {arrays.shape[1]} matrix; factored {self.shape}")
-            values, code = arrays.data, arrays.code
-            indptr, indices = arrays.indptr, arrays.indices
+            values, indptr, indices = arrays.data, arrays.indptr, arrays.indices
+            if self._complex and values.dtype.kind != "c":
+                values = values.astype(np.result_type(values.dtype, np.complex64))
         else:
             values = self._values_in_csr_order(new_values)
-            code = _arrays.VALUE_CODES[values.dtype]
             indptr, indices = self._pattern
+        code = _arrays.CsrArrays(None, None, None, None, values.dtype).code
         self.dtype = values.dtype
         self._factors = None
         status = self._lu.refactor(indptr, indices, values, self.shape[0], code)
@@ -228,7 +307,8 @@ class SparseLU:
         if _arrays.is_cupy(new_values):
             new_values = _arrays.cupy_module().asnumpy(new_values)
         values = np.asarray(new_values)
-        if values.dtype not in _arrays.VALUE_CODES:
+        accepted = _arrays.COMPLEX_CODES if self._complex else _arrays.VALUE_CODES
+        if values.dtype not in accepted:
             values = _arrays.cast_kind(values, self.dtype, "new_values")
         nnz = self._pattern[1].shape[0]
         if values.shape != (nnz,):
@@ -273,13 +353,18 @@ def splu(A, permc_spec=None, **options):
         refine_tolerance: refinement stops below this backward error.
         backend: where the numeric phase and the solves run: None or
             ``"auto"`` (the context's backend), ``"cpu"``, ``"cuda"``.
+        refresh_pivots: when a :meth:`SparseLU.refactor` finds the pivots of
+            the analysis degraded for the new values, analyze those values
+            anew and factor again (``stats.pivots_refreshed``) instead of
+            warning (default False).
         context: a :class:`tessera.Context` (default: :func:`default_context`).
 
     Returns:
         A :class:`SparseLU`.
 
     Raises:
-        TypeError: A is not sparse, or its values are not float32/float64.
+        TypeError: A is not sparse, or its values are not float32, float64,
+            complex64 or complex128.
         ValueError: A is not square.
         SingularMatrixError: A is structurally singular (the message gives the
             structural rank), or has a zero pivot with perturbation off.

@@ -169,11 +169,9 @@ def test_refactor_refusals():
 
 def test_bad_inputs_raise_the_right_exceptions():
     A = random_sparse(10, 10, 0.3, 1)
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(TypeError, match="float32, float64, complex64 or complex128"):
         tessera.splu(A.astype(np.int64))
-    with pytest.raises(TypeError, match="complex"):
-        tessera.splu(A.astype(np.complex128))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(TypeError, match="float32, float64, complex64 or complex128"):
         tessera.splu(A.astype(bool))
     with pytest.raises(TypeError, match="scipy.sparse"):
         tessera.splu(A.toarray())
@@ -186,8 +184,6 @@ def test_bad_inputs_raise_the_right_exceptions():
         lu.solve(np.ones(11))
     with pytest.raises(ValueError):
         lu.solve(np.ones((10, 2, 2)))
-    with pytest.raises(TypeError, match="float64"):
-        lu.solve(np.ones(10, dtype=np.complex128))
     with pytest.raises(TypeError):
         lu.solve(np.array(["a"] * 10))
     with pytest.raises(ValueError, match="trans"):

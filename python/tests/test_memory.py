@@ -90,6 +90,24 @@ def test_lu_calls(small, cpu1):
     check_no_growth(lambda: lu.refactor(A), (A, lu))
     check_no_growth(lambda: lu.stats, (lu,))
     check_no_growth(lambda: tessera.splu(A, context=cpu1).solve(x), (A, x, cpu1))
+    check_no_growth(lambda: (lu.condest(), lu.rcond(), lu.rgrowth()), (lu,))
+    C = A.astype(np.complex128) * (1 + 1j)
+    z = x * (1 - 2j)
+    complex_lu = tessera.splu(C, context=cpu1)
+    check_no_growth(lambda: complex_lu.solve(z, trans="H"), (z, complex_lu))
+    check_no_growth(lambda: complex_lu.L, (complex_lu,))
+    check_no_growth(lambda: tessera.splu(C, context=cpu1).solve(z), (C, z, cpu1))
+
+
+def test_lu_batch_calls(small, cpu1):
+    A, x = small
+    matrices = [A, A * 2.0, A * 3.0]
+    rhs = np.ones((3, A.shape[0]))
+    batch = tessera.splu_batch(matrices, context=cpu1)
+    check_no_growth(lambda: batch.solve(rhs), (rhs, batch))
+    check_no_growth(lambda: batch.refactor(matrices), (batch,))
+    check_no_growth(lambda: batch.member_stats(1), (batch,))
+    check_no_growth(lambda: tessera.splu_batch(matrices, context=cpu1).solve(rhs), (rhs, cpu1))
 
 
 def test_sort_and_search_calls(cpu1):
