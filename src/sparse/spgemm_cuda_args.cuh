@@ -49,6 +49,16 @@ tsi_spgemm_args<T> tsi_spgemm_make_args(const tsi_spgemm_device *d, const int64_
   return a;
 }
 
+/* Inclusive sum of x over the warp's lanes. */
+__device__ inline int tsi_spgemm_warp_inclusive_sum(int x, int lane) {
+  for (int d = 1; d < 32; d *= 2) {
+    const int y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d)
+      x += y;
+  }
+  return x;
+}
+
 /* Bitonic sort of `size` keys (a power of two) ascending by `threads`
  * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
 template <class K, class Sync> __device__ void tsi_spgemm_sort(K *keys, int size, int rank, int threads, Sync sync) {
