@@ -157,8 +157,13 @@ __device__ void tsi_spgemm_run_heads(const K (&key)[R], int p, int shift, int la
 }
 
 /* Symbolic: the distinct columns among the first p keys (the others are
- * 0xffffffff). Every lane returns the count. */
+ * 0xffffffff). Every lane returns the count. One key a lane needs no sort:
+ * a key counts when no lower lane holds it (__match_any_sync()). */
 template <int R> __device__ int tsi_spgemm_count_keys(unsigned (&key)[R], int p, int lane) {
+  if constexpr (R == 1) {
+    const unsigned same = __match_any_sync(0xffffffffu, key[0]);
+    return __popc(__ballot_sync(0xffffffffu, lane < p && (same & ((1u << lane) - 1u)) == 0u));
+  }
   tsi_spgemm_sort_registers<R>(key, lane);
   unsigned heads[R];
   tsi_spgemm_run_heads<R>(key, p, 0, lane, heads);
