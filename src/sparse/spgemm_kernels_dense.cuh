@@ -80,6 +80,33 @@ __device__ void tsi_spgemm_emit_words(unsigned word, int64_t pos, int word_base,
   }
 }
 
+/*
+ * A's entries of `row` by one warp, in chunks of 32 from the row's entry
+ * `skip` on, every `stride` entries: the lanes load a chunk's entries
+ * (value, row of B) at once, take them in order by shuffles, and call
+ * fn(x, kb) for the entries kb of each one's row of B, a lane each (distinct
+ * columns); a warp barrier between entries.
+ */
+template <class T, class Fn>
+__device__ void tsi_spgemm_warp_entries(const tsi_spgemm_args<T> &a, int64_t row, int64_t skip, int64_t stride,
+                                        int lane, const Fn &fn) {
+  const int64_t end = a.a_off[row + 1];
+  for (int64_t chunk = a.a_off[row] + skip; chunk < end; chunk += stride) {
+    int64_t b_begin;
+    const int64_t b_len = tsi_spgemm_b_row(a, chunk + lane, end, &b_begin);
+    const int64_t b_end = b_begin + b_len;
+    const T x = chunk + lane < end ? a.a_vals[chunk + lane] : T(0);
+    const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
+    for (int e = 0; e < n; e++) {
+      const T xe = __shfl_sync(0xffffffffu, x, e);
+      const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
+      for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32)
+        fn(xe, kb);
+      __syncwarp();
+    }
+  }
+}
+
 /* Symbolic: the entries of each dense or long row, a block a slot. Warp w
  * takes A's chunks of 32 entries w, w + W, ...: the lanes load a chunk's
  * entries and scan their rows of B's lengths, then take the chunk's
@@ -106,13 +133,8 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
     const int64_t end = a.a_off[row + 1];
     for (int64_t chunk = a.a_off[row] + 32 * warp; chunk < end; chunk += 32 * W) {
-      const int64_t ka = chunk + lane;
-      int64_t len = 0, bb = 0;
-      if (ka < end) {
-        const int32_t k = a.a_cols[ka];
-        bb = a.b_off[k];
-        len = a.b_off[k + 1] - bb;
-      }
+      int64_t bb;
+      const int64_t len = tsi_spgemm_b_row(a, chunk + lane, end, &bb);
       int64_t incl = len;
       for (int d = 1; d < 32; d *= 2) {
         const int64_t y = __shfl_up_sync(0xffffffffu, incl, d);
@@ -185,31 +207,13 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
     }
     __syncthreads();
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
-    const int64_t end = a.a_off[row + 1];
-    for (int64_t chunk = a.a_off[row] + 32 * warp; chunk < end; chunk += 32 * W) {
-      const int64_t ka = chunk + lane;
-      T x = T(0);
-      int64_t b_begin = 0, b_end = 0;
-      if (ka < end) {
-        const int32_t k = a.a_cols[ka];
-        x = a.a_vals[ka];
-        b_begin = a.b_off[k];
-        b_end = a.b_off[k + 1];
-      }
-      const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
-      for (int e = 0; e < n; e++) {
-        const T xe = __shfl_sync(0xffffffffu, x, e);
-        const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
-        for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32) {
-          const int32_t col = a.b_cols[kb];
-          atomicOr(bits + (col >> 5), 1u << (col & 31));
-          mine[col] += xe * a.b_vals[kb];
-          lo = min(lo, (int)col);
-          hi = max(hi, (int)col);
-        }
-        __syncwarp();
-      }
-    }
+    tsi_spgemm_warp_entries(a, row, 32 * warp, 32 * W, lane, [&](T xe, int64_t kb) {
+      const int32_t col = a.b_cols[kb];
+      atomicOr(bits + (col >> 5), 1u << (col & 31));
+      mine[col] += xe * a.b_vals[kb];
+      lo = min(lo, (int)col);
+      hi = max(hi, (int)col);
+    });
     if (hi >= 0) {
       atomicMin(&lo_s, lo);
       atomicMax(&hi_s, hi);
@@ -283,35 +287,17 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_FILL_WARPS * 32)
   const int lane = int(threadIdx.x) & 31;
   for (int64_t r = warp; r < a.count; r += slots) {
     const int64_t row = a.rows[r];
-    const int64_t end = a.a_off[row + 1];
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
-    for (int64_t chunk = a.a_off[row]; chunk < end; chunk += 32) {
-      const int64_t ka = chunk + lane;
-      T x = T(0);
-      int64_t b_begin = 0, b_end = 0;
-      if (ka < end) {
-        const int64_t k = a.a_cols[ka];
-        x = a.a_vals[ka];
-        b_begin = a.b_off[k];
-        b_end = a.b_off[k + 1];
-      }
-      const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
-      for (int e = 0; e < n; e++) {
-        const T xe = __shfl_sync(0xffffffffu, x, e);
-        const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
-        for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32) {
-          const int32_t col = a.b_cols[kb];
-          const T product = xe * a.b_vals[kb];
-          const unsigned bit = 1u << (col & 31);
-          const T before = values[col]; /* stale until the bit is set */
-          const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
-          values[col] = seen ? before + product : product;
-          lo = min(lo, (int)col);
-          hi = max(hi, (int)col);
-        }
-        __syncwarp();
-      }
-    }
+    tsi_spgemm_warp_entries(a, row, 0, 32, lane, [&](T xe, int64_t kb) {
+      const int32_t col = a.b_cols[kb];
+      const T product = xe * a.b_vals[kb];
+      const unsigned bit = 1u << (col & 31);
+      const T before = values[col]; /* stale until the bit is set */
+      const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
+      values[col] = seen ? before + product : product;
+      lo = min(lo, (int)col);
+      hi = max(hi, (int)col);
+    });
     lo = tsi_spgemm_warp_min(lo);
     hi = tsi_spgemm_warp_max(hi);
     int64_t at = a.c_off[row] - a.c_base;

@@ -86,17 +86,12 @@ __device__ int tsi_spgemm_expand(const tsi_spgemm_args<T> &a, int64_t row, int l
   int p = 0;
   for (int64_t chunk = begin; chunk < end && p < N; chunk += 32) {
     const int64_t ka = chunk + lane;
-    int len = 0;
-    int64_t bb = 0;
+    int64_t bb;
+    const int64_t n = tsi_spgemm_b_row(a, ka, end, &bb);
+    const int len = n < N ? (int)n : N; /* a row of this bin has at most N products */
     T x = T(0);
-    if (ka < end) {
-      const int32_t k = a.a_cols[ka];
-      bb = a.b_off[k];
-      const int64_t n = a.b_off[k + 1] - bb;
-      len = n < N ? (int)n : N; /* a row of this bin has at most N products */
-      if constexpr (WithValue)
-        x = a.a_vals[ka];
-    }
+    if constexpr (WithValue)
+      x = ka < end ? a.a_vals[ka] : T(0);
     const int incl = tsi_spgemm_warp_inclusive_sum(len, lane);
     const int total = __shfl_sync(0xffffffffu, incl, 31);
     const int stop = p + total < N ? p + total : N;
@@ -239,13 +234,8 @@ __device__ int64_t tsi_spgemm_sorted_count(const tsi_spgemm_args<T> &a, int64_t 
            : n <= 64 ? tsi_spgemm_count_row<2>(a, row, lane)
                      : tsi_spgemm_count_row<4>(a, row, lane);
   }
-  const int64_t ka = begin + lane;
-  int64_t bb = 0, n = 0;
-  if (ka < end) {
-    const int32_t k = a.a_cols[ka];
-    bb = a.b_off[k];
-    n = a.b_off[k + 1] - bb;
-  }
+  int64_t bb;
+  const int64_t n = tsi_spgemm_b_row(a, begin + lane, end, &bb);
   const int len = n <= most ? (int)n : most + 1;
   const int incl = tsi_spgemm_warp_inclusive_sum(len, lane);
   const int total = __shfl_sync(0xffffffffu, incl, 31);
