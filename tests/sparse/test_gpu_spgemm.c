@@ -148,6 +148,16 @@ static void test_bins_switched_off(ts_dtype dtype) {
   unsetenv("TESSERA_SPGEMM_LONG_ROWS");
 }
 
+/* The bins with the smallest pools (one dense warp a multiprocessor, one
+ * long row at a time): slots reused across many rows. */
+static void test_bins_small_pools(ts_dtype dtype) {
+  setenv("TESSERA_SPGEMM_DENSE_WARPS_PER_SM", "1", 1);
+  setenv("TESSERA_SPGEMM_LONG_SLOTS", "1", 1);
+  test_bins(dtype, "bins (smallest pools)");
+  unsetenv("TESSERA_SPGEMM_DENSE_WARPS_PER_SM");
+  unsetenv("TESSERA_SPGEMM_LONG_SLOTS");
+}
+
 static void test_shapes(ts_dtype dtype) {
   unsigned long long state = 23 + (unsigned long long)dtype;
   const int64_t mixed[] = {0, 2, 5, 1, 13, 0, 40, 3};
@@ -228,6 +238,7 @@ int main(void) {
     if (mode == RUN_RACECHECK)
       break;
     test_bins_switched_off(dtype);
+    test_bins_small_pools(dtype);
     test_shapes(dtype);
     test_edges(dtype);
   }
