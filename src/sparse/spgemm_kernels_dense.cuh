@@ -28,8 +28,10 @@
 
 #include "spgemm_cuda_args.cuh"
 
-/* Threads of the symbolic block. */
+/* Threads of the symbolic block, and the products a lane loads before it
+ * marks them (independent loads in flight). */
 #define TSI_SPGEMM_DENSE_COUNT_BLOCK 256
+#define TSI_SPGEMM_DENSE_COUNT_BATCH 4
 /* Threads of the long rows' numeric block (a partial sum array a warp). */
 #define TSI_SPGEMM_LONG_BLOCK (TSI_SPGEMM_LONG_WARPS * 32)
 
@@ -111,8 +113,9 @@ __device__ void tsi_spgemm_warp_entries(const tsi_spgemm_args<T> &a, int64_t row
  * takes A's chunks of 32 entries w, w + W, ...: the lanes load a chunk's
  * entries and scan their rows of B's lengths, then take the chunk's
  * products 32 at a time, each finding its entry by a binary search among
- * the scanned lengths, so that every lane has a product and the loads of
- * a chunk do not wait on one another. */
+ * the scanned lengths, so that every lane has a product; a lane loads
+ * TSI_SPGEMM_DENSE_COUNT_BATCH products' columns before it marks them, so
+ * that the loads of a chunk do not wait on one another. */
 __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
     tsi_spgemm_count_dense_rows(tsi_spgemm_args<float> a, unsigned char *pool, size_t slot_bytes) {
   constexpr int W = TSI_SPGEMM_DENSE_COUNT_BLOCK / 32;
@@ -145,19 +148,32 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
       first[lane] = incl - len;
       b_at[lane] = bb;
       __syncwarp();
-      for (int64_t j = lane; j < total; j += 32) {
-        int e = 0, e_hi = 31; /* the last entry whose first product is at or before j: a nonempty one */
-        while (e < e_hi) {
-          const int mid = (e + e_hi + 1) / 2;
-          if (first[mid] <= j)
-            e = mid;
-          else
-            e_hi = mid - 1;
+      for (int64_t j0 = lane; j0 < total; j0 += 32 * TSI_SPGEMM_DENSE_COUNT_BATCH) {
+        int32_t cols[TSI_SPGEMM_DENSE_COUNT_BATCH]; /* loaded together, then marked */
+#pragma unroll
+        for (int u = 0; u < TSI_SPGEMM_DENSE_COUNT_BATCH; u++) {
+          const int64_t j = j0 + 32 * u;
+          cols[u] = -1;
+          if (j < total) {
+            int e = 0, e_hi = 31; /* the last entry whose first product is at or before j: a nonempty one */
+            while (e < e_hi) {
+              const int mid = (e + e_hi + 1) / 2;
+              if (first[mid] <= j)
+                e = mid;
+              else
+                e_hi = mid - 1;
+            }
+            cols[u] = a.b_cols[b_at[e] + (j - first[e])];
+          }
         }
-        const int32_t col = a.b_cols[b_at[e] + (j - first[e])];
-        atomicOr(bits + (col >> 5), 1u << (col & 31));
-        lo = min(lo, (int)col);
-        hi = max(hi, (int)col);
+#pragma unroll
+        for (int u = 0; u < TSI_SPGEMM_DENSE_COUNT_BATCH; u++) {
+          if (cols[u] >= 0) {
+            atomicOr(bits + (cols[u] >> 5), 1u << (cols[u] & 31));
+            lo = min(lo, (int)cols[u]);
+            hi = max(hi, (int)cols[u]);
+          }
+        }
       }
       __syncwarp(); /* first and b_at are read before the next chunk writes them */
     }
