@@ -86,8 +86,11 @@ __device__ void tsi_spgemm_emit_words(unsigned word, int64_t pos, int word_base,
  * A's entries of `row` by one warp, in chunks of 32 from the row's entry
  * `skip` on, every `stride` entries: the lanes load a chunk's entries
  * (value, row of B) at once, take them in order by shuffles, and call
- * fn(x, kb) for the entries kb of each one's row of B, a lane each (distinct
- * columns); a warp barrier between entries.
+ * fn(x, col, b) for the entries (column col, value b) of each one's row of
+ * B, a lane each (distinct columns); a warp barrier between entries. The
+ * first 32 entries of the next entry's row of B are loaded before fn runs on
+ * this one's, so that their loads overlap its accumulator's round trip (B
+ * is read-only: the order of fn's calls is unchanged).
  */
 template <class T, class Fn>
 __device__ void tsi_spgemm_warp_entries(const tsi_spgemm_args<T> &a, int64_t row, int64_t skip, int64_t stride,
@@ -99,11 +102,26 @@ __device__ void tsi_spgemm_warp_entries(const tsi_spgemm_args<T> &a, int64_t row
     const int64_t b_end = b_begin + b_len;
     const T x = chunk + lane < end ? a.a_vals[chunk + lane] : T(0);
     const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
+    /* Entry e's first kb, its row's end, and its first column and value. */
+    int64_t kb_next = __shfl_sync(0xffffffffu, b_begin, 0) + lane;
+    int64_t end_next = __shfl_sync(0xffffffffu, b_end, 0);
+    int32_t col_next = kb_next < end_next ? a.b_cols[kb_next] : 0;
+    T b_next = kb_next < end_next ? a.b_vals[kb_next] : T(0);
     for (int e = 0; e < n; e++) {
       const T xe = __shfl_sync(0xffffffffu, x, e);
-      const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
-      for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32)
-        fn(xe, kb);
+      const int64_t kb0 = kb_next, kb_end = end_next;
+      const int32_t col0 = col_next;
+      const T b0 = b_next;
+      if (e + 1 < n) { /* the same in every lane */
+        kb_next = __shfl_sync(0xffffffffu, b_begin, e + 1) + lane;
+        end_next = __shfl_sync(0xffffffffu, b_end, e + 1);
+        col_next = kb_next < end_next ? a.b_cols[kb_next] : 0;
+        b_next = kb_next < end_next ? a.b_vals[kb_next] : T(0);
+      }
+      if (kb0 < kb_end)
+        fn(xe, col0, b0);
+      for (int64_t kb = kb0 + 32; kb < kb_end; kb += 32)
+        fn(xe, a.b_cols[kb], a.b_vals[kb]);
       __syncwarp();
     }
   }
@@ -223,10 +241,9 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
     }
     __syncthreads();
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
-    tsi_spgemm_warp_entries(a, row, 32 * warp, 32 * W, lane, [&](T xe, int64_t kb) {
-      const int32_t col = a.b_cols[kb];
+    tsi_spgemm_warp_entries(a, row, 32 * warp, 32 * W, lane, [&](T xe, int32_t col, T b) {
       atomicOr(bits + (col >> 5), 1u << (col & 31));
-      mine[col] += xe * a.b_vals[kb];
+      mine[col] += xe * b;
       lo = min(lo, (int)col);
       hi = max(hi, (int)col);
     });
@@ -304,9 +321,8 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_FILL_WARPS * 32)
   for (int64_t r = warp; r < a.count; r += slots) {
     const int64_t row = a.rows[r];
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
-    tsi_spgemm_warp_entries(a, row, 0, 32, lane, [&](T xe, int64_t kb) {
-      const int32_t col = a.b_cols[kb];
-      const T product = xe * a.b_vals[kb];
+    tsi_spgemm_warp_entries(a, row, 0, 32, lane, [&](T xe, int32_t col, T b) {
+      const T product = xe * b;
       const unsigned bit = 1u << (col & 31);
       const T before = values[col]; /* stale until the bit is set */
       const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
