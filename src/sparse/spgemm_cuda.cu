@@ -41,22 +41,17 @@ __device__ inline int bin_of(unsigned long long products, int64_t entries, int64
 
 static_assert(TSI_SPGEMM_BINS <= 16, "the sort of the rows by bin takes 4 bits");
 
-/* Products of the sorted bins' rows at most. */
-constexpr int kSortedMost = TSI_SPGEMM_SORTED_FIRST << (TSI_SPGEMM_SORTED_BINS - 1);
-
-/* A warp a row of A (the rows r0 .. r1 - 1 as tiles): its products, summed
- * over its entries' rows of B by the lanes, then its bin; each row's index
- * in row_ids for the sort by bin. A row of the sorted bins is counted at
- * once (its entries and rows of B are in L1 now) and a row without products
- * too: the symbolic phase then leaves them. The block counts its rows' bins
- * and products in shared memory and adds them to the counters once. */
+/* A warp a row of A (the rows r0 .. r1 - 1 as tiles): its products and its
+ * bin; each row's index in row_ids for the sort by bin. A row of the
+ * sorted bins is counted at once (tsi_spgemm_sorted_count(): its entries
+ * and rows of B are loaded once for both) and a row without products too:
+ * the symbolic phase then leaves them. Each warp counts its rows' bins (lane
+ * b, bin b) and products in registers, the block in shared memory, and the
+ * block adds them to the counters once. */
 __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
     analyse_rows(lb::csr_work<int64_t> a, tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0,
                  int64_t r1, unsigned char *row_bin, int32_t *row_ids, tsi_spgemm_counters *counters) {
   __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
-  __shared__ int32_t keys_of[kWarps][kSortedMost];
-  __shared__ int first_of[kWarps][32];
-  __shared__ int64_t b_at_of[kWarps][32];
   for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
     rows_s[i] = 0;
   if (threadIdx.x == 0)
@@ -64,32 +59,41 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
   __syncthreads();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) / 32;
   const int64_t warps = (int64_t)gridDim.x * kWarps;
+  unsigned long long my_rows = 0, my_products = 0, my_overflow = 0;
   for (int64_t row = r0 + (int64_t)blockIdx.x * kWarps + warp; row < r1; row += warps) {
     unsigned long long products = 0;
-    for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
-      const int64_t k = args.a_cols[ka];
-      products += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
+    int64_t entries = -1; /* of C's row, when known here */
+    if (rules.sorted) {
+      entries = tsi_spgemm_sorted_count(args, row, lane, &products);
+    } else {
+      for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
+        const int64_t k = args.a_cols[ka];
+        products += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
+      }
+      products = tsi_spgemm_warp_sum64(products);
     }
-    for (int d = 16; d > 0; d /= 2)
-      products += __shfl_xor_sync(0xffffffffu, products, d);
     /* The same in every lane: the branches below are the warp's. */
     const int bin = bin_of(products, a.tile_end(row) - a.tile_begin(row), args.b_width, rules);
-    int64_t entries = -1; /* of C's row, when known here */
     if (bin == 0)
       entries = 0;
-    else if (bin <= TSI_SPGEMM_SORTED_BINS)
-      entries = tsi_spgemm_count_row(args, row, lane, kSortedMost, keys_of[warp], first_of[warp], b_at_of[warp]);
+    else if (bin > TSI_SPGEMM_SORTED_BINS)
+      entries = -1;
+    my_rows += lane == bin;
+    my_overflow |= products > (unsigned long long)INT64_MAX / 2 || my_products + products < my_products;
+    my_products += products;
     if (lane == 0) {
       row_bin[row] = (unsigned char)bin;
       row_ids[row - r0] = (int32_t)row;
       if (entries >= 0)
         args.row_nnz[row] = entries;
-      atomicAdd(&rows_s[bin], 1ull);
-      atomicAdd(&products_s, products);
-      if (products > (unsigned long long)INT64_MAX / 2)
-        overflow_s = 1;
     }
   }
+  if (lane < TSI_SPGEMM_BINS && my_rows)
+    atomicAdd(&rows_s[lane], my_rows);
+  if (lane == 0 && my_products)
+    atomicAdd(&products_s, my_products);
+  if (lane == 0 && my_overflow)
+    overflow_s = 1;
   __syncthreads();
   for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
     if (rows_s[i])

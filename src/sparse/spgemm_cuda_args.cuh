@@ -49,6 +49,28 @@ tsi_spgemm_args<T> tsi_spgemm_make_args(const tsi_spgemm_device *d, const int64_
   return a;
 }
 
+/* The row of B that A's entry ka names: its length, its first entry in
+ * *first (0 and 0 for ka at or past end). */
+template <class T>
+__device__ inline int64_t tsi_spgemm_b_row(const tsi_spgemm_args<T> &a, int64_t ka, int64_t end, int64_t *first) {
+  *first = 0;
+  if (ka >= end)
+    return 0;
+  const int32_t k = a.a_cols[ka];
+  *first = a.b_off[k];
+  return a.b_off[k + 1] - *first;
+}
+
+/* Inclusive sum of x over the warp's lanes. */
+__device__ inline int tsi_spgemm_warp_inclusive_sum(int x, int lane) {
+  for (int d = 1; d < 32; d *= 2) {
+    const int y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d)
+      x += y;
+  }
+  return x;
+}
+
 /* Bitonic sort of `size` keys (a power of two) ascending by `threads`
  * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
 template <class K, class Sync> __device__ void tsi_spgemm_sort(K *keys, int size, int rank, int threads, Sync sync) {

@@ -22,14 +22,22 @@ tsi_spgemm_args<T> bin_args(const tsi_spgemm_device *d, int bin, const int64_t *
   return a;
 }
 
+/* Keys of 32 bits when every (column << log2(N) | j) of B's width stays
+ * below the padding key 2^32 - 1, else 64. */
+template <class T, int N> cudaError_t fill_bin(const tsi_spgemm_args<T> &a, cudaStream_t stream) {
+  if ((uint64_t)a.b_width * N <= 0xffffffffu)
+    return launch(tsi_spgemm_fill_sorted<T, N, uint32_t>, a, stream);
+  return launch(tsi_spgemm_fill_sorted<T, N, unsigned long long>, a, stream);
+}
+
 template <class T> cudaError_t fill_typed(const tsi_spgemm_args<T> &a, int bin, cudaStream_t stream) {
   switch (bin) {
   case 1:
-    return launch(tsi_spgemm_fill_sorted<T, TSI_SPGEMM_SORTED_FIRST>, a, stream);
+    return fill_bin<T, TSI_SPGEMM_SORTED_FIRST>(a, stream);
   case 2:
-    return launch(tsi_spgemm_fill_sorted<T, 2 * TSI_SPGEMM_SORTED_FIRST>, a, stream);
+    return fill_bin<T, 2 * TSI_SPGEMM_SORTED_FIRST>(a, stream);
   default:
-    return launch(tsi_spgemm_fill_sorted<T, 4 * TSI_SPGEMM_SORTED_FIRST>, a, stream);
+    return fill_bin<T, 4 * TSI_SPGEMM_SORTED_FIRST>(a, stream);
   }
 }
 

@@ -148,9 +148,10 @@ ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_device *d, cons
 struct ts_spgemm_plan {
   ts_context *ctx;
   ts_dtype dtype;
-  int64_t rows, inner, cols; /* A is rows x inner, B inner x cols */
-  int64_t budget;            /* 0: none */
-  ts_csr *host_a, *host_b;   /* CPU backend */
+  int64_t rows, inner, cols;                   /* A is rows x inner, B inner x cols */
+  int64_t budget;                              /* 0: none */
+  int64_t dense_warps_per_sm, long_slots_most; /* the pools' caps (spgemm_plan.c) */
+  ts_csr *host_a, *host_b;                     /* CPU backend */
   tsi_spgemm_host_work host_work;
   int64_t *host_row_nnz;
   tsi_spgemm_device device; /* CUDA backend */

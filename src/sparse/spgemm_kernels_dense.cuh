@@ -4,30 +4,34 @@
  * or, for the long rows' numeric phase, TSI_SPGEMM_LONG_WARPS arrays of
  * partial sums.
  *
- * Symbolic (dense and long rows alike): the block's 32 groups of 8 lanes
- * take A's entries in turn, their lanes the entries of that row of B, and
- * set each product's bit (the order does not matter); the block then counts
- * the bits between the row's first and last column and clears them.
+ * Symbolic (dense and long rows alike): the block's warps take A's entries
+ * 32 at a time, their lanes the chunk's products (a lane a product, the
+ * entries' rows of B flattened), and set each product's bit (the order does
+ * not matter); the block then counts the bits between the row's first and
+ * last column and clears them.
  *
  * Numeric, dense rows: a warp a row (tsi_spgemm_fill_dense_rows()).
  *
  * Numeric, long rows (at least TSI_SPGEMM_LONG_ENTRIES entries of A): warp w
- * takes A's entries w, w + W, ... in order, its lanes the entries of that
- * row of B (distinct columns: no two lanes add to one place at a step, and a
- * warp barrier between steps), and adds each product into its own partial
- * sums (zero between rows); then the block reads the bitmap's words in
- * order, a word a thread, places each word's columns by a block scan of the
- * words' counts, and writes each column with the sum of the W partial sums
- * in warp order, clearing what it read. The sums are fixed by A and B alone.
+ * takes A's chunks of 32 entries w, w + W, ... in order, its lanes the
+ * entries of each entry's row of B (distinct columns: no two lanes add to
+ * one place at a step, and a warp barrier between steps), and adds each
+ * product into its own partial sums (zero between rows); then the block
+ * reads the bitmap's words in order, a word a thread, places each word's
+ * columns by a block scan of the words' counts, and writes each column (a
+ * lane a column, so that the partial sums are read coalesced) with the sum
+ * of the W partial sums in warp order, clearing what it read. The sums are
+ * fixed by A and B alone.
  * Host-emulated in tests/sparse/test_spgemm_kernels_emulated.cpp. */
 #ifndef TESSERA_SPGEMM_KERNELS_DENSE_CUH
 #define TESSERA_SPGEMM_KERNELS_DENSE_CUH
 
 #include "spgemm_cuda_args.cuh"
 
-/* Threads of the symbolic block and its groups' lanes. */
+/* Threads of the symbolic block, and the products a lane loads before it
+ * marks them (independent loads in flight). */
 #define TSI_SPGEMM_DENSE_COUNT_BLOCK 256
-#define TSI_SPGEMM_DENSE_COUNT_LANES 8
+#define TSI_SPGEMM_DENSE_COUNT_BATCH 4
 /* Threads of the long rows' numeric block (a partial sum array a warp). */
 #define TSI_SPGEMM_LONG_BLOCK (TSI_SPGEMM_LONG_WARPS * 32)
 
@@ -60,14 +64,85 @@ template <int B> __device__ int tsi_spgemm_block_exclusive_sum(int x, int *scrat
   return before;
 }
 
-/* Symbolic: the entries of each dense or long row, a block a slot. */
+/*
+ * A warp's 32 words of a bitmap written out as C's columns: lane l holds
+ * word `word` (of index word_base + l) and the place `pos` in C of its first
+ * column; the words are taken in turn, the lanes over a word's 32 columns,
+ * and emit(col, at) called for each set bit with its place (so that the
+ * warp's accesses by column are coalesced).
+ */
+template <class Emit>
+__device__ void tsi_spgemm_emit_words(unsigned word, int64_t pos, int word_base, int lane, const Emit &emit) {
+  const unsigned bit = 1u << lane;
+  for (int i = 0; i < 32; i++) {
+    const unsigned wi = __shfl_sync(0xffffffffu, word, i);
+    const int64_t at = __shfl_sync(0xffffffffu, pos, i);
+    if (wi & bit)
+      emit((word_base + i) * 32 + lane, at + __popc(wi & (bit - 1u)));
+  }
+}
+
+/*
+ * A's entries of `row` by one warp, in chunks of 32 from the row's entry
+ * `skip` on, every `stride` entries: the lanes load a chunk's entries
+ * (value, row of B) at once, take them in order by shuffles, and call
+ * fn(x, col, b) for the entries (column col, value b) of each one's row of
+ * B, a lane each (distinct columns); a warp barrier between entries. The
+ * first 32 entries of the next entry's row of B are loaded before fn runs on
+ * this one's, so that their loads overlap its accumulator's round trip (B
+ * is read-only: the order of fn's calls is unchanged).
+ */
+template <class T, class Fn>
+__device__ void tsi_spgemm_warp_entries(const tsi_spgemm_args<T> &a, int64_t row, int64_t skip, int64_t stride,
+                                        int lane, const Fn &fn) {
+  const int64_t end = a.a_off[row + 1];
+  for (int64_t chunk = a.a_off[row] + skip; chunk < end; chunk += stride) {
+    int64_t b_begin;
+    const int64_t b_len = tsi_spgemm_b_row(a, chunk + lane, end, &b_begin);
+    const int64_t b_end = b_begin + b_len;
+    const T x = chunk + lane < end ? a.a_vals[chunk + lane] : T(0);
+    const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
+    /* Entry e's first kb, its row's end, and its first column and value. */
+    int64_t kb_next = __shfl_sync(0xffffffffu, b_begin, 0) + lane;
+    int64_t end_next = __shfl_sync(0xffffffffu, b_end, 0);
+    int32_t col_next = kb_next < end_next ? a.b_cols[kb_next] : 0;
+    T b_next = kb_next < end_next ? a.b_vals[kb_next] : T(0);
+    for (int e = 0; e < n; e++) {
+      const T xe = __shfl_sync(0xffffffffu, x, e);
+      const int64_t kb0 = kb_next, kb_end = end_next;
+      const int32_t col0 = col_next;
+      const T b0 = b_next;
+      if (e + 1 < n) { /* the same in every lane */
+        kb_next = __shfl_sync(0xffffffffu, b_begin, e + 1) + lane;
+        end_next = __shfl_sync(0xffffffffu, b_end, e + 1);
+        col_next = kb_next < end_next ? a.b_cols[kb_next] : 0;
+        b_next = kb_next < end_next ? a.b_vals[kb_next] : T(0);
+      }
+      if (kb0 < kb_end)
+        fn(xe, col0, b0);
+      for (int64_t kb = kb0 + 32; kb < kb_end; kb += 32)
+        fn(xe, a.b_cols[kb], a.b_vals[kb]);
+      __syncwarp();
+    }
+  }
+}
+
+/* Symbolic: the entries of each dense or long row, a block a slot. Warp w
+ * takes A's chunks of 32 entries w, w + W, ...: the lanes load a chunk's
+ * entries and scan their rows of B's lengths, then take the chunk's
+ * products 32 at a time, each finding its entry by a binary search among
+ * the scanned lengths, so that every lane has a product; a lane loads
+ * TSI_SPGEMM_DENSE_COUNT_BATCH products' columns before it marks them, so
+ * that the loads of a chunk do not wait on one another. */
 __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
     tsi_spgemm_count_dense_rows(tsi_spgemm_args<float> a, unsigned char *pool, size_t slot_bytes) {
-  constexpr int L = TSI_SPGEMM_DENSE_COUNT_LANES, Q = TSI_SPGEMM_DENSE_COUNT_BLOCK / L;
+  constexpr int W = TSI_SPGEMM_DENSE_COUNT_BLOCK / 32;
   __shared__ int lo_s, hi_s;
   __shared__ unsigned long long found_s;
+  __shared__ int64_t first_of[W][32], b_at_of[W][32];
   unsigned *bits = reinterpret_cast<unsigned *>(pool + (size_t)blockIdx.x * slot_bytes);
-  const int t = int(threadIdx.x), group = t / L, lane = t % L;
+  const int t = int(threadIdx.x), warp = t / 32, lane = t % 32;
+  int64_t *first = first_of[warp], *b_at = b_at_of[warp];
   for (int64_t r = blockIdx.x; r < a.count; r += gridDim.x) {
     const int64_t row = a.rows[r];
     if (t == 0) {
@@ -78,15 +153,47 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
     __syncthreads();
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
     const int64_t end = a.a_off[row + 1];
-    for (int64_t ka = a.a_off[row] + group; ka < end; ka += Q) {
-      const int64_t k = a.a_cols[ka];
-      const int64_t b_end = a.b_off[k + 1];
-      for (int64_t kb = a.b_off[k] + lane; kb < b_end; kb += L) {
-        const int32_t col = a.b_cols[kb];
-        atomicOr(bits + (col >> 5), 1u << (col & 31));
-        lo = min(lo, (int)col);
-        hi = max(hi, (int)col);
+    for (int64_t chunk = a.a_off[row] + 32 * warp; chunk < end; chunk += 32 * W) {
+      int64_t bb;
+      const int64_t len = tsi_spgemm_b_row(a, chunk + lane, end, &bb);
+      int64_t incl = len;
+      for (int d = 1; d < 32; d *= 2) {
+        const int64_t y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d)
+          incl += y;
       }
+      const int64_t total = __shfl_sync(0xffffffffu, incl, 31);
+      first[lane] = incl - len;
+      b_at[lane] = bb;
+      __syncwarp();
+      for (int64_t j0 = lane; j0 < total; j0 += 32 * TSI_SPGEMM_DENSE_COUNT_BATCH) {
+        int32_t cols[TSI_SPGEMM_DENSE_COUNT_BATCH]; /* loaded together, then marked */
+#pragma unroll
+        for (int u = 0; u < TSI_SPGEMM_DENSE_COUNT_BATCH; u++) {
+          const int64_t j = j0 + 32 * u;
+          cols[u] = -1;
+          if (j < total) {
+            int e = 0, e_hi = 31; /* the last entry whose first product is at or before j: a nonempty one */
+            while (e < e_hi) {
+              const int mid = (e + e_hi + 1) / 2;
+              if (first[mid] <= j)
+                e = mid;
+              else
+                e_hi = mid - 1;
+            }
+            cols[u] = a.b_cols[b_at[e] + (j - first[e])];
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < TSI_SPGEMM_DENSE_COUNT_BATCH; u++) {
+          if (cols[u] >= 0) {
+            atomicOr(bits + (cols[u] >> 5), 1u << (cols[u] & 31));
+            lo = min(lo, (int)cols[u]);
+            hi = max(hi, (int)cols[u]);
+          }
+        }
+      }
+      __syncwarp(); /* first and b_at are read before the next chunk writes them */
     }
     if (hi >= 0) {
       atomicMin(&lo_s, lo);
@@ -108,7 +215,13 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
 }
 
 /* Numeric for the long rows, a block a slot: the bitmap (bitmap_bytes),
- * then W partial sum arrays of part_bytes each, all zero between rows. */
+ * then W partial sum arrays of part_bytes each, all zero between rows.
+ * Warp w takes A's chunks of 32 entries w, w + W, ... in order, its lanes
+ * loading a chunk's entries at once and taking them in order by shuffles.
+ * The columns are written 32 W words at a time: lane l of warp w reads word
+ * 32 w + l, the block scans the words' counts, and each warp writes its
+ * words' columns a word at a time, a lane a column, adding the W partial
+ * sums in warp order and clearing them. */
 template <class T>
 __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
     tsi_spgemm_fill_long_rows(tsi_spgemm_args<T> a, unsigned char *pool, size_t slot_bytes, size_t bitmap_bytes,
@@ -128,20 +241,12 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
     }
     __syncthreads();
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
-    const int64_t end = a.a_off[row + 1];
-    for (int64_t ka = a.a_off[row] + warp; ka < end; ka += W) {
-      const int64_t k = a.a_cols[ka];
-      const T x = a.a_vals[ka];
-      const int64_t b_end = a.b_off[k + 1];
-      for (int64_t kb = a.b_off[k] + lane; kb < b_end; kb += 32) {
-        const int32_t col = a.b_cols[kb];
-        atomicOr(bits + (col >> 5), 1u << (col & 31));
-        mine[col] += x * a.b_vals[kb];
-        lo = min(lo, (int)col);
-        hi = max(hi, (int)col);
-      }
-      __syncwarp();
-    }
+    tsi_spgemm_warp_entries(a, row, 32 * warp, 32 * W, lane, [&](T xe, int32_t col, T b) {
+      atomicOr(bits + (col >> 5), 1u << (col & 31));
+      mine[col] += xe * b;
+      lo = min(lo, (int)col);
+      hi = max(hi, (int)col);
+    });
     if (hi >= 0) {
       atomicMin(&lo_s, lo);
       atomicMax(&hi_s, hi);
@@ -149,26 +254,27 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
     __syncthreads();
     const int first = lo_s >> 5, last = hi_s >> 5; /* last < first: no products */
     int64_t at = a.c_off[row] - a.c_base;
-    for (int chunk = first; chunk <= last; chunk += TSI_SPGEMM_LONG_BLOCK) {
-      const int w = chunk + t;
-      unsigned word = w <= last ? __ldcg(bits + w) : 0u;
+    for (int chunk = first; chunk <= last; chunk += 32 * W) {
+      const int base = chunk + 32 * warp, w = base + lane;
+      const unsigned word = w <= last ? __ldcg(bits + w) : 0u;
+      const int count = __popc(word);
+      const int incl = tsi_spgemm_warp_inclusive_sum(count, lane);
       int total = 0;
-      int64_t pos = at + tsi_spgemm_block_exclusive_sum<TSI_SPGEMM_LONG_BLOCK>(__popc(word), scratch, &total);
+      const int before = tsi_spgemm_block_exclusive_sum<TSI_SPGEMM_LONG_BLOCK>(
+          lane == 31 ? incl : 0, scratch, &total); /* lane 31's: the warps before */
+      const int64_t pos = at + __shfl_sync(0xffffffffu, before, 31) + incl - count;
       if (w <= last)
         bits[w] = 0u;
-      while (word) {
-        const int col = w * 32 + __ffs((int)word) - 1;
-        word &= word - 1u;
+      tsi_spgemm_emit_words(word, pos, base, lane, [&](int col, int64_t out) {
         T sum = T(0);
         for (int q = 0; q < W; q++) {
           T *part = reinterpret_cast<T *>(slot + bitmap_bytes + (size_t)q * part_bytes);
           sum += part[col];
           part[col] = T(0);
         }
-        a.c_cols[pos] = col;
-        a.c_vals[pos] = sum;
-        pos++;
-      }
+        a.c_cols[out] = col;
+        a.c_vals[out] = sum;
+      });
       at += total;
     }
     __syncthreads();
@@ -197,8 +303,9 @@ __device__ inline int tsi_spgemm_warp_max(int x) {
  * atomicOr that says whether the column was seen (the first product stored,
  * the next added: the sequential sum); a warp barrier between entries. Then
  * the bitmap's words between the row's first and last column are read in
- * order, a word a lane, and their columns written sorted; the words are left
- * zero for the next row.
+ * order, a word a lane, and their columns written sorted, a word at a time
+ * and a lane a column (tsi_spgemm_emit_words()); the words are left zero
+ * for the next row.
  */
 template <class T>
 __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_FILL_WARPS * 32)
@@ -213,60 +320,31 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_FILL_WARPS * 32)
   const int lane = int(threadIdx.x) & 31;
   for (int64_t r = warp; r < a.count; r += slots) {
     const int64_t row = a.rows[r];
-    const int64_t end = a.a_off[row + 1];
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
-    for (int64_t chunk = a.a_off[row]; chunk < end; chunk += 32) {
-      const int64_t ka = chunk + lane;
-      T x = T(0);
-      int64_t b_begin = 0, b_end = 0;
-      if (ka < end) {
-        const int64_t k = a.a_cols[ka];
-        x = a.a_vals[ka];
-        b_begin = a.b_off[k];
-        b_end = a.b_off[k + 1];
-      }
-      const int n = end - chunk < 32 ? (int)(end - chunk) : 32;
-      for (int e = 0; e < n; e++) {
-        const T xe = __shfl_sync(0xffffffffu, x, e);
-        const int64_t kb_end = __shfl_sync(0xffffffffu, b_end, e);
-        for (int64_t kb = __shfl_sync(0xffffffffu, b_begin, e) + lane; kb < kb_end; kb += 32) {
-          const int32_t col = a.b_cols[kb];
-          const T product = xe * a.b_vals[kb];
-          const unsigned bit = 1u << (col & 31);
-          const T before = values[col]; /* stale until the bit is set */
-          const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
-          values[col] = seen ? before + product : product;
-          lo = min(lo, (int)col);
-          hi = max(hi, (int)col);
-        }
-        __syncwarp();
-      }
-    }
+    tsi_spgemm_warp_entries(a, row, 0, 32, lane, [&](T xe, int32_t col, T b) {
+      const T product = xe * b;
+      const unsigned bit = 1u << (col & 31);
+      const T before = values[col]; /* stale until the bit is set */
+      const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
+      values[col] = seen ? before + product : product;
+      lo = min(lo, (int)col);
+      hi = max(hi, (int)col);
+    });
     lo = tsi_spgemm_warp_min(lo);
     hi = tsi_spgemm_warp_max(hi);
     int64_t at = a.c_off[row] - a.c_base;
     for (int first = lo >> 5; hi >= 0 && first <= (hi >> 5); first += 32) {
       const int w = first + lane;
-      unsigned word = w <= (hi >> 5) ? __ldcg(bits + w) : 0u;
-      const int mine = __popc(word);
-      int before = mine; /* inclusive scan of the words' counts, then exclusive */
-      for (int d = 1; d < 32; d *= 2) {
-        const int other = __shfl_up_sync(0xffffffffu, before, d);
-        if (lane >= d)
-          before += other;
-      }
-      const int total = __shfl_sync(0xffffffffu, before, 31);
-      int64_t pos = at + before - mine;
-      while (word) {
-        const int32_t col = w * 32 + __ffs((int)word) - 1;
-        word &= word - 1u;
-        a.c_cols[pos] = col;
-        a.c_vals[pos] = values[col];
-        pos++;
-      }
+      const unsigned word = w <= (hi >> 5) ? __ldcg(bits + w) : 0u;
+      const int count = __popc(word);
+      const int incl = tsi_spgemm_warp_inclusive_sum(count, lane);
       if (w <= (hi >> 5))
         bits[w] = 0u;
-      at += total;
+      tsi_spgemm_emit_words(word, at + incl - count, first, lane, [&](int col, int64_t out) {
+        a.c_cols[out] = col;
+        a.c_vals[out] = values[col];
+      });
+      at += __shfl_sync(0xffffffffu, incl, 31);
     }
     __syncwarp();
   }

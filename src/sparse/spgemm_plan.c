@@ -25,6 +25,17 @@ static bool switched_on(const char *name) {
   return !value || strcmp(value, "0") != 0;
 }
 
+/* A positive integer from the environment, else `fallback`: the dense
+ * pool's warps a multiprocessor (TESSERA_SPGEMM_DENSE_WARPS_PER_SM) and the
+ * long rows' slots (TESSERA_SPGEMM_LONG_SLOTS), read at plan creation, for
+ * comparisons of the pools' memory against their speed. */
+static int64_t tuned(const char *name, int64_t fallback) {
+  const char *value = getenv(name);
+  char *end = NULL;
+  const long long n = value ? strtoll(value, &end, 10) : 0;
+  return value && end != value && *end == '\0' && n > 0 && n <= 1048576 ? (int64_t)n : fallback;
+}
+
 /* May the plan hold `more` bytes beyond what it holds? Else the refusal
  * naming what needs them. */
 static ts_status reserve(ts_spgemm_plan *p, const char *op, const char *what, int64_t more) {
@@ -81,6 +92,8 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->device.dtype = a->dtype;
   p->device.rules.sorted = switched_on("TESSERA_SPGEMM_SORTED_BINS");
   p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
+  p->dense_warps_per_sm = tuned("TESSERA_SPGEMM_DENSE_WARPS_PER_SM", TSI_SPGEMM_DENSE_WARPS_PER_SM);
+  p->long_slots_most = tuned("TESSERA_SPGEMM_LONG_SLOTS", TSI_SPGEMM_LONG_SLOTS);
   st = reserve(p, op, "the copies of A and B", csr_bytes(a) + csr_bytes(b));
   if (st == TS_SUCCESS && on_gpu(p)) {
     st = upload_operand(ctx, a, &p->device.a);
@@ -169,8 +182,7 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   ts_status st = TS_SUCCESS;
   if (rows > 0 && !d->pool) {
     d->slot_bytes = tsi_spgemm_slot_bytes(p->cols, p->dtype);
-    const int64_t most =
-        rows < (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM ? rows : (int64_t)sms * TSI_SPGEMM_DENSE_WARPS_PER_SM;
+    const int64_t most = rows < (int64_t)sms * p->dense_warps_per_sm ? rows : (int64_t)sms * p->dense_warps_per_sm;
     const int64_t slots = slots_within(p->budget > 0 ? p->budget - p->held : free_share, d->slot_bytes, most);
     snprintf(what, sizeof what, "the dense accumulators of the %lld longest rows (%lld at a time, %zu bytes each)",
              (long long)rows, (long long)slots, d->slot_bytes);
@@ -181,7 +193,7 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   }
   if (long_rows > 0 && !d->long_pool) {
     d->long_slot_bytes = tsi_spgemm_long_slot_bytes(p->cols, p->dtype);
-    const int64_t most = long_rows < TSI_SPGEMM_LONG_SLOTS ? long_rows : TSI_SPGEMM_LONG_SLOTS;
+    const int64_t most = long_rows < p->long_slots_most ? long_rows : p->long_slots_most;
     const int64_t available = p->budget > 0 ? p->budget - p->held : free_share;
     const int64_t limit = available < TSI_SPGEMM_LONG_POOL_BYTES ? available : TSI_SPGEMM_LONG_POOL_BYTES;
     const int64_t slots = slots_within(limit, d->long_slot_bytes, most);

@@ -31,8 +31,9 @@
 #define TSI_SPGEMM_LONG_ENTRIES 512
 #define TSI_SPGEMM_LONG_WARPS 16
 /* Long rows' slots (W partial sum arrays of B's width each): at most this
- * many at a time, and without a budget at most this many bytes in all
- * (at least one slot). Design. */
+ * many at a time (TESSERA_SPGEMM_LONG_SLOTS overrides it at plan creation),
+ * and without a budget at most this many bytes in all (at least one slot).
+ * Design. */
 #define TSI_SPGEMM_LONG_SLOTS 32
 #define TSI_SPGEMM_LONG_POOL_BYTES ((int64_t)256 << 20)
 /* Tables up to this size take one warp a row, larger ones one block. */
@@ -46,7 +47,8 @@
  * kernel: a warp splits into 32 / this groups, each with its own partials. */
 #define TSI_SPGEMM_LANES_PER_PARTIAL 8
 /* Dense accumulators (one warp a row, a bitmap and values of B's width in
- * global memory): at most this many warps a multiprocessor at a time, and
+ * global memory): at most this many warps a multiprocessor at a time
+ * (TESSERA_SPGEMM_DENSE_WARPS_PER_SM overrides it at plan creation), and
  * without a budget at most this share of the free memory. Design. */
 #define TSI_SPGEMM_DENSE_WARPS_PER_SM 8
 #define TSI_SPGEMM_DENSE_FREE_SHARE 0.25

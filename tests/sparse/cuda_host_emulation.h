@@ -130,6 +130,15 @@ inline unsigned __ballot_sync(unsigned, int pred) {
   emu::warp->barrier->arrive_and_wait();
   return bits;
 }
+inline unsigned __match_any_sync(unsigned, unsigned v) {
+  emu::warp->slot[emu::lane] = v;
+  emu::warp->barrier->arrive_and_wait();
+  unsigned same = 0;
+  for (int l = 0; l < 32; l++)
+    same |= (emu::warp->slot[l] == v ? 1u : 0u) << l;
+  emu::warp->barrier->arrive_and_wait();
+  return same;
+}
 inline int __any_sync(unsigned m, int pred) { return __ballot_sync(m, pred) != 0; }
 inline int __all_sync(unsigned m, int pred) {
   /* Lanes that left are counted as agreeing. */

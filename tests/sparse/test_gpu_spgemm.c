@@ -138,14 +138,14 @@ static void test_bins(ts_dtype dtype, const char *what) {
   check_square(what, pt_random_csr(pick(6000, 600), pick(6000, 600), lengths, 15, dtype, &state), true);
 }
 
-/* The bins again with the switches of spgemm_plan.c off: rows of few
- * products in the hash bins, long rows in the dense bin. */
-static void test_bins_switched_off(ts_dtype dtype) {
-  setenv("TESSERA_SPGEMM_SORTED_BINS", "0", 1);
-  setenv("TESSERA_SPGEMM_LONG_ROWS", "0", 1);
-  test_bins(dtype, "bins (sorted bins and long rows off)");
-  unsetenv("TESSERA_SPGEMM_SORTED_BINS");
-  unsetenv("TESSERA_SPGEMM_LONG_ROWS");
+/* The bins again with two of spgemm_plan.c's environment switches set. */
+static void test_bins_with(ts_dtype dtype, const char *what, const char *first, const char *first_value,
+                           const char *second, const char *second_value) {
+  setenv(first, first_value, 1);
+  setenv(second, second_value, 1);
+  test_bins(dtype, what);
+  unsetenv(first);
+  unsetenv(second);
 }
 
 static void test_shapes(ts_dtype dtype) {
@@ -227,7 +227,12 @@ int main(void) {
     test_bins(dtype, "bins");
     if (mode == RUN_RACECHECK)
       break;
-    test_bins_switched_off(dtype);
+    /* Rows of few products in the hash bins, long rows in the dense bin. */
+    test_bins_with(dtype, "bins (sorted bins and long rows off)", "TESSERA_SPGEMM_SORTED_BINS", "0",
+                   "TESSERA_SPGEMM_LONG_ROWS", "0");
+    /* The smallest pools: slots reused across many rows. */
+    test_bins_with(dtype, "bins (smallest pools)", "TESSERA_SPGEMM_DENSE_WARPS_PER_SM", "1",
+                   "TESSERA_SPGEMM_LONG_SLOTS", "1");
     test_shapes(dtype);
     test_edges(dtype);
   }

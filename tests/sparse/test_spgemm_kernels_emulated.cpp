@@ -176,26 +176,50 @@ template <class T> static void expect_rows(const char *what, const product_case<
   }
 }
 
-/* The symbolic count of the sorted bins as the analysis of the rows calls
- * it: a warp a row, its scratch in shared memory. */
-template <int N> static void count_rows_kernel(tsi_spgemm_args<float> a) {
+/* The analysis of the sorted bins' rows as analyse_rows() calls it: a warp
+ * a row, each row's products and (at most TSI_SPGEMM_SORTED_MOST of them)
+ * its distinct columns, else -1; `products` gets each row's products. */
+static void count_rows_kernel(tsi_spgemm_args<float> a, int64_t *products) {
   constexpr int W = TSI_SPGEMM_SORTED_WARPS;
-  __shared__ int32_t keys_of[W][N];
-  __shared__ int first_of[W][32];
-  __shared__ int64_t b_at_of[W][32];
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   for (int64_t r = (int64_t)blockIdx.x * W + warp; r < a.count; r += (int64_t)gridDim.x * W) {
-    const int n = tsi_spgemm_count_row(a, a.rows[r], lane, N, keys_of[warp], first_of[warp], b_at_of[warp]);
-    if (lane == 0)
-      a.row_nnz[a.rows[r]] = n;
+    unsigned long long n = 0;
+    const int64_t found = tsi_spgemm_sorted_count(a, a.rows[r], lane, &n);
+    if (lane == 0) {
+      a.row_nnz[a.rows[r]] = found;
+      products[a.rows[r]] = (int64_t)n;
+    }
   }
 }
 
-template <int N> static void run_count_sorted(product_case<float> &c, unsigned grid) {
-  emu::launch(grid, TSI_SPGEMM_SORTED_WARPS * 32, count_rows_kernel<N>, c.args());
+/* Every row of the case (all of them, not only the bin's) through the
+ * analysis: products exact, counts for rows of at most
+ * TSI_SPGEMM_SORTED_MOST products, -1 beyond. */
+static void check_sorted_count(const char *what, const product_case<float> &c, unsigned grid) {
+  product_case<float> f;
+  f.a = c.a;
+  f.b = c.b;
+  for (int64_t i = 0; i < c.a.rows; i++)
+    f.rows.push_back((int32_t)(c.a.rows - 1 - i));
+  f.row_nnz.assign(c.a.rows, -2);
+  std::vector<int64_t> products(c.a.rows, -2);
+  emu::launch(grid, TSI_SPGEMM_SORTED_WARPS * 32, count_rows_kernel, f.args(), products.data());
+  int sorted = 0, beyond = 0;
+  for (int64_t i = 0; i < c.a.rows; i++) {
+    int64_t want = 0;
+    for (int64_t ka = c.a.off[i]; ka < c.a.off[i + 1]; ka++)
+      want += c.b.off[c.a.idx[ka] + 1] - c.b.off[c.a.idx[ka]];
+    const int64_t count = want <= TSI_SPGEMM_SORTED_MOST ? (int64_t)c.want_cols[i].size() : -1;
+    sorted += want <= TSI_SPGEMM_SORTED_MOST;
+    beyond += want > TSI_SPGEMM_SORTED_MOST;
+    EXPECT(products[i] == want && f.row_nnz[i] == count, "%s: row %lld: %lld products counting %lld, want %lld, %lld",
+           what, (long long)i, (long long)products[i], (long long)f.row_nnz[i], (long long)want, (long long)count);
+  }
+  EXPECT(sorted > 0 && beyond > 0, "%s: %d rows of the sorted bins, %d beyond: want both", what, sorted, beyond);
 }
-template <class T, int N> static void run_fill_sorted(product_case<T> &c, unsigned grid) {
-  emu::launch(grid, TSI_SPGEMM_SORTED_WARPS * 32, tsi_spgemm_fill_sorted<T, N>, c.args());
+
+template <class T, int N, class K> static void run_fill_sorted(product_case<T> &c, unsigned grid) {
+  emu::launch(grid, TSI_SPGEMM_SORTED_WARPS * 32, tsi_spgemm_fill_sorted<T, N, K>, c.args());
 }
 
 /* A B whose rows are empty, short or repeated columns' worth, so that the
@@ -207,20 +231,21 @@ template <class T> static csr<T> narrow_b(int64_t rows, int64_t cols, std::mt199
 template <class T, int N> static void test_sorted(std::mt19937 &rng) {
   char what[80];
   std::snprintf(what, sizeof what, "sorted bin of %d (%s)", N, sizeof(T) == 4 ? "float" : "double");
-  /* Narrow B (many repeats), wide B (few), and A rows of up to 70 entries
-   * on mostly empty rows of B. */
-  for (int shape = 0; shape < 3; shape++) {
+  /* Narrow B (many repeats), wide B (few), A rows of up to 70 entries on
+   * mostly empty rows of B, and short A rows on rows of B past the sorted
+   * bins' most (one entry alone beyond them). */
+  for (int shape = 0; shape < 4; shape++) {
     csr<T> b = shape == 0   ? narrow_b<T>(200, 12, rng)
                : shape == 1 ? random_csr<T>(200, 5000, {0, 1, 4, 9, 17, 31}, rng)
-                            : random_csr<T>(200, 300, {0, 0, 0, 0, 0, 0, 0, 1, N}, rng);
-    csr<T> a = random_csr<T>(150, 200, {0, 1, 2, 3, 5, 9, 20, 33, 70}, rng);
+               : shape == 2 ? random_csr<T>(200, 300, {0, 0, 0, 0, 0, 0, 0, 1, N}, rng)
+                            : random_csr<T>(200, 1000, {0, 1, 3, 30, 129, 300}, rng);
+    csr<T> a = shape < 3 ? random_csr<T>(150, 200, {0, 1, 2, 3, 5, 9, 20, 33, 70}, rng)
+                         : random_csr<T>(150, 200, {1, 1, 2, 3}, rng);
     product_case<T> c = make_case(std::move(a), std::move(b), [](int64_t p, int64_t) { return p <= N; });
     if constexpr (sizeof(T) == 4) {
-      product_case<float> &f = c;
-      run_count_sorted<N>(f, 3);
-      expect_counts(what, c);
+      check_sorted_count(what, c, 3);
     } else {
-      /* The symbolic kernel reads columns only: run it on a float copy. */
+      /* The analysis reads columns only: run it on a float copy. */
       product_case<float> f;
       f.a.rows = c.a.rows;
       f.a.off = c.a.off;
@@ -231,14 +256,15 @@ template <class T, int N> static void test_sorted(std::mt19937 &rng) {
       f.b.off = c.b.off;
       f.b.idx = c.b.idx;
       f.b.val.assign(c.b.val.size(), 0.0f);
-      f.rows = c.rows;
-      f.row_nnz.assign(c.a.rows, -1);
-      run_count_sorted<N>(f, 2);
-      for (int32_t i : c.rows)
-        EXPECT(f.row_nnz[i] == (int64_t)c.want_cols[i].size(), "%s: row %d counts %lld", what, i,
-               (long long)f.row_nnz[i]);
+      f.want_cols = c.want_cols;
+      check_sorted_count(what, f, 2);
     }
-    run_fill_sorted<T, N>(c, 2);
+    /* 32-bit keys (column << log2(N) | j), then 64-bit ones. */
+    run_fill_sorted<T, N, uint32_t>(c, 2);
+    expect_rows(what, c, true);
+    std::fill(c.c_cols.begin(), c.c_cols.end(), -1);
+    std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
+    run_fill_sorted<T, N, unsigned long long>(c, 3);
     expect_rows(what, c, true);
     EXPECT(!c.rows.empty(), "%s: shape %d has no rows in the bin", what, shape);
   }
@@ -376,6 +402,7 @@ int main() {
   test_sorted<float, 64>(rng);
   test_sorted<float, 128>(rng);
   test_sorted<double, 32>(rng);
+  test_sorted<double, 64>(rng);
   test_sorted<double, 128>(rng);
   test_dense<float>(rng);
   test_dense<double>(rng);
