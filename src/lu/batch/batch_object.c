@@ -112,7 +112,7 @@ ts_status ts_lu_batch_create(ts_context *ctx, const ts_lu_options *options, int6
 
   const double start = tsi_seconds();
   int64_t member = 0, value_offset = 0, vector_offset = 0;
-  double flops = 0.0, nnz_lu = 0.0;
+  double flops = 0.0, nnz_lu = 0.0, work = 0.0;
   for (int64_t p = 0; p < patterns; p++) {
     st = analyse_pattern(b, p, matrices[p]);
     if (st != TS_SUCCESS)
@@ -127,6 +127,7 @@ ts_status ts_lu_batch_create(ts_context *ctx, const ts_lu_options *options, int6
     vector_offset += counts[p] * matrices[p]->rows;
     flops += (double)counts[p] * pattern_flops(pattern->lu);
     nnz_lu += (double)counts[p] * (double)(pattern->lu->lu_nnz + pattern->lu->n);
+    work += (double)counts[p] * pattern->lu->factor_work;
   }
   b->stats.time_analyze = tsi_seconds() - start;
 
@@ -149,7 +150,14 @@ ts_status ts_lu_batch_create(ts_context *ctx, const ts_lu_options *options, int6
       info->singular_column = -1;
     }
   }
-  b->on_gpu = tsi_lu_runs_on_gpu(b->patterns[0].lu, TSI_LU_PHASE_NUMERIC);
+  /* AUTO weighs the whole batch's work against the GPU's fixed costs (the
+   * members' factorizations share one launch sequence), not one member's:
+   * many small systems are what batches on the GPU are for. */
+  const ts_lu *first = b->patterns[0].lu;
+  if (resolved.backend == TS_BACKEND_AUTO)
+    b->on_gpu = first->ctx && first->ctx->backend == TS_BACKEND_CUDA && work >= TSI_LU_GPU_FACTOR_WORK;
+  else
+    b->on_gpu = tsi_lu_runs_on_gpu(first, TSI_LU_PHASE_NUMERIC);
   b->stats.members = members;
   b->stats.patterns = patterns;
   b->stats.values = values;
