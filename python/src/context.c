@@ -92,11 +92,11 @@ int tspy_context_converter(PyObject *obj, void *out) {
 }
 
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {"backend", "device", "threads", "stream", NULL};
+  static char *keywords[] = {"backend", "device", "threads", "stream", "stream_owner", NULL};
   int backend = TS_BACKEND_AUTO, device = 0, threads = 0;
-  PyObject *stream_address = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iiiO!", keywords, &backend, &device, &threads, &PyLong_Type,
-                                   &stream_address))
+  PyObject *stream_address = NULL, *stream_owner = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iiiO!O", keywords, &backend, &device, &threads, &PyLong_Type,
+                                   &stream_address, &stream_owner))
     return NULL;
   void *stream = stream_address ? PyLong_AsVoidPtr(stream_address) : NULL;
   if (PyErr_Occurred())
@@ -122,6 +122,10 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     return tspy_raise_status(NULL, status);
   }
   self->ctx = ctx;
+  if (stream_owner && stream_owner != Py_None) {
+    Py_INCREF(stream_owner);
+    self->stream_owner = stream_owner;
+  }
   (void)ts_context_set_progress(ctx, progress_check_interrupt, self);
   return (PyObject *)self;
 }
@@ -133,6 +137,7 @@ static void context_dealloc(tspy_context *self) {
     Py_BEGIN_ALLOW_THREADS ts_context_destroy(ctx);
     Py_END_ALLOW_THREADS
   }
+  Py_CLEAR(self->stream_owner); /* after the context, which used its stream */
   if (self->lock)
     PyThread_free_lock(self->lock);
   Py_XDECREF(self->pending_type);

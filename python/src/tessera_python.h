@@ -25,6 +25,11 @@ typedef struct tspy_context {
   /* KeyboardInterrupt for a Ctrl-C seen by the progress callback, kept
    * until the cancelled call returns. */
   PyObject *pending_type, *pending_value, *pending_traceback;
+  /* What owns the caller's stream (a cupy.cuda.Stream), released only after
+   * the context is destroyed: a subclass's __dict__ is cleared before this
+   * type's dealloc runs, and the library synchronises the stream when the
+   * context goes. */
+  PyObject *stream_owner;
 } tspy_context;
 
 extern PyTypeObject tspy_context_type;

@@ -39,8 +39,9 @@ class Context(_core.Context):
         if backend not in _BACKENDS:
             raise ValueError(f"backend must be one of {sorted(_BACKENDS)}, got {backend!r}")
         pointer = 0 if stream is None else int(getattr(stream, "ptr", stream))
-        self = super().__new__(cls, _BACKENDS[backend], int(device), int(threads), pointer)
-        self._stream_owner = stream  # keeps a CuPy stream alive as long as the context
+        # The C object keeps the stream's owner (a CuPy stream) alive until the
+        # context is destroyed, which synchronises the stream.
+        self = super().__new__(cls, _BACKENDS[backend], int(device), int(threads), pointer, stream)
         self._device = int(device)
         return self
 

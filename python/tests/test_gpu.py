@@ -20,9 +20,14 @@ def test_spmv_on_the_gpu(cuda):
             plan = tessera.SpMV(A, schedule, context=cuda)
             y = plan(x)
             assert_product(y, A, x)
+            # Each schedule repeats bitwise; across schedules the GPU adds a
+            # row's entries in different orders (the C library's promise is
+            # run to run), so the schedules agree to rounding.
+            np.testing.assert_array_equal(plan(x), y)
             if reference is None:
                 reference = y
-            np.testing.assert_array_equal(y, reference)  # every schedule, bitwise the same
+            tolerance = 1e-4 if dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(y, reference, rtol=tolerance, atol=tolerance)
         y0 = np.ones(5000, dtype=dtype)
         y = y0.copy()
         tessera.SpMV(A, context=cuda).execute(x, y, 2.0, 0.5)
@@ -34,7 +39,7 @@ def test_spmv_on_the_gpu(cuda):
 def test_lu_on_the_gpu(cuda):
     A = tessera.gen.circuit(20000, seed=4)
     b = np.random.default_rng(3).standard_normal(20000)
-    lu = tessera.splu(A, context=cuda)
+    lu = tessera.splu(A, context=cuda, backend="cuda")  # AUTO keeps a factorization this small on the host
     x = lu.solve(b)
     expected = spla.splu(A.tocsc()).solve(b)
     np.testing.assert_allclose(x, expected, rtol=1e-9, atol=1e-12)
@@ -78,7 +83,8 @@ def test_lu_batch_on_the_gpu(cuda):
     x = batch.solve(rhs)
     assert batch.stats.on_gpu
     for got, M, b in zip(x, matrices, rhs):
-        np.testing.assert_allclose(got, spla.splu(M.tocsc()).solve(b), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(got, spla.splu(M.tocsc()).solve(b), rtol=1e-9, atol=1e-10)
+        assert np.abs(b - M @ got).max() <= 1e-13 * abs(M).sum(axis=1).max() * np.abs(got).max()
 
 
 def test_sort_and_search_on_the_gpu(cuda):
@@ -131,7 +137,9 @@ def test_products_on_the_gpu(cuda):
     plan = tessera.SpMM(A, context=cuda)
     C = plan(B)
     assert_dense_product(C, A, B)
-    np.testing.assert_array_equal(plan(np.asfortranarray(B)), C)
+    np.testing.assert_array_equal(plan(B), C)  # run to run, bitwise
+    # A column-major B takes other kernels: the same product to rounding.
+    np.testing.assert_allclose(plan(np.asfortranarray(B)), C, rtol=1e-12, atol=1e-12)
     for schedule in tessera.SCHEDULES:
         np.testing.assert_array_equal(tessera.SpMM(A, schedule, context=cuda)(B), C)
     G = tessera.gen.rmat(12, 8, seed=9)

@@ -37,7 +37,8 @@ def test_one_pattern_many_members_matches_scipy():
         assert np.abs(b - M @ got).max() <= 64 * EPS * abs(M).sum(axis=1).max() * np.abs(got).max()
     s = batch.stats
     assert s.members == 20 and s.patterns == 1 and s.failed_members == 0
-    assert s.on_gpu is (tessera.default_context().backend == "cuda")
+    # AUTO keeps a batch this small on the host even on a CUDA context.
+    assert not s.on_gpu or tessera.default_context().backend == "cuda"
     assert batch.member_stats(3).status == 0 and batch.member_stats(3).backward_error <= 64 * EPS
 
 
