@@ -100,15 +100,10 @@ static void check_matrix(const char *what, const ts_csr *a, int float_factors, c
 
   double complex *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
   double complex *reference = malloc((size_t)n * sizeof *reference);
-  double complex *dense = NULL;
-  int64_t *piv = NULL;
-  double condition = INFINITY;
-  if (n <= dense_limit) {
-    condition = cx_dense_condition(a);
-    dense = cx_dense(a);
-    piv = malloc((size_t)n * sizeof *piv);
-    CHECK(cx_dense_lu(n, dense, piv) == 0);
-  }
+  cx_reference ref = cx_reference_make(a, dense_limit);
+  double complex *dense = ref.dense;
+  int64_t *piv = ref.piv;
+  const double condition = ref.condition;
   for (int op = 0; op < 3; op++) {
     cx_random_vector(n, (uint64_t)(31 + op), b);
     CHECK_MSG(ts_lu_solve(device, op_of(op), 1, (const double *)b, n, (double *)x, n) == TS_SUCCESS, "%s: %s: %s", what,
@@ -134,8 +129,7 @@ static void check_matrix(const char *what, const ts_csr *a, int float_factors, c
   free(b);
   free(x);
   free(reference);
-  free(dense);
-  free(piv);
+  cx_reference_free(&ref);
   ts_lu_destroy(host);
   ts_lu_destroy(device);
 }

@@ -56,15 +56,10 @@ static void check_solves(const char *what, const ts_csr *a, const ts_lu_options 
     return;
   double complex *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
   double complex *reference = malloc((size_t)n * sizeof *reference);
-  double complex *dense = NULL;
-  int64_t *piv = NULL;
-  double condition = INFINITY;
-  if (n <= dense_limit) {
-    condition = cx_dense_condition(a);
-    dense = cx_dense(a);
-    piv = malloc((size_t)n * sizeof *piv);
-    CHECK_MSG(cx_dense_lu(n, dense, piv) == 0, "%s: the dense reference found a zero pivot", what);
-  }
+  cx_reference ref = cx_reference_make(a, dense_limit);
+  double complex *dense = ref.dense;
+  int64_t *piv = ref.piv;
+  const double condition = ref.condition;
   for (int op = 0; op < 3; op++) {
     cx_random_vector(n, (uint64_t)(17 + op), b);
     ts_status st = ts_lu_solve(lu, op_of(op), 1, (const double *)b, n, (double *)x, n);
@@ -102,8 +97,7 @@ static void check_solves(const char *what, const ts_csr *a, const ts_lu_options 
   free(b);
   free(x);
   free(reference);
-  free(dense);
-  free(piv);
+  cx_reference_free(&ref);
   ts_lu_destroy(lu);
 }
 

@@ -321,4 +321,31 @@ static int cx_klu_solve(ts_context *ctx, const ts_csr *a, int op, const double c
 #endif
 }
 
+/* The dense reference of a (when n <= dense_limit): its LU with partial
+ * pivoting and its condition number (infinity when not made). */
+typedef struct cx_reference {
+  double complex *dense;
+  int64_t *piv;
+  double condition;
+} cx_reference;
+
+static cx_reference cx_reference_make(const ts_csr *a, int64_t dense_limit) {
+  cx_reference r = {NULL, NULL, INFINITY};
+  const int64_t n = a->rows;
+  if (n > dense_limit)
+    return r;
+  r.condition = cx_dense_condition(a);
+  r.dense = cx_dense(a);
+  r.piv = malloc((size_t)n * sizeof *r.piv);
+  CHECK_MSG(cx_dense_lu(n, r.dense, r.piv) == 0, "the dense reference found a zero pivot");
+  return r;
+}
+
+static void cx_reference_free(cx_reference *r) {
+  free(r->dense);
+  free(r->piv);
+  r->dense = NULL;
+  r->piv = NULL;
+}
+
 #endif
