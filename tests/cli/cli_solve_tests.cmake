@@ -126,6 +126,80 @@ if(TARGET tessera_cli)
   tessera_cli_test(solve_regular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/west0067.mtx --backend cpu --json
     JSON JSON_EQUALS "status=success,solution_norm=1,perturbed_pivots=0"
     STDOUT "\"warning\": null,")
+  # Complex systems (field complex): A = [2+i 1 0; 0 3 1-i; i 0 4], x = (1, -1+i, 2i),
+  # b = A x, A^T x and A^H x worked out by hand. A part that is zero in x may
+  # print as a rounding error: tiny_re and tiny_im accept those.
+  set(tiny_re "-?(0|[0-9.]+e-1[5-9])")
+  set(tiny_im "[+-](0|[0-9.]+e-1[5-9])i")
+  set(tiny_error "(0\\.00e\\+00|[0-9.]+e-1[6-9])")
+  set(complex_x "x \\(first entries\\) +1${tiny_im} -1\\+1i ${tiny_re}\\+2i\n")
+  file(WRITE ${TESSERA_CLI_WORK}/complex3.mtx "%%MatrixMarket matrix coordinate complex general\n3 3 6\n1 1 2 1\n1 2 1 0\n2 2 3 0\n2 3 1 -1\n3 1 0 1\n3 3 4 0\n")
+  file(WRITE ${TESSERA_CLI_WORK}/complex3_b.mtx "%%MatrixMarket matrix array complex general\n3 1\n1 2\n-1 5\n0 9\n")
+  file(WRITE ${TESSERA_CLI_WORK}/complex3_bt.mtx "%%MatrixMarket matrix array complex general\n3 1\n0 1\n-2 3\n0 10\n")
+  file(WRITE ${TESSERA_CLI_WORK}/complex3_bh.mtx "%%MatrixMarket matrix array complex general\n3 1\n4 -1\n-2 3\n-2 8\n")
+  tessera_cli_test(solve_complex_rhs_file ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx ${TESSERA_CLI_WORK}/complex3_b.mtx
+    ${TESSERA_SOLVE_ORDERING} -o ${TESSERA_CLI_WORK}/complex3_x.mtx
+    STDOUT "values +complex\nrhs +.*complex3_b.mtx \\(1 column\\).*operation +A x = b\n.*perturbed pivots +0\n.*condition estimate +[0-9.]+e\\+0[0-9] .*\npivot growth +[0-9.]+ .*\nresidual norm +(0\\.00e\\+00|[0-9.]+e-1[5-9]) .*\nsolution norm +2.00e\\+00 .*\nbackward error +${tiny_error}\n${complex_x}"
+    STDERR "^$")
+  tessera_cli_test(solve_complex_transpose ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx
+    ${TESSERA_CLI_WORK}/complex3_bt.mtx ${TESSERA_SOLVE_ORDERING} --transpose --precision single
+    STDOUT "factor precision +single\n.*operation +A\\^T x = b\n.*backward error +(0\\.00e\\+00|[0-9.]+e-1[5-9])\n${complex_x}")
+  tessera_cli_test(solve_complex_conj_transpose ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx
+    ${TESSERA_CLI_WORK}/complex3_bh.mtx ${TESSERA_SOLVE_ORDERING} --conj-transpose
+    STDOUT "operation +A\\^H x = b\n.*backward error +${tiny_error}\n${complex_x}")
+  # b = A^H * ones computed in complex: x = ones.
+  tessera_cli_test(solve_complex_conj_transpose_ones ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx
+    ${TESSERA_SOLVE_ORDERING} --conj-transpose
+    STDOUT "rhs +A\\^H \\* ones\n.*x \\(first entries\\) +1${tiny_im} 1${tiny_im} 1${tiny_im}\n")
+  tessera_cli_test(solve_complex_json ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx ${TESSERA_SOLVE_ORDERING} --json
+    JSON JSON_EQUALS "command=solve,values=complex,operation=none,status=success,perturbed_pivots=0,solution_norm=1,n=3,nnz_a=6"
+    STDOUT "\"backward_error\": [0-9.]+e-1[6-9],.*\"condest\": [0-9.]+,.*\"rgrowth\": 0?\\.[0-9]+,.*\"warning\": null,")
+  # Hermitian storage, expanded by the reader: [2 1-i; 1+i 3] stored as its
+  # lower triangle; b = A * ones, x = ones.
+  file(WRITE ${TESSERA_CLI_WORK}/hermitian2.mtx "%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 2 0\n2 1 1 1\n2 2 3 0\n")
+  tessera_cli_test(solve_complex_hermitian ARGS solve ${TESSERA_CLI_WORK}/hermitian2.mtx ${TESSERA_SOLVE_ORDERING}
+    STDOUT "nnz\\(A\\) +4\nvalues +complex\n.*backward error +${tiny_error}\nx \\(first entries\\) +1${tiny_im} 1${tiny_im}\n")
+  # The complex factorization and solves on the GPU (forced: the system is
+  # small), the same x.
+  tessera_cli_test(solve_complex_gpu ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx ${TESSERA_CLI_WORK}/complex3_b.mtx
+    ${TESSERA_SOLVE_ORDERING} --backend cuda
+    STDOUT "values +complex\n.*backend +cuda \\(factorization and solves on the GPU;.*backward error +(0\\.00e\\+00|[0-9.]+e-1[5-9])\n${complex_x}"
+    GPU_ONLY)
+  tessera_cli_test(solve_complex_gpu_conj_transpose ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx
+    ${TESSERA_CLI_WORK}/complex3_bh.mtx ${TESSERA_SOLVE_ORDERING} --backend cuda --conj-transpose
+    STDOUT "backend +cuda \\(factorization and solves on the GPU;.*operation +A\\^H x = b\n.*${complex_x}" GPU_ONLY)
+  tessera_cli_test(solve_both_transposes ARGS solve x.mtx --transpose --conj-transpose EXIT 2
+    STDERR "--transpose and --conj-transpose exclude each other")
+  # A real A with a complex b: the system is complex. hand3 with
+  # x = (1+i, -1, 2-2i), b = A x.
+  file(WRITE ${TESSERA_CLI_WORK}/hand3_bc.mtx "%%MatrixMarket matrix array complex general\n3 1\n1 2\n-1 -2\n9 -7\n")
+  tessera_cli_test(solve_real_a_complex_b ARGS solve ${TESSERA_CLI_WORK}/hand3.mtx ${TESSERA_CLI_WORK}/hand3_bc.mtx
+    ${TESSERA_SOLVE_ORDERING}
+    STDOUT "values +complex \\(A real, B complex\\)\n.*x \\(first entries\\) +1\\+1i -1${tiny_im} 2-2i\n")
+  # A complex A with a real b, (3, 1, 4): x from a dense complex solve
+  # (LAPACK zgesv through NumPy), to the six digits printed.
+  file(WRITE ${TESSERA_CLI_WORK}/real3_b.mtx "%%MatrixMarket matrix array real general\n3 1\n3\n1\n4\n")
+  tessera_cli_test(solve_complex_a_real_b ARGS solve ${TESSERA_CLI_WORK}/complex3.mtx ${TESSERA_CLI_WORK}/real3_b.mtx
+    ${TESSERA_SOLVE_ORDERING}
+    STDOUT "values +complex\nrhs +.*real3_b.mtx \\(1 column, real\\).*x \\(first entries\\) +1.06801-0.715365i 0.148615\\+0.36272i 0.821159-0.267003i\n")
+  # Rank-deficient complex matrices, structurally full: row 2 = i * row 1,
+  # exactly in floating point; the singular status names a column from 1.
+  file(WRITE ${TESSERA_CLI_WORK}/complex_singular3.mtx "%%MatrixMarket matrix coordinate complex general\n3 3 8\n1 1 1 1\n1 2 2 0\n1 3 1 0\n2 1 -1 1\n2 2 0 2\n2 3 0 1\n3 2 1 0\n3 3 3 0\n")
+  tessera_cli_test(solve_complex_singular ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx --backend cpu EXIT 1
+    STDERR "^tessera: numerically singular: [^\n]*column [1-3] \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$")
+  tessera_cli_test(solve_complex_singular_json ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx --backend cpu --json
+    EXIT 1 JSON JSON_EQUALS "command=solve,status=numerically singular"
+    STDOUT "\"column\": [1-3],\n *\"condest\": [0-9.]+(e\\+[0-9]+)?,\n *\"perturbed_pivots\": [1-9][0-9]*,"
+    STDERR "^tessera: numerically singular: .*column [1-3] \\(from 1\\)")
+  tessera_cli_test(solve_complex_singular_no_perturbation ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx
+    --backend cpu --no-perturbation EXIT 1
+    STDERR "^tessera: numerically singular: .*column [1-3] \\(from 1\\).*perturbation is off.*no condition estimate")
+  # [0 i; i 0] in its own order without the matching: the zero pivot is
+  # perturbed, the solution (x = ones) stands with a warning.
+  file(WRITE ${TESSERA_CLI_WORK}/swap2_complex.mtx "%%MatrixMarket matrix coordinate complex general\n2 2 2\n1 2 0 1\n2 1 0 1\n")
+  tessera_cli_test(solve_complex_perturbed_warning ARGS solve ${TESSERA_CLI_WORK}/swap2_complex.mtx --no-matching
+    --ordering natural STDOUT "perturbed pivots +1\n.*x \\(first entries\\) +1${tiny_im} 1${tiny_im}\n"
+    STDERR "^warning: 1 pivot was perturbed")
   tessera_cli_test(solve_not_square ARGS solve ${TESSERA_TEST_CORPUS_DIR}/lp_afiro.mtx EXIT 1
     STDERR "not square")
 endif()

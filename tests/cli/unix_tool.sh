@@ -136,6 +136,14 @@ stdout)
   "$tessera" solve A.mtx -o - --ordering natural >out.mtx 2>err.txt || fail "solve -o -"
   grep -q '^backward error' err.txt || fail "solve's report is not on stderr with -o -"
   head -1 out.mtx | grep -q '^%%MatrixMarket matrix coordinate real general$' || fail "solve -o - wrote no matrix"
+  # A complex A from standard input (read once: complex, then the field
+  # decides): X comes back complex, x = ones.
+  printf '%%%%MatrixMarket matrix coordinate complex general\n2 2 3\n1 1 2 1\n1 2 0 1\n2 2 3 -1\n' >C.mtx
+  "$tessera" solve - -o - --ordering natural <C.mtx >out.mtx 2>err.txt || fail "solve - -o - on a complex A"
+  grep -q '^values  *complex$' err.txt || fail "solve - did not read the complex A as complex"
+  head -1 out.mtx | grep -q '^%%MatrixMarket matrix coordinate complex general$' || fail "solve wrote no complex X"
+  "$tessera" solve - --ordering natural <A.mtx >out.txt 2>err.txt || fail "solve - on a real A"
+  grep -q '^values  *real$' out.txt || fail "solve - did not read the real A as real"
   "$tessera" gen laplacian2d --nx 4 -o - --json >out.txt 2>err.txt && fail "--json with -o - accepted"
   expect_one_line "^tessera gen laplacian2d: --json and an output on standard output"
   [ -s out.txt ] && fail "stdout not empty after the refusal"

@@ -26,6 +26,15 @@ ts_status cli_matrix_read(ts_context *ctx, cli_progress *progress, const char *p
                           cli_matrix *matrix);
 void cli_matrix_release(cli_matrix *matrix);
 
+/* As cli_matrix_read(), the values as the file declares them: TS_COMPLEX128
+ * for a complex file, TS_FLOAT64 for the others. */
+ts_status cli_matrix_read_numeric(ts_context *ctx, cli_progress *progress, const char *path, cli_matrix *matrix);
+
+/* Replace *csr by a copy whose values are @p dtype, TS_FLOAT64 or
+ * TS_COMPLEX128 (from either): real values get imaginary parts 0, complex
+ * ones keep their real parts (for values known to be real). */
+ts_status cli_csr_convert_values(ts_context *ctx, ts_csr **csr, ts_dtype dtype);
+
 /* Names for the header fields. */
 const char *cli_mm_format_name(ts_mm_format format);
 const char *cli_mm_field_name(ts_mm_field field);

@@ -1,6 +1,6 @@
-/* tessera solve: solve A x = b (or A^T x = b) by sparse LU with iterative
- * refinement, and print the phase times, the factor statistics and the
- * backward error. */
+/* tessera solve: solve A x = b (or A^T x = b, A^H x = b) by sparse LU with
+ * iterative refinement, in real or complex double, and print the phase
+ * times, the factor statistics and the backward error. */
 #include "cli_common.h"
 
 #include <float.h>
@@ -18,7 +18,10 @@ static const char solve_help[] =
     "iterative refinement with the residual in double. A must be square\n"
     "(symmetric storage is expanded). Without B, b = A * ones (so x = ones).\n"
     "B may hold several columns (right-hand sides). '-' as A or B reads\n"
-    "standard input.\n"
+    "standard input. A complex A or B (Matrix Market field complex, hermitian\n"
+    "storage included) makes the system complex: it is factored and solved in\n"
+    "complex double (complex float factors with --precision single), a real A\n"
+    "taken as complex with imaginary parts 0, and X is complex.\n"
     "\n"
     "Prints the phase times (matching, ordering, symbolic, levelize, factor,\n"
     "solve), n, nnz(A), nnz(L) (unit diagonal included), nnz(U), the fill ratio\n"
@@ -55,7 +58,10 @@ static const char solve_help[] =
     "                              being perturbed\n"
     "  --refine N                  at most N refinement steps (default 30; 0: none)\n"
     "  --transpose                 solve A^T X = B\n"
-    "  -o, --output FILE           write X as Matrix Market (n x columns of B);\n"
+    "  --conj-transpose            solve A^H X = B (the conjugate transpose; the\n"
+    "                              same as --transpose for a real system)\n"
+    "  -o, --output FILE           write X as Matrix Market (n x columns of B,\n"
+    "                              field complex for a complex system);\n"
     "                              '-': on standard output, the report then on\n"
     "                              stderr; never onto A or B\n" CLI_HELP_OUTPUT_OPTIONS "\n"
     "Singular matrices: the structurally singular ones are refused with their\n"
@@ -75,13 +81,17 @@ static const char solve_help[] =
 static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL}; /* = ts_lu_ordering */
 static const char *const file_names[] = {"A", "B"};
 
-/* Dense column-major B (n x *nrhs) from a Matrix Market file; entries of a
- * sparse file that are not stored are zero, duplicates are summed. */
-static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double **b, int64_t *nrhs) {
+/* Dense column-major B (n x *nrhs) from a Matrix Market file, as (re, im)
+ * pairs of double whatever the file holds (imaginary parts 0 from a real
+ * file; *complex_file says which); entries of a sparse file that are not
+ * stored are zero, duplicates are summed. */
+static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double **b, int64_t *nrhs, bool *complex_file) {
   ts_csr *general = NULL;
-  ts_status status = cli_mm_read_csr(ctx, path, TS_FLOAT64, &general, NULL);
+  ts_mm_info info;
+  ts_status status = cli_mm_read_csr(ctx, path, TS_COMPLEX128, &general, &info);
   if (status != TS_SUCCESS)
     return status;
+  *complex_file = info.field == TS_MM_COMPLEX;
   if (general->rows != n || general->cols < 1) {
     cli_set_error("%s is %lld x %lld; a right-hand side needs %lld rows and at least one column",
                   cli_path_label(path, false), (long long)general->rows, (long long)general->cols, (long long)n);
@@ -89,7 +99,7 @@ static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double *
     goto cleanup;
   }
   *nrhs = general->cols;
-  *b = calloc((size_t)(n * general->cols), sizeof(double));
+  *b = calloc((size_t)(2 * n * general->cols), sizeof(double));
   if (!*b) {
     cli_set_error("no memory for a %lld x %lld right-hand side", (long long)n, (long long)general->cols);
     status = TS_ERROR_OUT_OF_MEMORY;
@@ -97,17 +107,22 @@ static ts_status read_rhs(ts_context *ctx, const char *path, int64_t n, double *
   }
   const double *values = (const double *)general->values;
   for (int64_t i = 0; i < n; i++)
-    for (int64_t k = general->row_ptr[i]; k < general->row_ptr[i + 1]; k++)
-      (*b)[(int64_t)general->col_idx[k] * n + i] = values[k];
+    for (int64_t k = general->row_ptr[i]; k < general->row_ptr[i + 1]; k++) {
+      const int64_t at = (int64_t)general->col_idx[k] * n + i;
+      (*b)[2 * at] = values[2 * k];
+      (*b)[2 * at + 1] = values[2 * k + 1];
+    }
 cleanup:
   ts_csr_destroy(general);
   return status;
 }
 
-/* X (n x nrhs, column-major) as a coordinate Matrix Market file. */
-static ts_status write_solution(ts_context *ctx, const char *path, const double *x, int64_t n, int64_t nrhs) {
+/* X (n x nrhs, column-major; (re, im) pairs when @p parts is 2) as a
+ * coordinate Matrix Market file, field real or complex. */
+static ts_status write_solution(ts_context *ctx, const char *path, const double *x, int64_t n, int64_t nrhs,
+                                int64_t parts) {
   ts_coo *coo = NULL;
-  ts_status status = ts_coo_create(ctx, n, nrhs, n * nrhs, TS_FLOAT64, &coo);
+  ts_status status = ts_coo_create(ctx, n, nrhs, n * nrhs, parts == 2 ? TS_COMPLEX128 : TS_FLOAT64, &coo);
   if (status != TS_SUCCESS)
     return status;
   for (int64_t j = 0; j < nrhs; j++)
@@ -115,7 +130,8 @@ static ts_status write_solution(ts_context *ctx, const char *path, const double 
       int64_t k = j * n + i;
       coo->row_idx[k] = (int32_t)i;
       coo->col_idx[k] = (int32_t)j;
-      ((double *)coo->values)[k] = x[k];
+      for (int64_t part = 0; part < parts; part++)
+        ((double *)coo->values)[k * parts + part] = x[k * parts + part];
     }
   coo->nnz = n * nrhs;
   status = cli_mm_write_coo(ctx, path, coo, NULL);
@@ -197,11 +213,49 @@ static void print_error_json(const char *path, ts_status status, const char *mes
   cli_json_end(&out);
 }
 
+/* The names of an operation: the report's equation, the rhs line's
+ * operator and the JSON's word. */
+static const char *operation_equation(ts_operation op) {
+  return op == TS_OP_CONJ_TRANSPOSE ? "A^H x = b" : op == TS_OP_TRANSPOSE ? "A^T x = b" : "A x = b";
+}
+static const char *operation_matrix(ts_operation op) {
+  return op == TS_OP_CONJ_TRANSPOSE ? "A^H" : op == TS_OP_TRANSPOSE ? "A^T" : "A";
+}
+static const char *operation_json(ts_operation op) {
+  return op == TS_OP_CONJ_TRANSPOSE ? "conj_transpose" : op == TS_OP_TRANSPOSE ? "transpose" : "none";
+}
+
+/* b = op(A) * ones, so that x = ones; (re, im) pairs when @p parts is 2. */
+static void product_with_ones(const ts_csr *a, ts_operation op, int64_t parts, double *b) {
+  const double *v = (const double *)a->values;
+  const double conjugate = op == TS_OP_CONJ_TRANSPOSE ? -1.0 : 1.0;
+  for (int64_t i = 0; i < a->rows; i++)
+    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
+      const int64_t at = (op == TS_OP_NONE ? i : a->col_idx[e]) * parts;
+      b[at] += v[e * parts];
+      if (parts == 2)
+        b[at + 1] += conjugate * v[e * parts + 1];
+    }
+}
+
+/* The first entries of x for the report: "1 -1 2" or "1+2i -0.5-1i". */
+static void first_entries(const double *x, int64_t n, int64_t parts, char *text, size_t size) {
+  size_t used = 0;
+  text[0] = '\0';
+  for (int64_t i = 0; i < n && i < 3 && used < size; i++) {
+    int wrote = parts == 2 ? snprintf(text + used, size - used, "%s%.6g%+.6gi", i ? " " : "", x[2 * i], x[2 * i + 1])
+                           : snprintf(text + used, size - used, "%s%.6g", i ? " " : "", x[i]);
+    if (wrote < 0)
+      return;
+    used += (size_t)wrote;
+  }
+}
+
 static int run_solve(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD;
   int symbolic_backend = TS_BACKEND_AUTO, levelize_backend = TS_BACKEND_AUTO;
   int64_t symbolic_budget = 0;
-  bool no_matching = false, no_perturbation = false, transpose = false;
+  bool no_matching = false, no_perturbation = false, transpose = false, conj_transpose = false;
   cli_output_flags output_flags = {0};
   int64_t refine = 30;
   const char *output = NULL;
@@ -216,6 +270,7 @@ static int run_solve(int argc, char **argv) {
       {.name = "--no-perturbation", .kind = CLI_FLAG, .target = &no_perturbation},
       {.name = "--refine", .kind = CLI_INT, .target = &refine, .imin = 0, .imax = 1000},
       {.name = "--transpose", .kind = CLI_FLAG, .target = &transpose},
+      {.name = "--conj-transpose", .kind = CLI_FLAG, .target = &conj_transpose},
       {.name = "--output", .short_name = 'o', .kind = CLI_TEXT, .target = &output},
       CLI_OUTPUT_OPTIONS(output_flags),
   };
@@ -230,6 +285,9 @@ static int run_solve(int argc, char **argv) {
   rc = cli_check_paths("solve", paths, path_count, &output, 1, output_flags.json);
   if (rc != 0)
     return rc;
+  if (transpose && conj_transpose)
+    return cli_usage_error("solve", "--transpose and --conj-transpose exclude each other");
+  const ts_operation op = conj_transpose ? TS_OP_CONJ_TRANSPOSE : transpose ? TS_OP_TRANSPOSE : TS_OP_NONE;
   /* With X on stdout, the report goes to stderr. */
   FILE *report = cli_is_stdio(output) ? stderr : stdout;
 
@@ -239,41 +297,50 @@ static int run_solve(int argc, char **argv) {
   ts_lu *lu = NULL;
   double *b = NULL, *x = NULL;
   int64_t nrhs = 1;
+  bool complex_rhs = false;
   ts_status status = cli_context_create((ts_backend)backend, &ctx);
   if (status != TS_SUCCESS)
     return cli_library_error(NULL, status);
   status = cli_progress_attach(ctx, &progress, &output_flags);
   if (status != TS_SUCCESS)
     goto cleanup;
-  status = cli_matrix_read(ctx, &progress, paths[0], TS_FLOAT64, &matrix);
+  status = cli_matrix_read_numeric(ctx, &progress, paths[0], &matrix);
   if (status != TS_SUCCESS)
     goto cleanup;
-  const ts_csr *a = matrix.csr;
-  const int64_t n = a->rows;
-  if (a->rows != a->cols) {
+  const int64_t n = matrix.csr->rows;
+  if (matrix.csr->rows != matrix.csr->cols) {
     cli_set_error("%s is %lld x %lld: the LU needs a square matrix (not square)", cli_path_label(paths[0], false),
-                  (long long)a->rows, (long long)a->cols);
+                  (long long)matrix.csr->rows, (long long)matrix.csr->cols);
     status = TS_ERROR_INVALID_ARGUMENT;
     goto cleanup;
   }
   if (path_count == 2) {
-    status = read_rhs(ctx, paths[1], n, &b, &nrhs);
+    status = read_rhs(ctx, paths[1], n, &b, &nrhs, &complex_rhs);
     if (status != TS_SUCCESS)
       goto cleanup;
-  } else {
-    /* b = op(A) * ones, so that x = ones. */
-    b = calloc((size_t)(n > 0 ? n : 1), sizeof *b);
+    /* A complex B makes the system complex; a real system keeps the real
+     * parts of B, stored as pairs by read_rhs, in place. */
+    if (complex_rhs)
+      status = cli_csr_convert_values(ctx, &matrix.csr, TS_COMPLEX128);
+    else if (matrix.csr->dtype != TS_COMPLEX128)
+      for (int64_t k = 0; k < n * nrhs; k++)
+        b[k] = b[2 * k];
+    if (status != TS_SUCCESS)
+      goto cleanup;
+  }
+  const ts_csr *a = matrix.csr;
+  const bool complex_system = a->dtype == TS_COMPLEX128;
+  const int64_t parts = complex_system ? 2 : 1; /* doubles per entry of b and x */
+  if (path_count == 1) {
+    b = calloc((size_t)(n > 0 ? n * parts : 1), sizeof *b);
     if (!b) {
       cli_set_error("no memory for b (%lld entries)", (long long)n);
       status = TS_ERROR_OUT_OF_MEMORY;
       goto cleanup;
     }
-    const double *v = (const double *)a->values;
-    for (int64_t i = 0; i < n; i++)
-      for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++)
-        b[transpose ? a->col_idx[e] : i] += v[e];
+    product_with_ones(a, op, parts, b);
   }
-  x = calloc((size_t)(n * nrhs > 0 ? n * nrhs : 1), sizeof *x);
+  x = calloc((size_t)(n * nrhs > 0 ? n * nrhs * parts : 1), sizeof *x);
   if (!x) {
     cli_set_error("no memory for x (%lld entries)", (long long)(n * nrhs));
     status = TS_ERROR_OUT_OF_MEMORY;
@@ -304,7 +371,7 @@ static int run_solve(int argc, char **argv) {
   if (TS_IS_ERROR(status))
     goto cleanup;
   cli_progress_begin(&progress, "solving");
-  status = ts_lu_solve(lu, transpose ? TS_OP_TRANSPOSE : TS_OP_NONE, nrhs, b, n > 0 ? n : 1, x, n > 0 ? n : 1);
+  status = ts_lu_solve(lu, op, nrhs, b, n > 0 ? n : 1, x, n > 0 ? n : 1);
   status = cli_progress_end(&progress, status);
   if (status != TS_SUCCESS)
     goto cleanup;
@@ -329,7 +396,7 @@ static int run_solve(int argc, char **argv) {
     fprintf(stderr, "warning: %s\n", warning);
   if (output) {
     cli_progress_begin(&progress, "writing");
-    status = write_solution(ctx, output, x, n, nrhs);
+    status = write_solution(ctx, output, x, n, nrhs, parts);
     status = cli_progress_end(&progress, status);
     if (status != TS_SUCCESS)
       goto cleanup;
@@ -350,6 +417,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "file", paths[0]);
     cli_json_text(&out, "rhs", path_count == 2 ? paths[1] : "A*ones");
     cli_json_int(&out, "nrhs", nrhs);
+    cli_json_text(&out, "values", complex_system ? "complex" : "real");
     cli_json_text(&out, "backend", ts_backend_name(resolved));
     cli_fallback_json(&out, ctx);
     cli_json_text(&out, "lu_backend", ts_backend_name(stats.factor_backend));
@@ -359,7 +427,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "ordering", ordering_choices[ordering]);
     cli_json_bool(&out, "matching", !no_matching);
     cli_json_bool(&out, "perturbation", !no_perturbation);
-    cli_json_text(&out, "operation", transpose ? "transpose" : "none");
+    cli_json_text(&out, "operation", operation_json(op));
     cli_json_int(&out, "n", stats.n);
     cli_json_int(&out, "nnz_a", stats.nnz_a);
     cli_json_int(&out, "nnz_l", stats.nnz_l);
@@ -398,11 +466,14 @@ static int run_solve(int argc, char **argv) {
     cli_line(report, "file", "%s", cli_path_label(paths[0], false));
     cli_line(report, "n", "%lld", (long long)stats.n);
     cli_line(report, "nnz(A)", "%lld", (long long)stats.nnz_a);
+    cli_line(report, "values", "%s",
+             complex_system ? (matrix.header.field == TS_MM_COMPLEX ? "complex" : "complex (A real, B complex)")
+                            : "real");
     if (path_count == 2)
-      cli_line(report, "rhs", "%s (%lld column%s)", cli_path_label(paths[1], false), (long long)nrhs,
-               nrhs == 1 ? "" : "s");
+      cli_line(report, "rhs", "%s (%lld column%s%s)", cli_path_label(paths[1], false), (long long)nrhs,
+               nrhs == 1 ? "" : "s", complex_system && !complex_rhs ? ", real" : "");
     else
-      cli_line(report, "rhs", "%s * ones", transpose ? "A^T" : "A");
+      cli_line(report, "rhs", "%s * ones", operation_matrix(op));
     if (resolved == TS_BACKEND_CUDA)
       cli_line(report, "backend",
                "cuda (factorization and solves on the %s; symbolic factorization on the %s, "
@@ -415,7 +486,7 @@ static int run_solve(int argc, char **argv) {
     cli_line(report, "factor precision", "%s", precision_name);
     cli_line(report, "ordering", "%s", ordering_choices[ordering]);
     cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
-    cli_line(report, "operation", "%s", transpose ? "A^T x = b" : "A x = b");
+    cli_line(report, "operation", "%s", operation_equation(op));
     cli_line(report, "nnz(L)", "%lld (unit diagonal included)", (long long)stats.nnz_l);
     cli_line(report, "nnz(U)", "%lld", (long long)stats.nnz_u);
     cli_line(report, "fill ratio", "%.3f (nnz(L+U) = %lld)", fill_ratio, (long long)lu_nnz);
@@ -441,10 +512,8 @@ static int run_solve(int argc, char **argv) {
     cli_line(report, "solution norm", "%.2e (|x|_inf)", stats.solution_norm);
     cli_line(report, "backward error", "%.2e", stats.backward_error);
     if (n > 0) {
-      char first[128];
-      int used = 0;
-      for (int64_t i = 0; i < n && i < 3 && used < (int)sizeof first; i++)
-        used += snprintf(first + used, sizeof first - (size_t)used, "%s%.6g", i ? " " : "", x[i]);
+      char first[160];
+      first_entries(x, n, parts, first, sizeof first);
       cli_line(report, "x (first entries)", "%s", first);
     }
     if (output)
