@@ -143,6 +143,10 @@ def test_ctrl_c_stops_a_long_call():
                 return
             os.kill(os.getpid(), signal.SIGINT)
 
+    # A process started in the background by a shell without job control
+    # inherits SIGINT ignored, and Python then leaves it ignored: the test
+    # installs Python's own handler for its duration.
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     presser = threading.Thread(target=press_ctrl_c)
     start = time.perf_counter()
     presser.start()
@@ -152,6 +156,7 @@ def test_ctrl_c_stops_a_long_call():
     finally:
         done.set()
         presser.join()
+        signal.signal(signal.SIGINT, previous_handler)
     elapsed = time.perf_counter() - start
     assert elapsed < 0.3 + 1.0, f"KeyboardInterrupt came {elapsed - 0.3:.2f} s after the first signal"
     A = tessera.gen.laplacian_2d(3, 3, context=context)
