@@ -36,8 +36,10 @@ static const char solve_help[] =
     "Options:\n"
     "  --backend auto|cpu|cuda     where the LU runs (default auto: the GPU when\n"
     "                              one is usable and the factorization large enough;\n"
-    "                              matching, ordering, the symbolic factorization\n"
-    "                              and the levels stay on the host)\n"
+    "                              cuda: the factorization and solves on the GPU\n"
+    "                              whatever the size; matching, ordering, the\n"
+    "                              symbolic factorization and the levels stay on\n"
+    "                              the host)\n"
     "  --symbolic-backend auto|cpu|cuda\n"
     "                              where the symbolic factorization runs (default\n"
     "                              auto: the host); cuda: on the GPU, out of core\n"
@@ -349,6 +351,9 @@ static int run_solve(int argc, char **argv) {
 
   ts_lu_options lu_options;
   memset(&lu_options, 0, sizeof lu_options);
+  /* An explicit --backend cuda means the GPU, as the help says; auto lets the
+   * LU keep a small factorization on the host. */
+  lu_options.backend = (ts_backend)backend;
   lu_options.ordering = (ts_lu_ordering)ordering;
   lu_options.no_matching = no_matching;
   lu_options.no_perturbation = no_perturbation;
