@@ -116,7 +116,7 @@ def test_long_calls_release_the_gil():
     try:
         time.sleep(0.05)
         start = time.perf_counter()
-        tessera.gen.rmat(17, 16, seed=1)
+        tessera.gen.rmat(19, 16, seed=1)  # 0.1-1 s: long enough on a machine of many cores
         end = time.perf_counter()
     finally:
         stop.set()

@@ -141,7 +141,8 @@ def test_products_on_the_gpu(cuda):
     # A column-major B takes other kernels: the same product to rounding.
     np.testing.assert_allclose(plan(np.asfortranarray(B)), C, rtol=1e-12, atol=1e-12)
     for schedule in tessera.SCHEDULES:
-        np.testing.assert_array_equal(tessera.SpMM(A, schedule, context=cuda)(B), C)
+        # Another schedule groups the sums its own way: the same product to rounding.
+        np.testing.assert_allclose(tessera.SpMM(A, schedule, context=cuda)(B), C, rtol=1e-12, atol=1e-12)
     G = tessera.gen.rmat(12, 8, seed=9)
     product = tessera.spgemm(G, G, context=cuda)
     host = tessera.spgemm(G, G, context=tessera.Context("cpu"))

@@ -73,7 +73,11 @@ def test_every_schedule_gives_the_same_result():
     assert_product(reference, A, x)
     for schedule in tessera.SCHEDULES:
         plan = tessera.SpMV(A, schedule)
-        np.testing.assert_array_equal(plan(x), reference)
+        y = plan(x)
+        # Each schedule is bitwise repeatable; across schedules the sums may
+        # be grouped differently (on the GPU), so they agree to rounding.
+        np.testing.assert_array_equal(plan(x), y)
+        np.testing.assert_allclose(y, reference, rtol=1e-12, atol=1e-12 * np.abs(reference).max())
         assert plan.schedule in tessera.SCHEDULES and plan.schedule != "auto"
         assert isinstance(plan.explain, str) and plan.bytes > 0
     assert "SpMV" in repr(plan)
