@@ -90,6 +90,10 @@
  * TSI_LU_PASS_MANY_FREE_CORES cores are free (lu_backend.c). */
 #define TSI_LU_PASS_PARALLEL_ENTRIES_MANY_CORES 262144
 #define TSI_LU_PASS_MANY_FREE_CORES 8
+/* The device refinement's residual: rows of more entries than this take a
+ * block of TSI_LU_REFINE_LONG_THREADS threads each, the others a thread. */
+#define TSI_LU_REFINE_LONG_ROW 256
+#define TSI_LU_REFINE_LONG_THREADS 256
 /* AUTO's numeric phase on a CUDA context: the GPU from this much work (the
  * analysis's flops and TSI_LU_FACTOR_WORK_PER_ENTRY an entry of L + U, a few
  * ms on one host core); below, the host, where the GPU path's fixed costs

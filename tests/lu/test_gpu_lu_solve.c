@@ -183,6 +183,92 @@ static void check_against_levels(const char *name, const ts_csr *a, int float_fa
 }
 
 /* A small random system against the dense solve with partial pivoting. */
+/* A random system with rows 0 and n/2 full and row n - 1 at half: rows
+ * that the device refinement's residual takes a block each (the others a
+ * thread each). */
+static ts_csr *with_long_rows(int64_t n) {
+  ts_csr *base = lu_test_random(gpu, n, 4, 1, 21);
+  if (!base)
+    return NULL;
+  const int64_t long_rows[3] = {0, n / 2, n - 1}, long_lengths[3] = {n, n, n / 2};
+  int64_t nnz = base->nnz;
+  for (int k = 0; k < 3; k++)
+    nnz += long_lengths[k];
+  ts_csr *a = NULL;
+  if (ts_csr_create(gpu, n, n, nnz, TS_FLOAT64, &a) != TS_SUCCESS) {
+    ts_csr_destroy(base);
+    return NULL;
+  }
+  double *values = a->values;
+  const double *base_values = base->values;
+  int64_t count = 0;
+  unsigned long long state = 5;
+  for (int64_t i = 0; i < n; i++) {
+    a->row_ptr[i] = count;
+    int64_t length = 0;
+    for (int k = 0; k < 3; k++)
+      length = long_rows[k] == i ? long_lengths[k] : length;
+    if (length > 0) {
+      /* Columns 0 .. length - 1 and the diagonal, diagonally dominant. */
+      double sum = 0.0;
+      for (int64_t j = 0; j < length; j++)
+        if (j != i) {
+          a->col_idx[count] = (int32_t)j;
+          values[count] = test_random(&state);
+          sum += fabs(values[count++]);
+        }
+      if (i >= length) {
+        a->col_idx[count] = (int32_t)i;
+        values[count++] = 1.0 + sum;
+      } else {
+        /* The diagonal inside the run: put it in its place. */
+        int64_t at = a->row_ptr[i] + i;
+        memmove(a->col_idx + at + 1, a->col_idx + at, (size_t)(count - at) * sizeof(int32_t));
+        memmove(values + at + 1, values + at, (size_t)(count - at) * sizeof(double));
+        a->col_idx[at] = (int32_t)i;
+        values[at] = 1.0 + sum;
+        count++;
+      }
+    } else {
+      for (int64_t e = base->row_ptr[i]; e < base->row_ptr[i + 1]; e++) {
+        a->col_idx[count] = base->col_idx[e];
+        values[count++] = base_values[e];
+      }
+    }
+  }
+  a->row_ptr[n] = count;
+  a->nnz = count;
+  ts_csr_destroy(base);
+  return a;
+}
+
+/* The device refinement's residual over long rows: the backward error
+ * (computed here) within 1e-14 and as reported, and the rows listed. */
+static void test_long_rows(void) {
+  ts_csr *a = with_long_rows(small_sizes ? 1200 : 6000);
+  CHECK(a != NULL);
+  if (!a)
+    return;
+  check_solves("long rows", a, 0);
+  ts_lu *lu = gpu_lu_create(TS_BACKEND_CUDA, 0, 0);
+  CHECK_OK(gpu, ts_lu_analyze(lu, a));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(lu, a)));
+  const int64_t n = a->rows;
+  double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+  unsigned long long state = 8;
+  for (int64_t i = 0; i < n; i++)
+    b[i] = test_random(&state);
+  CHECK_OK(gpu, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
+  const tsi_lu_device *dev = (const tsi_lu_device *)lu->numeric_device;
+  CHECK_MSG(dev && dev->refine_long_listed && dev->refine_long_count == 3, "long rows listed: %lld",
+            dev ? (long long)dev->refine_long_count : -1LL);
+  CHECK(lu_test_backward_error(a, 0, x, b) <= 1e-14);
+  free(b);
+  free(x);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+}
+
 static void test_dense_reference(void) {
   const int64_t n = 120;
   ts_csr *a = lu_test_random(gpu, n, 4, 0, 7);
@@ -216,6 +302,7 @@ int main(void) {
   if (skip)
     return skip;
   test_dense_reference();
+  test_long_rows();
   ts_csr *grid = gpu_lu_circuit(small_sizes ? 1500 : 30000, 1.0, 5);
   ts_csr *netlist = gpu_lu_circuit(small_sizes ? 1500 : 50000, 0.0, 6);
   ts_csr *laplacian = NULL;

@@ -52,6 +52,8 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->a_row_ptr, n + 1, sizeof(int64_t));
   tsi_lu_device_free(dev, dev->refine_work, 4 * n, sizeof(double));
   tsi_lu_device_free(dev, dev->refine_norms, TSI_LU_REFINE_NORMS, sizeof(unsigned long long));
+  if (dev->refine_long_count > 0)
+    tsi_lu_device_free(dev, dev->refine_long_rows, dev->refine_long_count, sizeof(int32_t));
   tsi_lu_device_free(dev, dev->a_col, nnz_a, sizeof(int32_t));
   tsi_lu_device_free(dev, dev->a_values, nnz_a * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->row_scale, n, sizeof(double));

@@ -304,6 +304,11 @@ typedef struct tsi_lu_device {
    * maxima. */
   double *refine_work;
   unsigned long long *refine_norms;
+  /* Rows of A longer than TSI_LU_REFINE_LONG_ROW (device) and their
+   * number, once listed. */
+  int refine_long_listed;
+  int32_t *refine_long_rows;
+  int64_t refine_long_count;
 } tsi_lu_device;
 
 /* Build the device cache for lu's analysis (device_cache_cuda.cu); *out is

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 namespace {
@@ -40,6 +41,8 @@ __global__ void residual_kernel(int64_t n, const int64_t *row_ptr, const int32_t
     b_norm = fmax(b_norm, b_abs);
     x_scaled = fmax(x_scaled, __ddiv_rn(x_abs, col_scale[i]));
     b_scaled = fmax(b_scaled, __dmul_rn(b_abs, row_scale[i]));
+    if (row_ptr[i + 1] - row_ptr[i] > TSI_LU_REFINE_LONG_ROW)
+      continue; /* long_rows_kernel's */
     double sum = b_i, row_magnitude = b_abs;
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
       const double term = __dmul_rn(a[e], x[col_idx[e]]);
@@ -72,6 +75,55 @@ __global__ void residual_kernel(int64_t n, const int64_t *row_ptr, const int32_t
     atomicMax(&maxima[TSI_LU_REFINE_NOT_FINITE], 1ull);
 }
 
+/* The rows of more than TSI_LU_REFINE_LONG_ROW entries (a circuit's
+ * supply and ground nets), a block a row: each thread sums its stride of
+ * the row, then a tree in shared memory in a fixed order (deterministic;
+ * these rows' sums are grouped unlike the host's). */
+__global__ void __launch_bounds__(TSI_LU_REFINE_LONG_THREADS)
+    long_rows_kernel(int64_t n, int64_t count, const int32_t *long_rows, const int64_t *row_ptr, const int32_t *col_idx,
+                     const double *a, const double *row_scale, const double *b, const double *x, double *r,
+                     unsigned long long *maxima) {
+  __shared__ double terms[TSI_LU_REFINE_LONG_THREADS], magnitudes[TSI_LU_REFINE_LONG_THREADS];
+  const double guard = __dmul_rn((double)(n + 1), DBL_MIN);
+  for (int64_t k = blockIdx.x; k < count; k += gridDim.x) {
+    const int64_t i = long_rows[k];
+    double term_sum = 0.0, magnitude = 0.0;
+    for (int64_t e = row_ptr[i] + threadIdx.x; e < row_ptr[i + 1]; e += blockDim.x) {
+      const double term = __dmul_rn(a[e], x[col_idx[e]]);
+      term_sum = __dadd_rn(term_sum, term);
+      magnitude = __dadd_rn(magnitude, fabs(term));
+    }
+    terms[threadIdx.x] = term_sum;
+    magnitudes[threadIdx.x] = magnitude;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half) {
+        terms[threadIdx.x] = __dadd_rn(terms[threadIdx.x], terms[threadIdx.x + half]);
+        magnitudes[threadIdx.x] = __dadd_rn(magnitudes[threadIdx.x], magnitudes[threadIdx.x + half]);
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      const double b_i = b[i];
+      const double sum = __dsub_rn(b_i, terms[0]), row_magnitude = __dadd_rn(fabs(b_i), magnitudes[0]);
+      r[i] = sum;
+      const double r_i = fabs(sum);
+      if (isnan(r_i)) {
+        atomicMax(&maxima[TSI_LU_REFINE_R], (unsigned long long)__double_as_longlong(INFINITY));
+      } else if (sum != 0.0) {
+        const double share = row_magnitude > guard / DBL_EPSILON
+                                 ? __ddiv_rn(r_i, row_magnitude)
+                                 : __ddiv_rn(__dadd_rn(r_i, guard), __dadd_rn(row_magnitude, guard));
+        atomicMax(&maxima[TSI_LU_REFINE_R], (unsigned long long)__double_as_longlong(r_i));
+        atomicMax(&maxima[TSI_LU_REFINE_R_SCALED],
+                  (unsigned long long)__double_as_longlong(__dmul_rn(r_i, row_scale[i])));
+        atomicMax(&maxima[TSI_LU_REFINE_COMPONENTWISE], (unsigned long long)__double_as_longlong(share));
+      }
+    }
+    __syncthreads(); /* the shared arrays are the next row's */
+  }
+}
+
 /* candidate += x (refine.c's correction). */
 __global__ void add_kernel(int64_t n, double *candidate, const double *x) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
@@ -93,6 +145,12 @@ ts_status residual(ts_lu *lu, tsi_lu_device *dev, const tsi_lu_refine_setup *set
   if (err == cudaSuccess) {
     residual_kernel<<<grid_for(n), TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
         n, dev->a_row_ptr, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, b, x, r, dev->refine_norms);
+    if (dev->refine_long_count > 0) {
+      const int64_t count = dev->refine_long_count;
+      long_rows_kernel<<<(unsigned)(count < 65535 ? count : 65535), TSI_LU_REFINE_LONG_THREADS, 0, stream>>>(
+          n, count, dev->refine_long_rows, dev->a_row_ptr, dev->a_col, dev->a_values, dev->row_scale, b, x, r,
+          dev->refine_norms);
+    }
     err = cudaGetLastError();
   }
   unsigned long long bits[TSI_LU_REFINE_NORMS];
@@ -105,6 +163,31 @@ ts_status residual(ts_lu *lu, tsi_lu_device *dev, const tsi_lu_refine_setup *set
   double maxima[TSI_LU_REFINE_NORMS];
   memcpy(maxima, bits, sizeof maxima);
   tsi_lu_measures_from_maxima(setup, maxima, bits[TSI_LU_REFINE_NOT_FINITE] == 0, measures);
+  return TS_SUCCESS;
+}
+
+/* The rows long_rows_kernel takes, listed once per device cache. */
+ts_status find_long_rows(ts_lu *lu, tsi_lu_device *dev) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < lu->n; i++)
+    count += lu->a_row_ptr[i + 1] - lu->a_row_ptr[i] > TSI_LU_REFINE_LONG_ROW;
+  if (count > 0) {
+    int32_t *rows = (int32_t *)malloc((size_t)count * sizeof(int32_t));
+    if (!rows)
+      return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the list of long rows");
+    for (int64_t i = 0, k = 0; i < lu->n; i++)
+      if (lu->a_row_ptr[i + 1] - lu->a_row_ptr[i] > TSI_LU_REFINE_LONG_ROW)
+        rows[k++] = (int32_t)i;
+    ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->refine_long_rows, count, sizeof(int32_t),
+                                       "the list of long rows");
+    if (st == TS_SUCCESS)
+      st = tsi_cuda_memcpy_to_device(lu->ctx, dev->refine_long_rows, rows, (size_t)count * sizeof(int32_t));
+    free(rows);
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  dev->refine_long_count = count;
+  dev->refine_long_listed = 1;
   return TS_SUCCESS;
 }
 
@@ -126,6 +209,8 @@ extern "C" ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *se
   if (st == TS_SUCCESS && !dev->refine_norms)
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->refine_norms, TSI_LU_REFINE_NORMS, sizeof(unsigned long long),
                              "the refinement's maxima");
+  if (st == TS_SUCCESS && !dev->refine_long_listed)
+    st = find_long_rows(lu, dev);
   if (st != TS_SUCCESS)
     return st;
   if (dev->peak > lu->stats.peak_device_bytes)
