@@ -146,8 +146,12 @@ def test_products_on_the_gpu(cuda):
     G = tessera.gen.rmat(12, 8, seed=9)
     product = tessera.spgemm(G, G, context=cuda)
     host = tessera.spgemm(G, G, context=tessera.Context("cpu"))
-    assert (product != host).nnz == 0
-    np.testing.assert_array_equal(product.data, host.data)  # the same sums on both backends
+    # The same pattern; the GPU sums long rows' products in fixed shares
+    # (include/tessera/spgemm.h), so the values agree to rounding, and
+    # bitwise from run to run.
+    assert (product.indptr == host.indptr).all() and (product.indices == host.indices).all()
+    np.testing.assert_allclose(product.data, host.data, rtol=1e-12, atol=1e-12 * np.abs(host.data).max())
+    np.testing.assert_array_equal(tessera.spgemm(G, G, context=cuda).data, product.data)
     a_bytes = G.data.nbytes + G.indices.nbytes + 8 * (G.shape[0] + 1)
     c_bytes = product.data.nbytes + 4 * product.nnz + 8 * (product.shape[0] + 1)
     budget = 2 * a_bytes + c_bytes // 2  # room for the workspace, not for C
