@@ -10,8 +10,9 @@
  *            flops at the sparse updates' rate.
  * The fronts must also fit: their storage within TSI_LU_FRONT_BYTES and a
  * quarter of the free device memory (the caller's free_bytes). The
- * constants (lu_tuning.h, TSI_LU_MODEL_*) are estimates until bench/lu_solvers
- * can force both methods on the GPU; the GPU's fronts are not written yet. */
+ * constants (lu_tuning.h, TSI_LU_MODEL_*) are estimates until a run of
+ * bench/lu_numeric_gpu with both methods forced on the GPU calibrates them
+ * (the fronts' kernels: frontal_cuda.cu). */
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 
