@@ -59,6 +59,14 @@ bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason) {
     *reason = "columns (switch)";
     return false;
   }
+  /* Under AUTO, columns the model gives a few milliseconds keep them
+   * without building the fronts (a host pass over L + U at the first
+   * factorization, which such a matrix's refactorizations could not repay). */
+  if (lu->switches.numeric_method != TSI_LU_METHOD_FRONTS &&
+      tsi_lu_column_model_seconds(lu) < TSI_LU_FRONT_MIN_COLUMN_SECONDS) {
+    *reason = "columns (the model's time of the columns is too short to build the fronts for)";
+    return false;
+  }
   tsi_lu_fronts *fr = NULL;
   if (tsi_lu_fronts_get(lu, &fr) != TS_SUCCESS) {
     *reason = "columns (the fronts could not be built)";
