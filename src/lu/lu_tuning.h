@@ -242,7 +242,7 @@
  * reasoning, not yet measured: small fronts a warp each, this many warps
  * (fronts) a block, each front in shared memory (8.4 KB a warp); the large
  * fronts' extend-add a block of ASSEMBLY_THREADS per ASSEMBLY_COLUMNS target
- * columns; a panel's diagonal block a block of DIAGONAL_THREADS; its row and
+ * columns; a panel's diagonal block a warp (two rows a lane); its row and
  * column solves a thread a row or column, PANEL_THREADS a block; the
  * trailing update by TILE x TILE squares (a thread 4 x 4 entries, 256
  * threads at 64), the panel's columns through shared memory TILE_DEPTH at a
@@ -250,7 +250,6 @@
 #define TSI_LU_FRONT_SMALL_WARPS 4
 #define TSI_LU_FRONT_ASSEMBLY_COLUMNS 8
 #define TSI_LU_FRONT_ASSEMBLY_THREADS 256
-#define TSI_LU_FRONT_DIAGONAL_THREADS 256
 #define TSI_LU_FRONT_PANEL_THREADS 128
 #define TSI_LU_FRONT_TILE 64
 #define TSI_LU_FRONT_TILE_DEPTH 32

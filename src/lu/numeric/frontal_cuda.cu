@@ -12,7 +12,7 @@
  *      for their extend-add (a block per range of target columns, so that
  *      each entry takes its children's values in ascending order), and per
  *      panel of TSI_LU_FRONT_PANEL pivots three launches: the diagonal
- *      block pivot by pivot in shared memory, the panels below and to the
+ *      block pivot by pivot in shared memory (a warp), the panels below and to the
  *      right by substitution (a thread a row or column), and the trailing
  *      block less the panel's products, summed in pivot order from 0 (a
  *      tiled product, each entry's sum in one thread: Dongarra, Duff,
@@ -246,37 +246,38 @@ __device__ __forceinline__ bool panel_of(const front_args &a, int32_t s, int ste
 }
 
 /* The diagonal block of a panel pivot by pivot (the host's eliminate over
- * [k0, begin) with the updates kept inside the block), a block a front. */
-__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS)
-    panel_diagonal(front_args a, const int32_t *list, int step) {
+ * [k0, begin), the updates kept inside the block), a warp a front, the
+ * block in shared memory: lane x owns rows x and x + 32, as in
+ * small_fronts, so that a warp barrier a step orders everything. */
+__global__ void __launch_bounds__(32) panel_diagonal(front_args a, const int32_t *list, int step) {
   __shared__ double d[panel][panel + 1]; /* d[column][row] */
   panel_view P;
   if (*(volatile int *)a.bad_level < a.level || !panel_of(a, list[blockIdx.x], step, &P))
     return;
-  const int w = (int)P.w;
+  const int w = (int)P.w, lane = threadIdx.x;
   const int32_t *index = a.index + a.index_ptr[list[blockIdx.x]];
-  for (int e = threadIdx.x; e < w * w; e += blockDim.x)
+  for (int e = lane; e < w * w; e += 32)
     d[e / w][e % w] = P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f];
-  __syncthreads();
+  __syncwarp();
   for (int k = 0; k < w; k++) {
     double pivot = d[k][k];
     const int outcome = classify(&pivot, a.rule);
-    __syncthreads(); /* d[k][k] read by all before it is replaced */
-    if (threadIdx.x == 0) {
+    __syncwarp(); /* every lane has read the pivot before it is replaced */
+    if (lane == (k & 31)) {
       d[k][k] = pivot;
       record(a.kind, index[P.k0 + k], outcome, a.bad_level, a.level);
     }
-    for (int r = k + 1 + threadIdx.x; r < w; r += blockDim.x)
-      d[k][r] = __ddiv_rn(d[k][r], pivot);
-    __syncthreads();
-    const int rest = w - k - 1;
-    for (int e = threadIdx.x; e < rest * rest; e += blockDim.x) {
-      const int r = k + 1 + e % rest, c = k + 1 + e / rest;
-      d[c][r] = sub_product(d[c][r], d[k][r], d[c][k]);
+    for (int r = lane; r < w; r += 32) {
+      if (r <= k)
+        continue;
+      const double l = __ddiv_rn(d[k][r], pivot);
+      d[k][r] = l;
+      for (int c = k + 1; c < w; c++)
+        d[c][r] = sub_product(d[c][r], l, d[c][k]);
     }
-    __syncthreads();
+    __syncwarp();
   }
-  for (int e = threadIdx.x; e < w * w; e += blockDim.x)
+  for (int e = lane; e < w * w; e += 32)
     P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f] = d[e / w][e % w];
 }
 
@@ -542,7 +543,7 @@ ts_status factor_large(ts_context *ctx, const tsi_lu_front_device *fd, const fro
     }
     for (int64_t y = 0; y < fronts; y += 65535) {
       const unsigned part = (unsigned)(fronts - y < 65535 ? fronts - y : 65535);
-      panel_diagonal<<<part, TSI_LU_FRONT_DIAGONAL_THREADS, 0, stream>>>(args, list + y, (int)t);
+      panel_diagonal<<<part, 32, 0, stream>>>(args, list + y, (int)t);
       if (rest == 0)
         continue;
       const dim3 solve_grid((unsigned)((rest + TSI_LU_FRONT_PANEL_THREADS - 1) / TSI_LU_FRONT_PANEL_THREADS), part, 2);
