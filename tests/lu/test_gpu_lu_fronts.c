@@ -16,8 +16,14 @@
 
 #include "lu/symbolic/symbolic_internal.h" /* the fronts' figures */
 
+/* The perturbation cases need the natural order (their cancellations are
+ * the natural order's). */
+static int natural_order;
+
 static ts_lu *fronts_lu(ts_backend backend, int float_factors, int no_perturbation, int no_matching) {
   ts_lu_options options = lu_test_options();
+  if (natural_order)
+    options.ordering = TS_LU_ORDER_NATURAL;
   options.backend = backend;
   options.float_factors = float_factors;
   options.no_perturbation = no_perturbation;
@@ -160,30 +166,37 @@ static void compare(const char *name, const ts_csr *a, int float_factors, int no
   ts_lu_destroy(device);
 }
 
-/* Copies of the 6 x 6 block [[1, 1], [1, 1]] + diag(2, 3, 4, 5) (a zero
- * pivot by exact cancellation the matching cannot avoid: every product is
- * 1), chained by small couplings: a perturbed pivot per copy, or with
- * perturbation off a singular column. */
-static ts_csr *cancelling(int64_t copies) {
-  const int32_t rows[] = {0, 0, 1, 1, 2, 3, 4, 5, 2, 5};
-  const int32_t cols[] = {0, 1, 0, 1, 2, 3, 4, 5, 5, 2};
-  const double values[] = {1, 1, 1, 1, 2, 3, 4, 5, 0.5, 0.25};
-  const int64_t n = 6 * copies, capacity = 12 * copies;
+/* Copies of a block B chained by small couplings between their last
+ * elements: B = [[1, 1], [1, 1]] + diag(2, 3, 4, 5) (6 x 6, singular: a zero
+ * pivot by exact cancellation, the matching cannot avoid it) or, with
+ * nonsingular set, the 3 x 3 [[1, 1, 0], [1, 1, 1], [0, 1, 1]] whose second
+ * pivot cancels in the natural order (the perturbed pivot stands: the
+ * solves refine through it). The couplings reach no row or column of a
+ * block before its cancelling pivot, so every copy cancels exactly. */
+static ts_csr *cancelling(int64_t copies, int nonsingular) {
+  const int32_t rows6[] = {0, 0, 1, 1, 2, 3, 4, 5, 2, 5}, cols6[] = {0, 1, 0, 1, 2, 3, 4, 5, 5, 2};
+  const double values6[] = {1, 1, 1, 1, 2, 3, 4, 5, 0.5, 0.25};
+  const int32_t rows3[] = {0, 0, 1, 1, 1, 2, 2}, cols3[] = {0, 1, 0, 1, 2, 1, 2};
+  const double values3[] = {1, 1, 1, 1, 1, 1, 1};
+  const int size = nonsingular ? 3 : 6, entries = nonsingular ? 7 : 10;
+  const int32_t *rows = nonsingular ? rows3 : rows6, *cols = nonsingular ? cols3 : cols6;
+  const double *values = nonsingular ? values3 : values6;
+  const int64_t n = size * copies, capacity = (entries + 2) * copies;
   int32_t *r = malloc((size_t)capacity * sizeof *r), *c = malloc((size_t)capacity * sizeof *c);
   double *v = malloc((size_t)capacity * sizeof *v);
   int64_t count = 0;
   for (int64_t k = 0; k < copies; k++) {
-    for (int e = 0; e < 10; e++) {
-      r[count] = (int32_t)(6 * k + rows[e]);
-      c[count] = (int32_t)(6 * k + cols[e]);
+    for (int e = 0; e < entries; e++) {
+      r[count] = (int32_t)(size * k + rows[e]);
+      c[count] = (int32_t)(size * k + cols[e]);
       v[count++] = values[e];
     }
-    if (k + 1 < copies) {
-      r[count] = (int32_t)(6 * k + 5);
-      c[count] = (int32_t)(6 * k + 8);
+    if (k + 1 < copies) { /* last element of copy k with the last of copy k + 1 */
+      r[count] = (int32_t)(size * k + size - 1);
+      c[count] = (int32_t)(size * (k + 1) + size - 1);
       v[count++] = 1e-3;
-      r[count] = (int32_t)(6 * k + 8);
-      c[count] = (int32_t)(6 * k + 5);
+      r[count] = (int32_t)(size * (k + 1) + size - 1);
+      c[count] = (int32_t)(size * k + size - 1);
       v[count++] = -2e-3;
     }
   }
@@ -230,7 +243,7 @@ static void test_generated(void) {
   struct {
     const char *name;
     ts_csr *a;
-  } cases[7];
+  } cases[8];
   memset(cases, 0, sizeof cases);
   cases[0].name = s ? "Laplacian 2-D 40 x 40" : "Laplacian 2-D 200 x 200";
   CHECK_OK(gpu, ts_gen_laplacian_2d(gpu, s ? 40 : 200, s ? 40 : 200, TS_FLOAT64, &cases[0].a));
@@ -245,18 +258,21 @@ static void test_generated(void) {
   }
   cases[4].name = "random unsymmetric";
   cases[4].a = lu_test_random(gpu, s ? 300 : 2000, 5, 0, 31);
-  cases[5].name = "cancelling blocks";
-  cases[5].a = cancelling(s ? 20 : 200);
-  cases[6].name = "Laplacian + 1e-9 I (small pivot)";
-  cases[6].a = shifted_laplacian(s ? 20 : 60, s ? 20 : 60, 1e-9);
-  for (int k = 0; k < 7; k++) {
+  cases[5].name = "perturbed pivots (natural order)";
+  cases[5].a = cancelling(s ? 20 : 300, 1);
+  cases[6].name = "singular blocks (natural order)";
+  cases[6].a = cancelling(s ? 20 : 200, 0);
+  cases[7].name = "Laplacian + 1e-9 I (small pivot)";
+  cases[7].a = shifted_laplacian(s ? 20 : 60, s ? 20 : 60, 1e-9);
+  for (int k = 0; k < 8; k++) {
     if (!cases[k].a)
       continue;
-    const int cancels = k == 5;
+    natural_order = k == 5 || k == 6;
     for (int float_factors = 0; float_factors < 2; float_factors++)
-      compare(cases[k].name, cases[k].a, float_factors, 0, cancels);
-    if (cancels)
-      compare(cases[k].name, cases[k].a, 0, 1, 1); /* perturbation off: the same singular column */
+      compare(cases[k].name, cases[k].a, float_factors, 0, natural_order);
+    if (natural_order) /* perturbation off: the same singular column */
+      compare(cases[k].name, cases[k].a, 0, 1, 1);
+    natural_order = 0;
     ts_csr_destroy(cases[k].a);
   }
 }
