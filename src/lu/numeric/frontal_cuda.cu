@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(32) panel_diagonal(front_args a, const int32_t
 /* The panels: blockIdx.z 0, the rows below the diagonal block solved
  * against U11 along each row (host: lower_panel); 1, the columns right of
  * it against the unit L11 down each column (upper_panel). A thread a row
- * or column, its solved values in registers. */
+ * or column, its values in registers. */
 __global__ void __launch_bounds__(TSI_LU_FRONT_PANEL_THREADS) panel_solve(front_args a, const int32_t *list, int step) {
   __shared__ double d[panel][panel + 1]; /* d[column][row] of the factored diagonal block */
   panel_view P;
@@ -300,34 +300,44 @@ __global__ void __launch_bounds__(TSI_LU_FRONT_PANEL_THREADS) panel_solve(front_
   const int64_t x = P.begin + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= P.f)
     return;
-  double solved[panel];
-  if (blockIdx.z == 0) {
-    double *row = P.v + x + P.k0 * P.f; /* row x, column k0 + c at row[c f] */
+  /* The row's (column's) w values in registers, then pivot by pivot: the
+   * solved value s made final, then subtracted from every later one. Each
+   * value takes its subtractions in the host's order (s ascending), so the
+   * bits are the host's; the order across values only lets the w chains
+   * overlap (a chain of w steps instead of w^2 / 2). */
+  double value[panel];
+  const bool lower = blockIdx.z == 0;
+  double *base = lower ? P.v + x + P.k0 * P.f : P.v + P.k0 + x * P.f; /* entry c at base[c * stride] */
+  const int64_t stride = lower ? P.f : 1;
 #pragma unroll
-    for (int c = 0; c < panel; c++) {
-      if (c < w) {
-        double value = row[c * P.f];
+  for (int c = 0; c < panel; c++)
+    value[c] = c < w ? base[c * stride] : 0.0;
+  if (lower) {
 #pragma unroll
-        for (int s = 0; s < c; s++)
-          value = sub_product(value, solved[s], d[c][s]);
-        solved[c] = __ddiv_rn(value, d[c][c]);
-        row[c * P.f] = solved[c];
+    for (int s = 0; s < panel; s++) {
+      if (s < w) {
+        value[s] = __ddiv_rn(value[s], d[s][s]);
+#pragma unroll
+        for (int c = s + 1; c < panel; c++)
+          if (c < w)
+            value[c] = sub_product(value[c], value[s], d[c][s]);
       }
     }
   } else {
-    double *column = P.v + P.k0 + x * P.f;
 #pragma unroll
-    for (int r = 0; r < panel; r++) {
-      if (r < w) {
-        double value = column[r];
+    for (int s = 0; s < panel; s++) {
+      if (s < w) {
 #pragma unroll
-        for (int s = 0; s < r; s++)
-          value = sub_product(value, d[s][r], solved[s]);
-        solved[r] = value;
-        column[r] = value;
+        for (int r = s + 1; r < panel; r++)
+          if (r < w)
+            value[r] = sub_product(value[r], d[s][r], value[s]);
       }
     }
   }
+#pragma unroll
+  for (int c = 0; c < panel; c++)
+    if (c < w)
+      base[c * stride] = value[c];
 }
 
 /* The trailing block [begin, f)^2 less L21 U12 (host: trailing_column):
