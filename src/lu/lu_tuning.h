@@ -274,9 +274,8 @@
 #define TSI_LU_MODEL_COLUMN_FLOPS 1e11
 /* Under AUTO the GPU keeps the columns, without building the fronts, when
  * the model gives the columns less than this: building the fronts is a host
- * pass over L + U (about half a second at 10^7 entries on the development
- * machine: bench/lu_fronts), worth paying only where refactorizations can
- * save more. An estimate, like the model's constants. */
+ * pass over L + U (bench/lu_fronts prints its time), worth paying only where
+ * refactorizations can save more. An estimate, like the model's constants. */
 #define TSI_LU_FRONT_MIN_COLUMN_SECONDS 5e-3
 
 /* ---- GPU solves -------------------------------------------------------------------- */
