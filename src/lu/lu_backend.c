@@ -22,7 +22,11 @@
  *
  * Host threads (tsi_lu_host_threads): one thread for every part below the
  * size where threads pay, else the context's threads capped at the cores
- * free of other work.
+ * free of other work. A pass over A or L + U pays from a smaller size when
+ * many cores are free (a machine such as a GPU host, where the pass runs
+ * between GPU calls): the time a thread of a small team waits for the
+ * scheduler is the risk the larger size guards against on a busy machine
+ * of few cores.
  *
  * Why the analysis phases default to the host even on a CUDA context: the
  * host's row merge was faster than the GPU's fill-path traversal on circuit
@@ -94,6 +98,10 @@ int tsi_lu_host_threads(const ts_lu *lu, enum tsi_lu_host_work kind, double amou
     from = TSI_LU_FACTOR_PARALLEL_WORK;
   else if (kind == TSI_LU_WORK_ANALYSIS)
     from = TSI_LU_ANALYSIS_PARALLEL_ENTRIES;
+  if (kind == TSI_LU_WORK_PASS && amount >= TSI_LU_PASS_PARALLEL_ENTRIES_MANY_CORES && !(amount >= from)) {
+    const int free_cores = tsi_lu_free_cores(threads);
+    return free_cores >= TSI_LU_PASS_MANY_FREE_CORES ? free_cores : 1;
+  }
   if (!(amount >= from))
     return 1;
   return tsi_lu_free_cores(threads);

@@ -86,6 +86,10 @@
  * milliseconds on one core; an analysis of a matrix with this many entries
  * (the matching beside the speculative ordering). bench/notes/lu-newton.md. */
 #define TSI_LU_PASS_PARALLEL_ENTRIES 1048576
+/* The same pass from this many entries where at least
+ * TSI_LU_PASS_MANY_FREE_CORES cores are free (lu_backend.c). */
+#define TSI_LU_PASS_PARALLEL_ENTRIES_MANY_CORES 262144
+#define TSI_LU_PASS_MANY_FREE_CORES 8
 /* AUTO's numeric phase on a CUDA context: the GPU from this much work (the
  * analysis's flops and TSI_LU_FACTOR_WORK_PER_ENTRY an entry of L + U, a few
  * ms on one host core); below, the host, where the GPU path's fixed costs

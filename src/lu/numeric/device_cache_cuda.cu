@@ -49,6 +49,9 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->diag_pos, n, sizeof(int64_t));
   tsi_lu_device_free(dev, dev->a_to_lu, nnz_a, sizeof(int64_t));
   tsi_lu_device_free(dev, dev->a_row, nnz_a, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->a_row_ptr, n + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->refine_work, 4 * n, sizeof(double));
+  tsi_lu_device_free(dev, dev->refine_norms, TSI_LU_REFINE_NORMS, sizeof(unsigned long long));
   tsi_lu_device_free(dev, dev->a_col, nnz_a, sizeof(int32_t));
   tsi_lu_device_free(dev, dev->a_values, nnz_a * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->row_scale, n, sizeof(double));
@@ -320,7 +323,7 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
                   (cudaStream_t)ctx->stream>>>(n, a_row_ptr, dev->a_row);
     st = tsi_cuda_check_launch(ctx, "LU on the GPU: A's rows");
   }
-  tsi_lu_device_free(dev, a_row_ptr, n + 1, sizeof(int64_t));
+  dev->a_row_ptr = a_row_ptr;
   if (st == TS_SUCCESS)
     st = tsi_lu_device_alloc(ctx, dev, (void **)&dev->a_values, nnz_a * dev->parts, sizeof(double), "A's values");
   if (st == TS_SUCCESS)

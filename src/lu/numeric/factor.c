@@ -119,6 +119,52 @@ static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
   return first_bad < nnz ? tsi_lu_bad_value_error(lu, first_bad, caller) : TS_SUCCESS;
 }
 
+/* The GPU path's copy of real values, with the norms the refinement needs
+ * (tsi_lu_compute_norms's sums, in its order: the same bits) taken in the
+ * same pass over A, row by row. */
+static ts_status copy_real_values_with_norms(ts_lu *lu, const ts_csr *a, const char *caller) {
+  const int64_t n = lu->n, nnz = lu->nnz_a;
+  ts_status status = tsi_lu_reserve_a_values(lu, caller);
+  if (status != TS_SUCCESS)
+    return status;
+  tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+  if (!ws)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for the numeric workspace", caller);
+  const ts_dtype dtype = a->dtype;
+  const int threads = check_threads(lu);
+  const int64_t *row_ptr = lu->a_row_ptr;
+  const int32_t *col_idx = lu->a_col_idx;
+  const double *row_scale = lu->row_scale, *col_scale = lu->col_scale;
+  double *values = lu->a_values;
+  int64_t first_bad = nnz;
+  double norm_inf = 0.0, scaled_inf = 0.0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min                                           \
+                                                                         : first_bad)                                  \
+    reduction(max                                                                                                      \
+              : norm_inf, scaled_inf) if (threads > 1)
+  for (int64_t i = 0; i < n; i++) {
+    double row_sum = 0.0, scaled_sum = 0.0;
+    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+      const double v = dtype == TS_FLOAT64 ? ((const double *)a->values)[e] : tsi_value_get(dtype, a->values, e).re;
+      values[e] = v;
+      if (!isfinite(v) && e < first_bad)
+        first_bad = e;
+      const double magnitude = fabs(v);
+      row_sum += magnitude;
+      scaled_sum += magnitude * col_scale[col_idx[e]];
+    }
+    scaled_sum *= row_scale[i];
+    norm_inf = row_sum > norm_inf ? row_sum : norm_inf;
+    scaled_inf = scaled_sum > scaled_inf ? scaled_sum : scaled_inf;
+  }
+  if (first_bad < nnz)
+    return tsi_lu_bad_value_error(lu, first_bad, caller);
+  ws->a_norm_inf = norm_inf;
+  ws->m_norm_inf = scaled_inf;
+  ws->a_norm_one = ws->m_norm_one = -1.0;
+  return TS_SUCCESS;
+}
+
 /* The numeric phase shared by factor and refactor: both reuse the analysis
  * (permutations, scaling, pattern, levels) and give bitwise the same factors
  * for the same values. */
@@ -143,7 +189,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->first_perturbed = -1;
   double start = tsi_seconds();
   if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
-    status = copy_values(lu, a, caller);
+    status = lu->complex_values ? copy_values(lu, a, caller) : copy_real_values_with_norms(lu, a, caller);
     if (status != TS_SUCCESS)
       return status;
     start = tsi_seconds();

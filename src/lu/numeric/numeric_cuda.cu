@@ -17,8 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* |A|_inf and |A|_1 for the refinement's backward error (host, as the CPU
- * path keeps them). */
+/* |A|_inf and |A|_1 for the refinement's backward error of complex values
+ * (host, as the CPU path keeps them). */
 static ts_status compute_norms(ts_lu *lu) {
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
@@ -76,7 +76,8 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   }
   const int single = lu->options.float_factors != 0;
   st = tsi_lu_device_reserve_values(lu, dev, single);
-  if (st == TS_SUCCESS)
+  /* Real values' norms were taken with their copy (factor.c). */
+  if (st == TS_SUCCESS && lu->complex_values)
     st = compute_norms(lu);
   if (st == TS_SUCCESS)
     st = tsi_progress(ctx, 0, n);

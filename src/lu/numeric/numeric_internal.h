@@ -205,6 +205,9 @@ typedef struct tsi_lu_solve_schedule {
   int32_t *items;     /* device, n */
 } tsi_lu_solve_schedule;
 
+/* The maxima the device refinement's residual gathers (solve/refine_cuda.cu). */
+enum { TSI_LU_REFINE_NORMS = 8 };
+
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;
   /* Numbers a value takes (tsi_lu_parts): 2 for complex values, whose
@@ -222,6 +225,7 @@ typedef struct tsi_lu_device {
   int64_t *a_to_lu;
   int32_t *a_row; /* row of each entry of A */
   int32_t *a_col;
+  int64_t *a_row_ptr; /* A's row offsets, n + 1 (the refinement's residual) */
   double *row_scale, *col_scale;
   int32_t *row_perm, *col_perm;
   double *a_values; /* nnz_a, the values being factored */
@@ -296,6 +300,11 @@ typedef struct tsi_lu_device {
   /* The pivot check's maxima (device, 2; pivot_quality_cuda.cu), allocated
    * at its first use. */
   unsigned long long *pivot_maxima;
+  /* The refinement on the device (solve/refine_cuda.cu), allocated at its
+   * first use: b, two solutions and the residual (4 n), and the residual's
+   * maxima. */
+  double *refine_work;
+  unsigned long long *refine_norms;
 
   /* The multifrontal method (frontal_cuda.cu): the fronts on the device,
    * made at the first factorization that takes them; whether the last

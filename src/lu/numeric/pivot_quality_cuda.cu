@@ -18,21 +18,33 @@ __device__ __forceinline__ double magnitude(tsi_complex128 w) { return tsi_z_abs
 
 /* Non-negative doubles order as their bit patterns do, so atomicMax on the
  * bits is a maximum of the magnitudes. */
+/* A warp a column, its lanes striding along the column's entries: the
+ * stores are read coalesced, and a long column (the dense tail's) is
+ * shared by 32 lanes instead of left to one thread. Maxima are exact, so
+ * the grouping does not change them. */
 template <typename T>
 __global__ void factor_maxima(int64_t n, const int64_t *col_ptr, const int64_t *diag_pos, const T *values,
                               const unsigned long long *max_m_bits, unsigned long long *maxima) {
   const double max_m_read = __longlong_as_double((long long)*max_m_bits);
   const double max_m = max_m_read > 0.0 ? max_m_read : 1.0;
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   double max_l = 0.0, max_u = 0.0;
   unsigned long long smallest = ~0ull;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+  for (int64_t k = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; k < n; k += warps) {
     const int64_t diag = diag_pos[k];
-    const unsigned long long key = tsi_lu_pivot_key(magnitude(widen(values[diag])) / max_m, k);
-    smallest = key < smallest ? key : smallest;
-    for (int64_t p = col_ptr[k]; p <= diag; p++)
-      max_u = fmax(max_u, magnitude(widen(values[p])));
-    for (int64_t p = diag + 1; p < col_ptr[k + 1]; p++)
-      max_l = fmax(max_l, magnitude(widen(values[p])));
+    if (lane == 0) {
+      const unsigned long long key = tsi_lu_pivot_key(magnitude(widen(values[diag])) / max_m, k);
+      smallest = key < smallest ? key : smallest;
+    }
+    const int64_t end = col_ptr[k + 1];
+    for (int64_t p = col_ptr[k] + lane; p < end; p += 32) {
+      const double v = magnitude(widen(values[p]));
+      if (p <= diag)
+        max_u = fmax(max_u, v);
+      else
+        max_l = fmax(max_l, v);
+    }
   }
   for (int offset = 16; offset > 0; offset /= 2) {
     max_l = fmax(max_l, __shfl_down_sync(0xffffffffu, max_l, offset));
@@ -40,13 +52,12 @@ __global__ void factor_maxima(int64_t n, const int64_t *col_ptr, const int64_t *
     const unsigned long long other = __shfl_down_sync(0xffffffffu, smallest, offset);
     smallest = other < smallest ? other : smallest;
   }
-  if ((threadIdx.x & 31) == 0) {
+  if (lane == 0) {
     atomicMax(&maxima[0], (unsigned long long)__double_as_longlong(max_l));
     atomicMax(&maxima[1], (unsigned long long)__double_as_longlong(max_u));
     atomicMin(&maxima[2], smallest);
   }
 }
-
 } // namespace
 
 ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu) {
@@ -70,7 +81,8 @@ ts_status tsi_lu_cuda_pivot_quality(ts_lu *lu) {
   if (err == cudaSuccess)
     err = cudaMemsetAsync(maxima + 2, 0xff, sizeof(unsigned long long), stream);
   if (err == cudaSuccess) {
-    const int64_t blocks = (dev->n + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+    const int64_t warps_per_block = TSI_LU_ELEMENTWISE_THREADS / 32;
+    const int64_t blocks = (dev->n + warps_per_block - 1) / warps_per_block;
     const unsigned grid = (unsigned)(blocks < TSI_LU_ELEMENTWISE_BLOCKS ? blocks : TSI_LU_ELEMENTWISE_BLOCKS);
     if (dev->parts == 2 && dev->single)
       factor_maxima<tsi_complex64><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(

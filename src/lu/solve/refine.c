@@ -106,6 +106,26 @@ void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_opera
     residual_real(lu, setup, op, b, x, r, magnitude, measures);
 }
 
+void tsi_lu_measures_from_maxima(const tsi_lu_refine_setup *setup, const double *maxima, bool x_finite,
+                                 tsi_lu_residual_measures *measures) {
+  const double r_norm = maxima[TSI_LU_REFINE_R];
+  if (!x_finite) {
+    measures->normwise = measures->scaled = measures->componentwise = INFINITY;
+    measures->residual_norm = measures->solution_norm = INFINITY;
+    return;
+  }
+  const bool r_finite = isfinite(r_norm) && isfinite(maxima[TSI_LU_REFINE_R_SCALED]);
+  const double componentwise = maxima[TSI_LU_REFINE_COMPONENTWISE];
+  measures->normwise =
+      r_finite ? backward_error(r_norm, setup->a_norm, maxima[TSI_LU_REFINE_X], maxima[TSI_LU_REFINE_B]) : INFINITY;
+  measures->scaled = r_finite ? backward_error(maxima[TSI_LU_REFINE_R_SCALED], setup->m_norm,
+                                               maxima[TSI_LU_REFINE_X_SCALED], maxima[TSI_LU_REFINE_B_SCALED])
+                              : INFINITY;
+  measures->componentwise = r_finite && isfinite(componentwise) ? componentwise : INFINITY;
+  measures->residual_norm = r_finite ? r_norm : INFINITY;
+  measures->solution_norm = maxima[TSI_LU_REFINE_X];
+}
+
 /* What the refinement drives down first. */
 static inline double normwise(const tsi_lu_residual_measures *m) { return fmax(m->normwise, m->scaled); }
 

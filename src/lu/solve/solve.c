@@ -187,7 +187,20 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   memset(&summary, 0, sizeof summary);
   double start = tsi_seconds();
   status = tsi_progress(ctx, 0, nrhs);
-  if (status == TS_SUCCESS && tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) && !lu->pivoted) {
+  const bool on_gpu = status == TS_SUCCESS && tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) && !lu->pivoted;
+  if (on_gpu && setup.check && !lu->complex_values && op == TS_OP_NONE) {
+    /* Real A x = b: each right-hand side solved and refined on the GPU, the
+     * residual formed there (refine_cuda.cu). */
+    for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
+      tsi_lu_residual_measures measures;
+      int steps = 0;
+      status = tsi_lu_cuda_refine(lu, &setup, b + j * ldb, x + j * ldx, &measures, &steps);
+      if (status == TS_SUCCESS) {
+        summary_add(&summary, &measures, steps);
+        status = tsi_check_cancel(ctx);
+      }
+    }
+  } else if (on_gpu) {
     /* All right-hand sides through the GPU's factors at once, then the
      * refinement of each, its corrections solved on the GPU too. */
     status = tsi_lu_cuda_apply_inverse(lu, op, nrhs, b, ldb, x, ldx);

@@ -526,6 +526,63 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
   return st;
 }
 
+/* The preparation every solve on the device needs: schedules, marks and
+ * vectors for nrhs columns. */
+static ts_status prepare(ts_lu *lu, tsi_lu_device *dev, ts_operation op, int64_t nrhs) {
+  ts_status st = tsi_cuda_activate(lu->ctx);
+  if (st == TS_SUCCESS)
+    st = make_schedules(lu, dev, op);
+  if (st == TS_SUCCESS && !dev->solve_ready) {
+    st = prepare_sync_free(lu, dev);
+    dev->solve_ready = st == TS_SUCCESS;
+  }
+  if (st == TS_SUCCESS)
+    st = reserve_vectors(lu, dev, nrhs);
+  if (st == TS_SUCCESS && dev->peak > lu->stats.peak_device_bytes)
+    lu->stats.peak_device_bytes = dev->peak;
+  return st;
+}
+
+/* x = op(A)^{-1} rhs, both n * nrhs contiguous on the device (they may be
+ * the same array), enqueued on the context's stream. */
+static ts_status apply_inverse_on_device(ts_lu *lu, tsi_lu_device *dev, ts_operation op, int64_t nrhs,
+                                         const double *rhs, double *x) {
+  ts_context *ctx = lu->ctx;
+  const int64_t n = lu->n;
+  cudaStream_t stream = (cudaStream_t)ctx->stream;
+  const int parts = dev->parts;
+  int64_t blocks = (n * nrhs * parts + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+  if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
+    blocks = TSI_LU_ELEMENTWISE_BLOCKS;
+  const bool plain = op == TS_OP_NONE;
+  permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+      n, nrhs, parts, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, rhs,
+      dev->solve_y);
+  const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
+  ts_status st;
+  if (parts == 2)
+    st = dev->single ? run_solves<tsi_complex64>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
+                     : run_solves<tsi_complex128>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+  else
+    st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
+                     : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+  if (st != TS_SUCCESS)
+    return st;
+  permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
+      n, nrhs, parts, plain ? dev->col_perm : dev->row_perm, plain ? dev->col_scale : dev->row_scale, dev->solve_y, x);
+  return tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");
+}
+
+extern "C" ts_status tsi_lu_cuda_apply_inverse_device(ts_lu *lu, ts_operation op, const double *rhs, double *x) {
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  if (!dev || !lu->factors_on_device)
+    return tsi_error(lu->ctx, TS_ERROR_NOT_FACTORED, "ts_lu_solve: no factors on the device");
+  if (lu->n == 0)
+    return TS_SUCCESS;
+  ts_status st = prepare(lu, dev, op, 1);
+  return st == TS_SUCCESS ? apply_inverse_on_device(lu, dev, op, 1, rhs, x) : st;
+}
+
 /*
  * A = Dr^{-1} P^T M Q^T Dc^{-1}, so
  *   A x = b:   y = P Dr b,   y = U^{-1} L^{-1} y,   x = Dc Q y;
@@ -542,48 +599,16 @@ extern "C" ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64
   const int64_t n = lu->n;
   if (n == 0 || nrhs == 0)
     return TS_SUCCESS;
-  ts_status st = tsi_cuda_activate(ctx);
+  ts_status st = prepare(lu, dev, op, nrhs);
   if (st != TS_SUCCESS)
     return st;
-  st = make_schedules(lu, dev, op);
-  if (st == TS_SUCCESS && !dev->solve_ready) {
-    st = prepare_sync_free(lu, dev);
-    dev->solve_ready = st == TS_SUCCESS;
-  }
-  if (st != TS_SUCCESS)
-    return st;
-  st = reserve_vectors(lu, dev, nrhs);
-  if (st != TS_SUCCESS)
-    return st;
-  if (dev->peak > lu->stats.peak_device_bytes)
-    lu->stats.peak_device_bytes = dev->peak;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  const int parts = dev->parts;
-  const size_t value_bytes = (size_t)parts * sizeof(double);
+  const size_t value_bytes = (size_t)dev->parts * sizeof(double);
   cudaError_t err = cudaMemcpy2DAsync(dev->solve_rhs, (size_t)n * value_bytes, rhs, (size_t)ldr * value_bytes,
                                       (size_t)n * value_bytes, (size_t)nrhs, cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the right-hand sides");
-  int64_t blocks = (n * nrhs * parts + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
-  if (blocks > TSI_LU_ELEMENTWISE_BLOCKS)
-    blocks = TSI_LU_ELEMENTWISE_BLOCKS;
-  const bool plain = op == TS_OP_NONE;
-  permute_in<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-      n, nrhs, parts, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, dev->solve_rhs,
-      dev->solve_y);
-  const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
-  if (parts == 2)
-    st = dev->single ? run_solves<tsi_complex64>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
-                     : run_solves<tsi_complex128>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
-  else
-    st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
-                     : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
-  if (st != TS_SUCCESS)
-    return st;
-  permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
-      n, nrhs, parts, plain ? dev->col_perm : dev->row_perm, plain ? dev->col_scale : dev->row_scale, dev->solve_y,
-      dev->solve_rhs);
-  st = tsi_cuda_check_launch(ctx, "ts_lu_solve on the GPU");
+  st = apply_inverse_on_device(lu, dev, op, nrhs, dev->solve_rhs, dev->solve_rhs);
   if (st != TS_SUCCESS)
     return st;
   err = cudaMemcpy2DAsync(x, (size_t)ldx * value_bytes, dev->solve_rhs, (size_t)n * value_bytes,

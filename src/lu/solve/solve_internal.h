@@ -83,6 +83,35 @@ void tsi_lu_apply_inverse_cpu(const ts_lu *lu, ts_operation op, const double *rh
 ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, const double *rhs, int64_t ldr, double *x,
                                     int64_t ldx);
 
+/* x = op(A)^{-1} rhs for one column, rhs and x on the device (n values
+ * each; they may be the same array), enqueued on the context's stream. */
+ts_status tsi_lu_cuda_apply_inverse_device(ts_lu *lu, ts_operation op, const double *rhs, double *x);
+
+/* The residual's maxima on the device (refine_cuda.cu), in this order. */
+enum {
+  TSI_LU_REFINE_X,             /* |x|_inf */
+  TSI_LU_REFINE_X_SCALED,      /* |Dc^{-1} x|_inf */
+  TSI_LU_REFINE_B,             /* |b|_inf */
+  TSI_LU_REFINE_B_SCALED,      /* |Dr b|_inf */
+  TSI_LU_REFINE_R,             /* |r|_inf */
+  TSI_LU_REFINE_R_SCALED,      /* |Dr r|_inf */
+  TSI_LU_REFINE_COMPONENTWISE, /* max_i |r_i| / (|A| |x| + |b|)_i */
+  TSI_LU_REFINE_NOT_FINITE     /* nonzero when an entry of x is not finite */
+};
+
+/* The measures (tsi_lu_residual's) from the maxima of a residual of
+ * A x = b (refine.c's evaluation of the backward errors). */
+void tsi_lu_measures_from_maxima(const tsi_lu_refine_setup *setup, const double *maxima, bool x_finite,
+                                 tsi_lu_residual_measures *measures);
+
+/* tsi_lu_refine for real values, A x = b, the factors on the device, with
+ * the residual formed there: b and x on the host (n values), one
+ * synchronisation for the first solve's residual and one per refinement
+ * step; the same x, measures and steps as tsi_lu_refine with the residual
+ * on the host (TS_ERROR_UNSUPPORTED in a build without CUDA). */
+ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const double *b, double *x,
+                             tsi_lu_residual_measures *measures, int *steps);
+
 /* The four triangular solves (L, U; U^T, L^T). */
 enum { TSI_LU_SOLVE_LOWER = 0, TSI_LU_SOLVE_UPPER = 1, TSI_LU_SOLVE_UPPER_T = 2, TSI_LU_SOLVE_LOWER_T = 3 };
 

@@ -9,3 +9,15 @@ ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, co
     x[0] = 0.0; /* nothing solved */
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
 }
+
+ts_status tsi_lu_cuda_apply_inverse_device(ts_lu *lu, ts_operation op, const double *rhs, double *x) {
+  (void)op, (void)rhs, (void)x;
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
+}
+
+ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const double *b, double *x,
+                             tsi_lu_residual_measures *measures, int *steps) {
+  (void)setup, (void)b, (void)x, (void)measures;
+  *steps = 0;
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
+}
