@@ -5,12 +5,22 @@
  * L + U, flops, levels, the longest rows of L): the figures of the model
  * in src/lu/numeric/frontal_rule.c. No GPU needed.
  *
+ * With --gpu (a GPU needed), the GPU's numeric methods instead: the
+ * refactorization by the GPU's fronts (numeric/frontal_cuda.cu) against the
+ * GPU's columns and the host's fronts (all threads) on the same analysis,
+ * the GPU's factors checked bit for bit against the host's fronts, its
+ * solve's backward error, and the model's seconds of each method
+ * (frontal_rule.c), to calibrate the rule; a summary table last.
+ *
  * Usage: lu_fronts [--set circuit,laplacian] [--only WORDS] [--large]
- *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels] [--time]
+ *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels] [--time] [--gpu] [--side3d N]
  *   --large   the 10^6-row matrices too (the 3-D 100^3 Laplacian is never run)
- *   --relax   the amalgamation rule (default: lu_tuning.h's)
+ *   --relax   the amalgamation rule (default: lu_tuning.h's; not with --gpu)
  *   --levels  a line per level of the front tree (fronts, largest front, flops)
- *   --time    the host's refactorization by columns and by fronts (median of 5, all threads) */
+ *   --time    the host's refactorization by columns and by fronts (median of 5, all threads)
+ *   --gpu     the GPU's fronts against its columns and the host's fronts (medians of 5, one run past 2 s)
+ *   --side3d  the 3-D Laplacian's side (default 46) */
+#include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 #include "tsb.h"
 
@@ -21,9 +31,21 @@
 
 typedef struct options {
   const char *set, *only;
-  bool large, levels, time;
+  bool large, levels, time, gpu;
+  int64_t side3d;
   tsi_lu_front_rule rule;
 } options;
+
+/* A row of the --gpu summary. */
+typedef struct gpu_row {
+  char name[64];
+  int64_t n, lu_nnz, fronts, levels;
+  int largest;
+  double host_fronts, gpu_columns, gpu_fronts_first, gpu_fronts, model_fronts, model_columns, berr;
+  bool bitwise;
+} gpu_row;
+static gpu_row gpu_rows[16];
+static int gpu_row_count;
 
 static bool selected(const options *o, const char *name) {
   if (!o->only)
@@ -65,7 +87,121 @@ static void time_host(ts_lu *lu, const ts_csr *a) {
          ms[0] / ms[1]);
 }
 
+/* Milliseconds of a refactorization: the median of 5 after a warm-up, or
+ * the warm-up alone past 2 s. NAN on failure. */
+static double refactor_ms(ts_lu *lu, const ts_csr *a) {
+  double start = tsb_wall_seconds();
+  if (TS_IS_ERROR(ts_lu_refactor(lu, a)))
+    return NAN;
+  const double first = tsb_wall_seconds() - start;
+  if (first > 2.0)
+    return 1e3 * first;
+  double samples[5];
+  for (int r = 0; r < 5; r++) {
+    start = tsb_wall_seconds();
+    (void)ts_lu_refactor(lu, a);
+    samples[r] = tsb_wall_seconds() - start;
+  }
+  return 1e3 * tsb_stats_of(samples, 5).median;
+}
+
+/* An analyzed LU object on ctx, its numeric phase on backend by method. */
+static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int method) {
+  ts_lu_options lopts;
+  memset(&lopts, 0, sizeof lopts);
+  lopts.backend = backend;
+  ts_lu *lu = NULL;
+  if (ts_lu_create(ctx, &lopts, &lu) != TS_SUCCESS) {
+    fprintf(stderr, "lu_fronts: %s\n", ts_last_error(ctx));
+    return NULL;
+  }
+  lu->switches.numeric_method = method;
+  if (ts_lu_analyze(lu, a) != TS_SUCCESS) {
+    fprintf(stderr, "lu_fronts: %s\n", ts_last_error(ctx));
+    ts_lu_destroy(lu);
+    return NULL;
+  }
+  return lu;
+}
+
+/* The GPU's fronts against its columns and the host's fronts. */
+static void report_gpu(const char *name, ts_context *ctx, const ts_csr *a) {
+  ts_lu *host = analyzed(ctx, a, TS_BACKEND_CPU, TSI_LU_METHOD_FRONTS);
+  ts_lu *columns = analyzed(ctx, a, TS_BACKEND_CUDA, TSI_LU_METHOD_COLUMNS);
+  ts_lu *fronts = analyzed(ctx, a, TS_BACKEND_CUDA, TSI_LU_METHOD_FRONTS);
+  if (!host || !columns || !fronts || gpu_row_count == (int)(sizeof gpu_rows / sizeof gpu_rows[0]))
+    goto cleanup;
+  gpu_row *row = &gpu_rows[gpu_row_count++];
+  memset(row, 0, sizeof *row);
+  snprintf(row->name, sizeof row->name, "%s", name);
+  row->n = a->rows;
+  row->lu_nnz = fronts->lu_nnz;
+  const bool host_ok = !TS_IS_ERROR(ts_lu_factor(host, a));
+  const bool columns_ok = !TS_IS_ERROR(ts_lu_factor(columns, a));
+  double start = tsb_wall_seconds();
+  const bool fronts_ok = !TS_IS_ERROR(ts_lu_factor(fronts, a));
+  row->gpu_fronts_first = fronts_ok ? 1e3 * (tsb_wall_seconds() - start) : NAN;
+  if (!fronts_ok)
+    fprintf(stderr, "lu_fronts: %s, GPU fronts: %s\n", name, ts_last_error(ctx));
+  row->host_fronts = host_ok ? refactor_ms(host, a) : NAN;
+  row->gpu_columns = columns_ok ? refactor_ms(columns, a) : NAN;
+  row->gpu_fronts = fronts_ok ? refactor_ms(fronts, a) : NAN;
+  const tsi_lu_fronts *fr = fronts->fronts;
+  if (fr) {
+    row->fronts = fr->count;
+    row->levels = fr->levels;
+    row->largest = fr->max_size;
+    row->model_fronts = 1e3 * tsi_lu_frontal_model_seconds(fr);
+  }
+  row->model_columns = 1e3 * tsi_lu_column_model_seconds(columns);
+  row->berr = NAN;
+  if (host_ok && fronts_ok && tsi_lu_cuda_download_factors(fronts) == TS_SUCCESS && host->lu_values &&
+      fronts->lu_values)
+    row->bitwise = memcmp(host->lu_values, fronts->lu_values, (size_t)host->lu_nnz * sizeof(double)) == 0;
+  if (fronts_ok) {
+    const int64_t n = a->rows;
+    double *ones = malloc((size_t)n * sizeof *ones), *b = malloc((size_t)n * sizeof *b);
+    double *x = malloc((size_t)n * sizeof *x);
+    for (int64_t i = 0; i < n; i++)
+      ones[i] = 1.0;
+    ts_csr_spmv_host(ctx, 1.0, a, ones, 0.0, b);
+    if (ts_lu_solve(fronts, TS_OP_NONE, 1, b, n, x, n) == TS_SUCCESS)
+      row->berr = tsb_backward_error(a, x, b);
+    free(ones);
+    free(b);
+    free(x);
+  }
+  printf("%s: n %lld, L+U %lld, fronts %lld in %lld levels (largest %d); refactor: host fronts %.2f ms, GPU columns "
+         "%.2f ms, GPU fronts %.2f ms (first factor %.2f ms); model: fronts %.2f ms, columns %.2f ms; GPU fronts %s "
+         "the host's; backward error %.1e\n",
+         name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels, row->largest,
+         row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_fronts_first, row->model_fronts,
+         row->model_columns, row->bitwise ? "bitwise equal to" : "NOT bitwise equal to", row->berr);
+  fflush(stdout);
+cleanup:
+  ts_lu_destroy(host);
+  ts_lu_destroy(columns);
+  ts_lu_destroy(fronts);
+}
+
+static void print_gpu_summary(void) {
+  printf("\n| matrix | n | nnz(L+U) | fronts | levels | largest | host fronts ms | GPU columns ms | GPU fronts ms | "
+         "columns / fronts | model fronts / columns ms | bitwise | berr |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+  for (int r = 0; r < gpu_row_count; r++) {
+    const gpu_row *row = &gpu_rows[r];
+    printf("| %s | %lld | %lld | %lld | %lld | %d | %.2f | %.2f | %.2f | %.2fx | %.2f / %.2f | %s | %.1e |\n",
+           row->name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels,
+           row->largest, row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_columns / row->gpu_fronts,
+           row->model_fronts, row->model_columns, row->bitwise ? "yes" : "NO", row->berr);
+  }
+}
+
 static void report(const options *o, const char *name, ts_context *ctx, const ts_csr *a) {
+  if (o->gpu) {
+    report_gpu(name, ctx, a);
+    return;
+  }
   ts_lu_options lopts;
   memset(&lopts, 0, sizeof lopts);
   lopts.backend = TS_BACKEND_CPU;
@@ -189,7 +325,7 @@ static void report(const options *o, const char *name, ts_context *ctx, const ts
 }
 
 int main(int argc, char **argv) {
-  options o = {.set = "circuit,laplacian", .rule = tsi_lu_front_rule_default()};
+  options o = {.set = "circuit,laplacian", .side3d = 46, .rule = tsi_lu_front_rule_default()};
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
       o.set = argv[++i];
@@ -201,6 +337,10 @@ int main(int argc, char **argv) {
       o.levels = true;
     else if (strcmp(argv[i], "--time") == 0)
       o.time = true;
+    else if (strcmp(argv[i], "--gpu") == 0)
+      o.gpu = true;
+    else if (strcmp(argv[i], "--side3d") == 0 && i + 1 < argc && atoll(argv[i + 1]) > 1)
+      o.side3d = atoll(argv[++i]);
     else if (strcmp(argv[i], "--relax") == 0 && i + 1 < argc) {
       long long p0, p1, p2;
       double z0, z1, z2;
@@ -216,9 +356,11 @@ int main(int argc, char **argv) {
   }
   ts_context *ctx = NULL;
   ts_context_options copts = {0};
-  copts.backend = TS_BACKEND_CPU;
-  if (ts_context_create(&ctx, &copts) != TS_SUCCESS)
-    return 1;
+  copts.backend = o.gpu ? TS_BACKEND_CUDA : TS_BACKEND_CPU;
+  if (ts_context_create(&ctx, &copts) != TS_SUCCESS) {
+    fprintf(stderr, "lu_fronts: %s\n", ts_last_error(NULL));
+    return o.gpu ? 77 : 1;
+  }
   printf("# Fronts of the LU benchmark matrices (rule %lld,%lld,%lld / %.2f,%.2f,%.2f)\n",
          (long long)o.rule.max_pivots[0], (long long)o.rule.max_pivots[1], (long long)o.rule.max_pivots[2],
          o.rule.max_zeros[0], o.rule.max_zeros[1], o.rule.max_zeros[2]);
@@ -247,12 +389,14 @@ int main(int argc, char **argv) {
         report(&o, name, ctx, a);
       ts_csr_destroy(a);
     }
-    snprintf(name, sizeof name, "laplacian3d 46^3");
+    snprintf(name, sizeof name, "laplacian3d %lld^3", (long long)o.side3d);
     ts_csr *a = NULL;
-    if (selected(&o, name) && ts_gen_laplacian_3d(ctx, 46, 46, 46, TS_FLOAT64, &a) == TS_SUCCESS)
+    if (selected(&o, name) && ts_gen_laplacian_3d(ctx, o.side3d, o.side3d, o.side3d, TS_FLOAT64, &a) == TS_SUCCESS)
       report(&o, name, ctx, a);
     ts_csr_destroy(a);
   }
+  if (o.gpu)
+    print_gpu_summary();
   ts_context_destroy(ctx);
   return 0;
 }

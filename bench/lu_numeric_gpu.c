@@ -4,6 +4,8 @@
  * sparse scratch, the tail as a dense block against column by column in
  * the sparse pattern, the right-looking tail against left-looking only, and
  * the left-looking levels as dataflow launches against one launch a level.
+ * The GPU runs the column path (the method switch: the ablations are the
+ * columns'); the GPU's fronts are timed by bench/lu_fronts --gpu.
  * Anchors: tessera's CPU path (all threads) in the same process, and GLU
  * 3.0's published-on-this-GPU numeric time (0.33 s, float, 99,856-row
  * circuit grid, L+U 14.5 M; see the results file).
@@ -73,7 +75,9 @@ static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int
   options.backend = backend;
   options.float_factors = float_factors;
   ts_lu *lu = NULL;
-  if (ts_lu_create(ctx, &options, &lu) != TS_SUCCESS || ts_lu_analyze(lu, a) != TS_SUCCESS) {
+  if (ts_lu_create(ctx, &options, &lu) == TS_SUCCESS)
+    lu->switches.numeric_method = TSI_LU_METHOD_COLUMNS;
+  if (!lu || ts_lu_analyze(lu, a) != TS_SUCCESS) {
     fprintf(stderr, "lu_numeric_gpu: %s\n", ts_last_error(ctx));
     ts_lu_destroy(lu);
     return NULL;

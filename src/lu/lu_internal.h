@@ -55,9 +55,9 @@ enum { TSI_LU_SCRATCH_AUTO = 0, TSI_LU_SCRATCH_DENSE = 1, TSI_LU_SCRATCH_SPARSE 
  * sparse pattern. */
 enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_OFF = 2 };
 
-/* switches.numeric_method: the numeric phase's method on the host (AUTO:
- * the columns). The GPU path takes the columns whatever the switch: its
- * fronts are not written yet (numeric/frontal_rule.c holds their rule). */
+/* switches.numeric_method: the numeric phase's method (AUTO: the columns on
+ * the host; on the GPU the rule of numeric/frontal_rule.c). Complex values
+ * take the columns on both. */
 enum { TSI_LU_METHOD_AUTO = 0, TSI_LU_METHOD_COLUMNS = 1, TSI_LU_METHOD_FRONTS = 2 };
 
 /* Test and ablation switches: the tests and benchmarks set them in
@@ -116,8 +116,8 @@ struct tsi_lu_switches {
    * default with). */
   int gpu_solve_level_sync;
 
-  /* The numeric phase's method (TSI_LU_METHOD_*), read by the host path
-   * at every factorization; complex values always take the columns. */
+  /* The numeric phase's method (TSI_LU_METHOD_*), read by both paths at
+   * every factorization; complex values always take the columns. */
   int numeric_method;
 
   /* CPU factorization, read at every factorization: non-zero, several

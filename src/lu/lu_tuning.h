@@ -246,6 +246,21 @@
  * panel's row in registers: at most 64). */
 #define TSI_LU_FRONT_SMALL 32
 #define TSI_LU_FRONT_PANEL 64
+/* The GPU's fronts (numeric/frontal_cuda.cu), launch shapes set by
+ * reasoning, not yet measured: small fronts a warp each, this many warps
+ * (fronts) a block, each front in shared memory (8.4 KB a warp); the large
+ * fronts' extend-add a block of ASSEMBLY_THREADS per ASSEMBLY_COLUMNS target
+ * columns; a panel's diagonal block a warp (two rows a lane); its row and
+ * column solves a thread a row or column, PANEL_THREADS a block; the
+ * trailing update by TILE x TILE squares (a thread 4 x 4 entries, 256
+ * threads at 64), the panel's columns through shared memory TILE_DEPTH at a
+ * time (2 x 33 KB at 64 and 32). */
+#define TSI_LU_FRONT_SMALL_WARPS 4
+#define TSI_LU_FRONT_ASSEMBLY_COLUMNS 8
+#define TSI_LU_FRONT_ASSEMBLY_THREADS 256
+#define TSI_LU_FRONT_PANEL_THREADS 128
+#define TSI_LU_FRONT_TILE 64
+#define TSI_LU_FRONT_TILE_DEPTH 32
 /* The GPU fronts' storage (f^2 doubles a front) at most this many bytes,
  * and a quarter of the free device memory; else the columns. */
 #define TSI_LU_FRONT_BYTES ((int64_t)16 << 30)
@@ -265,6 +280,11 @@
 #define TSI_LU_MODEL_BYTES_PER_SECOND 2e12
 #define TSI_LU_MODEL_COLUMN_LEVEL_SECONDS 20e-6
 #define TSI_LU_MODEL_COLUMN_FLOPS 1e11
+/* Under AUTO the GPU keeps the columns, without building the fronts, when
+ * the model gives the columns less than this: building the fronts is a host
+ * pass over L + U (bench/lu_fronts prints its time), worth paying only where
+ * refactorizations can save more. An estimate, like the model's constants. */
+#define TSI_LU_FRONT_MIN_COLUMN_SECONDS 5e-3
 
 /* ---- GPU solves -------------------------------------------------------------------- */
 

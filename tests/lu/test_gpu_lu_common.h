@@ -23,7 +23,10 @@ static inline int gpu_lu_setup(void) {
   return 0;
 }
 
-/* An LU object on the GPU context, its numeric phases on `backend`. */
+/* An LU object on the GPU context, its numeric phases on `backend`, by
+ * columns: these tests compare the GPU's column path with the host's bit
+ * for bit (the GPU's rule could take the fronts, whose factors are the
+ * host's multifrontal ones: test_gpu_lu_fronts.c). */
 static inline ts_lu *gpu_lu_create(ts_backend backend, int float_factors, int no_perturbation) {
   ts_lu_options options = lu_test_options();
   options.backend = backend;
@@ -31,6 +34,8 @@ static inline ts_lu *gpu_lu_create(ts_backend backend, int float_factors, int no
   options.no_perturbation = no_perturbation;
   ts_lu *lu = NULL;
   CHECK_OK(gpu, ts_lu_create(gpu, &options, &lu));
+  if (lu)
+    lu->switches.numeric_method = TSI_LU_METHOD_COLUMNS;
   return lu;
 }
 

@@ -14,6 +14,7 @@ static ts_lu *pivot_lu(ts_backend backend, int refresh, const ts_csr *a) {
   options.refresh_pivots = refresh;
   ts_lu *lu = NULL;
   CHECK_OK(gpu, ts_lu_create(gpu, &options, &lu));
+  lu->switches.numeric_method = TSI_LU_METHOD_COLUMNS; /* the host's column factors' indicators, bit for bit */
   CHECK_OK(gpu, ts_lu_analyze(lu, a));
   CHECK_OK(gpu, ts_lu_factor(lu, a));
   return lu;

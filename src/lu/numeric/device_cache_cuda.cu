@@ -80,6 +80,7 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->rule, 3, sizeof(double));
   tsi_lu_device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
   tsi_lu_device_free(dev, dev->pivot_maxima, 2, sizeof(unsigned long long));
+  tsi_lu_frontal_cuda_release(dev);
   free_schedule(dev, &dev->lower);
   free_schedule(dev, &dev->upper);
   free_schedule(dev, &dev->upper_t);

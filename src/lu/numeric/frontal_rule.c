@@ -10,8 +10,9 @@
  *            flops at the sparse updates' rate.
  * The fronts must also fit: their storage within TSI_LU_FRONT_BYTES and a
  * quarter of the free device memory (the caller's free_bytes). The
- * constants (lu_tuning.h, TSI_LU_MODEL_*) are estimates until bench/lu_solvers
- * can force both methods on the GPU; the GPU's fronts are not written yet. */
+ * constants (lu_tuning.h, TSI_LU_MODEL_*) are estimates until a run of
+ * bench/lu_numeric_gpu with both methods forced on the GPU calibrates them
+ * (the fronts' kernels: frontal_cuda.cu). */
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 
@@ -56,6 +57,14 @@ double tsi_lu_column_model_seconds(const ts_lu *lu) {
 bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason) {
   if (lu->switches.numeric_method == TSI_LU_METHOD_COLUMNS) {
     *reason = "columns (switch)";
+    return false;
+  }
+  /* Under AUTO, columns the model gives a few milliseconds keep them
+   * without building the fronts (a host pass over L + U at the first
+   * factorization, which such a matrix's refactorizations could not repay). */
+  if (lu->switches.numeric_method != TSI_LU_METHOD_FRONTS &&
+      tsi_lu_column_model_seconds(lu) < TSI_LU_FRONT_MIN_COLUMN_SECONDS) {
+    *reason = "columns (the model's time of the columns is too short to build the fronts for)";
     return false;
   }
   tsi_lu_fronts *fr = NULL;

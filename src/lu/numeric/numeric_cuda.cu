@@ -5,7 +5,9 @@
  * (numeric_scatter_cuda.cu), runs the left-looking levels
  * (numeric_left_cuda.cu) and the right-looking tail, dense
  * (numeric_dense_tail_cuda.cu) or sparse (numeric_sparse_tail_cuda.cu),
- * and reports the first bad pivot as the host's code does. The launches go
+ * and reports the first bad pivot as the host's code does; or, where the
+ * rule of frontal_rule.c takes them, the multifrontal kernels of
+ * frontal_cuda.cu instead of the last three steps. The launches go
  * from the host without synchronising; the stream waits once, for the pivot
  * outcomes. */
 #include "lu/numeric/numeric_cuda.cuh"
@@ -87,6 +89,10 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
     lu->factors_on_device = 1;
     return TS_SUCCESS;
   }
+  /* The fronts where the rule (or the switch) takes them. */
+  dev->used_fronts = tsi_lu_frontal_cuda_chosen(lu, dev);
+  if (dev->used_fronts)
+    return tsi_lu_frontal_cuda(lu, dev);
 
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   const size_t parts = (size_t)dev->parts;

@@ -185,4 +185,15 @@ ts_status tsi_lu_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_ar
 ts_status tsi_lu_sparse_tail_cuda(const ts_lu *lu, const tsi_lu_device *dev, const factor_args &args,
                                   cudaStream_t stream);
 
+/* The multifrontal method on the GPU (frontal_cuda.cu): whether this
+ * factorization takes it (tsi_lu_frontal_chosen with the device's free
+ * memory; real values only; dev->method_reason set), the factorization
+ * itself (the device cache built and its values reserved; the factors left
+ * in dev->values and dev->tail_dense as the column path leaves them, the
+ * pivot outcome reported as the host's multifrontal code reports it), and
+ * the release of its device arrays (with the device cache). */
+bool tsi_lu_frontal_cuda_chosen(ts_lu *lu, tsi_lu_device *dev);
+ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev);
+void tsi_lu_frontal_cuda_release(tsi_lu_device *dev);
+
 #endif

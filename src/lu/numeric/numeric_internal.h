@@ -42,10 +42,11 @@ void tsi_lu_cuda_release(ts_lu *lu);
 ts_status tsi_lu_frontal_cpu(ts_lu *lu);
 /* The fronts of lu's analysis, built on first use (frontal_rule.c). */
 ts_status tsi_lu_fronts_get(ts_lu *lu, struct tsi_lu_fronts **fronts);
-/* Whether a GPU factorization would take the fronts (the method switch,
- * else the model of frontal_rule.c over the fronts' and the columns'
- * figures, with free_bytes of device memory free); *reason says why. Not
- * called yet: the GPU's fronts are still to be written. */
+/* Whether a GPU factorization takes the fronts (the method switch, else
+ * the model of frontal_rule.c over the fronts' and the columns' figures,
+ * with free_bytes of device memory free); *reason says why. The GPU
+ * factorization asks it at every factorization of real values
+ * (frontal_cuda.cu). */
 bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason);
 /* The model's seconds of each method (frontal_rule.c). */
 double tsi_lu_frontal_model_seconds(const struct tsi_lu_fronts *fronts);
@@ -309,6 +310,13 @@ typedef struct tsi_lu_device {
   int refine_long_listed;
   int32_t *refine_long_rows;
   int64_t refine_long_count;
+
+  /* The multifrontal method (frontal_cuda.cu): the fronts on the device,
+   * made at the first factorization that takes them; whether the last
+   * factorization took them, and why (tsi_lu_frontal_chosen's reason). */
+  struct tsi_lu_front_device *fronts;
+  int used_fronts;
+  const char *method_reason;
 } tsi_lu_device;
 
 /* Build the device cache for lu's analysis (device_cache_cuda.cu); *out is
