@@ -348,6 +348,25 @@ TS_API ts_status ts_lu_refactor(ts_lu *lu, const ts_csr *a);
 TS_API ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x,
                              int64_t ldx);
 
+/**
+ * ts_lu_solve() with B and X in tessera buffers (ts_buffer_create(),
+ * ts_buffer_wrap()), for right-hand sides and solutions that live in device
+ * memory, as a GPU application keeps them. Each buffer holds @p nrhs
+ * columns of doubles (pairs for a complex matrix), column j at j * ld
+ * values; B and X may not overlap. Where the factors are on the GPU, the
+ * matrix is real, @p op is TS_OP_NONE, solves are checked (the default) and
+ * both buffers are device memory, everything stays on the device: the
+ * triangular solves, the residual in double and the refinement, with one
+ * synchronisation per residual (to read its norms) and none for the
+ * vectors. Any other case goes through host copies of B and X and
+ * ts_lu_solve() (the same results, the copies' time added). The statistics
+ * are those of ts_lu_solve().
+ * @return as ts_lu_solve(), and TS_ERROR_INVALID_ARGUMENT for a NULL
+ *         buffer, a buffer too small for its columns, or buffers that overlap
+ */
+TS_API ts_status ts_lu_solve_buffers(ts_lu *lu, ts_operation op, int64_t nrhs, const ts_buffer *b, int64_t ldb,
+                                     ts_buffer *x, int64_t ldx);
+
 /** Copy the statistics out. */
 TS_API ts_status ts_lu_get_stats(const ts_lu *lu, ts_lu_stats *stats);
 

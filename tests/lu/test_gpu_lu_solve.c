@@ -269,6 +269,54 @@ static void test_long_rows(void) {
   ts_csr_destroy(a);
 }
 
+/* ts_lu_solve_buffers with device buffers: A x = b stays on the device
+ * (the device refinement reading b and writing x in place) and gives
+ * ts_lu_solve's bits and statistics; A^T x = b goes through host copies,
+ * the same bits too; a right-hand side that is not finite is refused with
+ * its row. */
+static void test_device_buffers(const ts_csr *a) {
+  const int64_t n = a->rows, nrhs = 2, ld = n + 3, count = ld * nrhs;
+  const size_t bytes = (size_t)count * sizeof(double);
+  ts_lu *lu = gpu_lu_create(TS_BACKEND_CUDA, 0, 0);
+  CHECK_OK(gpu, ts_lu_analyze(lu, a));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(lu, a)));
+  double *b = malloc(bytes), *x = malloc(bytes), *y = malloc(bytes);
+  unsigned long long state = 31;
+  for (int64_t i = 0; i < count; i++) {
+    b[i] = test_random(&state);
+    x[i] = y[i] = 5.0;
+  }
+  ts_buffer *bb = NULL, *xb = NULL;
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, bytes, &bb));
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, bytes, &xb));
+  CHECK_OK(gpu, ts_buffer_upload(gpu, bb, 0, b, bytes));
+  for (int op = 0; op < 2; op++) {
+    const ts_operation operation = op ? TS_OP_TRANSPOSE : TS_OP_NONE;
+    CHECK_OK(gpu, ts_buffer_upload(gpu, xb, 0, y, bytes));
+    CHECK_OK(gpu, ts_lu_solve(lu, operation, nrhs, b, ld, x, ld));
+    ts_lu_stats host_stats, buffer_stats;
+    ts_lu_get_stats(lu, &host_stats);
+    CHECK_OK(gpu, ts_lu_solve_buffers(lu, operation, nrhs, bb, ld, xb, ld));
+    ts_lu_get_stats(lu, &buffer_stats);
+    double *got = malloc(bytes);
+    CHECK_OK(gpu, ts_buffer_download(gpu, xb, 0, got, bytes));
+    CHECK_MSG(memcmp(got, x, bytes) == 0, "device buffers, %s: x differs from ts_lu_solve's", op ? "A^T" : "A");
+    CHECK(buffer_stats.backward_error == host_stats.backward_error &&
+          buffer_stats.refinement_steps == host_stats.refinement_steps);
+    free(got);
+  }
+  b[ld + 4] = INFINITY;
+  CHECK_OK(gpu, ts_buffer_upload(gpu, bb, 0, b, bytes));
+  CHECK(ts_lu_solve_buffers(lu, TS_OP_NONE, nrhs, bb, ld, xb, ld) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(ts_last_error(gpu), "row 4") != NULL, "%s", ts_last_error(gpu));
+  ts_buffer_destroy(bb);
+  ts_buffer_destroy(xb);
+  free(b);
+  free(x);
+  free(y);
+  ts_lu_destroy(lu);
+}
+
 static void test_dense_reference(void) {
   const int64_t n = 120;
   ts_csr *a = lu_test_random(gpu, n, 4, 0, 7);
@@ -303,6 +351,13 @@ int main(void) {
     return skip;
   test_dense_reference();
   test_long_rows();
+  {
+    ts_csr *small = lu_test_random(gpu, small_sizes ? 300 : 3000, 4, 1, 41);
+    CHECK(small != NULL);
+    if (small)
+      test_device_buffers(small);
+    ts_csr_destroy(small);
+  }
   ts_csr *grid = gpu_lu_circuit(small_sizes ? 1500 : 30000, 1.0, 5);
   ts_csr *netlist = gpu_lu_circuit(small_sizes ? 1500 : 50000, 0.0, 6);
   ts_csr *laplacian = NULL;

@@ -206,7 +206,7 @@ typedef struct tsi_lu_solve_schedule {
 } tsi_lu_solve_schedule;
 
 /* The maxima the device refinement's residual gathers (solve/refine_cuda.cu). */
-enum { TSI_LU_REFINE_NORMS = 8 };
+enum { TSI_LU_REFINE_NORMS = 9 };
 
 typedef struct tsi_lu_device {
   int64_t n, lu_nnz, nnz_a;

@@ -33,9 +33,12 @@ __global__ void residual_kernel(int64_t n, const int64_t *row_ptr, const int32_t
   double x_norm = 0.0, x_scaled = 0.0, b_norm = 0.0, b_scaled = 0.0, r_norm = 0.0, r_scaled = 0.0;
   double componentwise = 0.0;
   int x_not_finite = 0, r_nan = 0;
+  unsigned long long b_bad = 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     const double b_i = b[i], x_i = x[i];
     x_not_finite |= !isfinite(x_i);
+    if (!isfinite(b_i) && (unsigned long long)(n - i) > b_bad)
+      b_bad = (unsigned long long)(n - i);
     const double x_abs = fabs(x_i), b_abs = fabs(b_i);
     x_norm = fmax(x_norm, x_abs);
     b_norm = fmax(b_norm, b_abs);
@@ -73,6 +76,8 @@ __global__ void residual_kernel(int64_t n, const int64_t *row_ptr, const int32_t
     atomicMax(&maxima[TSI_LU_REFINE_R], (unsigned long long)__double_as_longlong(INFINITY));
   if (__any_sync(0xffffffffu, x_not_finite) && lane_zero)
     atomicMax(&maxima[TSI_LU_REFINE_NOT_FINITE], 1ull);
+  if (b_bad > 0)
+    atomicMax(&maxima[TSI_LU_REFINE_B_BAD], b_bad);
 }
 
 /* The rows of more than TSI_LU_REFINE_LONG_ROW entries (a circuit's
@@ -137,7 +142,7 @@ unsigned grid_for(int64_t n) {
 
 /* The residual of x, its measures read back (the one synchronisation). */
 ts_status residual(ts_lu *lu, tsi_lu_device *dev, const tsi_lu_refine_setup *setup, const double *b, const double *x,
-                   double *r, tsi_lu_residual_measures *measures) {
+                   double *r, tsi_lu_residual_measures *measures, int64_t *b_bad_row) {
   ts_context *ctx = lu->ctx;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   const int64_t n = lu->n;
@@ -163,6 +168,7 @@ ts_status residual(ts_lu *lu, tsi_lu_device *dev, const tsi_lu_refine_setup *set
   double maxima[TSI_LU_REFINE_NORMS];
   memcpy(maxima, bits, sizeof maxima);
   tsi_lu_measures_from_maxima(setup, maxima, bits[TSI_LU_REFINE_NOT_FINITE] == 0, measures);
+  *b_bad_row = bits[TSI_LU_REFINE_B_BAD] > 0 ? n - (int64_t)bits[TSI_LU_REFINE_B_BAD] : -1;
   return TS_SUCCESS;
 }
 
@@ -196,7 +202,7 @@ double normwise(const tsi_lu_residual_measures *m) { return fmax(m->normwise, m-
 } // namespace
 
 extern "C" ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const double *b, double *x,
-                                        tsi_lu_residual_measures *measures, int *steps) {
+                                        bool device_vectors, tsi_lu_residual_measures *measures, int *steps) {
   ts_context *ctx = lu->ctx;
   tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
   *steps = 0;
@@ -216,14 +222,25 @@ extern "C" ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *se
   if (dev->peak > lu->stats.peak_device_bytes)
     lu->stats.peak_device_bytes = dev->peak;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  double *b_dev = dev->refine_work, *solution[2] = {b_dev + n, b_dev + 2 * n}, *r = b_dev + 3 * n;
-  cudaError_t err = cudaMemcpyAsync(b_dev, b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice, stream);
+  double *b_copy = dev->refine_work, *solution[2] = {b_copy + n, b_copy + 2 * n}, *r = b_copy + 3 * n;
+  const double *b_dev = device_vectors ? b : b_copy;
+  cudaError_t err = cudaSuccess;
+  if (!device_vectors)
+    err = cudaMemcpyAsync(b_copy, b, (size_t)n * sizeof(double), cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the right-hand side");
   int cur = 0;
+  int64_t b_bad_row = -1;
   st = tsi_lu_cuda_apply_inverse_device(lu, TS_OP_NONE, b_dev, solution[cur]);
   if (st == TS_SUCCESS)
-    st = residual(lu, dev, setup, b_dev, solution[cur], r, measures);
+    st = residual(lu, dev, setup, b_dev, solution[cur], r, measures, &b_bad_row);
+  if (st == TS_SUCCESS && b_bad_row >= 0) {
+    double value = 0.0;
+    (void)cudaMemcpy(&value, b_dev + b_bad_row, sizeof value, cudaMemcpyDeviceToHost);
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_lu_solve_buffers: b holds %g at row %lld (from 0): the right-hand sides must be finite", value,
+                     (long long)b_bad_row);
+  }
   while (st == TS_SUCCESS && *steps < setup->max_steps && isfinite(normwise(measures))) {
     if ((st = tsi_check_cancel(ctx)) != TS_SUCCESS)
       break;
@@ -236,7 +253,7 @@ extern "C" ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *se
       break;
     add_kernel<<<grid_for(n), TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(n, candidate, solution[cur]);
     tsi_lu_residual_measures next;
-    st = residual(lu, dev, setup, b_dev, candidate, r, &next);
+    st = residual(lu, dev, setup, b_dev, candidate, r, &next, &b_bad_row);
     if (st != TS_SUCCESS)
       break;
     const double before = polishing ? measures->componentwise : normwise(measures);
@@ -251,9 +268,13 @@ extern "C" ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *se
   }
   if (st != TS_SUCCESS)
     return st;
-  err = cudaMemcpyAsync(x, solution[cur], (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, stream);
-  if (err == cudaSuccess)
-    err = cudaStreamSynchronize(stream);
+  if (device_vectors) {
+    err = cudaMemcpyAsync(x, solution[cur], (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, stream);
+  } else {
+    err = cudaMemcpyAsync(x, solution[cur], (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+      err = cudaStreamSynchronize(stream);
+  }
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "ts_lu_solve: copy of the solution");
   return TS_SUCCESS;

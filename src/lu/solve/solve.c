@@ -107,7 +107,10 @@ static ts_status check_rhs(ts_lu *lu, int64_t nrhs, const double *b, int64_t ldb
   return TS_SUCCESS;
 }
 
-ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x, int64_t ldx) {
+/* ts_lu_solve, b and x on the host or (device_vectors: tsi_lu_solve_device's
+ * case) on the device. */
+static ts_status solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x, int64_t ldx,
+                       bool device_vectors) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: lu is NULL");
   ts_context *ctx = lu->ctx;
@@ -144,7 +147,8 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   if (tsi_ranges_overlap(b, (size_t)b_bytes, x, (size_t)x_bytes))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: b and x overlap");
 
-  ts_status status = check_rhs(lu, nrhs, b, ldb);
+  /* Device vectors' finiteness is checked by the first residual on the GPU. */
+  ts_status status = device_vectors ? TS_SUCCESS : check_rhs(lu, nrhs, b, ldb);
   if (status != TS_SUCCESS)
     return status;
 
@@ -188,13 +192,16 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
   double start = tsi_seconds();
   status = tsi_progress(ctx, 0, nrhs);
   const bool on_gpu = status == TS_SUCCESS && tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) && !lu->pivoted;
+  if (device_vectors &&
+      !(on_gpu && setup.check && !lu->complex_values && op == TS_OP_NONE && lu->stats.perturbed_pivots == 0))
+    return tsi_error(ctx, TS_ERROR_INTERNAL, "ts_lu_solve_buffers: the device path does not apply");
   if (on_gpu && setup.check && !lu->complex_values && op == TS_OP_NONE) {
     /* Real A x = b: each right-hand side solved and refined on the GPU, the
      * residual formed there (refine_cuda.cu). */
     for (int64_t j = 0; j < nrhs && status == TS_SUCCESS; j++) {
       tsi_lu_residual_measures measures;
       int steps = 0;
-      status = tsi_lu_cuda_refine(lu, &setup, b + j * ldb, x + j * ldx, &measures, &steps);
+      status = tsi_lu_cuda_refine(lu, &setup, b + j * ldb, x + j * ldx, device_vectors, &measures, &steps);
       if (status == TS_SUCCESS) {
         summary_add(&summary, &measures, steps);
         status = tsi_check_cancel(ctx);
@@ -249,4 +256,12 @@ ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b,
                      "ts_lu_solve: the solution does not fit in double (an entry overflowed to infinity or NaN); "
                      "the matrix is too ill-conditioned for the right-hand side's magnitude");
   return TS_SUCCESS;
+}
+
+ts_status ts_lu_solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b, int64_t ldb, double *x, int64_t ldx) {
+  return solve(lu, op, nrhs, b, ldb, x, ldx, false);
+}
+
+ts_status tsi_lu_solve_device(ts_lu *lu, int64_t nrhs, const double *b, int64_t ldb, double *x, int64_t ldx) {
+  return solve(lu, TS_OP_NONE, nrhs, b, ldb, x, ldx, true);
 }

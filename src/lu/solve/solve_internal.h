@@ -96,7 +96,8 @@ enum {
   TSI_LU_REFINE_R,             /* |r|_inf */
   TSI_LU_REFINE_R_SCALED,      /* |Dr r|_inf */
   TSI_LU_REFINE_COMPONENTWISE, /* max_i |r_i| / (|A| |x| + |b|)_i */
-  TSI_LU_REFINE_NOT_FINITE     /* nonzero when an entry of x is not finite */
+  TSI_LU_REFINE_NOT_FINITE,    /* nonzero when an entry of x is not finite */
+  TSI_LU_REFINE_B_BAD          /* n - i for the first row i whose b_i is not finite, 0 if none */
 };
 
 /* The measures (tsi_lu_residual's) from the maxima of a residual of
@@ -105,12 +106,19 @@ void tsi_lu_measures_from_maxima(const tsi_lu_refine_setup *setup, const double 
                                  tsi_lu_residual_measures *measures);
 
 /* tsi_lu_refine for real values, A x = b, the factors on the device, with
- * the residual formed there: b and x on the host (n values), one
- * synchronisation for the first solve's residual and one per refinement
- * step; the same x, measures and steps as tsi_lu_refine with the residual
- * on the host (TS_ERROR_UNSUPPORTED in a build without CUDA). */
+ * the residual formed there: b and x (n values) on the host, or on the
+ * device with device_vectors (then a b that is not finite is refused here,
+ * naming its row, and x is written on the stream without a
+ * synchronisation); one synchronisation for the first solve's residual and
+ * one per refinement step (TS_ERROR_UNSUPPORTED in a build without CUDA). */
 ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const double *b, double *x,
-                             tsi_lu_residual_measures *measures, int *steps);
+                             bool device_vectors, tsi_lu_residual_measures *measures, int *steps);
+
+/* ts_lu_solve's work for b and x in device memory (solve.c): the caller
+ * has checked the arguments and that the device path applies (factors on
+ * the GPU without perturbed pivots or the fallback, real values, A x = b,
+ * checked solves). */
+ts_status tsi_lu_solve_device(ts_lu *lu, int64_t nrhs, const double *b, int64_t ldb, double *x, int64_t ldx);
 
 /* The four triangular solves (L, U; U^T, L^T). */
 enum { TSI_LU_SOLVE_LOWER = 0, TSI_LU_SOLVE_UPPER = 1, TSI_LU_SOLVE_UPPER_T = 2, TSI_LU_SOLVE_LOWER_T = 3 };

@@ -16,8 +16,8 @@ ts_status tsi_lu_cuda_apply_inverse_device(ts_lu *lu, ts_operation op, const dou
 }
 
 ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const double *b, double *x,
-                             tsi_lu_residual_measures *measures, int *steps) {
-  (void)setup, (void)b, (void)x, (void)measures;
+                             bool device_vectors, tsi_lu_residual_measures *measures, int *steps) {
+  (void)setup, (void)b, (void)x, (void)device_vectors, (void)measures;
   *steps = 0;
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
 }
