@@ -8,6 +8,7 @@
 #include "lu/analyze/analyze_internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,33 +236,22 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
   return TS_SUCCESS;
 }
 
-/* Minimum-cost perfect matching on the costs; the caller has checked that
- * one exists. row_of_col[j] = row matched to column j; u, v the duals. */
-static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
-                                   double *v) {
-  ts_status st = TS_SUCCESS;
-  int32_t *col_of_row = tsi_malloc_array(n, sizeof(int32_t));
-  double *dist = tsi_malloc_array(n, sizeof(double));
-  int32_t *pred = tsi_malloc_array(n, sizeof(int32_t));
-  int32_t *done = tsi_malloc_array(n, sizeof(int32_t)); /* search id of the row's finalisation */
-  int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
-  int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
-  row_heap heap = {tsi_malloc_array(n, sizeof(int32_t)), tsi_malloc_array(n, sizeof(int32_t)), 0, dist};
-  if (!col_of_row || !dist || !pred || !done || !touched || !finished || !heap.rows || !heap.position) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
-                   (long long)n);
-    goto cleanup;
-  }
-  for (int64_t k = 0; k < n; k++) {
-    row_of_col[k] = col_of_row[k] = -1;
-    dist[k] = INFINITY;
-    done[k] = -1;
-    heap.position[k] = -1;
-    u[k] = INFINITY;
-  }
+/* Reduced cost of entry k of column j: c_ij - v_j - u_i, the form every
+ * test below uses, so that a zero reduced cost means the same everywhere. */
+static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double *u, const double *v) {
+  return (m->entry[k].cost - v[j]) - u[m->entry[k].row];
+}
 
-  /* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j)
-   * and a greedy matching on the entries of zero reduced cost. */
+/* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j) and
+ * a matching on the entries of zero reduced cost, as MC64 initialises its
+ * product matching (Duff and Koster 2001, section 4): first greedily, then
+ * for each column left unmatched an augmenting path of length 2 (a
+ * zero-cost row i of column j whose column jj can move to a free zero-cost
+ * row). Each column's scan for a free row resumes where it stopped, since a
+ * row once matched stays matched: O(nnz) in all. Every column matched here
+ * saves a shortest-path search. */
+static void initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, double *u,
+                             double *v, int64_t *resume) {
   for (int64_t j = 0; j < n; j++) {
     double smallest = INFINITY;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
@@ -276,21 +266,83 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
       double reduced = m->entry[k].cost - v[j];
       u[i] = reduced < u[i] ? reduced : u[i];
     }
-  for (int64_t j = 0; j < n; j++)
+  for (int32_t j = 0; j < (int32_t)n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
       int32_t i = m->entry[k].row;
-      if (col_of_row[i] < 0 && (m->entry[k].cost - v[j]) - u[i] <= 0.0) {
-        col_of_row[i] = (int32_t)j;
+      if (col_of_row[i] < 0 && reduced_cost(m, k, j, u, v) <= 0.0) {
+        col_of_row[i] = j;
         row_of_col[j] = i;
         break;
       }
     }
+  for (int64_t j = 0; j < n; j++)
+    resume[j] = m->col_ptr[j];
+  for (int32_t j = 0; j < (int32_t)n; j++) {
+    if (row_of_col[j] >= 0)
+      continue;
+    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1] && row_of_col[j] < 0; k++) {
+      int32_t i = m->entry[k].row;
+      if (reduced_cost(m, k, j, u, v) > 0.0)
+        continue;
+      /* i is matched: the greedy pass would have given it to j otherwise. */
+      int32_t jj = col_of_row[i];
+      for (; resume[jj] < m->col_ptr[jj + 1]; resume[jj]++) {
+        int64_t kk = resume[jj];
+        int32_t ii = m->entry[kk].row;
+        if (col_of_row[ii] < 0 && reduced_cost(m, kk, jj, u, v) <= 0.0) {
+          row_of_col[jj] = ii;
+          col_of_row[ii] = jj;
+          row_of_col[j] = i;
+          col_of_row[i] = j;
+          resume[jj]++;
+          break;
+        }
+      }
+    }
+  }
+}
 
+/* Minimum-cost perfect matching on the costs: row_of_col[j] = row matched
+ * to column j; u, v the duals. *perfect = false, and no error, when some
+ * column has no augmenting path (no perfect matching: the caller finds the
+ * structural rank for its message). */
+static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
+                                   double *v, bool *perfect) {
+  ts_status st = TS_SUCCESS;
+  int32_t *col_of_row = tsi_malloc_array(n, sizeof(int32_t));
+  double *dist = tsi_malloc_array(n, sizeof(double));
+  int32_t *pred = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *done = tsi_malloc_array(n, sizeof(int32_t)); /* search id of the row's finalisation */
+  int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
+  int64_t *resume = tsi_malloc_array(n, sizeof(int64_t));
+  row_heap heap = {tsi_malloc_array(n, sizeof(int32_t)), tsi_malloc_array(n, sizeof(int32_t)), 0, dist};
+  *perfect = true;
+  if (!col_of_row || !dist || !pred || !done || !touched || !finished || !resume || !heap.rows || !heap.position) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    row_of_col[k] = col_of_row[k] = -1;
+    dist[k] = INFINITY;
+    done[k] = -1;
+    heap.position[k] = -1;
+    u[k] = INFINITY;
+  }
+  initial_matching(n, m, row_of_col, col_of_row, u, v, resume);
+
+  /* Shortest augmenting paths from each unmatched column (MC64's
+   * Dijkstra, Duff and Koster 2001, section 4): a free row is a candidate
+   * end, kept out of the heap, and the search stops once no row left in
+   * the heap is nearer than the best candidate lsap; one reached at the
+   * current distance ends it at once. */
   for (int32_t source = 0; source < (int32_t)n; source++) {
     if (row_of_col[source] >= 0)
       continue;
     int32_t touched_count = 0, finished_count = 0, free_row = -1;
-    /* Relax the entries of column j reached at distance base. */
+    double lsap = INFINITY;
+    /* Relax the entries of column col reached at distance base. */
     int32_t col = source;
     double base = 0.0;
     for (;;) {
@@ -299,45 +351,45 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
         if (done[i] == source)
           continue;
         /* Rounding may leave a reduced cost a hair below 0. */
-        double reduced = (m->entry[k].cost - v[col]) - u[i];
-        reduced = reduced > 0.0 ? reduced : 0.0;
-        double candidate = base + reduced;
-        if (candidate < dist[i]) {
-          if (dist[i] == INFINITY)
-            touched[touched_count++] = i;
-          dist[i] = candidate;
-          pred[i] = col;
+        double reduced = reduced_cost(m, k, col, u, v);
+        double candidate = base + (reduced > 0.0 ? reduced : 0.0);
+        if (candidate >= lsap || candidate >= dist[i])
+          continue;
+        if (dist[i] == INFINITY)
+          touched[touched_count++] = i;
+        dist[i] = candidate;
+        pred[i] = col;
+        if (col_of_row[i] < 0) {
+          lsap = candidate;
+          free_row = i;
+        } else {
           heap_push_or_decrease(&heap, i);
         }
       }
-      if (heap.size == 0)
+      if (heap.size == 0 || dist[heap.rows[0]] >= lsap)
         break;
       int32_t row = heap_pop(&heap);
       done[row] = source;
       finished[finished_count++] = row;
-      if (col_of_row[row] < 0) {
-        free_row = row;
-        break;
-      }
       col = col_of_row[row];
       base = dist[row];
     }
+    for (int32_t s = 0; s < heap.size; s++)
+      heap.position[heap.rows[s]] = -1;
+    heap.size = 0;
     if (free_row < 0) {
-      st = tsi_error(ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: no augmenting path from column %d in the matching",
-                     (int)source);
+      *perfect = false;
       goto cleanup;
     }
     /* Dual update keeping reduced costs >= 0 and 0 on the new path: rows
-     * finished below the path length lsp drop by lsp - dist, and the columns
-     * they were matched to (and the source) rise by as much. */
-    double lsp = dist[free_row];
-    v[source] += lsp;
+     * finished below the path length lsap drop by lsap - dist, and the
+     * columns they were matched to (and the source) rise by as much. */
+    v[source] += lsap;
     for (int32_t s = 0; s < finished_count; s++) {
       int32_t row = finished[s];
-      double delta = lsp - dist[row];
+      double delta = lsap - dist[row];
       u[row] -= delta;
-      if (col_of_row[row] >= 0)
-        v[col_of_row[row]] += delta;
+      v[col_of_row[row]] += delta;
     }
     /* Augment along the predecessors. */
     for (int32_t row = free_row;;) {
@@ -351,8 +403,6 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
     }
     for (int32_t s = 0; s < touched_count; s++)
       dist[touched[s]] = INFINITY;
-    while (heap.size > 0)
-      heap_pop(&heap);
   }
 cleanup:
   free(col_of_row);
@@ -361,6 +411,7 @@ cleanup:
   free(done);
   free(touched);
   free(finished);
+  free(resume);
   free(heap.rows);
   free(heap.position);
   return st;
@@ -424,8 +475,40 @@ static ts_status structurally_singular(ts_lu *lu, int64_t rank, const char *deta
                    (long long)lu->n, detail);
 }
 
+/* The stored pattern (explicit zeros count) has a perfect matching: the
+ * identity when the diagonal is stored, else the augmenting-path search.
+ * Empty rows or columns, or rows that share too few columns, show here. */
+static ts_status check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal) {
+  int64_t rank = a->rows;
+  if (diagonal == 0) {
+    ts_status st = tsi_lu_structural_rank(lu->ctx, a->rows, a->row_ptr, a->col_idx, NULL, NULL, &rank);
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  return rank < a->rows ? structurally_singular(lu, rank, "") : TS_SUCCESS;
+}
+
+/* The status of a matrix whose nonzero entries have no perfect matching
+ * (the min-cost matching found a column without an augmenting path): the
+ * structural rank of its pattern, or, when that is n, of its nonzero
+ * entries (explicit zeros cannot be matched). */
+static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal, const unsigned char *zero) {
+  ts_status st = check_pattern_rank(lu, a, diagonal);
+  if (st != TS_SUCCESS)
+    return st;
+  int64_t rank = a->rows;
+  st = tsi_lu_structural_rank(lu->ctx, a->rows, a->row_ptr, a->col_idx, zero, NULL, &rank);
+  if (st != TS_SUCCESS)
+    return st;
+  if (rank == a->rows)
+    return tsi_error(lu->ctx, TS_ERROR_INTERNAL,
+                     "ts_lu_analyze: the matching found no augmenting path, yet the nonzero entries have a perfect "
+                     "matching");
+  return structurally_singular(lu, rank, " once its explicit zeros are left out");
+}
+
 ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
-  int64_t n = a->rows, rank = 0;
+  int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
   unsigned char *zero = NULL;
   cost_csc costs = {0};
@@ -446,53 +529,35 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     lu->row_scale[k] = lu->col_scale[k] = 1.0;
   }
 
-  /* Structural check on the stored pattern (explicit zeros count): empty
-   * rows or columns, or rows that share too few columns, show here. */
   const int diagonal = diagonal_kind(a);
-  rank = n;
-  if (diagonal == 0)
-    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, NULL, NULL, &rank);
-  if (st != TS_SUCCESS)
-    goto cleanup;
-  if (rank < n) {
-    st = structurally_singular(lu, rank, "");
+  if (lu->options.no_matching) {
+    st = check_pattern_rank(lu, a, diagonal);
+    if (st == TS_SUCCESS)
+      lu->stats.structural_rank = n;
     goto cleanup;
   }
-  lu->stats.structural_rank = n;
-  if (lu->options.no_matching)
-    goto cleanup;
 
-  /* Values must be finite for the costs to mean anything. */
+  /* Values must be finite for the costs to mean anything; a structurally
+   * singular pattern is reported first, as it would be without the
+   * matching. */
   zero = tsi_malloc_array(a->nnz, 1);
   if (!zero) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
     goto cleanup;
   }
-  int64_t zeros = 0;
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double magnitude = entry_magnitude(a, k);
       if (!isfinite(magnitude)) {
-        st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
-                       "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)k,
-                       (long long)i, (int)a->col_idx[k]);
+        st = check_pattern_rank(lu, a, diagonal);
+        if (st == TS_SUCCESS)
+          st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
+                         "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)k,
+                         (long long)i, (int)a->col_idx[k]);
         goto cleanup;
       }
       zero[k] = magnitude == 0.0;
-      zeros += zero[k];
     }
-  /* Explicit zeros cannot be matched: a matrix whose nonzero entries have
-   * no perfect matching is singular whatever its other values. Without
-   * explicit zeros that is the search just made. */
-  if (zeros > 0 && diagonal < 2) {
-    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, NULL, &rank);
-    if (st != TS_SUCCESS)
-      goto cleanup;
-  }
-  if (rank < n) {
-    st = structurally_singular(lu, rank, " once its explicit zeros are left out");
-    goto cleanup;
-  }
 
   u = tsi_malloc_array(n, sizeof(double));
   v = tsi_malloc_array(n, sizeof(double));
@@ -507,12 +572,19 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
   }
   /* On A^T (build_costs): its column i is A's row i, matched to A's column
-   * col_of_row[i]; u is indexed by A's columns, v by A's rows. */
+   * col_of_row[i]; u is indexed by A's columns, v by A's rows. The
+   * matching itself tells whether the nonzero entries have a perfect
+   * matching (the structural rank is searched for only when they have
+   * none, for the message). */
+  bool perfect = true;
   st = build_costs(lu->ctx, a, &costs);
   if (st == TS_SUCCESS)
-    st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v);
+    st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v, &perfect);
+  if (st == TS_SUCCESS && !perfect)
+    st = no_perfect_matching(lu, a, diagonal, zero);
   if (st != TS_SUCCESS)
     goto cleanup;
+  lu->stats.structural_rank = n;
   /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
    * matched; A's scales are those of A^T swapped. */
   int shift = 0;
