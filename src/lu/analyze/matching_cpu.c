@@ -117,65 +117,75 @@ cleanup:
  * (Dijkstra on the reduced costs c_ij - u_i - v_j >= 0, which stay 0 on
  * matched entries: the Hungarian method's duals, as in MC64). */
 
-/* Binary min-heap of rows keyed by their tentative distance, with positions
- * so that a distance can decrease in place. */
+/* What a shortest-path search reads and writes of a row, together: one
+ * cache line holds all of it, where separate arrays cost a miss each. */
+typedef struct row_state {
+  double dist;      /* tentative distance in the current search; INFINITY when not reached */
+  double u;         /* the row's dual */
+  int32_t done;     /* id of the search that finished it */
+  int32_t col;      /* the column matched to it, -1 when free */
+  int32_t position; /* in the heap, -1 when not there */
+  int32_t pred;     /* the column it was reached from */
+} row_state;
+
+/* Binary min-heap of rows keyed by their tentative distance, the key stored
+ * beside the row (no indirection per comparison), with positions so that a
+ * distance can decrease in place. */
+typedef struct heap_entry {
+  double key;
+  int32_t row;
+} heap_entry;
+
 typedef struct row_heap {
-  int32_t *rows;
-  int32_t *position; /* -1 = not in the heap */
+  heap_entry *entry;
   int32_t size;
-  const double *key;
+  row_state *state;
 } row_heap;
 
-static void heap_sift_up(row_heap *h, int32_t at) {
-  int32_t row = h->rows[at];
+static void heap_sift_up(row_heap *h, int32_t at, heap_entry moving) {
   while (at > 0) {
     int32_t parent = (at - 1) / 2;
-    if (h->key[h->rows[parent]] <= h->key[row])
+    if (h->entry[parent].key <= moving.key)
       break;
-    h->rows[at] = h->rows[parent];
-    h->position[h->rows[at]] = at;
+    h->entry[at] = h->entry[parent];
+    h->state[h->entry[at].row].position = at;
     at = parent;
   }
-  h->rows[at] = row;
-  h->position[row] = at;
+  h->entry[at] = moving;
+  h->state[moving.row].position = at;
 }
 
-static void heap_sift_down(row_heap *h, int32_t at) {
-  int32_t row = h->rows[at];
+static void heap_sift_down(row_heap *h, int32_t at, heap_entry moving) {
   for (;;) {
     int32_t child = 2 * at + 1;
     if (child >= h->size)
       break;
-    if (child + 1 < h->size && h->key[h->rows[child + 1]] < h->key[h->rows[child]])
+    if (child + 1 < h->size && h->entry[child + 1].key < h->entry[child].key)
       child++;
-    if (h->key[row] <= h->key[h->rows[child]])
+    if (moving.key <= h->entry[child].key)
       break;
-    h->rows[at] = h->rows[child];
-    h->position[h->rows[at]] = at;
+    h->entry[at] = h->entry[child];
+    h->state[h->entry[at].row].position = at;
     at = child;
   }
-  h->rows[at] = row;
-  h->position[row] = at;
+  h->entry[at] = moving;
+  h->state[moving.row].position = at;
 }
 
-static void heap_push_or_decrease(row_heap *h, int32_t row) {
-  if (h->position[row] < 0) {
-    h->rows[h->size] = row;
-    h->position[row] = h->size;
-    h->size++;
-  }
-  heap_sift_up(h, h->position[row]);
+/* Insert row with key, or lower its key when it is in the heap already. */
+static void heap_push_or_decrease(row_heap *h, int32_t row, double key) {
+  int32_t at = h->state[row].position;
+  if (at < 0)
+    at = h->size++;
+  heap_sift_up(h, at, (heap_entry){.key = key, .row = row});
 }
 
 static int32_t heap_pop(row_heap *h) {
-  int32_t top = h->rows[0];
-  h->position[top] = -1;
+  int32_t top = h->entry[0].row;
+  h->state[top].position = -1;
   h->size--;
-  if (h->size > 0) {
-    h->rows[0] = h->rows[h->size];
-    h->position[h->rows[0]] = 0;
-    heap_sift_down(h, 0);
-  }
+  if (h->size > 0)
+    heap_sift_down(h, 0, h->entry[h->size]);
   return top;
 }
 
@@ -310,27 +320,24 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
                                    double *v, bool *perfect) {
   ts_status st = TS_SUCCESS;
   int32_t *col_of_row = tsi_malloc_array(n, sizeof(int32_t));
-  double *dist = tsi_malloc_array(n, sizeof(double));
-  int32_t *pred = tsi_malloc_array(n, sizeof(int32_t));
-  int32_t *done = tsi_malloc_array(n, sizeof(int32_t)); /* search id of the row's finalisation */
+  row_state *row = tsi_malloc_array(n, sizeof(row_state));
   int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
   int64_t *resume = tsi_malloc_array(n, sizeof(int64_t));
-  row_heap heap = {tsi_malloc_array(n, sizeof(int32_t)), tsi_malloc_array(n, sizeof(int32_t)), 0, dist};
+  row_heap heap = {tsi_malloc_array(n, sizeof(heap_entry)), 0, row};
   *perfect = true;
-  if (!col_of_row || !dist || !pred || !done || !touched || !finished || !resume || !heap.rows || !heap.position) {
+  if (!col_of_row || !row || !touched || !finished || !resume || !heap.entry) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
                    (long long)n);
     goto cleanup;
   }
   for (int64_t k = 0; k < n; k++) {
     row_of_col[k] = col_of_row[k] = -1;
-    dist[k] = INFINITY;
-    done[k] = -1;
-    heap.position[k] = -1;
     u[k] = INFINITY;
   }
   initial_matching(n, m, row_of_col, col_of_row, u, v, resume);
+  for (int64_t k = 0; k < n; k++)
+    row[k] = (row_state){.dist = INFINITY, .u = u[k], .done = -1, .col = col_of_row[k], .position = -1, .pred = -1};
 
   /* Shortest augmenting paths from each unmatched column (MC64's
    * Dijkstra, Duff and Koster 2001, section 4): a free row is a candidate
@@ -346,36 +353,38 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
     int32_t col = source;
     double base = 0.0;
     for (;;) {
+      const double v_col = v[col];
       for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
         int32_t i = m->entry[k].row;
-        if (done[i] == source)
+        row_state *r = &row[i];
+        if (r->done == source)
           continue;
         /* Rounding may leave a reduced cost a hair below 0. */
-        double reduced = reduced_cost(m, k, col, u, v);
+        double reduced = (m->entry[k].cost - v_col) - r->u;
         double candidate = base + (reduced > 0.0 ? reduced : 0.0);
-        if (candidate >= lsap || candidate >= dist[i])
+        if (candidate >= lsap || candidate >= r->dist)
           continue;
-        if (dist[i] == INFINITY)
+        if (r->dist == INFINITY)
           touched[touched_count++] = i;
-        dist[i] = candidate;
-        pred[i] = col;
-        if (col_of_row[i] < 0) {
+        r->dist = candidate;
+        r->pred = col;
+        if (r->col < 0) {
           lsap = candidate;
           free_row = i;
         } else {
-          heap_push_or_decrease(&heap, i);
+          heap_push_or_decrease(&heap, i, candidate);
         }
       }
-      if (heap.size == 0 || dist[heap.rows[0]] >= lsap)
+      if (heap.size == 0 || heap.entry[0].key >= lsap)
         break;
-      int32_t row = heap_pop(&heap);
-      done[row] = source;
-      finished[finished_count++] = row;
-      col = col_of_row[row];
-      base = dist[row];
+      int32_t next = heap_pop(&heap);
+      row[next].done = source;
+      finished[finished_count++] = next;
+      col = row[next].col;
+      base = row[next].dist;
     }
     for (int32_t s = 0; s < heap.size; s++)
-      heap.position[heap.rows[s]] = -1;
+      row[heap.entry[s].row].position = -1;
     heap.size = 0;
     if (free_row < 0) {
       *perfect = false;
@@ -386,34 +395,33 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
      * columns they were matched to (and the source) rise by as much. */
     v[source] += lsap;
     for (int32_t s = 0; s < finished_count; s++) {
-      int32_t row = finished[s];
-      double delta = lsap - dist[row];
-      u[row] -= delta;
-      v[col_of_row[row]] += delta;
+      row_state *r = &row[finished[s]];
+      double delta = lsap - r->dist;
+      r->u -= delta;
+      v[r->col] += delta;
     }
     /* Augment along the predecessors. */
-    for (int32_t row = free_row;;) {
-      int32_t c = pred[row];
+    for (int32_t i = free_row;;) {
+      int32_t c = row[i].pred;
       int32_t previous = row_of_col[c];
-      row_of_col[c] = row;
-      col_of_row[row] = c;
+      row_of_col[c] = i;
+      row[i].col = c;
       if (c == source)
         break;
-      row = previous;
+      i = previous;
     }
     for (int32_t s = 0; s < touched_count; s++)
-      dist[touched[s]] = INFINITY;
+      row[touched[s]].dist = INFINITY;
   }
+  for (int64_t k = 0; k < n; k++)
+    u[k] = row[k].u;
 cleanup:
   free(col_of_row);
-  free(dist);
-  free(pred);
-  free(done);
+  free(row);
   free(touched);
   free(finished);
   free(resume);
-  free(heap.rows);
-  free(heap.position);
+  free(heap.entry);
   return st;
 }
 
