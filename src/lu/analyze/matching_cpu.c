@@ -458,11 +458,7 @@ static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const dou
   return TS_SUCCESS;
 }
 
-/* Whether every row stores its diagonal entry (1), and with a nonzero value
- * (2): then the identity is a perfect matching of the pattern (with the
- * explicit zeros left out, for 2), and the structural rank is n without a
- * search; common for circuit and mesh matrices. */
-static int diagonal_kind(const ts_csr *a) {
+int tsi_lu_diagonal_kind(const ts_csr *a) {
   int kind = 2;
   for (int64_t i = 0; i < a->rows && kind > 0; i++) {
     int64_t k = a->row_ptr[i];
@@ -515,7 +511,7 @@ static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal, c
   return structurally_singular(lu, rank, " once its explicit zeros are left out");
 }
 
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
   unsigned char *zero = NULL;
@@ -537,7 +533,6 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     lu->row_scale[k] = lu->col_scale[k] = 1.0;
   }
 
-  const int diagonal = diagonal_kind(a);
   if (lu->options.no_matching) {
     st = check_pattern_rank(lu, a, diagonal);
     if (st == TS_SUCCESS)
