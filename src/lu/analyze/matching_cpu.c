@@ -259,9 +259,10 @@ static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double
  * zero-cost row i of column j whose column jj can move to a free zero-cost
  * row). Each column's scan for a free row resumes where it stopped, since a
  * row once matched stays matched: O(nnz) in all. Every column matched here
- * saves a shortest-path search. */
-static void initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, double *u,
-                             double *v, int64_t *resume) {
+ * saves a shortest-path search. Returns the number of columns left
+ * unmatched. */
+static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, double *u,
+                                double *v, int64_t *resume) {
   for (int64_t j = 0; j < n; j++) {
     double smallest = INFINITY;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
@@ -276,15 +277,19 @@ static void initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, 
       double reduced = m->entry[k].cost - v[j];
       u[i] = reduced < u[i] ? reduced : u[i];
     }
+  int64_t unmatched = n;
   for (int32_t j = 0; j < (int32_t)n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
       int32_t i = m->entry[k].row;
       if (col_of_row[i] < 0 && reduced_cost(m, k, j, u, v) <= 0.0) {
         col_of_row[i] = j;
         row_of_col[j] = i;
+        unmatched--;
         break;
       }
     }
+  if (unmatched == 0)
+    return 0;
   for (int64_t j = 0; j < n; j++)
     resume[j] = m->col_ptr[j];
   for (int32_t j = 0; j < (int32_t)n; j++) {
@@ -305,11 +310,13 @@ static void initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, 
           row_of_col[j] = i;
           col_of_row[i] = j;
           resume[jj]++;
+          unmatched--;
           break;
         }
       }
     }
   }
+  return unmatched;
 }
 
 /* Minimum-cost perfect matching on the costs: row_of_col[j] = row matched
@@ -335,7 +342,11 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
     row_of_col[k] = col_of_row[k] = -1;
     u[k] = INFINITY;
   }
-  initial_matching(n, m, row_of_col, col_of_row, u, v, resume);
+  /* The initial matching is often perfect already (a full nonzero
+   * diagonal of large entries): then the duals are final, and the search
+   * state need not be set up. */
+  if (initial_matching(n, m, row_of_col, col_of_row, u, v, resume) == 0)
+    goto cleanup;
   for (int64_t k = 0; k < n; k++)
     row[k] = (row_state){.dist = INFINITY, .u = u[k], .done = -1, .col = col_of_row[k], .position = -1, .pred = -1};
 
