@@ -196,11 +196,13 @@ typedef struct cost_entry {
   int32_t row;
 } cost_entry;
 
-/* The cost matrix by columns, with each column's largest magnitude. */
+/* The cost matrix by columns, with each column's largest magnitude and its
+ * logarithm (0 for an empty column). */
 typedef struct cost_csc {
   int64_t *col_ptr;
   cost_entry *entry;
   double *col_max;
+  double *col_log_max;
 } cost_csc;
 
 /* |a_k|, the modulus for complex values. */
@@ -217,13 +219,18 @@ static double entry_magnitude(const ts_csr *a, int64_t k) {
  * same, so the optimum is too (up to ties). Read this way, A's CSR is the
  * cost matrix's CSC already: one streaming pass instead of a transpose,
  * whose scattered writes dominated the matching on large circuits
- * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per entry. */
-static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
+ * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per entry,
+ * and kept for the scales. Values must be finite for the costs to mean
+ * anything: *non_finite is the first entry that is not (-1 when none), and
+ * then the costs are not built. */
+static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m, int64_t *non_finite) {
   int64_t n = a->rows;
+  *non_finite = -1;
   m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
   m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
   m->col_max = tsi_malloc_array(n, sizeof(double));
-  if (!m->col_ptr || !m->entry || !m->col_max)
+  m->col_log_max = tsi_malloc_array(n, sizeof(double));
+  if (!m->col_ptr || !m->entry || !m->col_max || !m->col_log_max)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                      (long long)a->nnz);
   int64_t at = 0;
@@ -232,10 +239,15 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
     double largest = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
+      if (!isfinite(v)) {
+        *non_finite = k;
+        return TS_SUCCESS;
+      }
       largest = v > largest ? v : largest;
     }
     m->col_max[i] = largest;
     const double log_largest = largest > 0.0 ? log(largest) : 0.0;
+    m->col_log_max[i] = log_largest;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
       if (v > 0.0)
@@ -443,16 +455,18 @@ cleanup:
  * *shift centres both ranges of exponents on each other; when even that
  * cannot hold them (entries spanning more than about 600 decades), the
  * scaling is refused by name. */
-static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_max,
+static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_log_max,
                                 int *shift) {
   const double limit = 700.0; /* |log| of a scale within double's normal range, with a margin */
   double row_low = INFINITY, row_high = -INFINITY, col_low = INFINITY, col_high = -INFINITY;
+  /* Plain comparisons, not fmin and fmax (library calls here): the duals
+   * of a perfect matching are finite. */
   for (int64_t k = 0; k < n; k++) {
-    const double row_log = v[k] - log(row_max[k]), col_log = u[k];
-    row_low = fmin(row_low, row_log);
-    row_high = fmax(row_high, row_log);
-    col_low = fmin(col_low, col_log);
-    col_high = fmax(col_high, col_log);
+    const double row_log = v[k] - row_log_max[k], col_log = u[k];
+    row_low = row_log < row_low ? row_log : row_low;
+    row_high = row_log > row_high ? row_log : row_high;
+    col_low = col_log < col_low ? col_log : col_low;
+    col_high = col_log > col_high ? col_log : col_high;
   }
   *shift = 0;
   if (n == 0 || (row_low >= -limit && row_high <= limit && col_low >= -limit && col_high <= limit))
@@ -507,12 +521,18 @@ static ts_status check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal) {
  * (the min-cost matching found a column without an augmenting path): the
  * structural rank of its pattern, or, when that is n, of its nonzero
  * entries (explicit zeros cannot be matched). */
-static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal, const unsigned char *zero) {
+static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   ts_status st = check_pattern_rank(lu, a, diagonal);
   if (st != TS_SUCCESS)
     return st;
+  unsigned char *zero = tsi_malloc_array(a->nnz, 1);
+  if (!zero)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
+  for (int64_t k = 0; k < a->nnz; k++)
+    zero[k] = entry_magnitude(a, k) == 0.0;
   int64_t rank = a->rows;
   st = tsi_lu_structural_rank(lu->ctx, a->rows, a->row_ptr, a->col_idx, zero, NULL, &rank);
+  free(zero);
   if (st != TS_SUCCESS)
     return st;
   if (rank == a->rows)
@@ -525,7 +545,6 @@ static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal, c
 ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
-  unsigned char *zero = NULL;
   cost_csc costs = {0};
   double *u = NULL, *v = NULL;
   int32_t *col_of_row = NULL;
@@ -551,28 +570,6 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
     goto cleanup;
   }
 
-  /* Values must be finite for the costs to mean anything; a structurally
-   * singular pattern is reported first, as it would be without the
-   * matching. */
-  zero = tsi_malloc_array(a->nnz, 1);
-  if (!zero) {
-    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
-    goto cleanup;
-  }
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double magnitude = entry_magnitude(a, k);
-      if (!isfinite(magnitude)) {
-        st = check_pattern_rank(lu, a, diagonal);
-        if (st == TS_SUCCESS)
-          st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
-                         "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)k,
-                         (long long)i, (int)a->col_idx[k]);
-        goto cleanup;
-      }
-      zero[k] = magnitude == 0.0;
-    }
-
   u = tsi_malloc_array(n, sizeof(double));
   v = tsi_malloc_array(n, sizeof(double));
   if (!u || !v) {
@@ -591,30 +588,46 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
    * matching (the structural rank is searched for only when they have
    * none, for the message). */
   bool perfect = true;
-  st = build_costs(lu->ctx, a, &costs);
+  int64_t non_finite = -1;
+  st = build_costs(lu->ctx, a, &costs, &non_finite);
+  if (st == TS_SUCCESS && non_finite >= 0) {
+    /* A structurally singular pattern is reported first, as it would be
+     * without the matching. */
+    st = check_pattern_rank(lu, a, diagonal);
+    if (st == TS_SUCCESS) {
+      int64_t row = 0;
+      while (a->row_ptr[row + 1] <= non_finite)
+        row++;
+      st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
+                     "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)non_finite,
+                     (long long)row, (int)a->col_idx[non_finite]);
+    }
+    goto cleanup;
+  }
   if (st == TS_SUCCESS)
     st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v, &perfect);
   if (st == TS_SUCCESS && !perfect)
-    st = no_perfect_matching(lu, a, diagonal, zero);
+    st = no_perfect_matching(lu, a, diagonal);
   if (st != TS_SUCCESS)
     goto cleanup;
   lu->stats.structural_rank = n;
   /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
    * matched; A's scales are those of A^T swapped. */
   int shift = 0;
-  st = balance_scales(lu, n, u, v, costs.col_max, &shift);
+  st = balance_scales(lu, n, u, v, costs.col_log_max, &shift);
   if (st != TS_SUCCESS)
     goto cleanup;
+  /* ldexp by 0 is the identity: the usual case skips the calls. */
   for (int64_t k = 0; k < n; k++) {
     lu->row_perm[col_of_row[k]] = (int32_t)k;
-    lu->row_scale[k] = exp(v[k]) / ldexp(costs.col_max[k], shift);
-    lu->col_scale[k] = ldexp(exp(u[k]), shift);
+    lu->row_scale[k] = shift == 0 ? exp(v[k]) / costs.col_max[k] : exp(v[k]) / ldexp(costs.col_max[k], shift);
+    lu->col_scale[k] = shift == 0 ? exp(u[k]) : ldexp(exp(u[k]), shift);
   }
 cleanup:
-  free(zero);
   free(costs.col_ptr);
   free(costs.entry);
   free(costs.col_max);
+  free(costs.col_log_max);
   free(u);
   free(v);
   free(col_of_row);
