@@ -219,24 +219,33 @@ static double entry_magnitude(const ts_csr *a, int64_t k) {
  * same, so the optimum is too (up to ties). Read this way, A's CSR is the
  * cost matrix's CSC already: one streaming pass instead of a transpose,
  * whose scattered writes dominated the matching on large circuits
- * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per entry,
- * and kept for the scales. Values must be finite for the costs to mean
- * anything: *non_finite is the first entry that is not (-1 when none), and
- * then the costs are not built. */
-static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m, int64_t *non_finite) {
+ * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per
+ * entry, and kept for the scales. Values must be finite for the costs to
+ * mean anything: *non_finite is the first entry that is not (-1 when none),
+ * and then the costs are not built.
+ *
+ * When every diagonal entry is stored (diagonal_stored) and is the largest
+ * of its row, the identity is a maximum-product matching: no permutation's
+ * product exceeds the product of the rows' maxima, and the identity's is
+ * that product; u = v = 0 are then optimal duals (every cost is >= 0, and 0
+ * on the diagonal), the ones min_cost_matching's initial duals would be.
+ * *identity is set, and the costs (a logarithm per entry) are not built:
+ * only the column maxima and their logarithms, which the scales need.
+ * Common on circuit matrices. */
+static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_stored, cost_csc *m, int64_t *non_finite,
+                             bool *identity) {
   int64_t n = a->rows;
   *non_finite = -1;
+  *identity = false;
   m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
-  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
   m->col_max = tsi_malloc_array(n, sizeof(double));
   m->col_log_max = tsi_malloc_array(n, sizeof(double));
-  if (!m->col_ptr || !m->entry || !m->col_max || !m->col_log_max)
-    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
-                     (long long)a->nnz);
-  int64_t at = 0;
-  m->col_ptr[0] = 0;
+  if (!m->col_ptr || !m->col_max || !m->col_log_max)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld rows)",
+                     (long long)n);
+  bool diagonal_largest = diagonal_stored;
   for (int64_t i = 0; i < n; i++) {
-    double largest = 0.0;
+    double largest = 0.0, diagonal = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
       if (!isfinite(v)) {
@@ -244,10 +253,24 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m, int6
         return TS_SUCCESS;
       }
       largest = v > largest ? v : largest;
+      diagonal = a->col_idx[k] == i ? v : diagonal;
     }
+    diagonal_largest = diagonal_largest && diagonal > 0.0 && diagonal >= largest;
     m->col_max[i] = largest;
-    const double log_largest = largest > 0.0 ? log(largest) : 0.0;
-    m->col_log_max[i] = log_largest;
+    m->col_log_max[i] = largest > 0.0 ? log(largest) : 0.0;
+  }
+  if (diagonal_largest) {
+    *identity = true;
+    return TS_SUCCESS;
+  }
+  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
+  if (!m->entry)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
+                     (long long)a->nnz);
+  int64_t at = 0;
+  m->col_ptr[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const double log_largest = m->col_log_max[i];
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
       if (v > 0.0)
@@ -587,9 +610,14 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
    * matching itself tells whether the nonzero entries have a perfect
    * matching (the structural rank is searched for only when they have
    * none, for the message). */
-  bool perfect = true;
+  bool perfect = true, identity = false;
   int64_t non_finite = -1;
-  st = build_costs(lu->ctx, a, &costs, &non_finite);
+  st = build_costs(lu->ctx, a, diagonal == 2, &costs, &non_finite, &identity);
+  if (st == TS_SUCCESS && identity)
+    for (int64_t k = 0; k < n; k++) {
+      u[k] = v[k] = 0.0;
+      col_of_row[k] = (int32_t)k;
+    }
   if (st == TS_SUCCESS && non_finite >= 0) {
     /* A structurally singular pattern is reported first, as it would be
      * without the matching. */
@@ -604,7 +632,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
     }
     goto cleanup;
   }
-  if (st == TS_SUCCESS)
+  if (st == TS_SUCCESS && !identity)
     st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v, &perfect);
   if (st == TS_SUCCESS && !perfect)
     st = no_perfect_matching(lu, a, diagonal);
@@ -617,11 +645,13 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   st = balance_scales(lu, n, u, v, costs.col_log_max, &shift);
   if (st != TS_SUCCESS)
     goto cleanup;
-  /* ldexp by 0 is the identity: the usual case skips the calls. */
+  /* ldexp by 0 is the identity, and so is exp(0): the usual cases skip the
+   * calls. */
   for (int64_t k = 0; k < n; k++) {
+    const double exp_v = identity ? 1.0 : exp(v[k]), exp_u = identity ? 1.0 : exp(u[k]);
     lu->row_perm[col_of_row[k]] = (int32_t)k;
-    lu->row_scale[k] = shift == 0 ? exp(v[k]) / costs.col_max[k] : exp(v[k]) / ldexp(costs.col_max[k], shift);
-    lu->col_scale[k] = shift == 0 ? exp(u[k]) : ldexp(exp(u[k]), shift);
+    lu->row_scale[k] = shift == 0 ? exp_v / costs.col_max[k] : exp_v / ldexp(costs.col_max[k], shift);
+    lu->col_scale[k] = shift == 0 ? exp_u : ldexp(exp_u, shift);
   }
 cleanup:
   free(costs.col_ptr);
