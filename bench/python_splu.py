@@ -79,6 +79,7 @@ def main():
         import cupy
         import cupyx.scipy.sparse as cupy_sparse
         import cupyx.scipy.sparse.linalg as cupy_linalg
+    run_metadata = python_common.metadata(context)  # at the start: the date and load average of the run's start
     rows_out, refused, speedups = [], [], []
     with open(os.path.join(args.matrices, "MANIFEST.tsv"), newline="") as f:
         manifest = list(csv.DictReader(f, delimiter="\t"))
@@ -169,7 +170,7 @@ def main():
     ]
     text = "\n".join(
         [f"# tessera.splu(A).solve(b) against SciPy's splu(A).solve(b), tessera on the {context.backend}", ""]
-        + [f"- {key}: {value}" for key, value in python_common.metadata(context)]
+        + [f"- {key}: {value}" for key, value in run_metadata]
         + [f"- times: the best of {args.repeat} runs each (2 where SciPy takes over 5 s), SciPy and tessera "
            f"alternating; matrices above {args.min_nnz} entries", "",
            python_common.markdown_table(header, rows_out), ""] + summary

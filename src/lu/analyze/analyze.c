@@ -72,19 +72,24 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
 
   /* AMD orders B + B^T for the matched B; when the matching turns out to
    * be the identity (the circuits, most meshes), B is A, whose ordering a
-   * second thread has computed meanwhile. The ordering's time is what it
-   * added after the matching. */
+   * second thread has computed meanwhile. The identity is possible only
+   * when every diagonal entry is stored and nonzero (or without the
+   * matching); otherwise that work would be lost, and on a busy machine it
+   * would slow the matching, so it is not started. The ordering's time is
+   * what it added after the matching. */
   double start = tsi_seconds(), matched = start;
   int64_t *speculated = NULL;
+  const int diagonal = tsi_lu_diagonal_kind(a);
 #ifdef _OPENMP
-  if (lu->options.ordering == TS_LU_ORDER_AMD && tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
+  if (lu->options.ordering == TS_LU_ORDER_AMD && (diagonal == 2 || lu->options.no_matching) &&
+      tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
     /* The matching on the calling thread (thread 0 of the team), which is
      * where its errors must be recorded: a context-free error is the
      * thread's own. */
 #pragma omp parallel num_threads(2)
     {
       if (omp_get_thread_num() == 0) {
-        st = tsi_lu_matching(lu, a);
+        st = tsi_lu_matching(lu, a, diagonal);
         matched = tsi_seconds();
       } else {
         speculated = tsi_lu_ordering_speculate(lu, a);
@@ -93,7 +98,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   } else
 #endif
   {
-    st = tsi_lu_matching(lu, a);
+    st = tsi_lu_matching(lu, a, diagonal);
     matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;

@@ -11,9 +11,17 @@
 extern "C" {
 #endif
 
+/* Whether every row of A stores its diagonal entry (1), and with a nonzero
+ * value (2), else 0: with 1 the identity is a perfect matching of the
+ * pattern and the structural rank is n without a search (common for circuit
+ * and mesh matrices); with 2 also of the nonzero entries, and only then can
+ * the matching be the identity (matching_cpu.c). */
+int tsi_lu_diagonal_kind(const ts_csr *a);
+
 /* row_perm (the matching), row_scale and col_scale, and the structural
- * rank of a singular matrix in the statistics (matching_cpu.c). */
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a);
+ * rank of a singular matrix in the statistics; diagonal is
+ * tsi_lu_diagonal_kind(a) (matching_cpu.c). */
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal);
 
 /* Largest matching of the stored entries of a square CSR pattern (Duff's
  * depth-first augmenting paths); entries with skip[k] != 0 are left out when

@@ -8,6 +8,7 @@
 #include "lu/analyze/analyze_internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,65 +117,75 @@ cleanup:
  * (Dijkstra on the reduced costs c_ij - u_i - v_j >= 0, which stay 0 on
  * matched entries: the Hungarian method's duals, as in MC64). */
 
-/* Binary min-heap of rows keyed by their tentative distance, with positions
- * so that a distance can decrease in place. */
+/* What a shortest-path search reads and writes of a row, together: one
+ * cache line holds all of it, where separate arrays cost a miss each. */
+typedef struct row_state {
+  double dist;      /* tentative distance in the current search; INFINITY when not reached */
+  double u;         /* the row's dual */
+  int32_t done;     /* id of the search that finished it */
+  int32_t col;      /* the column matched to it, -1 when free */
+  int32_t position; /* in the heap, -1 when not there */
+  int32_t pred;     /* the column it was reached from */
+} row_state;
+
+/* Binary min-heap of rows keyed by their tentative distance, the key stored
+ * beside the row (no indirection per comparison), with positions so that a
+ * distance can decrease in place. */
+typedef struct heap_entry {
+  double key;
+  int32_t row;
+} heap_entry;
+
 typedef struct row_heap {
-  int32_t *rows;
-  int32_t *position; /* -1 = not in the heap */
+  heap_entry *entry;
   int32_t size;
-  const double *key;
+  row_state *state;
 } row_heap;
 
-static void heap_sift_up(row_heap *h, int32_t at) {
-  int32_t row = h->rows[at];
+static void heap_sift_up(row_heap *h, int32_t at, heap_entry moving) {
   while (at > 0) {
     int32_t parent = (at - 1) / 2;
-    if (h->key[h->rows[parent]] <= h->key[row])
+    if (h->entry[parent].key <= moving.key)
       break;
-    h->rows[at] = h->rows[parent];
-    h->position[h->rows[at]] = at;
+    h->entry[at] = h->entry[parent];
+    h->state[h->entry[at].row].position = at;
     at = parent;
   }
-  h->rows[at] = row;
-  h->position[row] = at;
+  h->entry[at] = moving;
+  h->state[moving.row].position = at;
 }
 
-static void heap_sift_down(row_heap *h, int32_t at) {
-  int32_t row = h->rows[at];
+static void heap_sift_down(row_heap *h, int32_t at, heap_entry moving) {
   for (;;) {
     int32_t child = 2 * at + 1;
     if (child >= h->size)
       break;
-    if (child + 1 < h->size && h->key[h->rows[child + 1]] < h->key[h->rows[child]])
+    if (child + 1 < h->size && h->entry[child + 1].key < h->entry[child].key)
       child++;
-    if (h->key[row] <= h->key[h->rows[child]])
+    if (moving.key <= h->entry[child].key)
       break;
-    h->rows[at] = h->rows[child];
-    h->position[h->rows[at]] = at;
+    h->entry[at] = h->entry[child];
+    h->state[h->entry[at].row].position = at;
     at = child;
   }
-  h->rows[at] = row;
-  h->position[row] = at;
+  h->entry[at] = moving;
+  h->state[moving.row].position = at;
 }
 
-static void heap_push_or_decrease(row_heap *h, int32_t row) {
-  if (h->position[row] < 0) {
-    h->rows[h->size] = row;
-    h->position[row] = h->size;
-    h->size++;
-  }
-  heap_sift_up(h, h->position[row]);
+/* Insert row with key, or lower its key when it is in the heap already. */
+static void heap_push_or_decrease(row_heap *h, int32_t row, double key) {
+  int32_t at = h->state[row].position;
+  if (at < 0)
+    at = h->size++;
+  heap_sift_up(h, at, (heap_entry){.key = key, .row = row});
 }
 
 static int32_t heap_pop(row_heap *h) {
-  int32_t top = h->rows[0];
-  h->position[top] = -1;
+  int32_t top = h->entry[0].row;
+  h->state[top].position = -1;
   h->size--;
-  if (h->size > 0) {
-    h->rows[0] = h->rows[h->size];
-    h->position[h->rows[0]] = 0;
-    heap_sift_down(h, 0);
-  }
+  if (h->size > 0)
+    heap_sift_down(h, 0, h->entry[h->size]);
   return top;
 }
 
@@ -185,11 +196,13 @@ typedef struct cost_entry {
   int32_t row;
 } cost_entry;
 
-/* The cost matrix by columns, with each column's largest magnitude. */
+/* The cost matrix by columns, with each column's largest magnitude and its
+ * logarithm (0 for an empty column). */
 typedef struct cost_csc {
   int64_t *col_ptr;
   cost_entry *entry;
   double *col_max;
+  double *col_log_max;
 } cost_csc;
 
 /* |a_k|, the modulus for complex values. */
@@ -206,25 +219,58 @@ static double entry_magnitude(const ts_csr *a, int64_t k) {
  * same, so the optimum is too (up to ties). Read this way, A's CSR is the
  * cost matrix's CSC already: one streaming pass instead of a transpose,
  * whose scattered writes dominated the matching on large circuits
- * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per entry. */
-static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
+ * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per
+ * entry, and kept for the scales. Values must be finite for the costs to
+ * mean anything: *non_finite is the first entry that is not (-1 when none),
+ * and then the costs are not built.
+ *
+ * When every diagonal entry is stored (diagonal_stored) and is the largest
+ * of its row, the identity is a maximum-product matching: no permutation's
+ * product exceeds the product of the rows' maxima, and the identity's is
+ * that product; u = v = 0 are then optimal duals (every cost is >= 0, and 0
+ * on the diagonal), the ones min_cost_matching's initial duals would be.
+ * *identity is set, and the costs (a logarithm per entry) are not built:
+ * only the column maxima and their logarithms, which the scales need.
+ * Common on circuit matrices. */
+static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_stored, cost_csc *m, int64_t *non_finite,
+                             bool *identity) {
   int64_t n = a->rows;
+  *non_finite = -1;
+  *identity = false;
   m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
-  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
   m->col_max = tsi_malloc_array(n, sizeof(double));
-  if (!m->col_ptr || !m->entry || !m->col_max)
+  m->col_log_max = tsi_malloc_array(n, sizeof(double));
+  if (!m->col_ptr || !m->col_max || !m->col_log_max)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld rows)",
+                     (long long)n);
+  bool diagonal_largest = diagonal_stored;
+  for (int64_t i = 0; i < n; i++) {
+    double largest = 0.0, diagonal = 0.0;
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      double v = entry_magnitude(a, k);
+      if (!isfinite(v)) {
+        *non_finite = k;
+        return TS_SUCCESS;
+      }
+      largest = v > largest ? v : largest;
+      diagonal = a->col_idx[k] == i ? v : diagonal;
+    }
+    diagonal_largest = diagonal_largest && diagonal > 0.0 && diagonal >= largest;
+    m->col_max[i] = largest;
+    m->col_log_max[i] = largest > 0.0 ? log(largest) : 0.0;
+  }
+  if (diagonal_largest) {
+    *identity = true;
+    return TS_SUCCESS;
+  }
+  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
+  if (!m->entry)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                      (long long)a->nnz);
   int64_t at = 0;
   m->col_ptr[0] = 0;
   for (int64_t i = 0; i < n; i++) {
-    double largest = 0.0;
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      largest = v > largest ? v : largest;
-    }
-    m->col_max[i] = largest;
-    const double log_largest = largest > 0.0 ? log(largest) : 0.0;
+    const double log_largest = m->col_log_max[i];
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
       if (v > 0.0)
@@ -235,33 +281,23 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, cost_csc *m) {
   return TS_SUCCESS;
 }
 
-/* Minimum-cost perfect matching on the costs; the caller has checked that
- * one exists. row_of_col[j] = row matched to column j; u, v the duals. */
-static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
-                                   double *v) {
-  ts_status st = TS_SUCCESS;
-  int32_t *col_of_row = tsi_malloc_array(n, sizeof(int32_t));
-  double *dist = tsi_malloc_array(n, sizeof(double));
-  int32_t *pred = tsi_malloc_array(n, sizeof(int32_t));
-  int32_t *done = tsi_malloc_array(n, sizeof(int32_t)); /* search id of the row's finalisation */
-  int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
-  int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
-  row_heap heap = {tsi_malloc_array(n, sizeof(int32_t)), tsi_malloc_array(n, sizeof(int32_t)), 0, dist};
-  if (!col_of_row || !dist || !pred || !done || !touched || !finished || !heap.rows || !heap.position) {
-    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
-                   (long long)n);
-    goto cleanup;
-  }
-  for (int64_t k = 0; k < n; k++) {
-    row_of_col[k] = col_of_row[k] = -1;
-    dist[k] = INFINITY;
-    done[k] = -1;
-    heap.position[k] = -1;
-    u[k] = INFINITY;
-  }
+/* Reduced cost of entry k of column j: c_ij - v_j - u_i, the form every
+ * test below uses, so that a zero reduced cost means the same everywhere. */
+static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double *u, const double *v) {
+  return (m->entry[k].cost - v[j]) - u[m->entry[k].row];
+}
 
-  /* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j)
-   * and a greedy matching on the entries of zero reduced cost. */
+/* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j) and
+ * a matching on the entries of zero reduced cost, as MC64 initialises its
+ * product matching (Duff and Koster 2001, section 4): first greedily, then
+ * for each column left unmatched an augmenting path of length 2 (a
+ * zero-cost row i of column j whose column jj can move to a free zero-cost
+ * row). Each column's scan for a free row resumes where it stopped, since a
+ * row once matched stays matched: O(nnz) in all. Every column matched here
+ * saves a shortest-path search. Returns the number of columns left
+ * unmatched. */
+static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, double *u,
+                                double *v, int64_t *resume) {
   for (int64_t j = 0; j < n; j++) {
     double smallest = INFINITY;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
@@ -276,93 +312,162 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
       double reduced = m->entry[k].cost - v[j];
       u[i] = reduced < u[i] ? reduced : u[i];
     }
-  for (int64_t j = 0; j < n; j++)
+  int64_t unmatched = n;
+  for (int32_t j = 0; j < (int32_t)n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
       int32_t i = m->entry[k].row;
-      if (col_of_row[i] < 0 && (m->entry[k].cost - v[j]) - u[i] <= 0.0) {
-        col_of_row[i] = (int32_t)j;
+      if (col_of_row[i] < 0 && reduced_cost(m, k, j, u, v) <= 0.0) {
+        col_of_row[i] = j;
         row_of_col[j] = i;
+        unmatched--;
         break;
       }
     }
+  if (unmatched == 0)
+    return 0;
+  for (int64_t j = 0; j < n; j++)
+    resume[j] = m->col_ptr[j];
+  for (int32_t j = 0; j < (int32_t)n; j++) {
+    if (row_of_col[j] >= 0)
+      continue;
+    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1] && row_of_col[j] < 0; k++) {
+      int32_t i = m->entry[k].row;
+      if (reduced_cost(m, k, j, u, v) > 0.0)
+        continue;
+      /* i is matched: the greedy pass would have given it to j otherwise. */
+      int32_t jj = col_of_row[i];
+      for (; resume[jj] < m->col_ptr[jj + 1]; resume[jj]++) {
+        int64_t kk = resume[jj];
+        int32_t ii = m->entry[kk].row;
+        if (col_of_row[ii] < 0 && reduced_cost(m, kk, jj, u, v) <= 0.0) {
+          row_of_col[jj] = ii;
+          col_of_row[ii] = jj;
+          row_of_col[j] = i;
+          col_of_row[i] = j;
+          resume[jj]++;
+          unmatched--;
+          break;
+        }
+      }
+    }
+  }
+  return unmatched;
+}
 
+/* Minimum-cost perfect matching on the costs: row_of_col[j] = row matched
+ * to column j; u, v the duals. *perfect = false, and no error, when some
+ * column has no augmenting path (no perfect matching: the caller finds the
+ * structural rank for its message). */
+static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
+                                   double *v, bool *perfect) {
+  ts_status st = TS_SUCCESS;
+  int32_t *col_of_row = tsi_malloc_array(n, sizeof(int32_t));
+  row_state *row = tsi_malloc_array(n, sizeof(row_state));
+  int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
+  int64_t *resume = tsi_malloc_array(n, sizeof(int64_t));
+  row_heap heap = {tsi_malloc_array(n, sizeof(heap_entry)), 0, row};
+  *perfect = true;
+  if (!col_of_row || !row || !touched || !finished || !resume || !heap.entry) {
+    st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
+                   (long long)n);
+    goto cleanup;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    row_of_col[k] = col_of_row[k] = -1;
+    u[k] = INFINITY;
+  }
+  /* The initial matching is often perfect already (a full nonzero
+   * diagonal of large entries): then the duals are final, and the search
+   * state need not be set up. */
+  if (initial_matching(n, m, row_of_col, col_of_row, u, v, resume) == 0)
+    goto cleanup;
+  for (int64_t k = 0; k < n; k++)
+    row[k] = (row_state){.dist = INFINITY, .u = u[k], .done = -1, .col = col_of_row[k], .position = -1, .pred = -1};
+
+  /* Shortest augmenting paths from each unmatched column (MC64's
+   * Dijkstra, Duff and Koster 2001, section 4): a free row is a candidate
+   * end, kept out of the heap, and the search stops once no row left in
+   * the heap is nearer than the best candidate lsap; one reached at the
+   * current distance ends it at once. */
   for (int32_t source = 0; source < (int32_t)n; source++) {
     if (row_of_col[source] >= 0)
       continue;
     int32_t touched_count = 0, finished_count = 0, free_row = -1;
-    /* Relax the entries of column j reached at distance base. */
+    double lsap = INFINITY;
+    /* Relax the entries of column col reached at distance base. */
     int32_t col = source;
     double base = 0.0;
     for (;;) {
+      const double v_col = v[col];
       for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
         int32_t i = m->entry[k].row;
-        if (done[i] == source)
+        row_state *r = &row[i];
+        if (r->done == source)
           continue;
         /* Rounding may leave a reduced cost a hair below 0. */
-        double reduced = (m->entry[k].cost - v[col]) - u[i];
-        reduced = reduced > 0.0 ? reduced : 0.0;
-        double candidate = base + reduced;
-        if (candidate < dist[i]) {
-          if (dist[i] == INFINITY)
-            touched[touched_count++] = i;
-          dist[i] = candidate;
-          pred[i] = col;
-          heap_push_or_decrease(&heap, i);
+        double reduced = (m->entry[k].cost - v_col) - r->u;
+        double candidate = base + (reduced > 0.0 ? reduced : 0.0);
+        if (candidate >= lsap || candidate >= r->dist)
+          continue;
+        if (r->dist == INFINITY)
+          touched[touched_count++] = i;
+        r->dist = candidate;
+        r->pred = col;
+        if (r->col < 0) {
+          lsap = candidate;
+          free_row = i;
+        } else {
+          heap_push_or_decrease(&heap, i, candidate);
         }
       }
-      if (heap.size == 0)
+      if (heap.size == 0 || heap.entry[0].key >= lsap)
         break;
-      int32_t row = heap_pop(&heap);
-      done[row] = source;
-      finished[finished_count++] = row;
-      if (col_of_row[row] < 0) {
-        free_row = row;
-        break;
-      }
-      col = col_of_row[row];
-      base = dist[row];
+      int32_t next = heap_pop(&heap);
+      row[next].done = source;
+      finished[finished_count++] = next;
+      col = row[next].col;
+      base = row[next].dist;
     }
+    for (int32_t s = 0; s < heap.size; s++)
+      row[heap.entry[s].row].position = -1;
+    heap.size = 0;
     if (free_row < 0) {
-      st = tsi_error(ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: no augmenting path from column %d in the matching",
-                     (int)source);
+      *perfect = false;
       goto cleanup;
     }
     /* Dual update keeping reduced costs >= 0 and 0 on the new path: rows
-     * finished below the path length lsp drop by lsp - dist, and the columns
-     * they were matched to (and the source) rise by as much. */
-    double lsp = dist[free_row];
-    v[source] += lsp;
+     * finished below the path length lsap drop by lsap - dist, and the
+     * columns they were matched to (and the source) rise by as much. */
+    v[source] += lsap;
     for (int32_t s = 0; s < finished_count; s++) {
-      int32_t row = finished[s];
-      double delta = lsp - dist[row];
-      u[row] -= delta;
-      if (col_of_row[row] >= 0)
-        v[col_of_row[row]] += delta;
+      row_state *r = &row[finished[s]];
+      double delta = lsap - r->dist;
+      r->u -= delta;
+      v[r->col] += delta;
     }
     /* Augment along the predecessors. */
-    for (int32_t row = free_row;;) {
-      int32_t c = pred[row];
+    for (int32_t i = free_row;;) {
+      int32_t c = row[i].pred;
       int32_t previous = row_of_col[c];
-      row_of_col[c] = row;
-      col_of_row[row] = c;
+      row_of_col[c] = i;
+      row[i].col = c;
       if (c == source)
         break;
-      row = previous;
+      i = previous;
     }
     for (int32_t s = 0; s < touched_count; s++)
-      dist[touched[s]] = INFINITY;
-    while (heap.size > 0)
-      heap_pop(&heap);
+      row[touched[s]].dist = INFINITY;
   }
+  for (int64_t k = 0; k < n; k++)
+    u[k] = row[k].u;
 cleanup:
   free(col_of_row);
-  free(dist);
-  free(pred);
-  free(done);
+  free(row);
   free(touched);
   free(finished);
-  free(heap.rows);
-  free(heap.position);
+  free(resume);
+  free(heap.entry);
   return st;
 }
 
@@ -373,16 +478,18 @@ cleanup:
  * *shift centres both ranges of exponents on each other; when even that
  * cannot hold them (entries spanning more than about 600 decades), the
  * scaling is refused by name. */
-static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_max,
+static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_log_max,
                                 int *shift) {
   const double limit = 700.0; /* |log| of a scale within double's normal range, with a margin */
   double row_low = INFINITY, row_high = -INFINITY, col_low = INFINITY, col_high = -INFINITY;
+  /* Plain comparisons, not fmin and fmax (library calls here): the duals
+   * of a perfect matching are finite. */
   for (int64_t k = 0; k < n; k++) {
-    const double row_log = v[k] - log(row_max[k]), col_log = u[k];
-    row_low = fmin(row_low, row_log);
-    row_high = fmax(row_high, row_log);
-    col_low = fmin(col_low, col_log);
-    col_high = fmax(col_high, col_log);
+    const double row_log = v[k] - row_log_max[k], col_log = u[k];
+    row_low = row_log < row_low ? row_log : row_low;
+    row_high = row_log > row_high ? row_log : row_high;
+    col_low = col_log < col_low ? col_log : col_low;
+    col_high = col_log > col_high ? col_log : col_high;
   }
   *shift = 0;
   if (n == 0 || (row_low >= -limit && row_high <= limit && col_low >= -limit && col_high <= limit))
@@ -399,11 +506,7 @@ static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const dou
   return TS_SUCCESS;
 }
 
-/* Whether every row stores its diagonal entry (1), and with a nonzero value
- * (2): then the identity is a perfect matching of the pattern (with the
- * explicit zeros left out, for 2), and the structural rank is n without a
- * search; common for circuit and mesh matrices. */
-static int diagonal_kind(const ts_csr *a) {
+int tsi_lu_diagonal_kind(const ts_csr *a) {
   int kind = 2;
   for (int64_t i = 0; i < a->rows && kind > 0; i++) {
     int64_t k = a->row_ptr[i];
@@ -424,10 +527,47 @@ static ts_status structurally_singular(ts_lu *lu, int64_t rank, const char *deta
                    (long long)lu->n, detail);
 }
 
-ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
-  int64_t n = a->rows, rank = 0;
+/* The stored pattern (explicit zeros count) has a perfect matching: the
+ * identity when the diagonal is stored, else the augmenting-path search.
+ * Empty rows or columns, or rows that share too few columns, show here. */
+static ts_status check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal) {
+  int64_t rank = a->rows;
+  if (diagonal == 0) {
+    ts_status st = tsi_lu_structural_rank(lu->ctx, a->rows, a->row_ptr, a->col_idx, NULL, NULL, &rank);
+    if (st != TS_SUCCESS)
+      return st;
+  }
+  return rank < a->rows ? structurally_singular(lu, rank, "") : TS_SUCCESS;
+}
+
+/* The status of a matrix whose nonzero entries have no perfect matching
+ * (the min-cost matching found a column without an augmenting path): the
+ * structural rank of its pattern, or, when that is n, of its nonzero
+ * entries (explicit zeros cannot be matched). */
+static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
+  ts_status st = check_pattern_rank(lu, a, diagonal);
+  if (st != TS_SUCCESS)
+    return st;
+  unsigned char *zero = tsi_malloc_array(a->nnz, 1);
+  if (!zero)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
+  for (int64_t k = 0; k < a->nnz; k++)
+    zero[k] = entry_magnitude(a, k) == 0.0;
+  int64_t rank = a->rows;
+  st = tsi_lu_structural_rank(lu->ctx, a->rows, a->row_ptr, a->col_idx, zero, NULL, &rank);
+  free(zero);
+  if (st != TS_SUCCESS)
+    return st;
+  if (rank == a->rows)
+    return tsi_error(lu->ctx, TS_ERROR_INTERNAL,
+                     "ts_lu_analyze: the matching found no augmenting path, yet the nonzero entries have a perfect "
+                     "matching");
+  return structurally_singular(lu, rank, " once its explicit zeros are left out");
+}
+
+ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
+  int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
-  unsigned char *zero = NULL;
   cost_csc costs = {0};
   double *u = NULL, *v = NULL;
   int32_t *col_of_row = NULL;
@@ -446,51 +586,10 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     lu->row_scale[k] = lu->col_scale[k] = 1.0;
   }
 
-  /* Structural check on the stored pattern (explicit zeros count): empty
-   * rows or columns, or rows that share too few columns, show here. */
-  const int diagonal = diagonal_kind(a);
-  rank = n;
-  if (diagonal == 0)
-    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, NULL, NULL, &rank);
-  if (st != TS_SUCCESS)
-    goto cleanup;
-  if (rank < n) {
-    st = structurally_singular(lu, rank, "");
-    goto cleanup;
-  }
-  lu->stats.structural_rank = n;
-  if (lu->options.no_matching)
-    goto cleanup;
-
-  /* Values must be finite for the costs to mean anything. */
-  zero = tsi_malloc_array(a->nnz, 1);
-  if (!zero) {
-    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
-    goto cleanup;
-  }
-  int64_t zeros = 0;
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double magnitude = entry_magnitude(a, k);
-      if (!isfinite(magnitude)) {
-        st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
-                       "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)k,
-                       (long long)i, (int)a->col_idx[k]);
-        goto cleanup;
-      }
-      zero[k] = magnitude == 0.0;
-      zeros += zero[k];
-    }
-  /* Explicit zeros cannot be matched: a matrix whose nonzero entries have
-   * no perfect matching is singular whatever its other values. Without
-   * explicit zeros that is the search just made. */
-  if (zeros > 0 && diagonal < 2) {
-    st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, NULL, &rank);
-    if (st != TS_SUCCESS)
-      goto cleanup;
-  }
-  if (rank < n) {
-    st = structurally_singular(lu, rank, " once its explicit zeros are left out");
+  if (lu->options.no_matching) {
+    st = check_pattern_rank(lu, a, diagonal);
+    if (st == TS_SUCCESS)
+      lu->stats.structural_rank = n;
     goto cleanup;
   }
 
@@ -507,28 +606,58 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
   }
   /* On A^T (build_costs): its column i is A's row i, matched to A's column
-   * col_of_row[i]; u is indexed by A's columns, v by A's rows. */
-  st = build_costs(lu->ctx, a, &costs);
-  if (st == TS_SUCCESS)
-    st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v);
+   * col_of_row[i]; u is indexed by A's columns, v by A's rows. The
+   * matching itself tells whether the nonzero entries have a perfect
+   * matching (the structural rank is searched for only when they have
+   * none, for the message). */
+  bool perfect = true, identity = false;
+  int64_t non_finite = -1;
+  st = build_costs(lu->ctx, a, diagonal == 2, &costs, &non_finite, &identity);
+  if (st == TS_SUCCESS && identity)
+    for (int64_t k = 0; k < n; k++) {
+      u[k] = v[k] = 0.0;
+      col_of_row[k] = (int32_t)k;
+    }
+  if (st == TS_SUCCESS && non_finite >= 0) {
+    /* A structurally singular pattern is reported first, as it would be
+     * without the matching. */
+    st = check_pattern_rank(lu, a, diagonal);
+    if (st == TS_SUCCESS) {
+      int64_t row = 0;
+      while (a->row_ptr[row + 1] <= non_finite)
+        row++;
+      st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
+                     "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)non_finite,
+                     (long long)row, (int)a->col_idx[non_finite]);
+    }
+    goto cleanup;
+  }
+  if (st == TS_SUCCESS && !identity)
+    st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v, &perfect);
+  if (st == TS_SUCCESS && !perfect)
+    st = no_perfect_matching(lu, a, diagonal);
   if (st != TS_SUCCESS)
     goto cleanup;
+  lu->stats.structural_rank = n;
   /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
    * matched; A's scales are those of A^T swapped. */
   int shift = 0;
-  st = balance_scales(lu, n, u, v, costs.col_max, &shift);
+  st = balance_scales(lu, n, u, v, costs.col_log_max, &shift);
   if (st != TS_SUCCESS)
     goto cleanup;
+  /* ldexp by 0 is the identity, and so is exp(0): the usual cases skip the
+   * calls. */
   for (int64_t k = 0; k < n; k++) {
+    const double exp_v = identity ? 1.0 : exp(v[k]), exp_u = identity ? 1.0 : exp(u[k]);
     lu->row_perm[col_of_row[k]] = (int32_t)k;
-    lu->row_scale[k] = exp(v[k]) / ldexp(costs.col_max[k], shift);
-    lu->col_scale[k] = ldexp(exp(u[k]), shift);
+    lu->row_scale[k] = shift == 0 ? exp_v / costs.col_max[k] : exp_v / ldexp(costs.col_max[k], shift);
+    lu->col_scale[k] = shift == 0 ? exp_u : ldexp(exp_u, shift);
   }
 cleanup:
-  free(zero);
   free(costs.col_ptr);
   free(costs.entry);
   free(costs.col_max);
+  free(costs.col_log_max);
   free(u);
   free(v);
   free(col_of_row);
