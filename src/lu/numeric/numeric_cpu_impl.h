@@ -22,10 +22,13 @@
 /* The positions of L + U that no entry of A fills set to zero: by their
  * list where it is short, else all of L + U. */
 static void TSI_NAME(lu_zero_fill)(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values) {
-  if (ws->fill_listed)
-    for (int64_t f = 0; f < ws->fill_count; f++)
-      memset(&values[ws->fill_pos[f]], 0, sizeof *values);
-  else
+  if (ws->fill_listed) {
+    /* The list's pointer and length in locals: the stores through values
+     * could otherwise alias them and reload both every entry. */
+    const int64_t *fill_pos = ws->fill_pos, fill_count = ws->fill_count;
+    for (int64_t f = 0; f < fill_count; f++)
+      memset(&values[fill_pos[f]], 0, sizeof *values);
+  } else
     memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
 }
 
