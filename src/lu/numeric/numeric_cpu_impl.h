@@ -139,9 +139,10 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
  */
-static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, TSI_WORK *x,
-                                       const tsi_lu_pivot_rule *rule, int *ready, const int64_t *stop_level,
-                                       tsi_lu_column_outcome *outcome) {
+static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k,
+                                                            int64_t level, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                                            int *ready, const int64_t *stop_level,
+                                                            tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
