@@ -79,7 +79,7 @@
  *   ts_lu_stats::singular_column and in the message, and the estimate in
  *   ts_lu_stats::condest when one was made.
  * - ts_lu_solve() with perturbed pivots whose refinement leaves the
- *   backward error above max(1e-14, 10 * refine_tolerance) falls back to
+ *   backward error above max(1e-14, refine_tolerance) falls back to
  *   partial pivoting; a backward error still above that limit is
  *   TS_ERROR_NUMERICALLY_SINGULAR.
  * Non-finite values are errors, never a success: in A,
@@ -130,7 +130,8 @@ typedef struct ts_lu_options {
   int float_factors;       /**< Non-zero: factors in single precision (refinement stays in double). */
   int refine_max_steps;    /**< Most iterative-refinement steps per solve (default 30; -1 = none: the residual
                                 and the backward errors are still computed, see unchecked_solves). */
-  double refine_tolerance; /**< Stop refining below this normwise backward error (default 1e-15). */
+  double refine_tolerance; /**< Refine while a normwise backward error is above this (default 1e-14): a solve
+                                already within it is not refined. */
   /** Bytes for the symbolic phase's intermediates (default: automatic); small values force many chunks. */
   int64_t symbolic_memory_budget;
   /**

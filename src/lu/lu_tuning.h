@@ -25,7 +25,11 @@
  * where many perturbed pivots slow it down (jagmesh7 needs 21: lu-accuracy.md
  * in bench/results). */
 #define TSI_LU_REFINE_MAX_STEPS 30
-#define TSI_LU_REFINE_TOLERANCE 1e-15
+/* The accuracy the solves promise (issue 23: a backward error of 1e-14 in
+ * double) and the singularity policy's limit: a solve whose backward errors
+ * are already within it is not refined, since a step costs a solve and a
+ * residual, as much again as the solve it refines (bench/notes/lu-newton.md). */
+#define TSI_LU_REFINE_TOLERANCE 1e-14
 
 /* ---- the pivot check after a refactorization (numeric/pivot_check.c) ---------------- */
 
@@ -64,10 +68,6 @@
 
 /* ---- the solve's fallback to partial pivoting --------------------------------------- */
 
-/* ts_lu_solve factors again with partial pivoting when, with perturbed
- * pivots, refinement leaves the backward error above this many times the
- * tolerance. */
-#define TSI_LU_PIVOTED_FALLBACK_ERROR 10.0
 /* The matched row (M's diagonal) stays the pivot while it is at least this
  * fraction of the largest candidate (threshold partial pivoting, as KLU's
  * default). */

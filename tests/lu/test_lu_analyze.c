@@ -12,7 +12,7 @@ static void test_options(void) {
   CHECK(lu->options.ordering == TS_LU_ORDER_AMD && lu->options.float_factors == 0);
   CHECK(lu->options.no_matching == 0 && lu->options.no_perturbation == 0);
   CHECK(lu->options.pivot_threshold == 1e-14 && lu->options.refine_max_steps == 30);
-  CHECK(lu->options.refine_tolerance == 1e-15 && lu->options.symbolic_memory_budget == 0);
+  CHECK(lu->options.refine_tolerance == 1e-14 && lu->options.symbolic_memory_budget == 0);
   CHECK(lu->state == TSI_LU_CREATED && lu->stats.singular_column == -1);
   ts_lu_options from_null = lu->options;
   ts_lu_destroy(lu);

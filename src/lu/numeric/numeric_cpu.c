@@ -162,6 +162,15 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
 }
 
+/* The column kernel inlined into its callers (the counted wrapper, then
+ * the schedules), so that a column's outcome stays in registers instead of
+ * a struct written by the callee and read back by the caller. */
+#if defined(__GNUC__)
+#define TSI_LU_COLUMN_INLINE inline __attribute__((always_inline))
+#else
+#define TSI_LU_COLUMN_INLINE inline
+#endif
+
 /* The types of factors: real (float, double), their values loaded from A
  * in one pass; then complex, their values from lu->a_values. */
 #include "lu/lu_arith_real.h"

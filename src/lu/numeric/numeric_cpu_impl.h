@@ -22,10 +22,13 @@
 /* The positions of L + U that no entry of A fills set to zero: by their
  * list where it is short, else all of L + U. */
 static void TSI_NAME(lu_zero_fill)(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values) {
-  if (ws->fill_listed)
-    for (int64_t f = 0; f < ws->fill_count; f++)
-      memset(&values[ws->fill_pos[f]], 0, sizeof *values);
-  else
+  if (ws->fill_listed) {
+    /* The list's pointer and length in locals: the stores through values
+     * could otherwise alias them and reload both every entry. */
+    const int64_t *fill_pos = ws->fill_pos, fill_count = ws->fill_count;
+    for (int64_t f = 0; f < fill_count; f++)
+      memset(&values[fill_pos[f]], 0, sizeof *values);
+  } else
     memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
 }
 
@@ -136,9 +139,10 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
  */
-static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, TSI_WORK *x,
-                                       const tsi_lu_pivot_rule *rule, int *ready, const int64_t *stop_level,
-                                       tsi_lu_column_outcome *outcome) {
+static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k,
+                                                            int64_t level, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                                            int *ready, const int64_t *stop_level,
+                                                            tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;

@@ -84,6 +84,24 @@ static double backward_error(double r, double a, double x, double b) {
   return isfinite(error) ? error : INFINITY;
 }
 
+/* What a slice of rows of the residual found: the maxima of the measures'
+ * parts (residual_rows in residual_impl.h) and whether x is finite there. */
+typedef struct tsi_lu_residual_part {
+  double x_norm, b_norm, x_scaled, b_scaled, r_norm, r_scaled, componentwise;
+  int finite;
+} tsi_lu_residual_part;
+
+static void tsi_lu_residual_merge(tsi_lu_residual_part *total, const tsi_lu_residual_part *part) {
+  total->x_norm = larger(total->x_norm, part->x_norm);
+  total->b_norm = larger(total->b_norm, part->b_norm);
+  total->x_scaled = larger(total->x_scaled, part->x_scaled);
+  total->b_scaled = larger(total->b_scaled, part->b_scaled);
+  total->r_norm = larger(total->r_norm, part->r_norm);
+  total->r_scaled = larger(total->r_scaled, part->r_scaled);
+  total->componentwise = larger(total->componentwise, part->componentwise);
+  total->finite = total->finite && part->finite;
+}
+
 /* The residual for real and for complex values (residual_impl.h). */
 #include "lu/lu_arith_real.h"
 #define TSI_NAME(x) x##_real
@@ -143,16 +161,18 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
     /* An unchecked solve (ts_lu_options::unchecked_solves): |x| only, for
      * the overflow check; the backward errors are not known. */
     double x_norm = 0.0;
-    if (lu->complex_values) {
-      for (int64_t i = 0; i < n; i++)
-        x_norm = larger(x_norm, hypot(x[2 * i], x[2 * i + 1]));
-    } else {
-      for (int64_t i = 0; i < n; i++)
-        x_norm = larger(x_norm, fabs(x[i]));
-    }
     bool finite = true;
-    for (int64_t i = 0; i < n * (lu->complex_values ? 2 : 1); i++)
-      finite = finite && isfinite(x[i]);
+    if (lu->complex_values) { /* n counts doubles: lu->n (re, im) pairs */
+      for (int64_t i = 0; i < lu->n; i++)
+        x_norm = larger(x_norm, hypot(x[2 * i], x[2 * i + 1]));
+      for (int64_t i = 0; i < n; i++)
+        finite = finite && isfinite(x[i]);
+    } else {
+      for (int64_t i = 0; i < n; i++) { /* one pass: |x| and finiteness */
+        x_norm = larger(x_norm, fabs(x[i]));
+        finite = finite && isfinite(x[i]);
+      }
+    }
     measures->normwise = measures->scaled = measures->componentwise = measures->residual_norm = NAN;
     measures->solution_norm = finite ? x_norm : INFINITY;
     return TS_SUCCESS;

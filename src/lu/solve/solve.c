@@ -226,7 +226,7 @@ static ts_status solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b
    * sends the solves to the partial-pivoting fallback; one that stays up
    * there is the singular status. */
   const double judged = fmax(summary.worst.normwise, summary.worst.scaled);
-  const double limit = fmax(TSI_LU_SINGULAR_BACKWARD_ERROR, TSI_LU_PIVOTED_FALLBACK_ERROR * setup.tolerance);
+  const double limit = fmax(TSI_LU_SINGULAR_BACKWARD_ERROR, setup.tolerance);
   const bool judge = lu->stats.perturbed_pivots > 0 && setup.max_steps > 0;
   if (judge && !(judged <= limit) && !lu->pivoted) {
     status = tsi_lu_fall_back(lu, "ts_lu_solve");
