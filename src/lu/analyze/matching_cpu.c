@@ -375,7 +375,11 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   }
   for (int64_t k = 0; k < n; k++) {
     row_of_col[k] = col_of_row[k] = -1;
-    u[k] = INFINITY;
+    u[k] = v[k] = INFINITY;
+  }
+  if (!m->entry) { /* no entries: no column can be matched */
+    *perfect = n == 0;
+    goto cleanup;
   }
   /* The initial matching is often perfect already (a full nonzero
    * diagonal of large entries): then the duals are final, and the search

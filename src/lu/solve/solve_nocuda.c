@@ -11,13 +11,17 @@ ts_status tsi_lu_cuda_apply_inverse(ts_lu *lu, ts_operation op, int64_t nrhs, co
 }
 
 ts_status tsi_lu_cuda_apply_inverse_device(ts_lu *lu, ts_operation op, const double *rhs, double *x) {
-  (void)op, (void)rhs, (void)x;
+  (void)op, (void)rhs;
+  if (x && lu->n > 0)
+    x[0] = 0.0; /* nothing solved */
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
 }
 
 ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const double *b, double *x,
                              bool device_vectors, tsi_lu_residual_measures *measures, int *steps) {
-  (void)setup, (void)b, (void)x, (void)device_vectors, (void)measures;
+  (void)setup, (void)b, (void)device_vectors, (void)measures;
+  if (x && lu->n > 0)
+    x[0] = 0.0; /* nothing solved */
   *steps = 0;
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
 }
