@@ -7,6 +7,8 @@
 #include "core/complex_value.h"
 
 #define TSI_WORK tsi_complex128
+#define TSI_W_SINGLE tsi_complex64
+#define TSI_W_SINGLE_DTYPE TS_COMPLEX64
 #define TSI_WIDEN(v) tsi_lu_widen(v)
 #define TSI_NARROW(w) tsi_lu_narrow_to((w), (TSI_VALUE *)0)
 #define TSI_W_ZERO tsi_z(0.0, 0.0)

@@ -5,6 +5,8 @@
  * real instantiations; lu_arith_undef.h after them. The complex set,
  * lu_arith_complex.h, defines the same names. */
 #define TSI_WORK double
+#define TSI_W_SINGLE float /* the working type in single precision, and its dtype */
+#define TSI_W_SINGLE_DTYPE TS_FLOAT32
 #define TSI_WIDEN(v) ((double)(v))
 #define TSI_NARROW(w) ((TSI_VALUE)(w))
 #define TSI_W_ZERO 0.0

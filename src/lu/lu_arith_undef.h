@@ -2,6 +2,8 @@
  * (lu_arith_real.h or lu_arith_complex.h), so that the other set can be
  * defined. */
 #undef TSI_WORK
+#undef TSI_W_SINGLE
+#undef TSI_W_SINGLE_DTYPE
 #undef TSI_WIDEN
 #undef TSI_NARROW
 #undef TSI_W_ZERO

@@ -3,12 +3,11 @@
  * factored in the levels' order: level by level on one thread, as a
  * dataflow on several. Included by numeric_cpu.c with TSI_VALUE (the type
  * the factors are stored in: float, double, or complex of either),
- * TSI_NAME (a suffix for the function names), TSI_LOAD_FROM_A for the real
- * types (their values come from A in one pass that also copies and checks
- * them; complex values come from lu->a_values, copied by the caller), and
- * the arithmetic of the working type TSI_WORK (double, or complex double),
- * which every step uses; factors of a single-precision type are rounded as
- * each column is stored:
+ * TSI_NAME (a suffix for the function names), and the arithmetic of the
+ * working type TSI_WORK (double, or complex double), which every step uses;
+ * factors of a single-precision type are rounded as each column is stored.
+ * The values come from A in one pass that also copies and checks them:
+ *   TSI_W_SINGLE, TSI_W_SINGLE_DTYPE   A's single-precision value type
  *   TSI_WIDEN(v), TSI_NARROW(w)     stored value <-> working value
  *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
  *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
@@ -29,12 +28,11 @@ static void TSI_NAME(lu_zero_fill)(const ts_lu *lu, const tsi_lu_numeric_workspa
     memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
 }
 
-#ifdef TSI_LOAD_FROM_A
-
 /* Rows [begin, end) of the pass over A (lu_load_values): their values into
- * lu->a_values, checked finite, their row sums of |A| and of |M| (before
- * the permutations) and M's values into the L+U pattern, folded into
- * *part. */
+ * lu->a_values (double, or (re, im) pairs of double), checked finite, their
+ * row sums of |A| and of |M| (before the permutations) and M's values into
+ * the L+U pattern, folded into *part. A's values are read in single or
+ * double precision (TSI_W_SINGLE, or TSI_WORK), whichever a holds. */
 static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int64_t begin, int64_t end,
                                    tsi_lu_load_part *part) {
   const int64_t *row_ptr = lu->a_row_ptr;
@@ -42,26 +40,27 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
   const int64_t *a_to_lu = lu->a_to_lu;
   const double *row_scale = lu->row_scale;
   const double *col_scale = lu->col_scale;
-  const bool single = a->dtype == TS_FLOAT32;
-  const float *given_f32 = (const float *)a->values;
-  const double *given_f64 = (const double *)a->values;
-  double *a_values = lu->a_values;
+  const bool single = a->dtype == TSI_W_SINGLE_DTYPE;
+  const TSI_W_SINGLE *given_single = (const TSI_W_SINGLE *)a->values;
+  const TSI_WORK *given_double = (const TSI_WORK *)a->values;
+  TSI_WORK *a_values = (TSI_WORK *)lu->a_values;
   double max_abs = part->max_m, norm = part->norm, m_norm = part->m_norm;
   int64_t first_bad = part->first_bad;
   for (int64_t i = begin; i < end; i++) {
     const double scale_i = row_scale[i];
     double row_sum = 0.0, scaled_sum = 0.0;
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      const double given = single ? (double)given_f32[e] : given_f64[e];
+      const TSI_WORK given = single ? TSI_WIDEN(given_single[e]) : given_double[e];
       a_values[e] = given;
-      if (!isfinite(given) && e < first_bad)
+      if (!TSI_W_ISFINITE(given) && e < first_bad)
         first_bad = e;
-      row_sum += fabs(given);
-      scaled_sum += fabs(given * col_scale[col_idx[e]]);
-      double v = scale_i * given * col_scale[col_idx[e]];
-      values[a_to_lu[e]] = (TSI_VALUE)v;
-      if (fabs(v) > max_abs)
-        max_abs = fabs(v);
+      /* |a| c_j is |a c_j| (the scales are positive): one magnitude per entry. */
+      const double magnitude = TSI_W_ABS(given), col = col_scale[col_idx[e]];
+      row_sum += magnitude;
+      scaled_sum += magnitude * col;
+      const TSI_WORK v = TSI_W_SCALED(scale_i, given, col);
+      values[a_to_lu[e]] = TSI_NARROW(v);
+      TSI_MAX_ABS(max_abs, v);
     }
     norm = row_sum > norm ? row_sum : norm;
     scaled_sum *= scale_i;
@@ -73,10 +72,10 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
   part->first_bad = first_bad;
 }
 
-/* One pass over A: its values into lu->a_values (double, for the
- * refinement's residual), checked finite; |A|_inf, the largest row sum of
- * |A|; and M's values into the L+U pattern (fill entries zeroed first, by
- * their list where it is short), with their largest magnitude. Each entry
+/* One pass over A: its values into lu->a_values (for the refinement's
+ * residual), checked finite; |A|_inf, the largest row sum of |A|, and
+ * |M|_inf; and M's values into the L+U pattern (fill entries zeroed first,
+ * by their list where it is short), with their largest magnitude. Each entry
  * of A has its own position in L+U, so the rows are independent; each
  * row's sum is in a fixed order and the rest are maxima and a minimum, so
  * no bit depends on the threads. One thread runs no parallel region.
@@ -100,33 +99,6 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
   *found = total;
   return total.first_bad;
 }
-#else
-/* M's values into the L+U pattern from lu->a_values (fill entries zeroed
- * first, as lu_zero_fill does); returns max |M(i,j)|. Each entry of A has
- * its own position in L+U, so the rows are independent and the maximum
- * does not depend on the threads. */
-static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values, int threads) {
-  const int64_t n = lu->n;
-  const int64_t *row_ptr = lu->a_row_ptr;
-  const int32_t *col_idx = lu->a_col_idx;
-  const int64_t *a_to_lu = lu->a_to_lu;
-  const TSI_WORK *a_values = (const TSI_WORK *)lu->a_values;
-  const double *row_scale = lu->row_scale;
-  const double *col_scale = lu->col_scale;
-  TSI_NAME(lu_zero_fill)(lu, ws, values);
-  double max_abs = 0.0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs) if (threads > 1)
-  for (int64_t i = 0; i < n; i++) {
-    const double scale_i = row_scale[i];
-    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      TSI_WORK v = TSI_W_SCALED(scale_i, a_values[e], col_scale[col_idx[e]]);
-      values[a_to_lu[e]] = TSI_NARROW(v);
-      TSI_MAX_ABS(max_abs, v);
-    }
-  }
-  return max_abs;
-}
-#endif
 
 /*
  * Column k of L and U, left-looking (Gilbert and Peierls 1988, with the
