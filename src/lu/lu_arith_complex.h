@@ -21,6 +21,7 @@
 #define TSI_W_SCALE(s, w) tsi_z_scale((s), (w))
 #define TSI_W_SCALED(s, w, t) tsi_z((s) * (w).re * (t), (s) * (w).im * (t))
 #define TSI_W_ABS(w) tsi_z_abs(w)
+#define TSI_W_ABS_BELOW(w, t) tsi_z_abs_below((w), (t))
 #define TSI_W_ISFINITE(w) tsi_z_isfinite(w)
 #define TSI_W_CONJ_IF(w, conjugate) ((conjugate) ? tsi_z_conj(w) : (w))
 #define TSI_W_PERTURBED(w, r) tsi_z_direction_times((w), (r))

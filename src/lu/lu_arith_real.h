@@ -19,6 +19,7 @@
 #define TSI_W_SCALE(s, w) ((s) * (w))
 #define TSI_W_SCALED(s, w, t) ((s) * (w) * (t))
 #define TSI_W_ABS(w) fabs(w)
+#define TSI_W_ABS_BELOW(w, t) (fabs(w) < (t))
 #define TSI_W_ISFINITE(w) isfinite(w)
 #define TSI_W_CONJ_IF(w, conjugate) (w)
 #define TSI_W_PERTURBED(w, r) ((w) < 0.0 ? -(r) : (r))

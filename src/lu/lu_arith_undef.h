@@ -16,6 +16,7 @@
 #undef TSI_W_SCALE
 #undef TSI_W_SCALED
 #undef TSI_W_ABS
+#undef TSI_W_ABS_BELOW
 #undef TSI_W_ISFINITE
 #undef TSI_W_CONJ_IF
 #undef TSI_W_PERTURBED

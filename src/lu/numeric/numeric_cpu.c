@@ -87,8 +87,8 @@ static void tsi_lu_factor_check(tsi_lu_factor_watch *watch, int64_t done, int64_
 typedef struct tsi_lu_column_outcome {
   int kind;      /* TSI_LU_PIVOT_* */
   int64_t flops; /* multiplies, adds and divides of the column */
-  double max_l;  /* largest |L(i, k)| as stored */
-  double max_u;  /* largest |U(i, k)| as stored, the pivot included */
+  double max_l;  /* largest |L(i, k)| as stored, with the thread's earlier columns */
+  double max_u;  /* largest |U(i, k)| as stored, the pivot included, likewise */
 } tsi_lu_column_outcome;
 
 /* What a thread's columns add up to: flops, perturbed pivots, and the

@@ -12,7 +12,7 @@
  *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
  *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
  *   TSI_W_SCALED(s, w, t)           s * w * t, s and t real (the scaling)
- *   TSI_W_ABS(w), TSI_W_ISFINITE(w)
+ *   TSI_W_ABS(w), TSI_W_ISFINITE(w), TSI_W_ABS_BELOW(w, t)   |w| < t
  *   TSI_W_PERTURBED(w, r)           w's sign (its direction) times r, + for 0
  *   TSI_W_DIVIDER(p), TSI_W_DIVIDE(w, d)   w / p as w op d, d made once a column
  *   TSI_MAX_ABS(max, w)             max = max(max, |w|)
@@ -107,6 +107,11 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
  * U(:, k) = x(rows <= k) and L(:, k) = x(rows > k) / x(k). Every column j
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
+ * outcome->max_l and max_u hold the largest |L| and |U| seen so far (the
+ * thread's) on entry and fold in the column's on exit: with the running
+ * maximum as the start, the complex bound test of TSI_MAX_ABS skips the
+ * modulus of most entries (a maximum taken anew per column computes it for
+ * nearly every entry of a short column).
  */
 static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k, int64_t level, TSI_WORK *x,
                                        const tsi_lu_pivot_rule *rule, int *ready, const int64_t *stop_level,
@@ -116,7 +121,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   const int64_t *diag_pos = lu->diag_pos;
   const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
   int64_t flops = 0;
-  double max_l = 0.0, max_u = 0.0; /* largest |L(:, k)| and |U(:, k)| as stored, for the pivot check */
+  double max_l = outcome->max_l, max_u = outcome->max_u; /* largest |L| and |U| as stored, for the pivot check */
 
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = TSI_WIDEN(values[p]);
@@ -132,7 +137,8 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
     if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
       for (int64_t q = begin; q < end; q++)
         x[row_idx[q]] = TSI_W_ZERO;
-      *outcome = (tsi_lu_column_outcome){TSI_LU_PIVOT_OK, flops, 0.0, 0.0};
+      outcome->kind = TSI_LU_PIVOT_OK;
+      outcome->flops = flops;
       return;
     }
     for (int64_t q = l_begin; q < l_end; q++)
@@ -143,7 +149,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
   outcome->kind = TSI_LU_PIVOT_OK;
   if (!TSI_W_ISFINITE(pivot)) {
     outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
-  } else if (TSI_W_ABS(pivot) < rule->tiny || TSI_W_IS_ZERO(pivot)) {
+  } else if (TSI_W_ABS_BELOW(pivot, rule->tiny) || TSI_W_IS_ZERO(pivot)) {
     if (rule->perturb) {
       /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
       pivot = TSI_W_PERTURBED(pivot, rule->replacement);
@@ -182,11 +188,11 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
 static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
                                         const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
                                         int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
-  tsi_lu_column_outcome outcome;
+  tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
   TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
-  tally->max_l = outcome.max_l > tally->max_l ? outcome.max_l : tally->max_l;
-  tally->max_u = outcome.max_u > tally->max_u ? outcome.max_u : tally->max_u;
+  tally->max_l = outcome.max_l;
+  tally->max_u = outcome.max_u;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     tally->perturbed++;
     tsi_lu_factor_watch *watch = rule->watch;
