@@ -134,13 +134,14 @@ TSI_Z_FN bool tsi_z_abs_below(tsi_complex128 z, double t) {
 }
 
 /* max(largest, |z|), exact, with |z| computed only where the cheap bound
- * max(|re|, |im|) * sqrt(2) >= |z| passes largest. The bound's maximum is
- * fmax's (a NaN part gives way to the other) written as comparisons: host
- * compilers call libm's fmax, and a call in the factorization's inner loops
- * spills their live registers. */
+ * max(|re|, |im|) * sqrt(2) >= |z| does not rule it out. The bound is one
+ * comparison, which compilers make a branch-free maximum (fmax is a libm
+ * call on the host, which spills the inner loops' registers, and a test for
+ * NaN added a branch taken at random); a NaN bound rules nothing out, so
+ * that a part NaN beside an infinite one still gives |z| = inf. */
 TSI_Z_FN double tsi_z_max_abs(double largest, tsi_complex128 z) {
-  const double re = fabs(z.re), im = fabs(z.im), bound = re > im || isnan(im) ? re : im;
-  if (!(bound * 1.4142135623730951 > largest))
+  const double re = fabs(z.re), im = fabs(z.im), bound = re > im ? re : im;
+  if (bound * 1.4142135623730951 <= largest)
     return largest;
   const double m = tsi_z_abs(z);
   return m > largest ? m : largest;
