@@ -15,6 +15,9 @@
 #define TSI_W_SUB(a, b) ((a) - (b))
 #define TSI_W_MUL(a, b) ((a) * (b))
 #define TSI_W_MINUS_PRODUCT(x, l, u) ((x) - (l) * (u))
+#define TSI_W_MINUS_MULTIPLE(x, rows, l, begin, end, u)                                                                \
+  for (int64_t q_ = (begin); q_ < (end); q_++)                                                                         \
+  (x)[(rows)[q_]] = TSI_W_MINUS_PRODUCT((x)[(rows)[q_]], TSI_WIDEN((l)[q_]), (u))
 #define TSI_W_DIV(a, b) ((a) / (b))
 #define TSI_W_SCALE(s, w) ((s) * (w))
 #define TSI_W_SCALED(s, w, t) ((s) * (w) * (t))

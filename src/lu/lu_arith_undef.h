@@ -12,6 +12,7 @@
 #undef TSI_W_SUB
 #undef TSI_W_MUL
 #undef TSI_W_MINUS_PRODUCT
+#undef TSI_W_MINUS_MULTIPLE
 #undef TSI_W_DIV
 #undef TSI_W_SCALE
 #undef TSI_W_SCALED

@@ -11,6 +11,8 @@
  *   TSI_WIDEN(v), TSI_NARROW(w)     stored value <-> working value
  *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
  *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
+ *   TSI_W_MINUS_MULTIPLE(x, rows, l, begin, end, u)
+ *                                   x[rows[q]] -= l[q] * u, q in [begin, end)
  *   TSI_W_SCALED(s, w, t)           s * w * t, s and t real (the scaling)
  *   TSI_W_ABS(w), TSI_W_ISFINITE(w), TSI_W_ABS_BELOW(w, t)   |w| < t
  *   TSI_W_PERTURBED(w, r)           w's sign (its direction) times r, + for 0
@@ -141,8 +143,7 @@ static void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64
       outcome->flops = flops;
       return;
     }
-    for (int64_t q = l_begin; q < l_end; q++)
-      x[row_idx[q]] = TSI_W_MINUS_PRODUCT(x[row_idx[q]], TSI_WIDEN(values[q]), u_jk);
+    TSI_W_MINUS_MULTIPLE(x, row_idx, values, l_begin, l_end, u_jk);
   }
 
   TSI_WORK pivot = x[k];
