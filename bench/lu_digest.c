@@ -3,8 +3,9 @@
  * commits (it uses the public API only, so it builds at older ones as it
  * is), run both on the same machine, and compare the outputs with diff.
  *
- * For each matrix (square corpus matrices, and random ones generated here)
- * and configuration (ordering, double or float factors): the status of
+ * For each matrix (square corpus matrices, and random ones generated here;
+ * each also with its values turned by random phases into complex ones) and
+ * configuration (ordering, double or float factors): the status of
  * analyze, factor, refactor and solve, and an FNV-1a digest of the
  * solutions of two right-hand sides through A and A^T after the factor and
  * after the refactor, with the statistics that do not depend on timing or
@@ -18,6 +19,7 @@
  * only). Prints one line per matrix and configuration on stdout. */
 #include "tessera.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,14 +87,32 @@ static ts_csr *corpus_matrix(ts_context *ctx, const char *dir, const char *name)
   return csr;
 }
 
+/* a with each value turned by a random phase: complex, of a's pattern. */
+static ts_csr *complex_matrix(ts_context *ctx, const ts_csr *a, uint64_t seed) {
+  ts_csr *z = NULL;
+  if (ts_csr_create(ctx, a->rows, a->cols, a->nnz, TS_COMPLEX128, &z) != TS_SUCCESS)
+    return NULL;
+  memcpy(z->row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof *a->row_ptr);
+  memcpy(z->col_idx, a->col_idx, (size_t)a->nnz * sizeof *a->col_idx);
+  const double *v = a->values;
+  double *w = z->values;
+  uint64_t state = seed;
+  for (int64_t e = 0; e < a->nnz; e++) {
+    const double phase = 3.141592653589793 * next_random(&state);
+    w[2 * e] = v[e] * cos(phase);
+    w[2 * e + 1] = v[e] * sin(phase);
+  }
+  return z;
+}
+
 /* Solve both operations for two right-hand sides; mixes the statuses,
  * the solutions and the solve's statistics. */
-static void solve_both(ts_lu *lu, int64_t n, const double *b, double *x) {
+static void solve_both(ts_lu *lu, int64_t n, int parts, const double *b, double *x) {
   for (int op = 0; op < 2; op++) {
     ts_status st = ts_lu_solve(lu, op ? TS_OP_TRANSPOSE : TS_OP_NONE, 2, b, n, x, n);
     mix(&st, sizeof st);
     if (st == TS_SUCCESS)
-      mix(x, (size_t)(2 * n) * sizeof *x);
+      mix(x, (size_t)(2 * n * parts) * sizeof *x);
     ts_lu_stats s;
     ts_lu_get_stats(lu, &s);
     mix(&s.backward_error, sizeof s.backward_error);
@@ -112,10 +132,11 @@ static void run(ts_context *ctx, ts_backend backend, const char *name, const ts_
   ts_status st = ts_lu_create(ctx, &o, &lu);
   digest = 1469598103934665603ULL;
   const int64_t n = a->rows;
-  double *b = malloc((size_t)(2 * n + 1) * sizeof *b), *x = malloc((size_t)(2 * n + 1) * sizeof *x);
+  const int parts = a->dtype == TS_COMPLEX128 ? 2 : 1; /* doubles per value */
+  double *b = malloc((size_t)(2 * n * parts + 1) * sizeof *b), *x = malloc((size_t)(2 * n * parts + 1) * sizeof *x);
   if (st == TS_SUCCESS && b && x) {
     uint64_t state = 7;
-    for (int64_t i = 0; i < 2 * n; i++)
+    for (int64_t i = 0; i < 2 * n * parts; i++)
       b[i] = next_random(&state);
     st = ts_lu_analyze(lu, a);
     mix(&st, sizeof st);
@@ -123,11 +144,11 @@ static void run(ts_context *ctx, ts_backend backend, const char *name, const ts_
       st = ts_lu_factor(lu, a);
       mix(&st, sizeof st);
       if (!TS_IS_ERROR(st))
-        solve_both(lu, n, b, x);
+        solve_both(lu, n, parts, b, x);
       st = ts_lu_refactor(lu, a);
       mix(&st, sizeof st);
       if (!TS_IS_ERROR(st))
-        solve_both(lu, n, b, x);
+        solve_both(lu, n, parts, b, x);
     }
     ts_lu_stats s;
     ts_lu_get_stats(lu, &s);
@@ -142,11 +163,23 @@ static void run(ts_context *ctx, ts_backend backend, const char *name, const ts_
   } else {
     mix(&st, sizeof st);
   }
-  printf("%-20s n %7lld  ordering %d  %s  last status %-28s digest %016llx\n", name, (long long)n, (int)ordering,
-         single ? "float " : "double", ts_status_string(st), (unsigned long long)digest);
+  printf("%-20s n %7lld  ordering %d  %s%s  last status %-28s digest %016llx\n", name, (long long)n, (int)ordering,
+         parts == 2 ? "complex " : "", single ? "float " : "double", ts_status_string(st), (unsigned long long)digest);
   free(b);
   free(x);
   ts_lu_destroy(lu);
+}
+
+/* The complex matrix of a's pattern, AMD ordering, double and float factors. */
+static void run_complex(ts_context *ctx, ts_backend backend, const char *name, const ts_csr *a, uint64_t seed) {
+  ts_csr *z = complex_matrix(ctx, a, seed);
+  if (!z) {
+    printf("%-20s complex not made: %s\n", name, ts_last_error(ctx));
+    return;
+  }
+  for (int single = 0; single < 2; single++)
+    run(ctx, backend, name, z, TS_LU_ORDER_AMD, single);
+  ts_csr_destroy(z);
 }
 
 int main(int argc, char **argv) {
@@ -187,6 +220,7 @@ int main(int argc, char **argv) {
     for (int ordering = 0; ordering < 3; ordering++)
       for (int single = 0; single < 2; single++)
         run(ctx, backend, names[m], a, (ts_lu_ordering)ordering, single);
+    run_complex(ctx, backend, names[m], a, 300 + (uint64_t)m);
     ts_csr_destroy(a);
   }
   for (int k = 0; k < 4; k++) {
@@ -199,6 +233,7 @@ int main(int argc, char **argv) {
     }
     for (int single = 0; single < 2; single++)
       run(ctx, backend, name, a, TS_LU_ORDER_AMD, single);
+    run_complex(ctx, backend, name, a, 200 + (uint64_t)k);
     ts_csr_destroy(a);
   }
   ts_context_destroy(ctx);

@@ -123,11 +123,25 @@ TSI_Z_FN tsi_complex128 tsi_z_direction_times(tsi_complex128 z, double r) {
   return tsi_z(TSI_Z_MUL(TSI_Z_DIV(z.re, m), r), TSI_Z_MUL(TSI_Z_DIV(z.im, m), r));
 }
 
-/* max(largest, |z|), exact, with |z| computed (hypot, a library call) only
- * where the cheap bound max(|re|, |im|) * sqrt(2) >= |z| passes largest. */
+/* |z| < t, with |z| computed only where both parts are below t: |z| is at
+ * least the larger part, in floating point too (a square root of a
+ * rounded sum of squares is no smaller than the larger part, and hypot is
+ * faithful), so the answer is the modulus's. */
+TSI_Z_FN bool tsi_z_abs_below(tsi_complex128 z, double t) {
+  if (fabs(z.re) >= t || fabs(z.im) >= t)
+    return false;
+  return tsi_z_abs(z) < t;
+}
+
+/* max(largest, |z|), exact, with |z| computed only where the cheap bound
+ * max(|re|, |im|) * sqrt(2) >= |z| does not rule it out. The bound is one
+ * comparison, which compilers make a branch-free maximum (fmax is a libm
+ * call on the host, which spills the inner loops' registers, and a test for
+ * NaN added a branch taken at random); a NaN bound rules nothing out, so
+ * that a part NaN beside an infinite one still gives |z| = inf. */
 TSI_Z_FN double tsi_z_max_abs(double largest, tsi_complex128 z) {
-  const double bound = fmax(fabs(z.re), fabs(z.im));
-  if (!(bound * 1.4142135623730951 > largest))
+  const double re = fabs(z.re), im = fabs(z.im), bound = re > im ? re : im;
+  if (bound * 1.4142135623730951 <= largest)
     return largest;
   const double m = tsi_z_abs(z);
   return m > largest ? m : largest;

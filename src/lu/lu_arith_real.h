@@ -5,6 +5,8 @@
  * real instantiations; lu_arith_undef.h after them. The complex set,
  * lu_arith_complex.h, defines the same names. */
 #define TSI_WORK double
+#define TSI_W_SINGLE float /* the working type in single precision, and its dtype */
+#define TSI_W_SINGLE_DTYPE TS_FLOAT32
 #define TSI_WIDEN(v) ((double)(v))
 #define TSI_NARROW(w) ((TSI_VALUE)(w))
 #define TSI_W_ZERO 0.0
@@ -13,10 +15,14 @@
 #define TSI_W_SUB(a, b) ((a) - (b))
 #define TSI_W_MUL(a, b) ((a) * (b))
 #define TSI_W_MINUS_PRODUCT(x, l, u) ((x) - (l) * (u))
+#define TSI_W_MINUS_MULTIPLE(x, rows, l, begin, end, u)                                                                \
+  for (int64_t q_ = (begin); q_ < (end); q_++)                                                                         \
+  (x)[(rows)[q_]] = TSI_W_MINUS_PRODUCT((x)[(rows)[q_]], TSI_WIDEN((l)[q_]), (u))
 #define TSI_W_DIV(a, b) ((a) / (b))
 #define TSI_W_SCALE(s, w) ((s) * (w))
 #define TSI_W_SCALED(s, w, t) ((s) * (w) * (t))
 #define TSI_W_ABS(w) fabs(w)
+#define TSI_W_ABS_BELOW(w, t) (fabs(w) < (t))
 #define TSI_W_ISFINITE(w) isfinite(w)
 #define TSI_W_CONJ_IF(w, conjugate) (w)
 #define TSI_W_PERTURBED(w, r) ((w) < 0.0 ? -(r) : (r))

@@ -95,9 +95,9 @@ ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller) {
 }
 
 /* Copy a's values into lu->a_values (double, or (re, im) pairs of double
- * for complex values), refusing NaN and infinity: the GPU path's, the
- * host's multifrontal path's and complex values' copy (the host's column
- * path copies real values in its own pass over A). */
+ * for complex values), refusing NaN and infinity: the GPU path's and the
+ * host's multifrontal path's copy (the host's column path copies the values
+ * in its own pass over A). */
 static ts_status copy_values(ts_lu *lu, const ts_csr *a, const char *caller) {
   const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   ts_status status = tsi_lu_reserve_a_values(lu, caller);
@@ -204,10 +204,10 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     lu->factors_on_device = 0;
     lu->stats.factor_backend = TS_BACKEND_CPU;
     /* The fronts compute in real arithmetic: complex values take the
-     * columns. The column path copies real values in its pass over A; the
-     * fronts and complex values are copied first. */
+     * columns. The column path copies the values in its pass over A; the
+     * fronts' are copied first. */
     const bool fronts = lu->switches.numeric_method == TSI_LU_METHOD_FRONTS && !lu->complex_values;
-    if (fronts || lu->complex_values)
+    if (fronts)
       status = copy_values(lu, a, caller);
     if (status == TS_SUCCESS)
       status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a, caller);

@@ -87,8 +87,8 @@ static void tsi_lu_factor_check(tsi_lu_factor_watch *watch, int64_t done, int64_
 typedef struct tsi_lu_column_outcome {
   int kind;      /* TSI_LU_PIVOT_* */
   int64_t flops; /* multiplies, adds and divides of the column */
-  double max_l;  /* largest |L(i, k)| as stored */
-  double max_u;  /* largest |U(i, k)| as stored, the pivot included */
+  double max_l;  /* largest |L(i, k)| as stored, with the thread's earlier columns */
+  double max_u;  /* largest |U(i, k)| as stored, the pivot included, likewise */
 } tsi_lu_column_outcome;
 
 /* What a thread's columns add up to: flops, perturbed pivots, and the
@@ -171,10 +171,8 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 #define TSI_LU_COLUMN_INLINE inline
 #endif
 
-/* The types of factors: real (float, double), their values loaded from A
- * in one pass; then complex, their values from lu->a_values. */
+/* The types of factors: real (float, double), then complex. */
 #include "lu/lu_arith_real.h"
-#define TSI_LOAD_FROM_A
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32
 #include "lu/numeric/numeric_cpu_impl.h"
@@ -186,7 +184,6 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 #include "lu/numeric/numeric_cpu_impl.h"
 #undef TSI_VALUE
 #undef TSI_NAME
-#undef TSI_LOAD_FROM_A
 #include "lu/lu_arith_undef.h"
 
 #include "lu/lu_arith_complex.h"
@@ -344,25 +341,21 @@ out_of_memory:
                    (long long)lu->lu_nnz);
 }
 
-/* M's values into the factors: real ones loaded from A (copied into
- * lu->a_values and checked finite on the way, with the norms of A and M),
- * complex ones scattered from lu->a_values (copied and checked by the
- * caller), their norms computed apart. Sets *max_abs to max |M|. */
+/* M's values into the factors, loaded from A in one pass that also copies
+ * them into lu->a_values, checks them finite and computes the norms of A
+ * and M. Sets *max_abs to max |M|. */
 static ts_status load_values(ts_lu *lu, const ts_csr *a, tsi_lu_numeric_workspace *ws, int threads, double *max_abs,
                              const char *caller) {
   float *single = lu->lu_values_f32;
   double *values = lu->lu_values;
-  if (lu->complex_values) {
-    ts_status status = tsi_lu_compute_norms(lu, ws);
-    if (status != TS_SUCCESS)
-      return status;
-    *max_abs = single ? lu_scatter_c64(lu, ws, (tsi_complex64 *)single, threads)
-                      : lu_scatter_c128(lu, ws, (tsi_complex128 *)values, threads);
-    return TS_SUCCESS;
-  }
   tsi_lu_load_part found;
-  int64_t first_bad = single ? lu_load_values_f32(lu, a, ws, single, threads, &found)
-                             : lu_load_values_f64(lu, a, ws, values, threads, &found);
+  int64_t first_bad;
+  if (lu->complex_values)
+    first_bad = single ? lu_load_values_c64(lu, a, ws, (tsi_complex64 *)single, threads, &found)
+                       : lu_load_values_c128(lu, a, ws, (tsi_complex128 *)values, threads, &found);
+  else
+    first_bad = single ? lu_load_values_f32(lu, a, ws, single, threads, &found)
+                       : lu_load_values_f64(lu, a, ws, values, threads, &found);
   if (first_bad < lu->nnz_a)
     return tsi_lu_bad_value_error(lu, first_bad, caller);
   *max_abs = found.max_m;

@@ -3,17 +3,18 @@
  * factored in the levels' order: level by level on one thread, as a
  * dataflow on several. Included by numeric_cpu.c with TSI_VALUE (the type
  * the factors are stored in: float, double, or complex of either),
- * TSI_NAME (a suffix for the function names), TSI_LOAD_FROM_A for the real
- * types (their values come from A in one pass that also copies and checks
- * them; complex values come from lu->a_values, copied by the caller), and
- * the arithmetic of the working type TSI_WORK (double, or complex double),
- * which every step uses; factors of a single-precision type are rounded as
- * each column is stored:
+ * TSI_NAME (a suffix for the function names), and the arithmetic of the
+ * working type TSI_WORK (double, or complex double), which every step uses;
+ * factors of a single-precision type are rounded as each column is stored.
+ * The values come from A in one pass that also copies and checks them:
+ *   TSI_W_SINGLE, TSI_W_SINGLE_DTYPE   A's single-precision value type
  *   TSI_WIDEN(v), TSI_NARROW(w)     stored value <-> working value
  *   TSI_W_ZERO, TSI_W_IS_ZERO(w)
  *   TSI_W_MINUS_PRODUCT(x, l, u)    x - l * u
+ *   TSI_W_MINUS_MULTIPLE(x, rows, l, begin, end, u)
+ *                                   x[rows[q]] -= l[q] * u, q in [begin, end)
  *   TSI_W_SCALED(s, w, t)           s * w * t, s and t real (the scaling)
- *   TSI_W_ABS(w), TSI_W_ISFINITE(w)
+ *   TSI_W_ABS(w), TSI_W_ISFINITE(w), TSI_W_ABS_BELOW(w, t)   |w| < t
  *   TSI_W_PERTURBED(w, r)           w's sign (its direction) times r, + for 0
  *   TSI_W_DIVIDER(p), TSI_W_DIVIDE(w, d)   w / p as w op d, d made once a column
  *   TSI_MAX_ABS(max, w)             max = max(max, |w|)
@@ -32,12 +33,11 @@ static void TSI_NAME(lu_zero_fill)(const ts_lu *lu, const tsi_lu_numeric_workspa
     memset(values, 0, (size_t)lu->lu_nnz * sizeof *values);
 }
 
-#ifdef TSI_LOAD_FROM_A
-
 /* Rows [begin, end) of the pass over A (lu_load_values): their values into
- * lu->a_values, checked finite, their row sums of |A| and of |M| (before
- * the permutations) and M's values into the L+U pattern, folded into
- * *part. */
+ * lu->a_values (double, or (re, im) pairs of double), checked finite, their
+ * row sums of |A| and of |M| (before the permutations) and M's values into
+ * the L+U pattern, folded into *part. A's values are read in single or
+ * double precision (TSI_W_SINGLE, or TSI_WORK), whichever a holds. */
 static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values, int64_t begin, int64_t end,
                                    tsi_lu_load_part *part) {
   const int64_t *row_ptr = lu->a_row_ptr;
@@ -45,26 +45,27 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
   const int64_t *a_to_lu = lu->a_to_lu;
   const double *row_scale = lu->row_scale;
   const double *col_scale = lu->col_scale;
-  const bool single = a->dtype == TS_FLOAT32;
-  const float *given_f32 = (const float *)a->values;
-  const double *given_f64 = (const double *)a->values;
-  double *a_values = lu->a_values;
+  const bool single = a->dtype == TSI_W_SINGLE_DTYPE;
+  const TSI_W_SINGLE *given_single = (const TSI_W_SINGLE *)a->values;
+  const TSI_WORK *given_double = (const TSI_WORK *)a->values;
+  TSI_WORK *a_values = (TSI_WORK *)lu->a_values;
   double max_abs = part->max_m, norm = part->norm, m_norm = part->m_norm;
   int64_t first_bad = part->first_bad;
   for (int64_t i = begin; i < end; i++) {
     const double scale_i = row_scale[i];
     double row_sum = 0.0, scaled_sum = 0.0;
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      const double given = single ? (double)given_f32[e] : given_f64[e];
+      const TSI_WORK given = single ? TSI_WIDEN(given_single[e]) : given_double[e];
       a_values[e] = given;
-      if (!isfinite(given) && e < first_bad)
+      if (!TSI_W_ISFINITE(given) && e < first_bad)
         first_bad = e;
-      row_sum += fabs(given);
-      scaled_sum += fabs(given * col_scale[col_idx[e]]);
-      double v = scale_i * given * col_scale[col_idx[e]];
-      values[a_to_lu[e]] = (TSI_VALUE)v;
-      if (fabs(v) > max_abs)
-        max_abs = fabs(v);
+      /* |a| c_j is |a c_j| (the scales are positive): one magnitude per entry. */
+      const double magnitude = TSI_W_ABS(given), col = col_scale[col_idx[e]];
+      row_sum += magnitude;
+      scaled_sum += magnitude * col;
+      const TSI_WORK v = TSI_W_SCALED(scale_i, given, col);
+      values[a_to_lu[e]] = TSI_NARROW(v);
+      TSI_MAX_ABS(max_abs, v);
     }
     norm = row_sum > norm ? row_sum : norm;
     scaled_sum *= scale_i;
@@ -76,10 +77,10 @@ static void TSI_NAME(lu_load_rows)(ts_lu *lu, const ts_csr *a, TSI_VALUE *values
   part->first_bad = first_bad;
 }
 
-/* One pass over A: its values into lu->a_values (double, for the
- * refinement's residual), checked finite; |A|_inf, the largest row sum of
- * |A|; and M's values into the L+U pattern (fill entries zeroed first, by
- * their list where it is short), with their largest magnitude. Each entry
+/* One pass over A: its values into lu->a_values (for the refinement's
+ * residual), checked finite; |A|_inf, the largest row sum of |A|, and
+ * |M|_inf; and M's values into the L+U pattern (fill entries zeroed first,
+ * by their list where it is short), with their largest magnitude. Each entry
  * of A has its own position in L+U, so the rows are independent; each
  * row's sum is in a fixed order and the rest are maxima and a minimum, so
  * no bit depends on the threads. One thread runs no parallel region.
@@ -103,33 +104,6 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
   *found = total;
   return total.first_bad;
 }
-#else
-/* M's values into the L+U pattern from lu->a_values (fill entries zeroed
- * first, as lu_zero_fill does); returns max |M(i,j)|. Each entry of A has
- * its own position in L+U, so the rows are independent and the maximum
- * does not depend on the threads. */
-static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws, TSI_VALUE *values, int threads) {
-  const int64_t n = lu->n;
-  const int64_t *row_ptr = lu->a_row_ptr;
-  const int32_t *col_idx = lu->a_col_idx;
-  const int64_t *a_to_lu = lu->a_to_lu;
-  const TSI_WORK *a_values = (const TSI_WORK *)lu->a_values;
-  const double *row_scale = lu->row_scale;
-  const double *col_scale = lu->col_scale;
-  TSI_NAME(lu_zero_fill)(lu, ws, values);
-  double max_abs = 0.0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : max_abs) if (threads > 1)
-  for (int64_t i = 0; i < n; i++) {
-    const double scale_i = row_scale[i];
-    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      TSI_WORK v = TSI_W_SCALED(scale_i, a_values[e], col_scale[col_idx[e]]);
-      values[a_to_lu[e]] = TSI_NARROW(v);
-      TSI_MAX_ABS(max_abs, v);
-    }
-  }
-  return max_abs;
-}
-#endif
 
 /*
  * Column k of L and U, left-looking (Gilbert and Peierls 1988, with the
@@ -138,6 +112,11 @@ static double TSI_NAME(lu_scatter)(ts_lu *lu, const tsi_lu_numeric_workspace *ws
  * U(:, k) = x(rows <= k) and L(:, k) = x(rows > k) / x(k). Every column j
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
+ * outcome->max_l and max_u hold the largest |L| and |U| seen so far (the
+ * thread's) on entry and fold in the column's on exit: with the running
+ * maximum as the start, the complex bound test of TSI_MAX_ABS skips the
+ * modulus of most entries (a maximum taken anew per column computes it for
+ * nearly every entry of a short column).
  */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k,
                                                             int64_t level, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
@@ -148,7 +127,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   const int64_t *diag_pos = lu->diag_pos;
   const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
   int64_t flops = 0;
-  double max_l = 0.0, max_u = 0.0; /* largest |L(:, k)| and |U(:, k)| as stored, for the pivot check */
+  double max_l = outcome->max_l, max_u = outcome->max_u; /* largest |L| and |U| as stored, for the pivot check */
 
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = TSI_WIDEN(values[p]);
@@ -164,18 +143,18 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
     if (ready && !tsi_lu_wait_ready(ready, j, stop_level, level)) {
       for (int64_t q = begin; q < end; q++)
         x[row_idx[q]] = TSI_W_ZERO;
-      *outcome = (tsi_lu_column_outcome){TSI_LU_PIVOT_OK, flops, 0.0, 0.0};
+      outcome->kind = TSI_LU_PIVOT_OK;
+      outcome->flops = flops;
       return;
     }
-    for (int64_t q = l_begin; q < l_end; q++)
-      x[row_idx[q]] = TSI_W_MINUS_PRODUCT(x[row_idx[q]], TSI_WIDEN(values[q]), u_jk);
+    TSI_W_MINUS_MULTIPLE(x, row_idx, values, l_begin, l_end, u_jk);
   }
 
   TSI_WORK pivot = x[k];
   outcome->kind = TSI_LU_PIVOT_OK;
   if (!TSI_W_ISFINITE(pivot)) {
     outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
-  } else if (TSI_W_ABS(pivot) < rule->tiny || TSI_W_IS_ZERO(pivot)) {
+  } else if (TSI_W_ABS_BELOW(pivot, rule->tiny) || TSI_W_IS_ZERO(pivot)) {
     if (rule->perturb) {
       /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
       pivot = TSI_W_PERTURBED(pivot, rule->replacement);
@@ -214,11 +193,11 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
 static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
                                         const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
                                         int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
-  tsi_lu_column_outcome outcome;
+  tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
   TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
-  tally->max_l = outcome.max_l > tally->max_l ? outcome.max_l : tally->max_l;
-  tally->max_u = outcome.max_u > tally->max_u ? outcome.max_u : tally->max_u;
+  tally->max_l = outcome.max_l;
+  tally->max_u = outcome.max_u;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     tally->perturbed++;
     tsi_lu_factor_watch *watch = rule->watch;

@@ -149,8 +149,9 @@ double tsi_lu_value_abs(const ts_lu *lu, int64_t e);
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
 
 /* |A|_inf and |M|_inf of the values being factored (lu->a_values), for the
- * refinement's backward errors, into ws, the 1-norms marked unknown; both
- * numeric paths call it. */
+ * refinement's backward errors, into ws, the 1-norms marked unknown: the
+ * GPU's and the fronts' numeric paths (the host's column path computes them
+ * in its pass over A). */
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
 /* |op(A)|_inf and |op(M)|_inf for a solve with op: the 1-norms for a
  * transposed one, computed on first use after each factorization (a
