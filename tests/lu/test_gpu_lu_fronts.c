@@ -35,19 +35,6 @@ static ts_lu *fronts_lu(ts_backend backend, int float_factors, int no_perturbati
   return lu;
 }
 
-/* The copy of a with each value times 1 + spread r, r in [-1, 1). */
-static ts_csr *new_values(const ts_csr *a, double spread, unsigned long long seed) {
-  ts_csr *copy = NULL;
-  CHECK_OK(gpu, ts_csr_copy(gpu, a, &copy));
-  if (!copy)
-    return NULL;
-  unsigned long long state = seed;
-  double *v = (double *)copy->values;
-  for (int64_t e = 0; e < copy->nnz; e++)
-    v[e] *= 1.0 + spread * test_random(&state);
-  return copy;
-}
-
 /* Largest backward error of m solves with op through lu. */
 static double solve_worst(ts_lu *lu, const ts_csr *a, int op, int64_t m) {
   const int64_t n = a->rows;
@@ -134,7 +121,7 @@ static void compare(const char *name, const ts_csr *a, int float_factors, int no
   CHECK_MSG(device_berr <= fmax(1e-14, 4.0 * host_berr), "%s: GPU backward error %.3g, host %.3g", what, device_berr,
             host_berr);
   /* New values on the analyzed pattern, then the first values again. */
-  ts_csr *next = new_values(a, 0.2, 41);
+  ts_csr *next = lu_test_perturbed_copy(gpu, a, 0.2, 41);
   int refactored = 0, repeated = 0;
   if (next) {
     const ts_status hr = ts_lu_refactor(host, next), dr = ts_lu_refactor(device, next);

@@ -4,18 +4,6 @@
  * loop of refactorizations stays accurate; double and float factors. */
 #include "test_gpu_lu_common.h"
 
-static ts_csr *perturbed_copy(const ts_csr *a, double spread, unsigned long long seed) {
-  ts_csr *copy = NULL;
-  CHECK_OK(gpu, ts_csr_copy(gpu, a, &copy));
-  if (!copy)
-    return NULL;
-  unsigned long long state = seed;
-  double *v = (double *)copy->values;
-  for (int64_t e = 0; e < copy->nnz; e++)
-    v[e] *= 1.0 + spread * test_random(&state);
-  return copy;
-}
-
 static double solve_berr(ts_lu *lu, const ts_csr *a) {
   int64_t n = a->rows;
   double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
@@ -30,7 +18,7 @@ static double solve_berr(ts_lu *lu, const ts_csr *a) {
 }
 
 static void test_refactor(const char *name, ts_csr *a1, int float_factors) {
-  ts_csr *a2 = perturbed_copy(a1, 0.3, 32);
+  ts_csr *a2 = lu_test_perturbed_copy(gpu, a1, 0.3, 32);
   ts_lu *refactored = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
   ts_lu *fresh = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
   ts_lu *host = gpu_lu_create(TS_BACKEND_CPU, float_factors, 0);
@@ -53,7 +41,7 @@ static void test_refactor(const char *name, ts_csr *a1, int float_factors) {
   CHECK_MSG(berr2 <= 1e-14, "%s: refactored: backward error %.3g", name, berr2);
   /* Newton-like loop: small changes, each refactorization solved accurately. */
   for (int step = 0; step < 4; step++) {
-    ts_csr *next = perturbed_copy(a1, 0.05, 100 + (unsigned long long)step);
+    ts_csr *next = lu_test_perturbed_copy(gpu, a1, 0.05, 100 + (unsigned long long)step);
     CHECK(!TS_IS_ERROR(ts_lu_refactor(refactored, next)));
     double berr = solve_berr(refactored, next);
     CHECK_MSG(berr <= 1e-14, "%s: Newton step %d: backward error %.3g", name, step, berr);

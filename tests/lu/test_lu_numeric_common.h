@@ -45,6 +45,19 @@ static inline ts_csr *lu_test_csr(ts_context *ctx, int64_t n, int64_t count, con
  * probability by a random permutation of full rows: row i gets a large entry
  * in column perm(i), so no pivoting-free LU of A itself is safe.
  */
+/* A copy of a (double values) with every value multiplied by 1 + spread * r,
+ * r in [-1, 1): new values on the same pattern, for refactorizations. */
+static inline ts_csr *lu_test_perturbed_copy(ts_context *ctx, const ts_csr *a, double spread, unsigned long long seed) {
+  ts_csr *copy = NULL;
+  if (ts_csr_copy(ctx, a, &copy) != TS_SUCCESS)
+    return NULL;
+  unsigned long long state = seed;
+  double *v = (double *)copy->values;
+  for (int64_t e = 0; e < copy->nnz; e++)
+    v[e] *= 1.0 + spread * test_random(&state);
+  return copy;
+}
+
 static inline ts_csr *lu_test_random(ts_context *ctx, int64_t n, int per_row, int dominant, unsigned long long seed) {
   int64_t capacity = n * (per_row + 2);
   int32_t *rows = malloc((size_t)capacity * sizeof *rows);

@@ -7,19 +7,6 @@
 
 static ts_context *ctx;
 
-/* A copy of a with every value multiplied by 1 + spread * r, r in [-1, 1). */
-static ts_csr *perturbed_copy(const ts_csr *a, double spread, unsigned long long seed) {
-  ts_csr *copy = NULL;
-  CHECK_OK(ctx, ts_csr_copy(ctx, a, &copy));
-  if (!copy)
-    return NULL;
-  unsigned long long state = seed;
-  double *v = (double *)copy->values;
-  for (int64_t e = 0; e < copy->nnz; e++)
-    v[e] *= 1.0 + spread * test_random(&state);
-  return copy;
-}
-
 static double solve_and_check(ts_lu *lu, const ts_csr *a, const char *what, double *x) {
   int64_t n = a->rows;
   double *b = malloc((size_t)n * sizeof *b);
@@ -38,7 +25,7 @@ static double solve_and_check(ts_lu *lu, const ts_csr *a, const char *what, doub
 static void test_refactor_equals_factor(int dominant, int float_factors) {
   const int64_t n = 400;
   ts_csr *a1 = lu_test_random(ctx, n, 5, dominant, 31);
-  ts_csr *a2 = perturbed_copy(a1, 0.3, 32);
+  ts_csr *a2 = lu_test_perturbed_copy(ctx, a1, 0.3, 32);
   ts_lu_options options = lu_test_options();
   options.float_factors = float_factors;
   ts_lu *refactored = NULL, *factored = NULL;
@@ -106,7 +93,7 @@ static void test_newton_loop(void) {
   CHECK_OK(ctx, ts_lu_get_stats(lu, &first));
   double worst = 0.0;
   for (int step = 1; step <= 10; step++) {
-    ts_csr *next = perturbed_copy(a, 0.05 * step, 100 + step);
+    ts_csr *next = lu_test_perturbed_copy(ctx, a, 0.05 * step, 100 + step);
     CHECK_OK(ctx, ts_lu_refactor(lu, next));
     char what[64];
     snprintf(what, sizeof what, "circuit, step %d", step);
