@@ -250,6 +250,16 @@ enum tsi_lu_phase { TSI_LU_PHASE_SYMBOLIC, TSI_LU_PHASE_LEVELIZE, TSI_LU_PHASE_N
 /* Numbers an entry of lu's values takes: 2 for complex values, else 1. */
 static inline int64_t tsi_lu_parts(const ts_lu *lu) { return lu->complex_values ? 2 : 1; }
 
+/* The static pivoting threshold (ts_lu_options::pivot_threshold): the
+ * resolved option, or the default of the factors' precision should the
+ * options come unresolved. */
+static inline double tsi_lu_pivot_threshold(const ts_lu *lu) {
+  const double threshold = lu->options.pivot_threshold;
+  if (threshold > 0.0)
+    return threshold;
+  return lu->options.float_factors ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+}
+
 /* Whether `phase` of lu runs on the GPU now (the rules: lu_backend.c). */
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
 

@@ -231,9 +231,7 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
   double *values = ws->fronts;
   memset(values, 0, (size_t)storage * sizeof(double));
   const double max_abs = scatter(lu, fr, values, threads);
-  double threshold = lu->options.pivot_threshold;
-  if (!(threshold > 0.0))
-    threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double threshold = tsi_lu_pivot_threshold(lu);
   const double root_eps = sqrt(single ? (double)FLT_EPSILON : DBL_EPSILON);
   if (single && max_abs > FLT_MAX) {
     st = tsi_error(lu->ctx, TS_ERROR_OVERFLOW,

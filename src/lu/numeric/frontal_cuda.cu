@@ -646,9 +646,7 @@ ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev) {
     st = tsi_cuda_memset(ctx, fd->bad_level, 0x7f, sizeof(int)); /* no bad level: a large positive number */
   if (st != TS_SUCCESS)
     return st;
-  double threshold = lu->options.pivot_threshold;
-  if (!(threshold > 0.0))
-    threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double threshold = tsi_lu_pivot_threshold(lu);
   const double root_eps = sqrt(single ? (double)FLT_EPSILON : DBL_EPSILON);
   front_scatter<<<grid_for(lu->nnz_a, TSI_LU_ELEMENTWISE_THREADS), TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
       lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, fd->a_to_front, fd->values,

@@ -435,9 +435,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   status = load_values(lu, a, ws, load_threads, &max_abs, caller);
   if (status != TS_SUCCESS)
     return status;
-  double threshold = lu->options.pivot_threshold;
-  if (!(threshold > 0.0))
-    threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64; /* should options come unresolved */
+  const double threshold = tsi_lu_pivot_threshold(lu);
   /* Static pivoting (Li and Demmel, "SuperLU_DIST: a scalable distributed-
    * memory sparse direct solver for unsymmetric linear systems", ACM TOMS
    * 29(2), 2003, GESP): a tiny pivot becomes sqrt(eps) * max|M| with its

@@ -107,9 +107,7 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   if (st != TS_SUCCESS)
     return st;
 
-  double threshold = lu->options.pivot_threshold;
-  if (!(threshold > 0.0))
-    threshold = single ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double threshold = tsi_lu_pivot_threshold(lu);
   const double root_eps = sqrt(single ? (double)FLT_EPSILON : DBL_EPSILON);
   tsi_lu_scatter_cuda(lu, dev, threshold, root_eps, stream);
   factor_args args = kernel_args(dev);

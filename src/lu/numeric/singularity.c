@@ -124,9 +124,7 @@ ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
 
 ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller) {
   const tsi_lu_pivot_quality *q = &lu->pivot_now;
-  double threshold = lu->options.pivot_threshold;
-  if (!(threshold > 0.0))
-    threshold = lu->options.float_factors ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double threshold = tsi_lu_pivot_threshold(lu);
   const double ratio = q->smallest_pivot_ratio;
   if (q->smallest_pivot_column < 0 || !(ratio < sqrt(threshold)))
     return TS_SUCCESS;
