@@ -212,6 +212,12 @@ static void corpus_matrix(void *user, const char *dir, const char *name, long lo
   }
 }
 
+/* Where the run's time goes (the full selection is the longest GPU test). */
+static void section_done(const char *what, double start) {
+  printf("  %-12s done at %.1f s (%d products)\n", what, tsi_seconds() - start, checked);
+  fflush(stdout);
+}
+
 int main(void) {
   gpu = pt_gpu_context();
   if (!gpu)
@@ -233,13 +239,18 @@ int main(void) {
     /* The smallest pools: slots reused across many rows. */
     test_bins_with(dtype, "bins (smallest pools)", "TESSERA_SPGEMM_DENSE_WARPS_PER_SM", "1",
                    "TESSERA_SPGEMM_LONG_SLOTS", "1");
+    section_done("bins", start);
     test_shapes(dtype);
+    section_done("shapes", start);
     test_edges(dtype);
+    section_done("edges", start);
   }
   if (mode != RUN_RACECHECK) {
     if (mode == RUN_FULL) /* 2.2e9 products: too long under compute-sanitizer */
       ts_spgemm_plan_destroy(pt_check_large_counts(gpu));
+    section_done("2^31 counts", start);
     pt_corpus(mode != RUN_FULL, 3, corpus_matrix, NULL);
+    section_done("corpus", start);
   }
   printf("%d products checked in %.1f s\n", checked, tsi_seconds() - start);
   ts_context_destroy(gpu);
