@@ -196,8 +196,9 @@ static void tessera_report(tessera_state *s, newton_times *t) {
     t->berr = tsb_backward_error(s->a, s->x, s->b);
     t->on_gpu = stats.factor_backend == TS_BACKEND_CUDA;
     t->threads = stats.factor_threads;
-    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, factor on %s", (long long)stats.levels,
-             stats.refinement_steps,
+    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, flops %.3g, L+U %lld, factor on %s",
+             (long long)stats.levels, stats.refinement_steps, stats.flops,
+             (long long)(stats.nnz_l + stats.nnz_u - stats.n),
              t->on_gpu                  ? "the GPU"
              : stats.factor_threads > 1 ? "host threads"
                                         : "one thread");
@@ -236,9 +237,14 @@ static klu_state *klu_setup(ts_context *ctx, const ts_csr *a, const double *b, n
 static void klu_teardown(klu_state *s, const ts_csr *a, const double *b, newton_times *t) {
   if (!s)
     return;
-  if (t->ran)
+  if (t->ran) {
     t->berr = tsb_backward_error(a, s->x, b);
-  else
+    /* KLU's factors: L + U of the diagonal blocks (diagonal once) and the
+     * off-diagonal blocks it keeps unfactored. */
+    klu_flops(s->symbolic, s->numeric, &s->common);
+    snprintf(t->note, sizeof t->note, "flops %.3g, L+U+off %lld, %d blocks", s->common.flops,
+             (long long)(s->numeric->lnz + s->numeric->unz - s->n + s->numeric->nzoff), s->symbolic->nblocks);
+  } else
     snprintf(t->note, sizeof t->note, "KLU status %d", s->common.status);
   klu_free_numeric(&s->numeric, &s->common);
   klu_free_symbolic(&s->symbolic, &s->common);

@@ -165,6 +165,9 @@ struct ts_lu {
   /* Analysis: permutations and scaling, in A's numbering. */
   int32_t *row_perm; /* n: row i of M is row row_perm[i] of A */
   int32_t *col_perm; /* n: column j of M is column col_perm[j] of A */
+  /* Diagonal blocks of the block triangular form M was ordered in (1: the
+   * whole matrix ordered at once; analyze.c keeps whichever fills less). */
+  int64_t btf_blocks;
   double *row_scale; /* n, indexed by A's rows (all 1 without matching) */
   double *col_scale; /* n, indexed by A's columns */
 

@@ -47,6 +47,79 @@ static ts_status copy_pattern(ts_lu *lu, const ts_csr *a) {
   return TS_SUCCESS;
 }
 
+/* The analysis's products that depend on the ordering. */
+typedef struct ordered_analysis {
+  int32_t *row_perm, *col_perm;
+  int64_t *a_to_lu, *lu_col_ptr, *diag_pos;
+  int32_t *lu_row_idx;
+  int64_t lu_nnz, nnz_l, nnz_u, btf_blocks;
+  double flops;
+} ordered_analysis;
+
+static void take_ordered(ordered_analysis *to, ts_lu *lu) {
+  *to =
+      (ordered_analysis){lu->row_perm, lu->col_perm,    lu->a_to_lu,     lu->lu_col_ptr, lu->diag_pos,   lu->lu_row_idx,
+                         lu->lu_nnz,   lu->stats.nnz_l, lu->stats.nnz_u, lu->btf_blocks, lu->stats.flops};
+  lu->row_perm = lu->col_perm = lu->lu_row_idx = NULL;
+  lu->a_to_lu = lu->lu_col_ptr = lu->diag_pos = NULL;
+}
+
+static void put_ordered(ts_lu *lu, const ordered_analysis *from) {
+  lu->row_perm = from->row_perm;
+  lu->col_perm = from->col_perm;
+  lu->a_to_lu = from->a_to_lu;
+  lu->lu_col_ptr = from->lu_col_ptr;
+  lu->diag_pos = from->diag_pos;
+  lu->lu_row_idx = from->lu_row_idx;
+  lu->lu_nnz = from->lu_nnz;
+  lu->stats.nnz_l = from->nnz_l;
+  lu->stats.nnz_u = from->nnz_u;
+  lu->btf_blocks = from->btf_blocks;
+  lu->stats.flops = from->flops;
+}
+
+static void free_ordered(ordered_analysis *o) {
+  free(o->row_perm);
+  free(o->col_perm);
+  free(o->a_to_lu);
+  free(o->lu_col_ptr);
+  free(o->diag_pos);
+  free(o->lu_row_idx);
+}
+
+static double factor_work_of(double flops, int64_t lu_nnz) {
+  return flops + TSI_LU_FACTOR_WORK_PER_ENTRY * (double)lu_nnz;
+}
+
+/* M in block triangular form, each block ordered on its own, fills nothing
+ * below the blocks but can fill much above them (U's off-diagonal blocks are
+ * L's diagonal blocks applied to A's, which KLU does not form): mahindas and
+ * bp_1200 fill more so than AMD of the whole matrix, Pd and west0479 less.
+ * The symbolic phase of the whole matrix's ordering decides, and the
+ * ordering whose factorization costs less stays (the block form on a tie).
+ * matching is the row_perm the matching made. */
+static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *matching) {
+  ordered_analysis blocked, whole;
+  take_ordered(&blocked, lu);
+  lu->row_perm = tsi_malloc_array(lu->n, sizeof(int32_t));
+  lu->col_perm = tsi_malloc_array(lu->n, sizeof(int32_t));
+  ts_status st = TS_SUCCESS;
+  if (!lu->row_perm || !lu->col_perm)
+    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a second ordering");
+  if (st == TS_SUCCESS) {
+    memcpy(lu->row_perm, matching, (size_t)lu->n * sizeof(int32_t));
+    st = tsi_lu_ordering(lu, a, NULL, 0);
+  }
+  if (st == TS_SUCCESS)
+    st = tsi_lu_symbolic_cpu(lu, a);
+  take_ordered(&whole, lu);
+  const int keep_whole =
+      st == TS_SUCCESS && factor_work_of(whole.flops, whole.lu_nnz) < factor_work_of(blocked.flops, blocked.lu_nnz);
+  put_ordered(lu, keep_whole ? &whole : &blocked);
+  free_ordered(keep_whole ? &blocked : &whole);
+  return st;
+}
+
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_analyze: lu is NULL");
@@ -102,18 +175,35 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;
+  /* The matching, kept for a second ordering (the ordering composes into
+   * row_perm). */
+  int32_t *matching = NULL;
+  if (st == TS_SUCCESS && lu->options.ordering == TS_LU_ORDER_AMD) {
+    matching = tsi_malloc_array(lu->n, sizeof(int32_t));
+    if (!matching && lu->n > 0)
+      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a copy of the matching");
+    else if (lu->n > 0)
+      memcpy(matching, lu->row_perm, (size_t)lu->n * sizeof(int32_t));
+  }
   if (st == TS_SUCCESS)
-    st = tsi_lu_ordering(lu, a, speculated);
+    st = tsi_lu_ordering(lu, a, speculated, 1);
   free(speculated);
   double end = tsi_seconds();
   lu->stats.time_ordering = end - matched;
-  if (st != TS_SUCCESS)
+  if (st != TS_SUCCESS) {
+    free(matching);
     goto cleanup;
+  }
 
   start = end;
-  st = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
+  const int symbolic_on_gpu = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC);
+  st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
+  if (st == TS_SUCCESS && lu->btf_blocks > 1 && !symbolic_on_gpu)
+    st = keep_less_fill(lu, a, matching);
+  free(matching);
+  lu->stats.time_ordering += tsi_seconds() - end;
   if (st != TS_SUCCESS)
     goto cleanup;
 

@@ -31,13 +31,25 @@ ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_
                                  const unsigned char *skip, int32_t *col_match, int64_t *rank);
 
 /* Composes the ordering into row/col_perm; speculated (or NULL) is the
- * ordering of A itself (tsi_lu_ordering_speculate), used when the matching
- * left the rows in place (ordering_cpu.c). */
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated);
-/* The AMD ordering of A + A^T (n entries, the caller frees), or NULL when
- * the options ask for another ordering or it fails; sets no error, so that
- * it can run beside the matching. */
+ * block form's ordering of A itself (tsi_lu_ordering_speculate), used when
+ * the matching left the rows in place. With block_form the AMD ordering
+ * orders within the blocks of the block triangular form (SuiteSparse BTF),
+ * else the whole matrix; lu->btf_blocks gets the number of blocks (1 when
+ * the whole matrix was ordered) (ordering_cpu.c). */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form);
+/* The AMD ordering of A + A^T within the blocks of A's block triangular
+ * form (n entries, then the number of blocks; the caller frees), or NULL
+ * when the options ask for another ordering or it fails; sets no error, so
+ * that it can run beside the matching. */
 int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
+
+/* The AMD ordering of B + B^T within each diagonal block of B's block upper
+ * triangular form, the blocks in that form's order, B(k, :) = A(row_perm[k], :)
+ * (A when row_perm is NULL); counts below 2^31. Returns AMD's status
+ * (AMD_OUT_OF_MEMORY when the workspace cannot be allocated) and the number
+ * of blocks in *blocks; sets no error (btf_ordering_cpu.c, with SuiteSparse
+ * AMD and BTF). */
+int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int64_t *blocks);
 
 /* Free the analysis's arrays and everything built on them (the device
  * cache, the pivoted factors) and reset their fields, the options and

@@ -2,7 +2,9 @@
  * column k, :), so B's diagonal holds the matched entries), applied
  * symmetrically: M = B(q, q) keeps the matched entries on its diagonal.
  * q is SuiteSparse AMD's ordering of B + B^T (Amestoy, Davis and Duff, SIAM
- * J. Matrix Anal. Appl. 17(4), 1996), COLAMD's column ordering of B (Davis,
+ * J. Matrix Anal. Appl. 17(4), 1996), of the whole matrix or (where
+ * SuiteSparse BTF is present and the analysis asks) within each block of
+ * B's block triangular form (btf_ordering_cpu.c), COLAMD's column ordering of B (Davis,
  * Gilbert, Larimore and Ng, ACM TOMS 30(3), 2004), or the identity. */
 #include "lu/analyze/analyze_internal.h"
 
@@ -60,12 +62,21 @@ TSI_AMD_OF_ROWS(amd_of_rows_64, SuiteSparse_long, amd_l_order)
 #undef TSI_AMD_OF_ROWS
 /* NOLINTEND(bugprone-macro-parentheses) */
 
-static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q) {
+/* The block form's ordering when asked and possible (*blocks set to the
+ * number of blocks), else the whole matrix's (*blocks left at 1). */
+static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int block_form, int64_t *blocks) {
+  *blocks = 1;
+#ifdef TESSERA_HAVE_BTF
+  if (block_form && a->nnz < INT32_MAX && a->rows < INT32_MAX)
+    return tsi_lu_btf_amd_of_rows(a, row_perm, q, blocks);
+#else
+  (void)block_form;
+#endif
   return a->nnz < INT32_MAX && a->rows < INT32_MAX ? amd_of_rows_32(a, row_perm, q) : amd_of_rows_64(a, row_perm, q);
 }
 
-static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q) {
-  int64_t status = amd_of_rows(a, lu->row_perm, q);
+static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, int block_form) {
+  int64_t status = amd_of_rows(a, lu->row_perm, q, block_form, &lu->btf_blocks);
   if (status == AMD_OUT_OF_MEMORY)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: AMD ran out of memory ordering %lld rows",
                      (long long)a->rows);
@@ -80,8 +91,9 @@ int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a) {
 #ifdef TESSERA_HAVE_AMD
   if (lu->options.ordering != TS_LU_ORDER_AMD || a->rows == 0)
     return NULL;
-  int64_t *q = tsi_malloc_array(a->rows, sizeof(int64_t));
-  if (q && amd_of_rows(a, NULL, q) != AMD_OK) {
+  int64_t *q = tsi_malloc_array(a->rows + 1, sizeof(int64_t));
+  /* The block count goes after the ordering, in q[n]. */
+  if (q && amd_of_rows(a, NULL, q, 1, &q[a->rows]) != AMD_OK) {
     free(q);
     q = NULL;
   }
@@ -148,11 +160,12 @@ static bool matching_is_identity(const ts_lu *lu) {
   return true;
 }
 
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated) {
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
   int64_t *q = NULL;
   int32_t *matched = NULL;
+  lu->btf_blocks = 1;
   if (lu->options.ordering == TS_LU_ORDER_NATURAL || n == 0)
     return TS_SUCCESS;
 #ifndef TESSERA_HAVE_AMD
@@ -176,10 +189,12 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated) {
   }
 #ifdef TESSERA_HAVE_AMD
   if (lu->options.ordering == TS_LU_ORDER_AMD) {
-    if (speculated && matching_is_identity(lu))
+    if (block_form && speculated && matching_is_identity(lu)) {
       memcpy(q, speculated, (size_t)n * sizeof(int64_t));
-    else
-      st = amd_of_matched(lu, a, q);
+      lu->btf_blocks = speculated[n];
+    } else {
+      st = amd_of_matched(lu, a, q, block_form);
+    }
   }
 #endif
 #ifdef TESSERA_HAVE_COLAMD
