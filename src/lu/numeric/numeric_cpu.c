@@ -36,6 +36,7 @@ typedef struct tsi_lu_pivot_rule {
   double replacement;
   bool perturb;
   tsi_lu_factor_watch *watch;
+  const int32_t *column_level; /* each column's level (the serial schedule's verdict), or NULL */
 } tsi_lu_pivot_rule;
 
 /* A column's outcome; CANCELLED is no pivot's but stops the factorization
@@ -203,8 +204,9 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 /* The analysis's arrays are present and the level schedule is one the
  * numeric loop can trust: every column in exactly one level, and every
  * column j that U(:, k) names in a level before k's. A violation is a bug of
- * the analysis; finding it here costs O(n + nnz(U)). */
-static ts_status check_schedule(ts_lu *lu) {
+ * the analysis; finding it here costs O(n + nnz(U)). Each column's level
+ * stays in ws->column_level for the serial schedule. */
+static ts_status check_schedule(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
   if (n > 0 && (!lu->lu_col_ptr || !lu->lu_row_idx || !lu->diag_pos || !lu->level_ptr || !lu->level_cols ||
                 !lu->row_scale || !lu->col_scale || !lu->a_row_ptr || !lu->a_to_lu))
@@ -213,7 +215,9 @@ static ts_status check_schedule(ts_lu *lu) {
     return tsi_error(lu->ctx, TS_ERROR_INTERNAL, "LU numeric phase: %lld levels do not cover the %lld columns",
                      (long long)lu->levels, (long long)n);
   ts_status status = TS_SUCCESS;
-  int64_t *level_of = tsi_malloc_array(n > 0 ? n : 1, sizeof *level_of);
+  free(ws->column_level);
+  ws->column_level = NULL;
+  int32_t *level_of = tsi_malloc_array(n > 0 ? n : 1, sizeof *level_of);
   if (!level_of)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the schedule check (n = %lld)",
                      (long long)n);
@@ -228,7 +232,7 @@ static ts_status check_schedule(ts_lu *lu) {
                            (long long)level, (int)k);
         goto cleanup;
       }
-      level_of[k] = level;
+      level_of[k] = (int32_t)level;
     }
   }
   for (int64_t k = 0; k < n; k++) {
@@ -249,7 +253,10 @@ static ts_status check_schedule(ts_lu *lu) {
     }
   }
 cleanup:
-  free(level_of);
+  if (status == TS_SUCCESS)
+    ws->column_level = level_of;
+  else
+    free(level_of);
   return status;
 }
 
@@ -412,7 +419,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
   if (!lu->schedule_checked) {
-    status = check_schedule(lu); /* once per analysis: the levels do not change */
+    status = check_schedule(lu, ws); /* once per analysis: the levels do not change */
     if (status != TS_SUCCESS)
       return status;
     lu->schedule_checked = 1;
@@ -457,7 +464,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   tsi_lu_pivot_rule rule = {.tiny = threshold * max_abs,
                             .replacement = fmax(root_eps, threshold) * reference,
                             .perturb = !lu->options.no_perturbation,
-                            .watch = &watch};
+                            .watch = &watch,
+                            .column_level = ws->column_level};
   status = tsi_progress(lu->ctx, 0, lu->n);
   if (status != TS_SUCCESS)
     return status;

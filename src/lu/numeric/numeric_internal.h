@@ -135,10 +135,11 @@ typedef struct tsi_lu_numeric_workspace {
   int fill_listed;
   int64_t fill_count;
   int64_t *fill_pos;
-  double m_norm_inf;    /* the same of the scaled matrix M = P Dr A Dc Q */
-  double m_norm_one;    /* (computed with a_norm_one) */
-  double *fronts;       /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
-  int64_t front_values; /* doubles in fronts */
+  double m_norm_inf;     /* the same of the scaled matrix M = P Dr A Dc Q */
+  double m_norm_one;     /* (computed with a_norm_one) */
+  int32_t *column_level; /* each column's level, from the host's schedule check (numeric_cpu.c) */
+  double *fronts;        /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
+  int64_t front_values;  /* doubles in fronts */
 } tsi_lu_numeric_workspace;
 
 /* |A(e)|, entry e (CSR order) of the values last factored: the modulus of

@@ -29,6 +29,7 @@ void tsi_lu_numeric_release(ts_lu *lu) {
     free(ws->solve_work);
     free(ws->fronts);
     free(ws->fill_pos);
+    free(ws->column_level);
     free(ws);
   }
   lu->numeric_aux = NULL;
