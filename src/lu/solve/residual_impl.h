@@ -9,8 +9,8 @@
  * residual sums in the same order) and the measures are maxima, so slicing
  * the rows changes no bit. */
 static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TSI_WORK *x, TSI_WORK *r,
-                                    const double *residual_scale, const double *solution_scale, int64_t begin,
-                                    int64_t end, tsi_lu_residual_part *part) {
+                                    double *magnitude, const double *residual_scale, const double *solution_scale,
+                                    int64_t begin, int64_t end, tsi_lu_residual_part *part) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
@@ -18,26 +18,31 @@ static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TS
   double x_norm = part->x_norm, b_norm = part->b_norm, x_scaled = part->x_scaled, b_scaled = part->b_scaled;
   double r_norm = part->r_norm, r_scaled = part->r_scaled, componentwise = part->componentwise;
   int finite = part->finite;
+  /* The sums first, row by row, then the measures in a loop of their own:
+   * short rows (a netlist's five entries) left the measures' compares and
+   * branches between every two sums. */
   for (int64_t i = begin; i < end; i++) {
-    const TSI_WORK b_i = b[i];
-    finite = finite && TSI_W_ISFINITE(x[i]);
-    const double x_abs = TSI_W_ABS(x[i]), b_abs = TSI_W_ABS(b_i); /* the scales are positive */
-    x_norm = larger(x_norm, x_abs);
-    b_norm = larger(b_norm, b_abs);
-    x_scaled = larger_ratio(x_scaled, x_abs, solution_scale[i]);
-    b_scaled = larger(b_scaled, b_abs * residual_scale[i]);
-    TSI_WORK sum = b_i;
-    double row_magnitude = b_abs;
+    TSI_WORK sum = b[i];
+    double row_magnitude = TSI_W_ABS(b[i]);
     for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
       const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
       sum = TSI_W_SUB(sum, term);
       row_magnitude += TSI_W_ABS(term);
     }
     r[i] = sum;
-    const double r_i = TSI_W_ABS(sum);
+    magnitude[i] = row_magnitude;
+  }
+  for (int64_t i = begin; i < end; i++) {
+    finite = finite && TSI_W_ISFINITE(x[i]);
+    const double x_abs = TSI_W_ABS(x[i]), b_abs = TSI_W_ABS(b[i]); /* the scales are positive */
+    x_norm = larger(x_norm, x_abs);
+    b_norm = larger(b_norm, b_abs);
+    x_scaled = larger_ratio(x_scaled, x_abs, solution_scale[i]);
+    b_scaled = larger(b_scaled, b_abs * residual_scale[i]);
+    const double r_i = TSI_W_ABS(r[i]);
     r_norm = larger(r_norm, r_i);
     r_scaled = larger(r_scaled, r_i * residual_scale[i]);
-    componentwise = larger_share(componentwise, r_i, row_magnitude, n);
+    componentwise = larger_share(componentwise, r_i, magnitude[i], n);
   }
   *part = (tsi_lu_residual_part){x_norm, b_norm, x_scaled, b_scaled, r_norm, r_scaled, componentwise, finite};
 }
@@ -62,13 +67,13 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
      * slices, one per thread (no parallel region on one thread). */
     tsi_lu_residual_part total = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1};
     if (threads <= 1) {
-      TSI_NAME(residual_rows)(lu, b, x, r, residual_scale, solution_scale, 0, n, &total);
+      TSI_NAME(residual_rows)(lu, b, x, r, magnitude, residual_scale, solution_scale, 0, n, &total);
     } else {
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
       for (int s = 0; s < threads; s++) {
         tsi_lu_residual_part part = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1};
         TSI_NAME(residual_rows)
-        (lu, b, x, r, residual_scale, solution_scale, n * s / threads, n * (s + 1) / threads, &part);
+        (lu, b, x, r, magnitude, residual_scale, solution_scale, n * s / threads, n * (s + 1) / threads, &part);
 #pragma omp critical(tsi_lu_residual_merge)
         tsi_lu_residual_merge(&total, &part);
       }
