@@ -103,6 +103,14 @@
 #define TSI_LU_FACTOR_PARALLEL_WORK 4e6
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
 #define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 200000
+/* The AMD ordering orders the whole matrix when the largest block of its
+ * block triangular form holds at least this share of the rows: the blocks
+ * then save little, and AMD of the whole filled less on the generated
+ * netlists (96 % of the rows in one block) and watt_2 (97 %), while the
+ * comparison of both (a second ordering and symbolic phase) halved
+ * analyze + factor + solve against KLU on the netlists of 10^3 rows
+ * (btf_ordering_cpu.c, bench/notes/lu-newton.md). */
+#define TSI_LU_BTF_LARGEST_BLOCK_SHARE 0.9
 /* The GPU schedule's gather lengths (columns). */
 #define TSI_LU_GATHER_PARALLEL_COLUMNS 16384
 /* The host's transpose of L + U into rows (factor_rows_gpu.c): threads only

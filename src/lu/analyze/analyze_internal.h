@@ -45,7 +45,9 @@ int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
 
 /* The AMD ordering of B + B^T within each diagonal block of B's block upper
  * triangular form, the blocks in that form's order, B(k, :) = A(row_perm[k], :)
- * (A when row_perm is NULL); counts below 2^31. Returns AMD's status
+ * (A when row_perm is NULL); counts below 2^31. A form whose largest block
+ * holds TSI_LU_BTF_LARGEST_BLOCK_SHARE of the rows counts as one block (the
+ * whole matrix ordered). Returns AMD's status
  * (AMD_OUT_OF_MEMORY when the workspace cannot be allocated) and the number
  * of blocks in *blocks; sets no error (btf_ordering_cpu.c, with SuiteSparse
  * AMD and BTF). */

@@ -106,6 +106,11 @@ int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t
    * B^T in block upper, so B in block lower triangular form; the blocks
    * taken last to first put B in block upper form. */
   int32_t count = (int32_t)btf_strongcomp(n, ptr, idx, NULL, perm, bounds, work);
+  int32_t largest = 0;
+  for (int32_t b = 0; b < count; b++)
+    largest = bounds[b + 1] - bounds[b] > largest ? bounds[b + 1] - bounds[b] : largest;
+  if ((double)largest >= TSI_LU_BTF_LARGEST_BLOCK_SHARE * (double)n)
+    count = 1; /* one block in all but name: the whole matrix's ordering */
   *blocks = count;
   if (count > 1) {
     status = order_blocks(n, ptr, idx, perm, bounds, count, q);
