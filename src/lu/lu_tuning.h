@@ -111,6 +111,11 @@
  * analyze + factor + solve against KLU on the netlists of 10^3 rows
  * (btf_ordering_cpu.c, bench/notes/lu-newton.md). */
 #define TSI_LU_BTF_LARGEST_BLOCK_SHARE 0.9
+/* The block form is kept without comparing it with the whole matrix's
+ * ordering when the updates above its blocks are at most this share of its
+ * flops: none on sherman5 and fs_183_6, where the block form filled no more;
+ * 28-79 % on the corpus matrices where either ordering won (analyze.c). */
+#define TSI_LU_BTF_ABOVE_SHARE 0.05
 /* The GPU schedule's gather lengths (columns). */
 #define TSI_LU_GATHER_PARALLEL_COLUMNS 16384
 /* The host's transpose of L + U into rows (factor_rows_gpu.c): threads only

@@ -91,6 +91,19 @@ static double factor_work_of(double flops, int64_t lu_nnz) {
   return flops + TSI_LU_FACTOR_WORK_PER_ENTRY * (double)lu_nnz;
 }
 
+/* The flops of the updates of U's off-diagonal blocks, L_kk^-1 A_kj: column
+ * k's updates by columns j of other blocks (block_of: each column's block). */
+static double flops_above_blocks(const ts_lu *lu, const int32_t *block_of) {
+  double flops = 0.0;
+  for (int64_t k = 0; k < lu->n; k++)
+    for (int64_t p = lu->lu_col_ptr[k]; p < lu->diag_pos[k]; p++) {
+      const int32_t j = lu->lu_row_idx[p];
+      if (block_of[j] != block_of[k])
+        flops += 2.0 * (double)(lu->lu_col_ptr[j + 1] - lu->diag_pos[j] - 1);
+    }
+  return flops;
+}
+
 /* M in block triangular form, each block ordered on its own, fills nothing
  * below the blocks but can fill much above them (U's off-diagonal blocks are
  * L's diagonal blocks applied to A's, which KLU does not form): mahindas and
@@ -108,7 +121,7 @@ static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *match
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a second ordering");
   if (st == TS_SUCCESS) {
     memcpy(lu->row_perm, matching, (size_t)lu->n * sizeof(int32_t));
-    st = tsi_lu_ordering(lu, a, NULL, 0);
+    st = tsi_lu_ordering(lu, a, NULL, 0, NULL);
   }
   if (st == TS_SUCCESS)
     st = tsi_lu_symbolic_cpu(lu, a);
@@ -176,22 +189,24 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   }
   lu->stats.time_matching = matched - start;
   /* The matching, kept for a second ordering (the ordering composes into
-   * row_perm). */
-  int32_t *matching = NULL;
-  if (st == TS_SUCCESS && lu->options.ordering == TS_LU_ORDER_AMD) {
+   * row_perm), and the block of each column of the block form. */
+  int32_t *matching = NULL, *block_of = NULL;
+  if (st == TS_SUCCESS && lu->options.ordering == TS_LU_ORDER_AMD && lu->n > 0) {
     matching = tsi_malloc_array(lu->n, sizeof(int32_t));
-    if (!matching && lu->n > 0)
+    block_of = tsi_malloc_array(lu->n, sizeof(int32_t));
+    if (!matching || !block_of)
       st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a copy of the matching");
-    else if (lu->n > 0)
+    else
       memcpy(matching, lu->row_perm, (size_t)lu->n * sizeof(int32_t));
   }
   if (st == TS_SUCCESS)
-    st = tsi_lu_ordering(lu, a, speculated, 1);
+    st = tsi_lu_ordering(lu, a, speculated, 1, block_of);
   free(speculated);
   double end = tsi_seconds();
   lu->stats.time_ordering = end - matched;
   if (st != TS_SUCCESS) {
     free(matching);
+    free(block_of);
     goto cleanup;
   }
 
@@ -200,9 +215,13 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
-  if (st == TS_SUCCESS && lu->btf_blocks > 1 && !symbolic_on_gpu)
+  /* Little work above the blocks (none on sherman5 and fs_183_6): the block
+   * form stands without the comparison. */
+  if (st == TS_SUCCESS && lu->btf_blocks > 1 && !symbolic_on_gpu &&
+      flops_above_blocks(lu, block_of) > TSI_LU_BTF_ABOVE_SHARE * lu->stats.flops)
     st = keep_less_fill(lu, a, matching);
   free(matching);
+  free(block_of);
   /* The comparison is part of the ordering's choice. */
   start = end;
   end = tsi_seconds();

@@ -35,23 +35,27 @@ ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_
  * the matching left the rows in place. With block_form the AMD ordering
  * orders within the blocks of the block triangular form (SuiteSparse BTF),
  * else the whole matrix; lu->btf_blocks gets the number of blocks (1 when
- * the whole matrix was ordered) (ordering_cpu.c). */
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form);
+ * the whole matrix was ordered) and, with several, block_of (n entries, or NULL) the
+ * block of each column of M (ordering_cpu.c). */
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of);
 /* The AMD ordering of A + A^T within the blocks of A's block triangular
- * form (n entries, then the number of blocks; the caller frees), or NULL
- * when the options ask for another ordering or it fails; sets no error, so
- * that it can run beside the matching. */
+ * form: n entries, the number of blocks, then (with several) n entries with
+ * the block of each position (the caller frees); NULL when the options ask
+ * for another ordering or it fails; sets no error, so that it can run beside
+ * the matching. */
 int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
 
 /* The AMD ordering of B + B^T within each diagonal block of B's block upper
  * triangular form, the blocks in that form's order, B(k, :) = A(row_perm[k], :)
  * (A when row_perm is NULL); counts below 2^31. A form whose largest block
  * holds TSI_LU_BTF_LARGEST_BLOCK_SHARE of the rows counts as one block (the
- * whole matrix ordered). Returns AMD's status
+ * whole matrix ordered). With several blocks, block_at (n entries, or NULL)
+ * gets the block of each position of q, 0 the first. Returns AMD's status
  * (AMD_OUT_OF_MEMORY when the workspace cannot be allocated) and the number
  * of blocks in *blocks; sets no error (btf_ordering_cpu.c, with SuiteSparse
  * AMD and BTF). */
-int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int64_t *blocks);
+int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int64_t *blocks,
+                               int32_t *block_at);
 
 /* Free the analysis's arrays and everything built on them (the device
  * cache, the pivoted factors) and reset their fields, the options and

@@ -33,7 +33,7 @@ static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, in
  * numbering), last block first; each block of three rows or more ordered by
  * AMD of its own pattern (entries in other blocks left out). */
 static int32_t order_blocks(int32_t n, const int32_t *ptr, const int32_t *idx, const int32_t *perm,
-                            const int32_t *bounds, int32_t count, int64_t *q) {
+                            const int32_t *bounds, int32_t count, int64_t *q, int32_t *block_at) {
   int32_t status = AMD_OUT_OF_MEMORY;
   int32_t *block_of = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *local = tsi_malloc_array(n, sizeof(int32_t));
@@ -69,8 +69,11 @@ static int32_t order_blocks(int32_t n, const int32_t *ptr, const int32_t *idx, c
     status = order_block(size, block_ptr, block_idx, order);
     if (status != AMD_OK)
       goto cleanup;
-    for (int32_t k = 0; k < size; k++)
+    for (int32_t k = 0; k < size; k++) {
+      if (block_at)
+        block_at[at] = count - 1 - b;
       q[at++] = members[first + order[k]];
+    }
   }
   status = AMD_OK;
 cleanup:
@@ -84,7 +87,8 @@ cleanup:
   return status;
 }
 
-int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int64_t *blocks) {
+int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int64_t *blocks,
+                               int32_t *block_at) {
   const int32_t n = (int32_t)a->rows;
   int32_t status = AMD_OUT_OF_MEMORY;
   *blocks = 0;
@@ -113,7 +117,7 @@ int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t
     count = 1; /* one block in all but name: the whole matrix's ordering */
   *blocks = count;
   if (count > 1) {
-    status = order_blocks(n, ptr, idx, perm, bounds, count, q);
+    status = order_blocks(n, ptr, idx, perm, bounds, count, q, block_at);
   } else {
     int32_t *order = work;
     status = order_block(n, ptr, idx, order);

@@ -64,19 +64,21 @@ TSI_AMD_OF_ROWS(amd_of_rows_64, SuiteSparse_long, amd_l_order)
 
 /* The block form's ordering when asked and possible (*blocks set to the
  * number of blocks), else the whole matrix's (*blocks left at 1). */
-static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int block_form, int64_t *blocks) {
+static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int block_form, int64_t *blocks,
+                           int32_t *block_at) {
   *blocks = 1;
 #ifdef TESSERA_HAVE_BTF
   if (block_form && a->nnz < INT32_MAX && a->rows < INT32_MAX)
-    return tsi_lu_btf_amd_of_rows(a, row_perm, q, blocks);
+    return tsi_lu_btf_amd_of_rows(a, row_perm, q, blocks, block_at);
 #else
   (void)block_form;
+  (void)block_at;
 #endif
   return a->nnz < INT32_MAX && a->rows < INT32_MAX ? amd_of_rows_32(a, row_perm, q) : amd_of_rows_64(a, row_perm, q);
 }
 
-static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, int block_form) {
-  int64_t status = amd_of_rows(a, lu->row_perm, q, block_form, &lu->btf_blocks);
+static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, int block_form, int32_t *block_of) {
+  int64_t status = amd_of_rows(a, lu->row_perm, q, block_form, &lu->btf_blocks, block_of);
   if (status == AMD_OUT_OF_MEMORY)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: AMD ran out of memory ordering %lld rows",
                      (long long)a->rows);
@@ -91,12 +93,19 @@ int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a) {
 #ifdef TESSERA_HAVE_AMD
   if (lu->options.ordering != TS_LU_ORDER_AMD || a->rows == 0)
     return NULL;
-  int64_t *q = tsi_malloc_array(a->rows + 1, sizeof(int64_t));
-  /* The block count goes after the ordering, in q[n]. */
-  if (q && amd_of_rows(a, NULL, q, 1, &q[a->rows]) != AMD_OK) {
+  /* The block count goes after the ordering, in q[n], then the block of
+   * each position. */
+  const int64_t n = a->rows;
+  int64_t *q = tsi_malloc_array(2 * n + 1, sizeof(int64_t));
+  int32_t *block_at = tsi_malloc_array(n, sizeof(int32_t));
+  if (q && block_at && amd_of_rows(a, NULL, q, 1, &q[n], block_at) == AMD_OK) {
+    for (int64_t k = 0; q[n] > 1 && k < n; k++)
+      q[n + 1 + k] = block_at[k];
+  } else {
     free(q);
     q = NULL;
   }
+  free(block_at);
   return q;
 #else
   (void)lu;
@@ -160,7 +169,7 @@ static bool matching_is_identity(const ts_lu *lu) {
   return true;
 }
 
-ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form) {
+ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
   int64_t *q = NULL;
@@ -192,8 +201,10 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
     if (block_form && speculated && matching_is_identity(lu)) {
       memcpy(q, speculated, (size_t)n * sizeof(int64_t));
       lu->btf_blocks = speculated[n];
+      for (int64_t k = 0; block_of && lu->btf_blocks > 1 && k < n; k++)
+        block_of[k] = (int32_t)speculated[n + 1 + k];
     } else {
-      st = amd_of_matched(lu, a, q, block_form);
+      st = amd_of_matched(lu, a, q, block_form, block_of);
     }
   }
 #endif
