@@ -39,25 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fronts on the device (dev->fronts), made at the first factorization
- * that takes them and kept for the refactorizations of the analysis. */
-struct tsi_lu_front_device {
-  int64_t count, storage, levels, index_entries, nnz_a, lu_nnz;
-  double *values; /* storage: every front's f x f values, column-major */
-  int32_t *size, *pivots;
-  int64_t *offset, *child_ptr, *index_ptr;
-  int32_t *children, *index, *relative;
-  int64_t *lu_to_front; /* lu_nnz */
-  int64_t *a_to_front;  /* nnz_a: each entry of A's place in the fronts */
-  /* Each level's small and large fronts: lists (device) and their ranges
-   * (host, levels + 1 each). */
-  int32_t *small_list, *large_list;
-  int64_t *small_ptr_host, *large_ptr_host;
-  int32_t *large_list_host, *size_host, *pivots_host;
-  int32_t *level_of_host; /* n: the level of each column's front */
-  int *bad_level;         /* device: the lowest level with a bad pivot */
-};
-
 namespace {
 
 constexpr int small_rows = TSI_LU_FRONT_SMALL;
@@ -590,6 +571,8 @@ void tsi_lu_frontal_cuda_release(tsi_lu_device *dev) {
   tsi_lu_device_free(dev, fd->small_list, count, sizeof(int32_t));
   tsi_lu_device_free(dev, fd->large_list, count, sizeof(int32_t));
   tsi_lu_device_free(dev, fd->bad_level, 1, sizeof(int));
+  tsi_lu_device_free(dev, fd->solve_work, fd->solve_work_cols * (fd->index_entries > 0 ? fd->index_entries : 1),
+                     sizeof(double));
   free(fd->small_ptr_host);
   free(fd->large_ptr_host);
   free(fd->large_list_host);
