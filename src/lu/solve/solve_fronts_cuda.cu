@@ -84,15 +84,23 @@ __global__ void __launch_bounds__(32 * small_warps)
     __syncwarp();
   }
   const int f = (int)fv.f, p = (int)fv.p;
+  /* The lane's row of L in registers, loaded before the chain of steps. */
+  double row[small_rows];
+#pragma unroll
+  for (int k = 0; k < small_rows; k++)
+    row[k] = k < p && lane > k && lane < f ? fv.v[lane + (int64_t)k * fv.f] : 0.0;
   double acc = lane < f ? sums[lane] : 0.0;
   const double b = lane < p ? fv.y[fv.index[lane]] : 0.0;
   double t = 0.0;
-  for (int k = 0; k < p; k++) {
+#pragma unroll
+  for (int k = 0; k < small_rows; k++) {
+    if (k >= p)
+      break;
     if (lane == k)
       t = b - acc;
     const double tk = __shfl_sync(0xffffffffu, t, k);
     if (lane > k && lane < f)
-      acc = acc + fv.v[lane + (int64_t)k * fv.f] * tk;
+      acc = acc + row[k] * tk;
   }
   if (lane < p)
     fv.y[fv.index[lane]] = t;
@@ -105,6 +113,7 @@ __global__ void __launch_bounds__(32 * small_warps)
  * all threads between barriers. */
 __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args a, const int32_t *list) {
   __shared__ double solved[panel];
+  __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
   const int32_t s = list[blockIdx.x];
   const front_view fv = view_of(a, s);
   const int64_t f = fv.f, p = fv.p;
@@ -122,6 +131,9 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
   const int lane = threadIdx.x & 31;
   for (int64_t k0 = 0; k0 < p; k0 += panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
+    for (int e = threadIdx.x; e < width * width; e += blockDim.x)
+      block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * f];
+    __syncthreads();
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
       const double b = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
@@ -131,7 +143,7 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
           t = b - acc;
         const double tk = __shfl_sync(0xffffffffu, t, k);
         if (lane > k && lane < width)
-          acc = acc + fv.v[(k0 + lane) + (k0 + k) * f] * tk;
+          acc = acc + block[k][lane] * tk;
       }
       if (lane < width) {
         solved[lane] = t;
@@ -141,6 +153,7 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     __syncthreads();
     for (int64_t r = k0 + width + threadIdx.x; r < f; r += blockDim.x) {
       double acc = fv.w[r];
+#pragma unroll 8
       for (int k = 0; k < width; k++)
         acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
       fv.w[r] = acc;
@@ -162,14 +175,23 @@ __global__ void __launch_bounds__(32 * small_warps)
   if (lane < p)
     for (int j = p; j < f; j++)
       acc = acc + fv.v[lane + (int64_t)j * fv.f] * fv.y[fv.index[j]];
+  /* The lane's row of U among the pivots (its diagonal included) in
+   * registers, loaded before the chain of steps. */
+  double row[small_rows];
+#pragma unroll
+  for (int k = 0; k < small_rows; k++)
+    row[k] = k < p && lane <= k ? fv.v[lane + (int64_t)k * fv.f] : 0.0;
   const double t = lane < p ? fv.y[fv.index[lane]] : 0.0;
   double x = 0.0;
-  for (int k = p - 1; k >= 0; k--) {
+#pragma unroll
+  for (int k = small_rows - 1; k >= 0; k--) {
+    if (k >= p)
+      continue;
     if (lane == k)
-      x = (t - acc) / fv.v[k + (int64_t)k * fv.f];
+      x = (t - acc) / row[k];
     const double xk = __shfl_sync(0xffffffffu, x, k);
     if (lane < k)
-      acc = acc + fv.v[lane + (int64_t)k * fv.f] * xk;
+      acc = acc + row[k] * xk;
   }
   if (lane < p)
     fv.y[fv.index[lane]] = x;
@@ -180,10 +202,12 @@ __global__ void __launch_bounds__(32 * small_warps)
  * applied to the rows above between barriers. */
 __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args a, const int32_t *list) {
   __shared__ double solved[panel];
+  __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
   const front_view fv = view_of(a, list[blockIdx.x]);
   const int64_t f = fv.f, p = fv.p;
   for (int64_t r = threadIdx.x; r < p; r += blockDim.x) {
     double acc = 0.0;
+#pragma unroll 8
     for (int64_t j = p; j < f; j++)
       acc = acc + fv.v[r + j * f] * fv.y[fv.index[j]];
     fv.w[r] = acc;
@@ -192,16 +216,19 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
   const int lane = threadIdx.x & 31;
   for (int64_t k0 = p > 0 ? (p - 1) / panel * panel : -1; k0 >= 0; k0 -= panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
+    for (int e = threadIdx.x; e < width * width; e += blockDim.x)
+      block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * f];
+    __syncthreads();
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
       const double t = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
       double x = 0.0;
       for (int k = width - 1; k >= 0; k--) {
         if (lane == k)
-          x = (t - acc) / fv.v[(k0 + k) + (k0 + k) * f];
+          x = (t - acc) / block[k][k];
         const double xk = __shfl_sync(0xffffffffu, x, k);
         if (lane < k)
-          acc = acc + fv.v[(k0 + lane) + (k0 + k) * f] * xk;
+          acc = acc + block[k][lane] * xk;
       }
       if (lane < width) {
         solved[lane] = x;
@@ -211,6 +238,7 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
     __syncthreads();
     for (int64_t r = threadIdx.x; r < k0; r += blockDim.x) {
       double acc = fv.w[r];
+#pragma unroll 8
       for (int k = width - 1; k >= 0; k--)
         acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
       fv.w[r] = acc;
