@@ -208,6 +208,23 @@ struct tsi_lu_front_device {
   int64_t solve_work_cols;
 };
 
+/* A warp's largest non-negative value into *max_bits, exactly: the bits
+ * of non-negative doubles order as the values do (lane 0 does the atomic;
+ * every lane of the warp calls). */
+__device__ __forceinline__ void tsi_lu_warp_max_into(unsigned long long *max_bits, double local_max) {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    local_max = fmax(local_max, __shfl_down_sync(0xffffffffu, local_max, offset));
+  if ((threadIdx.x & 31) == 0 && local_max > 0.0)
+    atomicMax(max_bits, (unsigned long long)__double_as_longlong(local_max));
+}
+
+/* The pivot rule from max |M| (*max_bits), made on the device:
+ * rule[0] = threshold max|M| (the tiny pivot), rule[1] = max(sqrt eps,
+ * threshold) max|M| (its replacement; 1 for a zero matrix), rule[2] = 1
+ * when perturbation is on (numeric_scatter_cuda.cu; both GPU methods). */
+void tsi_lu_pivot_rule_cuda(const unsigned long long *max_bits, double threshold, double root_eps, int perturb,
+                            double *rule, cudaStream_t stream);
+
 /* The multifrontal method on the GPU (frontal_cuda.cu): whether this
  * factorization takes it (tsi_lu_frontal_chosen with the device's free
  * memory; real values only; dev->method_reason set), the factorization
