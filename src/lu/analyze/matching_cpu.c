@@ -267,14 +267,29 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
   if (!m->entry)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                      (long long)a->nnz);
+  /* A logarithm is the costs' main expense. The column's largest entries
+   * cost log(largest) - log(largest) = 0 exactly, and a magnitude equal to
+   * the previous one has its logarithm: both skip the call, with the same
+   * bits (many matrices repeat a few values: stencils, integer matrices). */
   int64_t at = 0;
+  double last_magnitude = -1.0, last_log = 0.0;
   m->col_ptr[0] = 0;
   for (int64_t i = 0; i < n; i++) {
     const double log_largest = m->col_log_max[i];
+    const double largest = m->col_max[i];
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double v = entry_magnitude(a, k);
-      if (v > 0.0)
-        m->entry[at++] = (cost_entry){.cost = log_largest - log(v), .row = a->col_idx[k]};
+      if (!(v > 0.0))
+        continue;
+      double cost = 0.0;
+      if (v != largest) {
+        if (v != last_magnitude) {
+          last_magnitude = v;
+          last_log = log(v);
+        }
+        cost = log_largest - last_log;
+      }
+      m->entry[at++] = (cost_entry){.cost = cost, .row = a->col_idx[k]};
     }
     m->col_ptr[i + 1] = at;
   }
@@ -649,10 +664,10 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   st = balance_scales(lu, n, u, v, costs.col_log_max, &shift);
   if (st != TS_SUCCESS)
     goto cleanup;
-  /* ldexp by 0 is the identity, and so is exp(0): the usual cases skip the
-   * calls. */
+  /* ldexp by 0 is the identity, and exp(0) is 1: the usual cases skip the
+   * calls (after the initial matching most duals are still 0). */
   for (int64_t k = 0; k < n; k++) {
-    const double exp_v = identity ? 1.0 : exp(v[k]), exp_u = identity ? 1.0 : exp(u[k]);
+    const double exp_v = identity || v[k] == 0.0 ? 1.0 : exp(v[k]), exp_u = identity || u[k] == 0.0 ? 1.0 : exp(u[k]);
     lu->row_perm[col_of_row[k]] = (int32_t)k;
     lu->row_scale[k] = shift == 0 ? exp_v / costs.col_max[k] : exp_v / ldexp(costs.col_max[k], shift);
     lu->col_scale[k] = shift == 0 ? exp_u : ldexp(exp_u, shift);
