@@ -115,6 +115,9 @@ struct tsi_lu_switches {
    * of the synchronisation-free launch (the reference the tests compare the
    * default with). */
   int gpu_solve_level_sync;
+  /* GPU solves, read at every solve: non-zero, the column solves even where
+   * the fronts made the factors (solve/solve_fronts_cuda.cu otherwise). */
+  int gpu_solve_columns;
 
   /* The numeric phase's method (TSI_LU_METHOD_*), read by both paths at
    * every factorization; complex values always take the columns. */

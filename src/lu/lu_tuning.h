@@ -274,6 +274,11 @@
 #define TSI_LU_FRONT_PANEL_THREADS 128
 #define TSI_LU_FRONT_TILE 64
 #define TSI_LU_FRONT_TILE_DEPTH 32
+/* The solves through the fronts (solve/solve_fronts_cuda.cu): small fronts a
+ * warp each, this many a block; larger ones a block of SOLVE_THREADS each
+ * (the rows below a panel of 32 pivots a thread each). */
+#define TSI_LU_FRONT_SOLVE_SMALL_WARPS 8
+#define TSI_LU_FRONT_SOLVE_THREADS 256
 /* The GPU fronts' storage (f^2 doubles a front) at most this many bytes,
  * and a quarter of the free device memory; else the columns. */
 #define TSI_LU_FRONT_BYTES ((int64_t)16 << 30)

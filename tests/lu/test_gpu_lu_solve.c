@@ -8,7 +8,10 @@
  * rounding, computed here) and bit for bit against the level-scheduled
  * reference path, for 1 and 3 right-hand sides, op(A) = A and A^T, also
  * across the wrap of the solve counter; the dense tail's blocked solve
- * (both paths share it) is checked by the same factored residual. */
+ * (both paths share it) is checked by the same factored residual. The
+ * solves through the fronts' dense blocks, where the fronts made the
+ * factors, are checked by the same factored residual, run to run, and end
+ * to end with host and device vectors. */
 #include "test_gpu_lu_common.h"
 
 static void check_solves(const char *name, const ts_csr *a, int float_factors) {
@@ -130,6 +133,7 @@ static void check_against_levels(const char *name, const ts_csr *a, int float_fa
     return;
   }
   tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  lu->switches.gpu_solve_columns = 1; /* the column kernels, also where the fronts made the factors */
   double *factors = gpu_lu_factor_values(lu);
   const size_t bytes = (size_t)(ld * most_rhs) * sizeof(double);
   double *b = malloc(bytes), *reference = calloc(1, bytes), *x = calloc(1, bytes), *again = calloc(1, bytes);
@@ -345,16 +349,101 @@ static void test_dense_reference(void) {
   ts_csr_destroy(a);
 }
 
+/* The solves through the fronts' dense blocks (solve_fronts_cuda.cu), the
+ * fronts forced: L U z = y to rounding against the factors as gathered
+ * into the pattern (computed here), bitwise run to run, for 1 and 3
+ * right-hand sides with ld > n; the column solves through the same factors
+ * satisfy the same bound; then ts_lu_solve end to end (A through the
+ * fronts, A^T through the columns) and ts_lu_solve_buffers with device
+ * vectors reach a backward error of 1e-14. */
+static void check_front_solves(const char *name, const ts_csr *a) {
+  const int64_t n = a->rows, ld = n + 3, most_rhs = 3;
+  ts_lu *lu = gpu_lu_create(TS_BACKEND_CUDA, 0, 0);
+  if (!lu)
+    return;
+  lu->switches.numeric_method = TSI_LU_METHOD_FRONTS;
+  CHECK_OK(gpu, ts_lu_analyze(lu, a));
+  ts_status st = ts_lu_factor(lu, a);
+  CHECK_MSG(!TS_IS_ERROR(st), "%s: %s", name, ts_last_error(gpu));
+  tsi_lu_device *dev = (tsi_lu_device *)lu->numeric_device;
+  CHECK_MSG(dev && dev->used_fronts && lu->factors_on_device, "%s: the fronts did not make the factors on the GPU",
+            name);
+  if (TS_IS_ERROR(st) || !dev || !dev->used_fronts || !lu->factors_on_device) {
+    ts_lu_destroy(lu);
+    return;
+  }
+  CHECK(tsi_lu_front_solve_applies(lu, dev, TS_OP_NONE) && !tsi_lu_front_solve_applies(lu, dev, TS_OP_TRANSPOSE));
+  double *factors = gpu_lu_factor_values(lu);
+  const size_t bytes = (size_t)(ld * most_rhs) * sizeof(double);
+  double *b = malloc(bytes), *x = calloc(1, bytes), *again = calloc(1, bytes), *columns = calloc(1, bytes);
+  unsigned long long state = 29;
+  for (int64_t i = 0; i < ld * most_rhs; i++)
+    b[i] = test_random(&state);
+  for (int64_t nrhs = 1; nrhs <= most_rhs; nrhs += most_rhs - 1) {
+    CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, x, ld));
+    CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, again, ld));
+    lu->switches.gpu_solve_columns = 1;
+    CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, columns, ld));
+    lu->switches.gpu_solve_columns = 0;
+    int repeat = 1;
+    double worst = 0.0, worst_columns = 0.0;
+    for (int64_t c = 0; c < nrhs; c++) {
+      repeat &= memcmp(x + c * ld, again + c * ld, (size_t)n * sizeof *x) == 0;
+      worst = fmax(worst, factored_residual(lu, factors, 0, b + c * ld, x + c * ld));
+      worst_columns = fmax(worst_columns, factored_residual(lu, factors, 0, b + c * ld, columns + c * ld));
+    }
+    CHECK_MSG(repeat, "%s nrhs %lld: two solves through the fronts differ", name, (long long)nrhs);
+    CHECK_MSG(worst <= 1e-12, "%s nrhs %lld: through the fronts |y - LUz| relative %.3g", name, (long long)nrhs, worst);
+    CHECK_MSG(worst_columns <= 1e-12, "%s nrhs %lld: through the columns |y - LUz| relative %.3g", name,
+              (long long)nrhs, worst_columns);
+    printf("%-22s nrhs %lld  factored residual through the fronts %.2g, through the columns %.2g\n", name,
+           (long long)nrhs, worst, worst_columns);
+  }
+  for (int op = 0; op < 2; op++) {
+    CHECK_OK(gpu, ts_lu_solve(lu, op ? TS_OP_TRANSPOSE : TS_OP_NONE, most_rhs, b, ld, x, ld));
+    double berr = 0.0;
+    for (int64_t c = 0; c < most_rhs; c++)
+      berr = fmax(berr, lu_test_backward_error(a, op, x + c * ld, b + c * ld));
+    CHECK_MSG(berr <= 1e-14, "%s %s: backward error %.3g after refinement", name, op ? "A^T" : "A", berr);
+  }
+  ts_buffer *bb = NULL, *xb = NULL;
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, bytes, &bb));
+  CHECK_OK(gpu, ts_buffer_create(gpu, TS_MEMORY_DEVICE, bytes, &xb));
+  if (bb && xb) {
+    CHECK_OK(gpu, ts_buffer_upload(gpu, bb, 0, b, bytes));
+    CHECK_OK(gpu, ts_lu_solve_buffers(lu, TS_OP_NONE, most_rhs, bb, ld, xb, ld));
+    CHECK_OK(gpu, ts_buffer_download(gpu, xb, 0, x, bytes));
+    double berr = 0.0;
+    for (int64_t c = 0; c < most_rhs; c++)
+      berr = fmax(berr, lu_test_backward_error(a, 0, x + c * ld, b + c * ld));
+    CHECK_MSG(berr <= 1e-14, "%s: device vectors through the fronts: backward error %.3g", name, berr);
+  }
+  ts_buffer_destroy(bb);
+  ts_buffer_destroy(xb);
+  free(b);
+  free(x);
+  free(again);
+  free(columns);
+  free(factors);
+  ts_lu_destroy(lu);
+}
+
 int main(void) {
   int skip = gpu_lu_setup();
   if (skip)
     return skip;
-  test_dense_reference();
-  test_long_rows();
+  /* racecheck: the solves through the fronts alone (their shared memory),
+   * on the sanitizer's sizes. */
+  const char *sanitizer = getenv("TESSERA_UNDER_SANITIZER");
+  const int fronts_only = sanitizer && strcmp(sanitizer, "racecheck") == 0;
+  if (!fronts_only) {
+    test_dense_reference();
+    test_long_rows();
+  }
   {
     ts_csr *small = lu_test_random(gpu, small_sizes ? 300 : 3000, 4, 1, 41);
     CHECK(small != NULL);
-    if (small)
+    if (small && !fronts_only)
       test_device_buffers(small);
     ts_csr_destroy(small);
   }
@@ -363,7 +452,7 @@ int main(void) {
   ts_csr *laplacian = NULL;
   CHECK_OK(gpu, ts_gen_laplacian_2d(gpu, small_sizes ? 30 : 150, small_sizes ? 30 : 150, TS_FLOAT64, &laplacian));
   ts_csr *random = lu_test_random(gpu, small_sizes ? 400 : 4000, 4, 0, 11);
-  for (int float_factors = 0; float_factors < 2; float_factors++) {
+  for (int float_factors = 0; float_factors < 2 && !fronts_only; float_factors++) {
     if (random)
       check_against_levels("random", random, float_factors);
     if (grid)
@@ -373,8 +462,21 @@ int main(void) {
     if (laplacian)
       check_against_levels("laplacian 2d", laplacian, float_factors);
   }
-  CHECK_MSG(dense_tails > 0, "no matrix had a dense tail: its solve was not checked");
-  for (int float_factors = 0; float_factors < 2; float_factors++) {
+  CHECK_MSG(fronts_only || dense_tails > 0, "no matrix had a dense tail: its solve was not checked");
+  {
+    ts_csr *cube = NULL, *dense = lu_test_random(gpu, small_sizes ? 40 : 100, small_sizes ? 40 : 100, 0, 13);
+    CHECK_OK(gpu, ts_gen_laplacian_3d(gpu, small_sizes ? 8 : 16, small_sizes ? 8 : 16, small_sizes ? 8 : 16, TS_FLOAT64,
+                                      &cube));
+    const ts_csr *front_cases[] = {laplacian, cube, grid, netlist, random, dense};
+    const char *front_names[] = {"laplacian 2d",    "laplacian 3d", "circuit grid",
+                                 "circuit netlist", "random",       "dense random"};
+    for (size_t k = 0; k < sizeof front_cases / sizeof front_cases[0]; k++)
+      if (front_cases[k])
+        check_front_solves(front_names[k], front_cases[k]);
+    ts_csr_destroy(cube);
+    ts_csr_destroy(dense);
+  }
+  for (int float_factors = 0; float_factors < 2 && !fronts_only; float_factors++) {
     if (grid)
       check_solves("circuit grid", grid, float_factors);
     if (netlist)

@@ -39,25 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fronts on the device (dev->fronts), made at the first factorization
- * that takes them and kept for the refactorizations of the analysis. */
-struct tsi_lu_front_device {
-  int64_t count, storage, levels, index_entries, nnz_a, lu_nnz;
-  double *values; /* storage: every front's f x f values, column-major */
-  int32_t *size, *pivots;
-  int64_t *offset, *child_ptr, *index_ptr;
-  int32_t *children, *index, *relative;
-  int64_t *lu_to_front; /* lu_nnz */
-  int64_t *a_to_front;  /* nnz_a: each entry of A's place in the fronts */
-  /* Each level's small and large fronts: lists (device) and their ranges
-   * (host, levels + 1 each). */
-  int32_t *small_list, *large_list;
-  int64_t *small_ptr_host, *large_ptr_host;
-  int32_t *large_list_host, *size_host, *pivots_host;
-  int32_t *level_of_host; /* n: the level of each column's front */
-  int *bad_level;         /* device: the lowest level with a bad pivot */
-};
-
 namespace {
 
 constexpr int small_rows = TSI_LU_FRONT_SMALL;
@@ -104,20 +85,7 @@ __global__ void front_scatter(int64_t nnz, const int32_t *a_row, const int32_t *
     fronts[a_to_front[e]] = v;
     local_max = fmax(local_max, fabs(v));
   }
-  for (int offset = 16; offset > 0; offset >>= 1)
-    local_max = fmax(local_max, __shfl_down_sync(0xffffffffu, local_max, offset));
-  if ((threadIdx.x & 31) == 0 && local_max > 0.0)
-    atomicMax(max_bits, (unsigned long long)__double_as_longlong(local_max));
-}
-
-/* The rule from max |M|: tiny = threshold max|M|, replacement = max(sqrt
- * eps, threshold) max|M| (1 for a zero matrix), as the host makes it. */
-__global__ void front_rule(const unsigned long long *max_bits, double threshold, double root_eps, int perturb,
-                           double *rule) {
-  const double max_abs = __longlong_as_double((long long)*max_bits);
-  rule[0] = threshold * max_abs;
-  rule[1] = fmax(root_eps, threshold) * (max_abs > 0.0 ? max_abs : 1.0);
-  rule[2] = perturb ? 1.0 : 0.0;
+  tsi_lu_warp_max_into(max_bits, local_max);
 }
 
 struct front_args {
@@ -590,6 +558,8 @@ void tsi_lu_frontal_cuda_release(tsi_lu_device *dev) {
   tsi_lu_device_free(dev, fd->small_list, count, sizeof(int32_t));
   tsi_lu_device_free(dev, fd->large_list, count, sizeof(int32_t));
   tsi_lu_device_free(dev, fd->bad_level, 1, sizeof(int));
+  tsi_lu_device_free(dev, fd->solve_work, fd->solve_work_cols * (fd->index_entries > 0 ? fd->index_entries : 1),
+                     sizeof(double));
   free(fd->small_ptr_host);
   free(fd->large_ptr_host);
   free(fd->large_list_host);
@@ -651,7 +621,7 @@ ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev) {
   front_scatter<<<grid_for(lu->nnz_a, TSI_LU_ELEMENTWISE_THREADS), TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
       lu->nnz_a, dev->a_row, dev->a_col, dev->a_values, dev->row_scale, dev->col_scale, fd->a_to_front, fd->values,
       dev->max_bits);
-  front_rule<<<1, 1, 0, stream>>>(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule);
+  tsi_lu_pivot_rule_cuda(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule, stream);
   st = tsi_cuda_check_launch(ctx, "LU fronts on the GPU: the scatter of M");
   if (st != TS_SUCCESS)
     return st;

@@ -185,6 +185,46 @@ ts_status tsi_lu_dense_tail(ts_context *ctx, tsi_lu_device *dev, const factor_ar
 ts_status tsi_lu_sparse_tail_cuda(const ts_lu *lu, const tsi_lu_device *dev, const factor_args &args,
                                   cudaStream_t stream);
 
+/* The fronts on the device (dev->fronts), made at the first factorization
+ * that takes them and kept for the refactorizations of the analysis. */
+struct tsi_lu_front_device {
+  int64_t count, storage, levels, index_entries, nnz_a, lu_nnz;
+  double *values; /* storage: every front's f x f values, column-major */
+  int32_t *size, *pivots;
+  int64_t *offset, *child_ptr, *index_ptr;
+  int32_t *children, *index, *relative;
+  int64_t *lu_to_front; /* lu_nnz */
+  int64_t *a_to_front;  /* nnz_a: each entry of A's place in the fronts */
+  /* Each level's small and large fronts: lists (device) and their ranges
+   * (host, levels + 1 each). */
+  int32_t *small_list, *large_list;
+  int64_t *small_ptr_host, *large_ptr_host;
+  int32_t *large_list_host, *size_host, *pivots_host;
+  int32_t *level_of_host; /* n: the level of each column's front */
+  int *bad_level;         /* device: the lowest level with a bad pivot */
+  /* The solves through the fronts (solve/solve_fronts_cuda.cu): for each
+   * right-hand side, index_entries doubles, front s's at index_ptr[s]. */
+  double *solve_work;
+  int64_t solve_work_cols;
+};
+
+/* A warp's largest non-negative value into *max_bits, exactly: the bits
+ * of non-negative doubles order as the values do (lane 0 does the atomic;
+ * every lane of the warp calls). */
+__device__ __forceinline__ void tsi_lu_warp_max_into(unsigned long long *max_bits, double local_max) {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    local_max = fmax(local_max, __shfl_down_sync(0xffffffffu, local_max, offset));
+  if ((threadIdx.x & 31) == 0 && local_max > 0.0)
+    atomicMax(max_bits, (unsigned long long)__double_as_longlong(local_max));
+}
+
+/* The pivot rule from max |M| (*max_bits), made on the device:
+ * rule[0] = threshold max|M| (the tiny pivot), rule[1] = max(sqrt eps,
+ * threshold) max|M| (its replacement; 1 for a zero matrix), rule[2] = 1
+ * when perturbation is on (numeric_scatter_cuda.cu; both GPU methods). */
+void tsi_lu_pivot_rule_cuda(const unsigned long long *max_bits, double threshold, double root_eps, int perturb,
+                            double *rule, cudaStream_t stream);
+
 /* The multifrontal method on the GPU (frontal_cuda.cu): whether this
  * factorization takes it (tsi_lu_frontal_chosen with the device's free
  * memory; real values only; dev->method_reason set), the factorization

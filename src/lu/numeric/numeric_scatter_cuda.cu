@@ -30,11 +30,7 @@ __global__ void scatter_values(int64_t nnz, const int32_t *a_row, const int32_t 
       acc[a_to_lu[e]] = widen(stored);
     local_max = fmax(local_max, magnitude(v));
   }
-  /* The bits of non-negative doubles order as the values: an exact maximum. */
-  for (int offset = 16; offset > 0; offset >>= 1)
-    local_max = fmax(local_max, __shfl_down_sync(0xffffffffu, local_max, offset));
-  if ((threadIdx.x & 31) == 0 && local_max > 0.0)
-    atomicMax(max_bits, (unsigned long long)__double_as_longlong(local_max));
+  tsi_lu_warp_max_into(max_bits, local_max);
 }
 
 __global__ void make_rule(const unsigned long long *max_bits, double threshold, double root_eps, int perturb,
@@ -65,5 +61,10 @@ void tsi_lu_scatter_cuda(const ts_lu *lu, tsi_lu_device *dev, double threshold, 
   else
     TSI_SCATTER(double);
 #undef TSI_SCATTER
-  make_rule<<<1, 1, 0, stream>>>(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule);
+  tsi_lu_pivot_rule_cuda(dev->max_bits, threshold, root_eps, !lu->options.no_perturbation, dev->rule, stream);
+}
+
+void tsi_lu_pivot_rule_cuda(const unsigned long long *max_bits, double threshold, double root_eps, int perturb,
+                            double *rule, cudaStream_t stream) {
+  make_rule<<<1, 1, 0, stream>>>(max_bits, threshold, root_eps, perturb, rule);
 }

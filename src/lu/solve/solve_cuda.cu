@@ -560,7 +560,9 @@ static ts_status apply_inverse_on_device(ts_lu *lu, tsi_lu_device *dev, ts_opera
       dev->solve_y);
   const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
   ts_status st;
-  if (parts == 2)
+  if (tsi_lu_front_solve_applies(lu, dev, op))
+    st = tsi_lu_front_solve(lu, dev, nrhs, dev->solve_y, stream);
+  else if (parts == 2)
     st = dev->single ? run_solves<tsi_complex64>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
                      : run_solves<tsi_complex128>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
   else

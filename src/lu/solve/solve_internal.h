@@ -135,6 +135,14 @@ bool tsi_lu_solve_levels(const ts_lu *lu, const int modes[2], tsi_lu_solve_sched
  * and L^T before them. */
 void tsi_lu_dense_tail_solve(const tsi_lu_device *dev, int mode, int64_t nrhs, double *y, void *stream);
 
+/* The solves through the fronts' dense blocks (solve_fronts_cuda.cu):
+ * whether they serve op on these factors (the fronts made them on the GPU,
+ * real values in double, op(A) = A, the column solves not asked for by a
+ * switch), and y = U^{-1} L^{-1} y for nrhs columns of n on the device,
+ * enqueued on stream. */
+bool tsi_lu_front_solve_applies(const ts_lu *lu, const tsi_lu_device *dev, ts_operation op);
+ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs, double *y, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,323 @@
+/* A x = b through the fronts' dense blocks where the multifrontal method
+ * made the factors on the GPU (numeric/frontal_cuda.cu): the front tree's
+ * levels instead of the columns' (tens against thousands on a mesh), so the
+ * critical path is a few dense triangular blocks rather than a chain of
+ * rows. The multifrontal forward and back substitutions (Duff and Reid,
+ * ACM TOMS 9(3), 1983; the solve phase of MUMPS, Amestoy, Duff, L'Excellent
+ * and Koster, SIMAX 23(1), 2001):
+ *   forward, leaves first: a front adds its children's update vectors into
+ *   its own in ascending order of child (extend-add through the
+ *   relative map), solves its unit lower triangle for its pivots, and
+ *   leaves w + L21 t for its parent;
+ *   backward, roots first: a front's pivot rows subtract U12 times the
+ *   solution at its other indices (its ancestors' pivots, already final),
+ *   then solve its upper triangle.
+ * Each entry's sum runs in one fixed order (children ascending, then the
+ * pivots ascending; backward the other indices ascending, then the pivots
+ * descending) whatever the launch shapes, so the results are bitwise
+ * repeatable. Real values and double factors, op(A) = A; the other cases
+ * keep the column solves (solve_cuda.cu). */
+#include "lu/numeric/numeric_cuda.cuh"
+#include "lu/solve/solve_internal.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int panel = 32; /* the pivots a warp solves between block barriers */
+constexpr int small_rows = TSI_LU_FRONT_SMALL;
+constexpr int small_warps = TSI_LU_FRONT_SOLVE_SMALL_WARPS;
+constexpr int large_threads = TSI_LU_FRONT_SOLVE_THREADS;
+static_assert(small_rows == 32, "a small front is a warp's rows");
+
+struct front_solve_args {
+  const double *values;
+  const int32_t *size, *pivots, *children, *index, *relative;
+  const int64_t *offset, *child_ptr, *index_ptr;
+  double *y;    /* nrhs columns of n */
+  double *work; /* nrhs columns of work_ld */
+  int64_t n, work_ld, first_column;
+};
+
+/* One front's view for right-hand side blockIdx.y. */
+struct front_view {
+  const double *v; /* f x f, column-major */
+  const int32_t *index;
+  double *w, *work, *y;
+  int64_t f, p;
+};
+
+__device__ __forceinline__ front_view view_of(const front_solve_args &a, int32_t s) {
+  const int64_t column = a.first_column + blockIdx.y;
+  front_view fv;
+  fv.f = a.size[s];
+  fv.p = a.pivots[s];
+  fv.v = a.values + a.offset[s];
+  fv.index = a.index + a.index_ptr[s];
+  fv.work = a.work + column * a.work_ld;
+  fv.w = fv.work + a.index_ptr[s];
+  fv.y = a.y + column * a.n;
+  return fv;
+}
+
+/* Forward, fronts of at most 32 rows, a warp each (lane r: row r). */
+__global__ void __launch_bounds__(32 * small_warps)
+    forward_small(front_solve_args a, const int32_t *list, int64_t count) {
+  __shared__ double gathered[small_warps][small_rows];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int64_t item = (int64_t)blockIdx.x * small_warps + warp;
+  if (item >= count)
+    return; /* the whole warp */
+  const int32_t s = list[item];
+  const front_view fv = view_of(a, s);
+  double *sums = gathered[warp];
+  sums[lane] = 0.0;
+  __syncwarp();
+  /* A child's other indices are among this front's (at most 32 of them):
+   * within a child every entry has its own target. */
+  for (int64_t c = a.child_ptr[s]; c < a.child_ptr[s + 1]; c++) {
+    const int32_t child = a.children[c];
+    const int64_t r = a.pivots[child] + lane;
+    if (r < a.size[child])
+      sums[a.relative[a.index_ptr[child] + r]] += fv.work[a.index_ptr[child] + r];
+    __syncwarp();
+  }
+  const int f = (int)fv.f, p = (int)fv.p;
+  /* The lane's row of L in registers, loaded before the chain of steps. */
+  double row[small_rows];
+#pragma unroll
+  for (int k = 0; k < small_rows; k++)
+    row[k] = k < p && lane > k && lane < f ? fv.v[lane + (int64_t)k * fv.f] : 0.0;
+  double acc = lane < f ? sums[lane] : 0.0;
+  const double b = lane < p ? fv.y[fv.index[lane]] : 0.0;
+  double t = 0.0;
+#pragma unroll
+  for (int k = 0; k < small_rows; k++) {
+    if (k >= p)
+      break;
+    if (lane == k)
+      t = b - acc;
+    const double tk = __shfl_sync(0xffffffffu, t, k);
+    if (lane > k && lane < f)
+      acc = acc + row[k] * tk;
+  }
+  if (lane < p)
+    fv.y[fv.index[lane]] = t;
+  else if (lane < f)
+    fv.w[lane] = acc;
+}
+
+/* Forward, larger fronts, a block each: the update vector in the front's
+ * work, panels of 32 pivots solved by warp 0, the rows below updated by
+ * all threads between barriers. */
+__global__ void __launch_bounds__(large_threads) forward_large(front_solve_args a, const int32_t *list) {
+  __shared__ double solved[panel];
+  __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
+  const int32_t s = list[blockIdx.x];
+  const front_view fv = view_of(a, s);
+  const int64_t f = fv.f, p = fv.p;
+  for (int64_t r = threadIdx.x; r < f; r += blockDim.x)
+    fv.w[r] = 0.0;
+  __syncthreads();
+  for (int64_t c = a.child_ptr[s]; c < a.child_ptr[s + 1]; c++) {
+    const int32_t child = a.children[c];
+    const int32_t *relative = a.relative + a.index_ptr[child];
+    const double *update = fv.work + a.index_ptr[child];
+    for (int64_t r = a.pivots[child] + threadIdx.x; r < a.size[child]; r += blockDim.x)
+      fv.w[relative[r]] += update[r];
+    __syncthreads(); /* the next child may add to the same entries */
+  }
+  const int lane = threadIdx.x & 31;
+  for (int64_t k0 = 0; k0 < p; k0 += panel) {
+    const int width = p - k0 < panel ? (int)(p - k0) : panel;
+    for (int e = threadIdx.x; e < width * width; e += blockDim.x)
+      block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * f];
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      double acc = lane < width ? fv.w[k0 + lane] : 0.0;
+      const double b = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
+      double t = 0.0;
+      for (int k = 0; k < width; k++) {
+        if (lane == k)
+          t = b - acc;
+        const double tk = __shfl_sync(0xffffffffu, t, k);
+        if (lane > k && lane < width)
+          acc = acc + block[k][lane] * tk;
+      }
+      if (lane < width) {
+        solved[lane] = t;
+        fv.y[fv.index[k0 + lane]] = t;
+      }
+    }
+    __syncthreads();
+    for (int64_t r = k0 + width + threadIdx.x; r < f; r += blockDim.x) {
+      double acc = fv.w[r];
+#pragma unroll 8
+      for (int k = 0; k < width; k++)
+        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
+      fv.w[r] = acc;
+    }
+    __syncthreads(); /* solved[] is rewritten by the next panel */
+  }
+}
+
+/* Backward, fronts of at most 32 rows, a warp each. */
+__global__ void __launch_bounds__(32 * small_warps)
+    backward_small(front_solve_args a, const int32_t *list, int64_t count) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int64_t item = (int64_t)blockIdx.x * small_warps + warp;
+  if (item >= count)
+    return;
+  const front_view fv = view_of(a, list[item]);
+  const int f = (int)fv.f, p = (int)fv.p;
+  double acc = 0.0;
+  if (lane < p)
+    for (int j = p; j < f; j++)
+      acc = acc + fv.v[lane + (int64_t)j * fv.f] * fv.y[fv.index[j]];
+  /* The lane's row of U among the pivots (its diagonal included) in
+   * registers, loaded before the chain of steps. */
+  double row[small_rows];
+#pragma unroll
+  for (int k = 0; k < small_rows; k++)
+    row[k] = k < p && lane <= k ? fv.v[lane + (int64_t)k * fv.f] : 0.0;
+  const double t = lane < p ? fv.y[fv.index[lane]] : 0.0;
+  double x = 0.0;
+#pragma unroll
+  for (int k = small_rows - 1; k >= 0; k--) {
+    if (k >= p)
+      continue;
+    if (lane == k)
+      x = (t - acc) / row[k];
+    const double xk = __shfl_sync(0xffffffffu, x, k);
+    if (lane < k)
+      acc = acc + row[k] * xk;
+  }
+  if (lane < p)
+    fv.y[fv.index[lane]] = x;
+}
+
+/* Backward, larger fronts, a block each: the pivot rows' sums of U12 x in
+ * the front's work, then panels from the last, each solved by warp 0 and
+ * applied to the rows above between barriers. */
+__global__ void __launch_bounds__(large_threads) backward_large(front_solve_args a, const int32_t *list) {
+  __shared__ double solved[panel];
+  __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
+  const front_view fv = view_of(a, list[blockIdx.x]);
+  const int64_t f = fv.f, p = fv.p;
+  for (int64_t r = threadIdx.x; r < p; r += blockDim.x) {
+    double acc = 0.0;
+#pragma unroll 8
+    for (int64_t j = p; j < f; j++)
+      acc = acc + fv.v[r + j * f] * fv.y[fv.index[j]];
+    fv.w[r] = acc;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  for (int64_t k0 = p > 0 ? (p - 1) / panel * panel : -1; k0 >= 0; k0 -= panel) {
+    const int width = p - k0 < panel ? (int)(p - k0) : panel;
+    for (int e = threadIdx.x; e < width * width; e += blockDim.x)
+      block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * f];
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      double acc = lane < width ? fv.w[k0 + lane] : 0.0;
+      const double t = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
+      double x = 0.0;
+      for (int k = width - 1; k >= 0; k--) {
+        if (lane == k)
+          x = (t - acc) / block[k][k];
+        const double xk = __shfl_sync(0xffffffffu, x, k);
+        if (lane < k)
+          acc = acc + block[k][lane] * xk;
+      }
+      if (lane < width) {
+        solved[lane] = x;
+        fv.y[fv.index[k0 + lane]] = x;
+      }
+    }
+    __syncthreads();
+    for (int64_t r = threadIdx.x; r < k0; r += blockDim.x) {
+      double acc = fv.w[r];
+#pragma unroll 8
+      for (int k = width - 1; k >= 0; k--)
+        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
+      fv.w[r] = acc;
+    }
+    __syncthreads();
+  }
+}
+
+ts_status reserve_work(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_device *fd, int64_t nrhs) {
+  if (fd->solve_work_cols >= nrhs)
+    return TS_SUCCESS;
+  const int64_t per_column = fd->index_entries > 0 ? fd->index_entries : 1;
+  tsi_lu_device_free(dev, fd->solve_work, fd->solve_work_cols * per_column, sizeof(double));
+  fd->solve_work = NULL;
+  fd->solve_work_cols = 0;
+  int64_t count;
+  if (tsi_mul_overflows(nrhs, per_column, &count))
+    return tsi_error(ctx, TS_ERROR_OVERFLOW, "LU solve through the fronts: %lld right-hand sides overflow",
+                     (long long)nrhs);
+  ts_status st =
+      tsi_lu_device_alloc(ctx, dev, (void **)&fd->solve_work, count, sizeof(double), "the fronts' solve work");
+  if (st == TS_SUCCESS)
+    fd->solve_work_cols = nrhs;
+  return st;
+}
+
+} // namespace
+
+extern "C" bool tsi_lu_front_solve_applies(const ts_lu *lu, const tsi_lu_device *dev, ts_operation op) {
+  return op == TS_OP_NONE && dev->parts == 1 && !dev->single && dev->used_fronts && dev->fronts &&
+         !lu->switches.gpu_solve_columns && !lu->switches.gpu_solve_level_sync;
+}
+
+extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs, double *y, void *stream_handle) {
+  ts_context *ctx = lu->ctx;
+  tsi_lu_front_device *fd = dev->fronts;
+  cudaStream_t stream = (cudaStream_t)stream_handle;
+  ts_status st = reserve_work(ctx, dev, fd, nrhs);
+  if (st != TS_SUCCESS)
+    return st;
+  if (dev->peak > lu->stats.peak_device_bytes)
+    lu->stats.peak_device_bytes = dev->peak;
+  front_solve_args args;
+  args.values = fd->values;
+  args.size = fd->size;
+  args.pivots = fd->pivots;
+  args.children = fd->children;
+  args.index = fd->index;
+  args.relative = fd->relative;
+  args.offset = fd->offset;
+  args.child_ptr = fd->child_ptr;
+  args.index_ptr = fd->index_ptr;
+  args.y = y;
+  args.work = fd->solve_work;
+  args.n = dev->n;
+  args.work_ld = fd->index_entries > 0 ? fd->index_entries : 1;
+  for (int64_t first = 0; first < nrhs; first += 65535) { /* grid.y's limit */
+    args.first_column = first;
+    const unsigned columns = (unsigned)(nrhs - first < 65535 ? nrhs - first : 65535);
+    for (int64_t l = 0; l < fd->levels; l++) {
+      const int64_t small = fd->small_ptr_host[l + 1] - fd->small_ptr_host[l];
+      const int64_t large = fd->large_ptr_host[l + 1] - fd->large_ptr_host[l];
+      if (small > 0)
+        forward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
+                        stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
+      for (int64_t q = 0; q < large; q += 65535)
+        forward_large<<<dim3((unsigned)(large - q < 65535 ? large - q : 65535), columns), large_threads, 0, stream>>>(
+            args, fd->large_list + fd->large_ptr_host[l] + q);
+    }
+    for (int64_t l = fd->levels - 1; l >= 0; l--) {
+      const int64_t small = fd->small_ptr_host[l + 1] - fd->small_ptr_host[l];
+      const int64_t large = fd->large_ptr_host[l + 1] - fd->large_ptr_host[l];
+      if (small > 0)
+        backward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
+                         stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
+      for (int64_t q = 0; q < large; q += 65535)
+        backward_large<<<dim3((unsigned)(large - q < 65535 ? large - q : 65535), columns), large_threads, 0, stream>>>(
+            args, fd->large_list + fd->large_ptr_host[l] + q);
+    }
+  }
+  return tsi_cuda_check_launch(ctx, "LU solve through the fronts");
+}
