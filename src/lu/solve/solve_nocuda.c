@@ -25,3 +25,13 @@ ts_status tsi_lu_cuda_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, const 
   *steps = 0;
   return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
 }
+
+bool tsi_lu_front_solve_applies(const ts_lu *lu, const tsi_lu_device *dev, ts_operation op) {
+  (void)lu, (void)dev, (void)op;
+  return false;
+}
+
+ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs, double *y, void *stream) {
+  (void)dev, (void)nrhs, (void)y, (void)stream;
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "ts_lu_solve: tessera was built without CUDA");
+}
