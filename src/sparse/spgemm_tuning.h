@@ -58,7 +58,7 @@
  * creation; a budget caps it at half of what the plan has left), and at
  * least this many products a chunk. Design: the power-law products' peak
  * memory goal (bench/notes/spgemm.md). */
-#define TSI_SPGEMM_SORT_CHUNK_BYTES ((int64_t)96 << 20)
+#define TSI_SPGEMM_SORT_CHUNK_BYTES ((int64_t)64 << 20)
 #define TSI_SPGEMM_SORT_CHUNK_LEAST ((int64_t)1 << 16)
 
 #endif
