@@ -203,7 +203,7 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_count(d, b, stream);
   if (err == cudaSuccess)
-    err = tsi_spgemm_dense_count(d, stream);
+    err = d->rules.dense_sort ? tsi_spgemm_rowsort_count(d, stream) : tsi_spgemm_dense_count(d, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "%s: counting the entries of C", op);
   return tsi_cuda_check_launch(ctx, op);

@@ -1,6 +1,7 @@
 /* SpGEMM's dense bin by expand, sort, compress (spgemm_kernels_rowsort.cuh):
  * the flat product sequence of the binned range's dense rows (symbolic, a
- * host wait for its length), then the numeric phase chunk by chunk: expand,
+ * host wait for its length); the symbolic count over that sequence in
+ * waves of rows, a bitmap a row; then the numeric phase chunk by chunk: expand,
  * CUB's stable radix sort on the keys' used bits, the run heads scanned
  * (CUB), reduce, flush. No allocation and no host wait in the numeric
  * phase: the plan sized every buffer after the symbolic phase. */
@@ -38,9 +39,10 @@ tsi_spgemm_args<float> bin_rows(const tsi_spgemm_device *d) {
   return a;
 }
 
+/* The chunks' arguments for the binned range's dense rows. */
 template <class T>
-cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols, void *c_vals,
-                       cudaStream_t stream) {
+tsi_spgemm_rowsort_args<T> rowsort_args(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
+                                        int32_t *c_cols, void *c_vals) {
   const tsi_spgemm_rowsort_work *w = &d->rowsort;
   tsi_spgemm_rowsort_args<T> s;
   s.a = tsi_spgemm_make_args<T>(d, c_off, c_base, c_cols, c_vals);
@@ -58,6 +60,14 @@ cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t
   s.products = w->products;
   s.chunks = (w->products + w->capacity - 1) / w->capacity;
   s.col_bits = bits_for(d->b.cols);
+  return s;
+}
+
+template <class T>
+cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols, void *c_vals,
+                       cudaStream_t stream) {
+  const tsi_spgemm_rowsort_work *w = &d->rowsort;
+  const tsi_spgemm_rowsort_args<T> s = rowsort_args<T>(d, c_off, c_base, c_cols, c_vals);
   if (s.chunks > w->chunks_most)
     return cudaErrorInvalidValue; /* the plan sized the table for the whole product */
   const int end_bit = bits_for(s.a.count) + s.col_bits;
@@ -105,6 +115,30 @@ cudaError_t tsi_spgemm_rowsort_fill(const tsi_spgemm_device *d, const int64_t *c
   if (d->dtype == TS_FLOAT32)
     return fill_typed<float>(d, c_off, c_base, c_cols, c_vals, stream);
   return fill_typed<double>(d, c_off, c_base, c_cols, c_vals, stream);
+}
+
+cudaError_t tsi_spgemm_rowsort_count(const tsi_spgemm_device *d, cudaStream_t stream) {
+  const int64_t rows = d->bin_rows[TSI_SPGEMM_DENSE_BIN], slots = d->pool_slots;
+  if (rows == 0 || d->rowsort.products == 0 || slots == 0)
+    return cudaSuccess;
+  const tsi_spgemm_rowsort_args<float> s = rowsort_args<float>(d, NULL, 0, NULL, NULL);
+  unsigned char *pool = static_cast<unsigned char *>(d->pool);
+  int *bounds = d->rowsort.bounds;
+  tsi_spgemm_rowsort_clear_bounds<<<(unsigned)tsi_spgemm_blocks(slots, kThreads), kThreads, 0, stream>>>(bounds, slots);
+  cudaError_t err = cudaPeekAtLastError();
+  /* Waves of as many rows as the pool has bitmaps. */
+  for (int64_t first = 0; err == cudaSuccess && first < rows; first += slots) {
+    const int64_t wave = rows - first < slots ? rows - first : slots;
+    tsi_spgemm_rowsort_mark<float><<<(unsigned)tsi_spgemm_blocks(INT64_MAX / 2, kThreads), kThreads, 0, stream>>>(
+        s, first, wave, pool, d->slot_bytes, bounds);
+    err = cudaPeekAtLastError();
+    if (err == cudaSuccess) {
+      tsi_spgemm_rowsort_count_wave<float>
+          <<<(unsigned)wave, kThreads, 0, stream>>>(s, first, pool, d->slot_bytes, bounds);
+      err = cudaPeekAtLastError();
+    }
+  }
+  return err;
 }
 
 extern "C" size_t tsi_spgemm_cuda_rowsort_temp_bytes(int64_t capacity, int64_t a_nnz, ts_dtype dtype) {

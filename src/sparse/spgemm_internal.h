@@ -74,9 +74,10 @@ typedef struct tsi_spgemm_bin_rules {
 /* The dense bin's numeric phase by expand, sort, compress in chunks of
  * products (spgemm_kernels_rowsort.cuh). */
 typedef struct tsi_spgemm_rowsort_work {
-  void *tables;         /* one allocation: entry_start, row_start, temp */
+  void *tables;         /* one allocation: entry_start, row_start, bounds, temp */
   int64_t *entry_start; /* nnz(A) + 1: each bin entry's first product in the flat sequence */
   int64_t *row_start;   /* rows + 1: each bin row's first product */
+  int *bounds;          /* 2 x the dense pool's slots: each bitmap's least and greatest column */
   void *temp;           /* CUB's scans and sort */
   size_t temp_bytes;
   void *buffers;               /* one allocation: keys, values, carry slots, chunk table */

@@ -230,4 +230,88 @@ __global__ void __launch_bounds__(TSI_SPGEMM_FLUSH_BLOCK)
   }
 }
 
+/* Symbolic, a wave of rows first .. first + rows - 1 of the bin, row i in
+ * bitmap slot i - first: every product of the wave (a thread each, found as
+ * in expand) sets its column's bit, so that the densest row is spread over
+ * the whole GPU; each warp's lanes hold consecutive products, and a
+ * segmented reduction over the lanes of one slot gives its least and
+ * greatest column, added to bounds[2 slot], bounds[2 slot + 1] by one lane
+ * a slot (not one atomic a product on one address). */
+template <class T>
+__global__ void tsi_spgemm_rowsort_mark(tsi_spgemm_rowsort_args<T> s, int64_t first, int64_t rows, unsigned char *pool,
+                                        size_t slot_bytes, int *bounds) {
+  const int lane = int(threadIdx.x) & 31;
+  const int64_t g0 = s.row_start[first], g1 = s.row_start[first + rows];
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t base = g0 + 32 * warp; base < g1; base += stride) { /* the same in every lane */
+    const int64_t g = base + lane;
+    int slot = -1, lo = TSI_SPGEMM_EMPTY, hi = -1;
+    if (g < g1) {
+      const int64_t i = tsi_spgemm_last_at_or_before(s.row_start, first, first + rows - 1, g);
+      const int64_t row = s.a.rows[i];
+      const int64_t ka = tsi_spgemm_last_at_or_before(s.entry_start, s.a.a_off[row], s.a.a_off[row + 1] - 1, g);
+      const int32_t col = s.a.b_cols[s.a.b_off[s.a.a_cols[ka]] + (g - s.entry_start[ka])];
+      slot = (int)(i - first);
+      unsigned *bits = reinterpret_cast<unsigned *>(pool + (size_t)slot * slot_bytes);
+      atomicOr(bits + (col >> 5), 1u << (col & 31));
+      lo = hi = col;
+    }
+    /* The lanes of a slot are contiguous: lane l takes lane l + d's partial
+     * when it has the same slot. */
+    for (int d = 1; d < 32; d *= 2) {
+      const int other_slot = __shfl_down_sync(0xffffffffu, slot, d);
+      const int other_lo = __shfl_down_sync(0xffffffffu, lo, d);
+      const int other_hi = __shfl_down_sync(0xffffffffu, hi, d);
+      if (lane + d < 32 && other_slot == slot) {
+        lo = min(lo, other_lo);
+        hi = max(hi, other_hi);
+      }
+    }
+    const int before = __shfl_up_sync(0xffffffffu, slot, 1);
+    if (slot >= 0 && (lane == 0 || before != slot)) {
+      atomicMin(bounds + 2 * slot, lo);
+      atomicMax(bounds + 2 * slot + 1, hi);
+    }
+  }
+}
+
+/* bounds of `slots` slots to (no column, none): least TSI_SPGEMM_EMPTY,
+ * greatest -1. */
+__global__ void tsi_spgemm_rowsort_clear_bounds(int *bounds, int64_t slots) {
+  const int64_t threads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < slots; j += threads) {
+    bounds[2 * j] = TSI_SPGEMM_EMPTY;
+    bounds[2 * j + 1] = -1;
+  }
+}
+
+/* Symbolic, after the wave's marks: a block a slot counts the bits between
+ * its least and greatest column into row_nnz of its row, and leaves the
+ * words and the bounds clear for the next wave. */
+template <class T>
+__global__ void tsi_spgemm_rowsort_count_wave(tsi_spgemm_rowsort_args<T> s, int64_t first, unsigned char *pool,
+                                              size_t slot_bytes, int *bounds) {
+  __shared__ unsigned long long found_s;
+  const int64_t slot = blockIdx.x;
+  unsigned *bits = reinterpret_cast<unsigned *>(pool + (size_t)slot * slot_bytes);
+  if (threadIdx.x == 0)
+    found_s = 0;
+  __syncthreads();
+  const int lo = bounds[2 * slot], hi = bounds[2 * slot + 1];
+  unsigned long long found = 0;
+  for (int w = (lo >> 5) + int(threadIdx.x); hi >= 0 && w <= (hi >> 5); w += int(blockDim.x)) {
+    found += (unsigned long long)__popc(__ldcg(bits + w));
+    bits[w] = 0u;
+  }
+  if (found)
+    atomicAdd(&found_s, found);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    s.a.row_nnz[s.a.rows[first + slot]] = (int64_t)found_s;
+    bounds[2 * slot] = TSI_SPGEMM_EMPTY;
+    bounds[2 * slot + 1] = -1;
+  }
+}
+
 #endif

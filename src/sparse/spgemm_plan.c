@@ -242,7 +242,8 @@ static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
     return tsi_error(p->ctx, TS_ERROR_CUDA, "%s: sizing the dense rows' sort failed", op);
   const size_t entry_bytes = align_up((size_t)(d->a.nnz + 1) * sizeof(int64_t));
   const size_t row_bytes = align_up((size_t)(p->rows + 1) * sizeof(int64_t));
-  const int64_t table_bytes = (int64_t)(entry_bytes + row_bytes + align_up(w->temp_bytes));
+  const size_t bound_bytes = align_up((size_t)(2 * d->pool_slots) * sizeof(int));
+  const int64_t table_bytes = (int64_t)(entry_bytes + row_bytes + bound_bytes + align_up(w->temp_bytes));
   ts_status st = reserve(p, op, "the dense rows' product tables", table_bytes);
   if (st == TS_SUCCESS)
     st = tsi_cuda_malloc(p->ctx, &w->tables, (size_t)table_bytes);
@@ -251,7 +252,8 @@ static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
   p->held += table_bytes;
   w->entry_start = (int64_t *)w->tables;
   w->row_start = (int64_t *)((unsigned char *)w->tables + entry_bytes);
-  w->temp = (unsigned char *)w->tables + entry_bytes + row_bytes;
+  w->bounds = (int *)((unsigned char *)w->tables + entry_bytes + row_bytes);
+  w->temp = (unsigned char *)w->tables + entry_bytes + row_bytes + bound_bytes;
   st = tsi_spgemm_cuda_rowsort_prepare(p->ctx, d);
   if (st != TS_SUCCESS)
     return st;

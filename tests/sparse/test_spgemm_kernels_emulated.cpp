@@ -9,7 +9,9 @@
  * expand, sort, compress (spgemm_kernels_rowsort.cuh) with CUB's stable
  * radix sort and scan done here, in chunks from one for all to a few
  * products (rows cut once, rows cut many times, a chunk between two cut
- * rows, empty rows), bitwise, the carry slots left clear.
+ * rows, empty rows, a block of rows), bitwise, the carry slots left clear,
+ * and its count over the flat products in waves of three rows (bitmaps
+ * and bounds left clear).
  * Rows: no products, products on empty rows of B, repeated columns, a
  * bin's most products, random ones; float and double. Also SpMM's warp sum
  * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
@@ -356,6 +358,31 @@ template <class T> static void run_rowsort(product_case<T> &c, int64_t capacity,
   const int64_t products = row_start[n_rows];
   if (products == 0)
     return;
+  /* Symbolic: waves of `slots` rows, a bitmap each. */
+  const int64_t slots = std::min<int64_t>(n_rows, 3);
+  {
+    const size_t bitmap_only = tsi_spgemm_bitmap_bytes(c.b.cols);
+    std::vector<unsigned char> pool((size_t)slots * bitmap_only, 0);
+    std::vector<int> bounds(2 * slots, 5);
+    tsi_spgemm_rowsort_args<T> s;
+    s.a = a;
+    s.entry_start = entry_start.data();
+    s.row_start = row_start.data();
+    std::fill(c.row_nnz.begin(), c.row_nnz.end(), -1);
+    emu::launch(1, 32, tsi_spgemm_rowsort_clear_bounds, bounds.data(), slots);
+    for (int64_t first = 0; first < n_rows; first += slots) {
+      const int64_t wave = std::min(slots, n_rows - first);
+      emu::launch(2, 64, tsi_spgemm_rowsort_mark<T>, s, first, wave, pool.data(), bitmap_only, bounds.data());
+      emu::launch((unsigned)wave, 64, tsi_spgemm_rowsort_count_wave<T>, s, first, pool.data(), bitmap_only,
+                  bounds.data());
+    }
+    expect_counts("rowsort's count", c);
+    EXPECT(std::count(pool.begin(), pool.end(), 0) == (long)pool.size(), "rowsort's count: bitmaps left set");
+    bool reset = true;
+    for (int64_t j = 0; j < slots; j++)
+      reset = reset && bounds[2 * j] == TSI_SPGEMM_EMPTY && bounds[2 * j + 1] == -1;
+    EXPECT(reset, "rowsort's count: bounds not reset");
+  }
   int col_bits = 1;
   while (((int64_t)1 << col_bits) < c.b.cols)
     col_bits++;
