@@ -23,13 +23,21 @@ int bits_for(int64_t n) {
   return bits;
 }
 
-template <class T> size_t sort_temp_bytes(int64_t capacity) {
+template <class T, class K> size_t sort_temp_bytes_keyed(int64_t capacity) {
   size_t bytes = 0;
-  cub::DoubleBuffer<unsigned long long> keys(nullptr, nullptr);
+  cub::DoubleBuffer<K> keys(nullptr, nullptr);
   cub::DoubleBuffer<T> values(nullptr, nullptr);
-  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, (int)capacity, 0, 64) != cudaSuccess)
+  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, (int)capacity, 0, (int)(8 * sizeof(K))) !=
+      cudaSuccess)
     return 0;
   return bytes;
+}
+
+/* CUB's sort of `capacity` products with either key, the larger. */
+template <class T> size_t sort_temp_bytes(int64_t capacity) {
+  const size_t narrow = sort_temp_bytes_keyed<T, uint32_t>(capacity);
+  const size_t wide = sort_temp_bytes_keyed<T, unsigned long long>(capacity);
+  return narrow == 0 || wide == 0 ? 0 : narrow > wide ? narrow : wide;
 }
 
 tsi_spgemm_args<float> bin_rows(const tsi_spgemm_device *d) {
@@ -63,23 +71,21 @@ tsi_spgemm_rowsort_args<T> rowsort_args(const tsi_spgemm_device *d, const int64_
   return s;
 }
 
-template <class T>
-cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols, void *c_vals,
-                       cudaStream_t stream) {
+/* The chunks of the binned range with keys of type K (the buffers hold
+ * 64-bit keys; 32-bit ones take the first half of each). */
+template <class T, class K>
+cudaError_t fill_chunks(const tsi_spgemm_device *d, const tsi_spgemm_rowsort_args<T> &s, int end_bit,
+                        cudaStream_t stream) {
   const tsi_spgemm_rowsort_work *w = &d->rowsort;
-  const tsi_spgemm_rowsort_args<T> s = rowsort_args<T>(d, c_off, c_base, c_cols, c_vals);
-  if (s.chunks > w->chunks_most)
-    return cudaErrorInvalidValue; /* the plan sized the table for the whole product */
-  const int end_bit = bits_for(s.a.count) + s.col_bits;
   tsi_spgemm_rowsort_chunk_table<T>
       <<<1, 32, 0, stream>>>(s, w->chunk_table, w->chunk_table + w->chunks_most, w->chunk_table + 2 * w->chunks_most);
   cudaError_t err = cudaPeekAtLastError();
   for (int64_t c = 0; err == cudaSuccess && c < s.chunks; c++) {
     const int64_t n = s.products - c * s.capacity < s.capacity ? s.products - c * s.capacity : s.capacity;
     const unsigned blocks = (unsigned)tsi_spgemm_blocks(n, kThreads);
-    cub::DoubleBuffer<unsigned long long> keys(w->keys[0], w->keys[1]);
+    cub::DoubleBuffer<K> keys(reinterpret_cast<K *>(w->keys[0]), reinterpret_cast<K *>(w->keys[1]));
     cub::DoubleBuffer<T> values(static_cast<T *>(w->values[0]), static_cast<T *>(w->values[1]));
-    tsi_spgemm_rowsort_expand<T><<<blocks, kThreads, 0, stream>>>(s, c, keys.Current(), values.Current());
+    tsi_spgemm_rowsort_expand<T, K><<<blocks, kThreads, 0, stream>>>(s, c, keys.Current(), values.Current());
     err = cudaPeekAtLastError();
     size_t bytes = w->temp_bytes;
     if (err == cudaSuccess)
@@ -88,14 +94,14 @@ cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t
      * ranks (int32, n of them) in place. */
     int32_t *ranks = reinterpret_cast<int32_t *>(keys.Alternate());
     if (err == cudaSuccess) {
-      tsi_spgemm_rowsort_heads<<<blocks, kThreads, 0, stream>>>(keys.Current(), n, ranks);
+      tsi_spgemm_rowsort_heads<K><<<blocks, kThreads, 0, stream>>>(keys.Current(), n, ranks);
       err = cudaPeekAtLastError();
     }
     bytes = w->temp_bytes;
     if (err == cudaSuccess)
       err = cub::DeviceScan::ExclusiveSum(w->temp, bytes, ranks, ranks, (int)n, stream);
     if (err == cudaSuccess) {
-      tsi_spgemm_rowsort_reduce<T><<<blocks, kThreads, 0, stream>>>(s, c, keys.Current(), values.Current(), ranks);
+      tsi_spgemm_rowsort_reduce<T, K><<<blocks, kThreads, 0, stream>>>(s, c, keys.Current(), values.Current(), ranks);
       err = cudaPeekAtLastError();
     }
     if (err == cudaSuccess) {
@@ -104,6 +110,20 @@ cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t
     }
   }
   return err;
+}
+
+template <class T>
+cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols, void *c_vals,
+                       cudaStream_t stream) {
+  const tsi_spgemm_rowsort_args<T> s = rowsort_args<T>(d, c_off, c_base, c_cols, c_vals);
+  if (s.chunks > d->rowsort.chunks_most)
+    return cudaErrorInvalidValue; /* the plan sized the table for the whole product */
+  /* Keys of 32 bits when (row in chunk, column) fit: half the sort's key
+   * bytes. */
+  const int end_bit = bits_for(s.a.count) + s.col_bits;
+  if (end_bit <= 32)
+    return fill_chunks<T, uint32_t>(d, s, end_bit, stream);
+  return fill_chunks<T, unsigned long long>(d, s, end_bit, stream);
 }
 
 } // namespace

@@ -9,8 +9,8 @@
  * is the place of entry ka's first product in it (an exclusive scan of the
  * lengths of the rows of B that the bin's entries name, zero elsewhere) and
  * row_start[i] that of the bin's i-th row. Chunk c holds the products
- * [c cap, (c + 1) cap): each is written as a key (row in the chunk, column)
- * and its value a_ik b_kj (expand), the keys sorted by a stable radix sort
+ * [c cap, (c + 1) cap): each is written as a key (row in the chunk, column;
+ * 32 bits when the two fit, else 64) and its value a_ik b_kj (expand), the keys sorted by a stable radix sort
  * (CUB) so that a column's run keeps A's order, the run heads scanned, and
  * each run summed in order from its first product into C, at the run's rank
  * among its row's runs (reduce). A row that a chunk boundary cuts (at most
@@ -114,8 +114,8 @@ template <class T> __device__ inline int64_t tsi_spgemm_chunk_size(const tsi_spg
 /* Expand chunk c: product g = c capacity + t at place t, a thread a
  * product; its row by a binary search of row_start, its entry of A by one of
  * entry_start within the row. */
-template <class T>
-__global__ void tsi_spgemm_rowsort_expand(tsi_spgemm_rowsort_args<T> s, int64_t c, unsigned long long *keys, T *vals) {
+template <class T, class K>
+__global__ void tsi_spgemm_rowsort_expand(tsi_spgemm_rowsort_args<T> s, int64_t c, K *keys, T *vals) {
   const int64_t g0 = c * s.capacity, n = tsi_spgemm_chunk_size(s, c);
   const int64_t i0 = s.chunk_first[c];
   const int64_t threads = (int64_t)gridDim.x * blockDim.x;
@@ -125,14 +125,14 @@ __global__ void tsi_spgemm_rowsort_expand(tsi_spgemm_rowsort_args<T> s, int64_t 
     const int64_t row = s.a.rows[i];
     const int64_t ka = tsi_spgemm_last_at_or_before(s.entry_start, s.a.a_off[row], s.a.a_off[row + 1] - 1, g);
     const int64_t kb = s.a.b_off[s.a.a_cols[ka]] + (g - s.entry_start[ka]);
-    keys[t] = (unsigned long long)(i - i0) << s.col_bits | (unsigned long long)(uint32_t)s.a.b_cols[kb];
+    keys[t] = (K)((unsigned long long)(i - i0) << s.col_bits | (unsigned long long)(uint32_t)s.a.b_cols[kb]);
     vals[t] = s.a.a_vals[ka] * s.a.b_vals[kb];
   }
 }
 
 /* 1 at the first product of each run of equal keys (sorted), else 0: the
  * input of the scan that ranks the runs. */
-__global__ void tsi_spgemm_rowsort_heads(const unsigned long long *keys, int64_t n, int32_t *heads) {
+template <class K> __global__ void tsi_spgemm_rowsort_heads(const K *keys, int64_t n, int32_t *heads) {
   const int64_t threads = (int64_t)gridDim.x * blockDim.x;
   for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < n; p += threads)
     heads[p] = p == 0 || keys[p] != keys[p - 1];
@@ -142,17 +142,17 @@ __global__ void tsi_spgemm_rowsort_heads(const unsigned long long *keys, int64_t
  * run's first thread sums it in order; a whole row's run goes to C at its
  * rank among the row's runs, a cut row's into its carry slot (starting from
  * the slot's value when an earlier chunk had the column). */
-template <class T>
-__global__ void tsi_spgemm_rowsort_reduce(tsi_spgemm_rowsort_args<T> s, int64_t c, const unsigned long long *keys,
-                                          const T *vals, const int32_t *ranks) {
+template <class T, class K>
+__global__ void tsi_spgemm_rowsort_reduce(tsi_spgemm_rowsort_args<T> s, int64_t c, const K *keys, const T *vals,
+                                          const int32_t *ranks) {
   const int64_t g0 = c * s.capacity, n = tsi_spgemm_chunk_size(s, c);
   const int64_t i0 = s.chunk_first[c];
   const int32_t incoming = s.chunk_incoming[c];
   const int32_t outgoing = c + 1 < s.chunks ? s.chunk_incoming[c + 1] : -1;
-  const unsigned long long col_mask = (1ull << s.col_bits) - 1;
+  const K col_mask = (K)((1ull << s.col_bits) - 1);
   const int64_t threads = (int64_t)gridDim.x * blockDim.x;
   for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < n; p += threads) {
-    const unsigned long long key = keys[p];
+    const K key = keys[p];
     if (p > 0 && keys[p - 1] == key)
       continue;
     const int64_t i = i0 + (int64_t)(key >> s.col_bits);

@@ -10,8 +10,8 @@
  * radix sort and scan done here, in chunks from one for all to a few
  * products (rows cut once, rows cut many times, a chunk between two cut
  * rows, empty rows, a block of rows), bitwise, the carry slots left clear,
- * and its count over the flat products in waves of three rows (bitmaps
- * and bounds left clear).
+ * with 64- and 32-bit keys, and its count over the flat products in waves
+ * of three rows (bitmaps and bounds left clear).
  * Rows: no products, products on empty rows of B, repeated columns, a
  * bin's most products, random ones; float and double. Also SpMM's warp sum
  * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
@@ -343,7 +343,7 @@ template <class T> static void test_dense(std::mt19937 &rng) {
 
 /* The dense bin by expand, sort, compress, as spgemm_cuda_rowsort.cu runs
  * it, the CUB calls done on the host: the stable sort by key, the scan. */
-template <class T> static void run_rowsort(product_case<T> &c, int64_t capacity, int flush_threads) {
+template <class T, class K> static void run_rowsort(product_case<T> &c, int64_t capacity, int flush_threads) {
   const int64_t a_nnz = (int64_t)c.a.idx.size(), n_rows = (int64_t)c.rows.size();
   std::vector<int64_t> entry_start(a_nnz + 1, 0), row_start(n_rows + 1, 0);
   tsi_spgemm_args<T> a = c.args();
@@ -407,14 +407,14 @@ template <class T> static void run_rowsort(product_case<T> &c, int64_t capacity,
   s.col_bits = col_bits;
   emu::launch(1, 32, tsi_spgemm_rowsort_chunk_table<T>, s, table.data(), table.data() + chunks,
               table.data() + 2 * chunks);
-  std::vector<unsigned long long> keys(capacity);
+  std::vector<K> keys(capacity);
   std::vector<T> vals(capacity);
   std::vector<int32_t> ranks(capacity);
   for (int64_t ch = 0; ch < chunks; ch++) {
     const int64_t n = std::min(capacity, products - ch * capacity);
     const unsigned grid = (unsigned)std::min<int64_t>(3, (n + 63) / 64);
-    emu::launch(grid, 64, tsi_spgemm_rowsort_expand<T>, s, ch, keys.data(), vals.data());
-    std::vector<std::pair<unsigned long long, T>> pairs(n);
+    emu::launch(grid, 64, tsi_spgemm_rowsort_expand<T, K>, s, ch, keys.data(), vals.data());
+    std::vector<std::pair<K, T>> pairs(n);
     for (int64_t p = 0; p < n; p++)
       pairs[p] = {keys[p], vals[p]};
     std::stable_sort(pairs.begin(), pairs.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
@@ -422,15 +422,15 @@ template <class T> static void run_rowsort(product_case<T> &c, int64_t capacity,
       keys[p] = pairs[p].first;
       vals[p] = pairs[p].second;
     }
-    emu::launch(grid, 64, tsi_spgemm_rowsort_heads, (const unsigned long long *)keys.data(), n, ranks.data());
+    emu::launch(grid, 64, tsi_spgemm_rowsort_heads<K>, (const K *)keys.data(), n, ranks.data());
     int32_t heads = 0;
     for (int64_t p = 0; p < n; p++) {
       const int32_t x = ranks[p];
       ranks[p] = heads;
       heads += x;
     }
-    emu::launch(grid, 64, tsi_spgemm_rowsort_reduce<T>, s, ch, (const unsigned long long *)keys.data(),
-                (const T *)vals.data(), (const int32_t *)ranks.data());
+    emu::launch(grid, 64, tsi_spgemm_rowsort_reduce<T, K>, s, ch, (const K *)keys.data(), (const T *)vals.data(),
+                (const int32_t *)ranks.data());
     emu::launch(1, (unsigned)flush_threads, tsi_spgemm_rowsort_flush<T>, s, ch);
   }
   bool clear = true;
@@ -440,7 +440,7 @@ template <class T> static void run_rowsort(product_case<T> &c, int64_t capacity,
   EXPECT(clear, "rowsort, chunks of %lld: the carry bitmaps are not left clear", (long long)capacity);
 }
 
-template <class T> static void test_rowsort(std::mt19937 &rng) {
+template <class T, class K> static void test_rowsort(std::mt19937 &rng) {
   const char *type = sizeof(T) == 4 ? "float" : "double";
   char what[120];
   /* Rows of A of 0 to 800 entries over B rows of 0 to 60 entries in 3,000
@@ -453,8 +453,9 @@ template <class T> static void test_rowsort(std::mt19937 &rng) {
   for (int64_t capacity : {(int64_t)1 << 24, (int64_t)20000, (int64_t)4093, (int64_t)613, (int64_t)97}) {
     std::fill(c.c_cols.begin(), c.c_cols.end(), -1);
     std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
-    run_rowsort(c, capacity, capacity < 1000 ? 64 : 1024);
-    std::snprintf(what, sizeof what, "rowsort, chunks of %lld products (%s)", (long long)capacity, type);
+    run_rowsort<T, K>(c, capacity, capacity < 1000 ? 64 : 1024);
+    std::snprintf(what, sizeof what, "rowsort, chunks of %lld products (%s, %zu-byte keys)", (long long)capacity, type,
+                  sizeof(K));
     expect_rows(what, c, true);
   }
   /* A few rows in chunks of one to three products: every product a chunk,
@@ -467,8 +468,9 @@ template <class T> static void test_rowsort(std::mt19937 &rng) {
   for (int64_t capacity : {(int64_t)1, (int64_t)2, (int64_t)3}) {
     std::fill(c2.c_cols.begin(), c2.c_cols.end(), -1);
     std::fill(c2.c_vals.begin(), c2.c_vals.end(), T(-7));
-    run_rowsort(c2, capacity, 32);
-    std::snprintf(what, sizeof what, "rowsort, chunks of %lld products (%s)", (long long)capacity, type);
+    run_rowsort<T, K>(c2, capacity, 32);
+    std::snprintf(what, sizeof what, "rowsort, chunks of %lld products (%s, %zu-byte keys)", (long long)capacity, type,
+                  sizeof(K));
     expect_rows(what, c2, true);
   }
   /* Rows 2 .. 4 only, C held from row 2's entries on (c_base), as
@@ -478,7 +480,7 @@ template <class T> static void test_rowsort(std::mt19937 &rng) {
   c3.c_base = c3.c_off[2];
   c3.c_cols.assign(c3.c_off[5] - c3.c_base + 1, -1);
   c3.c_vals.assign(c3.c_off[5] - c3.c_base + 1, T(-7));
-  run_rowsort(c3, 2, 32);
+  run_rowsort<T, K>(c3, 2, 32);
   bool same = true;
   for (int32_t i : c3.rows)
     for (size_t e = 0; e < c3.want_cols[i].size(); e++) {
@@ -563,8 +565,10 @@ int main() {
   test_sorted<double, 128>(rng);
   test_dense<float>(rng);
   test_dense<double>(rng);
-  test_rowsort<float>(rng);
-  test_rowsort<double>(rng);
+  test_rowsort<float, unsigned long long>(rng);
+  test_rowsort<double, unsigned long long>(rng);
+  test_rowsort<float, uint32_t>(rng);
+  test_rowsort<double, uint32_t>(rng);
   test_warp_sum<float, 4>(rng);
   test_warp_sum<double, 2>(rng);
   test_warp_sum<float, 1>(rng);
