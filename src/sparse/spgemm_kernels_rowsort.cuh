@@ -181,14 +181,14 @@ __global__ void tsi_spgemm_rowsort_reduce(tsi_spgemm_rowsort_args<T> s, int64_t 
 }
 
 /* After chunk c's reduce: when the row coming into chunk c ends there, one
- * block (at most TSI_SPGEMM_FLUSH_BLOCK threads) writes its carry slot out
- * in column order into C (a word of the bitmap a thread, placed by a scan of
- * the words' counts) and clears the bitmap (a value without its bit is
- * never read). */
+ * block (a multiple of 32 threads, at most TSI_SPGEMM_FLUSH_BLOCK) writes
+ * its carry slot out in column order into C (a word of the bitmap a
+ * thread, placed by a block scan of the words' counts) and clears the
+ * bitmap (a value without its bit is never read). */
 template <class T>
 __global__ void __launch_bounds__(TSI_SPGEMM_FLUSH_BLOCK)
     tsi_spgemm_rowsort_flush(tsi_spgemm_rowsort_args<T> s, int64_t c) {
-  __shared__ int counts[TSI_SPGEMM_FLUSH_BLOCK];
+  __shared__ int warp_before[TSI_SPGEMM_FLUSH_BLOCK / 32 + 1];
   __shared__ int64_t done;
   const int32_t incoming = s.chunk_incoming[c];
   if (incoming < 0 || (c + 1 < s.chunks && s.chunk_incoming[c + 1] == incoming))
@@ -196,25 +196,29 @@ __global__ void __launch_bounds__(TSI_SPGEMM_FLUSH_BLOCK)
   unsigned char *base = s.carry + (size_t)s.chunk_slot[c] * s.carry_slot_bytes;
   unsigned *bits = reinterpret_cast<unsigned *>(base);
   const T *sums = reinterpret_cast<const T *>(base + s.bitmap_bytes);
-  const int t = int(threadIdx.x), threads = int(blockDim.x);
+  const int t = int(threadIdx.x), threads = int(blockDim.x), lane = t & 31, warps = threads / 32;
   const int64_t words = (s.a.b_width + 31) / 32;
   if (t == 0)
     done = s.a.c_off[s.a.rows[incoming]] - s.a.c_base;
   for (int64_t w0 = 0; w0 < words; w0 += threads) {
     const int64_t w = w0 + t;
     const unsigned word = w < words ? __ldcg(bits + w) : 0u;
-    counts[t] = __popc(word);
+    const int count = __popc(word);
+    const int incl = tsi_spgemm_warp_inclusive_sum(count, lane);
+    if (lane == 31)
+      warp_before[t / 32] = incl;
     __syncthreads();
-    if (t == 0) { /* exclusive scan in thread order: a thousand adds, once a cut row */
+    if (t == 0) { /* the warps' totals into their exclusive sums (at most 32) */
       int run = 0;
-      for (int u = 0; u < threads; u++) {
-        const int x = counts[u];
-        counts[u] = run;
+      for (int q = 0; q < warps; q++) {
+        const int x = warp_before[q];
+        warp_before[q] = run;
         run += x;
       }
+      warp_before[warps] = run;
     }
     __syncthreads();
-    int64_t at = done + counts[t];
+    int64_t at = done + warp_before[t / 32] + incl - count;
     for (unsigned rest = word; rest != 0u; rest &= rest - 1u) {
       const int col = (int)(w * 32) + __ffs((int)rest) - 1;
       s.a.c_cols[at] = col;
@@ -224,8 +228,8 @@ __global__ void __launch_bounds__(TSI_SPGEMM_FLUSH_BLOCK)
     if (word != 0u)
       bits[w] = 0u;
     __syncthreads();
-    if (t == threads - 1)
-      done = at;
+    if (t == 0)
+      done += warp_before[warps];
     __syncthreads();
   }
 }
