@@ -23,14 +23,18 @@
  * On the GPU a row of C is a tile and a product a_ik * b_kj an atom. Rows
  * are binned by products: rows of at most 128 products are sorted by one
  * warp in shared memory, longer ones share a warp's hash table in shared
- * memory or take a block's, the longest a dense accumulator in global
- * memory (one warp each; a block each for rows of at least 512 entries of
- * A). Every entry of C sums its products in an order fixed by A and B alone
- * (the order of k along A's row, or partial sums over fixed shares of it
- * added in a fixed order): results repeat bitwise from run to run. For
- * comparisons, TESSERA_SPGEMM_SORTED_BINS=0 and TESSERA_SPGEMM_LONG_ROWS=0
- * in the environment at plan creation send those rows to the hash and dense
- * accumulators instead.
+ * memory or take a block's; the longest go through expand, sort, compress
+ * in chunks of products under a byte budget (a stable radix sort by row and
+ * column, each column's products then added in order). Every entry of C
+ * sums its products in an order fixed by A and B alone (the order of k
+ * along A's row, or partial sums over fixed shares of it added in a fixed
+ * order): results repeat bitwise from run to run. For comparisons, in the
+ * environment at plan creation: TESSERA_SPGEMM_SORTED_BINS=0 sends the rows
+ * of few products to the hash tables, TESSERA_SPGEMM_DENSE_SORT=0 the
+ * longest rows to dense accumulators in global memory (one warp each; with
+ * TESSERA_SPGEMM_LONG_ROWS=0 also those of 512 entries of A or more, else a
+ * block each), and TESSERA_SPGEMM_SORT_CHUNK_MB sets the chunk's keys and
+ * values in MB (default 64).
  *
  * Sizes: dimensions and column indices are 32-bit, offsets and counts
  * (products, entries) 64-bit; a count that would pass INT64_MAX is refused

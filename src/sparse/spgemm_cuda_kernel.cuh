@@ -83,6 +83,12 @@ cudaError_t tsi_spgemm_hash_fill(const tsi_spgemm_device *d, int bin, const int6
 cudaError_t tsi_spgemm_dense_count(const tsi_spgemm_device *d, cudaStream_t stream);
 cudaError_t tsi_spgemm_dense_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
                                   void *c_vals, cudaStream_t stream);
+/* The dense bin by expand, sort, compress (spgemm_cuda_rowsort.cu), when
+ * the bin rules' dense_sort holds: its count, a thread a product, and its
+ * numeric phase. */
+cudaError_t tsi_spgemm_rowsort_count(const tsi_spgemm_device *d, cudaStream_t stream);
+cudaError_t tsi_spgemm_rowsort_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
+                                    void *c_vals, cudaStream_t stream);
 
 /* Blocks for `groups` groups of `per_block` a block: at most 32 a
  * multiprocessor (grid-stride beyond). */

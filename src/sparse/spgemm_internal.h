@@ -66,9 +66,30 @@ typedef struct tsi_spgemm_counters {
 /* Which bins the analysis may use (the others' rows go where they went
  * before those bins existed): the switches of spgemm_plan.c. */
 typedef struct tsi_spgemm_bin_rules {
-  bool sorted;    /* rows of few products: the warp-sorted bins */
-  bool long_rows; /* dense rows of many entries of A: a block each */
+  bool sorted;     /* rows of few products: the warp-sorted bins */
+  bool long_rows;  /* dense rows of many entries of A: a block each */
+  bool dense_sort; /* dense and long rows by expand, sort, compress (one bin) */
 } tsi_spgemm_bin_rules;
+
+/* The dense bin's numeric phase by expand, sort, compress in chunks of
+ * products (spgemm_kernels_rowsort.cuh). */
+typedef struct tsi_spgemm_rowsort_work {
+  void *tables;         /* one allocation: entry_start, row_start, bounds, temp */
+  int64_t *entry_start; /* nnz(A) + 1: each bin entry's first product in the flat sequence */
+  int64_t *row_start;   /* rows + 1: each bin row's first product */
+  int *bounds;          /* 2 x the dense pool's slots: each bitmap's least and greatest column */
+  void *temp;           /* CUB's scans and sort */
+  size_t temp_bytes;
+  void *buffers;               /* one allocation: keys, values, carry slots, chunk table */
+  unsigned long long *keys[2]; /* capacity each */
+  void *values[2];             /* capacity each */
+  unsigned char *carry;        /* 2 slots of carry_slot_bytes */
+  size_t carry_slot_bytes;
+  int32_t *chunk_table; /* 3 x chunks_most: first row, incoming row, its slot */
+  int64_t chunks_most;
+  int64_t capacity; /* products a chunk */
+  int64_t products; /* products of the binned range's dense rows */
+} tsi_spgemm_rowsort_work;
 
 typedef struct tsi_spgemm_device {
   ts_dtype dtype;
@@ -94,6 +115,7 @@ typedef struct tsi_spgemm_device {
   void *long_pool;
   int64_t long_slots;
   size_t long_slot_bytes;
+  tsi_spgemm_rowsort_work rowsort;
   /* The range binned last and its bins (host copies). */
   int64_t r0, r1;
   int64_t bin_rows[TSI_SPGEMM_BINS], bin_first[TSI_SPGEMM_BINS];
@@ -142,6 +164,15 @@ ts_status tsi_spgemm_cuda_offsets(ts_context *ctx, const tsi_spgemm_device *d, i
 ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
                                int32_t *c_cols, void *c_vals);
 
+/* Bytes of CUB's temporary storage for the dense bin's sort of `capacity`
+ * products and its scans (of `capacity` run heads, of nnz(A) + 1 entry
+ * lengths); 0 when a query fails. */
+size_t tsi_spgemm_cuda_rowsort_temp_bytes(int64_t capacity, int64_t a_nnz, ts_dtype dtype);
+
+/* The dense bin's flat product sequence for the binned range (entry_start,
+ * row_start) and its products in d->rowsort.products (waits for the GPU). */
+ts_status tsi_spgemm_cuda_rowsort_prepare(ts_context *ctx, tsi_spgemm_device *d);
+
 /* Room for ts_spgemm_plan_explain()'s line. */
 #define TSI_SPGEMM_EXPLAIN_SIZE 768
 
@@ -151,6 +182,8 @@ struct ts_spgemm_plan {
   int64_t rows, inner, cols;                   /* A is rows x inner, B inner x cols */
   int64_t budget;                              /* 0: none */
   int64_t dense_warps_per_sm, long_slots_most; /* the pools' caps (spgemm_plan.c) */
+  int64_t sort_chunk_bytes;                    /* the dense bin's sort: keys and values a chunk */
+  int64_t sort_chunk_products;                 /* or products a chunk (0: from the bytes) */
   ts_csr *host_a, *host_b;                     /* CPU backend */
   tsi_spgemm_host_work host_work;
   int64_t *host_row_nnz;

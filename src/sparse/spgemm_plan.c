@@ -18,7 +18,9 @@ static bool on_gpu(const ts_spgemm_plan *p) { return p->ctx->backend == TS_BACKE
 /* Switches back to the accumulators these bins replaced, read at plan
  * creation (for comparisons and as a fallback): "0" in
  * TESSERA_SPGEMM_SORTED_BINS sends the rows of few products to the hash
- * bins, "0" in TESSERA_SPGEMM_LONG_ROWS keeps the long rows in the dense
+ * bins, "0" in TESSERA_SPGEMM_DENSE_SORT sends the rows past the hash
+ * tables back to the full-width accumulators (dense and long rows), and
+ * there "0" in TESSERA_SPGEMM_LONG_ROWS keeps the long rows in the dense
  * bin (a warp each in the numeric phase). */
 static bool switched_on(const char *name) {
   const char *value = getenv(name);
@@ -26,9 +28,11 @@ static bool switched_on(const char *name) {
 }
 
 /* A positive integer from the environment, else `fallback`: the dense
- * pool's warps a multiprocessor (TESSERA_SPGEMM_DENSE_WARPS_PER_SM) and the
- * long rows' slots (TESSERA_SPGEMM_LONG_SLOTS), read at plan creation, for
- * comparisons of the pools' memory against their speed. */
+ * pool's warps a multiprocessor (TESSERA_SPGEMM_DENSE_WARPS_PER_SM), the
+ * long rows' slots (TESSERA_SPGEMM_LONG_SLOTS) and the dense rows' sort's
+ * chunk in MB (TESSERA_SPGEMM_SORT_CHUNK_MB) or products
+ * (TESSERA_SPGEMM_SORT_CHUNK, for tests), read at plan creation, for
+ * comparisons of memory against speed. */
 static int64_t tuned(const char *name, int64_t fallback) {
   const char *value = getenv(name);
   char *end = NULL;
@@ -92,6 +96,9 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->device.dtype = a->dtype;
   p->device.rules.sorted = switched_on("TESSERA_SPGEMM_SORTED_BINS");
   p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
+  p->device.rules.dense_sort = switched_on("TESSERA_SPGEMM_DENSE_SORT");
+  p->sort_chunk_bytes = tuned("TESSERA_SPGEMM_SORT_CHUNK_MB", TSI_SPGEMM_SORT_CHUNK_BYTES >> 20) << 20;
+  p->sort_chunk_products = tuned("TESSERA_SPGEMM_SORT_CHUNK", 0);
   p->dense_warps_per_sm = tuned("TESSERA_SPGEMM_DENSE_WARPS_PER_SM", TSI_SPGEMM_DENSE_WARPS_PER_SM);
   p->long_slots_most = tuned("TESSERA_SPGEMM_LONG_SLOTS", TSI_SPGEMM_LONG_SLOTS);
   st = reserve(p, op, "the copies of A and B", csr_bytes(a) + csr_bytes(b));
@@ -181,11 +188,12 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   char what[200];
   ts_status st = TS_SUCCESS;
   if (rows > 0 && !d->pool) {
-    d->slot_bytes = tsi_spgemm_slot_bytes(p->cols, p->dtype);
+    /* Expand, sort, compress counts with the bitmaps alone. */
+    d->slot_bytes = d->rules.dense_sort ? tsi_spgemm_bitmap_bytes(p->cols) : tsi_spgemm_slot_bytes(p->cols, p->dtype);
     const int64_t most = rows < (int64_t)sms * p->dense_warps_per_sm ? rows : (int64_t)sms * p->dense_warps_per_sm;
     const int64_t slots = slots_within(p->budget > 0 ? p->budget - p->held : free_share, d->slot_bytes, most);
-    snprintf(what, sizeof what, "the dense accumulators of the %lld longest rows (%lld at a time, %zu bytes each)",
-             (long long)rows, (long long)slots, d->slot_bytes);
+    snprintf(what, sizeof what, "the dense %s of the %lld longest rows (%lld at a time, %zu bytes each)",
+             d->rules.dense_sort ? "bitmaps" : "accumulators", (long long)rows, (long long)slots, d->slot_bytes);
     st = allocate_slots(p, op, what, slots, d->slot_bytes, &d->pool);
     if (st != TS_SUCCESS)
       return st;
@@ -208,6 +216,87 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   return st;
 }
 
+/* The dense bin by expand, sort, compress: the flat sequence's tables and
+ * CUB's storage (sized by the chunk's capacity), the sequence built for all
+ * rows, then the chunk's keys and values (at most the dense rows' products),
+ * two carry slots and the chunk table. The capacity comes from
+ * sort_chunk_bytes, capped by half of what a budget leaves. */
+static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
+  tsi_spgemm_device *d = &p->device;
+  tsi_spgemm_rowsort_work *w = &d->rowsort;
+  if (!d->rules.dense_sort || d->bin_rows[TSI_SPGEMM_DENSE_BIN] == 0 || w->tables)
+    return TS_SUCCESS;
+  const int64_t per_product = 2 * (int64_t)(sizeof(unsigned long long) + ts_dtype_size(p->dtype));
+  int64_t chunk_bytes = p->sort_chunk_bytes;
+  if (p->budget > 0 && chunk_bytes > (p->budget - p->held) / 2)
+    chunk_bytes = (p->budget - p->held) / 2;
+  int64_t capacity = chunk_bytes / per_product;
+  capacity = capacity < TSI_SPGEMM_SORT_CHUNK_LEAST ? TSI_SPGEMM_SORT_CHUNK_LEAST : capacity;
+  capacity = capacity > ((int64_t)1 << 30) ? ((int64_t)1 << 30) : capacity;
+  if (p->sort_chunk_products > 0) /* the tests' small chunks */
+    capacity = p->sort_chunk_products;
+  if (capacity > p->products)
+    capacity = p->products > 0 ? p->products : 1;
+  w->temp_bytes = tsi_spgemm_cuda_rowsort_temp_bytes(capacity, d->a.nnz, p->dtype);
+  if (w->temp_bytes == 0)
+    return tsi_error(p->ctx, TS_ERROR_CUDA, "%s: sizing the dense rows' sort failed", op);
+  const size_t entry_bytes = align_up((size_t)(d->a.nnz + 1) * sizeof(int64_t));
+  const size_t row_bytes = align_up((size_t)(p->rows + 1) * sizeof(int64_t));
+  const size_t bound_bytes = align_up((size_t)(2 * d->pool_slots) * sizeof(int));
+  const int64_t table_bytes = (int64_t)(entry_bytes + row_bytes + bound_bytes + align_up(w->temp_bytes));
+  ts_status st = reserve(p, op, "the dense rows' product tables", table_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, &w->tables, (size_t)table_bytes);
+  if (st != TS_SUCCESS)
+    return st;
+  p->held += table_bytes;
+  w->entry_start = (int64_t *)w->tables;
+  w->row_start = (int64_t *)((unsigned char *)w->tables + entry_bytes);
+  w->bounds = (int *)((unsigned char *)w->tables + entry_bytes + row_bytes);
+  w->temp = (unsigned char *)w->tables + entry_bytes + row_bytes + bound_bytes;
+  st = tsi_spgemm_cuda_rowsort_prepare(p->ctx, d);
+  if (st != TS_SUCCESS)
+    return st;
+  if (capacity > w->products)
+    capacity = w->products > 0 ? w->products : 1;
+  w->capacity = capacity;
+  w->chunks_most = (w->products + capacity - 1) / capacity;
+  if (w->chunks_most < 1)
+    w->chunks_most = 1;
+  const size_t key_bytes = align_up((size_t)capacity * sizeof(unsigned long long));
+  const size_t value_bytes = align_up((size_t)capacity * ts_dtype_size(p->dtype));
+  w->carry_slot_bytes = tsi_spgemm_slot_bytes(p->cols, p->dtype);
+  const size_t chunk_table_bytes = align_up((size_t)(3 * w->chunks_most) * sizeof(int32_t));
+  const int64_t buffer_bytes = (int64_t)(2 * key_bytes + 2 * value_bytes + 2 * w->carry_slot_bytes + chunk_table_bytes);
+  char what[200];
+  snprintf(what, sizeof what, "the dense rows' sort (%lld products in chunks of %lld)", (long long)w->products,
+           (long long)capacity);
+  st = reserve(p, op, what, buffer_bytes);
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_malloc(p->ctx, &w->buffers, (size_t)buffer_bytes);
+  if (st != TS_SUCCESS)
+    return st;
+  p->held += buffer_bytes;
+  unsigned char *b = (unsigned char *)w->buffers;
+  w->keys[0] = (unsigned long long *)b;
+  w->keys[1] = (unsigned long long *)(b + key_bytes);
+  w->values[0] = b + 2 * key_bytes;
+  w->values[1] = b + 2 * key_bytes + value_bytes;
+  w->carry = b + 2 * key_bytes + 2 * value_bytes;
+  w->chunk_table = (int32_t *)(b + 2 * key_bytes + 2 * value_bytes + 2 * w->carry_slot_bytes);
+  /* The carry slots' bitmaps start clear (their values are never read
+   * without their bit). */
+  return tsi_cuda_memset(p->ctx, w->carry, 0, 2 * w->carry_slot_bytes);
+}
+
+/* After a binning of a range: the dense bin's flat sequence for its rows. */
+static ts_status rebuild_rowsort(ts_spgemm_plan *p) {
+  const tsi_spgemm_device *d = &p->device;
+  if (!d->rules.dense_sort || !d->rowsort.tables)
+    return TS_SUCCESS;
+  return tsi_spgemm_cuda_rowsort_prepare(p->ctx, &p->device);
+}
+
 /* C's row offsets, of rows + 1 int64 in backend memory. */
 static ts_status create_row_offsets(ts_spgemm_plan *p, const char *op) {
   const int64_t bytes = (p->rows + 1) * (int64_t)sizeof(int64_t);
@@ -228,6 +317,8 @@ static ts_status symbolic_gpu(ts_spgemm_plan *p, const char *op) {
     st = tsi_spgemm_cuda_bin(p->ctx, d, 0, p->rows, &p->products);
   if (st == TS_SUCCESS)
     st = allocate_pool(p, op);
+  if (st == TS_SUCCESS)
+    st = allocate_rowsort(p, op);
   if (st == TS_SUCCESS)
     st = tsi_spgemm_cuda_count(p->ctx, d);
   if (st == TS_SUCCESS)
@@ -287,6 +378,9 @@ static void write_explain(ts_spgemm_plan *p) {
   if (n < (int)sizeof p->explain)
     n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", dense %lld (%lld at a time, %zu bytes each)",
                   (long long)d->bin_rows[TSI_SPGEMM_DENSE_BIN], (long long)d->pool_slots, d->slot_bytes);
+  if (n < (int)sizeof p->explain && d->rules.dense_sort)
+    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, " by sort: %lld products in chunks of %lld",
+                  (long long)d->rowsort.products, (long long)d->rowsort.capacity);
   if (n < (int)sizeof p->explain)
     snprintf(p->explain + n, sizeof p->explain - (size_t)n,
              ", long %lld (%lld at a time, %zu bytes each); workspace %zu bytes",
@@ -380,8 +474,11 @@ ts_status ts_spgemm_numeric(ts_spgemm_plan *plan) {
   if (on_gpu(plan)) {
     tsi_spgemm_device *d = &plan->device;
     int64_t products = 0;
-    if (d->r0 != 0 || d->r1 != plan->rows) /* ts_spgemm_blocked() binned a block last */
+    if (d->r0 != 0 || d->r1 != plan->rows) { /* ts_spgemm_blocked() binned a block last */
       st = tsi_spgemm_cuda_bin(plan->ctx, d, 0, plan->rows, &products);
+      if (st == TS_SUCCESS)
+        st = rebuild_rowsort(plan);
+    }
     if (st == TS_SUCCESS)
       st = tsi_spgemm_cuda_fill(plan->ctx, d, ts_buffer_data(plan->c_row_ptr), 0, ts_buffer_data(plan->c_col_idx),
                                 ts_buffer_data(plan->c_values));
@@ -472,6 +569,8 @@ static ts_status blocked_gpu(ts_spgemm_plan *p, const char *op, ts_csr *c) {
     const int64_t entries = off[r1] - off[r0];
     st = tsi_spgemm_cuda_bin(p->ctx, d, r0, r1, &products);
     if (st == TS_SUCCESS)
+      st = rebuild_rowsort(p);
+    if (st == TS_SUCCESS)
       st = tsi_spgemm_cuda_fill(p->ctx, d, ts_buffer_data(p->c_row_ptr), off[r0], cols, vals);
     if (st == TS_SUCCESS && entries > 0)
       st = tsi_cuda_memcpy_to_host(p->ctx, c->col_idx + off[r0], cols, (size_t)entries * sizeof(int32_t));
@@ -523,6 +622,8 @@ void ts_spgemm_plan_destroy(ts_spgemm_plan *plan) {
     tsi_cuda_free(d->workspace);
     tsi_cuda_free(d->pool);
     tsi_cuda_free(d->long_pool);
+    tsi_cuda_free(d->rowsort.tables);
+    tsi_cuda_free(d->rowsort.buffers);
   }
   ts_buffer_destroy(plan->c_row_ptr);
   ts_buffer_destroy(plan->c_col_idx);

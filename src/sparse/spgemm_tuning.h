@@ -52,5 +52,13 @@
  * without a budget at most this share of the free memory. Design. */
 #define TSI_SPGEMM_DENSE_WARPS_PER_SM 8
 #define TSI_SPGEMM_DENSE_FREE_SHARE 0.25
+/* The dense bin by expand, sort, compress: the keys and values of a chunk
+ * (two buffers each for the radix sort, 24 bytes a product in fp32) take at
+ * most this many bytes (TESSERA_SPGEMM_SORT_CHUNK_MB overrides it at plan
+ * creation; a budget caps it at half of what the plan has left), and at
+ * least this many products a chunk. Design: the power-law products' peak
+ * memory goal (bench/notes/spgemm.md). */
+#define TSI_SPGEMM_SORT_CHUNK_BYTES ((int64_t)64 << 20)
+#define TSI_SPGEMM_SORT_CHUNK_LEAST ((int64_t)1 << 16)
 
 #endif

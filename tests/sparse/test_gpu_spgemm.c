@@ -9,8 +9,10 @@
  * past 2^31 is counted in 64 bits and a C that passes the budget is refused
  * with its bytes named.
  *
- * The bins run a second time with the plan's switches off (the hash bins
- * for rows of few products, the dense bin for long rows).
+ * The bins run again with the plan's switches: the hash bins for rows of
+ * few products, the full-width accumulators (dense and long rows, default
+ * and smallest pools) instead of the dense rows' sort, and that sort in its
+ * smallest chunks.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the matrices shrink, the
  * 2^31 count case is left out and the corpus keeps 3 small ones; racecheck
@@ -138,14 +140,14 @@ static void test_bins(ts_dtype dtype, const char *what) {
   check_square(what, pt_random_csr(pick(6000, 600), pick(6000, 600), lengths, 15, dtype, &state), true);
 }
 
-/* The bins again with two of spgemm_plan.c's environment switches set. */
-static void test_bins_with(ts_dtype dtype, const char *what, const char *first, const char *first_value,
-                           const char *second, const char *second_value) {
-  setenv(first, first_value, 1);
-  setenv(second, second_value, 1);
+/* The bins again with spgemm_plan.c's environment switches set: name and
+ * value pairs, NULL after the last. */
+static void test_bins_with(ts_dtype dtype, const char *what, const char *const *settings) {
+  for (int i = 0; settings[i]; i += 2)
+    setenv(settings[i], settings[i + 1], 1);
   test_bins(dtype, what);
-  unsetenv(first);
-  unsetenv(second);
+  for (int i = 0; settings[i]; i += 2)
+    unsetenv(settings[i]);
 }
 
 static void test_shapes(ts_dtype dtype) {
@@ -188,6 +190,11 @@ static void test_edges(ts_dtype dtype) {
   b = pt_random_csr(pick(100000, 5000), pick(30000, 3000), fifty, 1, dtype, &state);
   if (a && b)
     check_product("one huge row", a, b, true);
+  /* The same row cut into many chunks of the dense rows' sort. */
+  setenv("TESSERA_SPGEMM_SORT_CHUNK", "7919", 1);
+  if (a && b)
+    check_product("one huge row in small chunks", a, b, true);
+  unsetenv("TESSERA_SPGEMM_SORT_CHUNK");
   ts_csr_destroy(a);
   ts_csr_destroy(b);
   /* B of 2^21 columns (2^16 under the sanitizer): dense rows across it. */
@@ -264,12 +271,25 @@ int main(void) {
     test_bins(dtype, "bins");
     if (mode == RUN_RACECHECK)
       break;
-    /* Rows of few products in the hash bins, long rows in the dense bin. */
-    test_bins_with(dtype, "bins (sorted bins and long rows off)", "TESSERA_SPGEMM_SORTED_BINS", "0",
-                   "TESSERA_SPGEMM_LONG_ROWS", "0");
-    /* The smallest pools: slots reused across many rows. */
-    test_bins_with(dtype, "bins (smallest pools)", "TESSERA_SPGEMM_DENSE_WARPS_PER_SM", "1",
-                   "TESSERA_SPGEMM_LONG_SLOTS", "1");
+    /* Rows of few products in the hash bins; rows past the tables in the
+     * full-width accumulators, long rows among the dense ones. */
+    const char *const hash_dense[] = {
+        "TESSERA_SPGEMM_SORTED_BINS", "0", "TESSERA_SPGEMM_DENSE_SORT", "0", "TESSERA_SPGEMM_LONG_ROWS", "0", NULL};
+    test_bins_with(dtype, "bins (sorted bins, dense sort and long rows off)", hash_dense);
+    /* The full-width accumulators with long rows, in the smallest pools:
+     * slots reused across many rows. */
+    const char *const pools[] = {"TESSERA_SPGEMM_DENSE_SORT",
+                                 "0",
+                                 "TESSERA_SPGEMM_DENSE_WARPS_PER_SM",
+                                 "1",
+                                 "TESSERA_SPGEMM_LONG_SLOTS",
+                                 "1",
+                                 NULL};
+    test_bins_with(dtype, "bins (full-width accumulators, smallest pools)", pools);
+    /* The dense rows' sort in its smallest chunks: rows cut, some many
+     * times. */
+    const char *const chunks[] = {"TESSERA_SPGEMM_SORT_CHUNK", "5000", NULL};
+    test_bins_with(dtype, "bins (dense sort in small chunks)", chunks);
     section_done("bins", start);
     test_shapes(dtype);
     section_done("shapes", start);

@@ -5,13 +5,20 @@
  * entries, as the reference does), the dense rows' counts with fewer slots
  * than rows, the dense rows' columns and values (bitwise), and the long
  * rows' columns and values (within a rounding bound: they add partial sums)
- * and the same bits twice, with every slot left zero.
+ * and the same bits twice, with every slot left zero; the dense bin by
+ * expand, sort, compress (spgemm_kernels_rowsort.cuh) with CUB's stable
+ * radix sort and scan done here, in chunks from one for all to a few
+ * products (rows cut once, rows cut many times, a chunk between two cut
+ * rows, empty rows, a block of rows), bitwise, the carry slots left clear,
+ * with 64- and 32-bit keys, and its count over the flat products in waves
+ * of three rows (bitmaps and bounds left clear).
  * Rows: no products, products on empty rows of B, repeated columns, a
  * bin's most products, random ones; float and double. Also SpMM's warp sum
  * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
 #include "cuda_host_emulation.h"
 
 #include "spgemm_kernels_dense.cuh"
+#include "spgemm_kernels_rowsort.cuh"
 #include "spgemm_kernels_sorted.cuh"
 #include "spmm_warp_sum.cuh"
 
@@ -106,6 +113,7 @@ template <class T> struct product_case {
   std::vector<T> c_vals;
   std::vector<std::vector<int32_t>> want_cols;
   std::vector<std::vector<T>> want_vals;
+  int64_t c_base = 0; /* c_off of C's first entry held in c_cols, c_vals */
 
   tsi_spgemm_args<T> args() {
     tsi_spgemm_args<T> x;
@@ -120,7 +128,7 @@ template <class T> struct product_case {
     x.count = (int64_t)rows.size();
     x.row_nnz = row_nnz.data();
     x.c_off = c_off.data();
-    x.c_base = 0;
+    x.c_base = c_base;
     x.c_cols = c_cols.data();
     x.c_vals = c_vals.data();
     return x;
@@ -333,6 +341,157 @@ template <class T> static void test_dense(std::mt19937 &rng) {
          "%s: a second run (fewer slots) gave other bits", what);
 }
 
+/* The dense bin by expand, sort, compress, as spgemm_cuda_rowsort.cu runs
+ * it, the CUB calls done on the host: the stable sort by key, the scan. */
+template <class T, class K> static void run_rowsort(product_case<T> &c, int64_t capacity, int flush_threads) {
+  const int64_t a_nnz = (int64_t)c.a.idx.size(), n_rows = (int64_t)c.rows.size();
+  std::vector<int64_t> entry_start(a_nnz + 1, 0), row_start(n_rows + 1, 0);
+  tsi_spgemm_args<T> a = c.args();
+  emu::launch(2, 64, tsi_spgemm_rowsort_lengths<T>, a, entry_start.data());
+  int64_t run = 0;
+  for (int64_t e = 0; e <= a_nnz; e++) {
+    const int64_t x = entry_start[e];
+    entry_start[e] = run;
+    run += x;
+  }
+  emu::launch(2, 32, tsi_spgemm_rowsort_row_starts<T>, a, entry_start.data(), a_nnz, row_start.data());
+  const int64_t products = row_start[n_rows];
+  if (products == 0)
+    return;
+  /* Symbolic: waves of `slots` rows, a bitmap each. */
+  const int64_t slots = std::min<int64_t>(n_rows, 3);
+  {
+    const size_t bitmap_only = tsi_spgemm_bitmap_bytes(c.b.cols);
+    std::vector<unsigned char> pool((size_t)slots * bitmap_only, 0);
+    std::vector<int> bounds(2 * slots, 5);
+    tsi_spgemm_rowsort_args<T> s;
+    s.a = a;
+    s.entry_start = entry_start.data();
+    s.row_start = row_start.data();
+    std::fill(c.row_nnz.begin(), c.row_nnz.end(), -1);
+    emu::launch(1, 32, tsi_spgemm_rowsort_clear_bounds, bounds.data(), slots);
+    for (int64_t first = 0; first < n_rows; first += slots) {
+      const int64_t wave = std::min(slots, n_rows - first);
+      emu::launch(2, 64, tsi_spgemm_rowsort_mark<T>, s, first, wave, pool.data(), bitmap_only, bounds.data());
+      emu::launch((unsigned)wave, 64, tsi_spgemm_rowsort_count_wave<T>, s, first, pool.data(), bitmap_only,
+                  bounds.data());
+    }
+    expect_counts("rowsort's count", c);
+    EXPECT(std::count(pool.begin(), pool.end(), 0) == (long)pool.size(), "rowsort's count: bitmaps left set");
+    bool reset = true;
+    for (int64_t j = 0; j < slots; j++)
+      reset = reset && bounds[2 * j] == TSI_SPGEMM_EMPTY && bounds[2 * j + 1] == -1;
+    EXPECT(reset, "rowsort's count: bounds not reset");
+  }
+  int col_bits = 1;
+  while (((int64_t)1 << col_bits) < c.b.cols)
+    col_bits++;
+  const int64_t chunks = (products + capacity - 1) / capacity;
+  std::vector<int32_t> table(3 * chunks, -9);
+  const size_t bitmap = tsi_spgemm_bitmap_bytes(c.b.cols);
+  const size_t slot = tsi_spgemm_slot_bytes(c.b.cols, sizeof(T) == 4 ? TS_FLOAT32 : TS_FLOAT64);
+  std::vector<unsigned char> carry(2 * slot, 0);
+  tsi_spgemm_rowsort_args<T> s;
+  s.a = a;
+  s.entry_start = entry_start.data();
+  s.row_start = row_start.data();
+  s.chunk_first = table.data();
+  s.chunk_incoming = table.data() + chunks;
+  s.chunk_slot = table.data() + 2 * chunks;
+  s.carry = carry.data();
+  s.carry_slot_bytes = slot;
+  s.bitmap_bytes = bitmap;
+  s.capacity = capacity;
+  s.products = products;
+  s.chunks = chunks;
+  s.col_bits = col_bits;
+  emu::launch(1, 32, tsi_spgemm_rowsort_chunk_table<T>, s, table.data(), table.data() + chunks,
+              table.data() + 2 * chunks);
+  std::vector<K> keys(capacity);
+  std::vector<T> vals(capacity);
+  std::vector<int32_t> ranks(capacity);
+  for (int64_t ch = 0; ch < chunks; ch++) {
+    const int64_t n = std::min(capacity, products - ch * capacity);
+    const unsigned grid = (unsigned)std::min<int64_t>(3, (n + 63) / 64);
+    emu::launch(grid, 64, tsi_spgemm_rowsort_expand<T, K>, s, ch, keys.data(), vals.data());
+    std::vector<std::pair<K, T>> pairs(n);
+    for (int64_t p = 0; p < n; p++)
+      pairs[p] = {keys[p], vals[p]};
+    std::stable_sort(pairs.begin(), pairs.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    for (int64_t p = 0; p < n; p++) {
+      keys[p] = pairs[p].first;
+      vals[p] = pairs[p].second;
+    }
+    emu::launch(grid, 64, tsi_spgemm_rowsort_heads<K>, (const K *)keys.data(), n, ranks.data());
+    int32_t heads = 0;
+    for (int64_t p = 0; p < n; p++) {
+      const int32_t x = ranks[p];
+      ranks[p] = heads;
+      heads += x;
+    }
+    emu::launch(grid, 64, tsi_spgemm_rowsort_reduce<T, K>, s, ch, (const K *)keys.data(), (const T *)vals.data(),
+                (const int32_t *)ranks.data());
+    emu::launch(1, (unsigned)flush_threads, tsi_spgemm_rowsort_flush<T>, s, ch);
+  }
+  bool clear = true;
+  for (int q = 0; q < 2; q++)
+    clear = clear &&
+            std::count(carry.begin() + (long)(q * slot), carry.begin() + (long)(q * slot + bitmap), 0) == (long)bitmap;
+  EXPECT(clear, "rowsort, chunks of %lld: the carry bitmaps are not left clear", (long long)capacity);
+}
+
+template <class T, class K> static void test_rowsort(std::mt19937 &rng) {
+  const char *type = sizeof(T) == 4 ? "float" : "double";
+  char what[120];
+  /* Rows of A of 0 to 800 entries over B rows of 0 to 60 entries in 3,000
+   * columns (a row of many thousand products, rows of a few, rows of none):
+   * the bin's rows in row order, as the stable sort by bin leaves them. */
+  csr<T> b = random_csr<T>(1500, 3000, {0, 1, 7, 20, 60}, rng);
+  csr<T> a = random_csr<T>(12, 1500, {0, 2, 40, 300, 800}, rng);
+  product_case<T> c = make_case(std::move(a), std::move(b), [](int64_t, int64_t) { return true; });
+  std::sort(c.rows.begin(), c.rows.end());
+  for (int64_t capacity : {(int64_t)1 << 24, (int64_t)20000, (int64_t)4093, (int64_t)613, (int64_t)97}) {
+    std::fill(c.c_cols.begin(), c.c_cols.end(), -1);
+    std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
+    run_rowsort<T, K>(c, capacity, capacity < 1000 ? 64 : 1024);
+    std::snprintf(what, sizeof what, "rowsort, chunks of %lld products (%s, %zu-byte keys)", (long long)capacity, type,
+                  sizeof(K));
+    expect_rows(what, c, true);
+  }
+  /* A few rows in chunks of one to three products: every product a chunk,
+   * a row cut at every product; a subset of rows (a block of rows whose C
+   * starts at c_base). */
+  csr<T> b2 = random_csr<T>(40, 70, {0, 1, 3, 9}, rng);
+  csr<T> a2 = random_csr<T>(6, 40, {0, 1, 5, 12}, rng);
+  product_case<T> c2 = make_case(std::move(a2), std::move(b2), [](int64_t, int64_t) { return true; });
+  std::sort(c2.rows.begin(), c2.rows.end());
+  for (int64_t capacity : {(int64_t)1, (int64_t)2, (int64_t)3}) {
+    std::fill(c2.c_cols.begin(), c2.c_cols.end(), -1);
+    std::fill(c2.c_vals.begin(), c2.c_vals.end(), T(-7));
+    run_rowsort<T, K>(c2, capacity, 32);
+    std::snprintf(what, sizeof what, "rowsort, chunks of %lld products (%s, %zu-byte keys)", (long long)capacity, type,
+                  sizeof(K));
+    expect_rows(what, c2, true);
+  }
+  /* Rows 2 .. 4 only, C held from row 2's entries on (c_base), as
+   * ts_spgemm_blocked() runs a block. */
+  product_case<T> c3 = c2;
+  c3.rows.assign({2, 3, 4});
+  c3.c_base = c3.c_off[2];
+  c3.c_cols.assign(c3.c_off[5] - c3.c_base + 1, -1);
+  c3.c_vals.assign(c3.c_off[5] - c3.c_base + 1, T(-7));
+  run_rowsort<T, K>(c3, 2, 32);
+  bool same = true;
+  for (int32_t i : c3.rows)
+    for (size_t e = 0; e < c3.want_cols[i].size(); e++) {
+      const int64_t at = c3.c_off[i] - c3.c_base + (int64_t)e;
+      same = same && c3.c_cols[at] == c3.want_cols[i][e] &&
+             std::memcmp(&c3.c_vals[at], &c3.want_vals[i][e], sizeof(T)) == 0;
+    }
+  std::snprintf(what, sizeof what, "rowsort, a block of rows (%s)", type);
+  EXPECT(same, "%s: columns or values differ", what);
+}
+
 /* SpMM's warp sum: one warp a (row, step) over a row-major B of width
  * 32 V (each lane V columns), lanes past `ok_lanes` holding none. */
 template <class T, int V> struct warp_sum_case {
@@ -406,6 +565,10 @@ int main() {
   test_sorted<double, 128>(rng);
   test_dense<float>(rng);
   test_dense<double>(rng);
+  test_rowsort<float, unsigned long long>(rng);
+  test_rowsort<double, unsigned long long>(rng);
+  test_rowsort<float, uint32_t>(rng);
+  test_rowsort<double, uint32_t>(rng);
   test_warp_sum<float, 4>(rng);
   test_warp_sum<double, 2>(rng);
   test_warp_sum<float, 1>(rng);
