@@ -184,14 +184,21 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
     return TS_SUCCESS;
   ts_device_info info;
   const int sms = ts_context_device_info(p->ctx, &info) == TS_SUCCESS ? info.multiprocessors : 1;
-  const int64_t free_share = (int64_t)((double)tsi_spgemm_cuda_free_bytes(p->ctx) * TSI_SPGEMM_DENSE_FREE_SHARE);
+  /* The pools take a share of what the budget leaves (of the free memory
+   * without one): the sort's chunks and C's blocks, sized after them, need
+   * the rest; the dense pool leaves room for the long rows' first slot. */
+  const double share = TSI_SPGEMM_DENSE_FREE_SHARE;
+  const int64_t pool_share = p->budget > 0 ? (int64_t)((double)(p->budget - p->held) * share)
+                                           : (int64_t)((double)tsi_spgemm_cuda_free_bytes(p->ctx) * share);
+  const int64_t long_first =
+      long_rows > 0 && !d->long_pool ? (int64_t)tsi_spgemm_long_slot_bytes(p->cols, p->dtype) : 0;
   char what[200];
   ts_status st = TS_SUCCESS;
   if (rows > 0 && !d->pool) {
     /* Expand, sort, compress counts with the bitmaps alone. */
     d->slot_bytes = d->rules.dense_sort ? tsi_spgemm_bitmap_bytes(p->cols) : tsi_spgemm_slot_bytes(p->cols, p->dtype);
     const int64_t most = rows < (int64_t)sms * p->dense_warps_per_sm ? rows : (int64_t)sms * p->dense_warps_per_sm;
-    const int64_t slots = slots_within(p->budget > 0 ? p->budget - p->held : free_share, d->slot_bytes, most);
+    const int64_t slots = slots_within(pool_share - long_first, d->slot_bytes, most);
     snprintf(what, sizeof what, "the dense %s of the %lld longest rows (%lld at a time, %zu bytes each)",
              d->rules.dense_sort ? "bitmaps" : "accumulators", (long long)rows, (long long)slots, d->slot_bytes);
     st = allocate_slots(p, op, what, slots, d->slot_bytes, &d->pool);
@@ -202,8 +209,7 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   if (long_rows > 0 && !d->long_pool) {
     d->long_slot_bytes = tsi_spgemm_long_slot_bytes(p->cols, p->dtype);
     const int64_t most = long_rows < p->long_slots_most ? long_rows : p->long_slots_most;
-    const int64_t available = p->budget > 0 ? p->budget - p->held : free_share;
-    const int64_t limit = available < TSI_SPGEMM_LONG_POOL_BYTES ? available : TSI_SPGEMM_LONG_POOL_BYTES;
+    const int64_t limit = pool_share < TSI_SPGEMM_LONG_POOL_BYTES ? pool_share : TSI_SPGEMM_LONG_POOL_BYTES;
     const int64_t slots = slots_within(limit, d->long_slot_bytes, most);
     snprintf(what, sizeof what,
              "the partial sums of the %lld rows of at least %d entries (%lld at a time, %zu bytes each)",

@@ -93,6 +93,24 @@ static void check_blocked(const char *what, const ts_csr *a, const ts_csr *b, co
   }
   ts_csr_destroy(c);
   ts_spgemm_plan_destroy(plan);
+  /* A budget set from the operands and C alone, as a caller would set it
+   * (the operands, half of C and 8 MB): the plan fits its pools, chunks and
+   * blocks within it (they once took all of it, and the long rows' first
+   * slot was refused). */
+  const int64_t operands = (a->rows + 1) * 8 + a->nnz * per_entry + (b->rows + 1) * 8 + b->nnz * per_entry;
+  const int64_t c_bytes = (want->rows + 1) * 8 + want->nnz * per_entry;
+  o.memory_budget = operands + c_bytes / 2 + ((int64_t)8 << 20) + 64 * (a->rows + 1);
+  plan = NULL;
+  c = NULL;
+  st = ts_spgemm_plan_create(gpu, a, b, &o, &plan);
+  if (st == TS_SUCCESS)
+    st = ts_spgemm_blocked(plan, &c);
+  CHECK_MSG(st == TS_SUCCESS, "%s blocked under the operands' budget: %s: %s", what, ts_status_string(st),
+            ts_last_error(gpu));
+  if (c)
+    CHECK_MSG(pt_csr_identical(c, want), "%s: the blocked C under the operands' budget differs", what);
+  ts_csr_destroy(c);
+  ts_spgemm_plan_destroy(plan);
 }
 
 static void check_product(const char *what, const ts_csr *a, const ts_csr *b, bool blocked) {
