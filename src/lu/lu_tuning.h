@@ -246,6 +246,12 @@
  * panel's row in registers: at most 64). */
 #define TSI_LU_FRONT_SMALL 32
 #define TSI_LU_FRONT_PANEL 64
+/* The host's fronts (numeric/frontal_cpu.c) share a panel step, or a
+ * level's fronts, over threads only from this many flops (a few tenths of
+ * a millisecond of one core's tiles): each shared step costs a fork and
+ * barriers, and on a busy machine a time slice at each barrier
+ * (bench/notes/lu-numeric.md). */
+#define TSI_LU_FRONT_PARALLEL_FLOPS 4e6
 /* The GPU's fronts (numeric/frontal_cuda.cu), launch shapes set by
  * reasoning, not yet measured: small fronts a warp each, this many warps
  * (fronts) a block, each front in shared memory (8.4 KB a warp); the large
