@@ -14,12 +14,15 @@
  *
  * Usage: lu_fronts [--set circuit,laplacian] [--only WORDS] [--large]
  *                  [--relax P0,P1,P2,Z0,Z1,Z2] [--levels] [--time] [--gpu] [--side3d N]
+ *                  [--matrices A.mtx,B.mtx]
  *   --large   the 10^6-row matrices too (the 3-D 100^3 Laplacian is never run)
  *   --relax   the amalgamation rule (default: lu_tuning.h's; not with --gpu)
  *   --levels  a line per level of the front tree (fronts, largest front, flops)
- *   --time    the host's refactorization by columns and by fronts (median of 5, all threads)
+ *   --time    the host's refactorization by columns and by fronts (median of 5, all threads), with
+ *             an FNV-1a digest of each method's factors (to check that a change keeps every bit)
  *   --gpu     the GPU's fronts against its columns and the host's fronts (medians of 5, one run past 2 s)
- *   --side3d  the 3-D Laplacian's side (default 46) */
+ *   --side3d  the 3-D Laplacian's side (default 46)
+ *   --matrices Matrix Market files too, after the generated set (e.g. corpus matrices) */
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 #include "tsb.h"
@@ -30,7 +33,7 @@
 #include <string.h>
 
 typedef struct options {
-  const char *set, *only;
+  const char *set, *only, *matrices;
   bool large, levels, time, gpu;
   int64_t side3d;
   tsi_lu_front_rule rule;
@@ -68,9 +71,22 @@ static double front_flops(int64_t p, int64_t f) {
   return flops;
 }
 
+/* FNV-1a of the factors' bytes. */
+static unsigned long long factors_digest(const ts_lu *lu) {
+  unsigned long long digest = 14695981039346656037ULL;
+  const unsigned char *bytes = (const unsigned char *)lu->lu_values;
+  const size_t count = lu->lu_values ? (size_t)lu->lu_nnz * sizeof(double) : 0;
+  for (size_t b = 0; b < count; b++) {
+    digest ^= bytes[b];
+    digest *= 1099511628211ULL;
+  }
+  return digest;
+}
+
 /* Median ms of 5 host refactorizations by each method. */
 static void time_host(ts_lu *lu, const ts_csr *a) {
   double ms[2];
+  unsigned long long digests[2];
   for (int method = 0; method < 2; method++) {
     lu->switches.numeric_method = method ? TSI_LU_METHOD_FRONTS : TSI_LU_METHOD_COLUMNS;
     double samples[5];
@@ -82,9 +98,11 @@ static void time_host(ts_lu *lu, const ts_csr *a) {
         samples[r] = tsb_wall_seconds() - start;
     }
     ms[method] = tsb_stats_of(samples, 5).median * 1e3;
+    digests[method] = factors_digest(lu);
   }
-  printf("- host refactorization (all threads): columns %.2f ms, fronts %.2f ms (%.2fx)\n", ms[0], ms[1],
-         ms[0] / ms[1]);
+  printf("- host refactorization (all threads): columns %.2f ms, fronts %.2f ms (%.2fx); digests columns %016llx, "
+         "fronts %016llx\n",
+         ms[0], ms[1], ms[0] / ms[1], digests[0], digests[1]);
 }
 
 /* Milliseconds of a refactorization: the median of 5 after a warm-up, or
@@ -339,6 +357,8 @@ int main(int argc, char **argv) {
       o.time = true;
     else if (strcmp(argv[i], "--gpu") == 0)
       o.gpu = true;
+    else if (strcmp(argv[i], "--matrices") == 0 && i + 1 < argc)
+      o.matrices = argv[++i];
     else if (strcmp(argv[i], "--side3d") == 0 && i + 1 < argc && atoll(argv[i + 1]) > 1)
       o.side3d = atoll(argv[++i]);
     else if (strcmp(argv[i], "--relax") == 0 && i + 1 < argc) {
@@ -394,6 +414,21 @@ int main(int argc, char **argv) {
     if (selected(&o, name) && ts_gen_laplacian_3d(ctx, o.side3d, o.side3d, o.side3d, TS_FLOAT64, &a) == TS_SUCCESS)
       report(&o, name, ctx, a);
     ts_csr_destroy(a);
+  }
+  if (o.matrices) {
+    char paths[4096];
+    snprintf(paths, sizeof paths, "%s", o.matrices);
+    for (char *path = paths, *next = NULL; path && *path; path = next) {
+      next = strchr(path, ',');
+      if (next)
+        *next++ = '\0';
+      ts_csr *a = NULL;
+      if (ts_mm_read_csr(ctx, path, TS_FLOAT64, &a, NULL) == TS_SUCCESS)
+        report(&o, path, ctx, a);
+      else
+        fprintf(stderr, "lu_fronts: %s: %s\n", path, ts_last_error(ctx));
+      ts_csr_destroy(a);
+    }
   }
   if (o.gpu)
     print_gpu_summary();

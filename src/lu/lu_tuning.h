@@ -259,6 +259,12 @@
  * panel's row in registers: at most 64). */
 #define TSI_LU_FRONT_SMALL 32
 #define TSI_LU_FRONT_PANEL 64
+/* The host's fronts (numeric/frontal_cpu.c) share a panel step, or a
+ * level's fronts, over threads only from this many flops (a few tenths of
+ * a millisecond of one core's tiles): each shared step costs a fork and
+ * barriers, and on a busy machine a time slice at each barrier
+ * (bench/notes/lu-numeric.md). */
+#define TSI_LU_FRONT_PARALLEL_FLOPS 4e6
 /* The GPU's fronts (numeric/frontal_cuda.cu), launch shapes set by
  * reasoning, not yet measured: small fronts a warp each, this many warps
  * (fronts) a block, each front in shared memory (8.4 KB a warp); the large
@@ -303,6 +309,21 @@
  * pass over L + U (bench/lu_fronts prints its time), worth paying only where
  * refactorizations can save more. An estimate, like the model's constants. */
 #define TSI_LU_FRONT_MIN_COLUMN_SECONDS 5e-3
+/* The host's numeric method under AUTO (frontal_rule.c): the fronts where
+ * the column path's work per entry of L + U (its flops and
+ * TSI_LU_FACTOR_WORK_PER_ENTRY) reaches HOST_FRONT_WORK_PER_ENTRY (dense
+ * fill, where the fronts' register tiles beat the sparse column updates),
+ * the fronts' dense flops are at most HOST_FRONT_FLOP_RATIO times that work
+ * (little padding from the amalgamation) and their storage at most
+ * HOST_FRONT_STORAGE_RATIO times the entries of L + U. Measured on a 2-core
+ * machine, one thread (bench/results/lu/lu-fronts-cpu-20261204.md): the
+ * fronts 2.5-3.9x faster at 175-453 work per entry (bcsstk13, the 2-D and
+ * 3-D Laplacians, the grid circuit), within 10 % either way at 42-75
+ * (sherman5, watt_2, hor_131), slower below, but for one miss: jagmesh7,
+ * 24 a entry, the fronts 10x faster. */
+#define TSI_LU_HOST_FRONT_WORK_PER_ENTRY 120.0
+#define TSI_LU_HOST_FRONT_FLOP_RATIO 2.0
+#define TSI_LU_HOST_FRONT_STORAGE_RATIO 4.0
 
 /* ---- GPU solves -------------------------------------------------------------------- */
 

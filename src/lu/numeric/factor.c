@@ -204,9 +204,10 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     lu->factors_on_device = 0;
     lu->stats.factor_backend = TS_BACKEND_CPU;
     /* The fronts compute in real arithmetic: complex values take the
-     * columns. The column path copies the values in its pass over A; the
-     * fronts' are copied first. */
-    const bool fronts = lu->switches.numeric_method == TSI_LU_METHOD_FRONTS && !lu->complex_values;
+     * columns; real ones the fronts where the fill is dense
+     * (frontal_rule.c). The column path copies the values in its pass over
+     * A; the fronts' are copied first. */
+    const bool fronts = !lu->complex_values && tsi_lu_frontal_chosen_host(lu);
     if (fronts)
       status = copy_values(lu, a, caller);
     if (status == TS_SUCCESS)

@@ -79,68 +79,209 @@ static void eliminate(const front_view *F, int64_t first, int64_t last, int64_t 
   }
 }
 
-/* Panel [k0, k0 + w): the rows below its diagonal block solved against
- * U11 along each row (row i of L21 = row i of A21 U11^{-1}). */
-static void lower_panel(const front_view *F, int64_t k0, int64_t w, int64_t i) {
+/* Four doubles, GCC's and Clang's vector extension: the loops below are
+ * vectorized across rows (entries), never across a sum's terms; loads and
+ * stores go through memcpy (no alignment assumed). */
+typedef double four_doubles __attribute__((vector_size(4 * sizeof(double))));
+
+/* Panel [k0, k0 + w): rows [r0, r1) below its diagonal block solved
+ * against U11 (row i of L21 = row i of A21 U11^{-1}), four rows at a time
+ * held in a register: entry (i, c) still takes its products s = 0, ...,
+ * c - 1 in order, each subtracted, then the division. */
+static inline __attribute__((always_inline)) void lower_panel_of(const front_view *F, int64_t k0, int64_t w, int64_t r0,
+                                                                 int64_t r1) {
+  const int64_t full = r0 + (r1 - r0) / 4 * 4;
   for (int64_t c = 0; c < w; c++) {
-    double v = AT(F, i, k0 + c);
-    for (int64_t s = 0; s < c; s++)
-      v = v - AT(F, i, k0 + s) * AT(F, k0 + s, k0 + c);
-    AT(F, i, k0 + c) = v / AT(F, k0 + c, k0 + c);
+    double *column = &AT(F, 0, k0 + c);
+    const double *u = &AT(F, k0, k0 + c);
+    const double pivot = u[c];
+    for (int64_t i = r0; i < full; i += 4) {
+      four_doubles v;
+      memcpy(&v, &column[i], sizeof v);
+      for (int64_t s = 0; s < c; s++) {
+        four_doubles l;
+        memcpy(&l, &AT(F, i, k0 + s), sizeof l);
+        const four_doubles x = {u[s], u[s], u[s], u[s]};
+        v = v - l * x;
+      }
+      const four_doubles d = {pivot, pivot, pivot, pivot};
+      v = v / d;
+      memcpy(&column[i], &v, sizeof v);
+    }
+    for (int64_t i = full; i < r1; i++) {
+      double v = column[i];
+      for (int64_t s = 0; s < c; s++)
+        v = v - AT(F, i, k0 + s) * u[s];
+      column[i] = v / pivot;
+    }
   }
 }
 
-/* The columns right of it solved against the unit L11 down each column. */
-static void upper_panel(const front_view *F, int64_t k0, int64_t w, int64_t j) {
-  for (int64_t r = 0; r < w; r++) {
-    double v = AT(F, k0 + r, j);
-    for (int64_t s = 0; s < r; s++)
-      v = v - AT(F, k0 + r, k0 + s) * AT(F, k0 + s, j);
-    AT(F, k0 + r, j) = v;
-  }
-}
-
-/* Column j of the trailing block less the panel's products, each entry's
- * sum in pivot order (acc holds f doubles). */
-static void trailing_column(const front_view *F, int64_t k0, int64_t w, int64_t j, double *acc) {
-  const int64_t begin = k0 + w;
-  for (int64_t i = begin; i < F->f; i++)
-    acc[i] = 0.0;
+/* Column j right of it solved against the unit L11, by columns of L11:
+ * entry r still takes its products s = 0, ..., r - 1 in order. */
+static inline __attribute__((always_inline)) void upper_panel_of(const front_view *F, int64_t k0, int64_t w,
+                                                                 int64_t j) {
+  double *column = &AT(F, k0, j);
   for (int64_t s = 0; s < w; s++) {
-    const double u = AT(F, k0 + s, j);
-    const double *l = &AT(F, 0, k0 + s);
-    for (int64_t i = begin; i < F->f; i++)
-      acc[i] = acc[i] + l[i] * u;
+    const double u = column[s];
+    const double *l = &AT(F, k0, k0 + s);
+    for (int64_t r = s + 1; r < w; r++)
+      column[r] = column[r] - l[r] * u;
   }
-  double *column = &AT(F, 0, j);
-  for (int64_t i = begin; i < F->f; i++)
-    column[i] = column[i] - acc[i];
 }
+
+/* The trailing update's register tile: sums of TILE_COLUMNS columns of
+ * 4 * vectors rows held in registers over the panel's pivots (a GEMM
+ * micro-kernel: Goto and van de Geijn, ACM TOMS 34(3), 2008), vectorized
+ * across the tile's rows, never across the pivots: each entry's sum starts
+ * from 0, adds its products in pivot order, and is then subtracted, the
+ * arithmetic of the GPU's tiles. */
+enum { TILE_COLUMNS = 4, TILE_MOST_VECTORS = 2 };
+
+static inline __attribute__((always_inline)) void trailing_tile_of(const front_view *F, int64_t k0, int64_t w,
+                                                                   int64_t i0, int64_t j0, int vectors) {
+  four_doubles sum[TILE_MOST_VECTORS][TILE_COLUMNS];
+  for (int v = 0; v < vectors; v++)
+    for (int jj = 0; jj < TILE_COLUMNS; jj++)
+      sum[v][jj] = (four_doubles){0.0, 0.0, 0.0, 0.0};
+  for (int64_t s = 0; s < w; s++) {
+    four_doubles l[TILE_MOST_VECTORS];
+    for (int v = 0; v < vectors; v++)
+      memcpy(&l[v], &AT(F, i0 + 4 * v, k0 + s), sizeof l[v]);
+    for (int jj = 0; jj < TILE_COLUMNS; jj++) {
+      const double x = AT(F, k0 + s, j0 + jj);
+      const four_doubles u = {x, x, x, x};
+      for (int v = 0; v < vectors; v++)
+        sum[v][jj] = sum[v][jj] + l[v] * u;
+    }
+  }
+  for (int jj = 0; jj < TILE_COLUMNS; jj++)
+    for (int v = 0; v < vectors; v++) {
+      four_doubles a;
+      double *at = &AT(F, i0 + 4 * v, j0 + jj);
+      memcpy(&a, at, sizeof a);
+      a = a - sum[v][jj];
+      memcpy(at, &a, sizeof a);
+    }
+}
+
+/* The kernels of any x86-64 (SSE2; the tile 4 rows, eight registers of
+ * sums). */
+static void lower_panel_base(const front_view *F, int64_t k0, int64_t w, int64_t r0, int64_t r1) {
+  lower_panel_of(F, k0, w, r0, r1);
+}
+static void upper_panel_base(const front_view *F, int64_t k0, int64_t w, int64_t j) { upper_panel_of(F, k0, w, j); }
+static void trailing_tile_4(const front_view *F, int64_t k0, int64_t w, int64_t i0, int64_t j0) {
+  trailing_tile_of(F, k0, w, i0, j0, 1);
+}
+
+/* With AVX2, the same kernels in 4-wide registers, the tile 8 rows (eight
+ * registers of sums, as many independent additions as the adders need in
+ * flight). AVX2 brings no fused multiply-add (that is the FMA extension,
+ * not enabled here), so the bits are the SSE2 kernels'. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define WIDE_KERNELS __attribute__((target("avx2")))
+static bool wide_kernels(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define WIDE_KERNELS
+static bool wide_kernels(void) { return false; }
+#endif
+WIDE_KERNELS static void lower_panel_wide(const front_view *F, int64_t k0, int64_t w, int64_t r0, int64_t r1) {
+  lower_panel_of(F, k0, w, r0, r1);
+}
+WIDE_KERNELS static void upper_panel_wide(const front_view *F, int64_t k0, int64_t w, int64_t j) {
+  upper_panel_of(F, k0, w, j);
+}
+WIDE_KERNELS static void trailing_tile_8(const front_view *F, int64_t k0, int64_t w, int64_t i0, int64_t j0) {
+  trailing_tile_of(F, k0, w, i0, j0, 2);
+}
+
+/* A partial tile at the block's edges, the same arithmetic entry by entry
+ * (acc holds `rows` doubles). */
+static void trailing_edge(const front_view *F, int64_t k0, int64_t w, int64_t i0, int64_t rows, int64_t j0,
+                          int64_t columns, double *acc) {
+  for (int64_t jj = 0; jj < columns; jj++) {
+    for (int64_t ii = 0; ii < rows; ii++)
+      acc[ii] = 0.0;
+    for (int64_t s = 0; s < w; s++) {
+      const double u = AT(F, k0 + s, j0 + jj);
+      const double *l = &AT(F, i0, k0 + s);
+      for (int64_t ii = 0; ii < rows; ii++)
+        acc[ii] = acc[ii] + l[ii] * u;
+    }
+    double *column = &AT(F, i0, j0 + jj);
+    for (int64_t ii = 0; ii < rows; ii++)
+      column[ii] = column[ii] - acc[ii];
+  }
+}
+
+/* Columns [j0, j0 + columns) of the trailing block less the panel's
+ * products, by tiles of tile_rows (4 or 8) rows. */
+static void trailing_columns(const front_view *F, int64_t k0, int64_t w, int64_t j0, int64_t columns, int tile_rows,
+                             double *acc) {
+  const int64_t begin = k0 + w, f = F->f;
+  const int64_t full_rows = begin + (f - begin) / tile_rows * tile_rows;
+  if (columns == TILE_COLUMNS)
+    for (int64_t i0 = begin; i0 < full_rows; i0 += tile_rows) {
+      if (tile_rows == 8)
+        trailing_tile_8(F, k0, w, i0, j0);
+      else
+        trailing_tile_4(F, k0, w, i0, j0);
+    }
+  else if (full_rows > begin)
+    trailing_edge(F, k0, w, begin, full_rows - begin, j0, columns, acc);
+  if (full_rows < f)
+    trailing_edge(F, k0, w, full_rows, f - full_rows, j0, columns, acc);
+}
+
+/* Rows of the lower panel a task takes: a block that stays in the first
+ * cache level over the panel's columns. */
+enum { LOWER_PANEL_ROWS = 64 };
 
 /* The front's pivots by panels; the panels' rows and columns and the
  * trailing columns shared over `threads` (each entry's arithmetic is fixed,
  * so the threads change no bit). acc is threads * f doubles. */
 static void eliminate_by_panels(const front_view *F, int threads, double *acc) {
   const int64_t f = F->f;
+  const bool wide = wide_kernels();
+  const int tile_rows = wide ? 8 : 4;
   for (int64_t k0 = 0; k0 < F->p; k0 += TSI_LU_FRONT_PANEL) {
     const int64_t w = F->p - k0 < TSI_LU_FRONT_PANEL ? F->p - k0 : TSI_LU_FRONT_PANEL;
-    const int64_t begin = k0 + w;
+    const int64_t begin = k0 + w, rest = f - begin;
     eliminate(F, k0, begin, begin);
-#pragma omp parallel num_threads(threads) if (threads > 1)
+    /* Threads only for a panel step of enough work: each step costs a
+     * fork and two barriers, a time slice each when a thread of the team
+     * waits for a busy core. */
+    const int team = (double)rest * (double)rest * (double)w * 2.0 >= TSI_LU_FRONT_PARALLEL_FLOPS ? threads : 1;
+    const int64_t row_blocks = (rest + LOWER_PANEL_ROWS - 1) / LOWER_PANEL_ROWS;
+    const int64_t column_blocks = (rest + TILE_COLUMNS - 1) / TILE_COLUMNS;
+#pragma omp parallel num_threads(team) if (team > 1)
     {
 #pragma omp for schedule(static) nowait
-      for (int64_t i = begin; i < f; i++)
-        lower_panel(F, k0, w, i);
+      for (int64_t b = 0; b < row_blocks; b++) {
+        const int64_t r0 = begin + b * LOWER_PANEL_ROWS;
+        const int64_t r1 = r0 + LOWER_PANEL_ROWS < f ? r0 + LOWER_PANEL_ROWS : f;
+        if (wide)
+          lower_panel_wide(F, k0, w, r0, r1);
+        else
+          lower_panel_base(F, k0, w, r0, r1);
+      }
 #pragma omp for schedule(static)
-      for (int64_t j = begin; j < f; j++)
-        upper_panel(F, k0, w, j);
+      for (int64_t j = begin; j < f; j++) {
+        if (wide)
+          upper_panel_wide(F, k0, w, j);
+        else
+          upper_panel_base(F, k0, w, j);
+      }
       double *mine = acc;
 #ifdef _OPENMP
       mine += (int64_t)omp_get_thread_num() * f;
 #endif
 #pragma omp for schedule(static)
-      for (int64_t j = begin; j < f; j++)
-        trailing_column(F, k0, w, j, mine);
+      for (int64_t b = 0; b < column_blocks; b++) {
+        const int64_t j0 = begin + b * TILE_COLUMNS;
+        trailing_columns(F, k0, w, j0, f - j0 < TILE_COLUMNS ? f - j0 : TILE_COLUMNS, tile_rows, mine);
+      }
     }
   }
 }
@@ -195,7 +336,10 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the workspace");
   const int64_t n = lu->n, storage = fr->offset[fr->count];
   const bool single = lu->options.float_factors != 0;
-  const int threads = tsi_lu_threads(lu);
+  /* Threads only where the work pays for them and only as many as find a
+   * free core (a team member the scheduler sets aside stalls the others at
+   * every barrier). */
+  const int threads = tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, fr->flops);
   if (!ws->fronts || ws->front_values != storage) {
     free(ws->fronts);
     ws->front_values = 0;
@@ -248,14 +392,18 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
         level_of[fr->index[fr->index_ptr[s] + a]] = (int32_t)l;
 
   /* Level by level: a level's fronts over the threads when there are
-   * enough of them, else one after another with the threads inside. */
+   * enough of them and of their flops, else one after another with the
+   * threads inside the large fronts' panel steps. */
   int64_t done = 0;
   for (int64_t l = 0; l < fr->levels; l++) {
     st = tsi_progress(lu->ctx, done, n);
     if (st != TS_SUCCESS)
       goto cleanup;
     const int64_t first = fr->level_ptr[l], last = fr->level_ptr[l + 1];
-    if (last - first >= threads) {
+    double level_flops = 0.0;
+    for (int64_t s = first; s < last; s++)
+      level_flops += 2.0 * (double)fr->pivots[s] * (double)fr->size[s] * (double)fr->size[s];
+    if (threads > 1 && last - first >= threads && level_flops >= TSI_LU_FRONT_PARALLEL_FLOPS) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
       for (int64_t s = first; s < last; s++) {
         int thread = 0;

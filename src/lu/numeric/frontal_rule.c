@@ -12,7 +12,12 @@
  * quarter of the free device memory (the caller's free_bytes). The
  * constants (lu_tuning.h, TSI_LU_MODEL_*) are estimates until a run of
  * bench/lu_numeric_gpu with both methods forced on the GPU calibrates them
- * (the fronts' kernels: frontal_cuda.cu). */
+ * (the fronts' kernels: frontal_cuda.cu).
+ *
+ * On the host (tsi_lu_frontal_chosen_host) a measured rule instead, from the
+ * analysis's figures only, never the threads or the load, so that a matrix
+ * always gets the same method and the same bits: the fronts where the fill
+ * is dense (lu_tuning.h, TSI_LU_HOST_FRONT_*). */
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 
@@ -87,4 +92,18 @@ bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason) {
   }
   *reason = "fronts (the model's time of the fronts is the shorter)";
   return true;
+}
+
+bool tsi_lu_frontal_chosen_host(ts_lu *lu) {
+  if (lu->switches.numeric_method != TSI_LU_METHOD_AUTO)
+    return lu->switches.numeric_method == TSI_LU_METHOD_FRONTS;
+  const double entries = (double)(lu->lu_nnz > 0 ? lu->lu_nnz : 1);
+  /* Sparse fill (circuits) keeps the columns without building the fronts. */
+  if (lu->factor_work < TSI_LU_HOST_FRONT_WORK_PER_ENTRY * entries)
+    return false;
+  tsi_lu_fronts *fr = NULL;
+  if (tsi_lu_fronts_get(lu, &fr) != TS_SUCCESS)
+    return false;
+  return fr->flops <= TSI_LU_HOST_FRONT_FLOP_RATIO * lu->factor_work &&
+         (double)fr->offset[fr->count] <= TSI_LU_HOST_FRONT_STORAGE_RATIO * entries;
 }

@@ -48,6 +48,9 @@ ts_status tsi_lu_fronts_get(ts_lu *lu, struct tsi_lu_fronts **fronts);
  * factorization asks it at every factorization of real values
  * (frontal_cuda.cu). */
 bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason);
+/* Whether a host factorization of real values takes the fronts: the method
+ * switch, else the measured rule of frontal_rule.c (dense fill). */
+bool tsi_lu_frontal_chosen_host(ts_lu *lu);
 /* The model's seconds of each method (frontal_rule.c). */
 double tsi_lu_frontal_model_seconds(const struct tsi_lu_fronts *fronts);
 double tsi_lu_column_model_seconds(const ts_lu *lu);
