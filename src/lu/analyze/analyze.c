@@ -216,8 +216,10 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
   /* Little work above the blocks (none on sherman5 and fs_183_6): the block
-   * form stands without the comparison. */
-  if (st == TS_SUCCESS && lu->btf_blocks > 1 && !symbolic_on_gpu &&
+   * form stands without the comparison. The comparison runs wherever the
+   * symbolic phase ran (its second symbolic phase on the host), so that the
+   * analysis is the same on both backends. */
+  if (st == TS_SUCCESS && lu->btf_blocks > 1 &&
       flops_above_blocks(lu, block_of) > TSI_LU_BTF_ABOVE_SHARE * lu->stats.flops)
     st = keep_less_fill(lu, a, matching);
   free(matching);
