@@ -147,7 +147,7 @@ static inline __attribute__((always_inline)) void trailing_tile_of(const front_v
   for (int64_t s = 0; s < w; s++) {
     four_doubles l[TILE_MOST_VECTORS];
     for (int v = 0; v < vectors; v++)
-      memcpy(&l[v], &AT(F, i0 + 4 * v, k0 + s), sizeof l[v]);
+      memcpy(&l[v], &AT(F, i0 + 4 * (int64_t)v, k0 + s), sizeof l[v]);
     for (int jj = 0; jj < TILE_COLUMNS; jj++) {
       const double x = AT(F, k0 + s, j0 + jj);
       const four_doubles u = {x, x, x, x};
@@ -158,7 +158,7 @@ static inline __attribute__((always_inline)) void trailing_tile_of(const front_v
   for (int jj = 0; jj < TILE_COLUMNS; jj++)
     for (int v = 0; v < vectors; v++) {
       four_doubles a;
-      double *at = &AT(F, i0 + 4 * v, j0 + jj);
+      double *at = &AT(F, i0 + 4 * (int64_t)v, j0 + jj);
       memcpy(&a, at, sizeof a);
       a = a - sum[v][jj];
       memcpy(at, &a, sizeof a);
