@@ -61,6 +61,16 @@ __device__ __forceinline__ front_view view_of(const front_solve_args &a, int32_t
   return fv;
 }
 
+/* The diagonal block of the panel of `width` pivots from k0 into shared
+ * memory (block[column][row]), by the whole block, then a barrier: the
+ * warp's chain of steps then reads no global memory. */
+__device__ __forceinline__ void load_diagonal_block(const front_view &fv, int64_t k0, int width,
+                                                    double (*block)[panel + 1]) {
+  for (int e = threadIdx.x; e < width * width; e += blockDim.x)
+    block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * fv.f];
+  __syncthreads();
+}
+
 /* Forward, fronts of at most 32 rows, a warp each (lane r: row r). */
 __global__ void __launch_bounds__(32 * small_warps)
     forward_small(front_solve_args a, const int32_t *list, int64_t count) {
@@ -131,9 +141,7 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
   const int lane = threadIdx.x & 31;
   for (int64_t k0 = 0; k0 < p; k0 += panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
-    for (int e = threadIdx.x; e < width * width; e += blockDim.x)
-      block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * f];
-    __syncthreads();
+    load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
       const double b = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
@@ -216,9 +224,7 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
   const int lane = threadIdx.x & 31;
   for (int64_t k0 = p > 0 ? (p - 1) / panel * panel : -1; k0 >= 0; k0 -= panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
-    for (int e = threadIdx.x; e < width * width; e += blockDim.x)
-      block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * f];
-    __syncthreads();
+    load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
       const double t = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
