@@ -52,14 +52,15 @@ typedef struct ordered_analysis {
   int32_t *row_perm, *col_perm;
   int64_t *a_to_lu, *lu_col_ptr, *diag_pos;
   int32_t *lu_row_idx;
-  int64_t lu_nnz, nnz_l, nnz_u, btf_blocks;
+  int64_t lu_nnz, nnz_l, nnz_u, btf_blocks, symbolic_chunks;
   double flops;
 } ordered_analysis;
 
 static void take_ordered(ordered_analysis *to, ts_lu *lu) {
   *to =
       (ordered_analysis){lu->row_perm, lu->col_perm,    lu->a_to_lu,     lu->lu_col_ptr, lu->diag_pos,   lu->lu_row_idx,
-                         lu->lu_nnz,   lu->stats.nnz_l, lu->stats.nnz_u, lu->btf_blocks, lu->stats.flops};
+                         lu->lu_nnz,   lu->stats.nnz_l, lu->stats.nnz_u, lu->btf_blocks, lu->stats.symbolic_chunks,
+                         lu->stats.flops};
   lu->row_perm = lu->col_perm = lu->lu_row_idx = NULL;
   lu->a_to_lu = lu->lu_col_ptr = lu->diag_pos = NULL;
 }
@@ -75,6 +76,7 @@ static void put_ordered(ts_lu *lu, const ordered_analysis *from) {
   lu->stats.nnz_l = from->nnz_l;
   lu->stats.nnz_u = from->nnz_u;
   lu->btf_blocks = from->btf_blocks;
+  lu->stats.symbolic_chunks = from->symbolic_chunks;
   lu->stats.flops = from->flops;
 }
 
@@ -110,8 +112,9 @@ static double flops_above_blocks(const ts_lu *lu, const int32_t *block_of) {
  * bp_1200 fill more so than AMD of the whole matrix, Pd and west0479 less.
  * The symbolic phase of the whole matrix's ordering decides, and the
  * ordering whose factorization costs less stays (the block form on a tie).
- * matching is the row_perm the matching made. */
-static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *matching) {
+ * matching is the row_perm the matching made; the second symbolic phase
+ * runs where the first did, so that the statistics describe one backend. */
+static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *matching, int symbolic_on_gpu) {
   ordered_analysis blocked, whole;
   take_ordered(&blocked, lu);
   lu->row_perm = tsi_malloc_array(lu->n, sizeof(int32_t));
@@ -124,7 +127,7 @@ static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *match
     st = tsi_lu_ordering(lu, a, NULL, 0, NULL);
   }
   if (st == TS_SUCCESS)
-    st = tsi_lu_symbolic_cpu(lu, a);
+    st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
   take_ordered(&whole, lu);
   const int keep_whole =
       st == TS_SUCCESS && factor_work_of(whole.flops, whole.lu_nnz) < factor_work_of(blocked.flops, blocked.lu_nnz);
@@ -216,12 +219,11 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
   /* Little work above the blocks (none on sherman5 and fs_183_6): the block
-   * form stands without the comparison. The comparison runs wherever the
-   * symbolic phase ran (its second symbolic phase on the host), so that the
-   * analysis is the same on both backends. */
+   * form stands without the comparison. The comparison runs on both
+   * backends, so that the analysis is the same on both. */
   if (st == TS_SUCCESS && lu->btf_blocks > 1 && matching && block_of &&
       flops_above_blocks(lu, block_of) > TSI_LU_BTF_ABOVE_SHARE * lu->stats.flops)
-    st = keep_less_fill(lu, a, matching);
+    st = keep_less_fill(lu, a, matching, symbolic_on_gpu);
   free(matching);
   free(block_of);
   /* The comparison is part of the ordering's choice. */
