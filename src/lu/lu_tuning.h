@@ -265,19 +265,23 @@
  * barriers, and on a busy machine a time slice at each barrier
  * (bench/notes/lu-numeric.md). */
 #define TSI_LU_FRONT_PARALLEL_FLOPS 4e6
-/* The GPU's fronts (numeric/frontal_cuda.cu), launch shapes set by
- * reasoning, not yet measured: small fronts a warp each, this many warps
- * (fronts) a block, each front in shared memory (8.4 KB a warp); the large
- * fronts' extend-add a block of ASSEMBLY_THREADS per ASSEMBLY_COLUMNS target
- * columns; a panel's diagonal block a warp (two rows a lane); its row and
- * column solves a thread a row or column, PANEL_THREADS a block; the
+/* The GPU's fronts (numeric/frontal_cuda.cu): small fronts a warp each,
+ * this many warps (fronts) a block, each front in shared memory (8.4 KB a
+ * warp); the large fronts' extend-add a block of ASSEMBLY_THREADS per
+ * ASSEMBLY_COLUMNS target columns; a panel's diagonal block a block of
+ * DIAGONAL_THREADS (a barrier a pivot: the more threads, the fewer entries
+ * each updates between barriers); its row and column solves a warp a row or
+ * column, PANEL_THREADS / 32 of them a block (a chain of 64 short steps
+ * each; a thread a row held 64 values in unrolled code and took 0.15 ms a
+ * panel, bench/notes/lu-numeric.md); the
  * trailing update by TILE x TILE squares (a thread 4 x 4 entries, 256
  * threads at 64), the panel's columns through shared memory TILE_DEPTH at a
  * time (2 x 33 KB at 64 and 32). */
 #define TSI_LU_FRONT_SMALL_WARPS 4
 #define TSI_LU_FRONT_ASSEMBLY_COLUMNS 8
 #define TSI_LU_FRONT_ASSEMBLY_THREADS 256
-#define TSI_LU_FRONT_PANEL_THREADS 128
+#define TSI_LU_FRONT_DIAGONAL_THREADS 512
+#define TSI_LU_FRONT_PANEL_THREADS 256
 #define TSI_LU_FRONT_TILE 64
 #define TSI_LU_FRONT_TILE_DEPTH 32
 /* The solves through the fronts (solve/solve_fronts_cuda.cu): small fronts a

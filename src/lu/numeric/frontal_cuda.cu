@@ -214,98 +214,109 @@ __device__ __forceinline__ bool panel_of(const front_args &a, int32_t s, int ste
 }
 
 /* The diagonal block of a panel pivot by pivot (the host's eliminate over
- * [k0, begin), the updates kept inside the block), a warp a front, the
- * block in shared memory: lane x owns rows x and x + 32, as in
- * small_fronts, so that a warp barrier a step orders everything. */
-__global__ void __launch_bounds__(32) panel_diagonal(front_args a, const int32_t *list, int step) {
+ * [k0, begin), the updates kept inside the block), a block a front, the
+ * block in shared memory. Thread t owns row t % panel and every
+ * (DIAGONAL_THREADS / panel)-th column, so that each step is one barrier:
+ * every thread divides its row's entry of column k by the pivot itself (the
+ * same bits in every thread of the row) and updates its entries right of
+ * k; the quotients and the pivot are written back one step later, when no
+ * thread reads them any more. Each entry takes its updates in pivot order,
+ * as on the host. */
+__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(front_args a, const int32_t *list,
+                                                                                int step) {
+  constexpr int groups = TSI_LU_FRONT_DIAGONAL_THREADS / panel;
+  static_assert(TSI_LU_FRONT_DIAGONAL_THREADS % panel == 0, "whole rows of threads");
   __shared__ double d[panel][panel + 1]; /* d[column][row] */
   panel_view P;
   if (*(volatile int *)a.bad_level < a.level || !panel_of(a, list[blockIdx.x], step, &P))
     return;
-  const int w = (int)P.w, lane = threadIdx.x;
+  const int w = (int)P.w, r = threadIdx.x % panel, group = threadIdx.x / panel;
   const int32_t *index = a.index + a.index_ptr[list[blockIdx.x]];
-  for (int e = lane; e < w * w; e += 32)
+  for (int e = threadIdx.x; e < w * w; e += blockDim.x)
     d[e / w][e % w] = P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f];
-  __syncwarp();
+  __syncthreads();
+  double quotient = 0.0, pivot = 0.0;
   for (int k = 0; k < w; k++) {
-    double pivot = d[k][k];
+    /* Step k - 1's results, which step k does not read. */
+    if (k > 0 && group == (k - 1) % groups) {
+      if (r > k - 1 && r < w)
+        d[k - 1][r] = quotient;
+      else if (r == k - 1)
+        d[k - 1][k - 1] = pivot;
+    }
+    pivot = d[k][k];
     const int outcome = classify(&pivot, a.rule);
-    __syncwarp(); /* every lane has read the pivot before it is replaced */
-    if (lane == (k & 31)) {
-      d[k][k] = pivot;
+    if (threadIdx.x == k % panel + panel * (k % groups))
       record(a.kind, index[P.k0 + k], outcome, a.bad_level, a.level);
+    if (r > k && r < w) {
+      quotient = __ddiv_rn(d[k][r], pivot);
+      for (int c = k + 1 + ((group - (k + 1) % groups + groups) % groups); c < w; c += groups)
+        d[c][r] = sub_product(d[c][r], quotient, d[c][k]);
     }
-    for (int r = lane; r < w; r += 32) {
-      if (r <= k)
-        continue;
-      const double l = __ddiv_rn(d[k][r], pivot);
-      d[k][r] = l;
-      for (int c = k + 1; c < w; c++)
-        d[c][r] = sub_product(d[c][r], l, d[c][k]);
-    }
-    __syncwarp();
+    __syncthreads();
   }
-  for (int e = lane; e < w * w; e += 32)
+  if (w > 0 && group == (w - 1) % groups && r == w - 1)
+    d[w - 1][w - 1] = pivot;
+  __syncthreads();
+  for (int e = threadIdx.x; e < w * w; e += blockDim.x)
     P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f] = d[e / w][e % w];
 }
 
 /* The panels: blockIdx.z 0, the rows below the diagonal block solved
  * against U11 along each row (host: lower_panel); 1, the columns right of
- * it against the unit L11 down each column (upper_panel). A thread a row
- * or column, its values in registers. */
+ * it against the unit L11 down each column (upper_panel). A warp a row or
+ * column, two of its entries a lane: step s makes entry s final (a
+ * quotient on the rows, computed by every lane alike) and subtracts its
+ * products from the later entries, so that each entry takes its
+ * subtractions in the host's order (s ascending) and the chain is w steps
+ * of a few instructions. */
 __global__ void __launch_bounds__(TSI_LU_FRONT_PANEL_THREADS) panel_solve(front_args a, const int32_t *list, int step) {
+  constexpr int warps = TSI_LU_FRONT_PANEL_THREADS / 32;
+  static_assert(panel == 64, "two entries a lane");
   __shared__ double d[panel][panel + 1]; /* d[column][row] of the factored diagonal block */
   panel_view P;
   if (*(volatile int *)a.bad_level < a.level || !panel_of(a, list[blockIdx.y], step, &P))
     return;
   const int64_t rest = P.f - P.begin;
-  if ((int64_t)blockIdx.x * blockDim.x >= rest)
+  if ((int64_t)blockIdx.x * warps >= rest)
     return; /* the whole block */
-  const int w = (int)P.w;
+  const int w = (int)P.w, lane = threadIdx.x & 31;
   for (int e = threadIdx.x; e < w * w; e += blockDim.x)
     d[e / w][e % w] = P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f];
   __syncthreads();
-  const int64_t x = P.begin + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t x = P.begin + (int64_t)blockIdx.x * warps + (threadIdx.x >> 5);
   if (x >= P.f)
-    return;
-  /* The row's (column's) w values in registers, then pivot by pivot: the
-   * solved value s made final, then subtracted from every later one. Each
-   * value takes its subtractions in the host's order (s ascending), so the
-   * bits are the host's; the order across values only lets the w chains
-   * overlap (a chain of w steps instead of w^2 / 2). */
-  double value[panel];
+    return; /* the whole warp */
   const bool lower = blockIdx.z == 0;
   double *base = lower ? P.v + x + P.k0 * P.f : P.v + P.k0 + x * P.f; /* entry c at base[c * stride] */
   const int64_t stride = lower ? P.f : 1;
-#pragma unroll
-  for (int c = 0; c < panel; c++)
-    value[c] = c < w ? base[c * stride] : 0.0;
+  const int c0 = lane, c1 = lane + 32;
+  double v0 = c0 < w ? base[c0 * stride] : 0.0, v1 = c1 < w ? base[c1 * stride] : 0.0;
   if (lower) {
-#pragma unroll
-    for (int s = 0; s < panel; s++) {
-      if (s < w) {
-        value[s] = __ddiv_rn(value[s], d[s][s]);
-#pragma unroll
-        for (int c = s + 1; c < panel; c++)
-          if (c < w)
-            value[c] = sub_product(value[c], value[s], d[c][s]);
-      }
+    for (int s = 0; s < w; s++) {
+      const double q = __ddiv_rn(__shfl_sync(0xffffffffu, s < 32 ? v0 : v1, s & 31), d[s][s]);
+      if (c0 == s)
+        v0 = q;
+      else if (c0 > s && c0 < w)
+        v0 = sub_product(v0, q, d[c0][s]);
+      if (c1 == s)
+        v1 = q;
+      else if (c1 > s && c1 < w)
+        v1 = sub_product(v1, q, d[c1][s]);
     }
   } else {
-#pragma unroll
-    for (int s = 0; s < panel; s++) {
-      if (s < w) {
-#pragma unroll
-        for (int r = s + 1; r < panel; r++)
-          if (r < w)
-            value[r] = sub_product(value[r], d[s][r], value[s]);
-      }
+    for (int s = 0; s < w; s++) {
+      const double u = __shfl_sync(0xffffffffu, s < 32 ? v0 : v1, s & 31);
+      if (c0 > s && c0 < w)
+        v0 = sub_product(v0, d[s][c0], u);
+      if (c1 > s && c1 < w)
+        v1 = sub_product(v1, d[s][c1], u);
     }
   }
-#pragma unroll
-  for (int c = 0; c < panel; c++)
-    if (c < w)
-      base[c * stride] = value[c];
+  if (c0 < w)
+    base[c0 * stride] = v0;
+  if (c1 < w)
+    base[c1 * stride] = v1;
 }
 
 /* The trailing block [begin, f)^2 less L21 U12 (host: trailing_column):
@@ -521,10 +532,11 @@ ts_status factor_large(ts_context *ctx, const tsi_lu_front_device *fd, const fro
     }
     for (int64_t y = 0; y < fronts; y += 65535) {
       const unsigned part = (unsigned)(fronts - y < 65535 ? fronts - y : 65535);
-      panel_diagonal<<<part, 32, 0, stream>>>(args, list + y, (int)t);
+      panel_diagonal<<<part, TSI_LU_FRONT_DIAGONAL_THREADS, 0, stream>>>(args, list + y, (int)t);
       if (rest == 0)
         continue;
-      const dim3 solve_grid((unsigned)((rest + TSI_LU_FRONT_PANEL_THREADS - 1) / TSI_LU_FRONT_PANEL_THREADS), part, 2);
+      constexpr int64_t warps = TSI_LU_FRONT_PANEL_THREADS / 32;
+      const dim3 solve_grid((unsigned)((rest + warps - 1) / warps), part, 2);
       panel_solve<<<solve_grid, TSI_LU_FRONT_PANEL_THREADS, 0, stream>>>(args, list + y, (int)t);
       const int64_t tiles = (rest + tile - 1) / tile;
       if (tiles * tiles > INT32_MAX)
