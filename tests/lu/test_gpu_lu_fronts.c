@@ -11,7 +11,8 @@
  * host's backward error, a refactorization with new values equals the
  * host's new factors bit for bit, and a second factorization repeats the
  * bits. Exits 77 without a usable GPU; smaller sizes under compute-sanitizer
- * (TESSERA_UNDER_SANITIZER). */
+ * (TESSERA_UNDER_SANITIZER), and under racecheck only the meshes whose top
+ * fronts take several panels (the kernels with shared memory and barriers). */
 #include "test_gpu_lu_common.h"
 
 #include "lu/symbolic/symbolic_internal.h" /* the fronts' figures */
@@ -225,8 +226,13 @@ static ts_csr *shifted_laplacian(int64_t nx, int64_t ny, double shift) {
   return a;
 }
 
+static int under_racecheck(void) {
+  const char *tool = getenv("TESSERA_UNDER_SANITIZER");
+  return tool && strcmp(tool, "racecheck") == 0;
+}
+
 static void test_generated(void) {
-  const int s = small_sizes;
+  const int s = small_sizes, racecheck = under_racecheck();
   struct {
     const char *name;
     ts_csr *a;
@@ -252,8 +258,10 @@ static void test_generated(void) {
   cases[7].name = "Laplacian + 1e-9 I (small pivot)";
   cases[7].a = shifted_laplacian(s ? 20 : 60, s ? 20 : 60, 1e-9);
   for (int k = 0; k < 8; k++) {
-    if (!cases[k].a)
+    if (!cases[k].a || (racecheck && k != 0 && k != 1 && k != 7)) {
+      ts_csr_destroy(cases[k].a);
       continue;
+    }
     natural_order = k == 5 || k == 6;
     for (int float_factors = 0; float_factors < 2; float_factors++)
       compare(cases[k].name, cases[k].a, float_factors, 0, natural_order);
@@ -317,8 +325,10 @@ int main(void) {
   if (skip)
     return skip;
   test_generated();
-  test_corpus();
-  test_rule();
+  if (!under_racecheck()) {
+    test_corpus();
+    test_rule();
+  }
   ts_context_destroy(gpu);
   return test_finish();
 }

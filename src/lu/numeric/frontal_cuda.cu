@@ -131,14 +131,14 @@ __global__ void __launch_bounds__(32 * TSI_LU_FRONT_SMALL_WARPS)
     }
     __syncwarp(); /* the next child may add to the same entries */
   }
-  const int32_t *index = a.index + a.index_ptr[s];
+  int own_outcome = PIVOT_OK; /* row lane's pivot, recorded after the steps (no global load in the chain) */
   for (int k = 0; k < p; k++) {
     double pivot = sh[k + k * stride];
     const int outcome = classify(&pivot, a.rule);
     __syncwarp(); /* every lane has read the pivot before it is replaced */
     if (lane == k) {
       sh[k + k * stride] = pivot;
-      record(a.kind, index[k], outcome, a.bad_level, a.level);
+      own_outcome = outcome;
     }
     if (lane > k && lane < f) {
       const double l = __ddiv_rn(sh[lane + k * stride], pivot);
@@ -151,6 +151,8 @@ __global__ void __launch_bounds__(32 * TSI_LU_FRONT_SMALL_WARPS)
   for (int j = 0; j < f; j++)
     if (lane < f)
       v[lane + (int64_t)j * f] = sh[lane + j * stride];
+  if (lane < p)
+    record(a.kind, a.index[a.index_ptr[s] + lane], own_outcome, a.bad_level, a.level);
 }
 
 /* First r in [lo, hi) with rel[r] >= x (rel ascending). */
@@ -220,13 +222,15 @@ __device__ __forceinline__ bool panel_of(const front_args &a, int32_t s, int ste
  * every thread divides its row's entry of column k by the pivot itself (the
  * same bits in every thread of the row) and updates its entries right of
  * k; the quotients and the pivot are written back one step later, when no
- * thread reads them any more. Each entry takes its updates in pivot order,
- * as on the host. */
-__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(front_args a, const int32_t *list,
+ * thread reads them any more, and the pivots' outcomes go to global memory
+ * after the last step. Each entry takes its updates in pivot order, as on
+ * the host. */
+__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS, 1) panel_diagonal(front_args a, const int32_t *list,
                                                                                 int step) {
-  constexpr int groups = TSI_LU_FRONT_DIAGONAL_THREADS / panel;
-  static_assert(TSI_LU_FRONT_DIAGONAL_THREADS % panel == 0, "whole rows of threads");
+  constexpr int groups = TSI_LU_FRONT_DIAGONAL_THREADS / panel, owned = panel / groups;
+  static_assert(TSI_LU_FRONT_DIAGONAL_THREADS % panel == 0 && panel % groups == 0, "whole rows of threads");
   __shared__ double d[panel][panel + 1]; /* d[column][row] */
+  __shared__ signed char outcomes[panel]; /* recorded after the steps: no global load between barriers */
   panel_view P;
   if (*(volatile int *)a.bad_level < a.level || !panel_of(a, list[blockIdx.x], step, &P))
     return;
@@ -234,6 +238,7 @@ __global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(
   const int32_t *index = a.index + a.index_ptr[list[blockIdx.x]];
   for (int e = threadIdx.x; e < w * w; e += blockDim.x)
     d[e / w][e % w] = P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f];
+  const double rule[3] = {a.rule[0], a.rule[1], a.rule[2]};
   __syncthreads();
   double quotient = 0.0, pivot = 0.0;
   for (int k = 0; k < w; k++) {
@@ -245,13 +250,25 @@ __global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(
         d[k - 1][k - 1] = pivot;
     }
     pivot = d[k][k];
-    const int outcome = classify(&pivot, a.rule);
+    const int outcome = classify(&pivot, rule);
     if (threadIdx.x == k % panel + panel * (k % groups))
-      record(a.kind, index[P.k0 + k], outcome, a.bad_level, a.level);
+      outcomes[k] = (signed char)outcome;
     if (r > k && r < w) {
       quotient = __ddiv_rn(d[k][r], pivot);
-      for (int c = k + 1 + ((group - (k + 1) % groups + groups) % groups); c < w; c += groups)
-        d[c][r] = sub_product(d[c][r], quotient, d[c][k]);
+      /* The thread's columns right of k: all loads first (they are
+       * independent), then the updates. */
+      const int first = k + 1 + ((group - (k + 1) % groups + groups) % groups);
+      double entry[owned], upper[owned];
+#pragma unroll
+      for (int j = 0; j < owned; j++) {
+        const int c = first + j * groups;
+        entry[j] = c < w ? d[c][r] : 0.0;
+        upper[j] = c < w ? d[c][k] : 0.0;
+      }
+#pragma unroll
+      for (int j = 0; j < owned; j++)
+        if (first + j * groups < w)
+          d[first + j * groups][r] = sub_product(entry[j], quotient, upper[j]);
     }
     __syncthreads();
   }
@@ -260,6 +277,8 @@ __global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(
   __syncthreads();
   for (int e = threadIdx.x; e < w * w; e += blockDim.x)
     P.v[(P.k0 + e % w) + (P.k0 + e / w) * P.f] = d[e / w][e % w];
+  for (int t = threadIdx.x; t < w; t += blockDim.x)
+    record(a.kind, index[P.k0 + t], outcomes[t], a.bad_level, a.level);
 }
 
 /* The panels: blockIdx.z 0, the rows below the diagonal block solved

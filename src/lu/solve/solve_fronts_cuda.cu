@@ -139,12 +139,15 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     __syncthreads(); /* the next child may add to the same entries */
   }
   const int lane = threadIdx.x & 31;
+  /* Warp 0 loads the next panel's right-hand side while it solves this one. */
+  double next_b = threadIdx.x < 32 && lane < p ? fv.y[fv.index[lane]] : 0.0;
   for (int64_t k0 = 0; k0 < p; k0 += panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
-      const double b = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
+      const double b = next_b;
+      next_b = k0 + panel + lane < p ? fv.y[fv.index[k0 + panel + lane]] : 0.0;
       double t = 0.0;
       for (int k = 0; k < width; k++) {
         if (lane == k)
@@ -161,9 +164,10 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     __syncthreads();
     for (int64_t r = k0 + width + threadIdx.x; r < f; r += blockDim.x) {
       double acc = fv.w[r];
-#pragma unroll 8
-      for (int k = 0; k < width; k++)
-        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
+#pragma unroll
+      for (int k = 0; k < panel; k++) /* all the row's loads issued at once */
+        if (k < width)
+          acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
       fv.w[r] = acc;
     }
     __syncthreads(); /* solved[] is rewritten by the next panel */
@@ -190,13 +194,18 @@ __global__ void __launch_bounds__(32 * small_warps)
   for (int k = 0; k < small_rows; k++)
     row[k] = k < p && lane <= k ? fv.v[lane + (int64_t)k * fv.f] : 0.0;
   const double t = lane < p ? fv.y[fv.index[lane]] : 0.0;
+  double reciprocal = 0.0;
+#pragma unroll
+  for (int k = 0; k < small_rows; k++)
+    if (lane == k && k < p)
+      reciprocal = 1.0 / row[k];
   double x = 0.0;
 #pragma unroll
   for (int k = small_rows - 1; k >= 0; k--) {
     if (k >= p)
       continue;
     if (lane == k)
-      x = (t - acc) / row[k];
+      x = (t - acc) * reciprocal;
     const double xk = __shfl_sync(0xffffffffu, x, k);
     if (lane < k)
       acc = acc + row[k] * xk;
@@ -206,32 +215,54 @@ __global__ void __launch_bounds__(32 * small_warps)
 }
 
 /* Backward, larger fronts, a block each: the pivot rows' sums of U12 x in
- * the front's work, then panels from the last, each solved by warp 0 and
- * applied to the rows above between barriers. */
+ * the front's work (the solution at the other indices gathered into shared
+ * memory a chunk at a time, so that the products read no index), then panels
+ * from the last, each solved by warp 0 (every lane takes the reciprocal of
+ * its pivot first, so that the chain of steps holds no division; the next
+ * panel's values loaded meanwhile) and applied to the rows above between
+ * barriers. */
 __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args a, const int32_t *list) {
   __shared__ double solved[panel];
   __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
+  __shared__ double other[large_threads];    /* the solution at a chunk of the other indices */
   const front_view fv = view_of(a, list[blockIdx.x]);
   const int64_t f = fv.f, p = fv.p;
-  for (int64_t r = threadIdx.x; r < p; r += blockDim.x) {
+  for (int64_t r0 = 0; r0 < p; r0 += large_threads) {
+    const int64_t r = r0 + threadIdx.x;
     double acc = 0.0;
+    for (int64_t j0 = p; j0 < f; j0 += large_threads) {
+      const int chunk = f - j0 < large_threads ? (int)(f - j0) : large_threads;
+      __syncthreads(); /* the previous chunk is read */
+      if (threadIdx.x < chunk)
+        other[threadIdx.x] = fv.y[fv.index[j0 + threadIdx.x]];
+      __syncthreads();
+      if (r < p) {
+        const double *u = fv.v + r + j0 * f;
 #pragma unroll 8
-    for (int64_t j = p; j < f; j++)
-      acc = acc + fv.v[r + j * f] * fv.y[fv.index[j]];
-    fv.w[r] = acc;
+        for (int j = 0; j < chunk; j++)
+          acc = acc + u[j * f] * other[j];
+      }
+    }
+    if (r < p)
+      fv.w[r] = acc;
   }
   __syncthreads();
   const int lane = threadIdx.x & 31;
-  for (int64_t k0 = p > 0 ? (p - 1) / panel * panel : -1; k0 >= 0; k0 -= panel) {
+  const int64_t last = p > 0 ? (p - 1) / panel * panel : -1;
+  /* Warp 0 loads the next panel's values while it solves this one. */
+  double next_t = threadIdx.x < 32 && last >= 0 && last + lane < p ? fv.y[fv.index[last + lane]] : 0.0;
+  for (int64_t k0 = last; k0 >= 0; k0 -= panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
-      const double t = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
+      const double t = next_t;
+      next_t = k0 >= panel ? fv.y[fv.index[k0 - panel + lane]] : 0.0;
+      const double reciprocal = lane < width ? 1.0 / block[lane][lane] : 0.0;
       double x = 0.0;
       for (int k = width - 1; k >= 0; k--) {
         if (lane == k)
-          x = (t - acc) / block[k][k];
+          x = (t - acc) * reciprocal;
         const double xk = __shfl_sync(0xffffffffu, x, k);
         if (lane < k)
           acc = acc + block[k][lane] * xk;
@@ -244,9 +275,10 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
     __syncthreads();
     for (int64_t r = threadIdx.x; r < k0; r += blockDim.x) {
       double acc = fv.w[r];
-#pragma unroll 8
-      for (int k = width - 1; k >= 0; k--)
-        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
+#pragma unroll
+      for (int k = panel - 1; k >= 0; k--) /* all the row's loads issued at once */
+        if (k < width)
+          acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
       fv.w[r] = acc;
     }
     __syncthreads();
