@@ -225,10 +225,10 @@ __device__ __forceinline__ bool panel_of(const front_args &a, int32_t s, int ste
  * thread reads them any more, and the pivots' outcomes go to global memory
  * after the last step. Each entry takes its updates in pivot order, as on
  * the host. */
-__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS, 1) panel_diagonal(front_args a, const int32_t *list,
+__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(front_args a, const int32_t *list,
                                                                                 int step) {
-  constexpr int groups = TSI_LU_FRONT_DIAGONAL_THREADS / panel, owned = panel / groups;
-  static_assert(TSI_LU_FRONT_DIAGONAL_THREADS % panel == 0 && panel % groups == 0, "whole rows of threads");
+  constexpr int groups = TSI_LU_FRONT_DIAGONAL_THREADS / panel;
+  static_assert(TSI_LU_FRONT_DIAGONAL_THREADS % panel == 0, "whole rows of threads");
   __shared__ double d[panel][panel + 1]; /* d[column][row] */
   __shared__ signed char outcomes[panel]; /* recorded after the steps: no global load between barriers */
   panel_view P;
@@ -255,20 +255,8 @@ __global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS, 1) panel_diagon
       outcomes[k] = (signed char)outcome;
     if (r > k && r < w) {
       quotient = __ddiv_rn(d[k][r], pivot);
-      /* The thread's columns right of k: all loads first (they are
-       * independent), then the updates. */
-      const int first = k + 1 + ((group - (k + 1) % groups + groups) % groups);
-      double entry[owned], upper[owned];
-#pragma unroll
-      for (int j = 0; j < owned; j++) {
-        const int c = first + j * groups;
-        entry[j] = c < w ? d[c][r] : 0.0;
-        upper[j] = c < w ? d[c][k] : 0.0;
-      }
-#pragma unroll
-      for (int j = 0; j < owned; j++)
-        if (first + j * groups < w)
-          d[first + j * groups][r] = sub_product(entry[j], quotient, upper[j]);
+      for (int c = k + 1 + ((group - (k + 1) % groups + groups) % groups); c < w; c += groups)
+        d[c][r] = sub_product(d[c][r], quotient, d[c][k]);
     }
     __syncthreads();
   }

@@ -139,15 +139,12 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     __syncthreads(); /* the next child may add to the same entries */
   }
   const int lane = threadIdx.x & 31;
-  /* Warp 0 loads the next panel's right-hand side while it solves this one. */
-  double next_b = threadIdx.x < 32 && lane < p ? fv.y[fv.index[lane]] : 0.0;
   for (int64_t k0 = 0; k0 < p; k0 += panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
-      const double b = next_b;
-      next_b = k0 + panel + lane < p ? fv.y[fv.index[k0 + panel + lane]] : 0.0;
+      const double b = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
       double t = 0.0;
       for (int k = 0; k < width; k++) {
         if (lane == k)
@@ -164,10 +161,9 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     __syncthreads();
     for (int64_t r = k0 + width + threadIdx.x; r < f; r += blockDim.x) {
       double acc = fv.w[r];
-#pragma unroll
-      for (int k = 0; k < panel; k++) /* all the row's loads issued at once */
-        if (k < width)
-          acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
+#pragma unroll 8
+      for (int k = 0; k < width; k++)
+        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
       fv.w[r] = acc;
     }
     __syncthreads(); /* solved[] is rewritten by the next panel */
@@ -218,9 +214,8 @@ __global__ void __launch_bounds__(32 * small_warps)
  * the front's work (the solution at the other indices gathered into shared
  * memory a chunk at a time, so that the products read no index), then panels
  * from the last, each solved by warp 0 (every lane takes the reciprocal of
- * its pivot first, so that the chain of steps holds no division; the next
- * panel's values loaded meanwhile) and applied to the rows above between
- * barriers. */
+ * its pivot first, so that the chain of steps holds no division) and
+ * applied to the rows above between barriers. */
 __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args a, const int32_t *list) {
   __shared__ double solved[panel];
   __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
@@ -248,16 +243,12 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
   }
   __syncthreads();
   const int lane = threadIdx.x & 31;
-  const int64_t last = p > 0 ? (p - 1) / panel * panel : -1;
-  /* Warp 0 loads the next panel's values while it solves this one. */
-  double next_t = threadIdx.x < 32 && last >= 0 && last + lane < p ? fv.y[fv.index[last + lane]] : 0.0;
-  for (int64_t k0 = last; k0 >= 0; k0 -= panel) {
+  for (int64_t k0 = p > 0 ? (p - 1) / panel * panel : -1; k0 >= 0; k0 -= panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
-      const double t = next_t;
-      next_t = k0 >= panel ? fv.y[fv.index[k0 - panel + lane]] : 0.0;
+      const double t = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
       const double reciprocal = lane < width ? 1.0 / block[lane][lane] : 0.0;
       double x = 0.0;
       for (int k = width - 1; k >= 0; k--) {
@@ -275,10 +266,9 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
     __syncthreads();
     for (int64_t r = threadIdx.x; r < k0; r += blockDim.x) {
       double acc = fv.w[r];
-#pragma unroll
-      for (int k = panel - 1; k >= 0; k--) /* all the row's loads issued at once */
-        if (k < width)
-          acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
+#pragma unroll 8
+      for (int k = width - 1; k >= 0; k--)
+        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
       fv.w[r] = acc;
     }
     __syncthreads();
