@@ -272,8 +272,8 @@
  * DIAGONAL_THREADS (a barrier a pivot: the more threads, the fewer entries
  * each updates between barriers); its row and column solves a warp a row or
  * column, PANEL_THREADS / 32 of them a block (a chain of 64 short steps
- * each; a thread a row held 64 values in unrolled code and took 0.15 ms a
- * panel, bench/notes/lu-numeric.md); the
+ * each; a thread a row holding 64 values in unrolled code was slower:
+ * bench/notes/lu-numeric.md); the
  * trailing update by TILE x TILE squares (a thread 4 x 4 entries, 256
  * threads at 64), the panel's columns through shared memory TILE_DEPTH at a
  * time (2 x 33 KB at 64 and 32). */

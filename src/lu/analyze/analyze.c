@@ -57,10 +57,18 @@ typedef struct ordered_analysis {
 } ordered_analysis;
 
 static void take_ordered(ordered_analysis *to, ts_lu *lu) {
-  *to =
-      (ordered_analysis){lu->row_perm, lu->col_perm,    lu->a_to_lu,     lu->lu_col_ptr, lu->diag_pos,   lu->lu_row_idx,
-                         lu->lu_nnz,   lu->stats.nnz_l, lu->stats.nnz_u, lu->btf_blocks, lu->stats.symbolic_chunks,
-                         lu->stats.flops};
+  *to = (ordered_analysis){lu->row_perm,
+                           lu->col_perm,
+                           lu->a_to_lu,
+                           lu->lu_col_ptr,
+                           lu->diag_pos,
+                           lu->lu_row_idx,
+                           lu->lu_nnz,
+                           lu->stats.nnz_l,
+                           lu->stats.nnz_u,
+                           lu->btf_blocks,
+                           lu->stats.symbolic_chunks,
+                           lu->stats.flops};
   lu->row_perm = lu->col_perm = lu->lu_row_idx = NULL;
   lu->a_to_lu = lu->lu_col_ptr = lu->diag_pos = NULL;
 }

@@ -225,11 +225,11 @@ __device__ __forceinline__ bool panel_of(const front_args &a, int32_t s, int ste
  * thread reads them any more, and the pivots' outcomes go to global memory
  * after the last step. Each entry takes its updates in pivot order, as on
  * the host. */
-__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS) panel_diagonal(front_args a, const int32_t *list,
-                                                                                int step) {
+__global__ void __launch_bounds__(TSI_LU_FRONT_DIAGONAL_THREADS)
+    panel_diagonal(front_args a, const int32_t *list, int step) {
   constexpr int groups = TSI_LU_FRONT_DIAGONAL_THREADS / panel;
   static_assert(TSI_LU_FRONT_DIAGONAL_THREADS % panel == 0, "whole rows of threads");
-  __shared__ double d[panel][panel + 1]; /* d[column][row] */
+  __shared__ double d[panel][panel + 1];  /* d[column][row] */
   __shared__ signed char outcomes[panel]; /* recorded after the steps: no global load between barriers */
   panel_view P;
   if (*(volatile int *)a.bad_level < a.level || !panel_of(a, list[blockIdx.x], step, &P))
