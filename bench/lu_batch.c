@@ -603,6 +603,32 @@ static void phase_row(tsb_table *t, const bench_set *s, const char *solver, cons
   tsb_table_cell(t, "%d", r->steps);
   tsb_table_cell(t, "%lld", (long long)r->host_members);
   tsb_table_cell(t, "%s", r->note);
+  /* The row on stderr too, so that a run stopped from outside keeps it. */
+  if (r->ran)
+    fprintf(stderr, "lu_batch: %s, %s: analyze %.3f, factor %.3f, refactor %.3f, solve %.3f ms, berr %.1e\n", s->name,
+            solver, r->analyze, r->factor, r->refactor, r->solve, r->berr);
+}
+
+/* The tables so far into the CSV and Markdown files (after every set, so
+ * that a run stopped from outside keeps the sets it finished), and on
+ * stdout when to_stdout. */
+static int write_tables(tsb_table *phases, tsb_table *summary, tsb_metadata *meta, const char *csv, const char *md_path,
+                        bool to_stdout) {
+  int rc = tsb_table_write_csv(phases, meta, csv);
+  FILE *md = md_path ? fopen(md_path, "w") : NULL;
+  for (int copy = 0; copy < 2; copy++) {
+    FILE *f = copy ? md : (to_stdout ? stdout : NULL);
+    if (!f)
+      continue;
+    fprintf(f, "# LU batches: tessera beside cuDSS and KLU\n\n## Phases\n\n");
+    tsb_table_print_markdown(phases, meta, f);
+    fprintf(f, "\nr+s = refactor + solve of the whole batch, ms. cuDSS / tessera above 1: tessera is faster "
+               "(tessera's rule of member widths against cuDSS's uniform batch).\n\n## Summary\n\n");
+    tsb_table_print_markdown(summary, NULL, f);
+  }
+  if (md)
+    fclose(md);
+  return rc;
 }
 
 /* A result that did not run. */
@@ -806,20 +832,11 @@ int main(int argc, char **argv) {
     else
       tsb_table_cell(summary, "n/a");
     set_free(&s);
+    tsb_metadata_set(&meta, "total seconds", "%.1f (so far)", tsb_wall_seconds() - start);
+    write_tables(phases, summary, &meta, csv, o.md, false);
   }
   tsb_metadata_set(&meta, "total seconds", "%.1f", tsb_wall_seconds() - start);
-  int rc = tsb_table_write_csv(phases, &meta, csv);
-  FILE *md = o.md ? fopen(o.md, "w") : NULL;
-  for (int copy = 0; copy < (md ? 2 : 1); copy++) {
-    FILE *f = copy ? md : stdout;
-    fprintf(f, "# LU batches: tessera beside cuDSS and KLU\n\n## Phases\n\n");
-    tsb_table_print_markdown(phases, &meta, f);
-    fprintf(f, "\nr+s = refactor + solve of the whole batch, ms. cuDSS / tessera above 1: tessera is faster "
-               "(tessera's rule of member widths against cuDSS's uniform batch).\n\n## Summary\n\n");
-    tsb_table_print_markdown(summary, NULL, f);
-  }
-  if (md)
-    fclose(md);
+  const int rc = write_tables(phases, summary, &meta, csv, o.md, true);
   tsb_table_destroy(phases);
   tsb_table_destroy(summary);
 #ifdef HAVE_CUDSS
