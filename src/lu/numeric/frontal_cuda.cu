@@ -12,8 +12,9 @@
  *      for their extend-add (a block per range of target columns, so that
  *      each entry takes its children's values in ascending order), and per
  *      panel of TSI_LU_FRONT_PANEL pivots three launches: the diagonal
- *      block pivot by pivot in shared memory (a warp), the panels below and to the
- *      right by substitution (a thread a row or column), and the trailing
+ *      block pivot by pivot in shared memory (a block of threads, a barrier
+ *      a pivot), the panels below and to the right by substitution (a warp
+ *      a row or column), and the trailing
  *      block less the panel's products, summed in pivot order from 0 (a
  *      tiled product, each entry's sum in one thread: Dongarra, Duff,
  *      Sorensen and van der Vorst, "Numerical Linear Algebra for
