@@ -15,6 +15,11 @@
  *              there) and the partial-pivoting fallback, a host
  *              factorization, is not in use
  *
+ * The diagonal blocks of a block triangular form are factored alone
+ * (tsi_lu_blocks_alone_allowed) only where the numeric phase can never go to
+ * the GPU, the symbolic phase is the host's row merge and the fronts are not
+ * forced: the GPU's paths keep the whole matrix's factors.
+ *
  * ts_lu_create refuses a CUDA symbolic or levelize backend on a context
  * without CUDA; a build without CUDA never makes a CUDA context, so there
  * every phase runs on the host unless options.backend or a switch asks for
@@ -70,6 +75,18 @@ bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase) {
     return lu->factors_on_device && !lu->pivoted;
   }
   return false;
+}
+
+bool tsi_lu_blocks_alone_allowed(const ts_lu *lu) {
+  if (lu->switches.whole_factors || lu->switches.symbolic_fill_path ||
+      lu->switches.numeric_method == TSI_LU_METHOD_FRONTS)
+    return false;
+  /* The numeric phase can never take the GPU: not asked for, and not AUTO
+   * on a CUDA context. */
+  const bool numeric_host_only =
+      lu->options.backend == TS_BACKEND_CPU ||
+      (lu->options.backend != TS_BACKEND_CUDA && (!lu->ctx || lu->ctx->backend != TS_BACKEND_CUDA));
+  return numeric_host_only && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC);
 }
 
 int tsi_lu_threads(const ts_lu *lu) {

@@ -69,7 +69,7 @@ static void test_random_patterns(void) {
     CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(NULL));
     if (st == TS_SUCCESS) {
       unsigned char *dense = matched_dense_pattern(lu, a);
-      dense_symbolic(dense, n);
+      dense_symbolic_of(lu, dense);
       check_levels(lu, dense, trial);
       free(dense);
     }
