@@ -289,8 +289,8 @@ static inline double tsi_lu_pivot_threshold(const ts_lu *lu) {
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
 
 /* Whether an analysis may factor only the diagonal blocks of a block
- * triangular form (lu->block_ptr; lu_backend.c): every phase on the host,
- * with the row merge and the columns (the GPU's kernels, the fronts and the
+ * triangular form (lu->block_ptr; lu_backend.c): a context without CUDA,
+ * the row merge and the columns (the GPU's kernels, the fronts and the
  * batches read L + U of the whole matrix). */
 bool tsi_lu_blocks_alone_allowed(const ts_lu *lu);
 
