@@ -86,7 +86,7 @@ bool tsi_lu_blocks_alone_allowed(const ts_lu *lu) {
    * context even the host's factors stay the whole matrix's, the GPU's
    * bits (the host is the GPU path's reference there). */
   const bool host_only = lu->options.backend != TS_BACKEND_CUDA && (!lu->ctx || lu->ctx->backend != TS_BACKEND_CUDA);
-  return host_only && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC);
+  return host_only && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE);
 }
 
 int tsi_lu_threads(const ts_lu *lu) {

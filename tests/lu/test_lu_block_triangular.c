@@ -328,6 +328,25 @@ static void test_diagonal_blocks_alone(void) {
     }
     const double block_error = check_block_factors(lu, m.a);
     CHECK_MSG(block_error <= 1e-14, "case %d: |L_kk U_kk - M_kk| %.3g of max |M|", k, block_error);
+    /* The levels see no dependency through the entries above the blocks
+     * (fewer levels than the whole matrix's factors of the same ordering),
+     * and two threads, as a dataflow and level by level, give the one
+     * thread's bits. */
+    if (whole->btf_blocks == blocks)
+      CHECK_MSG(lu->levels < whole->levels, "case %d: %lld levels, the whole matrix's %lld", k, (long long)lu->levels,
+                (long long)whole->levels);
+    for (int level_sync = 0; level_sync < 2; level_sync++) {
+      ts_lu *threaded = NULL;
+      CHECK_OK(ctx, ts_lu_create(ctx, &options, &threaded));
+      threaded->switches.cpu_threads = 2;
+      threaded->switches.cpu_level_sync = level_sync;
+      CHECK_OK(ctx, ts_lu_analyze(threaded, m.a));
+      CHECK_OK(ctx, ts_lu_factor(threaded, m.a));
+      CHECK_MSG(threaded->lu_nnz == lu->lu_nnz &&
+                    memcmp(threaded->lu_values, lu->lu_values, (size_t)lu->lu_nnz * sizeof(double)) == 0,
+                "case %d: two threads (level sync %d) differ from one", k, level_sync);
+      ts_lu_destroy(threaded);
+    }
     ts_lu_stats alone_stats, whole_stats;
     CHECK_OK(ctx, ts_lu_get_stats(lu, &alone_stats));
     CHECK_OK(ctx, ts_lu_get_stats(whole, &whole_stats));

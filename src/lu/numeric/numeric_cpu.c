@@ -242,7 +242,9 @@ static ts_status check_schedule(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
           tsi_error(lu->ctx, TS_ERROR_INTERNAL, "LU numeric phase: column %lld has no diagonal position", (long long)k);
       goto cleanup;
     }
-    for (int64_t p = begin; p < diag; p++) {
+    /* In block form the entries above the column's block are M's, read by
+     * no update (lu_factor_column): no dependency. */
+    for (int64_t p = lu->block_begin ? lu->block_begin[k] : begin; p < diag; p++) {
       int32_t j = lu->lu_row_idx[p];
       if (j < 0 || j >= k || level_of[j] >= level_of[k]) {
         status = tsi_error(lu->ctx, TS_ERROR_INTERNAL,
