@@ -134,6 +134,7 @@ static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int
     return NULL;
   }
   lu->switches.numeric_method = method;
+  lu->switches.whole_factors = 1; /* the fronts and the columns factor the same whole matrix */
   if (ts_lu_analyze(lu, a) != TS_SUCCESS) {
     fprintf(stderr, "lu_fronts: %s\n", ts_last_error(ctx));
     ts_lu_destroy(lu);
@@ -224,7 +225,12 @@ static void report(const options *o, const char *name, ts_context *ctx, const ts
   memset(&lopts, 0, sizeof lopts);
   lopts.backend = TS_BACKEND_CPU;
   ts_lu *lu = NULL;
-  if (ts_lu_create(ctx, &lopts, &lu) != TS_SUCCESS || ts_lu_analyze(lu, a) != TS_SUCCESS) {
+  ts_status st = ts_lu_create(ctx, &lopts, &lu);
+  if (st == TS_SUCCESS) {
+    lu->switches.whole_factors = 1; /* the fronts and the columns factor the same whole matrix */
+    st = ts_lu_analyze(lu, a);
+  }
+  if (st != TS_SUCCESS) {
     fprintf(stderr, "%s: %s\n", name, ts_last_error(ctx));
     ts_lu_destroy(lu);
     return;

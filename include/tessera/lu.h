@@ -195,7 +195,9 @@ typedef struct ts_lu_stats {
   int64_t n;               /**< Order of the matrix. */
   int64_t nnz_a;           /**< Entries of A. */
   int64_t nnz_l;           /**< Entries of L, unit diagonal included. */
-  int64_t nnz_u;           /**< Entries of U, diagonal included. */
+  int64_t nnz_u;           /**< Entries of U, diagonal included; where only the diagonal blocks of
+                                the block triangular form are factored (the host, off a CUDA
+                                context), A's entries above them included (as KLU's unz + nzoff). */
   double flops;            /**< Floating-point operations of the numeric factorization. */
   int64_t levels;          /**< Levels of the column dependency graph. */
   int64_t max_level_size;  /**< Columns in the widest level. */

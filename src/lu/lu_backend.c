@@ -15,6 +15,12 @@
  *              there) and the partial-pivoting fallback, a host
  *              factorization, is not in use
  *
+ * The diagonal blocks of a block triangular form are factored alone
+ * (tsi_lu_blocks_alone_allowed) only off a CUDA context (where no phase can
+ * go to the GPU), with the host's row merge and without the fronts forced:
+ * on a CUDA context the host's factors and the GPU's stay the whole
+ * matrix's, bit for bit the same.
+ *
  * ts_lu_create refuses a CUDA symbolic or levelize backend on a context
  * without CUDA; a build without CUDA never makes a CUDA context, so there
  * every phase runs on the host unless options.backend or a switch asks for
@@ -70,6 +76,17 @@ bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase) {
     return lu->factors_on_device && !lu->pivoted;
   }
   return false;
+}
+
+bool tsi_lu_blocks_alone_allowed(const ts_lu *lu) {
+  if (lu->switches.whole_factors || lu->switches.symbolic_fill_path ||
+      lu->switches.numeric_method == TSI_LU_METHOD_FRONTS)
+    return false;
+  /* No CUDA context: the numeric phase can never take the GPU. On a CUDA
+   * context even the host's factors stay the whole matrix's, the GPU's
+   * bits (the host is the GPU path's reference there). */
+  const bool host_only = lu->options.backend != TS_BACKEND_CUDA && (!lu->ctx || lu->ctx->backend != TS_BACKEND_CUDA);
+  return host_only && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE);
 }
 
 int tsi_lu_threads(const ts_lu *lu) {

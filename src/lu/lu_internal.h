@@ -132,6 +132,12 @@ struct tsi_lu_switches {
    * the free-core check of tsi_lu_host_threads, so that the tests reach the
    * threaded schedules on small matrices. */
   int cpu_threads;
+
+  /* Analysis, read by ts_lu_analyze: non-zero, a matrix in block triangular
+   * form is factored whole (U's off-diagonal blocks L_kk^-1 A_kj formed)
+   * even where the host would factor only its diagonal blocks; the
+   * batches, whose kernels read L + U of the whole matrix, set it. */
+  int whole_factors;
 };
 
 /* How well the pivots of a factorization suit its values (the pivot check
@@ -171,8 +177,21 @@ struct ts_lu {
   /* Diagonal blocks of the block triangular form M was ordered in (1: the
    * whole matrix ordered at once; analyze.c keeps whichever fills less). */
   int64_t btf_blocks;
-  double *row_scale; /* n, indexed by A's rows (all 1 without matching) */
-  double *col_scale; /* n, indexed by A's columns */
+  /* The diagonal blocks factored alone (KLU's way: Davis and Palamadai
+   * Natarajan, ACM TOMS 37(3), 2010), or NULL when L + U is the whole
+   * matrix's. block_ptr holds btf_blocks + 1 bounds: block b is columns
+   * [block_ptr[b], block_ptr[b + 1]). In this block form L + U holds the
+   * factors of each diagonal block and, above them in U's columns, A's
+   * off-diagonal blocks as M holds them (no fill, never updated);
+   * block_begin[k] is the position in column k of its first row in k's own
+   * block (the entries before it are M's). The solves go block by block,
+   * the off-diagonal blocks applied as products (solve_cpu_impl.h). Chosen
+   * by the analysis on the host path only (analyze.c,
+   * tsi_lu_blocks_alone_allowed). */
+  int64_t *block_ptr;
+  int64_t *block_begin; /* n */
+  double *row_scale;    /* n, indexed by A's rows (all 1 without matching) */
+  double *col_scale;    /* n, indexed by A's columns */
 
   /* A's pattern as analyzed (refactor checks the new matrix against it) and,
    * for each entry k of A in CSR order, its position in the L+U values. */
@@ -268,6 +287,12 @@ static inline double tsi_lu_pivot_threshold(const ts_lu *lu) {
 
 /* Whether `phase` of lu runs on the GPU now (the rules: lu_backend.c). */
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
+
+/* Whether an analysis may factor only the diagonal blocks of a block
+ * triangular form (lu->block_ptr; lu_backend.c): a context without CUDA,
+ * the row merge and the columns (the GPU's kernels, the fronts and the
+ * batches read L + U of the whole matrix). */
+bool tsi_lu_blocks_alone_allowed(const ts_lu *lu);
 
 /* Host threads of lu's CPU phases: the context's setting, else OpenMP's
  * default; 1 without OpenMP (lu_backend.c). */

@@ -101,6 +101,15 @@
  * recorded in bench/notes/lu-newton.md). */
 #define TSI_LU_GPU_FACTOR_WORK 5e6
 #define TSI_LU_FACTOR_PARALLEL_WORK 4e6
+/* ... and only where the levels hold this much of that work each on
+ * average: the threaded schedules wait at every level (a barrier, or the
+ * marks of the columns a column needs), and a thin level's wait costs more
+ * than its columns. On the 2-core development machine two threads took
+ * 2-3.5x one thread's time on bayer10, sherman5, watt_2 and cryg2500
+ * (8e3-2e4 an average level), about the same on the 3000-row grid circuit
+ * (3.5e4) and 0.6x on the 10^4-row one (1.5e5) (bench/notes/lu-newton.md,
+ * the klublocks session). */
+#define TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL 5e4
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
 #define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 200000
 /* The AMD ordering orders the whole matrix when the largest block of its

@@ -79,6 +79,33 @@ static inline void dense_symbolic(unsigned char *m, int64_t n) {
   }
 }
 
+/* The pattern lu's analysis should have found, from M's dense pattern m:
+ * L + U of M (dense_symbolic), or, with the diagonal blocks factored alone
+ * (lu->block_ptr), each block's L + U and M's entries above the blocks as
+ * they are (an elimination that updates no column beyond the pivot's
+ * block). */
+static inline void dense_symbolic_of(const ts_lu *lu, unsigned char *m) {
+  const int64_t n = lu->n;
+  if (!lu->block_ptr) {
+    dense_symbolic(m, n);
+    return;
+  }
+  int64_t block = 0;
+  for (int64_t k = 0; k < n; k++) {
+    while (lu->block_ptr[block + 1] <= k)
+      block++;
+    const int64_t end = lu->block_ptr[block + 1];
+    m[k * n + k] = 1;
+    for (int64_t i = k + 1; i < n; i++) {
+      if (!m[i * n + k])
+        continue;
+      for (int64_t j = k + 1; j < end; j++)
+        if (m[k * n + j])
+          m[i * n + j] = 1;
+    }
+  }
+}
+
 /* Is lu's L + U pattern (by columns) exactly `dense` (row-major)? Also checks
  * sorted rows and diag_pos; returns the number of differences. */
 static inline int64_t compare_pattern(const ts_lu *lu, const unsigned char *dense) {

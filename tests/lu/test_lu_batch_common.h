@@ -117,7 +117,9 @@ static inline void batch_single_free(batch_single *s) {
 
 /* The single-system reference of a member of pattern a: ts_lu_analyze(a),
  * ts_lu_refactor with the member's values, ts_lu_solve (when the
- * factorization succeeded), all on the host. */
+ * factorization succeeded), all on the host, with the whole matrix's
+ * factors as the batch's kernels make them (never the diagonal blocks
+ * alone). */
 static inline void batch_test_single(ts_context *ctx, const ts_lu_options *options, const ts_csr *a,
                                      const double *values, const double *b, batch_single *out) {
   memset(out, 0, sizeof *out);
@@ -125,6 +127,7 @@ static inline void batch_test_single(ts_context *ctx, const ts_lu_options *optio
   host.backend = TS_BACKEND_CPU;
   ts_lu *lu = NULL;
   CHECK_OK(ctx, ts_lu_create(ctx, &host, &lu));
+  lu->switches.whole_factors = 1;
   CHECK_OK(ctx, ts_lu_analyze(lu, a));
   ts_csr member = *a;
   member.values = (void *)values;

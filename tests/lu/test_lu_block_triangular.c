@@ -7,8 +7,8 @@
  * a backward error of at most 1e-14, refactor new values, and name a
  * column of the singular block, in the caller's numbering, when one
  * diagonal block is singular. */
-#include "lu/lu_internal.h" /* the block count and the pattern of L + U */
-#include "test_lu_numeric_common.h"
+#include "lu/lu_internal.h"           /* the block count and the pattern of L + U */
+#include "test_lu_estimates_common.h" /* lu_test_check_factors */
 
 /* Whether the analysis can take the block form (a build with SuiteSparse
  * AMD and BTF); the block form must then be kept for these matrices, whose
@@ -241,6 +241,168 @@ static void test_singular_block(void) {
   release(&m);
 }
 
+/* M(i, j) of lu's analysis: A's entry scaled, 0 where A has none. */
+static double m_entry(const ts_lu *lu, const ts_csr *a, int64_t i, int64_t j) {
+  const int32_t r = lu->row_perm[i], c = lu->col_perm[j];
+  for (int64_t e = a->row_ptr[r]; e < a->row_ptr[r + 1]; e++)
+    if (a->col_idx[e] == c)
+      return lu->row_scale[r] * ((const double *)a->values)[e] * lu->col_scale[c];
+  return 0.0;
+}
+
+/* With the diagonal blocks factored alone: each block's L and U multiply to
+ * the block of M (dense, to rounding), U's columns hold M's entries above
+ * the blocks unchanged, and L has no entry outside the blocks. Returns the
+ * largest |L_kk U_kk - M_kk| relative to max |M|. */
+static double check_block_factors(const ts_lu *lu, const ts_csr *a) {
+  double worst = 0.0, largest = 0.0;
+  int64_t unchanged = 0, outside = 0;
+  for (int64_t b = 0; b < lu->btf_blocks; b++) {
+    const int64_t first = lu->block_ptr[b], size = lu->block_ptr[b + 1] - first;
+    double *l = calloc((size_t)(size * size), sizeof *l), *u = calloc((size_t)(size * size), sizeof *u);
+    for (int64_t j = first; j < first + size; j++) {
+      l[(j - first) * size + (j - first)] = 1.0;
+      for (int64_t p = lu->lu_col_ptr[j]; p < lu->lu_col_ptr[j + 1]; p++) {
+        const int64_t i = lu->lu_row_idx[p];
+        if (i < first) {
+          unchanged += p >= lu->block_begin[j] || lu->lu_values[p] != m_entry(lu, a, i, j);
+        } else if (i >= first + size) {
+          outside++;
+        } else if (i <= j) {
+          u[(i - first) * size + (j - first)] = lu->lu_values[p];
+        } else {
+          l[(i - first) * size + (j - first)] = lu->lu_values[p];
+        }
+      }
+    }
+    for (int64_t i = 0; i < size; i++)
+      for (int64_t j = 0; j < size; j++) {
+        double sum = 0.0;
+        for (int64_t k = 0; k < size; k++)
+          sum += l[i * size + k] * u[k * size + j];
+        const double m = m_entry(lu, a, first + i, first + j);
+        worst = fmax(worst, fabs(sum - m));
+        largest = fmax(largest, fabs(m));
+      }
+    free(l);
+    free(u);
+  }
+  CHECK_MSG(unchanged == 0 && outside == 0, "%lld entries above the blocks changed, %lld of L outside them",
+            (long long)unchanged, (long long)outside);
+  return largest > 0.0 ? worst / largest : worst;
+}
+
+/* The host factors only the diagonal blocks: their factors, the statistics
+ * against the whole matrix's factorization of the same ordering (the
+ * switch), the same solutions to rounding, the extracted factors (U's
+ * off-diagonal blocks formed for them) reproducing P R A C Q = L U, the
+ * condition estimate, float factors. */
+static void test_diagonal_blocks_alone(void) {
+  if (!have_block_form) {
+    printf("SKIPPED (part): the diagonal blocks alone (built without BTF)\n");
+    return;
+  }
+  static const int sizes[] = {3, 1, 5, 2, 1, 8, 1, 4, 6, 1, 1, 7, 2};
+  const int64_t blocks = (int64_t)(sizeof sizes / sizeof *sizes);
+  for (int k = 0; k < 3; k++) {
+    blocked_matrix m = build(sizes, blocks, 0.2 + 0.15 * k, -1, 211 + (unsigned long long)k);
+    CHECK(m.a != NULL);
+    if (!m.a)
+      continue;
+    ts_lu_options options = lu_test_options();
+    ts_lu *lu = NULL, *whole = NULL;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &whole));
+    whole->switches.whole_factors = 1;
+    CHECK_OK(ctx, ts_lu_analyze(lu, m.a));
+    CHECK_OK(ctx, ts_lu_analyze(whole, m.a));
+    CHECK_OK(ctx, ts_lu_factor(lu, m.a));
+    CHECK_OK(ctx, ts_lu_factor(whole, m.a));
+    CHECK_MSG(lu->block_ptr && lu->btf_blocks == blocks && !whole->block_ptr, "case %d: %lld blocks, %s", k,
+              (long long)lu->btf_blocks, lu->block_ptr ? "alone" : "whole");
+    if (!lu->block_ptr) {
+      ts_lu_destroy(lu);
+      ts_lu_destroy(whole);
+      release(&m);
+      continue;
+    }
+    const double block_error = check_block_factors(lu, m.a);
+    CHECK_MSG(block_error <= 1e-14, "case %d: |L_kk U_kk - M_kk| %.3g of max |M|", k, block_error);
+    /* The levels see no dependency through the entries above the blocks
+     * (fewer levels than the whole matrix's factors of the same ordering),
+     * and two threads, as a dataflow and level by level, give the one
+     * thread's bits. */
+    if (whole->btf_blocks == blocks)
+      CHECK_MSG(lu->levels < whole->levels, "case %d: %lld levels, the whole matrix's %lld", k, (long long)lu->levels,
+                (long long)whole->levels);
+    for (int level_sync = 0; level_sync < 2; level_sync++) {
+      ts_lu *threaded = NULL;
+      CHECK_OK(ctx, ts_lu_create(ctx, &options, &threaded));
+      threaded->switches.cpu_threads = 2;
+      threaded->switches.cpu_level_sync = level_sync;
+      CHECK_OK(ctx, ts_lu_analyze(threaded, m.a));
+      CHECK_OK(ctx, ts_lu_factor(threaded, m.a));
+      CHECK_MSG(threaded->lu_nnz == lu->lu_nnz &&
+                    memcmp(threaded->lu_values, lu->lu_values, (size_t)lu->lu_nnz * sizeof(double)) == 0,
+                "case %d: two threads (level sync %d) differ from one", k, level_sync);
+      ts_lu_destroy(threaded);
+    }
+    ts_lu_stats alone_stats, whole_stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &alone_stats));
+    CHECK_OK(ctx, ts_lu_get_stats(whole, &whole_stats));
+    /* The whole matrix's factorization of the same ordering forms U's
+     * off-diagonal blocks too: more flops and entries of U, the same L. */
+    if (whole->btf_blocks == blocks) {
+      CHECK(memcmp(lu->col_perm, whole->col_perm, (size_t)m.n * sizeof(int32_t)) == 0);
+      CHECK_MSG(alone_stats.nnz_l == whole_stats.nnz_l && alone_stats.nnz_u <= whole_stats.nnz_u &&
+                    alone_stats.flops <= whole_stats.flops,
+                "case %d: L %lld / %lld, U %lld / %lld, flops %g / %g", k, (long long)alone_stats.nnz_l,
+                (long long)whole_stats.nnz_l, (long long)alone_stats.nnz_u, (long long)whole_stats.nnz_u,
+                alone_stats.flops, whole_stats.flops);
+    }
+    /* The same solutions, both ways, to rounding. */
+    double *b = malloc((size_t)m.n * sizeof *b), *x = malloc((size_t)m.n * sizeof *x),
+           *y = malloc((size_t)m.n * sizeof *y);
+    unsigned long long state = 5 + (unsigned long long)k;
+    for (int64_t i = 0; i < m.n; i++)
+      b[i] = test_random(&state);
+    for (int transpose = 0; transpose < 2; transpose++) {
+      const ts_operation op = transpose ? TS_OP_TRANSPOSE : TS_OP_NONE;
+      CHECK_OK(ctx, ts_lu_solve(lu, op, 1, b, m.n, x, m.n));
+      CHECK_OK(ctx, ts_lu_solve(whole, op, 1, b, m.n, y, m.n));
+      double difference = 0.0, size = 0.0;
+      for (int64_t i = 0; i < m.n; i++) {
+        difference = fmax(difference, fabs(x[i] - y[i]));
+        size = fmax(size, fabs(y[i]));
+      }
+      CHECK_MSG(difference <= 1e-12 * size, "case %d op %d: the two factorizations' solutions differ by %.3g", k,
+                transpose, difference);
+    }
+    free(b);
+    free(x);
+    free(y);
+    const double factor_error = lu_test_check_factors(ctx, lu, m.a, 1e-13, "the diagonal blocks alone");
+    CHECK_MSG(factor_error <= 1e-13, "case %d: extracted factors %.3g", k, factor_error);
+    double condest_alone = 0.0, condest_whole = 0.0;
+    CHECK_OK(ctx, ts_lu_condest(lu, &condest_alone));
+    CHECK_OK(ctx, ts_lu_condest(whole, &condest_whole));
+    CHECK_MSG(fabs(condest_alone - condest_whole) <= 1e-8 * condest_whole, "case %d: condest %.6g against %.6g", k,
+              condest_alone, condest_whole);
+    ts_lu_destroy(lu);
+    ts_lu_destroy(whole);
+    /* Float factors, refined in double. */
+    options.float_factors = 1;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    CHECK_OK(ctx, ts_lu_analyze(lu, m.a));
+    CHECK_OK(ctx, ts_lu_factor(lu, m.a));
+    CHECK(lu->block_ptr != NULL);
+    const double berr = solve_both_ways(lu, m.a, "float factors");
+    CHECK_MSG(berr <= 1e-14, "case %d float factors: backward error %.3g", k, berr);
+    ts_lu_destroy(lu);
+    release(&m);
+  }
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -248,6 +410,7 @@ int main(void) {
   test_blocks_found_and_solved();
   test_triangular_without_fill();
   test_singular_block();
+  test_diagonal_blocks_alone();
   ts_context_destroy(ctx);
   return test_finish();
 }

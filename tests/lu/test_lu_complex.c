@@ -20,7 +20,9 @@
  *   fallback) to the same accuracy;
  * - a real matrix after a complex analysis, non-finite parts in A or b are
  *   refused. */
+#include "lu/lu_internal.h" /* whether the diagonal blocks were factored alone */
 #include "test_lu_complex_common.h"
+#include "test_lu_orderings.h"
 
 static ts_context *ctx;
 
@@ -124,6 +126,16 @@ static void test_generated(void) {
     check_solves("random, permuted diagonal", a, &options, 401);
     ts_lu_options colamd = {.ordering = TS_LU_ORDER_COLAMD};
     check_solves("random, permuted diagonal, COLAMD", a, &colamd, 401);
+  }
+  ts_csr_destroy(a);
+  /* Block triangular: the diagonal blocks factored alone, solved block by
+   * block (all three operations), in double and float factors. */
+  a = cx_block_triangular(ctx, 307, 6, 23);
+  CHECK(a != NULL);
+  if (a) {
+    check_solves("block triangular", a, &options, 307);
+    ts_lu_options single = {.float_factors = 1};
+    check_solves("block triangular, float factors", a, &single, 307);
   }
   ts_csr_destroy(a);
   /* The smallest orders. */
@@ -256,14 +268,18 @@ static void test_refactor_and_threads(void) {
   ts_csr_destroy(a2);
 }
 
-/* The condition estimate, the extracted factors, rgrowth and rcond. */
-static void test_inspection(void) {
-  ts_csr *a = cx_random_permuted(ctx, 211, 3, 55);
+/* The condition estimate, the extracted factors, rgrowth and rcond, of a
+ * random matrix and of one in block triangular form (its diagonal blocks
+ * factored alone: the extraction forms U's off-diagonal blocks). */
+static void check_inspection(ts_csr *a, int blocks_alone) {
   ts_lu *lu = a ? factored("inspection", a, NULL) : NULL;
   if (!lu) {
     ts_csr_destroy(a);
     return;
   }
+  if (blocks_alone && lu_test_have_ordering(TS_LU_ORDER_AMD))
+    CHECK_MSG(lu->block_ptr && lu->btf_blocks > 10, "%lld blocks, %s", (long long)lu->btf_blocks,
+              lu->block_ptr ? "factored alone" : "the whole matrix factored");
   const int64_t n = a->rows;
   double condest = 0.0, rgrowth = 0.0, rcond = 0.0;
   CHECK_OK(ctx, ts_lu_condest(lu, &condest));
@@ -309,6 +325,11 @@ static void test_inspection(void) {
   free(col_scale);
   ts_lu_destroy(lu);
   ts_csr_destroy(a);
+}
+
+static void test_inspection(void) {
+  check_inspection(cx_random_permuted(ctx, 211, 3, 55), 0);
+  check_inspection(cx_block_triangular(ctx, 211, 5, 57), 1);
 }
 
 /* A 3 x 3 complex matrix from its entries (row-major; zeros not stored). */

@@ -107,6 +107,40 @@ static ts_csr *cx_random_permuted(ts_context *ctx, int64_t n, int64_t per_row, u
   return st == TS_SUCCESS ? a : NULL;
 }
 
+/* A scrambled block upper triangular matrix: hidden blocks of `size` rows,
+ * each a cycle with a large diagonal and some more entries, random entries
+ * above the blocks, rows and columns permuted by (i * 7 + 3) mod n and
+ * (i * 11 + 5) mod n (n prime to 7 and 11). The analysis finds the blocks. */
+static inline ts_csr *cx_block_triangular(ts_context *ctx, int64_t n, int64_t size, uint64_t seed) {
+  ts_coo *coo = NULL;
+  if (ts_coo_create(ctx, n, n, 4 * n, TS_COMPLEX128, &coo) != TS_SUCCESS)
+    return NULL;
+  double complex *v = coo->values;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t first = i / size * size, end = first + size < n ? first + size : n;
+    const int64_t next = i + 1 < end ? i + 1 : first, above = end + (int64_t)(cx_uniform(seed, (uint64_t)i, 9) * 40);
+    const int64_t cols[4] = {i, next, first + (int64_t)(cx_uniform(seed, (uint64_t)i, 3) * (double)(end - first)),
+                             above};
+    for (int c = 0; c < 4; c++) {
+      if (cols[c] >= n || (c > 0 && cols[c] == i) || (c == 2 && cols[c] == next))
+        continue;
+      coo->row_idx[k] = (int32_t)((i * 7 + 3) % n);
+      coo->col_idx[k] = (int32_t)((cols[c] * 11 + 5) % n);
+      v[k] = (2 * cx_uniform(seed, (uint64_t)i, (uint64_t)c) - 1) +
+             I * (2 * cx_uniform(seed + 7, (uint64_t)i, (uint64_t)c) - 1);
+      if (c == 0)
+        v[k] += 4.0 * cexp(I * 6.283185307179586 * cx_uniform(seed + 5, (uint64_t)i, 2));
+      k++;
+    }
+  }
+  coo->nnz = k;
+  ts_csr *a = NULL;
+  ts_status st = ts_csr_from_coo(ctx, coo, TS_DUPLICATES_SUM, &a);
+  ts_coo_destroy(coo);
+  return st == TS_SUCCESS ? a : NULL;
+}
+
 /* The matrix as a dense column-major n x n array (complex double). */
 static double complex *cx_dense(const ts_csr *a) {
   const int64_t n = a->rows;

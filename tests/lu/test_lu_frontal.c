@@ -118,6 +118,7 @@ static void test_structure(const ts_csr *a, const char *what) {
   options.backend = TS_BACKEND_CPU;
   ts_lu *lu = NULL;
   CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  lu->switches.whole_factors = 1; /* the fronts factor the whole matrix */
   CHECK_OK(ctx, ts_lu_analyze(lu, a));
   unsigned char *c = dense_pattern(lu);
   CHECK(c != NULL);
@@ -154,6 +155,7 @@ static void test_numeric(ts_context *context, const ts_csr *a, int float_factors
   options.float_factors = float_factors;
   ts_lu *lu = NULL;
   CHECK_OK(context, ts_lu_create(context, &options, &lu));
+  lu->switches.whole_factors = 1; /* the fronts factor the whole matrix */
   CHECK_OK(context, ts_lu_analyze(lu, a));
   ts_status column_status = ts_lu_factor(lu, a);
   CHECK(!TS_IS_ERROR(column_status));
@@ -202,6 +204,7 @@ static void test_numeric(ts_context *context, const ts_csr *a, int float_factors
             "%s: the factors changed from run to run", what);
   ts_lu *single = NULL;
   CHECK_OK(ctx_one, ts_lu_create(ctx_one, &options, &single));
+  single->switches.whole_factors = 1; /* the fronts factor the whole matrix */
   CHECK_OK(ctx_one, ts_lu_analyze(single, a));
   single->switches.numeric_method = TSI_LU_METHOD_FRONTS;
   CHECK(!TS_IS_ERROR(ts_lu_factor(single, a)));
@@ -238,6 +241,7 @@ static void test_complex_takes_columns(const ts_csr *real) {
   options.backend = TS_BACKEND_CPU;
   ts_lu *lu = NULL;
   CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  lu->switches.whole_factors = 1; /* the fronts factor the whole matrix */
   CHECK_OK(ctx, ts_lu_analyze(lu, a));
   CHECK(!TS_IS_ERROR(ts_lu_factor(lu, a)));
   const size_t bytes = (size_t)lu->lu_nnz * 2 * sizeof(double);
@@ -281,6 +285,7 @@ static void test_pivot_outcomes(void) {
     options.no_perturbation = !perturb;
     ts_lu *lu = NULL;
     CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    lu->switches.whole_factors = 1; /* the fronts factor the whole matrix */
     CHECK_OK(ctx, ts_lu_analyze(lu, a));
     const ts_status column = ts_lu_factor(lu, a);
     ts_lu_stats column_stats;

@@ -3,14 +3,30 @@
  * columns sorted within a level, every dependency crossing levels forward. */
 #include "test_lu_analysis_common.h"
 
+/* The first column of column k's diagonal block where only the diagonal
+ * blocks are factored (lu->block_ptr), else 0. */
+static int64_t block_start(const ts_lu *lu, int64_t k) {
+  int64_t b = 0;
+  while (lu->block_ptr && lu->block_ptr[b + 1] <= k)
+    b++;
+  return lu->block_ptr ? lu->block_ptr[b] : 0;
+}
+
+/* Whether column k depends on column j < k: U(j, k) or L(k, j) stored,
+ * and with the diagonal blocks factored alone, j in k's block (the entries
+ * above the blocks are M's, which no column updates). */
+static int depends(const ts_lu *lu, const unsigned char *dense, int64_t n, int64_t j, int64_t k) {
+  return (dense[j * n + k] || dense[k * n + j]) && j >= block_start(lu, k);
+}
+
 /* Naive levels from the dense pattern of L + U: column k depends on j < k
- * when U(j, k) or L(k, j) is stored. */
-static int64_t naive_levels(const unsigned char *dense, int64_t n, int64_t *level) {
+ * as above. */
+static int64_t naive_levels(const ts_lu *lu, const unsigned char *dense, int64_t n, int64_t *level) {
   int64_t most = 0;
   for (int64_t k = 0; k < n; k++) {
     level[k] = 0;
     for (int64_t j = 0; j < k; j++)
-      if ((dense[j * n + k] || dense[k * n + j]) && level[j] + 1 > level[k])
+      if (depends(lu, dense, n, j, k) && level[j] + 1 > level[k])
         level[k] = level[j] + 1;
     if (level[k] + 1 > most)
       most = level[k] + 1;
@@ -22,7 +38,7 @@ static void check_levels(const ts_lu *lu, const unsigned char *dense, int trial)
   int64_t n = lu->n;
   int64_t *want = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
   int64_t *got = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  int64_t want_levels = naive_levels(dense, n, want);
+  int64_t want_levels = naive_levels(lu, dense, n, want);
   CHECK_MSG(lu->levels == want_levels && lu->stats.levels == want_levels, "trial %d: %lld levels, want %lld", trial,
             (long long)lu->levels, (long long)want_levels);
   for (int64_t k = 0; k < n; k++)
@@ -46,7 +62,7 @@ static void check_levels(const ts_lu *lu, const unsigned char *dense, int trial)
   for (int64_t k = 0; k < n; k++) {
     mismatched += got[k] != want[k];
     for (int64_t j = 0; j < k; j++)
-      if ((dense[j * n + k] || dense[k * n + j]) && got[j] >= got[k])
+      if (depends(lu, dense, n, j, k) && got[j] >= got[k])
         backward++;
   }
   CHECK_MSG(mismatched == 0 && backward == 0, "trial %d: %lld columns on the wrong level, %lld dependencies backward",
@@ -69,7 +85,7 @@ static void test_random_patterns(void) {
     CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(NULL));
     if (st == TS_SUCCESS) {
       unsigned char *dense = matched_dense_pattern(lu, a);
-      dense_symbolic(dense, n);
+      dense_symbolic_of(lu, dense);
       check_levels(lu, dense, trial);
       free(dense);
     }

@@ -6,9 +6,11 @@
  * corpus's square matrices (singular ones reported). */
 #include "test_lu_analysis_common.h"
 
-/* Analyze with the row merge (fill_path 0) or the fill-path traversal. */
-static ts_lu *analyze_with(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, int64_t budget, int fill_path,
-                           ts_status *status) {
+/* Analyze with the row merge (fill_path 0) or the fill-path traversal,
+ * with the whole matrix's factors or (whole 0, the row merge's default) the
+ * diagonal blocks alone where the ordering finds several. */
+static ts_lu *analyze_whole(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, int64_t budget, int fill_path,
+                            int whole, ts_status *status) {
   ts_lu_options options = {0};
   options.ordering = ordering;
   options.symbolic_memory_budget = budget;
@@ -17,8 +19,14 @@ static ts_lu *analyze_with(ts_context *ctx, const ts_csr *a, ts_lu_ordering orde
   if (*status != TS_SUCCESS)
     return NULL;
   lu->switches.symbolic_fill_path = fill_path;
+  lu->switches.whole_factors = whole;
   *status = ts_lu_analyze(lu, a);
   return lu;
+}
+
+static ts_lu *analyze_with(ts_context *ctx, const ts_csr *a, ts_lu_ordering ordering, int64_t budget, int fill_path,
+                           ts_status *status) {
+  return analyze_whole(ctx, a, ordering, budget, fill_path, 0, status);
 }
 
 static ts_lu *analyze(const ts_csr *a, ts_lu_ordering ordering, int64_t budget, ts_status *status) {
@@ -36,7 +44,8 @@ static int same_analysis(const ts_lu *x, const ts_lu *y, const ts_csr *a) {
 }
 
 /* Every entry of A maps to M's entry in L + U; counts and flops follow the
- * pattern. Returns the number of problems. */
+ * pattern (in block form, U's entries beyond the row's block are updated by
+ * nothing). Returns the number of problems. */
 static int64_t check_maps_and_counts(const ts_lu *lu, const ts_csr *a) {
   int64_t n = a->rows, bad = 0;
   int64_t *col_inverse = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
@@ -52,13 +61,18 @@ static int64_t check_maps_and_counts(const ts_lu *lu, const ts_csr *a) {
         bad++;
     }
   int64_t strict_lower = 0, *u_row = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+  int64_t *block_start = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  for (int64_t b = 0; lu->block_ptr && b < lu->btf_blocks; b++)
+    for (int64_t j = lu->block_ptr[b]; j < lu->block_ptr[b + 1]; j++)
+      block_start[j] = lu->block_ptr[b];
   for (int64_t j = 0; j < n; j++)
     for (int64_t p = lu->lu_col_ptr[j]; p < lu->lu_col_ptr[j + 1]; p++) {
       if (lu->lu_row_idx[p] > j)
         strict_lower++;
-      else if (lu->lu_row_idx[p] < j)
+      else if (lu->lu_row_idx[p] < j && (!lu->block_ptr || lu->lu_row_idx[p] >= block_start[j]))
         u_row[lu->lu_row_idx[p]]++;
     }
+  free(block_start);
   double flops = 0.0;
   for (int64_t j = 0; j < n; j++) {
     double below = (double)(lu->lu_col_ptr[j + 1] - lu->diag_pos[j] - 1);
@@ -79,6 +93,7 @@ static void test_against_dense(void) {
   int have[3];
   for (int o = 0; o < 3; o++)
     have[o] = !lu_test_skip_without(orderings[o], "symbolic against dense elimination");
+  int blocked = 0;
   for (int trial = 0; trial < 120; trial++) {
     int64_t n = 1 + (trial * 37) % 80;
     double density = trial % 3 == 0 ? 0.02 : trial % 3 == 1 ? 0.06 : 0.15;
@@ -89,34 +104,54 @@ static void test_against_dense(void) {
     }
     ts_status st;
     ts_lu *lu = analyze(a, orderings[trial % 3], 0, &st);
-    CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(NULL));
-    if (st == TS_SUCCESS) {
+    ts_lu *whole = analyze_whole(NULL, a, orderings[trial % 3], 0, 0, 1, &st);
+    CHECK_MSG(st == TS_SUCCESS && lu, "trial %d: %s", trial, ts_last_error(NULL));
+    if (st == TS_SUCCESS && lu) {
+      blocked += lu->block_ptr != NULL;
+      CHECK(whole->block_ptr == NULL);
+      /* The default (the diagonal blocks alone where there are several) and
+       * the whole matrix's factors, each against its dense elimination. */
       unsigned char *dense = matched_dense_pattern(lu, a);
-      dense_symbolic(dense, n);
+      unsigned char *dense_whole = matched_dense_pattern(whole, a);
+      dense_symbolic_of(lu, dense);
+      dense_symbolic(dense_whole, n);
       int64_t differences = compare_pattern(lu, dense);
-      CHECK_MSG(differences == 0, "trial %d (n %lld, ordering %d): %lld differences", trial, (long long)n,
-                (int)orderings[trial % 3], (long long)differences);
+      CHECK_MSG(differences == 0, "trial %d (n %lld, ordering %d, %lld blocks alone): %lld differences", trial,
+                (long long)n, (int)orderings[trial % 3], (long long)(lu->block_ptr ? lu->btf_blocks : 0),
+                (long long)differences);
       CHECK_MSG(check_maps_and_counts(lu, a) == 0, "trial %d: entry map or counts", trial);
+      CHECK_MSG(compare_pattern(whole, dense_whole) == 0, "trial %d: the whole matrix's factors", trial);
+      CHECK_MSG(check_maps_and_counts(whole, a) == 0, "trial %d: the whole matrix's entry map or counts", trial);
+      /* With the same block form, the whole matrix's factors add U's
+       * off-diagonal blocks' fill and updates. */
+      if (whole->btf_blocks > 1)
+        CHECK(whole->stats.flops >= lu->stats.flops && whole->lu_nnz >= lu->lu_nnz);
 
       /* A one-byte budget: one row per chunk, the same pattern; and the
-       * fill-path traversal, with both budgets. */
+       * fill-path traversal (the whole matrix's factors), with both budgets. */
       for (int fill_path = 0; fill_path < 2; fill_path++) {
         ts_lu *tiny = analyze_with(NULL, a, orderings[trial % 3], 1, fill_path, &st);
         CHECK(st == TS_SUCCESS);
         if (st == TS_SUCCESS) {
           CHECK(tiny->stats.symbolic_chunks == n);
-          CHECK_MSG(compare_pattern(tiny, dense) == 0, "trial %d, fill path %d, one row per chunk", trial, fill_path);
+          CHECK_MSG(compare_pattern(tiny, fill_path ? dense_whole : dense) == 0,
+                    "trial %d, fill path %d, one row per chunk", trial, fill_path);
         }
         ts_lu_destroy(tiny);
       }
       ts_lu *reference = analyze_with(NULL, a, orderings[trial % 3], 0, 1, &st);
-      CHECK(st == TS_SUCCESS && same_analysis(lu, reference, a));
+      CHECK(st == TS_SUCCESS && same_analysis(whole, reference, a));
       ts_lu_destroy(reference);
       free(dense);
+      free(dense_whole);
     }
     ts_lu_destroy(lu);
+    ts_lu_destroy(whole);
     ts_csr_destroy(a);
   }
+  /* Random patterns of these densities fall apart into blocks often. */
+  if (have[1])
+    CHECK_MSG(blocked > 0, "no trial factored its diagonal blocks alone");
 }
 
 /* Budgets forcing many chunks give exactly the pattern of large chunks, on

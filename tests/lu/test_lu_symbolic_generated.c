@@ -19,6 +19,7 @@ static ts_lu *analyze_with(const ts_csr *a, ts_lu_ordering ordering, int fill_pa
   if (ts_lu_create(fill_path ? single_thread : NULL, &options, &lu) != TS_SUCCESS)
     return NULL;
   lu->switches.symbolic_fill_path = fill_path;
+  lu->switches.whole_factors = 1; /* both algorithms find L + U of the whole matrix */
   ts_status st = ts_lu_analyze(lu, a);
   CHECK_MSG(st == TS_SUCCESS, "%s", ts_last_error(NULL));
   if (st != TS_SUCCESS) {

@@ -24,6 +24,10 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   free(lu->diag_pos);
   free(lu->level_ptr);
   free(lu->level_cols);
+  free(lu->block_ptr);
+  free(lu->block_begin);
+  lu->block_ptr = NULL;
+  lu->block_begin = NULL;
   lu->row_perm = lu->col_perm = NULL;
   lu->row_scale = lu->col_scale = NULL;
   lu->a_row_ptr = NULL;

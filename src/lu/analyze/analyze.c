@@ -144,6 +144,25 @@ static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *match
   return st;
 }
 
+/* The bounds of the diagonal blocks from each column's block (ascending),
+ * for the host's factorization of the diagonal blocks alone. */
+static ts_status take_block_bounds(ts_lu *lu, const int32_t *block_of) {
+  lu->block_ptr = tsi_malloc_array(lu->btf_blocks + 1, sizeof(int64_t));
+  if (!lu->block_ptr)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the bounds of %lld blocks",
+                     (long long)lu->btf_blocks);
+  int64_t b = 0;
+  lu->block_ptr[0] = 0;
+  for (int64_t k = 1; k < lu->n; k++)
+    if (block_of[k] != block_of[k - 1])
+      lu->block_ptr[++b] = k;
+  if (b + 1 != lu->btf_blocks)
+    return tsi_error(lu->ctx, TS_ERROR_INTERNAL, "ts_lu_analyze: the ordering named %lld blocks, its columns %lld",
+                     (long long)lu->btf_blocks, (long long)(b + 1));
+  lu->block_ptr[lu->btf_blocks] = lu->n;
+  return TS_SUCCESS;
+}
+
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_analyze: lu is NULL");
@@ -221,6 +240,18 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     goto cleanup;
   }
 
+  /* On the host, the diagonal blocks alone: nothing above them is formed,
+   * so there is no fill above the blocks to weigh against the whole
+   * matrix's ordering. */
+  const int blocks_alone = lu->btf_blocks > 1 && block_of && tsi_lu_blocks_alone_allowed(lu);
+  if (blocks_alone)
+    st = take_block_bounds(lu, block_of);
+  if (st != TS_SUCCESS) {
+    free(matching);
+    free(block_of);
+    goto cleanup;
+  }
+
   start = end;
   const int symbolic_on_gpu = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC);
   st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
@@ -229,7 +260,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   /* Little work above the blocks (none on sherman5 and fs_183_6): the block
    * form stands without the comparison. The comparison runs on both
    * backends, so that the analysis is the same on both. */
-  if (st == TS_SUCCESS && lu->btf_blocks > 1 && matching && block_of &&
+  if (st == TS_SUCCESS && !blocks_alone && lu->btf_blocks > 1 && matching && block_of &&
       flops_above_blocks(lu, block_of) > TSI_LU_BTF_ABOVE_SHARE * lu->stats.flops)
     st = keep_less_fill(lu, a, matching, symbolic_on_gpu);
   free(matching);

@@ -61,8 +61,10 @@ static double pattern_flops(const ts_lu *lu) {
 static ts_status analyse_pattern(ts_lu_batch *batch, int64_t p, const ts_csr *a) {
   tsi_lu_batch_pattern *pattern = &batch->patterns[p];
   ts_status st = ts_lu_create(batch->ctx, &batch->options, &pattern->lu);
-  if (st == TS_SUCCESS)
+  if (st == TS_SUCCESS) {
+    pattern->lu->switches.whole_factors = 1; /* the batch's kernels factor L + U of the whole matrix */
     st = ts_lu_analyze(pattern->lu, a);
+  }
   if (st != TS_SUCCESS) {
     char detail[TSI_MESSAGE_SIZE];
     snprintf(detail, sizeof detail, "%s", ts_last_error(batch->ctx));

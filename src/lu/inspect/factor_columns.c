@@ -55,10 +55,12 @@ static void static_columns(const ts_lu *lu, bool want_l, bool unit, tsi_lu_colum
   int64_t l_used = 0, u_used = 0;
   for (int64_t k = 0; k < n; k++) {
     const int64_t begin = lu->lu_col_ptr[k], diag = lu->diag_pos[k], end = lu->lu_col_ptr[k + 1];
-    c->u_col_ptr[k] = u_used;
-    for (int64_t p = begin; p <= diag; p++) {
-      c->u_row_idx[u_used] = lu->lu_row_idx[p];
-      put_static(lu, c->u_values, u_used++, p);
+    if (!lu->block_ptr) { /* in block form, U of the whole matrix is already there (tsi_lu_whole_upper) */
+      c->u_col_ptr[k] = u_used;
+      for (int64_t p = begin; p <= diag; p++) {
+        c->u_row_idx[u_used] = lu->lu_row_idx[p];
+        put_static(lu, c->u_values, u_used++, p);
+      }
     }
     if (!want_l)
       continue;
@@ -72,7 +74,8 @@ static void static_columns(const ts_lu *lu, bool want_l, bool unit, tsi_lu_colum
       put_static(lu, c->l_values, l_used++, p);
     }
   }
-  c->u_col_ptr[n] = u_used;
+  if (!lu->block_ptr)
+    c->u_col_ptr[n] = u_used;
   if (want_l)
     c->l_col_ptr[n] = l_used;
   memcpy(c->row_perm, lu->row_perm, (size_t)n * sizeof *c->row_perm);
@@ -132,13 +135,20 @@ ts_status tsi_lu_columns_get(ts_lu *lu, bool want_l, bool with_unit_diagonal, ts
       u_count += lu->diag_pos[k] - lu->lu_col_ptr[k] + 1;
     l_count = lu->lu_nnz - u_count;
   }
+  /* The diagonal blocks factored alone: U of the whole matrix formed here. */
+  const bool whole_upper = !lu->pivoted && lu->block_ptr;
+  if (whole_upper) {
+    ts_status st = tsi_lu_whole_upper(lu, &columns->u_col_ptr, &columns->u_row_idx, &columns->u_values, caller);
+    if (st != TS_SUCCESS)
+      return st;
+  }
   if (with_unit_diagonal)
     l_count += n;
   columns->n = n;
   columns->parts = tsi_lu_parts(lu);
-  bool allocated =
-      allocate_triangle(n, u_count, columns->parts, &columns->u_col_ptr, &columns->u_row_idx, &columns->u_values) &&
-      (columns->row_perm = tsi_malloc_array(n > 0 ? n : 1, sizeof *columns->row_perm)) != NULL;
+  bool allocated = (whole_upper || allocate_triangle(n, u_count, columns->parts, &columns->u_col_ptr,
+                                                     &columns->u_row_idx, &columns->u_values)) &&
+                   (columns->row_perm = tsi_malloc_array(n > 0 ? n : 1, sizeof *columns->row_perm)) != NULL;
   if (allocated && want_l)
     allocated =
         allocate_triangle(n, l_count, columns->parts, &columns->l_col_ptr, &columns->l_row_idx, &columns->l_values);

@@ -54,6 +54,13 @@ ts_status tsi_lu_columns_get(ts_lu *lu, bool want_l, bool with_unit_diagonal, ts
                              const char *caller);
 void tsi_lu_columns_free(tsi_lu_columns *columns);
 
+/* U of the whole matrix, with U_kj = L_kk^-1 M_kj above the diagonal
+ * blocks, from the factors of the diagonal blocks alone (lu->block_ptr set,
+ * host factors): columns with sorted rows, the diagonal last, values as
+ * tsi_lu_columns holds them; the caller frees the three arrays. */
+ts_status tsi_lu_whole_upper(const ts_lu *lu, int64_t **col_ptr, int32_t **row_idx, double **values,
+                             const char *caller);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,7 +39,9 @@ ts_status tsi_lu_levelize_cpu(ts_lu *lu) {
   int32_t deepest = -1;
   for (int64_t k = 0; k < n; k++) {
     int32_t at = level[k];
-    for (int64_t p = col_ptr[k]; p < diag[k]; p++) {
+    /* With the diagonal blocks factored alone, the entries above a column's
+     * block are M's, which no column updates: no dependency. */
+    for (int64_t p = lu->block_begin ? lu->block_begin[k] : col_ptr[k]; p < diag[k]; p++) {
       int32_t above = level[row_idx[p]] + 1;
       at = above > at ? above : at;
     }

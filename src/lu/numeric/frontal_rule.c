@@ -95,6 +95,8 @@ bool tsi_lu_frontal_chosen(ts_lu *lu, int64_t free_bytes, const char **reason) {
 }
 
 bool tsi_lu_frontal_chosen_host(ts_lu *lu) {
+  if (lu->block_ptr)
+    return false; /* the fronts factor the whole matrix */
   if (lu->switches.numeric_method != TSI_LU_METHOD_AUTO)
     return lu->switches.numeric_method == TSI_LU_METHOD_FRONTS;
   const double entries = (double)(lu->lu_nnz > 0 ? lu->lu_nnz : 1);

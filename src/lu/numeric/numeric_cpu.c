@@ -242,7 +242,9 @@ static ts_status check_schedule(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
           tsi_error(lu->ctx, TS_ERROR_INTERNAL, "LU numeric phase: column %lld has no diagonal position", (long long)k);
       goto cleanup;
     }
-    for (int64_t p = begin; p < diag; p++) {
+    /* In block form the entries above the column's block are M's, read by
+     * no update (lu_factor_column): no dependency. */
+    for (int64_t p = lu->block_begin ? lu->block_begin[k] : begin; p < diag; p++) {
       int32_t j = lu->lu_row_idx[p];
       if (j < 0 || j >= k || level_of[j] >= level_of[k]) {
         status = tsi_error(lu->ctx, TS_ERROR_INTERNAL,
@@ -410,8 +412,15 @@ static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_
 
 /* Threads of the factorization: its work as the analysis estimated it
  * (flops, and a share per entry of L + U for the loads and stores) against
- * the rule of lu_backend.c. */
-static int factor_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, lu->factor_work); }
+ * the rule of lu_backend.c, and one thread where the levels are too thin to
+ * share (TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL; the tests' thread switch
+ * overrides it). */
+static int factor_threads(const ts_lu *lu) {
+  if (lu->switches.cpu_threads <= 0 && lu->levels > 0 &&
+      lu->factor_work < TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL * (double)lu->levels)
+    return 1;
+  return tsi_lu_host_threads(lu, TSI_LU_WORK_FACTOR, lu->factor_work);
+}
 
 ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   ts_status status = TS_SUCCESS;

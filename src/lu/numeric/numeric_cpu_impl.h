@@ -112,6 +112,9 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
  * U(:, k) = x(rows <= k) and L(:, k) = x(rows > k) / x(k). Every column j
  * read here lies in an earlier level, so columns of one level run in any
  * order on any thread with the same result. x is zero on entry and exit.
+ * With the diagonal blocks factored alone (lu->block_begin), the column is
+ * its block's part only: the updates by columns of earlier blocks, which
+ * would form L_jj^-1 A_jk above the block, are not made.
  * outcome->max_l and max_u hold the largest |L| and |U| seen so far (the
  * thread's) on entry and fold in the column's on exit: with the running
  * maximum as the start, the complex bound test of TSI_MAX_ABS skips the
@@ -125,7 +128,9 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
-  const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
+  /* In block form the column starts at its own block: the entries above it
+   * are M's off-diagonal blocks, loaded with M and never updated. */
+  const int64_t begin = lu->block_begin ? lu->block_begin[k] : col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
   int64_t flops = 0;
   double max_l = outcome->max_l, max_u = outcome->max_u; /* largest |L| and |U| as stored, for the pivot check */
 

@@ -6,11 +6,13 @@
  * complex double); factors in single precision are widened as they are
  * read. The transposed solves conjugate the factors when asked (A^H). */
 
-/* y = L^{-1} y, column-oriented forward substitution. */
-static void TSI_NAME(lu_lower_solve)(const ts_lu *lu, const TSI_VALUE *values, TSI_WORK *y) {
+/* y = L^{-1} y over columns [first, last) of L (a diagonal block, or all of
+ * them), column-oriented forward substitution. */
+static void TSI_NAME(lu_lower_solve)(const ts_lu *lu, const TSI_VALUE *values, int64_t first, int64_t last,
+                                     TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
-  for (int64_t j = 0; j < lu->n; j++) {
+  for (int64_t j = first; j < last; j++) {
     const TSI_WORK y_j = y[j];
     if (TSI_W_IS_ZERO(y_j))
       continue;
@@ -19,11 +21,14 @@ static void TSI_NAME(lu_lower_solve)(const ts_lu *lu, const TSI_VALUE *values, T
   }
 }
 
-/* y = U^{-1} y, column-oriented back substitution. */
-static void TSI_NAME(lu_upper_solve)(const ts_lu *lu, const TSI_VALUE *values, TSI_WORK *y) {
+/* y = U^{-1} y over columns [first, last) of U, column-oriented back
+ * substitution; each column's entries above the range (in block form, M's
+ * off-diagonal blocks) update the rows of earlier columns. */
+static void TSI_NAME(lu_upper_solve)(const ts_lu *lu, const TSI_VALUE *values, int64_t first, int64_t last,
+                                     TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
-  for (int64_t j = lu->n - 1; j >= 0; j--) {
+  for (int64_t j = last - 1; j >= first; j--) {
     const TSI_WORK y_j = TSI_W_DIV(y[j], TSI_WIDEN(values[diag_pos[j]]));
     y[j] = y_j;
     if (TSI_W_IS_ZERO(y_j))
@@ -33,13 +38,16 @@ static void TSI_NAME(lu_upper_solve)(const ts_lu *lu, const TSI_VALUE *values, T
   }
 }
 
-/* y = U^{-T} y (U^{-H} y with conjugate): column j of U is row j of U^T, so
- * each step is a dot product. */
-static void TSI_NAME(lu_upper_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate, TSI_WORK *y) {
+/* y = U^{-T} y (U^{-H} y with conjugate) over columns [first, last): column
+ * j of U is row j of U^T, so each step is a dot product, which reads the
+ * final values of the rows above the range (in block form, through M's
+ * off-diagonal blocks). */
+static void TSI_NAME(lu_upper_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate, int64_t first,
+                                               int64_t last, TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   (void)conjugate;
-  for (int64_t j = 0; j < lu->n; j++) {
+  for (int64_t j = first; j < last; j++) {
     TSI_WORK sum = y[j];
     for (int64_t p = col_ptr[j]; p < diag_pos[j]; p++)
       sum = TSI_W_MINUS_PRODUCT(sum, TSI_W_CONJ_IF(TSI_WIDEN(values[p]), conjugate), y[row_idx[p]]);
@@ -47,12 +55,14 @@ static void TSI_NAME(lu_upper_transpose_solve)(const ts_lu *lu, const TSI_VALUE 
   }
 }
 
-/* y = L^{-T} y (L^{-H} y with conjugate; unit diagonal). */
-static void TSI_NAME(lu_lower_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate, TSI_WORK *y) {
+/* y = L^{-T} y (L^{-H} y with conjugate; unit diagonal) over columns
+ * [first, last). */
+static void TSI_NAME(lu_lower_transpose_solve)(const ts_lu *lu, const TSI_VALUE *values, bool conjugate, int64_t first,
+                                               int64_t last, TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   (void)conjugate;
-  for (int64_t j = lu->n - 1; j >= 0; j--) {
+  for (int64_t j = last - 1; j >= first; j--) {
     TSI_WORK sum = y[j];
     for (int64_t p = diag_pos[j] + 1; p < col_ptr[j + 1]; p++)
       sum = TSI_W_MINUS_PRODUCT(sum, TSI_W_CONJ_IF(TSI_WIDEN(values[p]), conjugate), y[row_idx[p]]);
@@ -66,6 +76,12 @@ static void TSI_NAME(lu_lower_transpose_solve)(const ts_lu *lu, const TSI_VALUE 
  *   A x = b:   y = P Dr b,   y = U^{-1} L^{-1} y,   x = Dc Q y;
  *   A^T x = b: y = Q^T Dc b, y = L^{-T} U^{-T} y,   x = Dr P^T y;
  *   A^H x = b: as A^T with the factors conjugated.
+ * With the diagonal blocks factored alone (lu->block_ptr), M x = y is solved
+ * by block back substitution, x_k = U_kk^-1 L_kk^-1 (y_k - sum_j>k M_kj x_j),
+ * the last block first, the products with M's off-diagonal blocks made by
+ * the upper solve's columns; M^T x = y by block forward substitution, the
+ * first block first (KLU's solves: Davis and Palamadai Natarajan, ACM TOMS
+ * 37(3), 2010).
  */
 static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values, ts_operation op, const TSI_WORK *rhs,
                                        TSI_WORK *x, TSI_WORK *y) {
@@ -75,16 +91,30 @@ static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values,
   if (op == TS_OP_NONE) {
     for (int64_t i = 0; i < n; i++)
       y[i] = TSI_W_SCALE(row_scale[row_perm[i]], rhs[row_perm[i]]);
-    TSI_NAME(lu_lower_solve)(lu, values, y);
-    TSI_NAME(lu_upper_solve)(lu, values, y);
+    if (lu->block_ptr) {
+      for (int64_t b = lu->btf_blocks - 1; b >= 0; b--) {
+        TSI_NAME(lu_lower_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], y);
+        TSI_NAME(lu_upper_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], y);
+      }
+    } else {
+      TSI_NAME(lu_lower_solve)(lu, values, 0, n, y);
+      TSI_NAME(lu_upper_solve)(lu, values, 0, n, y);
+    }
     for (int64_t j = 0; j < n; j++)
       x[col_perm[j]] = TSI_W_SCALE(col_scale[col_perm[j]], y[j]);
   } else {
     const bool conjugate = op == TS_OP_CONJ_TRANSPOSE;
     for (int64_t j = 0; j < n; j++)
       y[j] = TSI_W_SCALE(col_scale[col_perm[j]], rhs[col_perm[j]]);
-    TSI_NAME(lu_upper_transpose_solve)(lu, values, conjugate, y);
-    TSI_NAME(lu_lower_transpose_solve)(lu, values, conjugate, y);
+    if (lu->block_ptr) {
+      for (int64_t b = 0; b < lu->btf_blocks; b++) {
+        TSI_NAME(lu_upper_transpose_solve)(lu, values, conjugate, lu->block_ptr[b], lu->block_ptr[b + 1], y);
+        TSI_NAME(lu_lower_transpose_solve)(lu, values, conjugate, lu->block_ptr[b], lu->block_ptr[b + 1], y);
+      }
+    } else {
+      TSI_NAME(lu_upper_transpose_solve)(lu, values, conjugate, 0, n, y);
+      TSI_NAME(lu_lower_transpose_solve)(lu, values, conjugate, 0, n, y);
+    }
     for (int64_t i = 0; i < n; i++)
       x[row_perm[i]] = TSI_W_SCALE(row_scale[row_perm[i]], y[i]);
   }

@@ -49,6 +49,25 @@ typedef struct column_cursor {
   int32_t offset; /* that entry's place in the row of M (and of A) */
 } column_cursor;
 
+/* In block form, where each column's own block starts among its sorted
+ * rows: the entries before are M's off-diagonal blocks. */
+static ts_status find_block_begins(ts_lu *lu) {
+  const int64_t n = lu->n;
+  free(lu->block_begin);
+  lu->block_begin = tsi_malloc_array(n > 0 ? n : 1, sizeof(int64_t));
+  if (!lu->block_begin)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the block starts of %lld columns",
+                     (long long)n);
+  for (int64_t b = 0; b < lu->btf_blocks; b++)
+    for (int64_t k = lu->block_ptr[b]; k < lu->block_ptr[b + 1]; k++) {
+      int64_t p = lu->lu_col_ptr[k];
+      while (lu->lu_row_idx[p] < lu->block_ptr[b])
+        p++;
+      lu->block_begin[k] = p;
+    }
+  return TS_SUCCESS;
+}
+
 /* The rows of L + U (any order within a row) to columns with sorted rows,
  * in one sweep of the rows in increasing order (a counting sort by column):
  * each entry's place is known as it is written, so the position of each
@@ -83,6 +102,8 @@ static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const tsi_lu_rows *
     col_ptr[j + 1] += col_ptr[j];
     cursor[j] = (column_cursor){.fill = col_ptr[j], .mark = 0, .offset = 0};
   }
+  const int64_t *block_ptr = lu->block_ptr;
+  int64_t block = 0;
   for (int64_t i = 0; i < n; i++) {
     const int32_t row_mark = (int32_t)i + 1;
     const int64_t a_first = a->row_ptr[lu->row_perm[i]];
@@ -92,12 +113,16 @@ static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const tsi_lu_rows *
       c->offset = (int32_t)(q - m_ptr[i]);
     }
     int64_t upper = 0, found = 0;
+    if (block_ptr)
+      while (block_ptr[block + 1] <= i)
+        block++;
+    const int64_t block_end = block_ptr ? block_ptr[block + 1] : n;
     for (int64_t p = row_ptr[i]; p < row_ptr[i + 1]; p++) {
       int32_t j = row_idx[p];
       column_cursor *c = &cursor[j];
       int64_t at = c->fill++;
       lu_row_idx[at] = (int32_t)i;
-      upper += j > i;
+      upper += j > i && j < block_end; /* the entries the elimination updates */
       if (j == i)
         diag_pos[j] = at;
       if (c->mark == row_mark) {
@@ -124,6 +149,11 @@ static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const tsi_lu_rows *
     }
   }
   lu->lu_nnz = nnz;
+  if (block_ptr) {
+    st = find_block_begins(lu);
+    if (st != TS_SUCCESS)
+      goto cleanup;
+  }
 
   /* nnz(L) (unit diagonal counted), nnz(U) (diagonal included) and the
    * flops of a right-looking numeric factorization in this pattern: column

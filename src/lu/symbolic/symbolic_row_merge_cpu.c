@@ -26,7 +26,12 @@
  * working memory is some ten words per row whatever the budget (per-row
  * slots of 2n + n words made it chunk x 12n bytes, memset and cycled
  * through, several times slower). Each row's pruning is applied at once.
- * The pattern does not depend on the chunks. */
+ * The pattern does not depend on the chunks.
+ *
+ * With the diagonal blocks factored alone (lu->block_ptr), a row takes into
+ * its merge only the U entries of its own block: its entries of M in later
+ * blocks are kept as they are but listed after the scanned part, so that no
+ * later row reaches them (no fill above the blocks). */
 #include "lu/symbolic/symbolic_internal.h"
 
 #include <stdlib.h>
@@ -84,6 +89,8 @@ typedef struct row_merge {
   int32_t *frontier; /* n: vertices below the row to expand, from the front;
                         rows to prune, from the back (both L entries) */
   int32_t *lower;    /* n: the row's L entries */
+  int32_t *far;      /* n: the row's entries of M beyond its block (block form) */
+  int64_t block_end; /* the end of the current row's block: n for the whole matrix */
 } row_merge;
 
 /* Room for `needed` entries in s->row_idx, growing it by doubling. */
@@ -112,7 +119,7 @@ static void prune_row(row_merge *s, int32_t k, int32_t j) {
   finished_row *f = &s->finished[k];
   int32_t *list = s->row_idx + f->where.start;
   int64_t kept = 0;
-  for (int64_t p = 0; p < s->u_len[k]; p++)
+  for (int64_t p = 0; p < f->scan_len; p++) /* unpruned: the row's entries within its block */
     if (list[p] <= j) {
       int32_t keep = list[p];
       list[p] = list[kept];
@@ -135,7 +142,8 @@ static int64_t merge_row(row_merge *s, int32_t i) {
   int32_t *frontier = s->frontier, *lower_entries = s->lower;
   int32_t *upper_entries = s->row_idx + s->row_ptr[i];
   const int32_t mark = i + 1;
-  int64_t upper = 0, lower = 0, depth = 0, prune = 0;
+  const int64_t block_end = s->block_end;
+  int64_t upper = 0, lower = 0, depth = 0, prune = 0, far = 0;
   vertex[i].stamp = mark;
   vertex[i].column_count++;
   for (int64_t p = s->m_ptr[i]; p < s->m_ptr[i + 1]; p++) {
@@ -147,8 +155,10 @@ static int64_t merge_row(row_merge *s, int32_t i) {
     if (x < i) {
       frontier[depth++] = x;
       lower_entries[lower++] = x;
-    } else {
+    } else if (x < block_end) {
       upper_entries[upper++] = x;
+    } else {
+      s->far[far++] = x;
     }
   }
   while (depth > 0) {
@@ -175,8 +185,12 @@ static int64_t merge_row(row_merge *s, int32_t i) {
       }
     }
   }
-  upper_entries[upper] = i;
-  s->u_len[i] = (int32_t)upper;
+  /* The entries beyond the block after the scanned ones: later rows (all
+   * of this block, or later blocks) never read them. */
+  for (int64_t f = 0; f < far; f++)
+    upper_entries[upper + f] = s->far[f];
+  upper_entries[upper + far] = i;
+  s->u_len[i] = (int32_t)(upper + far);
   s->finished[i] = (finished_row){.where.start = s->row_ptr[i], .scan_len = (int32_t)upper, .state = UNPRUNED};
   /* Rows still unpruned, at the first row that can prune them. */
   for (int64_t c = 0; c < prune; c++)
@@ -187,7 +201,14 @@ static int64_t merge_row(row_merge *s, int32_t i) {
 /* Rows [begin, end) in chunks of `chunk`, counted. */
 static ts_status run_part(ts_lu *lu, row_merge *s, int64_t begin, int64_t end, int64_t chunk, int64_t *chunks) {
   *chunks += (end - begin + chunk - 1) / chunk;
+  const int64_t *block_ptr = lu->block_ptr;
+  int64_t block = 0;
   for (int64_t i = begin; i < end; i++) {
+    if (block_ptr) {
+      while (block_ptr[block + 1] <= i)
+        block++;
+      s->block_end = block_ptr[block + 1];
+    }
     /* Strict U and the diagonal: at most n - i words. */
     ts_status st = reserve_entries(lu, s, s->row_ptr[i] + (s->n - i));
     if (st != TS_SUCCESS)
@@ -206,14 +227,15 @@ static ts_status run_part(ts_lu *lu, row_merge *s, int64_t begin, int64_t end, i
 ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows) {
   ts_status st = TS_SUCCESS;
   const int64_t n = rows->n;
-  row_merge s = {.n = n, .m_ptr = rows->m_ptr, .m_idx = rows->m_idx};
+  row_merge s = {.n = n, .m_ptr = rows->m_ptr, .m_idx = rows->m_idx, .block_end = n};
   s.row_ptr = tsi_calloc_array(n + 1, sizeof(int64_t));
   s.u_len = tsi_malloc_array(n, sizeof(int32_t));
   s.finished = tsi_malloc_array(n, sizeof(finished_row));
   s.vertex = tsi_calloc_array(n, sizeof(vertex_state));
   s.frontier = tsi_malloc_array(n, sizeof(int32_t));
   s.lower = tsi_malloc_array(n, sizeof(int32_t));
-  if (!s.row_ptr || !s.u_len || !s.finished || !s.vertex || !s.frontier || !s.lower) {
+  s.far = tsi_malloc_array(n, sizeof(int32_t));
+  if (!s.row_ptr || !s.u_len || !s.finished || !s.vertex || !s.frontier || !s.lower || !s.far) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the symbolic phase's arrays");
     goto cleanup;
   }
@@ -259,5 +281,6 @@ cleanup:
   free(s.vertex);
   free(s.frontier);
   free(s.lower);
+  free(s.far);
   return st;
 }
