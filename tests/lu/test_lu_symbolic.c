@@ -61,7 +61,7 @@ static int64_t check_maps_and_counts(const ts_lu *lu, const ts_csr *a) {
         bad++;
     }
   int64_t strict_lower = 0, *u_row = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-  int64_t *block_start = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  int64_t *block_start = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t)); /* 0: one block */
   for (int64_t b = 0; lu->block_ptr && b < lu->btf_blocks; b++)
     for (int64_t j = lu->block_ptr[b]; j < lu->block_ptr[b + 1]; j++)
       block_start[j] = lu->block_ptr[b];

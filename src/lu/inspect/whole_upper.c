@@ -22,7 +22,7 @@ typedef struct upper_columns {
 } upper_columns;
 
 static bool reserve(upper_columns *u, int64_t more) {
-  if (u->used + more <= u->capacity)
+  if (u->row_idx && u->values && u->used + more <= u->capacity)
     return true;
   int64_t capacity = u->capacity > 0 ? u->capacity : 1024;
   while (capacity < u->used + more)
@@ -65,9 +65,10 @@ static void subtract_column(const ts_lu *lu, int64_t j, double *w, int64_t *mark
       w[r] -= factor_value(lu, p, 0) * w[j];
     } else {
       const tsi_complex128 l = tsi_z(factor_value(lu, p, 0), factor_value(lu, p, 1));
+      const int64_t at = 2 * (int64_t)r;
       const tsi_complex128 product = tsi_z_mul(l, tsi_z(w[2 * j], w[2 * j + 1]));
-      w[2 * r] -= product.re;
-      w[2 * r + 1] -= product.im;
+      w[at] -= product.re;
+      w[at + 1] -= product.im;
     }
   }
 }
@@ -112,7 +113,7 @@ ts_status tsi_lu_whole_upper(const ts_lu *lu, int64_t **col_ptr, int32_t **row_i
     }
     if (ok && (ok = reserve(&u, diag + 1 - own)))
       for (int64_t p = own; p <= diag; p++) {
-        double value[2];
+        double value[2] = {0.0, 0.0};
         for (int64_t part = 0; part < parts; part++)
           value[part] = factor_value(lu, p, part);
         append(&u, lu->lu_row_idx[p], value);
