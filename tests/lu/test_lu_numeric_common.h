@@ -176,6 +176,28 @@ static inline int lu_test_dense_solve_many(double *d, double *b, int64_t n, int6
 
 static inline int lu_test_dense_solve(double *d, double *b, int64_t n) { return lu_test_dense_solve_many(d, b, n, 1); }
 
+/* max |x - x_dense| for op(A) x = b, x_dense by dense elimination (small n
+ * only), and max |x_dense| in *size; -1 when the dense solve fails. */
+static inline double lu_test_dense_gap(const ts_csr *a, int transpose, const double *b, const double *x, double *size) {
+  const int64_t n = a->rows;
+  double *d = lu_test_dense(a, transpose), *ref = malloc((size_t)(n > 0 ? n : 1) * sizeof *ref);
+  double gap = -1.0;
+  *size = 0.0;
+  if (d && ref) {
+    memcpy(ref, b, (size_t)n * sizeof *ref);
+    if (lu_test_dense_solve(d, ref, n) == 0) {
+      gap = 0.0;
+      for (int64_t i = 0; i < n; i++) {
+        gap = fmax(gap, fabs(x[i] - ref[i]));
+        *size = fmax(*size, fabs(ref[i]));
+      }
+    }
+  }
+  free(d);
+  free(ref);
+  return gap;
+}
+
 /* |A^{-1}|_inf |A|_inf from the dense matrix (small n only). */
 static inline double lu_test_condition(const ts_csr *a) {
   int64_t n = a->rows;
