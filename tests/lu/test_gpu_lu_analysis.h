@@ -53,6 +53,9 @@ static inline ts_lu *analyze_on(ts_context *ctx, const ts_csr *a, ts_lu_ordering
   lu->switches.symbolic_memory = setup.symbolic_memory;
   lu->switches.symbolic_window_bits = setup.window_bits;
   lu->switches.symbolic_hash_words = setup.hash_words;
+  /* The GPU paths factor the whole matrix; a host analysis off a CUDA
+   * context would take the block form's diagonal blocks alone. */
+  lu->switches.whole_factors = 1;
   *status = ts_lu_analyze(lu, a);
   return lu;
 }
