@@ -107,9 +107,13 @@ struct tsi_lu_switches {
    * memory); tail_search (non-zero: the sparse tail's gather finds U(j, k) by
    * binary search even with a dense scratch to map the column in);
    * level_sync (non-zero: the left-looking levels run one launch per level
-   * instead of the dataflow launches). */
+   * instead of the dataflow launches); tail_block_row (> 0: rows of L
+   * longer than this go to the sparse tail gather's whole block instead of
+   * TSI_LU_TAIL_BLOCK_ROW, the tests' way to reach that path on small
+   * matrices). */
   int gpu_global_columns;
   int gpu_tail_search;
+  int64_t gpu_tail_block_row;
   int gpu_level_sync;
   /* GPU solves, read at every solve: non-zero, one launch per level instead
    * of the synchronisation-free launch (the reference the tests compare the

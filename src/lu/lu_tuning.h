@@ -245,6 +245,15 @@
  * spreads over. */
 #define TSI_LU_TAIL_GATHER_THREADS 512
 #define TSI_LU_TAIL_LONG_ROW 32
+/* Rows of L longer than this (a rail's row, as long as the order) go to
+ * the whole block of the gather: the products of a chunk of terms of up to
+ * TSI_LU_TAIL_BLOCK_ENTRIES entries at once, in TSI_LU_TAIL_BLOCK_BYTES of
+ * shared memory, each entry's subtractions then by one thread. */
+#define TSI_LU_TAIL_BLOCK_ROW 1024
+/* Terms of a row of L whose loads a thread of the gather issues together. */
+#define TSI_LU_TAIL_BATCH 8
+#define TSI_LU_TAIL_BLOCK_ENTRIES 4
+#define TSI_LU_TAIL_BLOCK_BYTES 32768
 #define TSI_LU_TAIL_STEP_THREADS 256
 #define TSI_LU_TAIL_STEP_BLOCKS 4096
 

@@ -26,25 +26,41 @@ __device__ __forceinline__ int64_t tail_find(const factor_args &a, const int32_t
  * tail_start of row i of L, in increasing order, where U(j, k) is an entry
  * of column k (found below min(p, first_tail)) and not zero: the
  * operations, and the order, of the host's left-looking update
- * (tail_gather_order_gpu.c). */
+ * (tail_gather_order_gpu.c). TSI_LU_TAIL_BATCH terms at a time, their
+ * loads issued together before their subtractions (each term's loads are a
+ * chain of three: its column, its place in column k, its values). */
 template <typename T>
 __device__ __forceinline__ void gather_entry(const factor_args &a, const T *values, const int32_t *map, int64_t p,
                                              int64_t begin, int64_t first_tail, int64_t tail_start) {
   using W = work_of<T>;
+  constexpr int batch = TSI_LU_TAIL_BATCH;
   W *acc = (W *)a.acc;
   const int32_t i = a.row_idx[p];
-  const int64_t search_end = p < first_tail ? p : first_tail;
+  const int64_t search_end = p < first_tail ? p : first_tail, row_end = a.lrow_ptr[i + 1];
   W x = acc[p];
-  for (int64_t e = a.lrow_ptr[i]; e < a.lrow_ptr[i + 1]; e++) {
-    const int32_t j = a.lrow_col[e];
-    if (j >= tail_start)
-      break; /* columns j of the tail come later, from tail_step */
-    const int64_t pj = tail_find(a, map, begin, search_end, j);
-    if (pj < 0)
-      continue;
-    const W u = acc[pj];
-    if (!is_zero(u))
-      x = minus_product(x, widen(values[a.lrow_pos[e]]), u);
+  for (int64_t base = a.lrow_ptr[i]; base < row_end; base += batch) {
+    int64_t place[batch], position[batch];
+    bool past = false;
+#pragma unroll
+    for (int b = 0; b < batch; b++) {
+      const int64_t e = base + b;
+      const int32_t j = e < row_end ? a.lrow_col[e] : (int32_t)tail_start;
+      past = past || j >= tail_start; /* columns j of the tail come later, from tail_step */
+      position[b] = e < row_end ? a.lrow_pos[e] : 0;
+      place[b] = j < tail_start ? tail_find(a, map, begin, search_end, j) : -1;
+    }
+    W u[batch], l[batch];
+#pragma unroll
+    for (int b = 0; b < batch; b++) {
+      u[b] = place[b] >= 0 ? acc[place[b]] : work_zero<W>();
+      l[b] = place[b] >= 0 ? widen(values[position[b]]) : work_zero<W>();
+    }
+#pragma unroll
+    for (int b = 0; b < batch; b++)
+      if (place[b] >= 0 && !is_zero(u[b]))
+        x = minus_product(x, l[b], u[b]);
+    if (past)
+      break;
   }
   acc[p] = x;
 }
@@ -98,23 +114,114 @@ __device__ void gather_entry_warp(const factor_args &a, const T *values, const i
     acc[p] = x;
 }
 
+/* gather_entry for very long rows of L (a rail's row, as long as the
+ * order), entries list[0 .. count) by the whole block, up to
+ * TSI_LU_TAIL_BLOCK_ENTRIES at a time: every thread forms rounded products
+ * of a chunk of the group's terms in shared memory, then the first lane of
+ * warp q subtracts entry q's in increasing j. A slot without a term holds
+ * zero, whose subtraction leaves every value's bits as they were (x - (+0)
+ * is x, -0 included): gather_entry's operations in its order, so its bits,
+ * with the loads of a whole row in flight at once instead of 32 a step. */
+template <typename T>
+__device__ void gather_entries_block(const factor_args &a, const T *values, const int32_t *map, const int64_t *list,
+                                     int count, int64_t begin, int64_t first_tail, int64_t tail_start) {
+  using W = work_of<T>;
+  constexpr int group = TSI_LU_TAIL_BLOCK_ENTRIES;
+  constexpr int chunk = TSI_LU_TAIL_BLOCK_BYTES / (group * (int)sizeof(W));
+  constexpr int slots = group * chunk / TSI_LU_TAIL_GATHER_THREADS;
+  static_assert(slots * TSI_LU_TAIL_GATHER_THREADS == group * chunk, "a chunk's slots spread evenly over the block");
+  __shared__ W products[group][chunk];
+  __shared__ int64_t row_begin[group], row_length[group], search_end[group];
+  W *acc = (W *)a.acc;
+  const int warp = threadIdx.x >> 5;
+  for (int g = 0; g < count; g += group) {
+    const int members = count - g < group ? count - g : group;
+    if (threadIdx.x < members) {
+      const int64_t p = list[g + threadIdx.x];
+      const int32_t i = a.row_idx[p];
+      row_begin[threadIdx.x] = a.lrow_ptr[i];
+      row_length[threadIdx.x] = a.lrow_ptr[i + 1] - a.lrow_ptr[i];
+      search_end[threadIdx.x] = p < first_tail ? p : first_tail;
+    }
+    __syncthreads();
+    int64_t longest = 0;
+    for (int q = 0; q < members; q++)
+      longest = row_length[q] > longest ? row_length[q] : longest;
+    const bool owner = (threadIdx.x & 31) == 0 && warp < members;
+    const int64_t own_p = owner ? list[g + warp] : 0;
+    W x = owner ? acc[own_p] : work_zero<W>();
+    for (int64_t base = 0; base < longest; base += chunk) {
+      /* Each thread's slots s = threadIdx.x + b * TSI_LU_TAIL_GATHER_THREADS,
+       * their loads issued together. */
+      int64_t place[slots], position[slots];
+#pragma unroll
+      for (int b = 0; b < slots; b++) {
+        const int s = threadIdx.x + b * TSI_LU_TAIL_GATHER_THREADS, q = s / chunk;
+        const int64_t offset = base + (s - q * chunk), e = row_begin[q] + offset;
+        const bool inside = q < members && offset < row_length[q];
+        const int32_t j = inside ? a.lrow_col[e] : (int32_t)tail_start;
+        position[b] = inside ? a.lrow_pos[e] : 0;
+        place[b] = j < tail_start ? tail_find(a, map, begin, search_end[q < members ? q : 0], j) : -1;
+      }
+#pragma unroll
+      for (int b = 0; b < slots; b++) {
+        const int s = threadIdx.x + b * TSI_LU_TAIL_GATHER_THREADS, q = s / chunk;
+        const W u = place[b] >= 0 ? acc[place[b]] : work_zero<W>();
+        const W l = place[b] >= 0 ? widen(values[position[b]]) : work_zero<W>();
+        products[q][s - q * chunk] = place[b] >= 0 && !is_zero(u) ? term_product(l, u) : work_zero<W>();
+      }
+      __syncthreads();
+      if (owner) {
+        const int64_t left = row_length[warp] - base;
+        const int terms = left < chunk ? (int)left : chunk;
+#pragma unroll 8
+        for (int t = 0; t < terms; t++)
+          x = minus_term(x, products[warp][t]);
+      }
+      __syncthreads(); /* the products read before the next chunk overwrites them */
+    }
+    if (owner)
+      acc[own_p] = x;
+  }
+}
+
 /* Entries order[first .. last) (or, with order NULL, positions first ..
- * last) of tail column k: short rows a thread each, long rows a warp each. */
+ * last) of tail column k, a window of blockDim.x entries at a time, each
+ * entry looked at by one thread: short rows of L by that thread, long rows
+ * listed for a warp each, very long rows listed for the whole block. The
+ * entries of a call do not read one another, so the lists' order does not
+ * change a bit. */
 template <typename T>
 __device__ void gather_entries(const factor_args &a, const T *values, const int32_t *map, const int64_t *order,
-                               int64_t first, int64_t last, int64_t begin, int64_t first_tail, int64_t tail_start) {
-  for (int64_t e = first + threadIdx.x; e < last; e += blockDim.x) {
-    const int64_t p = order ? order[e] : e;
-    const int32_t i = a.row_idx[p];
-    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] <= TSI_LU_TAIL_LONG_ROW)
-      gather_entry<T>(a, values, map, p, begin, first_tail, tail_start);
-  }
+                               int64_t first, int64_t last, int64_t begin, int64_t first_tail, int64_t tail_start,
+                               int64_t block_row) {
+  __shared__ int64_t warp_rows[TSI_LU_TAIL_GATHER_THREADS], block_rows[TSI_LU_TAIL_GATHER_THREADS];
+  __shared__ int warp_count, block_count;
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
-  for (int64_t e = first + (threadIdx.x >> 5); e < last; e += warps) {
-    const int64_t p = order ? order[e] : e;
-    const int32_t i = a.row_idx[p];
-    if (a.lrow_ptr[i + 1] - a.lrow_ptr[i] > TSI_LU_TAIL_LONG_ROW)
-      gather_entry_warp<T>(a, values, map, p, begin, first_tail, tail_start, lane);
+  for (int64_t window = first; window < last; window += blockDim.x) {
+    if (threadIdx.x == 0) {
+      warp_count = 0;
+      block_count = 0;
+    }
+    __syncthreads();
+    const int64_t e = window + threadIdx.x;
+    if (e < last) {
+      const int64_t p = order ? order[e] : e;
+      const int32_t i = a.row_idx[p];
+      const int64_t length = a.lrow_ptr[i + 1] - a.lrow_ptr[i];
+      if (length <= TSI_LU_TAIL_LONG_ROW)
+        gather_entry<T>(a, values, map, p, begin, first_tail, tail_start);
+      else if (length <= block_row)
+        warp_rows[atomicAdd(&warp_count, 1)] = p;
+      else
+        block_rows[atomicAdd(&block_count, 1)] = p;
+    }
+    __syncthreads();
+    for (int w = threadIdx.x >> 5; w < warp_count; w += warps)
+      gather_entry_warp<T>(a, values, map, warp_rows[w], begin, first_tail, tail_start, lane);
+    if (block_count > 0)
+      gather_entries_block<T>(a, values, map, block_rows, block_count, begin, first_tail, tail_start);
+    __syncthreads(); /* the counts read by every thread before the next window clears them */
   }
 }
 
@@ -129,7 +236,7 @@ __device__ void gather_entries(const factor_args &a, const T *values, const int3
 template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
-                const int64_t *run_ptr, const int64_t *run_end, bool use_map) {
+                const int64_t *run_ptr, const int64_t *run_end, bool use_map, int64_t block_row) {
   int32_t *map = use_map ? reinterpret_cast<int32_t *>((work_of<T> *)a.scratch + blockIdx.x * a.n) : NULL;
   for (int64_t c = blockIdx.x; c < a.n - tail_start; c += gridDim.x) {
     const int64_t k = tail_start + c, begin = a.col_ptr[k], end = a.col_ptr[k + 1];
@@ -142,11 +249,11 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     int64_t run_begin = order_ptr[c];
     for (int64_t r = run_ptr[c]; r < run_ptr[c + 1]; r++) {
       const int64_t stop = run_end[r];
-      gather_entries<T>(a, values, map, order, run_begin, stop, begin, first_tail, tail_start);
+      gather_entries<T>(a, values, map, order, run_begin, stop, begin, first_tail, tail_start, block_row);
       __syncthreads(); /* the level's entries final before the next level reads them */
       run_begin = stop;
     }
-    gather_entries<T>(a, values, map, NULL, first_tail, end, begin, first_tail, tail_start);
+    gather_entries<T>(a, values, map, NULL, first_tail, end, begin, first_tail, tail_start, block_row);
     __syncthreads(); /* column k done before the block moves on (its runs' barriers assume the whole block) */
     if (map) {
       for (int64_t p = begin + threadIdx.x; p < first_tail; p += blockDim.x)
@@ -208,13 +315,16 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
   /* The position map needs a zero dense slot (two int32 words per double)
    * for each block. */
   const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && !lu->switches.gpu_tail_search;
+  const int64_t block_row =
+      lu->switches.gpu_tail_block_row > 0 ? lu->switches.gpu_tail_block_row : TSI_LU_TAIL_BLOCK_ROW;
   int64_t gather_blocks = n - tail_start;
   if (gather_blocks > 65535)
     gather_blocks = 65535;
   if (use_map && gather_blocks > dev->scratch_slots)
     gather_blocks = dev->scratch_slots;
   tail_gather<T><<<(unsigned)gather_blocks, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
-      args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end, use_map);
+      args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end, use_map,
+      block_row);
   double last_check = tsi_seconds();
   for (int64_t j = tail_start; j <= n; j++) {
     ts_status st = tsi_lu_gpu_check_cancel(lu->ctx, &last_check, j, n);
