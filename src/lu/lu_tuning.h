@@ -351,6 +351,8 @@
 
 /* Threads of a block of the triangular solves (a warp per row). */
 #define TSI_LU_SOLVE_THREADS 256
+/* Entries of a row a lane of the triangular solves loads together. */
+#define TSI_LU_SOLVE_BATCH 4
 /* Rows of the dense tail a block of its solve's update subtracts from. */
 #define TSI_LU_SOLVE_UPDATE_ROWS 64
 

@@ -145,29 +145,46 @@ enum { READ_PLAIN = 0, READ_AFTER_MARK = 1, READ_VOLATILE = 2 };
 
 /* Sum of the row's known terms: lane l takes entries lo + l, lo + l + 32, ...
  * in order, then the xor tree. The wait sits inside the loop, so a long row
- * sums its early entries while the rows it needs last are still running. */
+ * sums its early entries while the rows it needs last are still running.
+ * TSI_LU_SOLVE_BATCH entries a lane at a time, their loads (and marks)
+ * issued together before the sum takes them in order: a long row's loads
+ * in flight together instead of one entry's chain at a time, the same sum. */
 template <typename T, int MODE, int READ>
 __device__ __forceinline__ work_of<T> known_terms(const solve_args &a, const T *values, const work_of<T> *yc,
                                                   int64_t lo, int64_t hi, int lane, const int32_t *ready,
                                                   int32_t epoch) {
   using W = work_of<T>;
+  constexpr int batch = TSI_LU_SOLVE_BATCH;
   W sum = work_zero<W>();
-  for (int64_t e = lo + lane; e < hi; e += 32) {
-    const int64_t pos = MODE == SOLVE_LOWER ? a.lrow_pos[e] : MODE == SOLVE_UPPER ? a.urow_pos[e] : e;
-    const int32_t u = entry_unknown<MODE>(a, e);
-    W yu;
-    if (READ == READ_PLAIN) {
-      yu = yc[u];
-    } else {
-      if (READ == READ_AFTER_MARK) {
-        const volatile int32_t *mark = ready + u;
-        while (*mark != epoch) {
-        }
-      }
-      yu = load_work_volatile(yc + u);
+  for (int64_t base = lo + lane; base < hi; base += 32 * batch) {
+    int64_t pos[batch];
+    int32_t u[batch];
+#pragma unroll
+    for (int b = 0; b < batch; b++) {
+      const int64_t e = base + 32 * b;
+      pos[b] = e >= hi ? 0 : MODE == SOLVE_LOWER ? a.lrow_pos[e] : MODE == SOLVE_UPPER ? a.urow_pos[e] : e;
+      u[b] = e < hi ? entry_unknown<MODE>(a, e) : -1;
     }
-    const W v = widen(values[pos]);
-    sum = plus_product(sum, MODE == SOLVE_UPPER_T || MODE == SOLVE_LOWER_T ? conj_if(v, a.conjugate) : v, yu);
+    if (READ == READ_AFTER_MARK) {
+      bool waiting = true;
+      while (waiting) {
+        waiting = false;
+#pragma unroll
+        for (int b = 0; b < batch; b++)
+          waiting = waiting || (u[b] >= 0 && *(const volatile int32_t *)(ready + u[b]) != epoch);
+      }
+    }
+    W yu[batch], v[batch];
+#pragma unroll
+    for (int b = 0; b < batch; b++) {
+      yu[b] = u[b] < 0 ? work_zero<W>() : READ == READ_PLAIN ? yc[u[b]] : load_work_volatile(yc + u[b]);
+      v[b] = u[b] < 0 ? work_zero<W>() : widen(values[pos[b]]);
+    }
+#pragma unroll
+    for (int b = 0; b < batch; b++)
+      if (u[b] >= 0)
+        sum = plus_product(sum, MODE == SOLVE_UPPER_T || MODE == SOLVE_LOWER_T ? conj_if(v[b], a.conjugate) : v[b],
+                           yu[b]);
   }
   for (int offset = 16; offset > 0; offset >>= 1)
     sum = plus(sum, shfl_xor(sum, offset));
