@@ -11,8 +11,9 @@ typedef struct tspy_lu {
   PyObject_HEAD tspy_context *context;
   ts_lu *lu;
   int64_t n;
+  bool analyzed; /* an analysis succeeded: refactor() may follow, even after a failed factorization */
   bool factored;
-  bool complex_values; /* the factored matrix's values are complex */
+  bool complex_values; /* the analyzed matrix's values are complex */
 } tspy_lu;
 
 static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -57,8 +58,8 @@ static PyObject *lu_numeric(tspy_lu *self, PyObject *args, bool refactor) {
   int dtype, analyze = 0;
   if (!PyArg_ParseTuple(args, refactor ? "OOOLi" : "OOOLip", &row_ptr, &col_idx, &values, &n, &dtype, &analyze))
     return NULL;
-  if (refactor && !self->factored) {
-    PyErr_SetString(PyExc_RuntimeError, "refactor: the object holds no factorization to refactor");
+  if (refactor && !self->analyzed) {
+    PyErr_SetString(PyExc_RuntimeError, "refactor: the object holds no analysis to refactor with");
     return NULL;
   }
   tspy_csr_view view;
@@ -67,17 +68,23 @@ static PyObject *lu_numeric(tspy_lu *self, PyObject *args, bool refactor) {
   tspy_call call;
   tspy_call_begin(self->context, &call);
   ts_status status = TS_SUCCESS;
-  if (analyze)
+  if (analyze) {
     status = ts_lu_analyze(self->lu, &view.csr);
+    self->analyzed = !TS_IS_ERROR(status);
+    if (self->analyzed) {
+      self->n = n;
+      self->complex_values = TS_DTYPE_IS_COMPLEX(view.csr.dtype);
+    }
+  }
   if (!TS_IS_ERROR(status))
     status = refactor ? ts_lu_refactor(self->lu, &view.csr) : ts_lu_factor(self->lu, &view.csr);
   int interrupted = tspy_call_end(&call);
   tspy_csr_view_release(&view);
+  /* A failed factorization keeps the analysis (the library's ts_lu_refactor
+   * needs only that): the next refactor() may bring values that factor. */
   self->factored = !TS_IS_ERROR(status) && !interrupted;
   if (interrupted || TS_IS_ERROR(status))
     return tspy_raise_status(self->context, status);
-  self->n = n;
-  self->complex_values = TS_DTYPE_IS_COMPLEX(view.csr.dtype);
   return PyLong_FromLong((long)status);
 }
 

@@ -286,6 +286,10 @@ class SparseLU:
         Raises:
             ValueError: the pattern differs (the message gives the row).
             TypeError: complex values for a real factorization.
+            InvalidMatrixError, SingularMatrixError: values that do not
+                factor; the object then holds no factorization (solve raises)
+                but keeps the analysis, so a later ``refactor`` with other
+                values may succeed (a Newton loop shortening its step).
         """
         if sp.issparse(new_values) or _arrays.is_cupy_sparse(new_values):
             arrays = _arrays.csr_arrays(new_values, "new_values", square=True, complex_ok=self._complex)

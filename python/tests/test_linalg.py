@@ -167,6 +167,26 @@ def test_refactor_refusals():
         tessera.splu(coo).refactor(coo.data)
 
 
+def test_refactor_after_a_failed_refactorization():
+    # A Newton step that diverges (NaN) or lands on singular values fails;
+    # the analysis stays, so the next step's values refactor and solve.
+    A = random_sparse(60, 60, 0.05, 31)
+    b = np.random.default_rng(7).standard_normal(60)
+    lu = tessera.splu(A)
+    bad = A.data.copy()
+    bad[0] = np.nan
+    with pytest.raises(tessera.errors.InvalidMatrixError, match="nan"):
+        lu.refactor(bad)
+    with pytest.raises(RuntimeError, match="no factorization"):
+        lu.solve(b)
+    lu.refactor(A.data * 2.0)
+    np.testing.assert_allclose(lu.solve(b), spla.splu((A * 2.0).tocsc()).solve(b), rtol=1e-9)
+    with pytest.raises(tessera.errors.SingularMatrixError):
+        lu.refactor(np.zeros_like(A.data))
+    lu.refactor(A)
+    np.testing.assert_allclose(lu.solve(b), spla.splu(A.tocsc()).solve(b), rtol=1e-9)
+
+
 def test_bad_inputs_raise_the_right_exceptions():
     A = random_sparse(10, 10, 0.3, 1)
     with pytest.raises(TypeError, match="float32, float64, complex64 or complex128"):
