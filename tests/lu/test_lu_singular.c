@@ -5,6 +5,7 @@
  * (the perturbation's value checked); wrong call orders and a refactor with
  * another pattern are refused. The policy's other cases:
  * test_lu_singular_policy.c. */
+#include "lu/lu_internal.h" /* switches.cpu_threads */
 #include "test_lu_numeric_common.h"
 
 #include <float.h>
@@ -243,6 +244,36 @@ static void test_pattern_change(void) {
   ts_csr_destroy(smaller);
 }
 
+/* The pattern comparison over threads: one column index changed in the
+ * last row (the last piece of the comparison) is refused and named; the
+ * same pattern in other arrays passes. */
+static void test_pattern_change_threaded(void) {
+  ts_csr *a = lu_test_random(ctx, 200, 4, 1, 23);
+  ts_csr *copy = lu_test_random(ctx, 200, 4, 1, 23);
+  ts_lu_options options = lu_test_options();
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  lu->switches.cpu_threads = 4;
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  CHECK(!TS_IS_ERROR(ts_lu_refactor(lu, copy)));
+  /* An entry of row 199 moves to the next column, one the row does not
+   * hold (the row stays sorted). */
+  int64_t moved = -1;
+  for (int64_t e = copy->row_ptr[199]; e + 1 < copy->row_ptr[200] && moved < 0; e++)
+    if (copy->col_idx[e + 1] > copy->col_idx[e] + 1)
+      moved = e;
+  CHECK_MSG(moved >= 0, "row 199 of the test matrix has no gap between its entries");
+  if (moved >= 0) {
+    copy->col_idx[moved]++;
+    CHECK_STATUS(ctx, ts_lu_refactor(lu, copy), TS_ERROR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(ts_last_error(ctx), "row 199 (from 0) differs") != NULL, "message '%s'", ts_last_error(ctx));
+  }
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+  ts_csr_destroy(copy);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -252,6 +283,7 @@ int main(void) {
   test_numerically_singular();
   test_perturbed();
   test_pattern_change();
+  test_pattern_change_threaded();
   ts_context_destroy(ctx);
   return test_finish();
 }

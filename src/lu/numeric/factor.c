@@ -10,6 +10,22 @@
 
 static int check_threads(const ts_lu *lu) { return tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->nnz_a); }
 
+/* Whether two arrays hold the same bytes, compared in one piece a thread. */
+static bool same_bytes(const void *x, const void *y, size_t bytes, int threads) {
+  if (threads <= 1 || bytes < (size_t)threads)
+    return memcmp(x, y, bytes) == 0;
+  const size_t piece = (bytes + (size_t)threads - 1) / (size_t)threads;
+  int differs = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : differs)
+  for (int t = 0; t < threads; t++) {
+    const size_t begin = (size_t)t * piece;
+    if (begin < bytes)
+      differs |=
+          memcmp((const char *)x + begin, (const char *)y + begin, bytes - begin < piece ? bytes - begin : piece) != 0;
+  }
+  return differs == 0;
+}
+
 /* a has the pattern the analysis saw: same order, same row offsets and
  * column indices. The message names the first row that differs. */
 static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
@@ -33,13 +49,14 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
                      caller, TS_DTYPE_IS_COMPLEX(a->dtype) ? "complex" : "real",
                      lu->complex_values ? "complex" : "real");
   /* The same pattern: two comparisons of whole arrays (a Newton loop's
-   * matrices all pass here). */
-  if (n > 0 && a->nnz == lu->nnz_a && memcmp(a->row_ptr, lu->a_row_ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0 &&
-      (lu->nnz_a == 0 || memcmp(a->col_idx, lu->a_col_idx, (size_t)lu->nnz_a * sizeof(int32_t)) == 0))
+   * matrices all pass here), over the threads of a pass over A. */
+  const int threads = check_threads(lu);
+  if (n > 0 && a->nnz == lu->nnz_a &&
+      same_bytes(a->row_ptr, lu->a_row_ptr, (size_t)(n + 1) * sizeof(int64_t), threads) &&
+      (lu->nnz_a == 0 || same_bytes(a->col_idx, lu->a_col_idx, (size_t)lu->nnz_a * sizeof(int32_t), threads)))
     return TS_SUCCESS;
   /* The first row that differs, over the threads (a min-reduction: the
    * same row whatever their number). */
-  const int threads = check_threads(lu);
   int64_t first_bad = n;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
