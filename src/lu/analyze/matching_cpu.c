@@ -180,6 +180,20 @@ static void heap_push_or_decrease(row_heap *h, int32_t row, double key) {
   heap_sift_up(h, at, (heap_entry){.key = key, .row = row});
 }
 
+/* Take row, which is in the heap, out of it. */
+static void heap_remove(row_heap *h, int32_t row) {
+  int32_t at = h->state[row].position;
+  h->state[row].position = -1;
+  h->size--;
+  if (at == h->size)
+    return;
+  heap_entry moving = h->entry[h->size];
+  if (at > 0 && moving.key < h->entry[(at - 1) / 2].key)
+    heap_sift_up(h, at, moving);
+  else
+    heap_sift_down(h, at, moving);
+}
+
 static int32_t heap_pop(row_heap *h) {
   int32_t top = h->entry[0].row;
   h->state[top].position = -1;
@@ -392,10 +406,11 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   row_state *row = tsi_malloc_array(n, sizeof(row_state));
   int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *level = tsi_malloc_array(n, sizeof(int32_t));
   int64_t *resume = tsi_malloc_array(n, sizeof(int64_t));
   row_heap heap = {tsi_malloc_array(n, sizeof(heap_entry)), 0, row};
   *perfect = true;
-  if (!col_of_row || !row || !touched || !finished || !resume || !heap.entry) {
+  if (!col_of_row || !row || !touched || !finished || !level || !resume || !heap.entry) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
                    (long long)n);
     goto cleanup;
@@ -420,11 +435,15 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
    * Dijkstra, Duff and Koster 2001, section 4): a free row is a candidate
    * end, kept out of the heap, and the search stops once no row left in
    * the heap is nearer than the best candidate lsap; one reached at the
-   * current distance ends it at once. */
+   * current distance ends it at once. A matched row reached at the current
+   * distance (a zero reduced cost: every matched entry has one) is as near
+   * as any row can be, so it is finished without the heap: it goes on the
+   * list level and is taken before the heap's next row, as MC64 keeps the
+   * rows of the current distance in a list beside its heap (section 4). */
   for (int32_t source = 0; source < (int32_t)n; source++) {
     if (row_of_col[source] >= 0)
       continue;
-    int32_t touched_count = 0, finished_count = 0, free_row = -1;
+    int32_t touched_count = 0, finished_count = 0, level_count = 0, free_row = -1;
     double lsap = INFINITY;
     /* Relax the entries of column col reached at distance base. */
     int32_t col = source;
@@ -448,13 +467,24 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
         if (r->col < 0) {
           lsap = candidate;
           free_row = i;
+        } else if (candidate == base) {
+          if (r->position >= 0)
+            heap_remove(&heap, i);
+          level[level_count++] = i;
         } else {
           heap_push_or_decrease(&heap, i, candidate);
         }
       }
-      if (heap.size == 0 || heap.entry[0].key >= lsap)
+      int32_t next;
+      if (lsap <= base)
         break;
-      int32_t next = heap_pop(&heap);
+      if (level_count > 0) {
+        next = level[--level_count];
+      } else {
+        if (heap.size == 0 || heap.entry[0].key >= lsap)
+          break;
+        next = heap_pop(&heap);
+      }
       row[next].done = source;
       finished[finished_count++] = next;
       col = row[next].col;
@@ -497,6 +527,7 @@ cleanup:
   free(row);
   free(touched);
   free(finished);
+  free(level);
   free(resume);
   free(heap.entry);
   return st;
