@@ -122,7 +122,6 @@ cleanup:
 typedef struct row_state {
   double dist;      /* tentative distance in the current search; INFINITY when not reached */
   double u;         /* the row's dual */
-  int32_t done;     /* id of the search that finished it */
   int32_t col;      /* the column matched to it, -1 when free */
   int32_t position; /* in the heap, -1 when not there */
   int32_t pred;     /* the column it was reached from */
@@ -429,7 +428,7 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   if (initial_matching(n, m, row_of_col, col_of_row, u, v, resume) == 0)
     goto cleanup;
   for (int64_t k = 0; k < n; k++)
-    row[k] = (row_state){.dist = INFINITY, .u = u[k], .done = -1, .col = col_of_row[k], .position = -1, .pred = -1};
+    row[k] = (row_state){.dist = INFINITY, .u = u[k], .col = col_of_row[k], .position = -1, .pred = -1};
 
   /* Shortest augmenting paths from each unmatched column (MC64's
    * Dijkstra, Duff and Koster 2001, section 4): a free row is a candidate
@@ -453,12 +452,13 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
       for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
         int32_t i = m->entry[k].row;
         row_state *r = &row[i];
-        if (r->done == source)
-          continue;
-        /* Rounding may leave a reduced cost a hair below 0. */
+        /* Rounding may leave a reduced cost a hair below 0. A finished
+         * row needs no test of its own: it was finished at a distance of
+         * at most base (they are taken in order), and keeps it. */
         double reduced = (m->entry[k].cost - v_col) - r->u;
         double candidate = base + (reduced > 0.0 ? reduced : 0.0);
-        if (candidate >= lsap || candidate >= r->dist)
+        double bound = r->dist < lsap ? r->dist : lsap;
+        if (candidate >= bound)
           continue;
         if (r->dist == INFINITY)
           touched[touched_count++] = i;
@@ -485,7 +485,6 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
           break;
         next = heap_pop(&heap);
       }
-      row[next].done = source;
       finished[finished_count++] = next;
       col = row[next].col;
       base = row[next].dist;
