@@ -250,9 +250,16 @@ static inline double entry_magnitude(const ts_csr *a, int64_t k) {
  * on the diagonal), the ones min_cost_matching's initial duals would be.
  * *identity is set, and the costs (a logarithm per entry) are not built:
  * only the column maxima and their logarithms, which the scales need.
- * Common on circuit matrices. */
+ * Common on circuit matrices.
+ *
+ * Otherwise u and v get the initial duals of MC64's product matching
+ * (Duff and Koster 2001, section 4): v_j the least cost of column j and u_i
+ * the least c_ij - v_j of row i. Every column's largest entry costs 0
+ * exactly and no cost is below 0 (the logarithm rises with its argument),
+ * so v_j is 0, or infinite for a column without a nonzero entry, and u is
+ * taken in the pass that writes the costs, without passes of its own. */
 static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_stored, cost_csc *m, int64_t *non_finite,
-                             bool *identity) {
+                             bool *identity, double *u, double *v) {
   int64_t n = a->rows;
   *non_finite = -1;
   *identity = false;
@@ -268,13 +275,13 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
   for (int64_t i = 0; i < n; i++) {
     double largest = 0.0, diagonal = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      if (!isfinite(v)) {
+      double magnitude = entry_magnitude(a, k);
+      if (!isfinite(magnitude)) {
         *non_finite = k;
         return TS_SUCCESS;
       }
-      largest = v > largest ? v : largest;
-      diagonal = a->col_idx[k] == i ? v : diagonal;
+      largest = magnitude > largest ? magnitude : largest;
+      diagonal = a->col_idx[k] == i ? magnitude : diagonal;
     }
     diagonal_largest = diagonal_largest && diagonal > 0.0 && diagonal >= largest;
     m->col_max[i] = largest;
@@ -299,23 +306,30 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
   int64_t at = 0;
   double last_magnitude = -1.0, last_log = 0.0;
   m->col_ptr[0] = 0;
+  for (int64_t i = 0; i < n; i++)
+    u[i] = INFINITY;
   for (int64_t i = 0; i < n; i++) {
     const double log_largest = m->col_log_max[i];
     const double largest = m->col_max[i];
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      if (!(v > 0.0))
+      double magnitude = entry_magnitude(a, k);
+      if (!(magnitude > 0.0))
         continue;
       double cost = 0.0;
-      if (v != largest) {
-        if (v != last_magnitude) {
-          last_magnitude = v;
-          last_log = log(v);
+      if (magnitude != largest) {
+        if (magnitude != last_magnitude) {
+          last_magnitude = magnitude;
+          last_log = log(magnitude);
         }
         cost = log_largest - last_log;
       }
-      m->entry[at++] = (cost_entry){.cost = cost, .row = a->col_idx[k]};
+      const int32_t row = a->col_idx[k];
+      m->entry[at++] = (cost_entry){.cost = cost, .row = row};
+      /* Plain comparisons, not fmin (a library call here): the costs are
+       * finite, no NaN to treat. */
+      u[row] = cost < u[row] ? cost : u[row];
     }
+    v[i] = at > m->col_ptr[i] ? 0.0 : INFINITY;
     m->col_ptr[i + 1] = at;
   }
   return TS_SUCCESS;
@@ -327,31 +341,17 @@ static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double
   return (m->entry[k].cost - v[j]) - u[m->entry[k].row];
 }
 
-/* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j) and
- * a matching on the entries of zero reduced cost, as MC64 initialises its
- * product matching (Duff and Koster 2001, section 4): first greedily, then
+/* A matching on the entries of zero reduced cost under the initial duals
+ * (build_costs), as MC64 initialises its product matching (Duff and Koster
+ * 2001, section 4): first greedily, then
  * for each column left unmatched an augmenting path of length 2 (a
  * zero-cost row i of column j whose column jj can move to a free zero-cost
  * row). Each column's scan for a free row resumes where it stopped, since a
  * row once matched stays matched: O(nnz) in all. Every column matched here
  * saves a shortest-path search. Returns the number of columns left
  * unmatched. */
-static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, double *u,
-                                double *v, int64_t *resume) {
-  for (int64_t j = 0; j < n; j++) {
-    double smallest = INFINITY;
-    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
-      smallest = m->entry[k].cost < smallest ? m->entry[k].cost : smallest;
-    v[j] = smallest;
-  }
-  /* Plain comparisons, not fmin (a library call here): the costs are
-   * finite, no NaN to treat. */
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
-      int32_t i = m->entry[k].row;
-      double reduced = m->entry[k].cost - v[j];
-      u[i] = reduced < u[i] ? reduced : u[i];
-    }
+static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, const double *u,
+                                const double *v, int64_t *resume) {
   int64_t unmatched = n;
   for (int32_t j = 0; j < (int32_t)n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
@@ -395,7 +395,7 @@ static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_co
 }
 
 /* Minimum-cost perfect matching on the costs: row_of_col[j] = row matched
- * to column j; u, v the duals. *perfect = false, and no error, when some
+ * to column j; u, v the duals, the initial ones in (build_costs). *perfect = false, and no error, when some
  * column has no augmenting path (no perfect matching: the caller finds the
  * structural rank for its message). */
 static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
@@ -414,10 +414,8 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
                    (long long)n);
     goto cleanup;
   }
-  for (int64_t k = 0; k < n; k++) {
+  for (int64_t k = 0; k < n; k++)
     row_of_col[k] = col_of_row[k] = -1;
-    u[k] = v[k] = INFINITY;
-  }
   if (!m->entry) { /* no entries: no column can be matched */
     *perfect = n == 0;
     goto cleanup;
@@ -673,7 +671,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
    * none, for the message). */
   bool perfect = true, identity = false;
   int64_t non_finite = -1;
-  st = build_costs(lu->ctx, a, diagonal == 2, &costs, &non_finite, &identity);
+  st = build_costs(lu->ctx, a, diagonal == 2, &costs, &non_finite, &identity, u, v);
   if (st == TS_SUCCESS && identity)
     for (int64_t k = 0; k < n; k++) {
       u[k] = v[k] = 0.0;
