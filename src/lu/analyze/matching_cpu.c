@@ -202,18 +202,18 @@ static int32_t heap_pop(row_heap *h) {
   return top;
 }
 
-/* An entry of the cost matrix: the row and the cost read together, so one
- * place to write and one stream to read. */
-typedef struct cost_entry {
-  double cost;
-  int32_t row;
-} cost_entry;
-
 /* The cost matrix by columns, with each column's largest magnitude and its
- * logarithm (0 for an empty column). */
+ * logarithm (0 for an empty column). Its pattern is A's own (col_ptr and
+ * row are A's row_ptr and col_idx) unless A stores explicit zeros, which
+ * the costs leave out: then it is a compacted copy (own_col_ptr, own_row).
+ * Only the costs are written, a third of the bytes of a copy of both, and
+ * freshly written memory is what the costs' pass pays for. */
 typedef struct cost_csc {
-  int64_t *col_ptr;
-  cost_entry *entry;
+  const int64_t *col_ptr;
+  const int32_t *row;
+  double *cost;
+  int64_t *own_col_ptr;
+  int32_t *own_row;
   double *col_max;
   double *col_log_max;
 } cost_csc;
@@ -263,13 +263,12 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
   int64_t n = a->rows;
   *non_finite = -1;
   *identity = false;
-  m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
   m->col_max = tsi_malloc_array(n, sizeof(double));
   m->col_log_max = tsi_malloc_array(n, sizeof(double));
-  if (!m->col_ptr || !m->col_max || !m->col_log_max)
+  if (!m->col_max || !m->col_log_max)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld rows)",
                      (long long)n);
-  bool diagonal_largest = diagonal_stored;
+  bool diagonal_largest = diagonal_stored, explicit_zeros = false;
   /* A maximum equal to the previous row's has its logarithm (below). */
   double last_largest = 0.0, last_log_largest = 0.0;
   for (int64_t i = 0; i < n; i++) {
@@ -282,6 +281,7 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
       }
       largest = magnitude > largest ? magnitude : largest;
       diagonal = a->col_idx[k] == i ? magnitude : diagonal;
+      explicit_zeros = explicit_zeros || magnitude == 0.0;
     }
     diagonal_largest = diagonal_largest && diagonal > 0.0 && diagonal >= largest;
     m->col_max[i] = largest;
@@ -295,8 +295,16 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
     *identity = true;
     return TS_SUCCESS;
   }
-  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
-  if (!m->entry)
+  m->cost = tsi_malloc_array(a->nnz, sizeof(double));
+  m->col_ptr = a->row_ptr;
+  m->row = a->col_idx;
+  if (m->cost && explicit_zeros) {
+    m->own_col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
+    m->own_row = tsi_malloc_array(a->nnz, sizeof(int32_t));
+    m->col_ptr = m->own_col_ptr;
+    m->row = m->own_row;
+  }
+  if (!m->cost || (explicit_zeros && (!m->own_col_ptr || !m->own_row)))
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                      (long long)a->nnz);
   /* A logarithm is the costs' main expense. The column's largest entries
@@ -305,7 +313,8 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
    * bits (many matrices repeat a few values: stencils, integer matrices). */
   int64_t at = 0;
   double last_magnitude = -1.0, last_log = 0.0;
-  m->col_ptr[0] = 0;
+  if (explicit_zeros)
+    m->own_col_ptr[0] = 0;
   for (int64_t i = 0; i < n; i++)
     u[i] = INFINITY;
   for (int64_t i = 0; i < n; i++) {
@@ -324,13 +333,16 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
         cost = log_largest - last_log;
       }
       const int32_t row = a->col_idx[k];
-      m->entry[at++] = (cost_entry){.cost = cost, .row = row};
+      if (explicit_zeros)
+        m->own_row[at] = row;
+      m->cost[at++] = cost;
       /* Plain comparisons, not fmin (a library call here): the costs are
        * finite, no NaN to treat. */
       u[row] = cost < u[row] ? cost : u[row];
     }
     v[i] = at > m->col_ptr[i] ? 0.0 : INFINITY;
-    m->col_ptr[i + 1] = at;
+    if (explicit_zeros)
+      m->own_col_ptr[i + 1] = at;
   }
   return TS_SUCCESS;
 }
@@ -338,7 +350,7 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
 /* Reduced cost of entry k of column j: c_ij - v_j - u_i, the form every
  * test below uses, so that a zero reduced cost means the same everywhere. */
 static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double *u, const double *v) {
-  return (m->entry[k].cost - v[j]) - u[m->entry[k].row];
+  return (m->cost[k] - v[j]) - u[m->row[k]];
 }
 
 /* A matching on the entries of zero reduced cost under the initial duals
@@ -355,7 +367,7 @@ static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_co
   int64_t unmatched = n;
   for (int32_t j = 0; j < (int32_t)n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
-      int32_t i = m->entry[k].row;
+      int32_t i = m->row[k];
       if (col_of_row[i] < 0 && reduced_cost(m, k, j, u, v) <= 0.0) {
         col_of_row[i] = j;
         row_of_col[j] = i;
@@ -371,14 +383,14 @@ static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_co
     if (row_of_col[j] >= 0)
       continue;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1] && row_of_col[j] < 0; k++) {
-      int32_t i = m->entry[k].row;
+      int32_t i = m->row[k];
       if (reduced_cost(m, k, j, u, v) > 0.0)
         continue;
       /* i is matched: the greedy pass would have given it to j otherwise. */
       int32_t jj = col_of_row[i];
       for (; resume[jj] < m->col_ptr[jj + 1]; resume[jj]++) {
         int64_t kk = resume[jj];
-        int32_t ii = m->entry[kk].row;
+        int32_t ii = m->row[kk];
         if (col_of_row[ii] < 0 && reduced_cost(m, kk, jj, u, v) <= 0.0) {
           row_of_col[jj] = ii;
           col_of_row[ii] = jj;
@@ -416,7 +428,7 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   }
   for (int64_t k = 0; k < n; k++)
     row_of_col[k] = col_of_row[k] = -1;
-  if (!m->entry) { /* no entries: no column can be matched */
+  if (!m->cost) { /* no entries: no column can be matched */
     *perfect = n == 0;
     goto cleanup;
   }
@@ -448,12 +460,12 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
     for (;;) {
       const double v_col = v[col];
       for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
-        int32_t i = m->entry[k].row;
+        int32_t i = m->row[k];
         row_state *r = &row[i];
         /* Rounding may leave a reduced cost a hair below 0. A finished
          * row needs no test of its own: it was finished at a distance of
          * at most base (they are taken in order), and keeps it. */
-        double reduced = (m->entry[k].cost - v_col) - r->u;
+        double reduced = (m->cost[k] - v_col) - r->u;
         double candidate = base + (reduced > 0.0 ? reduced : 0.0);
         double bound = r->dist < lsap ? r->dist : lsap;
         if (candidate >= bound)
@@ -713,8 +725,9 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
     lu->col_scale[k] = shift == 0 ? exp_u : ldexp(exp_u, shift);
   }
 cleanup:
-  free(costs.col_ptr);
-  free(costs.entry);
+  free(costs.own_col_ptr);
+  free(costs.own_row);
+  free(costs.cost);
   free(costs.col_max);
   free(costs.col_log_max);
   free(u);
