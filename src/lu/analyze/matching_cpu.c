@@ -448,11 +448,14 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
    * distance (a zero reduced cost: every matched entry has one) is as near
    * as any row can be, so it is finished without the heap: it goes on the
    * list level and is taken before the heap's next row, as MC64 keeps the
-   * rows of the current distance in a list beside its heap (section 4). */
+   * rows of the current distance in a list beside its heap (section 4).
+   * The list is taken first in, first out: breadth first among equal
+   * distances, which reaches a free row in fewer steps than depth first
+   * where every reduced cost on the way is 0 (a pattern matrix of ones). */
   for (int32_t source = 0; source < (int32_t)n; source++) {
     if (row_of_col[source] >= 0)
       continue;
-    int32_t touched_count = 0, finished_count = 0, level_count = 0, free_row = -1;
+    int32_t touched_count = 0, finished_count = 0, level_head = 0, level_count = 0, free_row = -1;
     double lsap = INFINITY;
     /* Relax the entries of column col reached at distance base. */
     int32_t col = source;
@@ -488,9 +491,10 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
       int32_t next;
       if (lsap <= base)
         break;
-      if (level_count > 0) {
-        next = level[--level_count];
+      if (level_head < level_count) {
+        next = level[level_head++];
       } else {
+        level_head = level_count = 0;
         if (heap.size == 0 || heap.entry[0].key >= lsap)
           break;
         next = heap_pop(&heap);
