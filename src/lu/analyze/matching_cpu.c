@@ -206,8 +206,8 @@ static int32_t heap_pop(row_heap *h) {
  * logarithm (0 for an empty column). Its pattern is A's own (col_ptr and
  * row are A's row_ptr and col_idx) unless A stores explicit zeros, which
  * the costs leave out: then it is a compacted copy (own_col_ptr, own_row).
- * Only the costs are written, a third of the bytes of a copy of both, and
- * freshly written memory is what the costs' pass pays for. */
+ * Only the costs are written, half the bytes of a copy of the pattern
+ * beside them, and freshly written memory is what the costs' pass pays for. */
 typedef struct cost_csc {
   const int64_t *col_ptr;
   const int32_t *row;
@@ -355,10 +355,9 @@ static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double
 
 /* A matching on the entries of zero reduced cost under the initial duals
  * (build_costs), as MC64 initialises its product matching (Duff and Koster
- * 2001, section 4): first greedily, then
- * for each column left unmatched an augmenting path of length 2 (a
- * zero-cost row i of column j whose column jj can move to a free zero-cost
- * row). Each column's scan for a free row resumes where it stopped, since a
+ * 2001, section 4): first greedily, then for each column left unmatched an
+ * augmenting path of length 2 (a zero-cost row i of column j whose column
+ * jj can move to a free zero-cost row). Each column's scan for a free row resumes where it stopped, since a
  * row once matched stays matched: O(nnz) in all. Every column matched here
  * saves a shortest-path search. Returns the number of columns left
  * unmatched. */
@@ -407,9 +406,10 @@ static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_co
 }
 
 /* Minimum-cost perfect matching on the costs: row_of_col[j] = row matched
- * to column j; u, v the duals, the initial ones in (build_costs). *perfect = false, and no error, when some
- * column has no augmenting path (no perfect matching: the caller finds the
- * structural rank for its message). */
+ * to column j; u, v the duals, the initial ones on entry (build_costs).
+ * *perfect = false, and no error, when some column has no augmenting path
+ * (no perfect matching: the caller finds the structural rank for its
+ * message). */
 static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
                                    double *v, bool *perfect) {
   ts_status st = TS_SUCCESS;
