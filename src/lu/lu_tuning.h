@@ -84,7 +84,7 @@
  * residual), about a millisecond on one core; a factorization of this much
  * work (flops + TSI_LU_FACTOR_WORK_PER_ENTRY per entry of L + U), a few
  * milliseconds on one core; an analysis of a matrix with this many entries
- * (the matching beside the speculative ordering). bench/notes/lu-newton.md. */
+ * (below). bench/notes/lu-newton.md. */
 #define TSI_LU_PASS_PARALLEL_ENTRIES 1048576
 /* The same pass from this many entries where at least
  * TSI_LU_PASS_MANY_FREE_CORES cores are free (lu_backend.c). */
@@ -111,7 +111,13 @@
  * the klublocks session). */
 #define TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL 5e4
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
-#define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 200000
+/* The matching beside the speculative AMD ordering of A (analyze.c: only
+ * where the matching can leave the rows in place), where a core is free:
+ * the ordering then adds only what outlasts the matching. From this many
+ * entries both cost far more than waking a team of two and checking for a
+ * free core; the Python benchmark's matrices (above 10^4 entries) gain
+ * where the matching is not trivial (bench/notes/lu-analysis.md). */
+#define TSI_LU_ANALYSIS_PARALLEL_ENTRIES 10000
 /* The AMD ordering orders the whole matrix when the largest block of its
  * block triangular form holds at least this share of the rows: the blocks
  * then save little, and AMD of the whole filled less on the generated

@@ -1,8 +1,11 @@
 /* ts_lu_create / ts_lu_analyze / ts_lu_get_stats: option checks and
  * defaults, input checks, empty and 1 x 1 matrices, a second analysis
  * replacing the first (also after a failed one), statistics of a circuit
- * matrix under each ordering. */
+ * matrix under each ordering, and the same analysis on two threads (the
+ * AMD ordering of A beside the matching) as on one. */
 #include "test_lu_analysis_common.h"
+
+#include "lu/lu_tuning.h"
 
 static void test_options(void) {
   ts_lu *lu = NULL;
@@ -236,11 +239,88 @@ static void test_circuit_stats(void) {
   ts_csr_destroy(a);
 }
 
+/* n x n with a stored nonzero diagonal and per_row other entries a row:
+ * the diagonal the largest entry of each row (the matching leaves the rows
+ * in place) or as small as the others (it moves some). */
+static ts_csr *diagonal_matrix(int64_t n, int per_row, int diagonal_largest, unsigned long long *state) {
+  ts_csr *a = NULL;
+  if (ts_csr_create(NULL, n, n, n * (per_row + 1), TS_FLOAT64, &a) != TS_SUCCESS)
+    return NULL;
+  unsigned char *used = calloc((size_t)n, 1);
+  int64_t at = 0;
+  for (int64_t i = 0; i < n; i++) {
+    used[i] = 1;
+    for (int e = 0; e < per_row; e++) {
+      int64_t j = (int64_t)((test_random(state) + 1.0) * 0.5 * (double)n) % n;
+      used[j] = 1;
+    }
+    for (int64_t j = 0; j < n; j++) {
+      if (!used[j])
+        continue;
+      used[j] = 0;
+      const double magnitude = 0.1 + 0.45 * (test_random(state) + 1.0);
+      a->col_idx[at] = (int32_t)j;
+      ((double *)a->values)[at++] = j == i && diagonal_largest ? 10.0 : magnitude;
+    }
+    a->row_ptr[i + 1] = at;
+  }
+  a->nnz = at;
+  free(used);
+  return a;
+}
+
+/* Two threads run the AMD ordering of A beside the matching (from
+ * TSI_LU_ANALYSIS_PARALLEL_ENTRIES entries, where every diagonal entry is
+ * stored and nonzero); where the matching then moves rows, the calling
+ * thread orders the matched matrix while the other finishes. Either way
+ * the analysis is the one thread's, bit for bit. */
+static void test_two_threads_same_analysis(void) {
+  if (lu_test_skip_without(TS_LU_ORDER_AMD, "the ordering beside the matching"))
+    return;
+  ts_context_options copts = {0};
+  copts.backend = TS_BACKEND_CPU;
+  copts.num_threads = 2;
+  ts_context *ctx = NULL;
+  CHECK_OK(NULL, ts_context_create(&ctx, &copts));
+  unsigned long long state = 77;
+  for (int diagonal_largest = 0; diagonal_largest < 2; diagonal_largest++) {
+    ts_csr *a = diagonal_matrix(3000, 4, diagonal_largest, &state);
+    CHECK(a != NULL && a->nnz >= TSI_LU_ANALYSIS_PARALLEL_ENTRIES);
+    ts_lu *one = NULL, *two = NULL;
+    CHECK_OK(ctx, ts_lu_create(ctx, NULL, &one));
+    CHECK_OK(ctx, ts_lu_create(ctx, NULL, &two));
+    one->switches.cpu_threads = 1;
+    two->switches.cpu_threads = 2;
+    CHECK_OK(ctx, ts_lu_analyze(one, a));
+    CHECK_OK(ctx, ts_lu_analyze(two, a));
+    const size_t n = (size_t)a->rows;
+    int64_t moved = 0;
+    for (int64_t k = 0; k < a->rows; k++)
+      moved += one->row_perm[k] != one->col_perm[k];
+    /* The case this loop step stands for. */
+    CHECK_MSG(diagonal_largest ? moved == 0 : moved > 0, "diagonal largest %d: %lld rows moved", diagonal_largest,
+              (long long)moved);
+    CHECK_MSG(one->lu_nnz == two->lu_nnz && one->btf_blocks == two->btf_blocks &&
+                  memcmp(one->row_perm, two->row_perm, n * sizeof(int32_t)) == 0 &&
+                  memcmp(one->col_perm, two->col_perm, n * sizeof(int32_t)) == 0 &&
+                  memcmp(one->row_scale, two->row_scale, n * sizeof(double)) == 0 &&
+                  memcmp(one->col_scale, two->col_scale, n * sizeof(double)) == 0 &&
+                  memcmp(one->lu_col_ptr, two->lu_col_ptr, (n + 1) * sizeof(int64_t)) == 0 &&
+                  memcmp(one->lu_row_idx, two->lu_row_idx, (size_t)one->lu_nnz * sizeof(int32_t)) == 0,
+              "diagonal largest %d: two threads analyse differently", diagonal_largest);
+    ts_lu_destroy(one);
+    ts_lu_destroy(two);
+    ts_csr_destroy(a);
+  }
+  ts_context_destroy(ctx);
+}
+
 int main(void) {
   test_options();
   test_inputs();
   test_small_orders();
   test_reanalysis();
   test_circuit_stats();
+  test_two_threads_same_analysis();
   return test_finish();
 }

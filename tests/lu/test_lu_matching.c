@@ -1,8 +1,11 @@
 /* LU matching and scaling: the maximum-product matching against brute force
- * over all permutations (n <= 8), scaled entries at most 1 with 1 on the
- * matched diagonal, structural rank against a plain augmenting-path count,
- * known cases (anti-diagonal, empty row, repeated row pattern, explicit
- * zeros), and the no_matching option. */
+ * over all permutations (n <= 8) and against a dense Hungarian method on
+ * larger sparse matrices without a diagonal and with many equal magnitudes,
+ * scaled entries at most 1 with 1 on the matched diagonal (the duals'
+ * certificate of optimality, also on corpus matrices that need thousands of
+ * shortest-path searches), structural rank against a plain augmenting-path
+ * count, known cases (anti-diagonal, empty row, repeated row pattern,
+ * explicit zeros), and the no_matching option. */
 #include "test_lu_analysis_common.h"
 
 #include "lu/analyze/analyze_internal.h"
@@ -257,6 +260,196 @@ static void test_known_cases(void) {
   ts_lu_destroy(lu);
 }
 
+/* Least-cost assignment of a dense n x n cost matrix (row-major) by the
+ * Hungarian method with potentials (Kuhn 1955; Munkres 1957), one row added
+ * at a time along a shortest augmenting path found by dense O(n^2) scans:
+ * O(n^3), independent of the sparse heap-based search under test. Returns
+ * the least total cost. */
+static double hungarian_least_cost(int n, const double *cost) {
+  double *u = calloc((size_t)n + 1, sizeof(double)), *v = calloc((size_t)n + 1, sizeof(double));
+  double *least = malloc(((size_t)n + 1) * sizeof(double));
+  int *row_of = calloc((size_t)n + 1, sizeof(int)), *came_from = calloc((size_t)n + 1, sizeof(int));
+  unsigned char *used = malloc((size_t)n + 1);
+  /* Column 0 is a virtual start; rows and columns count from 1. */
+  for (int i = 1; i <= n; i++) {
+    row_of[0] = i;
+    int col = 0;
+    for (int j = 0; j <= n; j++) {
+      least[j] = INFINITY;
+      used[j] = 0;
+    }
+    do {
+      used[col] = 1;
+      int row = row_of[col], nearest = 0;
+      double delta = INFINITY;
+      for (int j = 1; j <= n; j++) {
+        if (used[j])
+          continue;
+        double reduced = cost[(row - 1) * n + (j - 1)] - u[row] - v[j];
+        if (reduced < least[j]) {
+          least[j] = reduced;
+          came_from[j] = col;
+        }
+        if (least[j] < delta) {
+          delta = least[j];
+          nearest = j;
+        }
+      }
+      for (int j = 0; j <= n; j++)
+        if (used[j]) {
+          u[row_of[j]] += delta;
+          v[j] -= delta;
+        } else {
+          least[j] -= delta;
+        }
+      col = nearest;
+    } while (row_of[col] != 0);
+    do {
+      int previous = came_from[col];
+      row_of[col] = row_of[previous];
+      col = previous;
+    } while (col != 0);
+  }
+  double total = 0.0;
+  for (int j = 1; j <= n; j++)
+    total += cost[(row_of[j] - 1) * n + (j - 1)];
+  free(u);
+  free(v);
+  free(least);
+  free(row_of);
+  free(came_from);
+  free(used);
+  return total;
+}
+
+/* Largest |scaled entry| - 1 over A and largest |scaled matched entry - 1|:
+ * both about 0 certify that the matching maximises the product (the scales
+ * are feasible duals whose bound it reaches). */
+static void scaled_certificate(const ts_lu *lu, const ts_csr *a, double *above_one, double *matched_off) {
+  int64_t n = a->rows;
+  int32_t *col_of_row = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+  for (int64_t k = 0; k < n; k++)
+    col_of_row[lu->row_perm[k]] = lu->col_perm[k];
+  *above_one = -1.0;
+  *matched_off = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      const int32_t j = a->col_idx[k];
+      const double scaled = fabs(lu->row_scale[i] * ((const double *)a->values)[k] * lu->col_scale[j]);
+      *above_one = fmax(*above_one, scaled - 1.0);
+      if (col_of_row[i] == j)
+        *matched_off = fmax(*matched_off, fabs(scaled - 1.0));
+    }
+  free(col_of_row);
+}
+
+/* Sparse matrices shaped like bayer10's (a few entries a row, no diagonal,
+ * magnitudes spanning decades and often equal, so that many searches run
+ * and many rows are reached at equal distances; some with explicit zeros):
+ * the matched log-product equals the dense Hungarian method's optimum. */
+static void test_against_hungarian(void) {
+  unsigned long long state = 2026;
+  const double values[] = {1.0, 2.0, 0.5, 10.0, 1e-3, 3.0, 1e4, 0.25};
+  int checked = 0;
+  for (int trial = 0; trial < 24; trial++) {
+    const int n = trial < 8 ? 60 : trial < 16 ? 150 : 300;
+    const int per_row = 2 + trial % 4;
+    const int tied = trial % 2 == 0;
+    double *dense = calloc((size_t)n * (size_t)n, sizeof(double));
+    /* A random permutation without fixed points keeps the pattern
+     * nonsingular; the other entries fall anywhere off the diagonal. */
+    int *hidden = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++)
+      hidden[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+      int other = (int)((test_random(&state) + 1.0) * 0.5 * (i + 1)) % (i + 1), kept = hidden[i];
+      hidden[i] = hidden[other];
+      hidden[other] = kept;
+    }
+    for (int i = 0; i < n; i++)
+      if (hidden[i] == i) {
+        int kept = hidden[(i + 1) % n];
+        hidden[(i + 1) % n] = hidden[i];
+        hidden[i] = kept;
+      }
+    for (int i = 0; i < n; i++)
+      for (int e = -1; e < per_row; e++) {
+        int j = e < 0 ? hidden[i] : (int)((test_random(&state) + 1.0) * 0.5 * n) % n;
+        if (j == i)
+          continue;
+        double magnitude =
+            tied ? values[(int)((test_random(&state) + 1.0) * 4.0) % 8] : pow(10.0, 6.0 * test_random(&state));
+        dense[(size_t)i * n + j] = test_random(&state) < 0 ? -magnitude : magnitude;
+      }
+    const double missing = 1e6;
+    double *cost = malloc((size_t)n * (size_t)n * sizeof(double));
+    for (size_t k = 0; k < (size_t)n * (size_t)n; k++)
+      cost[k] = dense[k] != 0.0 ? -log(fabs(dense[k])) : missing;
+    const double least = hungarian_least_cost(n, cost);
+    /* Every third matrix also stores explicit zeros, which no matching
+     * may use (the costs then have a pattern of their own). */
+    unsigned char *present = malloc((size_t)n * (size_t)n);
+    for (size_t k = 0; k < (size_t)n * (size_t)n; k++)
+      present[k] = dense[k] != 0.0 || (trial % 3 == 0 && test_random(&state) > 0.98);
+    ts_csr *a = csr_from_dense(n, dense, present);
+    ts_lu_options options = {0};
+    options.ordering = TS_LU_ORDER_NATURAL;
+    ts_lu *lu = NULL;
+    CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+    ts_status st = ts_lu_analyze(lu, a);
+    CHECK(least < missing / 2);
+    CHECK_MSG(st == TS_SUCCESS, "trial %d: %s", trial, ts_last_error(NULL));
+    if (st == TS_SUCCESS) {
+      checked++;
+      double sum = 0.0, above_one = 0.0, matched_off = 0.0;
+      for (int k = 0; k < n; k++)
+        sum -= log(fabs(dense[(size_t)lu->row_perm[k] * n + lu->col_perm[k]]));
+      CHECK_MSG(fabs(sum - least) <= 1e-9 * (1.0 + fabs(least)), "trial %d (n %d): cost %.15g, Hungarian %.15g", trial,
+                n, sum, least);
+      scaled_certificate(lu, a, &above_one, &matched_off);
+      CHECK_MSG(above_one <= 1e-12 && matched_off <= 1e-12, "trial %d: scaled entry 1 + %g, matched off by %g", trial,
+                above_one, matched_off);
+    }
+    ts_lu_destroy(lu);
+    free(hidden);
+    free(present);
+    ts_csr_destroy(a);
+    free(cost);
+    free(dense);
+  }
+  CHECK(checked == 24);
+}
+
+/* Corpus matrices whose matching runs hundreds to thousands of
+ * shortest-path searches: the scales certify the optimum. The matching
+ * alone (tsi_lu_matching), without the ordering and symbolic phases. */
+static void test_corpus_certificates(void) {
+  const char *dir = test_matrices_dir();
+  if (!dir) {
+    printf("SKIPPED (part): no corpus for the matching's certificates\n");
+    return;
+  }
+  const char *names[] = {"bayer10", "wing", "bp_1200", "mahindas", "west0479", "Pd", "bcsstk13", "plskz362"};
+  for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
+    char path[4096];
+    if (!test_corpus_matrix(dir, names[m], path, sizeof path))
+      continue;
+    ts_csr *a = test_read_general(NULL, dir, names[m]);
+    CHECK_MSG(a != NULL, "%s: %s", names[m], ts_last_error(NULL));
+    if (!a)
+      continue;
+    ts_lu *lu = NULL;
+    CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
+    CHECK_OK(NULL, tsi_lu_matching(lu, a, tsi_lu_diagonal_kind(a)));
+    double above_one = 0.0, matched_off = 0.0;
+    scaled_certificate(lu, a, &above_one, &matched_off);
+    CHECK_MSG(above_one <= 1e-12 && matched_off <= 1e-12, "%s: scaled entry 1 + %g, matched off by %g", names[m],
+              above_one, matched_off);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+}
+
 /* Single-precision input gives the same matching as its double twin. */
 static void test_float_input(void) {
   unsigned long long state = 99;
@@ -287,6 +480,8 @@ static void test_float_input(void) {
 
 int main(void) {
   test_brute_force();
+  test_against_hungarian();
+  test_corpus_certificates();
   test_structural_rank();
   test_known_cases();
   test_float_input();

@@ -8,6 +8,7 @@
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,29 @@ static ts_status take_block_bounds(ts_lu *lu, const int32_t *block_of) {
   return TS_SUCCESS;
 }
 
+static bool rows_left_in_place(const ts_lu *lu) {
+  for (int64_t k = 0; k < lu->n; k++)
+    if (lu->row_perm[k] != k)
+      return false;
+  return true;
+}
+
+/* The matching kept in *matching (the ordering composes into row_perm, and
+ * a second ordering starts from the matching) with room for the block of
+ * each column of the block form in *block_of, then the ordering;
+ * speculated as tsi_lu_ordering takes it. */
+static ts_status order_matched(ts_lu *lu, const ts_csr *a, int64_t *speculated, int32_t **matching,
+                               int32_t **block_of) {
+  if (lu->options.ordering == TS_LU_ORDER_AMD && lu->n > 0) {
+    *matching = tsi_malloc_array(lu->n, sizeof(int32_t));
+    *block_of = tsi_malloc_array(lu->n, sizeof(int32_t));
+    if (!*matching || !*block_of)
+      return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a copy of the matching");
+    memcpy(*matching, lu->row_perm, (size_t)lu->n * sizeof(int32_t));
+  }
+  return tsi_lu_ordering(lu, a, speculated, 1, *block_of);
+}
+
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_analyze: lu is NULL");
@@ -191,22 +215,30 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
    * second thread has computed meanwhile. The identity is possible only
    * when every diagonal entry is stored and nonzero (or without the
    * matching); otherwise that work would be lost, and on a busy machine it
-   * would slow the matching, so it is not started. The ordering's time is
-   * what it added after the matching. */
+   * would slow the matching, so it is not started. Where the matching
+   * moves rows after all, the ordering of B starts on the calling thread at
+   * once, beside the speculation's end, instead of after it. The
+   * ordering's time is what it added after the matching. */
   double start = tsi_seconds(), matched = start;
   int64_t *speculated = NULL;
+  int32_t *matching = NULL, *block_of = NULL;
+  bool ordered = false;
   const int diagonal = tsi_lu_diagonal_kind(a);
 #ifdef _OPENMP
   if (lu->options.ordering == TS_LU_ORDER_AMD && (diagonal == 2 || lu->options.no_matching) &&
       tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
-    /* The matching on the calling thread (thread 0 of the team), which is
-     * where its errors must be recorded: a context-free error is the
-     * thread's own. */
+    /* The matching and the ordering on the calling thread (thread 0 of
+     * the team), which is where their errors must be recorded: a
+     * context-free error is the thread's own. */
 #pragma omp parallel num_threads(2)
     {
       if (omp_get_thread_num() == 0) {
         st = tsi_lu_matching(lu, a, diagonal);
         matched = tsi_seconds();
+        if (st == TS_SUCCESS && !rows_left_in_place(lu)) {
+          st = order_matched(lu, a, NULL, &matching, &block_of);
+          ordered = true;
+        }
       } else {
         speculated = tsi_lu_ordering_speculate(lu, a);
       }
@@ -218,19 +250,8 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;
-  /* The matching, kept for a second ordering (the ordering composes into
-   * row_perm), and the block of each column of the block form. */
-  int32_t *matching = NULL, *block_of = NULL;
-  if (st == TS_SUCCESS && lu->options.ordering == TS_LU_ORDER_AMD && lu->n > 0) {
-    matching = tsi_malloc_array(lu->n, sizeof(int32_t));
-    block_of = tsi_malloc_array(lu->n, sizeof(int32_t));
-    if (!matching || !block_of)
-      st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a copy of the matching");
-    else
-      memcpy(matching, lu->row_perm, (size_t)lu->n * sizeof(int32_t));
-  }
-  if (st == TS_SUCCESS)
-    st = tsi_lu_ordering(lu, a, speculated, 1, block_of);
+  if (st == TS_SUCCESS && !ordered)
+    st = order_matched(lu, a, speculated, &matching, &block_of);
   free(speculated);
   double end = tsi_seconds();
   lu->stats.time_ordering = end - matched;

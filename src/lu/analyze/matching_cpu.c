@@ -122,7 +122,6 @@ cleanup:
 typedef struct row_state {
   double dist;      /* tentative distance in the current search; INFINITY when not reached */
   double u;         /* the row's dual */
-  int32_t done;     /* id of the search that finished it */
   int32_t col;      /* the column matched to it, -1 when free */
   int32_t position; /* in the heap, -1 when not there */
   int32_t pred;     /* the column it was reached from */
@@ -180,6 +179,20 @@ static void heap_push_or_decrease(row_heap *h, int32_t row, double key) {
   heap_sift_up(h, at, (heap_entry){.key = key, .row = row});
 }
 
+/* Take row, which is in the heap, out of it. */
+static void heap_remove(row_heap *h, int32_t row) {
+  int32_t at = h->state[row].position;
+  h->state[row].position = -1;
+  h->size--;
+  if (at == h->size)
+    return;
+  heap_entry moving = h->entry[h->size];
+  if (at > 0 && moving.key < h->entry[(at - 1) / 2].key)
+    heap_sift_up(h, at, moving);
+  else
+    heap_sift_down(h, at, moving);
+}
+
 static int32_t heap_pop(row_heap *h) {
   int32_t top = h->entry[0].row;
   h->state[top].position = -1;
@@ -189,18 +202,18 @@ static int32_t heap_pop(row_heap *h) {
   return top;
 }
 
-/* An entry of the cost matrix: the row and the cost read together, so one
- * place to write and one stream to read. */
-typedef struct cost_entry {
-  double cost;
-  int32_t row;
-} cost_entry;
-
 /* The cost matrix by columns, with each column's largest magnitude and its
- * logarithm (0 for an empty column). */
+ * logarithm (0 for an empty column). Its pattern is A's own (col_ptr and
+ * row are A's row_ptr and col_idx) unless A stores explicit zeros, which
+ * the costs leave out: then it is a compacted copy (own_col_ptr, own_row).
+ * Only the costs are written, half the bytes of a copy of the pattern
+ * beside them, and freshly written memory is what the costs' pass pays for. */
 typedef struct cost_csc {
-  int64_t *col_ptr;
-  cost_entry *entry;
+  const int64_t *col_ptr;
+  const int32_t *row;
+  double *cost;
+  int64_t *own_col_ptr;
+  int32_t *own_row;
   double *col_max;
   double *col_log_max;
 } cost_csc;
@@ -237,31 +250,38 @@ static inline double entry_magnitude(const ts_csr *a, int64_t k) {
  * on the diagonal), the ones min_cost_matching's initial duals would be.
  * *identity is set, and the costs (a logarithm per entry) are not built:
  * only the column maxima and their logarithms, which the scales need.
- * Common on circuit matrices. */
+ * Common on circuit matrices.
+ *
+ * Otherwise u and v get the initial duals of MC64's product matching
+ * (Duff and Koster 2001, section 4): v_j the least cost of column j and u_i
+ * the least c_ij - v_j of row i. Every column's largest entry costs 0
+ * exactly and no cost is below 0 (the logarithm rises with its argument),
+ * so v_j is 0, or infinite for a column without a nonzero entry, and u is
+ * taken in the pass that writes the costs, without passes of its own. */
 static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_stored, cost_csc *m, int64_t *non_finite,
-                             bool *identity) {
+                             bool *identity, double *u, double *v) {
   int64_t n = a->rows;
   *non_finite = -1;
   *identity = false;
-  m->col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
   m->col_max = tsi_malloc_array(n, sizeof(double));
   m->col_log_max = tsi_malloc_array(n, sizeof(double));
-  if (!m->col_ptr || !m->col_max || !m->col_log_max)
+  if (!m->col_max || !m->col_log_max)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld rows)",
                      (long long)n);
-  bool diagonal_largest = diagonal_stored;
+  bool diagonal_largest = diagonal_stored, explicit_zeros = false;
   /* A maximum equal to the previous row's has its logarithm (below). */
   double last_largest = 0.0, last_log_largest = 0.0;
   for (int64_t i = 0; i < n; i++) {
     double largest = 0.0, diagonal = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      if (!isfinite(v)) {
+      double magnitude = entry_magnitude(a, k);
+      if (!isfinite(magnitude)) {
         *non_finite = k;
         return TS_SUCCESS;
       }
-      largest = v > largest ? v : largest;
-      diagonal = a->col_idx[k] == i ? v : diagonal;
+      largest = magnitude > largest ? magnitude : largest;
+      diagonal = a->col_idx[k] == i ? magnitude : diagonal;
+      explicit_zeros = explicit_zeros || magnitude == 0.0;
     }
     diagonal_largest = diagonal_largest && diagonal > 0.0 && diagonal >= largest;
     m->col_max[i] = largest;
@@ -275,8 +295,16 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
     *identity = true;
     return TS_SUCCESS;
   }
-  m->entry = tsi_malloc_array(a->nnz, sizeof(cost_entry));
-  if (!m->entry)
+  m->cost = tsi_malloc_array(a->nnz, sizeof(double));
+  m->col_ptr = a->row_ptr;
+  m->row = a->col_idx;
+  if (m->cost && explicit_zeros) {
+    m->own_col_ptr = tsi_malloc_array(n + 1, sizeof(int64_t));
+    m->own_row = tsi_malloc_array(a->nnz, sizeof(int32_t));
+    m->col_ptr = m->own_col_ptr;
+    m->row = m->own_row;
+  }
+  if (!m->cost || (explicit_zeros && (!m->own_col_ptr || !m->own_row)))
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld entries)",
                      (long long)a->nnz);
   /* A logarithm is the costs' main expense. The column's largest entries
@@ -285,25 +313,36 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
    * bits (many matrices repeat a few values: stencils, integer matrices). */
   int64_t at = 0;
   double last_magnitude = -1.0, last_log = 0.0;
-  m->col_ptr[0] = 0;
+  if (explicit_zeros)
+    m->own_col_ptr[0] = 0;
+  for (int64_t i = 0; i < n; i++)
+    u[i] = INFINITY;
   for (int64_t i = 0; i < n; i++) {
     const double log_largest = m->col_log_max[i];
     const double largest = m->col_max[i];
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      double v = entry_magnitude(a, k);
-      if (!(v > 0.0))
+      double magnitude = entry_magnitude(a, k);
+      if (!(magnitude > 0.0))
         continue;
       double cost = 0.0;
-      if (v != largest) {
-        if (v != last_magnitude) {
-          last_magnitude = v;
-          last_log = log(v);
+      if (magnitude != largest) {
+        if (magnitude != last_magnitude) {
+          last_magnitude = magnitude;
+          last_log = log(magnitude);
         }
         cost = log_largest - last_log;
       }
-      m->entry[at++] = (cost_entry){.cost = cost, .row = a->col_idx[k]};
+      const int32_t row = a->col_idx[k];
+      if (explicit_zeros)
+        m->own_row[at] = row;
+      m->cost[at++] = cost;
+      /* Plain comparisons, not fmin (a library call here): the costs are
+       * finite, no NaN to treat. */
+      u[row] = cost < u[row] ? cost : u[row];
     }
-    m->col_ptr[i + 1] = at;
+    v[i] = at > m->col_ptr[i] ? 0.0 : INFINITY;
+    if (explicit_zeros)
+      m->own_col_ptr[i + 1] = at;
   }
   return TS_SUCCESS;
 }
@@ -311,38 +350,23 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
 /* Reduced cost of entry k of column j: c_ij - v_j - u_i, the form every
  * test below uses, so that a zero reduced cost means the same everywhere. */
 static double reduced_cost(const cost_csc *m, int64_t k, int32_t j, const double *u, const double *v) {
-  return (m->entry[k].cost - v[j]) - u[m->entry[k].row];
+  return (m->cost[k] - v[j]) - u[m->row[k]];
 }
 
-/* Initial duals (v_j = column minimum, u_i = row minimum of c_ij - v_j) and
- * a matching on the entries of zero reduced cost, as MC64 initialises its
- * product matching (Duff and Koster 2001, section 4): first greedily, then
- * for each column left unmatched an augmenting path of length 2 (a
- * zero-cost row i of column j whose column jj can move to a free zero-cost
- * row). Each column's scan for a free row resumes where it stopped, since a
+/* A matching on the entries of zero reduced cost under the initial duals
+ * (build_costs), as MC64 initialises its product matching (Duff and Koster
+ * 2001, section 4): first greedily, then for each column left unmatched an
+ * augmenting path of length 2 (a zero-cost row i of column j whose column
+ * jj can move to a free zero-cost row). Each column's scan for a free row resumes where it stopped, since a
  * row once matched stays matched: O(nnz) in all. Every column matched here
  * saves a shortest-path search. Returns the number of columns left
  * unmatched. */
-static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, double *u,
-                                double *v, int64_t *resume) {
-  for (int64_t j = 0; j < n; j++) {
-    double smallest = INFINITY;
-    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++)
-      smallest = m->entry[k].cost < smallest ? m->entry[k].cost : smallest;
-    v[j] = smallest;
-  }
-  /* Plain comparisons, not fmin (a library call here): the costs are
-   * finite, no NaN to treat. */
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
-      int32_t i = m->entry[k].row;
-      double reduced = m->entry[k].cost - v[j];
-      u[i] = reduced < u[i] ? reduced : u[i];
-    }
+static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_col, int32_t *col_of_row, const double *u,
+                                const double *v, int64_t *resume) {
   int64_t unmatched = n;
   for (int32_t j = 0; j < (int32_t)n; j++)
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1]; k++) {
-      int32_t i = m->entry[k].row;
+      int32_t i = m->row[k];
       if (col_of_row[i] < 0 && reduced_cost(m, k, j, u, v) <= 0.0) {
         col_of_row[i] = j;
         row_of_col[j] = i;
@@ -358,14 +382,14 @@ static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_co
     if (row_of_col[j] >= 0)
       continue;
     for (int64_t k = m->col_ptr[j]; k < m->col_ptr[j + 1] && row_of_col[j] < 0; k++) {
-      int32_t i = m->entry[k].row;
+      int32_t i = m->row[k];
       if (reduced_cost(m, k, j, u, v) > 0.0)
         continue;
       /* i is matched: the greedy pass would have given it to j otherwise. */
       int32_t jj = col_of_row[i];
       for (; resume[jj] < m->col_ptr[jj + 1]; resume[jj]++) {
         int64_t kk = resume[jj];
-        int32_t ii = m->entry[kk].row;
+        int32_t ii = m->row[kk];
         if (col_of_row[ii] < 0 && reduced_cost(m, kk, jj, u, v) <= 0.0) {
           row_of_col[jj] = ii;
           col_of_row[ii] = jj;
@@ -382,9 +406,10 @@ static int64_t initial_matching(int64_t n, const cost_csc *m, int32_t *row_of_co
 }
 
 /* Minimum-cost perfect matching on the costs: row_of_col[j] = row matched
- * to column j; u, v the duals. *perfect = false, and no error, when some
- * column has no augmenting path (no perfect matching: the caller finds the
- * structural rank for its message). */
+ * to column j; u, v the duals, the initial ones on entry (build_costs).
+ * *perfect = false, and no error, when some column has no augmenting path
+ * (no perfect matching: the caller finds the structural rank for its
+ * message). */
 static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m, int32_t *row_of_col, double *u,
                                    double *v, bool *perfect) {
   ts_status st = TS_SUCCESS;
@@ -392,19 +417,18 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   row_state *row = tsi_malloc_array(n, sizeof(row_state));
   int32_t *touched = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *finished = tsi_malloc_array(n, sizeof(int32_t));
+  int32_t *level = tsi_malloc_array(n, sizeof(int32_t));
   int64_t *resume = tsi_malloc_array(n, sizeof(int64_t));
   row_heap heap = {tsi_malloc_array(n, sizeof(heap_entry)), 0, row};
   *perfect = true;
-  if (!col_of_row || !row || !touched || !finished || !resume || !heap.entry) {
+  if (!col_of_row || !row || !touched || !finished || !level || !resume || !heap.entry) {
     st = tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching of %lld rows",
                    (long long)n);
     goto cleanup;
   }
-  for (int64_t k = 0; k < n; k++) {
+  for (int64_t k = 0; k < n; k++)
     row_of_col[k] = col_of_row[k] = -1;
-    u[k] = v[k] = INFINITY;
-  }
-  if (!m->entry) { /* no entries: no column can be matched */
+  if (!m->cost) { /* no entries: no column can be matched */
     *perfect = n == 0;
     goto cleanup;
   }
@@ -414,17 +438,24 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
   if (initial_matching(n, m, row_of_col, col_of_row, u, v, resume) == 0)
     goto cleanup;
   for (int64_t k = 0; k < n; k++)
-    row[k] = (row_state){.dist = INFINITY, .u = u[k], .done = -1, .col = col_of_row[k], .position = -1, .pred = -1};
+    row[k] = (row_state){.dist = INFINITY, .u = u[k], .col = col_of_row[k], .position = -1, .pred = -1};
 
   /* Shortest augmenting paths from each unmatched column (MC64's
    * Dijkstra, Duff and Koster 2001, section 4): a free row is a candidate
    * end, kept out of the heap, and the search stops once no row left in
    * the heap is nearer than the best candidate lsap; one reached at the
-   * current distance ends it at once. */
+   * current distance ends it at once. A matched row reached at the current
+   * distance (a zero reduced cost: every matched entry has one) is as near
+   * as any row can be, so it is finished without the heap: it goes on the
+   * list level and is taken before the heap's next row, as MC64 keeps the
+   * rows of the current distance in a list beside its heap (section 4).
+   * The list is taken first in, first out: breadth first among equal
+   * distances, which reaches a free row in fewer steps than depth first
+   * where every reduced cost on the way is 0 (a pattern matrix of ones). */
   for (int32_t source = 0; source < (int32_t)n; source++) {
     if (row_of_col[source] >= 0)
       continue;
-    int32_t touched_count = 0, finished_count = 0, free_row = -1;
+    int32_t touched_count = 0, finished_count = 0, level_head = 0, level_count = 0, free_row = -1;
     double lsap = INFINITY;
     /* Relax the entries of column col reached at distance base. */
     int32_t col = source;
@@ -432,14 +463,15 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
     for (;;) {
       const double v_col = v[col];
       for (int64_t k = m->col_ptr[col]; k < m->col_ptr[col + 1]; k++) {
-        int32_t i = m->entry[k].row;
+        int32_t i = m->row[k];
         row_state *r = &row[i];
-        if (r->done == source)
-          continue;
-        /* Rounding may leave a reduced cost a hair below 0. */
-        double reduced = (m->entry[k].cost - v_col) - r->u;
+        /* Rounding may leave a reduced cost a hair below 0. A finished
+         * row needs no test of its own: it was finished at a distance of
+         * at most base (they are taken in order), and keeps it. */
+        double reduced = (m->cost[k] - v_col) - r->u;
         double candidate = base + (reduced > 0.0 ? reduced : 0.0);
-        if (candidate >= lsap || candidate >= r->dist)
+        double bound = r->dist < lsap ? r->dist : lsap;
+        if (candidate >= bound)
           continue;
         if (r->dist == INFINITY)
           touched[touched_count++] = i;
@@ -448,14 +480,25 @@ static ts_status min_cost_matching(ts_context *ctx, int64_t n, const cost_csc *m
         if (r->col < 0) {
           lsap = candidate;
           free_row = i;
+        } else if (candidate == base) {
+          if (r->position >= 0)
+            heap_remove(&heap, i);
+          level[level_count++] = i;
         } else {
           heap_push_or_decrease(&heap, i, candidate);
         }
       }
-      if (heap.size == 0 || heap.entry[0].key >= lsap)
+      int32_t next;
+      if (lsap <= base)
         break;
-      int32_t next = heap_pop(&heap);
-      row[next].done = source;
+      if (level_head < level_count) {
+        next = level[level_head++];
+      } else {
+        level_head = level_count = 0;
+        if (heap.size == 0 || heap.entry[0].key >= lsap)
+          break;
+        next = heap_pop(&heap);
+      }
       finished[finished_count++] = next;
       col = row[next].col;
       base = row[next].dist;
@@ -497,6 +540,7 @@ cleanup:
   free(row);
   free(touched);
   free(finished);
+  free(level);
   free(resume);
   free(heap.entry);
   return st;
@@ -643,7 +687,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
    * none, for the message). */
   bool perfect = true, identity = false;
   int64_t non_finite = -1;
-  st = build_costs(lu->ctx, a, diagonal == 2, &costs, &non_finite, &identity);
+  st = build_costs(lu->ctx, a, diagonal == 2, &costs, &non_finite, &identity, u, v);
   if (st == TS_SUCCESS && identity)
     for (int64_t k = 0; k < n; k++) {
       u[k] = v[k] = 0.0;
@@ -685,8 +729,9 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
     lu->col_scale[k] = shift == 0 ? exp_u : ldexp(exp_u, shift);
   }
 cleanup:
-  free(costs.col_ptr);
-  free(costs.entry);
+  free(costs.own_col_ptr);
+  free(costs.own_row);
+  free(costs.cost);
   free(costs.col_max);
   free(costs.col_log_max);
   free(u);
