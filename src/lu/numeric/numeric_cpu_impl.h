@@ -194,15 +194,20 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
 }
 
 /* Column k of level `level`, counted in the thread's tally, a bad pivot
- * recorded when it is the first in (level, column) order. */
-static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
-                                        const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
-                                        int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+ * recorded when it is the first in (level, column) order. Inlined too: a
+ * call per column, with the tally in memory, was a visible share of the
+ * refactorization of matrices whose columns are short. */
+static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
+                                                             int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                                             int *ready, tsi_lu_tally *tally, int64_t *bad_level,
+                                                             int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
   TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
   tally->max_l = outcome.max_l;
   tally->max_u = outcome.max_u;
+  const uint64_t key = tsi_lu_pivot_key(TSI_W_ABS(TSI_WIDEN(values[lu->diag_pos[k]])) / rule->pivot_reference, k);
+  tally->smallest_pivot = key < tally->smallest_pivot ? key : tally->smallest_pivot;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     tally->perturbed++;
     tsi_lu_factor_watch *watch = rule->watch;
@@ -236,7 +241,7 @@ static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
   const int32_t *column_level = rule->column_level;
-  tsi_lu_tally tally = {0, 0, 0.0, 0.0};
+  tsi_lu_tally tally = {0, 0, 0.0, 0.0, ~(uint64_t)0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   if (column_level) {
@@ -275,7 +280,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = {0, 0, 0.0, 0.0};
+  tsi_lu_tally total = {0, 0, 0.0, 0.0, ~(uint64_t)0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
@@ -283,7 +288,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0, ~(uint64_t)0};
     int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
@@ -351,7 +356,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = {0, 0, 0.0, 0.0};
+  tsi_lu_tally total = {0, 0, 0.0, 0.0, ~(uint64_t)0};
   int64_t next = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
@@ -359,7 +364,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0, ~(uint64_t)0};
     int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
