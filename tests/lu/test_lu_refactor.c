@@ -110,11 +110,11 @@ static void test_newton_loop(void) {
   ts_csr_destroy(a);
 }
 
-/* The smallest pivot the factorization finds as it stores the pivots (the
- * singularity policy's look at small pivots) against a pass over the stored
- * pivots: the smallest |u_kk| / max|M| rounded to single precision, the first
- * column among equals; on one thread and on the two schedules of two, for
- * double and float factors. */
+/* The smallest pivot of a refactorization (the singularity policy's look
+ * at small pivots) against a pass of the test's own over the stored pivots:
+ * the smallest |u_kk| / max|M| rounded to single precision, the first
+ * column among equals; on one thread and on the two schedules of two (the
+ * counted column inlined into each), for double and float factors. */
 static void test_smallest_pivot(void) {
   const int64_t n = 300;
   ts_csr *a = lu_test_random(ctx, n, 4, 0, 41);

@@ -212,8 +212,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
       status = copy_values(lu, a, caller);
     if (status == TS_SUCCESS)
       status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a, caller);
-    /* The column path finds the smallest pivot as it stores the pivots. */
-    if (fronts && !TS_IS_ERROR(status))
+    if (!TS_IS_ERROR(status))
       tsi_lu_smallest_pivot_host(lu);
   }
   /* Perturbed pivots, or a small one: the singularity policy judges the factors. */

@@ -5,7 +5,6 @@
  * computed by one thread in a fixed order, whatever the thread count. */
 #include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
-#include "lu/numeric/pivot_key.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,7 +37,6 @@ typedef struct tsi_lu_pivot_rule {
   bool perturb;
   tsi_lu_factor_watch *watch;
   const int32_t *column_level; /* each column's level (the serial schedule's verdict), or NULL */
-  double pivot_reference;      /* max|M| (1 for a zero M): the smallest pivot's ratio is to it */
 } tsi_lu_pivot_rule;
 
 /* A column's outcome; CANCELLED is no pivot's but stops the factorization
@@ -94,16 +92,13 @@ typedef struct tsi_lu_column_outcome {
   double max_u;  /* largest |U(i, k)| as stored, the pivot included, likewise */
 } tsi_lu_column_outcome;
 
-/* What a thread's columns add up to: flops, perturbed pivots, the largest
- * entries of L and U (the pivot check's indicators) and the smallest pivot's
- * key (pivot_key.h: the singularity policy's look at small pivots, taken
- * as each pivot is stored instead of in a pass of its own). */
+/* What a thread's columns add up to: flops, perturbed pivots, and the
+ * largest entries of L and U (the pivot check's indicators). */
 typedef struct tsi_lu_tally {
   int64_t flops;
   int64_t perturbed;
   double max_l;
   double max_u;
-  uint64_t smallest_pivot;
 } tsi_lu_tally;
 
 static void tsi_lu_tally_merge(tsi_lu_tally *total, const tsi_lu_tally *part) {
@@ -111,7 +106,6 @@ static void tsi_lu_tally_merge(tsi_lu_tally *total, const tsi_lu_tally *part) {
   total->perturbed += part->perturbed;
   total->max_l = part->max_l > total->max_l ? part->max_l : total->max_l;
   total->max_u = part->max_u > total->max_u ? part->max_u : total->max_u;
-  total->smallest_pivot = part->smallest_pivot < total->smallest_pivot ? part->smallest_pivot : total->smallest_pivot;
 }
 
 /* The dataflow schedule's column marks (lu_factor_flow; values in
@@ -480,8 +474,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                             .replacement = fmax(root_eps, threshold) * reference,
                             .perturb = !lu->options.no_perturbation,
                             .watch = &watch,
-                            .column_level = ws->column_level,
-                            .pivot_reference = reference};
+                            .column_level = ws->column_level};
   status = tsi_progress(lu->ctx, 0, lu->n);
   if (status != TS_SUCCESS)
     return status;
@@ -506,8 +499,6 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                                          .max_multiplier = outcome.tally.max_l,
                                          .growth = outcome.tally.max_u / reference,
                                          .max_m = reference};
-  tsi_lu_pivot_key_decode(outcome.tally.smallest_pivot, &lu->pivot_now.smallest_pivot_ratio,
-                          &lu->pivot_now.smallest_pivot_column);
   lu->stats.singular_column = -1;
   lu->first_perturbed = watch.first_perturbed < lu->n ? watch.first_perturbed : -1;
   /* A stopped factorization left partial columns behind; the work vectors

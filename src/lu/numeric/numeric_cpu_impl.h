@@ -206,8 +206,6 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TS
   tally->flops += outcome.flops;
   tally->max_l = outcome.max_l;
   tally->max_u = outcome.max_u;
-  const uint64_t key = tsi_lu_pivot_key(TSI_W_ABS(TSI_WIDEN(values[lu->diag_pos[k]])) / rule->pivot_reference, k);
-  tally->smallest_pivot = key < tally->smallest_pivot ? key : tally->smallest_pivot;
   if (outcome.kind == TSI_LU_PIVOT_PERTURBED) {
     tally->perturbed++;
     tsi_lu_factor_watch *watch = rule->watch;
@@ -241,7 +239,7 @@ static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
   const int32_t *column_level = rule->column_level;
-  tsi_lu_tally tally = {0, 0, 0.0, 0.0, ~(uint64_t)0};
+  tsi_lu_tally tally = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   if (column_level) {
@@ -280,7 +278,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = {0, 0, 0.0, 0.0, ~(uint64_t)0};
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
@@ -288,7 +286,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = {0, 0, 0.0, 0.0, ~(uint64_t)0};
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
@@ -356,7 +354,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = {0, 0, 0.0, 0.0, ~(uint64_t)0};
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
   int64_t next = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
@@ -364,7 +362,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = {0, 0, 0.0, 0.0, ~(uint64_t)0};
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
