@@ -79,7 +79,9 @@
  *   perturbed column and smallest pivot's column) and the values moved so
  *   little that a perturbation bound keeps A nonsingular and its condition
  *   number within 1/eps: |dA|_1 est(|A^{-1}|_1) <= 1/2 with dA the change
- *   since the judged values (bounded by the sum of the entries' changes);
+ *   since the judged values (bounded by the sum of the entries' changes)
+ *   and the judged estimate standing for |A^{-1}|_1 (Hager and Higham's
+ *   estimate is a lower bound, in practice within a small factor);
  *   ts_lu_stats::condest then holds that bound. The solves' check below
  *   still applies.
  * - Perturbed factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an

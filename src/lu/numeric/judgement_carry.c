@@ -5,7 +5,8 @@
  * Algorithms", 2nd ed., 2002, Theorem 6.5 / problem 6.14): if
  * |dA|_1 |A^{-1}|_1 = theta < 1, then A + dA is nonsingular and
  * |(A + dA)^{-1}|_1 <= |A^{-1}|_1 / (1 - theta). With |A^{-1}|_1 from the
- * judged factorization's estimate and |dA|_1 bounded by the sum of the
+ * judged factorization's estimate (a lower bound, as every use of the
+ * estimate in the policy takes it) and |dA|_1 bounded by the sum of the
  * entries' changes, the new condition number is at most
  * (|A|_1 + |dA|_1) |A^{-1}|_1 / (1 - theta); the judgement carries when
  * theta <= TSI_LU_JUDGEMENT_CARRY_THETA, that bound is within 1/eps, and the
