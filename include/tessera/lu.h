@@ -73,6 +73,17 @@
  *   double factors): rounding leaves the cancelled pivot of a
  *   rank-deficient matrix a little above the threshold as often as below.
  *   Such factors that stand give TS_SUCCESS.
+ * - A judgement whose factors stood (without the fallback) carries to a
+ *   later factorization on the same analysis, without a new estimate, when
+ *   its pivots are perturbed (or small) as then (the same count, first
+ *   perturbed column and smallest pivot's column) and the values moved so
+ *   little that a perturbation bound keeps A nonsingular and its condition
+ *   number within 1/eps: |dA|_1 est(|A^{-1}|_1) <= 1/2 with dA the change
+ *   since the judged values (bounded by the sum of the entries' changes)
+ *   and the judged estimate standing for |A^{-1}|_1 (Hager and Higham's
+ *   estimate is a lower bound, in practice within a small factor);
+ *   ts_lu_stats::condest then holds that bound. The solves' check below
+ *   still applies.
  * - Perturbed factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an
  *   error); factors that do not stand TS_ERROR_NUMERICALLY_SINGULAR with the
  *   column in
@@ -261,6 +272,9 @@ typedef struct ts_lu_stats {
    * (Hager and Higham's estimator, as klu_condest), a lower bound of the true
    * value up to rounding; set by ts_lu_condest(), and by the factorization
    * when pivots were perturbed (the singularity rule above), 0 until then.
+   * Where an earlier judgement carried to this factorization, the bound
+   * the rule above names instead (an upper bound, given the judged
+   * estimate).
    */
   double condest;
   /** min |u_kk| / max |u_kk| over U's diagonal (as klu_rcond); set by ts_lu_rcond(), 0 until then. */

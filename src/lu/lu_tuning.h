@@ -56,6 +56,10 @@
  * reach this normwise backward error and the condition estimate is at most
  * 1 / DBL_EPSILON. */
 #define TSI_LU_SINGULAR_BACKWARD_ERROR 1e-14
+/* A judgement carries to new values when |dA|_1 times the judged estimate
+ * of |A^{-1}|_1 is at most this (numeric/judgement_carry.c): their inverse's
+ * norm then at most twice the judged one. */
+#define TSI_LU_JUDGEMENT_CARRY_THETA 0.5
 
 /* ---- cancellation ------------------------------------------------------------------ */
 

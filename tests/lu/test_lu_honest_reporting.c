@@ -31,13 +31,20 @@ static ts_lu *factored(const ts_csr *a, const ts_lu_options *options, ts_status 
 
 static void test_non_finite(void) {
   ts_csr *a = lu_test_random(ctx, 50, 3, 1, 3);
-  ts_lu_options options = lu_test_options();
   ts_status st;
-  ts_lu *lu = factored(a, &options, &st);
-  CHECK_OK(ctx, st);
+  ts_lu *lu = NULL;
   double b[100], x[100];
   const double bad[3] = {INFINITY, -INFINITY, NAN};
-  for (int k = 0; k < 3; k++) {
+  for (int variant = 0; variant < 6; variant++) {
+    /* the three values, in checked then in unchecked solves */
+    const int k = variant % 3;
+    if (k == 0) {
+      ts_lu_destroy(lu);
+      ts_lu_options options = lu_test_options();
+      options.unchecked_solves = variant / 3;
+      lu = factored(a, &options, &st);
+      CHECK_OK(ctx, st);
+    }
     for (int i = 0; i < 100; i++)
       b[i] = 1.0;
     b[50 + 17] = bad[k]; /* row 17 of the second right-hand side */
@@ -48,6 +55,37 @@ static void test_non_finite(void) {
   }
   ts_lu_destroy(lu);
   ts_csr_destroy(a);
+
+  /* The host checks b once a solution is not finite: the same error through
+   * perturbed pivots (whose solves would otherwise fall back to partial
+   * pivoting first) and in unchecked solves, and nothing changed for the
+   * next solve. [[1 1 0] [1 1 1] [0 1 1]] in the natural order without the
+   * matching perturbs its second pivot. */
+  ts_csr *cancel = lu_test_csr(ctx, 3, 7, (const int32_t[]){0, 0, 1, 1, 1, 2, 2},
+                               (const int32_t[]){0, 1, 0, 1, 2, 1, 2}, (const double[]){1, 1, 1, 1, 1, 1, 1});
+  for (int unchecked = 0; unchecked < 2; unchecked++) {
+    ts_lu_options o = lu_test_options();
+    o.ordering = TS_LU_ORDER_NATURAL;
+    o.no_matching = 1;
+    o.unchecked_solves = unchecked;
+    lu = factored(cancel, &o, &st);
+    CHECK_STATUS(ctx, st, TS_WARNING_PERTURBED_PIVOTS);
+    for (int k = 0; k < 3; k++) {
+      double bb[3] = {1.0, bad[k], 1.0}, xx[3];
+      CHECK_STATUS(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, bb, 3, xx, 3), TS_ERROR_INVALID_ARGUMENT);
+      CHECK_MSG(strstr(ts_last_error(ctx), "row 1 of right-hand side 0 (both from 0)") != NULL, "message: %s",
+                ts_last_error(ctx));
+    }
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK_MSG(stats.partial_pivoting == 0, "unchecked %d: b with a NaN sent the solves to partial pivoting", unchecked);
+    double x_true[3] = {1, -2, 3}, bb[3], xx[3];
+    lu_test_multiply(cancel, 0, x_true, bb);
+    CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, bb, 3, xx, 3));
+    CHECK(lu_test_backward_error(cancel, 0, xx, bb) <= 1e-14);
+    ts_lu_destroy(lu);
+  }
+  ts_csr_destroy(cancel);
 
   /* x = 1e10 / 1e-300 does not fit in double: an error, with or without
    * the matching. */

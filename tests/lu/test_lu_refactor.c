@@ -110,6 +110,46 @@ static void test_newton_loop(void) {
   ts_csr_destroy(a);
 }
 
+/* The smallest pivot of a refactorization (the singularity policy's look
+ * at small pivots) against a pass of the test's own over the stored pivots:
+ * the smallest |u_kk| / max|M| rounded to single precision, the first
+ * column among equals; on one thread and on the two schedules of two (the
+ * counted column inlined into each), for double and float factors. */
+static void test_smallest_pivot(void) {
+  const int64_t n = 300;
+  ts_csr *a = lu_test_random(ctx, n, 4, 0, 41);
+  for (int f = 0; f < 2; f++)
+    for (int schedule = 0; schedule < 3; schedule++) {
+      ts_lu_options options = lu_test_options();
+      options.float_factors = f;
+      ts_lu *lu = NULL;
+      CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+      lu->switches.cpu_threads = schedule == 0 ? 1 : 2;
+      lu->switches.cpu_level_sync = schedule == 2;
+      CHECK_OK(ctx, ts_lu_analyze(lu, a));
+      ts_status st = ts_lu_factor(lu, a);
+      CHECK_MSG(!TS_IS_ERROR(st), "factor: %s", ts_status_string(st));
+      CHECK_OK(ctx, ts_lu_refactor(lu, a));
+      float smallest = INFINITY;
+      int64_t column = -1;
+      for (int64_t k = 0; k < lu->n; k++) {
+        const int64_t p = lu->diag_pos[k];
+        const double u = f ? fabs((double)lu->lu_values_f32[p]) : fabs(lu->lu_values[p]);
+        const float ratio = (float)(u / lu->pivot_now.max_m);
+        if (ratio < smallest) {
+          smallest = ratio;
+          column = k;
+        }
+      }
+      CHECK_MSG(lu->pivot_now.smallest_pivot_column == column && lu->pivot_now.smallest_pivot_ratio == (double)smallest,
+                "%s factors, schedule %d: smallest pivot %.9g at column %lld, the pass over the pivots %.9g at %lld",
+                f ? "float" : "double", schedule, lu->pivot_now.smallest_pivot_ratio,
+                (long long)lu->pivot_now.smallest_pivot_column, (double)smallest, (long long)column);
+      ts_lu_destroy(lu);
+    }
+  ts_csr_destroy(a);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -118,6 +158,7 @@ int main(void) {
   test_refactor_equals_factor(0, 0);
   test_refactor_equals_factor(1, 1);
   test_newton_loop();
+  test_smallest_pivot();
   ts_context_destroy(ctx);
   return test_finish();
 }

@@ -28,6 +28,8 @@
 
 #ifdef TESSERA_TEST_HAVE_KLU
 #include <klu.h>
+
+#include "lu/numeric/numeric_internal.h" /* the judgements' count */
 #endif
 
 static ts_context *ctx;
@@ -352,12 +354,83 @@ static void test_small_unperturbed_pivot(void) {
   ts_csr_destroy(d);
 }
 
+/* The condition estimates the judgements made since the analysis. */
+static int64_t estimates_made(ts_lu *lu) {
+  const tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+  return ws ? ws->condition_estimates : -1;
+}
+
+/* [[1 1 0] [1 1 s] [0 1 1]] in the natural order without the matching: the
+ * second pivot cancels (perturbed) whatever s; the determinant is -s. A
+ * judgement that stood carries to a refactorization of the same or nearby
+ * values (no new estimate; the factors stand and solve, the condition bound
+ * at least the dense condition number), and not to values beyond the
+ * perturbation bound: s = 0, singular with the same perturbed pivot, is
+ * judged and refused after a carried refactorization; a second perturbed
+ * pivot (the pivots went bad) is judged anew too. */
+static void test_judgement_carry(void) {
+  const int32_t rows[] = {0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5},
+                cols[] = {0, 1, 0, 1, 2, 1, 2, 3, 4, 3, 4, 5, 4, 5};
+  /* A second block [[1 1 0] [1 e 1] [0 1 1]] (determinant e - 2): e = 3
+   * leaves its pivot at 2, e = 1 cancels it. */
+#define CARRY_MATRIX(s, e)                                                                                             \
+  lu_test_csr(ctx, 6, 14, rows, cols, (const double[]){1, 1, 1, 1, s, 1, 1, 1, 1, 1, e, 1, 1, 1})
+  ts_csr *first = CARRY_MATRIX(1.0, 3.0), *near = CARRY_MATRIX(1.0 + 1e-6, 3.0);
+  ts_csr *singular_values = CARRY_MATRIX(0.0, 3.0), *two_perturbed = CARRY_MATRIX(1.0, 1.0);
+#undef CARRY_MATRIX
+  ts_lu_options options = lu_test_options();
+  options.ordering = TS_LU_ORDER_NATURAL;
+  options.no_matching = 1;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, first));
+  CHECK_STATUS(ctx, ts_lu_factor(lu, first), TS_WARNING_PERTURBED_PIVOTS);
+  CHECK_MSG(estimates_made(lu) == 1, "first factorization: %lld estimates", (long long)estimates_made(lu));
+  const ts_csr *carried[2] = {first, near};
+  for (int c = 0; c < 2; c++) {
+    CHECK_STATUS(ctx, ts_lu_refactor(lu, carried[c]), TS_WARNING_PERTURBED_PIVOTS);
+    CHECK_MSG(estimates_made(lu) == 1, "carried refactorization %d: %lld estimates", c, (long long)estimates_made(lu));
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    const double dense = lu_test_condition_lapack(carried[c]);
+    CHECK_MSG(stats.condest >= dense * (1.0 - 1e-12), "carried refactorization %d: bound %.6g below the dense %.6g", c,
+              stats.condest, dense);
+    double x_true[6] = {1, -2, 3, -4, 5, -6}, b[6], x[6];
+    lu_test_multiply(carried[c], 0, x_true, b);
+    CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 6, x, 6));
+    const double berr = lu_test_backward_error(carried[c], 0, x, b);
+    CHECK_MSG(berr <= 1e-14, "carried refactorization %d: backward error %.3g", c, berr);
+  }
+  /* Singular with the same perturbed pivot: judged, refused. */
+  CHECK_STATUS(ctx, ts_lu_refactor(lu, singular_values), TS_ERROR_NUMERICALLY_SINGULAR);
+  CHECK_MSG(estimates_made(lu) >= 2, "singular values: %lld estimates", (long long)estimates_made(lu));
+  /* Back to the first values: the refused judgement left no reference, so
+   * they are judged again, then a second perturbed pivot is judged anew. */
+  CHECK_STATUS(ctx, ts_lu_refactor(lu, first), TS_WARNING_PERTURBED_PIVOTS);
+  const int64_t before = estimates_made(lu);
+  CHECK_MSG(before >= 3, "first values again: %lld estimates", (long long)before);
+  /* (the factors stand; the pivot check then reports the new perturbed
+   * pivot against the analysis's) */
+  CHECK_STATUS(ctx, ts_lu_refactor(lu, two_perturbed), TS_WARNING_PIVOTS_DEGRADED);
+  ts_lu_stats stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  CHECK(stats.perturbed_pivots == 2);
+  CHECK_MSG(estimates_made(lu) == before + 1, "two perturbed pivots: %lld estimates, %lld before",
+            (long long)estimates_made(lu), (long long)before);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(first);
+  ts_csr_destroy(near);
+  ts_csr_destroy(singular_values);
+  ts_csr_destroy(two_perturbed);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
   test_rank_deficient();
   test_perturbed_nonsingular();
+  test_judgement_carry();
   test_near_singular();
   test_small_unperturbed_pivot();
   test_corpus();

@@ -194,10 +194,13 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
 }
 
 /* Column k of level `level`, counted in the thread's tally, a bad pivot
- * recorded when it is the first in (level, column) order. */
-static void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level, int64_t k, TSI_WORK *x,
-                                        const tsi_lu_pivot_rule *rule, int *ready, tsi_lu_tally *tally,
-                                        int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+ * recorded when it is the first in (level, column) order. Inlined too: a
+ * call per column, with the tally in memory, was a visible share of the
+ * refactorization of matrices whose columns are short. */
+static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
+                                                             int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                                             int *ready, tsi_lu_tally *tally, int64_t *bad_level,
+                                                             int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
   TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
   tally->flops += outcome.flops;

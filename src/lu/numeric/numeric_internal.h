@@ -124,6 +124,18 @@ ts_status tsi_lu_gpu_check_cancel(ts_context *ctx, double *last_check, int64_t d
 
 /* What the numeric phases keep between calls in lu->numeric_aux: dense work
  * vectors (one per thread) and norms of the matrix last factored. */
+/* The last judgement whose static factors stood (judgement_carry.c): A's
+ * values then (NULL: none), |A|_1, the estimate of |A^{-1}|_1 (the condition
+ * estimate over |A|_1), and the pivots it judged. */
+typedef struct tsi_lu_judgement_record {
+  double *values;
+  double norm_one;
+  double inverse_norm;
+  int64_t perturbed;
+  int64_t first_perturbed;
+  int64_t smallest_pivot_column;
+} tsi_lu_judgement_record;
+
 typedef struct tsi_lu_numeric_workspace {
   int64_t n;           /* order the vectors were sized for */
   int factor_threads;  /* dense column vectors in factor_work */
@@ -143,6 +155,8 @@ typedef struct tsi_lu_numeric_workspace {
   int32_t *column_level; /* each column's level, from the host's schedule check (numeric_cpu.c) */
   double *fronts;        /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
   int64_t front_values;  /* doubles in fronts */
+  tsi_lu_judgement_record judged;
+  int64_t condition_estimates; /* the judgements' estimates made since the analysis (the tests read it) */
 } tsi_lu_numeric_workspace;
 
 /* |A(e)|, entry e (CSR order) of the values last factored: the modulus of
@@ -161,6 +175,16 @@ ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws);
  * transposed one, computed on first use after each factorization (a
  * scatter over the columns, which most factorizations need not pay for). */
 ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op, double *a_norm, double *m_norm);
+
+/* Whether the last judgement whose factors stood carries to the values now
+ * in lu->a_values (judgement_carry.c: a perturbation bound, the pivots
+ * perturbed as then); *condition_bound is then the bound on A's condition
+ * number. */
+bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, double *condition_bound);
+/* Record a judgement whose factors stood with condition estimate condest
+ * (cleared instead when the fallback's factors stood). */
+void tsi_lu_judgement_record_set(ts_lu *lu, tsi_lu_numeric_workspace *ws, double condest);
+void tsi_lu_judgement_record_clear(tsi_lu_numeric_workspace *ws);
 
 /* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */
 

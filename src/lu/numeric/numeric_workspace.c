@@ -30,6 +30,7 @@ void tsi_lu_numeric_release(ts_lu *lu) {
     free(ws->fronts);
     free(ws->fill_pos);
     free(ws->column_level);
+    tsi_lu_judgement_record_clear(ws);
     free(ws);
   }
   lu->numeric_aux = NULL;

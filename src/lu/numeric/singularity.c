@@ -13,7 +13,10 @@
  * otherwise the same two tests through its factors. Factors without a
  * perturbed pivot face the same judgement when their smallest pivot is
  * below sqrt(pivot_threshold) * max|M|: rounding leaves a rank-deficient
- * matrix's cancelled pivot a little above the threshold as often as below. */
+ * matrix's cancelled pivot a little above the threshold as often as below.
+ * A judgement whose factors stood carries to later values close enough that
+ * a perturbation bound keeps their condition number within 1/eps
+ * (judgement_carry.c), the pivots perturbed as before. */
 #include "lu/inspect/inspect_internal.h"
 
 #include <float.h>
@@ -84,12 +87,20 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
     return singular(lu, m_column >= 0 ? m_column : 0, caller, "has no pivot: every value of the matrix is zero");
   }
   double condest = 0.0, worst = 0.0;
+  if (tsi_lu_judgement_carries(lu, ws, &condest)) {
+    lu->stats.condest = condest; /* the bound on the condition number */
+    return stand;
+  }
+  ws->condition_estimates++;
   ts_status st = tsi_lu_estimate_condition(lu, &condest, &worst);
   if (st != TS_SUCCESS)
     return st;
   lu->stats.condest = condest;
-  if (factors_stand(condest, worst))
+  if (factors_stand(condest, worst)) {
+    tsi_lu_judgement_record_set(lu, ws, condest);
     return stand;
+  }
+  tsi_lu_judgement_record_clear(ws);
   /* Refinement could not make the static factors solve with A, or A is
    * beyond 1/eps: partial pivoting decides. */
   st = tsi_lu_fall_back(lu, caller);

@@ -3,6 +3,7 @@
  * policy's part in the solve. */
 #include "lu/solve/solve_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -147,8 +148,13 @@ static ts_status solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b
   if (tsi_ranges_overlap(b, (size_t)b_bytes, x, (size_t)x_bytes))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: b and x overlap");
 
-  /* Device vectors' finiteness is checked by the first residual on the GPU. */
-  ts_status status = device_vectors ? TS_SUCCESS : check_rhs(lu, nrhs, b, ldb);
+  /* Device vectors' finiteness is checked by the first residual on the GPU.
+   * The host's solves check b only when a solution is not finite (below):
+   * an entry of b that is not finite makes its entry of x so through the
+   * factors' nonzero pivots, and the pass over b would otherwise be one
+   * more per solve. */
+  const bool check_b_after = !device_vectors && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE);
+  ts_status status = device_vectors || check_b_after ? TS_SUCCESS : check_rhs(lu, nrhs, b, ldb);
   if (status != TS_SUCCESS)
     return status;
 
@@ -220,6 +226,10 @@ static ts_status solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b
   }
   lu->stats.time_solve = tsi_seconds() - start;
   if (status != TS_SUCCESS)
+    return status;
+  const bool solutions_finite = summary.worst.solution_norm <= DBL_MAX &&
+                                (!setup.check || fmax(summary.worst.normwise, summary.worst.scaled) <= DBL_MAX);
+  if (check_b_after && !solutions_finite && (status = check_rhs(lu, nrhs, b, ldb)) != TS_SUCCESS)
     return status;
   /* The singularity policy's part in the solve (tessera/lu.h): with
    * perturbed pivots, a backward error that refinement cannot bring down
