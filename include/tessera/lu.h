@@ -78,10 +78,11 @@
  *   its pivots are perturbed (or small) as then (the same count, first
  *   perturbed column and smallest pivot's column) and the values moved so
  *   little that a perturbation bound keeps A nonsingular and its condition
- *   number within 1/eps: |dA|_1 est(|A^{-1}|_1) <= 1/2 with dA the change
+ *   number within 1/eps: |dA|_1 est(|A^{-1}|_1) <= 1/8 with dA the change
  *   since the judged values (bounded by the sum of the entries' changes)
  *   and the judged estimate standing for |A^{-1}|_1 (Hager and Higham's
- *   estimate is a lower bound, in practice within a small factor);
+ *   estimate is a lower bound, usually within a factor of 3: 1/8 keeps the
+ *   true product below 1/2 there);
  *   ts_lu_stats::condest then holds that bound. The solves' check below
  *   still applies.
  * - Perturbed factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an

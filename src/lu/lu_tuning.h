@@ -57,9 +57,11 @@
  * 1 / DBL_EPSILON. */
 #define TSI_LU_SINGULAR_BACKWARD_ERROR 1e-14
 /* A judgement carries to new values when |dA|_1 times the judged estimate
- * of |A^{-1}|_1 is at most this (numeric/judgement_carry.c): their inverse's
- * norm then at most twice the judged one. */
-#define TSI_LU_JUDGEMENT_CARRY_THETA 0.5
+ * of |A^{-1}|_1 is at most this (numeric/judgement_carry.c). The estimate
+ * is a lower bound, usually within a factor of 3 of the norm, so the true
+ * product stays below 1/2 (the new inverse's norm at most twice the judged
+ * one) even where the estimate falls short by that much. */
+#define TSI_LU_JUDGEMENT_CARRY_THETA 0.125
 
 /* ---- cancellation ------------------------------------------------------------------ */
 
