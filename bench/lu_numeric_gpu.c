@@ -11,7 +11,7 @@
  * circuit grid, L+U 14.5 M; see the results file).
  *
  * Usage: lu_numeric_gpu [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--tail-search]
- *                       [--only TEXT] [CSV_PATH]
+ *                       [--flow-lookup map|search] [--only TEXT] [CSV_PATH]
  * (corpus from TESSERA_MATRICES)
  * Each LU call returns after its stream work has finished, so phases are
  * timed on the wall clock: the median of 5 runs after one warm-up (one run
@@ -41,6 +41,8 @@ static bool skip_no_tail, skip_ablations;
 static long long scratch_slots;
 /* --tail-search: the sparse tail finds U(j, k) by binary search, not by the dense slot's map. */
 static bool tail_search;
+/* --flow-lookup: the dataflow levels' positions by the slots' maps or by search (0: the library's rule). */
+static int flow_lookup;
 static bool skip_cpu;
 static bool wanted(const char *name) { return !only_text || strstr(name, only_text) != NULL; }
 static double *bench_b, *bench_x;
@@ -116,6 +118,7 @@ static void bench_matrix(ts_context *ctx, tsb_table *table, const char *name, co
     ts_lu *gpu = analyzed(ctx, a, TS_BACKEND_CUDA, float_factors);
     if (gpu) {
       gpu->switches.gpu_scratch_slots = scratch_slots;
+      gpu->switches.gpu_flow_lookup = flow_lookup;
       gpu->switches.gpu_tail_search = tail_search;
     }
     if ((!cpu && !skip_cpu) || !gpu) {
@@ -228,6 +231,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "lu_numeric_gpu: --scratch-slots takes 8 to 65536, not %s\n", argv[i]);
         return 2;
       }
+    } else if (strcmp(argv[i], "--flow-lookup") == 0 && i + 1 < argc) {
+      i++;
+      if (strcmp(argv[i], "map") == 0)
+        flow_lookup = TSI_LU_FLOW_LOOKUP_MAP;
+      else if (strcmp(argv[i], "search") == 0)
+        flow_lookup = TSI_LU_FLOW_LOOKUP_SEARCH;
+      else {
+        fprintf(stderr, "lu_numeric_gpu: --flow-lookup takes map or search, not %s\n", argv[i]);
+        return 2;
+      }
     } else if (strcmp(argv[i], "--tail-search") == 0)
       tail_search = true;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -235,12 +248,14 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
       fprintf(stderr,
               "usage: %s [--quick] [--no-cpu] [--no-no-tail] [--no-ablations] [--scratch-slots N] [--tail-search] "
-              "[--only TEXT] [CSV_PATH]\n"
+              "[--flow-lookup map|search] [--only TEXT] [CSV_PATH]\n"
               "  --no-cpu     GPU phases only (the CPU columns stay empty)\n"
               "  --no-no-tail skip the ablation with every column left-looking\n"
               "  --no-ablations  no ablations and no tail-width sweep (the default configuration only)\n"
               "  --scratch-slots N  N dense scratch slots (8-65536) instead of the library's rule\n"
               "  --tail-search  the sparse tail's gather by binary search, not the dense slot's position map\n"
+              "  --flow-lookup map|search  the dataflow levels find a row's position by the slot's map or by\n"
+              "               binary search in shared memory (default: the library's rule)\n"
               "  --only TEXT  only the matrices whose name holds TEXT\n",
               argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;

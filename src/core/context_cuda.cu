@@ -165,6 +165,22 @@ ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
 
 void tsi_cuda_free(void *ptr) { (void)cudaFree(ptr); }
 
+void *tsi_cuda_malloc_host(ts_context *ctx, size_t bytes) {
+  if (tsi_cuda_activate(ctx) != TS_SUCCESS)
+    return NULL;
+  void *ptr = NULL;
+  if (cudaMallocHost(&ptr, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return NULL;
+  }
+  return ptr;
+}
+
+void tsi_cuda_free_host(void *ptr) {
+  if (ptr)
+    (void)cudaFreeHost(ptr);
+}
+
 static const char *memory_type_name(cudaMemoryType type) {
   switch (type) {
   case cudaMemoryTypeHost:

@@ -39,6 +39,12 @@ ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes) {
   return no_cuda(ctx);
 }
 void tsi_cuda_free(void *ptr) { (void)ptr; }
+void *tsi_cuda_malloc_host(ts_context *ctx, size_t bytes) {
+  (void)ctx;
+  (void)bytes;
+  return NULL;
+}
+void tsi_cuda_free_host(void *ptr) { (void)ptr; }
 ts_status tsi_cuda_check_pointer(ts_context *ctx, const void *ptr, bool want_device, const char *op) {
   (void)ptr;
   (void)want_device;

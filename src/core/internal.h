@@ -158,6 +158,11 @@ ts_status tsi_cuda_sync(ts_context *ctx);
 ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info);
 ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes);
 void tsi_cuda_free(void *ptr);
+/* Page-locked host memory (the device copies it at full speed, without a
+ * staging copy), or NULL when it cannot be had (no CUDA, no memory): the
+ * caller then takes ordinary memory; nothing is reported. */
+void *tsi_cuda_malloc_host(ts_context *ctx, size_t bytes);
+void tsi_cuda_free_host(void *ptr);
 /* TS_SUCCESS when ptr is memory of the context's device (device or managed
  * memory) for want_device, or memory the host can read (not device memory)
  * otherwise; TS_ERROR_INVALID_ARGUMENT naming op and the kind found if not. */

@@ -60,6 +60,8 @@ enum { TSI_LU_DENSE_TAIL_AUTO = 0, TSI_LU_DENSE_TAIL_ON = 1, TSI_LU_DENSE_TAIL_O
  * take the columns on both. */
 enum { TSI_LU_METHOD_AUTO = 0, TSI_LU_METHOD_COLUMNS = 1, TSI_LU_METHOD_FRONTS = 2 };
 
+enum { TSI_LU_FLOW_LOOKUP_AUTO = 0, TSI_LU_FLOW_LOOKUP_MAP = 1, TSI_LU_FLOW_LOOKUP_SEARCH = 2 };
+
 /* Test and ablation switches: the tests and benchmarks set them in
  * lu->switches to reach a variant the automatic choices would not take, or
  * to compare two ways of computing the same result. All zero (the automatic
@@ -115,6 +117,11 @@ struct tsi_lu_switches {
   int gpu_tail_search;
   int64_t gpu_tail_block_row;
   int gpu_level_sync;
+  /* GPU factorization, read at every factorization: how the dataflow
+   * levels find a row's position in the column they compute
+   * (TSI_LU_FLOW_LOOKUP_*: AUTO, the scratch slot's map, or a binary search
+   * of the column's rows in shared memory). */
+  int gpu_flow_lookup;
   /* GPU solves, read at every solve: non-zero, one launch per level instead
    * of the synchronisation-free launch (the reference the tests compare the
    * default with). */
@@ -231,8 +238,10 @@ struct ts_lu {
   void *numeric_aux;    /* released by tsi_lu_numeric_release */
 
   /* Values of the matrix last factored, in A's CSR order, for the residual of
-   * iterative refinement (double). */
+   * iterative refinement (double); page-locked (a_values_pinned) when the
+   * GPU factors them, so that their upload is one direct copy. */
   double *a_values;
+  int a_values_pinned;
 
   ts_lu_stats stats;
   /* The lowest column of M whose pivot the last factorization perturbed, or

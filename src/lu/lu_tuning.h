@@ -237,6 +237,13 @@
 #define TSI_LU_SCRATCH_SLOTS 2048
 #define TSI_LU_SCRATCH_MIN_SLOTS 128
 #define TSI_LU_SCRATCH_LARGE_N_SLOTS 256
+/* The warps' dataflow launches find a row's position by binary search in
+ * the column's rows (shared memory) instead of a scratch slot's map when
+ * the slots, fewer than the columns, are at most this many (the byte cap
+ * at large n leaves few warps in flight); groups of 128 and 512 threads
+ * keep the maps (longer columns, deeper searches), as do warps with more
+ * slots (bench/notes/lu-numeric.md). */
+#define TSI_LU_FLOW_SEARCH_SLOTS 1024
 /* Trailing levels of at most this many columns form the right-looking tail;
  * wider tails did not pay (lu-gpu-h200.md in bench/results). */
 #define TSI_LU_TAIL_WIDTH 4

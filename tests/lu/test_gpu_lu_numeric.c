@@ -15,7 +15,7 @@ static int racecheck;
  * compare; returns the largest column-relative difference. */
 static double compare_factors(const char *what, const ts_csr *a, int float_factors, int scratch, int no_tail,
                               int dense_tail, int global_columns, int64_t slots, int tail_search, int level_sync,
-                              int64_t tail_block_row) {
+                              int64_t tail_block_row, int flow_lookup) {
   ts_lu *cpu = gpu_lu_create(TS_BACKEND_CPU, float_factors, 0);
   ts_lu *dev = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
   double worst = INFINITY;
@@ -29,6 +29,7 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   dev->switches.gpu_tail_search = tail_search;
   dev->switches.gpu_tail_block_row = tail_block_row;
   dev->switches.gpu_level_sync = level_sync;
+  dev->switches.gpu_flow_lookup = flow_lookup;
   CHECK_OK(gpu, ts_lu_analyze(cpu, a));
   CHECK_OK(gpu, ts_lu_analyze(dev, a));
   ts_status cpu_status = ts_lu_factor(cpu, a);
@@ -99,32 +100,41 @@ static void test_variants(void) {
      * levels one launch a level (the others run them as dataflow launches
      * where the dense scratch and shared memory allow; every variant also
      * compares the two bitwise); 15: as 0, rows of L longer than 64 in the
-     * sparse tail's gather by the whole block. Racecheck: 0, 4, 5, 15. */
-    for (int variant = 0; variant < 16; variant++) {
-      if (racecheck && variant != 0 && variant != 4 && variant != 5 && variant != 15)
+     * sparse tail's gather by the whole block; 16: as 11, the dataflow
+     * levels' positions by the slots' maps (11 takes the automatic rule,
+     * under which warps search where few slots are fewer than the
+     * columns); 17, 18:
+     * positions always searched in shared memory (double, float).
+     * Racecheck: 0, 4, 5, 15, 17. */
+    for (int variant = 0; variant < 19; variant++) {
+      if (racecheck && variant != 0 && variant != 4 && variant != 5 && variant != 15 && variant != 17)
         continue;
-      int float_factors = variant == 5 || variant == 7 || variant == 10;
+      int float_factors = variant == 5 || variant == 7 || variant == 10 || variant == 18;
       int global_columns = variant == 9 || variant == 10 || variant == 12;
-      int64_t slots = variant == 11 || variant == 12 ? 8 : 0;
+      int64_t slots = variant == 11 || variant == 12 || variant == 16 ? 8 : 0;
+      int flow_lookup = variant == 16   ? TSI_LU_FLOW_LOOKUP_MAP
+                        : variant >= 17 ? TSI_LU_FLOW_LOOKUP_SEARCH
+                                        : TSI_LU_FLOW_LOOKUP_AUTO;
       int tail_search = variant == 13;
       int level_sync = variant == 14;
       int64_t tail_block_row = variant == 15 ? 64 : 0;
       int scratch = variant < 4 ? (variant & 1 ? TSI_LU_SCRATCH_SPARSE : TSI_LU_SCRATCH_DENSE)
-                                : (variant >= 9 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_AUTO);
+                                : (variant >= 9 && variant <= 16 ? TSI_LU_SCRATCH_DENSE : TSI_LU_SCRATCH_AUTO);
       int no_tail = variant < 4 ? (variant >> 1) : 0;
       int dense_tail = variant == 13 || variant == 15 ? TSI_LU_DENSE_TAIL_OFF
                        : variant >= 9                 ? 0
                        : variant >= 6                 ? (variant < 8 ? TSI_LU_DENSE_TAIL_ON : TSI_LU_DENSE_TAIL_OFF)
                                                       : (variant < 4 ? TSI_LU_DENSE_TAIL_OFF : 0);
-      char what[96];
-      snprintf(what, sizeof what, "%s %s%s%s%s%s%s%s%s%s", names[m], float_factors ? "float" : "double",
+      char what[112];
+      snprintf(what, sizeof what, "%s %s%s%s%s%s%s%s%s%s%s", names[m], float_factors ? "float" : "double",
                scratch == TSI_LU_SCRATCH_DENSE ? " dense" : (scratch == TSI_LU_SCRATCH_SPARSE ? " sparse" : ""),
                no_tail ? " no-tail" : "",
                dense_tail == TSI_LU_DENSE_TAIL_ON ? " dense-tail" : (dense_tail ? " sparse-tail" : ""),
                global_columns ? " global-columns" : "", slots ? " 8-slots" : "", tail_search ? " tail-search" : "",
-               level_sync ? " level-sync" : "", tail_block_row ? " block-rows" : "");
+               level_sync ? " level-sync" : "", tail_block_row ? " block-rows" : "",
+               flow_lookup == TSI_LU_FLOW_LOOKUP_MAP ? " flow-map" : (flow_lookup ? " flow-search" : ""));
       compare_factors(what, matrices[m], float_factors, scratch, no_tail, dense_tail, global_columns, slots,
-                      tail_search, level_sync, tail_block_row);
+                      tail_search, level_sync, tail_block_row, flow_lookup);
     }
   }
   for (int m = 0; m < 5; m++)
@@ -258,7 +268,7 @@ static void test_corpus(void) {
      * matrices its factors differ from the host's by more than 1e-12 of a
      * column (plat362: 4.5e-8) while both solve to 1e-14 (checked above,
      * default tail). The factor comparison uses the host's order. */
-    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0, 0, 0, 0);
+    compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0, 0, 0, 0, TSI_LU_FLOW_LOOKUP_AUTO);
     ts_csr_destroy(a);
   }
   if (f)

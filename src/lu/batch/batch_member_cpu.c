@@ -62,6 +62,7 @@ static ts_lu *member_lu(ts_lu_batch *batch, int64_t m) {
   view->lu_values_f32 = NULL;
   view->numeric_aux = NULL;
   view->a_values = NULL;
+  view->a_values_pinned = 0;
   view->numeric_device = NULL;
   view->factors_on_device = 0;
   view->pivoted = NULL;

@@ -84,7 +84,13 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
 ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller) {
   const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
   if (!lu->a_values) {
-    lu->a_values = tsi_malloc_array((nnz > 0 ? nnz : 1) * parts, sizeof(double));
+    const int64_t count = (nnz > 0 ? nnz : 1) * parts;
+    if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC) && count <= INT64_MAX / (int64_t)sizeof(double)) {
+      lu->a_values = tsi_cuda_malloc_host(lu->ctx, (size_t)count * sizeof(double));
+      lu->a_values_pinned = lu->a_values != NULL;
+    }
+    if (!lu->a_values)
+      lu->a_values = tsi_malloc_array(count, sizeof(double));
     if (!lu->a_values)
       return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for %lld values", caller, (long long)nnz);
   }

@@ -159,6 +159,19 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, work_of<
     mark_ready(a, k);
 }
 
+/* The position of row i in a column's sorted rows (held in shared memory),
+ * where i is known to be one of them: a branch-free lower bound whose
+ * steps depend only on the length, so the group's lanes stay together. */
+__device__ __forceinline__ int32_t locate_row(const int32_t *rows, int32_t len, int32_t i) {
+  int32_t base = 0;
+  for (int32_t half = len; half > 1;) {
+    const int32_t step = half / 2;
+    base = rows[base + step] <= i ? base + step : base;
+    half -= step;
+  }
+  return base;
+}
+
 /* Column k as left_column() with the dense scratch, but the column's values
  * accumulate in shared memory (xs, one entry per position of the column's
  * pattern) and `pos` (the group's scratch slot as n int32) maps a row to its
@@ -169,19 +182,28 @@ __device__ void left_column(const factor_args &a, T *values, int32_t k, work_of<
  * shared-memory read of x[j], the shared-memory updates and the barrier.
  * Each entry takes its updates in the same order as in left_column(): the
  * factors are bitwise the same. The map's words are zeroed at the end, so
- * the slot is a zero dense scratch again. */
-template <typename T, int GROUP, bool FLOW>
-__device__ void left_column_shared(const factor_args &a, T *values, int32_t k, work_of<T> *xs, int32_t *pos, int lane) {
+ * the slot is a zero dense scratch again. SEARCH: no slot; the column's rows
+ * are copied to shared memory (rows_s) and a row's position is found there
+ * by binary search, so the number of groups in flight is not bounded by the
+ * slots (n words each) but by shared memory. */
+template <typename T, int GROUP, bool FLOW, bool SEARCH>
+__device__ void left_column_shared(const factor_args &a, T *values, int32_t k, work_of<T> *xs, int32_t *pos,
+                                   int32_t *rows_s, int lane) {
   using W = work_of<T>;
   constexpr int B = GROUP == 512 ? 1 : 2; /* entries of L(:, j) a lane holds ahead */
   const int64_t begin = a.col_ptr[k], diag = a.diag_pos[k], end = a.col_ptr[k + 1];
   const int32_t *row_idx = a.row_idx;
   const W *acc = (const W *)a.acc;
+  const int32_t len = (int32_t)(end - begin);
   for (int64_t p = begin + lane; p < end; p += GROUP) {
     xs[p - begin] = acc[p];
-    pos[row_idx[p]] = (int32_t)(p - begin);
+    if (SEARCH)
+      rows_s[p - begin] = row_idx[p];
+    else
+      pos[row_idx[p]] = (int32_t)(p - begin);
   }
   group_sync<GROUP>();
+  auto position = [&](int32_t i) { return SEARCH ? locate_row(rows_s, len, i) : pos[i]; };
   for (int64_t base = begin; base < diag; base += 32) {
     const int steps = (int)(diag - base < 32 ? diag - base : 32);
     int32_t dep;
@@ -206,7 +228,7 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, w
       const int64_t q = lo0 + lane + b * GROUP, q1 = lo1 + lane + b * GROUP;
       rows1[b] = q1 < hi1 ? row_idx[q1] : 0;
       l1[b] = q1 < hi1 ? load_value<T, FLOW>(values, q1) : work_zero<W>();
-      at0[b] = q < hi0 ? pos[row_idx[q]] : 0;
+      at0[b] = q < hi0 ? position(row_idx[q]) : 0;
       l0[b] = q < hi0 ? load_value<T, FLOW>(values, q) : work_zero<W>();
     }
     for (int t = 0; t < steps; t++) {
@@ -220,7 +242,7 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, w
 #pragma unroll
       for (int b = 0; b < B; b++) {
         const int64_t q1 = lo1 + lane + b * GROUP, q2 = lo2 + lane + b * GROUP;
-        at1[b] = q1 < hi1 ? pos[rows1[b]] : 0;
+        at1[b] = q1 < hi1 ? position(rows1[b]) : 0;
         rows2[b] = q2 < hi2 ? row_idx[q2] : 0;
         l2[b] = q2 < hi2 ? load_value<T, FLOW>(values, q2) : work_zero<W>();
       }
@@ -231,7 +253,7 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, w
           if (lo0 + lane + b * GROUP < hi0)
             xs[at0[b]] = minus_product(xs[at0[b]], l0[b], u);
         for (int64_t q = lo0 + lane + B * GROUP; q < hi0; q += GROUP) { /* beyond what was loaded ahead */
-          const int32_t at = pos[row_idx[q]];
+          const int32_t at = position(row_idx[q]);
           xs[at] = minus_product(xs[at], load_value<T, FLOW>(values, q), u);
         }
         group_sync<GROUP>();
@@ -255,7 +277,8 @@ __device__ void left_column_shared(const factor_args &a, T *values, int32_t k, w
   group_sync<GROUP>(); /* xs[diag] read by every lane before the column is stored */
   for (int64_t p = begin + lane; p < end; p += GROUP) {
     const W v = xs[p - begin];
-    pos[row_idx[p]] = 0;
+    if (!SEARCH)
+      pos[row_idx[p]] = 0;
     values[p] = p < diag ? narrow<T>(v) : (p == diag ? narrow<T>(pivot) : narrow<T>(divide(v, d)));
   }
   if (lane == 0)
@@ -279,7 +302,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
   work_of<T> *xs = (work_of<T> *)column_values + (int64_t)(threadIdx.x / GROUP) * room;
   int32_t *pos = (int32_t *)((work_of<T> *)a.scratch + group_id * a.n);
   for (int64_t c = group_id; c < count; c += groups)
-    left_column_shared<T, GROUP, false>(a, values, a.cols[first + c], xs, pos, lane);
+    left_column_shared<T, GROUP, false, false>(a, values, a.cols[first + c], xs, pos, nullptr, lane);
 }
 
 /*
@@ -297,7 +320,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
  * unfinished column always has what it needs. The arithmetic is
  * left_column_shared's, so the factors are the same bits.
  */
-template <typename T, int GROUP>
+template <typename T, int GROUP, bool SEARCH>
 __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
     left_flow_shared(factor_args a, T *values, int64_t first, int64_t count, int room, unsigned long long *next) {
   extern __shared__ double column_values[];
@@ -306,7 +329,11 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
   const int lane = threadIdx.x % GROUP;
   const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
   work_of<T> *xs = (work_of<T> *)column_values + (int64_t)(threadIdx.x / GROUP) * room;
-  int32_t *pos = (int32_t *)((work_of<T> *)a.scratch + group_id * a.n);
+  /* SEARCH: the groups' rows after every group's values. */
+  int32_t *rows_s =
+      SEARCH ? (int32_t *)((work_of<T> *)column_values + (int64_t)per_block * room) + (int64_t)(threadIdx.x / GROUP) * room
+             : nullptr;
+  int32_t *pos = SEARCH ? nullptr : (int32_t *)((work_of<T> *)a.scratch + group_id * a.n);
   for (;;) {
     unsigned long long ticket = 0;
     if (GROUP == 32) {
@@ -323,7 +350,7 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
     }
     if (ticket >= (unsigned long long)count)
       return;
-    left_column_shared<T, GROUP, true>(a, values, a.cols[first + (int64_t)ticket], xs, pos, lane);
+    left_column_shared<T, GROUP, true, SEARCH>(a, values, a.cols[first + (int64_t)ticket], xs, pos, rows_s, lane);
   }
 }
 
@@ -342,7 +369,9 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
 template <typename T> static cudaError_t allow_shared_columns(int bytes) {
   cudaError_t err = cudaFuncSetAttribute(left_level_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(left_flow_shared<T, 512>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    err = cudaFuncSetAttribute(left_flow_shared<T, 512, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(left_flow_shared<T, 512, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return err;
 }
 
@@ -353,7 +382,7 @@ ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev) {
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlock, ctx->device);
   if (err == cudaSuccess)
-    err = cudaFuncGetAttributes(&flow, left_flow_shared<double, 512>);
+    err = cudaFuncGetAttributes(&flow, left_flow_shared<double, 512, false>);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "LU on the GPU: the shared memory of the left-looking kernels");
   /* The dataflow kernels' own shared words come off the dynamic part. */
@@ -378,9 +407,10 @@ ts_status tsi_lu_left_prepare(ts_context *ctx, tsi_lu_device *dev) {
 /* Shared memory of a block of groups of `group` threads whose columns have
  * up to `longest` entries, or 0 when over the device cache's cap (the
  * column then accumulates in global memory). */
-static size_t shared_column_bytes(const tsi_lu_device *dev, int group, int64_t longest) {
+static size_t shared_column_bytes(const tsi_lu_device *dev, int group, int64_t longest, bool search = false) {
   const int per_block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK / 32 : 1;
-  const size_t bytes = (size_t)per_block * (size_t)longest * work_bytes(dev->parts);
+  const size_t entry = work_bytes(dev->parts) + (search ? sizeof(int32_t) : 0);
+  const size_t bytes = (size_t)per_block * (size_t)longest * entry;
   return bytes <= (size_t)(group == 512 ? dev->shared_column_bytes : dev->shared_block_bytes) ? bytes : 0;
 }
 
@@ -416,23 +446,34 @@ static void launch_left_level(const tsi_lu_device *dev, const factor_args &args,
 }
 
 /* Levels first .. first + count of one group size as one dataflow launch
- * (left_flow_shared): as many groups as there are scratch slots (each
- * group's position map) or columns; groups that are not resident yet start
- * when others finish and take the tickets left. */
+ * (left_flow_shared): as many groups as there are columns, or, where each
+ * group's position map is a scratch slot, as there are slots; groups that
+ * are not resident yet start when others finish and take the tickets left.
+ * The slot-free search (rows in shared memory) is taken by warps where few
+ * slots would hold fewer groups than the columns (TSI_LU_FLOW_SEARCH_SLOTS). */
 template <typename T>
 static void launch_left_flow(const tsi_lu_device *dev, const factor_args &args, T *values, int64_t first, int64_t count,
-                             int group, int32_t longest, unsigned long long *next, cudaStream_t stream) {
+                             int group, int32_t longest, int lookup, unsigned long long *next, cudaStream_t stream) {
   const int64_t slots = dev->scratch_slots;
   const int block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK : group;
   const int per_block = block / group;
   int64_t blocks = (count + per_block - 1) / per_block;
-  if (blocks * per_block > slots)
+  const bool search = shared_column_bytes(dev, group, longest, true) > 0 &&
+                      (lookup == TSI_LU_FLOW_LOOKUP_SEARCH ||
+                       (lookup == TSI_LU_FLOW_LOOKUP_AUTO && group == 32 && blocks * per_block > slots &&
+                        slots <= TSI_LU_FLOW_SEARCH_SLOTS));
+  if (!search && blocks * per_block > slots)
     blocks = slots / per_block;
+  if (blocks > 65535 * 16)
+    blocks = 65535 * 16;
   const unsigned grid = (unsigned)blocks;
-  const size_t shared = shared_column_bytes(dev, group, longest);
-#define TSI_LEFT_FLOW(G)                                                                                               \
-  left_flow_shared<T, G><<<grid, block, shared, stream>>>(args, values, first, count, longest, next)
-  group == 32 ? TSI_LEFT_FLOW(32) : (group == 128 ? TSI_LEFT_FLOW(128) : TSI_LEFT_FLOW(512));
+  const size_t shared = shared_column_bytes(dev, group, longest, search);
+#define TSI_LEFT_FLOW(G, S)                                                                                            \
+  left_flow_shared<T, G, S><<<grid, block, shared, stream>>>(args, values, first, count, longest, next)
+  if (search)
+    group == 32 ? TSI_LEFT_FLOW(32, true) : (group == 128 ? TSI_LEFT_FLOW(128, true) : TSI_LEFT_FLOW(512, true));
+  else
+    group == 32 ? TSI_LEFT_FLOW(32, false) : (group == 128 ? TSI_LEFT_FLOW(128, false) : TSI_LEFT_FLOW(512, false));
 #undef TSI_LEFT_FLOW
 }
 
@@ -490,7 +531,8 @@ static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *ar
       last++;
     }
     const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[last] - first;
-    launch_left_flow<T>(dev, *args, values, first, count, group, (int32_t)longest, dev->flow_next + segment++, stream);
+    launch_left_flow<T>(dev, *args, values, first, count, group, (int32_t)longest, lu->switches.gpu_flow_lookup,
+                       dev->flow_next + segment++, stream);
     l = last;
   }
   return TS_SUCCESS;

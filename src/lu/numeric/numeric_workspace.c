@@ -38,8 +38,12 @@ void tsi_lu_numeric_release(ts_lu *lu) {
   lu->lu_values = NULL;
   free(lu->lu_values_f32);
   lu->lu_values_f32 = NULL;
-  free(lu->a_values);
+  if (lu->a_values_pinned)
+    tsi_cuda_free_host(lu->a_values);
+  else
+    free(lu->a_values);
   lu->a_values = NULL;
+  lu->a_values_pinned = 0;
 }
 
 ts_status tsi_lu_compute_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws) {
