@@ -330,9 +330,9 @@ __global__ void __launch_bounds__(GROUP == 32 ? TSI_LU_LEFT_WARP_BLOCK : GROUP)
   const int64_t group_id = (int64_t)blockIdx.x * per_block + threadIdx.x / GROUP;
   work_of<T> *xs = (work_of<T> *)column_values + (int64_t)(threadIdx.x / GROUP) * room;
   /* SEARCH: the groups' rows after every group's values. */
-  int32_t *rows_s =
-      SEARCH ? (int32_t *)((work_of<T> *)column_values + (int64_t)per_block * room) + (int64_t)(threadIdx.x / GROUP) * room
-             : nullptr;
+  int32_t *rows_s = SEARCH ? (int32_t *)((work_of<T> *)column_values + (int64_t)per_block * room) +
+                                 (int64_t)(threadIdx.x / GROUP) * room
+                           : nullptr;
   int32_t *pos = SEARCH ? nullptr : (int32_t *)((work_of<T> *)a.scratch + group_id * a.n);
   for (;;) {
     unsigned long long ticket = 0;
@@ -458,10 +458,10 @@ static void launch_left_flow(const tsi_lu_device *dev, const factor_args &args, 
   const int block = group == 32 ? TSI_LU_LEFT_WARP_BLOCK : group;
   const int per_block = block / group;
   int64_t blocks = (count + per_block - 1) / per_block;
-  const bool search = shared_column_bytes(dev, group, longest, true) > 0 &&
-                      (lookup == TSI_LU_FLOW_LOOKUP_SEARCH ||
-                       (lookup == TSI_LU_FLOW_LOOKUP_AUTO && group == 32 && blocks * per_block > slots &&
-                        slots <= TSI_LU_FLOW_SEARCH_SLOTS));
+  const bool search =
+      shared_column_bytes(dev, group, longest, true) > 0 &&
+      (lookup == TSI_LU_FLOW_LOOKUP_SEARCH || (lookup == TSI_LU_FLOW_LOOKUP_AUTO && group == 32 &&
+                                               blocks * per_block > slots && slots <= TSI_LU_FLOW_SEARCH_SLOTS));
   if (!search && blocks * per_block > slots)
     blocks = slots / per_block;
   if (blocks > 65535 * 16)
@@ -532,7 +532,7 @@ static ts_status run_left_looking(ts_lu *lu, tsi_lu_device *dev, factor_args *ar
     }
     const int64_t first = dev->left_ptr_host[l], count = dev->left_ptr_host[last] - first;
     launch_left_flow<T>(dev, *args, values, first, count, group, (int32_t)longest, lu->switches.gpu_flow_lookup,
-                       dev->flow_next + segment++, stream);
+                        dev->flow_next + segment++, stream);
     l = last;
   }
   return TS_SUCCESS;
