@@ -1,9 +1,9 @@
 /* How many threads find a free core now: the cores this process may run
  * on, less the threads already runnable beside the caller (Linux counts
- * them, the caller included, in the fourth field of /proc/loadavg), less
- * none of this process's own: those are, as a rule, the OpenMP runtime's
- * idle workers, which spin for a while after each parallel region (libgomp
- * by default) and join the next team on the core they hold. Read only
+ * them, the caller included, in the fourth field of /proc/loadavg), this
+ * process's own left out: those are, as a rule, the OpenMP runtime's idle
+ * workers, which spin for a while after each parallel region (libgomp by
+ * default) and join the next team on the core they hold. Read only
  * before parts large enough for threads (a few microseconds). A threaded
  * part on a machine whose cores are taken by other work waits, at each
  * point where one thread waits for another, for the scheduler to give the
@@ -81,9 +81,7 @@ static int task_runnable(const char *name) {
   return state && state[1] == ' ' && state[2] == 'R';
 }
 
-/* Runnable threads of this process beside the caller, 0 when unknown or
- * when it has more than OWN_THREADS_LOOKED_AT threads. */
-static int own_runnable_threads(void) {
+int tsi_lu_own_runnable_threads(void) {
   DIR *tasks = opendir("/proc/self/task");
   if (!tasks)
     return 0;
@@ -111,7 +109,7 @@ int tsi_lu_free_cores(int wanted) {
     return wanted;
   int free_cores = usable_cores() - (running - 1);
   if (free_cores < wanted && running > 1) {
-    int own = own_runnable_threads();
+    int own = tsi_lu_own_runnable_threads();
     free_cores += own < running - 1 ? own : running - 1;
   }
   if (free_cores < 1)
@@ -119,5 +117,6 @@ int tsi_lu_free_cores(int wanted) {
   return free_cores < wanted ? free_cores : wanted;
 }
 #else
+int tsi_lu_own_runnable_threads(void) { return 0; }
 int tsi_lu_free_cores(int wanted) { return wanted > 1 ? wanted : 1; }
 #endif
