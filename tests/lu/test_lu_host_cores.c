@@ -7,17 +7,16 @@
 #include "test_common.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <time.h>
 
-static atomic_int spinning_started, stop_spinning, sleeper_started, stop_sleeping;
+static int spinning_started, stop_spinning, sleeper_started, stop_sleeping; /* read and written atomically */
 static pthread_mutex_t sleep_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sleep_signal = PTHREAD_COND_INITIALIZER;
 
 static void *spin(void *unused) {
   (void)unused;
-  atomic_store(&spinning_started, 1);
-  while (!atomic_load(&stop_spinning)) {
+  __atomic_store_n(&spinning_started, 1, __ATOMIC_SEQ_CST);
+  while (!__atomic_load_n(&stop_spinning, __ATOMIC_SEQ_CST)) {
   }
   return NULL;
 }
@@ -25,8 +24,8 @@ static void *spin(void *unused) {
 static void *sleep_until_told(void *unused) {
   (void)unused;
   pthread_mutex_lock(&sleep_lock);
-  atomic_store(&sleeper_started, 1);
-  while (!atomic_load(&stop_sleeping))
+  __atomic_store_n(&sleeper_started, 1, __ATOMIC_SEQ_CST);
+  while (!__atomic_load_n(&stop_sleeping, __ATOMIC_SEQ_CST))
     pthread_cond_wait(&sleep_signal, &sleep_lock);
   pthread_mutex_unlock(&sleep_lock);
   return NULL;
@@ -53,24 +52,24 @@ int main(void) {
 
   pthread_t sleeper, spinner;
   CHECK(pthread_create(&sleeper, NULL, sleep_until_told, NULL) == 0);
-  while (!atomic_load(&sleeper_started)) {
+  while (!__atomic_load_n(&sleeper_started, __ATOMIC_SEQ_CST)) {
   }
   int asleep = own_count_reaching(0);
   CHECK_MSG(asleep == 0, "a sleeping thread counted: %d", asleep);
 
   CHECK(pthread_create(&spinner, NULL, spin, NULL) == 0);
-  while (!atomic_load(&spinning_started)) {
+  while (!__atomic_load_n(&spinning_started, __ATOMIC_SEQ_CST)) {
   }
   int spinning = own_count_reaching(1);
   CHECK_MSG(spinning == 1, "one spinning thread, one sleeping: %d counted", spinning);
 
-  atomic_store(&stop_spinning, 1);
+  __atomic_store_n(&stop_spinning, 1, __ATOMIC_SEQ_CST);
   CHECK(pthread_join(spinner, NULL) == 0);
   int after = own_count_reaching(0);
   CHECK_MSG(after == 0, "the spinning thread ended: %d counted", after);
 
   pthread_mutex_lock(&sleep_lock);
-  atomic_store(&stop_sleeping, 1);
+  __atomic_store_n(&stop_sleeping, 1, __ATOMIC_SEQ_CST);
   pthread_cond_signal(&sleep_signal);
   pthread_mutex_unlock(&sleep_lock);
   CHECK(pthread_join(sleeper, NULL) == 0);
