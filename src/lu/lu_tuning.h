@@ -110,13 +110,15 @@
 /* ... and only where the levels hold this much of that work each on
  * average: the threaded schedules wait at every level (a barrier, or the
  * marks of the columns a column needs), and a thin level's wait costs more
- * than its columns. On the 2-core development machine, quiet, the dataflow
- * schedule on two threads took about three quarters of one thread's time
- * from 1.6e4 an average level (rdb2048, watt_2, sherman5), the same or more
- * at 1e4-1.1e4 (cryg2500, bayer10); under other processes' load it lost
- * (bench/notes/lu-numeric.md, branch hostsplu; lu-newton.md, klublocks),
- * which the free-core check of tsi_lu_host_threads guards against. */
-#define TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL 1.5e4
+ * than its columns. On the 2-core development machine two threads took
+ * 2-3.5x one thread's time on bayer10, sherman5, watt_2 and cryg2500
+ * (8e3-2e4 an average level), about the same on the 3000-row grid circuit
+ * (3.5e4) and 0.6x on the 10^4-row one (1.5e5) (bench/notes/lu-newton.md,
+ * the klublocks session). A lower bound paid right after an analysis, the
+ * threads still warm, but lost where factorizations alternate with other
+ * work (lu_newton's loops): the waits then sleep and wake
+ * (bench/notes/lu-numeric.md, branch hostsplu). */
+#define TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL 5e4
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
 /* The matching beside the speculative AMD ordering of A (analyze.c: only
  * where the matching can leave the rows in place), where a core is free:
