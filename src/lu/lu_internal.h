@@ -317,13 +317,8 @@ int tsi_lu_host_threads(const ts_lu *lu, enum tsi_lu_host_work kind, double amou
 
 /* The most of `wanted` threads that find a core free of other runnable work
  * now (at least 1): the machine's cores less the runnable threads beside the
- * caller, this process's own not counted (host_cores.c; Linux's
- * /proc/loadavg and /proc/self/task, `wanted` elsewhere). */
+ * caller (host_cores.c; Linux's /proc/loadavg, `wanted` elsewhere). */
 int tsi_lu_free_cores(int wanted);
-
-/* Runnable threads of this process beside the caller (Linux; 0 elsewhere,
- * when unknown, or past a few dozen threads). */
-int tsi_lu_own_runnable_threads(void);
 
 /* Check the caller's options and resolve their defaults (lu_options.c). */
 ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts_lu_options *resolved);
