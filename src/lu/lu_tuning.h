@@ -114,7 +114,10 @@
  * 2-3.5x one thread's time on bayer10, sherman5, watt_2 and cryg2500
  * (8e3-2e4 an average level), about the same on the 3000-row grid circuit
  * (3.5e4) and 0.6x on the 10^4-row one (1.5e5) (bench/notes/lu-newton.md,
- * the klublocks session). */
+ * the klublocks session). A lower bound paid right after an analysis, the
+ * threads still warm, but lost where factorizations alternate with other
+ * work (lu_newton's loops): the waits then sleep and wake
+ * (bench/notes/lu-numeric.md, branch hostsplu). */
 #define TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL 5e4
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
 /* The matching beside the speculative AMD ordering of A (analyze.c: only
