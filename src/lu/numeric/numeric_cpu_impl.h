@@ -136,10 +136,16 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
 
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = TSI_WIDEN(values[p]);
+  /* The dense row (rule->dense_row, the last entry of every column of L it
+   * is in) held in a register while the columns j < k update it, in the
+   * same order as in memory: its updates would otherwise wait for each
+   * other through a store and a load. Only rows at or below k are updated. */
+  const int64_t dense_row = rule->dense_row >= k ? rule->dense_row : -1;
+  TSI_WORK held = dense_row >= 0 ? x[dense_row] : TSI_W_ZERO;
   for (int64_t p = begin; p < diag; p++) {
     const int64_t j = row_idx[p];
     const TSI_WORK u_jk = x[j];
-    const int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
+    int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
     flops += TSI_FLOPS_UPDATE * (l_end - l_begin);
     if (TSI_W_IS_ZERO(u_jk))
       continue; /* an explicit zero or a cancellation: nothing to subtract */
@@ -152,8 +158,14 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
       outcome->flops = flops;
       return;
     }
+    if (dense_row >= 0 && l_end > l_begin && row_idx[l_end - 1] == dense_row) {
+      l_end--;
+      held = TSI_W_MINUS_PRODUCT(held, TSI_WIDEN(values[l_end]), u_jk);
+    }
     TSI_W_MINUS_MULTIPLE(x, row_idx, values, l_begin, l_end, u_jk);
   }
+  if (dense_row >= 0)
+    x[dense_row] = held; /* 0 as on entry where the row is not in the column */
 
   TSI_WORK pivot = x[k];
   outcome->kind = TSI_LU_PIVOT_OK;

@@ -5,6 +5,14 @@
 
 #include <math.h>
 
+/* The block solves inlined into the loop over the blocks, whose matrices
+ * can have thousands of small blocks. */
+#if defined(__GNUC__)
+#define TSI_LU_SOLVE_INLINE inline __attribute__((always_inline))
+#else
+#define TSI_LU_SOLVE_INLINE inline
+#endif
+
 #include "lu/lu_arith_real.h"
 #define TSI_VALUE float
 #define TSI_NAME(x) x##_f32

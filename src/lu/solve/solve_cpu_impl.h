@@ -6,12 +6,43 @@
  * complex double); factors in single precision are widened as they are
  * read. The transposed solves conjugate the factors when asked (A^H). */
 
-/* y = L^{-1} y over columns [first, last) of L (a diagonal block, or all of
- * them), column-oriented forward substitution. */
-static void TSI_NAME(lu_lower_solve)(const ts_lu *lu, const TSI_VALUE *values, int64_t first, int64_t last,
-                                     TSI_WORK *y) {
+/* Columns [first, dense_row) of the lower solve below, the dense row of L
+ * (dense_row, tsi_lu_dense_row: the last entry of every column it is in)
+ * held in a register until its own column: the same subtractions in the
+ * same order, without each waiting for the last through memory. Apart from
+ * lu_lower_solve so that it stays small enough to inline into the solves'
+ * loop over blocks. */
+static void TSI_NAME(lu_lower_solve_held)(const ts_lu *lu, const TSI_VALUE *values, int64_t first, int64_t dense_row,
+                                          TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
+  TSI_WORK held = y[dense_row];
+  for (int64_t j = first; j < dense_row; j++) {
+    const TSI_WORK y_j = y[j];
+    if (TSI_W_IS_ZERO(y_j))
+      continue;
+    int64_t end = col_ptr[j + 1];
+    if (end - 1 > diag_pos[j] && row_idx[end - 1] == dense_row) {
+      end--;
+      held = TSI_W_MINUS_PRODUCT(held, TSI_WIDEN(values[end]), y_j);
+    }
+    for (int64_t p = diag_pos[j] + 1; p < end; p++)
+      y[row_idx[p]] = TSI_W_MINUS_PRODUCT(y[row_idx[p]], TSI_WIDEN(values[p]), y_j);
+  }
+  y[dense_row] = held;
+}
+
+/* y = L^{-1} y over columns [first, last) of L (a diagonal block, or all of
+ * them), column-oriented forward substitution; L's dense row (or -1) held
+ * apart where it lies in the range. */
+static TSI_LU_SOLVE_INLINE void TSI_NAME(lu_lower_solve)(const ts_lu *lu, const TSI_VALUE *values, int64_t first,
+                                                         int64_t last, int64_t dense_row, TSI_WORK *y) {
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
+  const int32_t *row_idx = lu->lu_row_idx;
+  if (dense_row >= first && dense_row < last) {
+    TSI_NAME(lu_lower_solve_held)(lu, values, first, dense_row, y);
+    first = dense_row;
+  }
   for (int64_t j = first; j < last; j++) {
     const TSI_WORK y_j = y[j];
     if (TSI_W_IS_ZERO(y_j))
@@ -24,8 +55,8 @@ static void TSI_NAME(lu_lower_solve)(const ts_lu *lu, const TSI_VALUE *values, i
 /* y = U^{-1} y over columns [first, last) of U, column-oriented back
  * substitution; each column's entries above the range (in block form, M's
  * off-diagonal blocks) update the rows of earlier columns. */
-static void TSI_NAME(lu_upper_solve)(const ts_lu *lu, const TSI_VALUE *values, int64_t first, int64_t last,
-                                     TSI_WORK *y) {
+static TSI_LU_SOLVE_INLINE void TSI_NAME(lu_upper_solve)(const ts_lu *lu, const TSI_VALUE *values, int64_t first,
+                                                         int64_t last, TSI_WORK *y) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   for (int64_t j = last - 1; j >= first; j--) {
@@ -89,15 +120,16 @@ static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values,
   const int32_t *row_perm = lu->row_perm, *col_perm = lu->col_perm;
   const double *row_scale = lu->row_scale, *col_scale = lu->col_scale;
   if (op == TS_OP_NONE) {
+    const int64_t dense_row = tsi_lu_dense_row_known(lu);
     for (int64_t i = 0; i < n; i++)
       y[i] = TSI_W_SCALE(row_scale[row_perm[i]], rhs[row_perm[i]]);
     if (lu->block_ptr) {
       for (int64_t b = lu->btf_blocks - 1; b >= 0; b--) {
-        TSI_NAME(lu_lower_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], y);
+        TSI_NAME(lu_lower_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], dense_row, y);
         TSI_NAME(lu_upper_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], y);
       }
     } else {
-      TSI_NAME(lu_lower_solve)(lu, values, 0, n, y);
+      TSI_NAME(lu_lower_solve)(lu, values, 0, n, dense_row, y);
       TSI_NAME(lu_upper_solve)(lu, values, 0, n, y);
     }
     for (int64_t j = 0; j < n; j++)
