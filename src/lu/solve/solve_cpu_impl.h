@@ -115,14 +115,29 @@ static void TSI_NAME(lu_lower_transpose_solve)(const ts_lu *lu, const TSI_VALUE 
  * 37(3), 2010).
  */
 static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values, ts_operation op, const TSI_WORK *rhs,
-                                       TSI_WORK *x, TSI_WORK *y) {
+                                       TSI_WORK *x, TSI_WORK *y, tsi_lu_solve_norms *norms) {
   const int64_t n = lu->n;
   const int32_t *row_perm = lu->row_perm, *col_perm = lu->col_perm;
   const double *row_scale = lu->row_scale, *col_scale = lu->col_scale;
   if (op == TS_OP_NONE) {
     const int64_t dense_row = tsi_lu_dense_row_known(lu);
-    for (int64_t i = 0; i < n; i++)
-      y[i] = TSI_W_SCALE(row_scale[row_perm[i]], rhs[row_perm[i]]);
+    if (norms) {
+      /* |b| and |Dr b| as the residual would take them (its measures). */
+      double b_norm = 0.0, b_scaled = 0.0;
+      for (int64_t i = 0; i < n; i++) {
+        const double scale = row_scale[row_perm[i]];
+        const TSI_WORK b_i = rhs[row_perm[i]];
+        const double b_abs = TSI_W_ABS(b_i);
+        b_norm = tsi_lu_larger(b_norm, b_abs);
+        b_scaled = tsi_lu_larger(b_scaled, b_abs * scale);
+        y[i] = TSI_W_SCALE(scale, b_i);
+      }
+      norms->b_norm = b_norm;
+      norms->b_scaled = b_scaled;
+    } else {
+      for (int64_t i = 0; i < n; i++)
+        y[i] = TSI_W_SCALE(row_scale[row_perm[i]], rhs[row_perm[i]]);
+    }
     if (lu->block_ptr) {
       for (int64_t b = lu->btf_blocks - 1; b >= 0; b--) {
         TSI_NAME(lu_lower_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], dense_row, y);
@@ -132,8 +147,24 @@ static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values,
       TSI_NAME(lu_lower_solve)(lu, values, 0, n, dense_row, y);
       TSI_NAME(lu_upper_solve)(lu, values, 0, n, y);
     }
-    for (int64_t j = 0; j < n; j++)
-      x[col_perm[j]] = TSI_W_SCALE(col_scale[col_perm[j]], y[j]);
+    if (norms) {
+      /* |x| and |Dc^{-1} x| of x as stored, and whether it is finite. */
+      double x_norm = 0.0, x_scaled = 0.0;
+      bool finite = true;
+      for (int64_t j = 0; j < n; j++) {
+        const double scale = col_scale[col_perm[j]];
+        const TSI_WORK x_j = TSI_W_SCALE(scale, y[j]);
+        x[col_perm[j]] = x_j;
+        finite &= TSI_W_ISFINITE(x_j);
+        const double x_abs = TSI_W_ABS(x_j);
+        x_norm = tsi_lu_larger(x_norm, x_abs);
+        x_scaled = tsi_lu_larger_ratio(x_scaled, x_abs, scale);
+      }
+      *norms = (tsi_lu_solve_norms){true, finite, x_norm, x_scaled, norms->b_norm, norms->b_scaled};
+    } else {
+      for (int64_t j = 0; j < n; j++)
+        x[col_perm[j]] = TSI_W_SCALE(col_scale[col_perm[j]], y[j]);
+    }
   } else {
     const bool conjugate = op == TS_OP_CONJ_TRANSPOSE;
     for (int64_t j = 0; j < n; j++)
