@@ -37,7 +37,7 @@ typedef struct tsi_lu_pivot_rule {
   bool perturb;
   tsi_lu_factor_watch *watch;
   const int32_t *column_level; /* each column's level (the serial schedule's verdict), or NULL */
-  int64_t dense_row;           /* the row of L held in a register (tsi_lu_dense_row), or -1 */
+  int64_t dense_row;           /* the row of L the one-thread schedule holds apart (tsi_lu_dense_row), or -1 */
 } tsi_lu_pivot_rule;
 
 /* A column's outcome; CANCELLED is no pivot's but stops the factorization
