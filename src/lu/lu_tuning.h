@@ -70,6 +70,12 @@
  * the progress callback at most every TSI_LU_CANCEL_CHECK_SECONDS: a cancel
  * is honoured well within a second, for a cost lost in the columns' work. */
 #define TSI_LU_CPU_CHECK_COLUMNS 64
+/* The one-thread factorization reads the clock after this much work
+ * instead (flops, and TSI_LU_CPU_CHECK_COLUMN_WORK a column: the loads and
+ * stores of a near-empty one): well under a millisecond of work, and a few
+ * reads a refactorization of a matrix of thousands of tiny columns. */
+#define TSI_LU_CPU_CHECK_WORK 65536
+#define TSI_LU_CPU_CHECK_COLUMN_WORK 16
 #define TSI_LU_CANCEL_CHECK_SECONDS 0.1
 
 /* ---- the solve's fallback to partial pivoting --------------------------------------- */

@@ -257,22 +257,33 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
   tsi_lu_tally tally = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
+  /* The clock is read after TSI_LU_CPU_CHECK_WORK of work (flops, and
+   * TSI_LU_CPU_CHECK_COLUMN_WORK a column), not after a count of columns:
+   * a matrix of thousands of near-empty columns read it over a hundred
+   * times a refactorization. */
+  int64_t next_check = TSI_LU_CPU_CHECK_WORK;
   if (column_level) {
     for (int64_t k = 0; k < lu->n && bad_kind != TSI_LU_PIVOT_CANCELLED; k++) {
       const int64_t level = column_level[k];
       if (level > bad_level)
         continue;
       TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, dense_row, NULL, &tally, &bad_level, &bad_column, &bad_kind);
-      if ((k + 1) % TSI_LU_CPU_CHECK_COLUMNS == 0)
+      const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (k + 1);
+      if (work >= next_check) {
         tsi_lu_factor_check(rule->watch, k, level, k, &bad_level, &bad_column, &bad_kind);
+        next_check = work + TSI_LU_CPU_CHECK_WORK;
+      }
     }
   } else {
     for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
       for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++) {
         TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, dense_row, NULL, &tally, &bad_level, &bad_column,
                            &bad_kind);
-        if ((c + 1) % TSI_LU_CPU_CHECK_COLUMNS == 0)
+        const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (c + 1);
+        if (work >= next_check) {
           tsi_lu_factor_check(rule->watch, c, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
+          next_check = work + TSI_LU_CPU_CHECK_WORK;
+        }
       }
   }
   tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
