@@ -139,9 +139,17 @@ static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values,
         y[i] = TSI_W_SCALE(row_scale[row_perm[i]], rhs[row_perm[i]]);
     }
     if (lu->block_ptr) {
+      const int64_t *block_ptr = lu->block_ptr;
       for (int64_t b = lu->btf_blocks - 1; b >= 0; b--) {
-        TSI_NAME(lu_lower_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], dense_row, y);
-        TSI_NAME(lu_upper_solve)(lu, values, lu->block_ptr[b], lu->block_ptr[b + 1], y);
+        const int64_t first = block_ptr[b], last = block_ptr[b + 1];
+        if (last - first == 1) {
+          /* A 1 x 1 block (most of a netlist's or Pd's): L holds nothing
+           * in it, so the upper solve's one column alone. */
+          TSI_NAME(lu_upper_solve)(lu, values, first, last, y);
+          continue;
+        }
+        TSI_NAME(lu_lower_solve)(lu, values, first, last, dense_row, y);
+        TSI_NAME(lu_upper_solve)(lu, values, first, last, y);
       }
     } else {
       TSI_NAME(lu_lower_solve)(lu, values, 0, n, dense_row, y);
