@@ -78,7 +78,7 @@ static ts_lu *factored(const ts_csr *a, bool dense_row_off) {
  * the dense reference's reach. */
 static void compare(const char *what, ts_lu *held, ts_lu *plain, const ts_csr *a, const double *b) {
   const int64_t n = a->rows;
-  double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+  double *x = calloc((size_t)n, sizeof *x), *y = calloc((size_t)n, sizeof *y); /* zero should a solve fail */
   CHECK_OK(ctx, ts_lu_solve(held, TS_OP_NONE, 1, b, n, x, n));
   CHECK_OK(ctx, ts_lu_solve(plain, TS_OP_NONE, 1, b, n, y, n));
   CHECK_MSG(held->lu_nnz == plain->lu_nnz &&

@@ -27,8 +27,9 @@ static void check_norms(const char *what, const ts_csr *a, bool matching) {
   CHECK_OK(ctx, ts_lu_analyze(lu, a));
   ts_status status = ts_lu_factor(lu, a);
   CHECK_MSG(status == TS_SUCCESS || status == TS_WARNING_PERTURBED_PIVOTS, "%s: %s", what, ts_last_error(ctx));
-  double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *plain = malloc((size_t)n * sizeof *x);
-  double *y = malloc((size_t)n * sizeof *y);
+  /* Zeroed: should a solve fail, the checks below read no garbage. */
+  double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x), *plain = calloc((size_t)n, sizeof *x);
+  double *y = calloc((size_t)n, sizeof *y);
   unsigned long long state = 5;
   for (int64_t i = 0; i < n; i++)
     b[i] = test_random(&state) * (1.0 + (double)(i % 7));
@@ -68,7 +69,7 @@ static void check_norms(const char *what, const ts_csr *a, bool matching) {
               stats.refinement_steps);
   tsi_lu_refine_setup setup = {.max_steps = 0, .tolerance = 1e-14, .check = true};
   CHECK_OK(ctx, tsi_lu_norms(lu, tsi_lu_numeric_workspace_get(lu), TS_OP_NONE, &setup.a_norm, &setup.m_norm));
-  double *r = malloc((size_t)n * sizeof *r), *magnitude = malloc((size_t)n * sizeof *magnitude);
+  double *r = calloc((size_t)n, sizeof *r), *magnitude = calloc((size_t)n, sizeof *magnitude);
   tsi_lu_residual_measures own;
   tsi_lu_residual(lu, &setup, TS_OP_NONE, b, x, NULL, r, magnitude, &own);
   CHECK_MSG(own.normwise == stats.backward_error && own.scaled == stats.scaled_backward_error &&
@@ -99,7 +100,7 @@ static void check_refined(const ts_csr *a) {
   CHECK_OK(ctx, ts_lu_analyze(lu, a));
   ts_status status = ts_lu_factor(lu, a);
   CHECK_MSG(status == TS_SUCCESS || status == TS_WARNING_PERTURBED_PIVOTS, "float factors: %s", ts_last_error(ctx));
-  double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+  double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
   for (int64_t i = 0; i < n; i++)
     b[i] = 1.0 + (double)(i % 5);
   CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
