@@ -259,8 +259,8 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
   int bad_kind = TSI_LU_PIVOT_OK;
   /* The clock is read after TSI_LU_CPU_CHECK_WORK of work (flops, and
    * TSI_LU_CPU_CHECK_COLUMN_WORK a column), not after a count of columns:
-   * a matrix of thousands of near-empty columns read it over a hundred
-   * times a refactorization. */
+   * a matrix of many near-empty columns read it far more often than its
+   * work called for. */
   int64_t next_check = TSI_LU_CPU_CHECK_WORK;
   if (column_level) {
     for (int64_t k = 0; k < lu->n && bad_kind != TSI_LU_PIVOT_CANCELLED; k++) {

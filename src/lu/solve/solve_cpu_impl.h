@@ -143,8 +143,8 @@ static void TSI_NAME(lu_apply_inverse)(const ts_lu *lu, const TSI_VALUE *values,
       for (int64_t b = lu->btf_blocks - 1; b >= 0; b--) {
         const int64_t first = block_ptr[b], last = block_ptr[b + 1];
         if (last - first == 1) {
-          /* A 1 x 1 block (most of a netlist's or Pd's): L holds nothing
-           * in it, so the upper solve's one column alone. */
+          /* A 1 x 1 block (a block triangular form can hold thousands):
+           * L holds nothing in it, so the upper solve's one column alone. */
           TSI_NAME(lu_upper_solve)(lu, values, first, last, y);
           continue;
         }
