@@ -15,9 +15,25 @@
 #define TSI_W_SUB(a, b) ((a) - (b))
 #define TSI_W_MUL(a, b) ((a) * (b))
 #define TSI_W_MINUS_PRODUCT(x, l, u) ((x) - (l) * (u))
+/* x[rows[q]] -= l[q] u over a column of L. Its rows are distinct, so four
+ * entries' loads of x go before their stores (the compiler keeps each load
+ * after the store before it, as they could alias): the same operations as
+ * one at a time. Columns of fewer than 8 entries go one at a time. */
 #define TSI_W_MINUS_MULTIPLE(x, rows, l, begin, end, u)                                                                \
-  for (int64_t q_ = (begin); q_ < (end); q_++)                                                                         \
-  (x)[(rows)[q_]] = TSI_W_MINUS_PRODUCT((x)[(rows)[q_]], TSI_WIDEN((l)[q_]), (u))
+  do {                                                                                                                 \
+    int64_t q_ = (begin);                                                                                              \
+    if (q_ + 8 <= (end))                                                                                               \
+      for (; q_ + 4 <= (end); q_ += 4) {                                                                               \
+        const int64_t r0_ = (rows)[q_], r1_ = (rows)[q_ + 1], r2_ = (rows)[q_ + 2], r3_ = (rows)[q_ + 3];              \
+        const double x0_ = (x)[r0_], x1_ = (x)[r1_], x2_ = (x)[r2_], x3_ = (x)[r3_];                                   \
+        (x)[r0_] = TSI_W_MINUS_PRODUCT(x0_, TSI_WIDEN((l)[q_]), (u));                                                  \
+        (x)[r1_] = TSI_W_MINUS_PRODUCT(x1_, TSI_WIDEN((l)[q_ + 1]), (u));                                              \
+        (x)[r2_] = TSI_W_MINUS_PRODUCT(x2_, TSI_WIDEN((l)[q_ + 2]), (u));                                              \
+        (x)[r3_] = TSI_W_MINUS_PRODUCT(x3_, TSI_WIDEN((l)[q_ + 3]), (u));                                              \
+      }                                                                                                                \
+    for (; q_ < (end); q_++)                                                                                           \
+      (x)[(rows)[q_]] = TSI_W_MINUS_PRODUCT((x)[(rows)[q_]], TSI_WIDEN((l)[q_]), (u));                                 \
+  } while (0)
 #define TSI_W_DIV(a, b) ((a) / (b))
 #define TSI_W_SCALE(s, w) ((s) * (w))
 #define TSI_W_SCALED(s, w, t) ((s) * (w) * (t))

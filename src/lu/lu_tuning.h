@@ -70,6 +70,12 @@
  * the progress callback at most every TSI_LU_CANCEL_CHECK_SECONDS: a cancel
  * is honoured well within a second, for a cost lost in the columns' work. */
 #define TSI_LU_CPU_CHECK_COLUMNS 64
+/* The one-thread factorization reads the clock after this much work
+ * instead (flops, and TSI_LU_CPU_CHECK_COLUMN_WORK a column: the loads and
+ * stores of a near-empty one): well under a millisecond of work, and a few
+ * reads a refactorization of a matrix of thousands of tiny columns. */
+#define TSI_LU_CPU_CHECK_WORK 65536
+#define TSI_LU_CPU_CHECK_COLUMN_WORK 16
 #define TSI_LU_CANCEL_CHECK_SECONDS 0.1
 
 /* ---- the solve's fallback to partial pivoting --------------------------------------- */
@@ -164,6 +170,13 @@
  * when they are at most this fraction of L + U, else the whole array (a
  * memset streams faster than scattered stores). */
 #define TSI_LU_FILL_LIST_FRACTION 4
+/* A row of L that is the only entry of at least this many columns (an
+ * arrowhead's dense row, ordered last) is updated in a register by the
+ * host's column loops (numeric/numeric_workspace.c, tsi_lu_dense_row): in
+ * memory, each of those one-entry updates waits for the one before through
+ * a store and a load. Rows that share their columns with others are left
+ * alone: there the other updates hide the wait, and the test costs. */
+#define TSI_LU_DENSE_ROW_MIN_COLUMNS 64
 /* A dataflow wait spins this many times, then sleeps (a futex on Linux,
  * else yields) until the writer marks the column, so that the core is free
  * for a writer the scheduler had set aside. */

@@ -150,6 +150,48 @@ static void test_smallest_pivot(void) {
   ts_csr_destroy(a);
 }
 
+/* Pivots whose ratios round to the same single while their doubles differ:
+ * the first of them in pivot order is the smallest pivot's column, as in
+ * the test's own pass over the stored pivots. A diagonal matrix without the
+ * matching's scaling, so that the pivots are A's entries. */
+static void test_smallest_pivot_ties(void) {
+  const int64_t n = 40;
+  int32_t rows[40], cols[40];
+  double values[40];
+  for (int64_t i = 0; i < n; i++) {
+    rows[i] = cols[i] = (int32_t)i;
+    values[i] = 2.0 + (double)(i % 3);
+  }
+  values[9] = 0.5 * (1.0 + ldexp(1.0, -30));
+  values[17] = 0.5;
+  values[26] = 0.5 * (1.0 + ldexp(1.0, -40));
+  values[33] = 0.5 * (1.0 + ldexp(1.0, -20)); /* rounds to another single */
+  ts_csr *a = lu_test_csr(ctx, n, n, rows, cols, values);
+  ts_lu_options options = lu_test_options();
+  options.no_matching = 1;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  float smallest = INFINITY;
+  int64_t column = -1;
+  for (int64_t k = 0; k < lu->n; k++) {
+    const float ratio = (float)(fabs(lu->lu_values[lu->diag_pos[k]]) / lu->pivot_now.max_m);
+    if (ratio < smallest) {
+      smallest = ratio;
+      column = k;
+    }
+  }
+  CHECK_MSG(lu->pivot_now.smallest_pivot_column == column && lu->pivot_now.smallest_pivot_ratio == (double)smallest,
+            "near ties: smallest pivot %.9g at column %lld, the pass over the pivots %.9g at %lld",
+            lu->pivot_now.smallest_pivot_ratio, (long long)lu->pivot_now.smallest_pivot_column, (double)smallest,
+            (long long)column);
+  const int32_t first = lu->col_perm[column];
+  CHECK_MSG(first == 9 || first == 17 || first == 26, "near ties: column %d of A", (int)first);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -159,6 +201,7 @@ int main(void) {
   test_refactor_equals_factor(1, 1);
   test_newton_loop();
   test_smallest_pivot();
+  test_smallest_pivot_ties();
   ts_context_destroy(ctx);
   return test_finish();
 }

@@ -37,6 +37,7 @@ typedef struct tsi_lu_pivot_rule {
   bool perturb;
   tsi_lu_factor_watch *watch;
   const int32_t *column_level; /* each column's level (the serial schedule's verdict), or NULL */
+  int64_t dense_row;           /* the row of L the one-thread schedule holds apart (tsi_lu_dense_row), or -1 */
 } tsi_lu_pivot_rule;
 
 /* A column's outcome; CANCELLED is no pivot's but stops the factorization
@@ -435,6 +436,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   }
   if (!ws->fill_known && (status = list_fill(lu, ws)) != TS_SUCCESS)
     return status;
+  if (!tsi_lu_dense_row(lu, ws))
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory to count the rows of L");
   const int threads = factor_threads(lu);
   lu->stats.factor_threads = threads;
   const int load_threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->lu_nnz);
@@ -474,7 +477,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                             .replacement = fmax(root_eps, threshold) * reference,
                             .perturb = !lu->options.no_perturbation,
                             .watch = &watch,
-                            .column_level = ws->column_level};
+                            .column_level = ws->column_level,
+                            .dense_row = ws->dense_row};
   status = tsi_progress(lu->ctx, 0, lu->n);
   if (status != TS_SUCCESS)
     return status;

@@ -120,10 +120,12 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
  * maximum as the start, the complex bound test of TSI_MAX_ABS skips the
  * modulus of most entries (a maximum taken anew per column computes it for
  * nearly every entry of a short column).
+ * dense_row is rule->dense_row or -1: the callers pass a constant -1 where
+ * no row is held, so that the kernel has no test for it.
  */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k,
                                                             int64_t level, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                            int *ready, const int64_t *stop_level,
+                                                            int64_t dense_row, int *ready, const int64_t *stop_level,
                                                             tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
@@ -136,10 +138,16 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
 
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = TSI_WIDEN(values[p]);
+  /* The dense row (tsi_lu_dense_row: the last entry of every column of L
+   * it is in) held in a register while the columns j < k update it, in the
+   * same order as in memory: its updates would otherwise wait for each
+   * other through a store and a load. Only rows at or below k are updated. */
+  const int64_t held_row = dense_row >= 0 && dense_row >= k ? dense_row : -1;
+  TSI_WORK held = held_row >= 0 ? x[held_row] : TSI_W_ZERO;
   for (int64_t p = begin; p < diag; p++) {
     const int64_t j = row_idx[p];
     const TSI_WORK u_jk = x[j];
-    const int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
+    int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
     flops += TSI_FLOPS_UPDATE * (l_end - l_begin);
     if (TSI_W_IS_ZERO(u_jk))
       continue; /* an explicit zero or a cancellation: nothing to subtract */
@@ -152,8 +160,14 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
       outcome->flops = flops;
       return;
     }
+    if (held_row >= 0 && l_end > l_begin && row_idx[l_end - 1] == held_row) {
+      l_end--;
+      held = TSI_W_MINUS_PRODUCT(held, TSI_WIDEN(values[l_end]), u_jk);
+    }
     TSI_W_MINUS_MULTIPLE(x, row_idx, values, l_begin, l_end, u_jk);
   }
+  if (held_row >= 0)
+    x[held_row] = held; /* 0 as on entry where the row is not in the column */
 
   TSI_WORK pivot = x[k];
   outcome->kind = TSI_LU_PIVOT_OK;
@@ -199,10 +213,10 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
  * refactorization of matrices whose columns are short. */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
                                                              int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                             int *ready, tsi_lu_tally *tally, int64_t *bad_level,
-                                                             int64_t *bad_column, int *bad_kind) {
+                                                             int64_t dense_row, int *ready, tsi_lu_tally *tally,
+                                                             int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
-  TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, ready, bad_level, &outcome);
+  TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, dense_row, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
   tally->max_l = outcome.max_l;
   tally->max_u = outcome.max_u;
@@ -233,8 +247,9 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TS
  * reported is the first bad one in (level, column) order. A cancellation
  * stops at once. Without the columns' levels, the level order.
  */
-static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                       tsi_lu_factor_outcome *result) {
+static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x,
+                                                                 const tsi_lu_pivot_rule *rule, int64_t dense_row,
+                                                                 tsi_lu_factor_outcome *result) {
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
@@ -242,24 +257,46 @@ static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   tsi_lu_tally tally = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
+  /* The clock is read after TSI_LU_CPU_CHECK_WORK of work (flops, and
+   * TSI_LU_CPU_CHECK_COLUMN_WORK a column), not after a count of columns:
+   * a matrix of many near-empty columns read it far more often than its
+   * work called for. */
+  int64_t next_check = TSI_LU_CPU_CHECK_WORK;
   if (column_level) {
     for (int64_t k = 0; k < lu->n && bad_kind != TSI_LU_PIVOT_CANCELLED; k++) {
       const int64_t level = column_level[k];
       if (level > bad_level)
         continue;
-      TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, NULL, &tally, &bad_level, &bad_column, &bad_kind);
-      if ((k + 1) % TSI_LU_CPU_CHECK_COLUMNS == 0)
+      TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, dense_row, NULL, &tally, &bad_level, &bad_column, &bad_kind);
+      const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (k + 1);
+      if (work >= next_check) {
         tsi_lu_factor_check(rule->watch, k, level, k, &bad_level, &bad_column, &bad_kind);
+        next_check = work + TSI_LU_CPU_CHECK_WORK;
+      }
     }
   } else {
     for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
       for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++) {
-        TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &tally, &bad_level, &bad_column, &bad_kind);
-        if ((c + 1) % TSI_LU_CPU_CHECK_COLUMNS == 0)
+        TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, dense_row, NULL, &tally, &bad_level, &bad_column,
+                           &bad_kind);
+        const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (c + 1);
+        if (work >= next_check) {
           tsi_lu_factor_check(rule->watch, c, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
+          next_check = work + TSI_LU_CPU_CHECK_WORK;
+        }
       }
   }
   tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
+}
+
+/* The one-thread schedule, with L's dense row held (rule->dense_row) or,
+ * in a copy of its own, none. */
+static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                       tsi_lu_factor_outcome *result) {
+  if (rule->dense_row >= 0)
+    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, rule->dense_row, result);
+  else
+    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, -1, result);
 }
 
 /*
@@ -299,7 +336,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
-            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column, &bad_kind);
+            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, -1, NULL, &mine, &bad_level, &bad_column,
+                               &bad_kind);
             if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
               tsi_lu_factor_check(rule->watch, c, l, level_cols[c], &bad_level, &bad_column, &bad_kind);
           }
@@ -314,7 +352,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++) {
-          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, NULL, &mine, &bad_level, &bad_column,
+          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, -1, NULL, &mine, &bad_level, &bad_column,
                              &bad_kind);
           if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
             tsi_lu_factor_check(rule->watch, first, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
@@ -396,7 +434,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
           break;
         }
         const int32_t k = level_cols[c];
-        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, ready, &mine, &bad_level, &bad_column, &bad_kind);
+        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, -1, ready, &mine, &bad_level, &bad_column, &bad_kind);
         tsi_lu_mark_ready(ready, k);
         if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
           tsi_lu_factor_check(rule->watch, c, level, k, &bad_level, &bad_column, &bad_kind);

@@ -155,6 +155,13 @@ typedef struct tsi_lu_numeric_workspace {
   int32_t *column_level; /* each column's level, from the host's schedule check (numeric_cpu.c) */
   double *fronts;        /* the host's multifrontal path: the fronts' values (frontal_cpu.c) */
   int64_t front_values;  /* doubles in fronts */
+  /* The row of L that is the only entry of the most columns of L, and the
+   * last entry of every column of L it is in, when it is alone in at least
+   * TSI_LU_DENSE_ROW_MIN_COLUMNS, else -1 (an arrowhead's dense row): the
+   * host's column loops keep its running value in a register
+   * (tsi_lu_dense_row). */
+  int dense_row_known;
+  int64_t dense_row;
   tsi_lu_judgement_record judged;
   int64_t condition_estimates; /* the judgements' estimates made since the analysis (the tests read it) */
 } tsi_lu_numeric_workspace;
@@ -165,6 +172,13 @@ double tsi_lu_value_abs(const ts_lu *lu, int64_t e);
 
 /* The workspace of lu, created (zeroed) on first use; NULL when out of memory. */
 tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu);
+
+/* ws->dense_row for lu's pattern, found once per analysis (a count per row
+ * of the columns it is alone in; n integers, for a moment); false when out
+ * of memory (sets no error). */
+bool tsi_lu_dense_row(const ts_lu *lu, tsi_lu_numeric_workspace *ws);
+/* The dense row found for lu's analysis, or -1 (none, or not looked for). */
+int64_t tsi_lu_dense_row_known(const ts_lu *lu);
 
 /* |A|_inf and |M|_inf of the values being factored (lu->a_values), for the
  * refinement's backward errors, into ws, the 1-norms marked unknown: the

@@ -20,6 +20,43 @@ tsi_lu_numeric_workspace *tsi_lu_numeric_workspace_get(ts_lu *lu) {
   return (tsi_lu_numeric_workspace *)lu->numeric_aux;
 }
 
+bool tsi_lu_dense_row(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
+  if (ws->dense_row_known)
+    return true;
+  const int64_t n = lu->n;
+  /* alone[i]: the columns of L whose only entry row i is; -1 once row i is
+   * seen above another entry of a column (its value could then not be held
+   * apart while that column's other rows are updated in memory). */
+  int64_t *alone = tsi_calloc_array(n > 0 ? n : 1, sizeof(int64_t));
+  if (!alone)
+    return false;
+  for (int64_t j = 0; j < n; j++) {
+    const int64_t end = lu->lu_col_ptr[j + 1];
+    for (int64_t p = lu->diag_pos[j] + 1; p < end - 1; p++)
+      alone[lu->lu_row_idx[p]] = -1;
+  }
+  for (int64_t j = 0; j < n; j++) {
+    const int64_t end = lu->lu_col_ptr[j + 1];
+    if (end - 2 == lu->diag_pos[j] && alone[lu->lu_row_idx[end - 1]] >= 0)
+      alone[lu->lu_row_idx[end - 1]]++;
+  }
+  int64_t best = -1, most = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (alone[i] > most) {
+      most = alone[i];
+      best = i;
+    }
+  free(alone);
+  ws->dense_row = most >= TSI_LU_DENSE_ROW_MIN_COLUMNS ? best : -1;
+  ws->dense_row_known = 1;
+  return true;
+}
+
+int64_t tsi_lu_dense_row_known(const ts_lu *lu) {
+  const tsi_lu_numeric_workspace *ws = (const tsi_lu_numeric_workspace *)lu->numeric_aux;
+  return ws && ws->dense_row_known ? ws->dense_row : -1;
+}
+
 void tsi_lu_numeric_release(ts_lu *lu) {
   if (!lu)
     return;

@@ -38,24 +38,15 @@ static int residual_threads(const ts_lu *lu) {
 #endif
 }
 
-/* The larger of a norm so far and a magnitude, ignoring a NaN magnitude; a
- * plain comparison, since fmax is a library call here, a visible part of a
- * solve's profile. */
-static inline double larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
-
-/* The larger of a maximum so far and num / den (den > 0), dividing only
- * when the ratio can be larger: most rows of a solve are not the largest. */
-static inline double larger_ratio(double norm, double num, double den) { return num > norm * den ? num / den : norm; }
-
 /* The larger of a maximum so far and row i's share of the componentwise
  * backward error (componentwise_share), dividing only when it can be larger. */
 static inline double larger_share(double norm, double residual, double denominator, int64_t n) {
   const double guard = (double)(n + 1) * DBL_MIN;
+  if (denominator > guard / DBL_EPSILON) /* an exact residual's share, 0, is no larger */
+    return tsi_lu_larger_ratio(norm, fabs(residual), denominator);
   if (residual == 0.0)
-    return larger(norm, 0.0);
-  if (denominator > guard / DBL_EPSILON)
-    return larger_ratio(norm, fabs(residual), denominator);
-  return larger(norm, (fabs(residual) + guard) / (denominator + guard));
+    return tsi_lu_larger(norm, 0.0);
+  return tsi_lu_larger(norm, (fabs(residual) + guard) / (denominator + guard));
 }
 
 /* Row i's share of the componentwise backward error, |r_i| / (|A||x| + |b|)_i:
@@ -92,13 +83,13 @@ typedef struct tsi_lu_residual_part {
 } tsi_lu_residual_part;
 
 static void tsi_lu_residual_merge(tsi_lu_residual_part *total, const tsi_lu_residual_part *part) {
-  total->x_norm = larger(total->x_norm, part->x_norm);
-  total->b_norm = larger(total->b_norm, part->b_norm);
-  total->x_scaled = larger(total->x_scaled, part->x_scaled);
-  total->b_scaled = larger(total->b_scaled, part->b_scaled);
-  total->r_norm = larger(total->r_norm, part->r_norm);
-  total->r_scaled = larger(total->r_scaled, part->r_scaled);
-  total->componentwise = larger(total->componentwise, part->componentwise);
+  total->x_norm = tsi_lu_larger(total->x_norm, part->x_norm);
+  total->b_norm = tsi_lu_larger(total->b_norm, part->b_norm);
+  total->x_scaled = tsi_lu_larger(total->x_scaled, part->x_scaled);
+  total->b_scaled = tsi_lu_larger(total->b_scaled, part->b_scaled);
+  total->r_norm = tsi_lu_larger(total->r_norm, part->r_norm);
+  total->r_scaled = tsi_lu_larger(total->r_scaled, part->r_scaled);
+  total->componentwise = tsi_lu_larger(total->componentwise, part->componentwise);
   total->finite = total->finite && part->finite;
 }
 
@@ -116,12 +107,13 @@ static void tsi_lu_residual_merge(tsi_lu_residual_part *total, const tsi_lu_resi
 #include "lu/lu_arith_undef.h"
 
 void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b,
-                     const double *x, double *r, double *magnitude, tsi_lu_residual_measures *measures) {
+                     const double *x, const tsi_lu_solve_norms *norms, double *r, double *magnitude,
+                     tsi_lu_residual_measures *measures) {
   if (lu->complex_values)
-    residual_complex(lu, setup, op, (const tsi_complex128 *)b, (const tsi_complex128 *)x, (tsi_complex128 *)r,
+    residual_complex(lu, setup, op, (const tsi_complex128 *)b, (const tsi_complex128 *)x, norms, (tsi_complex128 *)r,
                      magnitude, measures);
   else
-    residual_real(lu, setup, op, b, x, r, magnitude, measures);
+    residual_real(lu, setup, op, b, x, norms, r, magnitude, measures);
 }
 
 void tsi_lu_measures_from_maxima(const tsi_lu_refine_setup *setup, const double *maxima, bool x_finite,
@@ -154,7 +146,8 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
   const int64_t n = lu->n * tsi_lu_parts(lu);
   double *y = work, *r = work + n, *candidate = work + 2 * n, *magnitude = work + 3 * n;
   *steps = 0;
-  ts_status st = solved ? TS_SUCCESS : tsi_lu_apply_inverse(lu, op, b, x, y);
+  tsi_lu_solve_norms norms = {.known = false};
+  ts_status st = solved ? TS_SUCCESS : tsi_lu_apply_inverse_norms(lu, op, b, x, y, &norms);
   if (st != TS_SUCCESS)
     return st;
   if (!setup->check) {
@@ -162,14 +155,17 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
      * the overflow check; the backward errors are not known. */
     double x_norm = 0.0;
     bool finite = true;
-    if (lu->complex_values) { /* n counts doubles: lu->n (re, im) pairs */
+    if (norms.known && !lu->complex_values) { /* taken by the solve (a modulus there is not hypot's) */
+      x_norm = norms.x_norm;
+      finite = norms.finite;
+    } else if (lu->complex_values) { /* n counts doubles: lu->n (re, im) pairs */
       for (int64_t i = 0; i < lu->n; i++)
-        x_norm = larger(x_norm, hypot(x[2 * i], x[2 * i + 1]));
+        x_norm = tsi_lu_larger(x_norm, hypot(x[2 * i], x[2 * i + 1]));
       for (int64_t i = 0; i < n; i++)
         finite = finite && isfinite(x[i]);
     } else {
       for (int64_t i = 0; i < n; i++) { /* one pass: |x| and finiteness */
-        x_norm = larger(x_norm, fabs(x[i]));
+        x_norm = tsi_lu_larger(x_norm, fabs(x[i]));
         finite = finite && isfinite(x[i]);
       }
     }
@@ -177,7 +173,7 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
     measures->solution_norm = finite ? x_norm : INFINITY;
     return TS_SUCCESS;
   }
-  tsi_lu_residual(lu, setup, op, b, x, r, magnitude, measures);
+  tsi_lu_residual(lu, setup, op, b, x, &norms, r, magnitude, measures);
   while (*steps < setup->max_steps && isfinite(normwise(measures))) {
     /* Each step of a large system is a solve and a residual: a chance to
      * stop, taken on the caller's thread only. */
@@ -194,7 +190,7 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
     for (int64_t i = 0; i < n; i++)
       candidate[i] += x[i];
     tsi_lu_residual_measures next;
-    tsi_lu_residual(lu, setup, op, b, candidate, r, magnitude, &next);
+    tsi_lu_residual(lu, setup, op, b, candidate, NULL, r, magnitude, &next);
     const double before = polishing ? measures->componentwise : normwise(measures);
     const double after = polishing ? next.componentwise : normwise(&next);
     if (!(after < before) || (polishing && !(normwise(&next) <= setup->tolerance)))

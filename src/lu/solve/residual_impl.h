@@ -10,7 +10,7 @@
  * the rows changes no bit. */
 static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TSI_WORK *x, TSI_WORK *r,
                                     double *magnitude, const double *residual_scale, const double *solution_scale,
-                                    int64_t begin, int64_t end, tsi_lu_residual_part *part) {
+                                    bool norms_known, int64_t begin, int64_t end, tsi_lu_residual_part *part) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
@@ -18,6 +18,27 @@ static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TS
   double x_norm = part->x_norm, b_norm = part->b_norm, x_scaled = part->x_scaled, b_scaled = part->b_scaled;
   double r_norm = part->r_norm, r_scaled = part->r_scaled, componentwise = part->componentwise;
   int finite = part->finite;
+  if (norms_known) {
+    /* The norms of x and b came with the solve: r's measures alone, taken
+     * as each row's sum is done (no second pass over r and the
+     * magnitudes). */
+    for (int64_t i = begin; i < end; i++) {
+      TSI_WORK sum = b[i];
+      double row_magnitude = TSI_W_ABS(b[i]);
+      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+        const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
+        sum = TSI_W_SUB(sum, term);
+        row_magnitude += TSI_W_ABS(term);
+      }
+      r[i] = sum;
+      const double r_i = TSI_W_ABS(sum);
+      r_norm = tsi_lu_larger(r_norm, r_i);
+      r_scaled = tsi_lu_larger(r_scaled, r_i * residual_scale[i]);
+      componentwise = larger_share(componentwise, r_i, row_magnitude, n);
+    }
+    *part = (tsi_lu_residual_part){x_norm, b_norm, x_scaled, b_scaled, r_norm, r_scaled, componentwise, finite};
+    return;
+  }
   /* The sums first, row by row, then the measures in a loop of their own:
    * short rows (a netlist's five entries) left the measures' compares and
    * branches between every two sums. */
@@ -35,20 +56,21 @@ static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TS
   for (int64_t i = begin; i < end; i++) {
     finite = finite && TSI_W_ISFINITE(x[i]);
     const double x_abs = TSI_W_ABS(x[i]), b_abs = TSI_W_ABS(b[i]); /* the scales are positive */
-    x_norm = larger(x_norm, x_abs);
-    b_norm = larger(b_norm, b_abs);
-    x_scaled = larger_ratio(x_scaled, x_abs, solution_scale[i]);
-    b_scaled = larger(b_scaled, b_abs * residual_scale[i]);
+    x_norm = tsi_lu_larger(x_norm, x_abs);
+    b_norm = tsi_lu_larger(b_norm, b_abs);
+    x_scaled = tsi_lu_larger_ratio(x_scaled, x_abs, solution_scale[i]);
+    b_scaled = tsi_lu_larger(b_scaled, b_abs * residual_scale[i]);
     const double r_i = TSI_W_ABS(r[i]);
-    r_norm = larger(r_norm, r_i);
-    r_scaled = larger(r_scaled, r_i * residual_scale[i]);
+    r_norm = tsi_lu_larger(r_norm, r_i);
+    r_scaled = tsi_lu_larger(r_scaled, r_i * residual_scale[i]);
     componentwise = larger_share(componentwise, r_i, magnitude[i], n);
   }
   *part = (tsi_lu_residual_part){x_norm, b_norm, x_scaled, b_scaled, r_norm, r_scaled, componentwise, finite};
 }
 
 static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const TSI_WORK *b,
-                               const TSI_WORK *x, TSI_WORK *r, double *magnitude, tsi_lu_residual_measures *measures) {
+                               const TSI_WORK *x, const tsi_lu_solve_norms *norms, TSI_WORK *r, double *magnitude,
+                               tsi_lu_residual_measures *measures) {
   const int64_t n = lu->n;
   const int64_t *row_ptr = lu->a_row_ptr;
   const int32_t *col_idx = lu->a_col_idx;
@@ -63,17 +85,26 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
   double componentwise = 0.0;
   int finite = 1;
   if (op == TS_OP_NONE) {
-    /* One pass: row i's residual with the norms of x_i and b_i, in row
-     * slices, one per thread (no parallel region on one thread). */
+    /* Row i's residual with the norms of x_i and b_i (unless the solve
+     * took those), in row slices, one per thread (no parallel region on
+     * one thread). */
+    const bool known = norms && norms->known;
     tsi_lu_residual_part total = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1};
+    if (known) {
+      total.x_norm = norms->x_norm;
+      total.b_norm = norms->b_norm;
+      total.x_scaled = norms->x_scaled;
+      total.b_scaled = norms->b_scaled;
+      total.finite = norms->finite;
+    }
     if (threads <= 1) {
-      TSI_NAME(residual_rows)(lu, b, x, r, magnitude, residual_scale, solution_scale, 0, n, &total);
+      TSI_NAME(residual_rows)(lu, b, x, r, magnitude, residual_scale, solution_scale, known, 0, n, &total);
     } else {
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
       for (int s = 0; s < threads; s++) {
         tsi_lu_residual_part part = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1};
         TSI_NAME(residual_rows)
-        (lu, b, x, r, magnitude, residual_scale, solution_scale, n * s / threads, n * (s + 1) / threads, &part);
+        (lu, b, x, r, magnitude, residual_scale, solution_scale, known, n * s / threads, n * (s + 1) / threads, &part);
 #pragma omp critical(tsi_lu_residual_merge)
         tsi_lu_residual_merge(&total, &part);
       }
@@ -97,10 +128,10 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
     for (int64_t i = 0; i < n; i++) {
       finite = finite && TSI_W_ISFINITE(x[i]);
       const double x_i = TSI_W_ABS(x[i]), b_i = TSI_W_ABS(b[i]); /* the scales are positive */
-      x_norm = larger(x_norm, x_i);
-      b_norm = larger(b_norm, b_i);
-      x_scaled = larger(x_scaled, x_i / solution_scale[i]);
-      b_scaled = larger(b_scaled, b_i * residual_scale[i]);
+      x_norm = tsi_lu_larger(x_norm, x_i);
+      b_norm = tsi_lu_larger(b_norm, b_i);
+      x_scaled = tsi_lu_larger(x_scaled, x_i / solution_scale[i]);
+      b_scaled = tsi_lu_larger(b_scaled, b_i * residual_scale[i]);
     }
     if (!finite) {
       measures->normwise = measures->scaled = measures->componentwise = INFINITY;
@@ -121,9 +152,9 @@ static void TSI_NAME(residual)(const ts_lu *lu, const tsi_lu_refine_setup *setup
     }
     for (int64_t j = 0; j < n; j++) {
       const double r_j = TSI_W_ABS(r[j]);
-      r_norm = larger(r_norm, r_j);
-      r_scaled = larger(r_scaled, r_j * residual_scale[j]);
-      componentwise = larger(componentwise, componentwise_share(r_j, magnitude[j], n));
+      r_norm = tsi_lu_larger(r_norm, r_j);
+      r_scaled = tsi_lu_larger(r_scaled, r_j * residual_scale[j]);
+      componentwise = tsi_lu_larger(componentwise, componentwise_share(r_j, magnitude[j], n));
     }
   }
   const bool r_finite = isfinite(r_norm);

@@ -161,6 +161,10 @@ static ts_status solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory for the workspace");
+  /* The host's lower solve holds L's dense row in a register (found by the
+   * host's column factorization, here for factors made otherwise). */
+  if (!ws->dense_row_known && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SOLVE) && !tsi_lu_dense_row(lu, ws))
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_solve: no memory to count the rows of L");
   /* The GPU's solves run one after another on the context's stream; on
    * the host, threads share the right-hand sides when there is enough work
    * (a solve and a residual each, at least). */

@@ -20,6 +20,35 @@ extern "C" {
  * of host scratch. No refinement. */
 ts_status tsi_lu_apply_inverse(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
 
+/* The norms of b and x of op(A) x = b that the residual's measures need
+ * (tsi_lu_residual_measures), taken by the host's solve of A x = b in its
+ * passes that scale and permute b and x; the same figures, bit for bit, as
+ * the residual's own pass over b and x would take. */
+typedef struct tsi_lu_solve_norms {
+  bool known;      /* false: the residual takes them itself */
+  bool finite;     /* every entry of x finite */
+  double x_norm;   /* |x|_inf */
+  double x_scaled; /* |Dc^{-1} x|_inf */
+  double b_norm;   /* |b|_inf */
+  double b_scaled; /* |Dr b|_inf */
+} tsi_lu_solve_norms;
+
+/* tsi_lu_apply_inverse, and where the host solves A x = b, the norms of b
+ * and x (norms->known; else norms->known is false). */
+ts_status tsi_lu_apply_inverse_norms(ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y,
+                                     tsi_lu_solve_norms *norms);
+
+/* The larger of a norm so far and a magnitude, ignoring a NaN magnitude; a
+ * plain comparison, since fmax is a library call here, a visible part of a
+ * solve's profile. */
+static inline double tsi_lu_larger(double norm, double magnitude) { return magnitude > norm ? magnitude : norm; }
+
+/* The larger of a maximum so far and num / den (den > 0), dividing only
+ * when the ratio can be larger: most rows of a solve are not the largest. */
+static inline double tsi_lu_larger_ratio(double norm, double num, double den) {
+  return num > norm * den ? num / den : norm;
+}
+
 /* ---- iterative refinement of one right-hand side (refine.c) ---------------------- */
 
 /* What the residual r = b - op(A) x says about x (every figure +infinity
@@ -56,9 +85,11 @@ typedef struct tsi_lu_refine_setup {
 } tsi_lu_refine_setup;
 
 /* r = b - op(A) x from the values last factored, and its measures;
- * magnitude is n doubles of scratch (the moduli of complex values). */
+ * magnitude is n doubles of scratch (the moduli of complex values). The
+ * norms of b and x are taken from `norms` where known (NULL: not). */
 void tsi_lu_residual(const ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operation op, const double *b,
-                     const double *x, double *r, double *magnitude, tsi_lu_residual_measures *measures);
+                     const double *x, const tsi_lu_solve_norms *norms, double *r, double *magnitude,
+                     tsi_lu_residual_measures *measures);
 
 /* x = op(A)^{-1} b through the factors (unless solved: x holds it already),
  * then refined while the larger normwise backward error is above the
@@ -76,6 +107,9 @@ ts_status tsi_lu_refine(ts_lu *lu, const tsi_lu_refine_setup *setup, ts_operatio
  * pairs of doubles when lu->complex_values (here and below); op may be
  * TS_OP_CONJ_TRANSPOSE for complex values. */
 void tsi_lu_apply_inverse_cpu(const ts_lu *lu, ts_operation op, const double *rhs, double *x, double *y);
+/* The same for A x = b, with the norms of b and x (tsi_lu_solve_norms). */
+void tsi_lu_apply_inverse_cpu_norms(const ts_lu *lu, const double *rhs, double *x, double *y,
+                                    tsi_lu_solve_norms *norms);
 
 /* x = op(A)^{-1} rhs for nrhs columns (host arrays, leading dimensions ldr
  * and ldx) through the factors on the device (TS_ERROR_UNSUPPORTED in a
