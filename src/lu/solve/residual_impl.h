@@ -4,6 +4,21 @@
  * vectors of the working type, magnitudes and norms in double (moduli for
  * complex values). op may be A^H for complex values (the values conjugated). */
 
+/* Row i's r_i = b_i - (A x)_i, in A's order, and the sum of its terms'
+ * magnitudes with |b_i| (the componentwise measure's denominator). */
+static inline TSI_WORK TSI_NAME(residual_row)(const int64_t *row_ptr, const int32_t *col_idx, const TSI_WORK *a,
+                                              const TSI_WORK *b, const TSI_WORK *x, int64_t i, double *magnitude) {
+  TSI_WORK sum = b[i];
+  double row_magnitude = TSI_W_ABS(b[i]);
+  for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+    const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
+    sum = TSI_W_SUB(sum, term);
+    row_magnitude += TSI_W_ABS(term);
+  }
+  *magnitude = row_magnitude;
+  return sum;
+}
+
 /* Rows [begin, end) of r = b - A x, and their share of the measures folded
  * into *part. Each r_i is one row's sum in A's order (the GPU batch's
  * residual sums in the same order) and the measures are maxima, so slicing
@@ -23,13 +38,8 @@ static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TS
      * as each row's sum is done (no second pass over r and the
      * magnitudes). */
     for (int64_t i = begin; i < end; i++) {
-      TSI_WORK sum = b[i];
-      double row_magnitude = TSI_W_ABS(b[i]);
-      for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-        const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
-        sum = TSI_W_SUB(sum, term);
-        row_magnitude += TSI_W_ABS(term);
-      }
+      double row_magnitude;
+      const TSI_WORK sum = TSI_NAME(residual_row)(row_ptr, col_idx, a, b, x, i, &row_magnitude);
       r[i] = sum;
       const double r_i = TSI_W_ABS(sum);
       r_norm = tsi_lu_larger(r_norm, r_i);
@@ -42,17 +52,8 @@ static void TSI_NAME(residual_rows)(const ts_lu *lu, const TSI_WORK *b, const TS
   /* The sums first, row by row, then the measures in a loop of their own:
    * short rows (a netlist's five entries) left the measures' compares and
    * branches between every two sums. */
-  for (int64_t i = begin; i < end; i++) {
-    TSI_WORK sum = b[i];
-    double row_magnitude = TSI_W_ABS(b[i]);
-    for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      const TSI_WORK term = TSI_W_MUL(a[e], x[col_idx[e]]);
-      sum = TSI_W_SUB(sum, term);
-      row_magnitude += TSI_W_ABS(term);
-    }
-    r[i] = sum;
-    magnitude[i] = row_magnitude;
-  }
+  for (int64_t i = begin; i < end; i++)
+    r[i] = TSI_NAME(residual_row)(row_ptr, col_idx, a, b, x, i, &magnitude[i]);
   for (int64_t i = begin; i < end; i++) {
     finite = finite && TSI_W_ISFINITE(x[i]);
     const double x_abs = TSI_W_ABS(x[i]), b_abs = TSI_W_ABS(b[i]); /* the scales are positive */
