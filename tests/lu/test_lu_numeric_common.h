@@ -18,6 +18,18 @@ static inline ts_lu_options lu_test_options(void) {
   return options;
 }
 
+/* An LU of a with the default options but no matching (the values' own
+ * pivots), analysed and factored; each step checked. */
+static inline ts_lu *lu_test_factor_unmatched(ts_context *ctx, const ts_csr *a) {
+  ts_lu_options options = lu_test_options();
+  options.no_matching = 1;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  return lu;
+}
+
 /* A general double CSR matrix from triplets (duplicates summed). */
 static inline ts_csr *lu_test_csr(ts_context *ctx, int64_t n, int64_t count, const int32_t *rows, const int32_t *cols,
                                   const double *values) {

@@ -80,12 +80,7 @@ static void test_complex_small_honest_pivot(void) {
   if (!a)
     return;
   ((double complex *)a->values)[1] = 1e-10 * I;
-  ts_lu_options options = lu_test_options();
-  options.no_matching = 1;
-  ts_lu *lu = NULL;
-  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-  CHECK_OK(ctx, ts_lu_analyze(lu, a));
-  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  ts_lu *lu = lu_test_factor_unmatched(ctx, a);
   ts_lu_stats stats;
   CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
   CHECK_MSG(stats.condest > 0.5e10 && stats.condest < 2e10, "diag(1, 1e-10 i, 1): condest %.3g", stats.condest);

@@ -167,12 +167,7 @@ static void test_smallest_pivot_ties(void) {
   values[26] = 0.5 * (1.0 + ldexp(1.0, -40));
   values[33] = 0.5 * (1.0 + ldexp(1.0, -20)); /* rounds to another single */
   ts_csr *a = lu_test_csr(ctx, n, n, rows, cols, values);
-  ts_lu_options options = lu_test_options();
-  options.no_matching = 1;
-  ts_lu *lu = NULL;
-  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-  CHECK_OK(ctx, ts_lu_analyze(lu, a));
-  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  ts_lu *lu = lu_test_factor_unmatched(ctx, a);
   float smallest = INFINITY;
   int64_t column = -1;
   for (int64_t k = 0; k < lu->n; k++) {

@@ -337,12 +337,7 @@ static void test_small_unperturbed_pivot(void) {
    * max|M|, condition number 1e10: it stands, and solves. */
   ts_csr *d =
       lu_test_csr(ctx, 3, 3, (const int32_t[]){0, 1, 2}, (const int32_t[]){0, 1, 2}, (const double[]){1.0, 1e-10, 1.0});
-  ts_lu_options options = lu_test_options();
-  options.no_matching = 1;
-  ts_lu *lu = NULL;
-  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-  CHECK_OK(ctx, ts_lu_analyze(lu, d));
-  CHECK_OK(ctx, ts_lu_factor(lu, d));
+  ts_lu *lu = lu_test_factor_unmatched(ctx, d);
   ts_lu_stats stats;
   CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
   CHECK_MSG(stats.condest > 0.5e10 && stats.condest < 2e10, "diag(1, 1e-10, 1): condest %.3g", stats.condest);
