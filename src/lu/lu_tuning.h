@@ -177,6 +177,13 @@
  * a store and a load. Rows that share their columns with others are left
  * alone: there the other updates hide the wait, and the test costs. */
 #define TSI_LU_DENSE_ROW_MIN_COLUMNS 64
+/* The host's column kernel subtracts chained columns of L (a supernode's,
+ * tsi_lu_chain_runs) together, each row of their common rows loaded and
+ * stored once for the group instead of once a column: from groups of this
+ * many columns of U(:, k) on, and at most this many at once (the group's
+ * multipliers are held in a local array). */
+#define TSI_LU_CPU_GROUP_MIN 2
+#define TSI_LU_CPU_GROUP_MAX 32
 /* A dataflow wait spins this many times, then sleeps (a futex on Linux,
  * else yields) until the writer marks the column, so that the core is free
  * for a writer the scheduler had set aside. */

@@ -38,6 +38,7 @@ typedef struct tsi_lu_pivot_rule {
   tsi_lu_factor_watch *watch;
   const int32_t *column_level; /* each column's level (the serial schedule's verdict), or NULL */
   int64_t dense_row;           /* the row of L the one-thread schedule holds apart (tsi_lu_dense_row), or -1 */
+  const int32_t *chain_run;    /* chained columns of L from each column on (tsi_lu_chain_runs) */
 } tsi_lu_pivot_rule;
 
 /* A column's outcome; CANCELLED is no pivot's but stops the factorization
@@ -183,7 +184,11 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 
 #define TSI_VALUE double
 #define TSI_NAME(x) x##_f64
+#if defined(__GNUC__) || defined(__clang__)
+#define TSI_GROUP_PAIRS /* lu_subtract_group's vector loop (GCC's vector types) */
+#endif
 #include "lu/numeric/numeric_cpu_impl.h"
+#undef TSI_GROUP_PAIRS
 #undef TSI_VALUE
 #undef TSI_NAME
 #include "lu/lu_arith_undef.h"
@@ -438,6 +443,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
     return status;
   if (!tsi_lu_dense_row(lu, ws))
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory to count the rows of L");
+  if (!tsi_lu_chain_runs(lu, ws))
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the chains of L's columns");
   const int threads = factor_threads(lu);
   lu->stats.factor_threads = threads;
   const int load_threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)lu->lu_nnz);
@@ -478,7 +485,8 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                             .perturb = !lu->options.no_perturbation,
                             .watch = &watch,
                             .column_level = ws->column_level,
-                            .dense_row = ws->dense_row};
+                            .dense_row = ws->dense_row,
+                            .chain_run = ws->chain_run};
   status = tsi_progress(lu->ctx, 0, lu->n);
   if (status != TS_SUCCESS)
     return status;

@@ -106,6 +106,107 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
 }
 
 /*
+ * The updates of x by the m chained columns j..j+m-1 of L (tsi_lu_chain_runs),
+ * all of them rows of U(:, k): the same operations as column by column, in
+ * the same order for every entry (so the same bits), grouped. Each column's
+ * rows inside the group (j+t+1..j+m-1, its first m-1-t entries) are updated
+ * first, column after column, which makes each multiplier x(j+t) final in
+ * turn; then the rows below the group, which all m columns share in the same
+ * order, each loaded once and updated by the group's columns in turn. A zero
+ * multiplier skips its column, as the column loop does; the dataflow waits
+ * come in the same order too. *held (the dense row, held_row >= 0) is the
+ * shared rows' last when it is among them. Returns false when a wait saw a
+ * stop before this level (the caller abandons the column).
+ */
+static TSI_LU_COLUMN_INLINE bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, const TSI_VALUE *values, int64_t j,
+                                                             int64_t m, TSI_WORK *x, int *ready,
+                                                             const int64_t *stop_level, int64_t level, int64_t held_row,
+                                                             TSI_WORK *held, int64_t *flops) {
+  const int64_t *col_ptr = lu->lu_col_ptr;
+  const int32_t *row_idx = lu->lu_row_idx;
+  const int64_t *diag_pos = lu->diag_pos;
+  TSI_WORK multiplier[TSI_LU_CPU_GROUP_MAX];
+  const TSI_VALUE *shared_values[TSI_LU_CPU_GROUP_MAX];
+  int used = 0;
+  for (int64_t t = 0; t < m; t++) {
+    const int64_t c = j + t, first = diag_pos[c] + 1, inside = m - 1 - t;
+    *flops += TSI_FLOPS_UPDATE * (col_ptr[c + 1] - first);
+    const TSI_WORK u = x[c];
+    if (TSI_W_IS_ZERO(u))
+      continue;
+    if (ready && !tsi_lu_wait_ready(ready, c, stop_level, level))
+      return false;
+    for (int64_t q = first; q < first + inside; q++)
+      x[row_idx[q]] = TSI_W_MINUS_PRODUCT(x[row_idx[q]], TSI_WIDEN(values[q]), u);
+    multiplier[used] = u;
+    shared_values[used++] = values + first + inside;
+  }
+  const int64_t last = j + m - 1, shared_first = diag_pos[last] + 1;
+  const int32_t *rows = row_idx + shared_first;
+  int64_t count = col_ptr[last + 1] - shared_first;
+  if (held_row >= 0 && count > 0 && rows[count - 1] == held_row) {
+    count--;
+    for (int s = 0; s < used; s++)
+      *held = TSI_W_MINUS_PRODUCT(*held, TSI_WIDEN(shared_values[s][count]), multiplier[s]);
+  }
+  int64_t q = 0;
+#ifdef TSI_GROUP_PAIRS
+  /* Double factors: eight rows a step in pairs of doubles (SSE2, any
+   * x86-64; element by element the same multiplication and subtraction),
+   * four independent chains of subtractions. */
+  typedef double two_doubles __attribute__((vector_size(16)));
+  for (; q + 8 <= count; q += 8) {
+    const int32_t *r = rows + q;
+    two_doubles x01 = {x[r[0]], x[r[1]]}, x23 = {x[r[2]], x[r[3]]}, x45 = {x[r[4]], x[r[5]]}, x67 = {x[r[6]], x[r[7]]};
+    for (int s = 0; s < used; s++) {
+      const double *l = shared_values[s] + q;
+      const two_doubles u = {multiplier[s], multiplier[s]};
+      two_doubles l01, l23, l45, l67;
+      memcpy(&l01, l, sizeof l01);
+      memcpy(&l23, l + 2, sizeof l23);
+      memcpy(&l45, l + 4, sizeof l45);
+      memcpy(&l67, l + 6, sizeof l67);
+      x01 = x01 - l01 * u;
+      x23 = x23 - l23 * u;
+      x45 = x45 - l45 * u;
+      x67 = x67 - l67 * u;
+    }
+    x[r[0]] = x01[0];
+    x[r[1]] = x01[1];
+    x[r[2]] = x23[0];
+    x[r[3]] = x23[1];
+    x[r[4]] = x45[0];
+    x[r[5]] = x45[1];
+    x[r[6]] = x67[0];
+    x[r[7]] = x67[1];
+  }
+#endif
+  for (; q + 4 <= count; q += 4) {
+    const int32_t r0 = rows[q], r1 = rows[q + 1], r2 = rows[q + 2], r3 = rows[q + 3];
+    TSI_WORK x0 = x[r0], x1 = x[r1], x2 = x[r2], x3 = x[r3];
+    for (int s = 0; s < used; s++) {
+      const TSI_VALUE *l = shared_values[s] + q;
+      const TSI_WORK u = multiplier[s];
+      x0 = TSI_W_MINUS_PRODUCT(x0, TSI_WIDEN(l[0]), u);
+      x1 = TSI_W_MINUS_PRODUCT(x1, TSI_WIDEN(l[1]), u);
+      x2 = TSI_W_MINUS_PRODUCT(x2, TSI_WIDEN(l[2]), u);
+      x3 = TSI_W_MINUS_PRODUCT(x3, TSI_WIDEN(l[3]), u);
+    }
+    x[r0] = x0;
+    x[r1] = x1;
+    x[r2] = x2;
+    x[r3] = x3;
+  }
+  for (; q < count; q++) {
+    TSI_WORK xq = x[rows[q]];
+    for (int s = 0; s < used; s++)
+      xq = TSI_W_MINUS_PRODUCT(xq, TSI_WIDEN(shared_values[s][q]), multiplier[s]);
+    x[rows[q]] = xq;
+  }
+  return true;
+}
+
+/*
  * Column k of L and U, left-looking (Gilbert and Peierls 1988, with the
  * pattern known from the symbolic phase): x = M(:, k); for each row j of
  * U(:, k) in increasing order, x(j) is final and x -= L(:, j) * x(j); then
@@ -144,8 +245,25 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
    * other through a store and a load. Only rows at or below k are updated. */
   const int64_t held_row = dense_row >= 0 && dense_row >= k ? dense_row : -1;
   TSI_WORK held = held_row >= 0 ? x[held_row] : TSI_W_ZERO;
+  const int32_t *chain_run = rule->chain_run;
   for (int64_t p = begin; p < diag; p++) {
     const int64_t j = row_idx[p];
+    if (chain_run && chain_run[j] >= TSI_LU_CPU_GROUP_MIN) {
+      int64_t m = 1;
+      while (m < chain_run[j] && p + m < diag && row_idx[p + m] == j + m)
+        m++;
+      if (m >= TSI_LU_CPU_GROUP_MIN) {
+        if (!TSI_NAME(lu_subtract_group)(lu, values, j, m, x, ready, stop_level, level, held_row, &held, &flops)) {
+          for (int64_t q = begin; q < end; q++)
+            x[row_idx[q]] = TSI_W_ZERO;
+          outcome->kind = TSI_LU_PIVOT_OK;
+          outcome->flops = flops;
+          return;
+        }
+        p += m - 1;
+        continue;
+      }
+    }
     const TSI_WORK u_jk = x[j];
     int64_t l_begin = diag_pos[j] + 1, l_end = col_ptr[j + 1];
     flops += TSI_FLOPS_UPDATE * (l_end - l_begin);
@@ -194,13 +312,28 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   TSI_MAX_ABS(max_u, TSI_WIDEN(values[diag]));
   x[k] = TSI_W_ZERO;
   const TSI_WORK divider = TSI_W_DIVIDER(pivot);
-  for (int64_t p = diag + 1; p < end; p++) {
+  /* Two entries a step with a maximum each: the divisions overlap, and the
+   * maxima (exact, so in any order the same) wait on no store. */
+  double max_l_odd = max_l;
+  int64_t p = diag + 1;
+  for (; p + 2 <= end; p += 2) {
+    const int32_t i0 = row_idx[p], i1 = row_idx[p + 1];
+    const TSI_VALUE l0 = TSI_NARROW(TSI_W_DIVIDE(x[i0], divider)), l1 = TSI_NARROW(TSI_W_DIVIDE(x[i1], divider));
+    values[p] = l0;
+    values[p + 1] = l1;
+    TSI_MAX_ABS(max_l, TSI_WIDEN(l0));
+    TSI_MAX_ABS(max_l_odd, TSI_WIDEN(l1));
+    x[i0] = TSI_W_ZERO;
+    x[i1] = TSI_W_ZERO;
+  }
+  if (p < end) {
     const int32_t i = row_idx[p];
     const TSI_VALUE l = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
     values[p] = l;
     TSI_MAX_ABS(max_l, TSI_WIDEN(l));
     x[i] = TSI_W_ZERO;
   }
+  max_l = max_l_odd > max_l ? max_l_odd : max_l;
   flops += TSI_FLOPS_DIVIDE * (end - diag - 1);
   outcome->flops = flops;
   outcome->max_l = max_l;

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 double tsi_lu_value_abs(const ts_lu *lu, int64_t e) {
   if (!lu->complex_values)
@@ -52,6 +53,29 @@ bool tsi_lu_dense_row(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   return true;
 }
 
+bool tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
+  if (ws->chain_run)
+    return true;
+  const int64_t n = lu->n;
+  int32_t *run = tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  if (!run)
+    return false;
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
+  const int32_t *row_idx = lu->lu_row_idx;
+  for (int64_t j = n - 1; j >= 0; j--) {
+    run[j] = 1;
+    if (j + 1 == n)
+      continue;
+    const int64_t first = diag_pos[j] + 1, end = col_ptr[j + 1];
+    const int64_t next_first = diag_pos[j + 1] + 1, next_end = col_ptr[j + 2];
+    if (end - first == next_end - next_first + 1 && row_idx[first] == j + 1 &&
+        memcmp(&row_idx[first + 1], &row_idx[next_first], (size_t)(next_end - next_first) * sizeof(int32_t)) == 0)
+      run[j] = run[j + 1] < TSI_LU_CPU_GROUP_MAX ? run[j + 1] + 1 : TSI_LU_CPU_GROUP_MAX;
+  }
+  ws->chain_run = run;
+  return true;
+}
+
 int64_t tsi_lu_dense_row_known(const ts_lu *lu) {
   const tsi_lu_numeric_workspace *ws = (const tsi_lu_numeric_workspace *)lu->numeric_aux;
   return ws && ws->dense_row_known ? ws->dense_row : -1;
@@ -67,6 +91,7 @@ void tsi_lu_numeric_release(ts_lu *lu) {
     free(ws->fronts);
     free(ws->fill_pos);
     free(ws->column_level);
+    free(ws->chain_run);
     tsi_lu_judgement_record_clear(ws);
     free(ws);
   }
