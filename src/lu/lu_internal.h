@@ -62,6 +62,8 @@ enum { TSI_LU_METHOD_AUTO = 0, TSI_LU_METHOD_COLUMNS = 1, TSI_LU_METHOD_FRONTS =
 
 enum { TSI_LU_FLOW_LOOKUP_AUTO = 0, TSI_LU_FLOW_LOOKUP_MAP = 1, TSI_LU_FLOW_LOOKUP_SEARCH = 2 };
 
+enum { TSI_LU_COLUMN_GROUPS_AUTO = 0, TSI_LU_COLUMN_GROUPS_OFF = 1, TSI_LU_COLUMN_GROUPS_ON = 2 };
+
 /* Test and ablation switches: the tests and benchmarks set them in
  * lu->switches to reach a variant the automatic choices would not take, or
  * to compare two ways of computing the same result. All zero (the automatic
@@ -138,6 +140,11 @@ struct tsi_lu_switches {
    * threads go level by level (a barrier between levels) instead of the
    * dataflow schedule. */
   int cpu_level_sync;
+  /* CPU factorization, read at every factorization: how the column kernel
+   * treats chained columns of L (TSI_LU_COLUMN_GROUPS_*: AUTO, where they
+   * make enough of the work, tsi_lu_chain_runs; OFF, column by column; ON,
+   * grouped wherever they chain). The same bits every way. */
+  int cpu_column_groups;
   /* Host threads, read at every phase: > 0, exactly this many for every
    * parallel part (the context's count at most), bypassing the size rule and
    * the free-core check of tsi_lu_host_threads, so that the tests reach the

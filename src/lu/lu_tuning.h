@@ -182,8 +182,10 @@
  * stored once for the group instead of once a column: from groups of this
  * many columns of U(:, k) on, and at most this many at once (the group's
  * multipliers are held in a local array). */
-#define TSI_LU_CPU_GROUP_MIN 2
+#define TSI_LU_CPU_GROUP_MIN 4
 #define TSI_LU_CPU_GROUP_MAX 32
+#define TSI_LU_CPU_GROUP_MIN_ROWS 8
+#define TSI_LU_CPU_GROUP_MIN_SHARE 0.25
 /* A dataflow wait spins this many times, then sleeps (a futex on Linux,
  * else yields) until the writer marks the column, so that the core is free
  * for a writer the scheduler had set aside. */

@@ -173,6 +173,13 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 #else
 #define TSI_LU_COLUMN_INLINE inline
 #endif
+/* The one-thread schedule with the chained columns grouped is a function
+ * apart (lu_factor_serial_grouped). */
+#if defined(__GNUC__)
+#define TSI_LU_GROUP_CALL __attribute__((noinline))
+#else
+#define TSI_LU_GROUP_CALL
+#endif
 
 /* The types of factors: real (float, double), then complex. */
 #include "lu/lu_arith_real.h"
@@ -389,7 +396,8 @@ static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_
   if (lu->complex_values && single) {
     tsi_complex64 *factors = (tsi_complex64 *)single;
     if (threads == 1)
-      lu_factor_serial_c64(lu, factors, work, rule, outcome);
+      rule->chain_run ? lu_factor_serial_grouped_c64(lu, factors, work, rule, outcome)
+                      : lu_factor_serial_c64(lu, factors, work, rule, outcome);
     else if (ready)
       lu_factor_flow_c64(lu, factors, work, threads, rule, ready, outcome);
     else
@@ -397,15 +405,18 @@ static void factor_typed(ts_lu *lu, void *work, int threads, const tsi_lu_pivot_
   } else if (lu->complex_values) {
     tsi_complex128 *factors = (tsi_complex128 *)values;
     if (threads == 1)
-      lu_factor_serial_c128(lu, factors, work, rule, outcome);
+      rule->chain_run ? lu_factor_serial_grouped_c128(lu, factors, work, rule, outcome)
+                      : lu_factor_serial_c128(lu, factors, work, rule, outcome);
     else if (ready)
       lu_factor_flow_c128(lu, factors, work, threads, rule, ready, outcome);
     else
       lu_factor_levels_c128(lu, factors, work, threads, rule, outcome);
   } else if (threads == 1 && single)
-    lu_factor_serial_f32(lu, single, work, rule, outcome);
+    rule->chain_run ? lu_factor_serial_grouped_f32(lu, single, work, rule, outcome)
+                    : lu_factor_serial_f32(lu, single, work, rule, outcome);
   else if (threads == 1)
-    lu_factor_serial_f64(lu, values, work, rule, outcome);
+    rule->chain_run ? lu_factor_serial_grouped_f64(lu, values, work, rule, outcome)
+                    : lu_factor_serial_f64(lu, values, work, rule, outcome);
   else if (ready && single)
     lu_factor_flow_f32(lu, single, work, threads, rule, ready, outcome);
   else if (ready)
@@ -443,7 +454,9 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
     return status;
   if (!tsi_lu_dense_row(lu, ws))
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory to count the rows of L");
-  if (!tsi_lu_chain_runs(lu, ws))
+  bool no_chains = false;
+  const int32_t *chain_run = tsi_lu_chain_runs(lu, ws, &no_chains);
+  if (no_chains)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the chains of L's columns");
   const int threads = factor_threads(lu);
   lu->stats.factor_threads = threads;
@@ -486,7 +499,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                             .watch = &watch,
                             .column_level = ws->column_level,
                             .dense_row = ws->dense_row,
-                            .chain_run = ws->chain_run};
+                            .chain_run = chain_run};
   status = tsi_progress(lu->ctx, 0, lu->n);
   if (status != TS_SUCCESS)
     return status;

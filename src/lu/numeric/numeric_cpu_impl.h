@@ -118,10 +118,10 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
  * shared rows' last when it is among them. Returns false when a wait saw a
  * stop before this level (the caller abandons the column).
  */
-static TSI_LU_COLUMN_INLINE bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, const TSI_VALUE *values, int64_t j,
-                                                             int64_t m, TSI_WORK *x, int *ready,
-                                                             const int64_t *stop_level, int64_t level, int64_t held_row,
-                                                             TSI_WORK *held, int64_t *flops) {
+static TSI_LU_GROUP_CALL bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, const TSI_VALUE *values, int64_t j,
+                                                          int64_t m, TSI_WORK *x, int *ready, const int64_t *stop_level,
+                                                          int64_t level, int64_t held_row, TSI_WORK *held,
+                                                          int64_t *flops) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
@@ -226,8 +226,8 @@ static TSI_LU_COLUMN_INLINE bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, co
  */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k,
                                                             int64_t level, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                            int64_t dense_row, int *ready, const int64_t *stop_level,
-                                                            tsi_lu_column_outcome *outcome) {
+                                                            int64_t dense_row, const int32_t *chain_run, int *ready,
+                                                            const int64_t *stop_level, tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
   const int64_t *diag_pos = lu->diag_pos;
@@ -245,15 +245,23 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
    * other through a store and a load. Only rows at or below k are updated. */
   const int64_t held_row = dense_row >= 0 && dense_row >= k ? dense_row : -1;
   TSI_WORK held = held_row >= 0 ? x[held_row] : TSI_W_ZERO;
-  const int32_t *chain_run = rule->chain_run;
   for (int64_t p = begin; p < diag; p++) {
     const int64_t j = row_idx[p];
-    if (chain_run && chain_run[j] >= TSI_LU_CPU_GROUP_MIN) {
+    /* U(j + 1, k) next is the cheap test (the row list is being read
+     * anyway), then whether the columns chain. */
+    if (chain_run && p + 1 < diag && row_idx[p + 1] == j + 1 && chain_run[j] >= TSI_LU_CPU_GROUP_MIN) {
       int64_t m = 1;
       while (m < chain_run[j] && p + m < diag && row_idx[p + m] == j + m)
         m++;
-      if (m >= TSI_LU_CPU_GROUP_MIN) {
-        if (!TSI_NAME(lu_subtract_group)(lu, values, j, m, x, ready, stop_level, level, held_row, &held, &flops)) {
+      if (m >= TSI_LU_CPU_GROUP_MIN && col_ptr[j + m] - diag_pos[j + m - 1] - 1 >= TSI_LU_CPU_GROUP_MIN_ROWS) {
+        /* Copies of the held value and the count: the column loop's own stay in registers. */
+        TSI_WORK group_held = held;
+        int64_t group_flops = 0;
+        const bool done = TSI_NAME(lu_subtract_group)(lu, values, j, m, x, ready, stop_level, level, held_row,
+                                                      &group_held, &group_flops);
+        held = group_held;
+        flops += group_flops;
+        if (!done) {
           for (int64_t q = begin; q < end; q++)
             x[row_idx[q]] = TSI_W_ZERO;
           outcome->kind = TSI_LU_PIVOT_OK;
@@ -346,10 +354,11 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
  * refactorization of matrices whose columns are short. */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
                                                              int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                             int64_t dense_row, int *ready, tsi_lu_tally *tally,
-                                                             int64_t *bad_level, int64_t *bad_column, int *bad_kind) {
+                                                             int64_t dense_row, const int32_t *chain_run, int *ready,
+                                                             tsi_lu_tally *tally, int64_t *bad_level,
+                                                             int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
-  TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, dense_row, ready, bad_level, &outcome);
+  TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, dense_row, chain_run, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
   tally->max_l = outcome.max_l;
   tally->max_u = outcome.max_u;
@@ -382,6 +391,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TS
  */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x,
                                                                  const tsi_lu_pivot_rule *rule, int64_t dense_row,
+                                                                 const int32_t *chain_run,
                                                                  tsi_lu_factor_outcome *result) {
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
@@ -400,7 +410,8 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
       const int64_t level = column_level[k];
       if (level > bad_level)
         continue;
-      TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, dense_row, NULL, &tally, &bad_level, &bad_column, &bad_kind);
+      TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, dense_row, chain_run, NULL, &tally, &bad_level, &bad_column,
+                         &bad_kind);
       const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (k + 1);
       if (work >= next_check) {
         tsi_lu_factor_check(rule->watch, k, level, k, &bad_level, &bad_column, &bad_kind);
@@ -410,8 +421,8 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
   } else {
     for (int64_t level = 0; level < levels && bad_level == INT64_MAX; level++)
       for (int64_t c = level_ptr[level]; c < level_ptr[level + 1]; c++) {
-        TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, dense_row, NULL, &tally, &bad_level, &bad_column,
-                           &bad_kind);
+        TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, dense_row, chain_run, NULL, &tally, &bad_level,
+                           &bad_column, &bad_kind);
         const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (c + 1);
         if (work >= next_check) {
           tsi_lu_factor_check(rule->watch, c, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
@@ -423,13 +434,25 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
 }
 
 /* The one-thread schedule, with L's dense row held (rule->dense_row) or,
- * in a copy of its own, none. */
+ * in a copy of its own, none; the chained columns not grouped. */
 static void TSI_NAME(lu_factor_serial)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
                                        tsi_lu_factor_outcome *result) {
   if (rule->dense_row >= 0)
-    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, rule->dense_row, result);
+    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, rule->dense_row, NULL, result);
   else
-    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, -1, result);
+    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, -1, NULL, result);
+}
+
+/* The same with the chained columns grouped (rule->chain_run), in a function
+ * of its own: two more copies of the loop in lu_factor_serial made the
+ * copies without groups slower (netlists' refactorizations by 4-9 %). */
+static TSI_LU_GROUP_CALL void TSI_NAME(lu_factor_serial_grouped)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x,
+                                                                 const tsi_lu_pivot_rule *rule,
+                                                                 tsi_lu_factor_outcome *result) {
+  if (rule->dense_row >= 0)
+    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, rule->dense_row, rule->chain_run, result);
+  else
+    TSI_NAME(lu_factor_serial_with)(lu, values, x, rule, -1, rule->chain_run, result);
 }
 
 /*
@@ -469,8 +492,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp single
         for (int64_t l = level; l < next; l++) {
           for (int64_t c = level_ptr[l]; c < level_ptr[l + 1]; c++) {
-            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, -1, NULL, &mine, &bad_level, &bad_column,
-                               &bad_kind);
+            TSI_FACTOR_COUNTED(lu, values, l, level_cols[c], x, rule, -1, rule->chain_run, NULL, &mine, &bad_level,
+                               &bad_column, &bad_kind);
             if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
               tsi_lu_factor_check(rule->watch, c, l, level_cols[c], &bad_level, &bad_column, &bad_kind);
           }
@@ -485,8 +508,8 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
           chunk = 1;
 #pragma omp for schedule(dynamic, chunk)
         for (int64_t c = first; c < last; c++) {
-          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, -1, NULL, &mine, &bad_level, &bad_column,
-                             &bad_kind);
+          TSI_FACTOR_COUNTED(lu, values, level, level_cols[c], x, rule, -1, rule->chain_run, NULL, &mine, &bad_level,
+                             &bad_column, &bad_kind);
           if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
             tsi_lu_factor_check(rule->watch, first, level, level_cols[c], &bad_level, &bad_column, &bad_kind);
         }
@@ -567,7 +590,8 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
           break;
         }
         const int32_t k = level_cols[c];
-        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, -1, ready, &mine, &bad_level, &bad_column, &bad_kind);
+        TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, -1, rule->chain_run, ready, &mine, &bad_level, &bad_column,
+                           &bad_kind);
         tsi_lu_mark_ready(ready, k);
         if (++my_columns % TSI_LU_CPU_CHECK_COLUMNS == 0)
           tsi_lu_factor_check(rule->watch, c, level, k, &bad_level, &bad_column, &bad_kind);

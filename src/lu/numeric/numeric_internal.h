@@ -163,20 +163,24 @@ typedef struct tsi_lu_numeric_workspace {
   int dense_row_known;
   int64_t dense_row;
   /* chain_run[j]: how many columns from j on form a chain of L's pattern
-   * (tsi_lu_chain_runs), capped at TSI_LU_CPU_GROUP_MAX; NULL until found
-   * (once per analysis). */
+   * (tsi_lu_chain_runs), capped at TSI_LU_CPU_GROUP_MAX, and the share of
+   * the updates' work the column kernel's groups would take; NULL until
+   * found (once per analysis). */
   int32_t *chain_run;
+  double chain_share;
   tsi_lu_judgement_record judged;
   int64_t condition_estimates; /* the judgements' estimates made since the analysis (the tests read it) */
 } tsi_lu_numeric_workspace;
 
-/* ws->chain_run for lu's pattern, found once per analysis: column j and
- * j + 1 chain when L(:, j) is row j + 1 followed by L(:, j + 1)'s rows in
- * the same order (a supernode's columns, Demmel, Eisenstat, Gilbert, Li and
- * Liu, SIAM J. Matrix Anal. Appl. 20(3), 1999, section 3); chain_run[j]
- * counts the chained columns from j on. false when out of memory (sets no
- * error). */
-bool tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws);
+/* ws->chain_run and chain_share for lu's pattern, found once per analysis:
+ * column j and j + 1 chain when L(:, j) is row j + 1 followed by
+ * L(:, j + 1)'s rows in the same order (a supernode's columns: Demmel,
+ * Eisenstat, Gilbert, Li and Liu, SIAM J. Matrix Anal. Appl. 20(3), 1999,
+ * section 3); chain_run[j] counts the chained columns from j on. Returns
+ * the runs the column kernel groups by (switches.cpu_column_groups; under
+ * AUTO where the groups take at least TSI_LU_CPU_GROUP_MIN_SHARE of the
+ * updates' work), or NULL: none, or out of memory (*failed set; no error). */
+const int32_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed);
 
 /* |A(e)|, entry e (CSR order) of the values last factored: the modulus of
  * a complex value (numeric_workspace.c). */

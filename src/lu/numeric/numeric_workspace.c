@@ -53,9 +53,39 @@ bool tsi_lu_dense_row(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   return true;
 }
 
-bool tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
-  if (ws->chain_run)
-    return true;
+/* The share of the updates' work (entries of L subtracted) that the
+ * column kernel's groups take, by the kernel's own test (numeric_cpu_impl.h,
+ * lu_factor_column). */
+static double grouped_share(const ts_lu *lu, const int32_t *run) {
+  const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
+  const int32_t *row_idx = lu->lu_row_idx;
+  double grouped = 0.0, total = 0.0;
+  for (int64_t k = 0; k < lu->n; k++) {
+    const int64_t diag = diag_pos[k];
+    for (int64_t p = lu->block_begin ? lu->block_begin[k] : col_ptr[k]; p < diag;) {
+      const int64_t j = row_idx[p];
+      int64_t m = 1;
+      while (m < run[j] && p + m < diag && row_idx[p + m] == j + m)
+        m++;
+      double work = 0.0;
+      for (int64_t t = 0; t < m; t++)
+        work += (double)(col_ptr[j + t + 1] - diag_pos[j + t] - 1);
+      if (m >= TSI_LU_CPU_GROUP_MIN && col_ptr[j + m] - diag_pos[j + m - 1] - 1 >= TSI_LU_CPU_GROUP_MIN_ROWS) {
+        grouped += work;
+        total += work;
+        p += m;
+      } else {
+        total += (double)(col_ptr[j + 1] - diag_pos[j] - 1);
+        p++;
+      }
+    }
+  }
+  return total > 0.0 ? grouped / total : 0.0;
+}
+
+/* ws->chain_run and ws->chain_share (tsi_lu_chain_runs); false when out of
+ * memory. */
+static bool find_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
   int32_t *run = tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
   if (!run)
@@ -72,8 +102,21 @@ bool tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
         memcmp(&row_idx[first + 1], &row_idx[next_first], (size_t)(next_end - next_first) * sizeof(int32_t)) == 0)
       run[j] = run[j + 1] < TSI_LU_CPU_GROUP_MAX ? run[j + 1] + 1 : TSI_LU_CPU_GROUP_MAX;
   }
+  ws->chain_share = grouped_share(lu, run);
   ws->chain_run = run;
   return true;
+}
+
+const int32_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed) {
+  *failed = false;
+  const int groups = lu->switches.cpu_column_groups;
+  if (groups == TSI_LU_COLUMN_GROUPS_OFF)
+    return NULL;
+  if (!ws->chain_run && !find_chain_runs(lu, ws)) {
+    *failed = true;
+    return NULL;
+  }
+  return groups == TSI_LU_COLUMN_GROUPS_ON || ws->chain_share >= TSI_LU_CPU_GROUP_MIN_SHARE ? ws->chain_run : NULL;
 }
 
 int64_t tsi_lu_dense_row_known(const ts_lu *lu) {
