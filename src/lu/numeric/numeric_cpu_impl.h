@@ -250,10 +250,8 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
     /* U(j + 1, k) next is the cheap test (the row list is being read
      * anyway), then whether the columns chain. */
     if (chain_run && p + 1 < diag && row_idx[p + 1] == j + 1 && chain_run[j] >= TSI_LU_CPU_GROUP_MIN) {
-      int64_t m = 1;
-      while (m < chain_run[j] && p + m < diag && row_idx[p + m] == j + m)
-        m++;
-      if (m >= TSI_LU_CPU_GROUP_MIN && col_ptr[j + m] - diag_pos[j + m - 1] - 1 >= TSI_LU_CPU_GROUP_MIN_ROWS) {
+      const int64_t m = tsi_lu_group_size(col_ptr, diag_pos, row_idx, chain_run, p, diag, j);
+      if (m > 1) {
         /* Copies of the held value and the count: the column loop's own stay in registers. */
         TSI_WORK group_held = held;
         int64_t group_flops = 0;

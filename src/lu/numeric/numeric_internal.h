@@ -172,6 +172,22 @@ typedef struct tsi_lu_numeric_workspace {
   int64_t condition_estimates; /* the judgements' estimates made since the analysis (the tests read it) */
 } tsi_lu_numeric_workspace;
 
+/* How many columns the column kernel subtracts together from position p of
+ * U(:, k) (diag: k's diagonal position), j = row_idx[p]: the columns j, j+1,
+ * ... that chain (run) and follow each other in U(:, k), as long as the
+ * group's last column keeps TSI_LU_CPU_GROUP_MIN_ROWS rows below the group
+ * (chained columns lose a row each); 1, no group, when fewer than
+ * TSI_LU_CPU_GROUP_MIN columns qualify. */
+static inline int64_t tsi_lu_group_size(const int64_t *col_ptr, const int64_t *diag_pos, const int32_t *row_idx,
+                                        const int32_t *run, int64_t p, int64_t diag, int64_t j) {
+  int64_t limit = col_ptr[j + 1] - diag_pos[j] - TSI_LU_CPU_GROUP_MIN_ROWS; /* |L(:, j)| - MIN_ROWS + 1 */
+  limit = run[j] < limit ? run[j] : limit;
+  int64_t m = 1;
+  while (m < limit && p + m < diag && row_idx[p + m] == j + m)
+    m++;
+  return m >= TSI_LU_CPU_GROUP_MIN ? m : 1;
+}
+
 /* ws->chain_run and chain_share for lu's pattern, found once per analysis:
  * column j and j + 1 chain when L(:, j) is row j + 1 followed by
  * L(:, j + 1)'s rows in the same order (a supernode's columns: Demmel,

@@ -63,21 +63,13 @@ static double grouped_share(const ts_lu *lu, const int32_t *run) {
   for (int64_t k = 0; k < lu->n; k++) {
     const int64_t diag = diag_pos[k];
     for (int64_t p = lu->block_begin ? lu->block_begin[k] : col_ptr[k]; p < diag;) {
-      const int64_t j = row_idx[p];
-      int64_t m = 1;
-      while (m < run[j] && p + m < diag && row_idx[p + m] == j + m)
-        m++;
-      double work = 0.0;
-      for (int64_t t = 0; t < m; t++)
-        work += (double)(col_ptr[j + t + 1] - diag_pos[j + t] - 1);
-      if (m >= TSI_LU_CPU_GROUP_MIN && col_ptr[j + m] - diag_pos[j + m - 1] - 1 >= TSI_LU_CPU_GROUP_MIN_ROWS) {
-        grouped += work;
-        total += work;
-        p += m;
-      } else {
-        total += (double)(col_ptr[j + 1] - diag_pos[j] - 1);
-        p++;
-      }
+      const int64_t j = row_idx[p], below = col_ptr[j + 1] - diag_pos[j] - 1;
+      const int64_t m = tsi_lu_group_size(col_ptr, diag_pos, row_idx, run, p, diag, j);
+      /* The chained columns' lengths fall by one a column. */
+      const double work = (double)m * (double)below - (double)m * (double)(m - 1) / 2.0;
+      total += work;
+      grouped += m > 1 ? work : 0.0;
+      p += m;
     }
   }
   return total > 0.0 ? grouped / total : 0.0;
