@@ -318,28 +318,32 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   TSI_MAX_ABS(max_u, TSI_WIDEN(values[diag]));
   x[k] = TSI_W_ZERO;
   const TSI_WORK divider = TSI_W_DIVIDER(pivot);
-  /* Two entries a step with a maximum each: the divisions overlap, and the
-   * maxima (exact, so in any order the same) wait on no store. */
-  double max_l_odd = max_l;
+  /* Where columns group (the denser factors), two entries a step with a
+   * maximum each: the divisions overlap, and the maxima (exact, so in any
+   * order the same) wait on no store. Elsewhere one at a time: most
+   * columns of L are short there, and the pairs' set-up cost more. */
   int64_t p = diag + 1;
-  for (; p + 2 <= end; p += 2) {
-    const int32_t i0 = row_idx[p], i1 = row_idx[p + 1];
-    const TSI_VALUE l0 = TSI_NARROW(TSI_W_DIVIDE(x[i0], divider)), l1 = TSI_NARROW(TSI_W_DIVIDE(x[i1], divider));
-    values[p] = l0;
-    values[p + 1] = l1;
-    TSI_MAX_ABS(max_l, TSI_WIDEN(l0));
-    TSI_MAX_ABS(max_l_odd, TSI_WIDEN(l1));
-    x[i0] = TSI_W_ZERO;
-    x[i1] = TSI_W_ZERO;
+  if (chain_run) {
+    double max_l_odd = max_l;
+    for (; p + 2 <= end; p += 2) {
+      const int32_t i0 = row_idx[p], i1 = row_idx[p + 1];
+      const TSI_VALUE l0 = TSI_NARROW(TSI_W_DIVIDE(x[i0], divider)), l1 = TSI_NARROW(TSI_W_DIVIDE(x[i1], divider));
+      values[p] = l0;
+      values[p + 1] = l1;
+      TSI_MAX_ABS(max_l, TSI_WIDEN(l0));
+      TSI_MAX_ABS(max_l_odd, TSI_WIDEN(l1));
+      x[i0] = TSI_W_ZERO;
+      x[i1] = TSI_W_ZERO;
+    }
+    max_l = max_l_odd > max_l ? max_l_odd : max_l;
   }
-  if (p < end) {
+  for (; p < end; p++) {
     const int32_t i = row_idx[p];
     const TSI_VALUE l = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
     values[p] = l;
     TSI_MAX_ABS(max_l, TSI_WIDEN(l));
     x[i] = TSI_W_ZERO;
   }
-  max_l = max_l_odd > max_l ? max_l_odd : max_l;
   flops += TSI_FLOPS_DIVIDE * (end - diag - 1);
   outcome->flops = flops;
   outcome->max_l = max_l;
