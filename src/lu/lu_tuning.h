@@ -178,14 +178,18 @@
  * alone: there the other updates hide the wait, and the test costs. */
 #define TSI_LU_DENSE_ROW_MIN_COLUMNS 64
 /* The host's column kernel subtracts chained columns of L (a supernode's,
- * tsi_lu_chain_runs) together, each row of their common rows loaded and
- * stored once for the group instead of once a column: from groups of this
- * many columns of U(:, k) on, and at most this many at once (the group's
- * multipliers are held in a local array). */
+ * tsi_lu_chain_runs) together, each of their common rows loaded and stored
+ * once for the group instead of once a column: groups of MIN to MAX columns
+ * of U(:, k) (the multipliers are held in a local array) whose last column
+ * keeps MIN_ROWS rows below the group. Only where the groups make MIN_SHARE
+ * of the updates' work and MIN_WORK entries of L at least: elsewhere their
+ * set-up is not repaid (netlists, and the smallest matrices;
+ * bench/notes/lu-numeric.md). */
 #define TSI_LU_CPU_GROUP_MIN 4
 #define TSI_LU_CPU_GROUP_MAX 32
 #define TSI_LU_CPU_GROUP_MIN_ROWS 8
 #define TSI_LU_CPU_GROUP_MIN_SHARE 0.25
+#define TSI_LU_CPU_GROUP_MIN_WORK 3.2e4
 /* A dataflow wait spins this many times, then sleeps (a futex on Linux,
  * else yields) until the writer marks the column, so that the core is free
  * for a writer the scheduler had set aside. */

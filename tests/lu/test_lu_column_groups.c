@@ -80,13 +80,15 @@ static void check_matrix(const char *name, ts_csr *a, bool float_factors, bool e
   refactor_and_compare(name, lu, a, TSI_LU_COLUMN_GROUPS_AUTO, 1, reference, bytes);
   refactor_and_compare(name, lu, a, TSI_LU_COLUMN_GROUPS_ON, 4, reference, bytes);
   const tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
-  const bool grouped = ws && ws->chain_run && ws->chain_share >= TSI_LU_CPU_GROUP_MIN_SHARE;
-  CHECK_MSG(grouped == expect_auto, "%s: the rule %s the groups (share %.2f of the updates' work)", name,
-            grouped ? "takes" : "leaves", ws ? ws->chain_share : -1.0);
+  const bool grouped = ws && ws->chain_run && ws->chain_share >= TSI_LU_CPU_GROUP_MIN_SHARE &&
+                       ws->chain_work >= TSI_LU_CPU_GROUP_MIN_WORK;
+  CHECK_MSG(grouped == expect_auto, "%s: the rule %s the groups (share %.2f of the updates' work, %.0f entries)", name,
+            grouped ? "takes" : "leaves", ws ? ws->chain_share : -1.0, ws ? ws->chain_work : -1.0);
   lu->switches.cpu_threads = 1;
   check_solution(name, lu, a);
-  printf("%s: n %lld, the groups' share %.2f, factors bitwise the same%s\n", name, (long long)a->rows,
-         ws ? ws->chain_share : -1.0, float_factors ? " (single)" : "");
+  printf("%s: n %lld, the groups' share %.2f (%.0f entries), grouped by the rule: %s, factors bitwise the same%s\n",
+         name, (long long)a->rows, ws ? ws->chain_share : -1.0, ws ? ws->chain_work : -1.0, grouped ? "yes" : "no",
+         float_factors ? " (single)" : "");
   free(reference);
   ts_lu_destroy(lu);
   ts_csr_destroy(a);
@@ -135,6 +137,7 @@ int main(void) {
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
   const bool ordered = lu_test_fill_ordering() != TS_LU_ORDER_NATURAL; /* chains come with a fill-reducing order */
   check_matrix("3-D Laplacian 12^3", laplacian_3d(12), false, ordered);
+  check_matrix("3-D Laplacian 5^3", laplacian_3d(5), false, false); /* chains, but too little work to group */
   check_matrix("3-D Laplacian 12^3", laplacian_3d(12), true, ordered);
   check_matrix("circuit on a grid", circuit(3000, 1.0, 2), false, ordered);
   check_matrix("netlist", circuit(3000, 0.0, 3), false, false);

@@ -168,6 +168,7 @@ typedef struct tsi_lu_numeric_workspace {
    * found (once per analysis). */
   int32_t *chain_run;
   double chain_share;
+  double chain_work; /* the groups' work itself (entries of L subtracted) */
   tsi_lu_judgement_record judged;
   int64_t condition_estimates; /* the judgements' estimates made since the analysis (the tests read it) */
 } tsi_lu_numeric_workspace;
@@ -195,7 +196,8 @@ static inline int64_t tsi_lu_group_size(const int64_t *col_ptr, const int64_t *d
  * section 3); chain_run[j] counts the chained columns from j on. Returns
  * the runs the column kernel groups by (switches.cpu_column_groups; under
  * AUTO where the groups take at least TSI_LU_CPU_GROUP_MIN_SHARE of the
- * updates' work), or NULL: none, or out of memory (*failed set; no error). */
+ * updates' work and at least TSI_LU_CPU_GROUP_MIN_WORK of it), or NULL:
+ * none, or out of memory (*failed set; no error). */
 const int32_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed);
 
 /* |A(e)|, entry e (CSR order) of the values last factored: the modulus of

@@ -55,8 +55,8 @@ bool tsi_lu_dense_row(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
 
 /* The share of the updates' work (entries of L subtracted) that the
  * column kernel's groups take, by the kernel's own test (numeric_cpu_impl.h,
- * lu_factor_column). */
-static double grouped_share(const ts_lu *lu, const int32_t *run) {
+ * lu_factor_column), and that work itself in *grouped_work. */
+static double grouped_share(const ts_lu *lu, const int32_t *run, double *grouped_work) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   double grouped = 0.0, total = 0.0;
@@ -72,6 +72,7 @@ static double grouped_share(const ts_lu *lu, const int32_t *run) {
       p += m;
     }
   }
+  *grouped_work = grouped;
   return total > 0.0 ? grouped / total : 0.0;
 }
 
@@ -94,7 +95,7 @@ static bool find_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
         memcmp(&row_idx[first + 1], &row_idx[next_first], (size_t)(next_end - next_first) * sizeof(int32_t)) == 0)
       run[j] = run[j + 1] < TSI_LU_CPU_GROUP_MAX ? run[j + 1] + 1 : TSI_LU_CPU_GROUP_MAX;
   }
-  ws->chain_share = grouped_share(lu, run);
+  ws->chain_share = grouped_share(lu, run, &ws->chain_work);
   ws->chain_run = run;
   return true;
 }
@@ -108,7 +109,8 @@ const int32_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, 
     *failed = true;
     return NULL;
   }
-  return groups == TSI_LU_COLUMN_GROUPS_ON || ws->chain_share >= TSI_LU_CPU_GROUP_MIN_SHARE ? ws->chain_run : NULL;
+  const bool pays = ws->chain_share >= TSI_LU_CPU_GROUP_MIN_SHARE && ws->chain_work >= TSI_LU_CPU_GROUP_MIN_WORK;
+  return groups == TSI_LU_COLUMN_GROUPS_ON || pays ? ws->chain_run : NULL;
 }
 
 int64_t tsi_lu_dense_row_known(const ts_lu *lu) {
