@@ -190,6 +190,10 @@
 #define TSI_LU_CPU_GROUP_MIN_ROWS 8
 #define TSI_LU_CPU_GROUP_MIN_SHARE 0.25
 #define TSI_LU_CPU_GROUP_MIN_WORK 3.2e4
+/* The chains are not even looked for under this many flops an entry of
+ * L + U: the search costs about a refactorization's tenth where the
+ * updates are that light. */
+#define TSI_LU_CPU_GROUP_MIN_FLOPS_PER_ENTRY 8.0
 /* A dataflow wait spins this many times, then sleeps (a futex on Linux,
  * else yields) until the writer marks the column, so that the core is free
  * for a writer the scheduler had set aside. */

@@ -38,7 +38,7 @@ typedef struct tsi_lu_pivot_rule {
   tsi_lu_factor_watch *watch;
   const int32_t *column_level; /* each column's level (the serial schedule's verdict), or NULL */
   int64_t dense_row;           /* the row of L the one-thread schedule holds apart (tsi_lu_dense_row), or -1 */
-  const int32_t *chain_run;    /* chained columns of L from each column on (tsi_lu_chain_runs) */
+  const uint8_t *chain_run;    /* chained columns of L from each column on (tsi_lu_chain_runs) */
 } tsi_lu_pivot_rule;
 
 /* A column's outcome; CANCELLED is no pivot's but stops the factorization
@@ -455,7 +455,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   if (!tsi_lu_dense_row(lu, ws))
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory to count the rows of L");
   bool no_chains = false;
-  const int32_t *chain_run = tsi_lu_chain_runs(lu, ws, &no_chains);
+  const uint8_t *chain_run = tsi_lu_chain_runs(lu, ws, &no_chains);
   if (no_chains)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU numeric phase: no memory for the chains of L's columns");
   const int threads = factor_threads(lu);

@@ -226,7 +226,7 @@ static TSI_LU_GROUP_CALL bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, const
  */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI_VALUE *values, int64_t k,
                                                             int64_t level, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                            int64_t dense_row, const int32_t *chain_run, int *ready,
+                                                            int64_t dense_row, const uint8_t *chain_run, int *ready,
                                                             const int64_t *stop_level, tsi_lu_column_outcome *outcome) {
   const int64_t *col_ptr = lu->lu_col_ptr;
   const int32_t *row_idx = lu->lu_row_idx;
@@ -356,7 +356,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
  * refactorization of matrices whose columns are short. */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
                                                              int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                             int64_t dense_row, const int32_t *chain_run, int *ready,
+                                                             int64_t dense_row, const uint8_t *chain_run, int *ready,
                                                              tsi_lu_tally *tally, int64_t *bad_level,
                                                              int64_t *bad_column, int *bad_kind) {
   tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
@@ -393,7 +393,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TS
  */
 static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu, TSI_VALUE *values, TSI_WORK *x,
                                                                  const tsi_lu_pivot_rule *rule, int64_t dense_row,
-                                                                 const int32_t *chain_run,
+                                                                 const uint8_t *chain_run,
                                                                  tsi_lu_factor_outcome *result) {
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;

@@ -166,7 +166,7 @@ typedef struct tsi_lu_numeric_workspace {
    * (tsi_lu_chain_runs), capped at TSI_LU_CPU_GROUP_MAX, and the share of
    * the updates' work the column kernel's groups would take; NULL until
    * found (once per analysis). */
-  int32_t *chain_run;
+  uint8_t *chain_run;
   double chain_share;
   double chain_work; /* the groups' work itself (entries of L subtracted) */
   tsi_lu_judgement_record judged;
@@ -180,7 +180,7 @@ typedef struct tsi_lu_numeric_workspace {
  * (chained columns lose a row each); 1, no group, when fewer than
  * TSI_LU_CPU_GROUP_MIN columns qualify. */
 static inline int64_t tsi_lu_group_size(const int64_t *col_ptr, const int64_t *diag_pos, const int32_t *row_idx,
-                                        const int32_t *run, int64_t p, int64_t diag, int64_t j) {
+                                        const uint8_t *run, int64_t p, int64_t diag, int64_t j) {
   int64_t limit = col_ptr[j + 1] - diag_pos[j] - TSI_LU_CPU_GROUP_MIN_ROWS; /* |L(:, j)| - MIN_ROWS + 1 */
   limit = run[j] < limit ? run[j] : limit;
   int64_t m = 1;
@@ -196,9 +196,10 @@ static inline int64_t tsi_lu_group_size(const int64_t *col_ptr, const int64_t *d
  * section 3); chain_run[j] counts the chained columns from j on. Returns
  * the runs the column kernel groups by (switches.cpu_column_groups; under
  * AUTO where the groups take at least TSI_LU_CPU_GROUP_MIN_SHARE of the
- * updates' work and at least TSI_LU_CPU_GROUP_MIN_WORK of it), or NULL:
+ * updates' work and at least TSI_LU_CPU_GROUP_MIN_WORK of it; not looked
+ * for under TSI_LU_CPU_GROUP_MIN_FLOPS_PER_ENTRY), or NULL:
  * none, or out of memory (*failed set; no error). */
-const int32_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed);
+const uint8_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed);
 
 /* |A(e)|, entry e (CSR order) of the values last factored: the modulus of
  * a complex value (numeric_workspace.c). */

@@ -56,7 +56,7 @@ bool tsi_lu_dense_row(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
 /* The share of the updates' work (entries of L subtracted) that the
  * column kernel's groups take, by the kernel's own test (numeric_cpu_impl.h,
  * lu_factor_column), and that work itself in *grouped_work. */
-static double grouped_share(const ts_lu *lu, const int32_t *run, double *grouped_work) {
+static double grouped_share(const ts_lu *lu, const uint8_t *run, double *grouped_work) {
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   double grouped = 0.0, total = 0.0;
@@ -80,7 +80,7 @@ static double grouped_share(const ts_lu *lu, const int32_t *run, double *grouped
  * memory. */
 static bool find_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
   const int64_t n = lu->n;
-  int32_t *run = tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  uint8_t *run = tsi_malloc_array(n > 0 ? n : 1, sizeof(uint8_t));
   if (!run)
     return false;
   const int64_t *col_ptr = lu->lu_col_ptr, *diag_pos = lu->diag_pos;
@@ -93,17 +93,21 @@ static bool find_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws) {
     const int64_t next_first = diag_pos[j + 1] + 1, next_end = col_ptr[j + 2];
     if (end - first == next_end - next_first + 1 && row_idx[first] == j + 1 &&
         memcmp(&row_idx[first + 1], &row_idx[next_first], (size_t)(next_end - next_first) * sizeof(int32_t)) == 0)
-      run[j] = run[j + 1] < TSI_LU_CPU_GROUP_MAX ? run[j + 1] + 1 : TSI_LU_CPU_GROUP_MAX;
+      run[j] = (uint8_t)(run[j + 1] < TSI_LU_CPU_GROUP_MAX ? run[j + 1] + 1 : TSI_LU_CPU_GROUP_MAX);
   }
   ws->chain_share = grouped_share(lu, run, &ws->chain_work);
   ws->chain_run = run;
   return true;
 }
 
-const int32_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed) {
+const uint8_t *tsi_lu_chain_runs(const ts_lu *lu, tsi_lu_numeric_workspace *ws, bool *failed) {
   *failed = false;
   const int groups = lu->switches.cpu_column_groups;
   if (groups == TSI_LU_COLUMN_GROUPS_OFF)
+    return NULL;
+  /* Light updates (netlists, arrowheads) cannot repay even the search. */
+  if (groups == TSI_LU_COLUMN_GROUPS_AUTO &&
+      lu->stats.flops < TSI_LU_CPU_GROUP_MIN_FLOPS_PER_ENTRY * (double)lu->lu_nnz)
     return NULL;
   if (!ws->chain_run && !find_chain_runs(lu, ws)) {
     *failed = true;
