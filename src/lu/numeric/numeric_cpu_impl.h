@@ -146,8 +146,10 @@ static TSI_LU_GROUP_CALL bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, const
   int64_t count = col_ptr[last + 1] - shared_first;
   if (held_row >= 0 && count > 0 && rows[count - 1] == held_row) {
     count--;
-    for (int s = 0; s < used; s++)
-      *held = TSI_W_MINUS_PRODUCT(*held, TSI_WIDEN(shared_values[s][count]), multiplier[s]);
+    for (int s = 0; s < used; s++) {
+      const TSI_WORK l = TSI_WIDEN(shared_values[s][count]);
+      *held = TSI_W_MINUS_PRODUCT(*held, l, multiplier[s]);
+    }
   }
   int64_t q = 0;
 #ifdef TSI_GROUP_PAIRS
@@ -197,11 +199,13 @@ static TSI_LU_GROUP_CALL bool TSI_NAME(lu_subtract_group)(const ts_lu *lu, const
     x[r2] = x2;
     x[r3] = x3;
   }
-  for (; q < count; q++) {
-    TSI_WORK xq = x[rows[q]];
-    for (int s = 0; s < used; s++)
-      xq = TSI_W_MINUS_PRODUCT(xq, TSI_WIDEN(shared_values[s][q]), multiplier[s]);
-    x[rows[q]] = xq;
+  for (int64_t r = q; r < count; r++) {
+    TSI_WORK xr = x[rows[r]];
+    for (int s = 0; s < used; s++) {
+      const TSI_WORK l = TSI_WIDEN(shared_values[s][r]);
+      xr = TSI_W_MINUS_PRODUCT(xr, l, multiplier[s]);
+    }
+    x[rows[r]] = xr;
   }
   return true;
 }
@@ -337,10 +341,10 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
     }
     max_l = max_l_odd > max_l ? max_l_odd : max_l;
   }
-  for (; p < end; p++) {
-    const int32_t i = row_idx[p];
+  for (int64_t e = p; e < end; e++) {
+    const int32_t i = row_idx[e];
     const TSI_VALUE l = TSI_NARROW(TSI_W_DIVIDE(x[i], divider));
-    values[p] = l;
+    values[e] = l;
     TSI_MAX_ABS(max_l, TSI_WIDEN(l));
     x[i] = TSI_W_ZERO;
   }
