@@ -3,7 +3,7 @@
  * new system, and stay accurate over a Newton-like loop on a circuit matrix. */
 #include "test_lu_numeric_common.h"
 
-#include "lu/lu_internal.h" /* the factor values, for the bitwise comparison */
+#include "lu/numeric/numeric_internal.h" /* the factor values, and the smallest pivot's pass */
 
 static ts_context *ctx;
 
@@ -187,6 +187,68 @@ static void test_smallest_pivot_ties(void) {
   ts_csr_destroy(a);
 }
 
+/* The smallest pivot of stored pivots set by hand (tsi_lu_smallest_pivot_host
+ * on the factors of a diagonal matrix, their diagonal overwritten) against
+ * the test's own pass: ratios that round to zero in single precision (1e-50
+ * and 1e-60 of max|M|: the first of them in pivot order), a subnormal single
+ * (3e-39), many pivots equal to the smallest, a NaN among them, and none
+ * below 1 (n = 1). Such factors would not stand the singularity policy,
+ * which is why they are set by hand. */
+static void test_smallest_pivot_extremes(void) {
+  enum { N = 30, CASES = 5 };
+  int32_t rows[N], cols[N];
+  double ones[N];
+  for (int i = 0; i < N; i++) {
+    rows[i] = cols[i] = i;
+    ones[i] = 1.0;
+  }
+  ts_csr *a = lu_test_csr(ctx, N, N, rows, cols, ones);
+  ts_lu *lu = lu_test_factor_unmatched(ctx, a);
+  for (int c = 0; c < CASES && lu; c++) {
+    double pivots[N];
+    for (int k = 0; k < N; k++)
+      pivots[k] = 1.0 + 0.25 * (double)(k % 4);
+    if (c == 0) {
+      pivots[4] = 1e-40;
+      pivots[11] = -1e-60;
+      pivots[7] = 1e-50;
+    } else if (c == 1) {
+      pivots[4] = 1e-40;
+      pivots[11] = 3e-39;
+    } else if (c == 2) {
+      for (int k = 3; k < N; k += 5)
+        pivots[k] = 0.5;
+    } else if (c == 3) {
+      pivots[2] = NAN;
+      pivots[20] = 0.75;
+      pivots[21] = 0.75 * (1.0 + ldexp(1.0, -35));
+    }
+    for (int k = 0; k < N; k++)
+      lu->lu_values[lu->diag_pos[k]] = pivots[k];
+    lu->pivot_now.max_m = c == 4 ? 0.0 : 2.0; /* 0: no maximum (an all-zero matrix), taken as 1 */
+    tsi_lu_smallest_pivot_host(lu);
+    const double max_m = lu->pivot_now.max_m > 0.0 ? lu->pivot_now.max_m : 1.0;
+    float smallest = INFINITY;
+    int64_t column = -1;
+    for (int64_t k = 0; k < N; k++) {
+      const float ratio = (float)(fabs(lu->lu_values[lu->diag_pos[k]]) / max_m);
+      if (ratio < smallest) {
+        smallest = ratio;
+        column = k;
+      }
+    }
+    CHECK_MSG(lu->pivot_now.smallest_pivot_column == column && lu->pivot_now.smallest_pivot_ratio == (double)smallest,
+              "extremes %d: smallest pivot %.9g at column %lld, the pass over the pivots %.9g at %lld", c,
+              lu->pivot_now.smallest_pivot_ratio, (long long)lu->pivot_now.smallest_pivot_column, (double)smallest,
+              (long long)column);
+    if (c == 0)
+      CHECK_MSG(smallest == 0.0f && column == 7, "extremes: ratio %.9g at column %lld", (double)smallest,
+                (long long)column);
+  }
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -197,6 +259,7 @@ int main(void) {
   test_newton_loop();
   test_smallest_pivot();
   test_smallest_pivot_ties();
+  test_smallest_pivot_extremes();
   ts_context_destroy(ctx);
   return test_finish();
 }
