@@ -173,8 +173,10 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
 #else
 #define TSI_LU_COLUMN_INLINE inline
 #endif
-/* The one-thread schedule with the chained columns grouped is a function
- * apart (lu_factor_serial_grouped). */
+/* Kept out of line: the one-thread schedule with the chained columns grouped
+ * (lu_factor_serial_grouped), so that the copies without groups stay as they
+ * were, and a group's update (lu_subtract_group), so that the column loop's
+ * registers do not spill for it. */
 #if defined(__GNUC__)
 #define TSI_LU_GROUP_CALL __attribute__((noinline))
 #else
