@@ -6,6 +6,7 @@
  * load-balancing layer's work (one warp each here, lanes over the row's
  * entries); the bins are the schedule of the phases. */
 #include "spgemm_cuda_kernel.cuh"
+#include "spgemm_kernels_merge.cuh"
 #include "spgemm_kernels_sorted.cuh"
 #include "tessera/lb.cuh"
 
@@ -43,17 +44,117 @@ __device__ inline int bin_of(unsigned long long products, int64_t entries, int64
 }
 
 static_assert(TSI_SPGEMM_BINS <= 16, "the sort of the rows by bin takes 4 bits");
+static_assert(TSI_SPGEMM_MERGE_BIN < 32, "lane b counts bin b");
 
-/* A warp a row of A (the rows r0 .. r1 - 1 as tiles): its products and its
- * bin; each row's index in row_ids for the sort by bin. A row of the
- * sorted bins is counted at once (tsi_spgemm_sorted_count(): its entries
- * and rows of B are loaded once for both) and a row without products too:
- * the symbolic phase then leaves them. Each warp counts its rows' bins (lane
- * b, bin b) and products in registers, the block in shared memory, and the
- * block adds them to the counters once. */
+/* The analysis of one row by the whole warp: its products and its bin,
+ * the same in every lane; a row of the sorted bins is counted at once
+ * (tsi_spgemm_sorted_count(): its entries and rows of B are loaded once
+ * for both) and a row without products too. */
+__device__ inline int analyse_row_by_warp(lb::csr_work<int64_t> a, const tsi_spgemm_args<float> &args,
+                                          tsi_spgemm_bin_rules rules, int64_t row, int lane,
+                                          unsigned long long *products) {
+  unsigned long long n = 0;
+  int64_t entries = -1; /* of C's row, when known here */
+  if (rules.sorted) {
+    entries = tsi_spgemm_sorted_count(args, row, lane, &n);
+  } else {
+    for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
+      const int64_t k = args.a_cols[ka];
+      n += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
+    }
+    n = tsi_spgemm_warp_sum64(n);
+  }
+  const int bin = bin_of(n, a.tile_end(row) - a.tile_begin(row), args.b_width, rules);
+  if (bin == 0)
+    entries = 0;
+  else if (bin > TSI_SPGEMM_SORTED_BINS)
+    entries = -1;
+  if (lane == 0 && entries >= 0)
+    args.row_nnz[row] = entries;
+  *products = n;
+  return bin;
+}
+
+/* The bin counts of a block (shared memory) added to the counters once. */
+__device__ inline void add_block_counts(const unsigned long long *rows_s, const unsigned long long *products_s,
+                                        const unsigned long long *overflow_s, tsi_spgemm_counters *counters) {
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
+    if (rows_s[i])
+      atomicAdd(&counters->rows[i], rows_s[i]);
+  if (threadIdx.x == 0) {
+    if (*products_s)
+      atomicAdd(&counters->products, *products_s);
+    if (*overflow_s)
+      atomicOr(&counters->overflow, 1ull);
+  }
+}
+
+/* A thread a row of r0 .. r1 - 1: each row's index to row_ids for the sort
+ * by bin; a row of at most TSI_SPGEMM_MERGE_ENTRIES entries of A counted at
+ * once when it belongs to the merged bin or has no products
+ * (tsi_spgemm_merge_count()); every other row queued for
+ * analyse_rows_by_warp() (a warp's rows take one atomic). */
 __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
-    analyse_rows(lb::csr_work<int64_t> a, tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0,
-                 int64_t r1, unsigned char *row_bin, int32_t *row_ids, tsi_spgemm_counters *counters) {
+    analyse_short_rows(tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0, int64_t r1,
+                       unsigned char *row_bin, int32_t *row_ids, int32_t *queue, tsi_spgemm_counters *counters) {
+  __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
+  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
+    rows_s[i] = 0;
+  if (threadIdx.x == 0)
+    products_s = overflow_s = 0;
+  __syncthreads();
+  const int lane = int(threadIdx.x) & 31;
+  const int64_t threads = (int64_t)gridDim.x * blockDim.x;
+  unsigned long long none = 0, merged = 0, products = 0;
+  /* Every lane of a warp runs the same number of rounds (the ballots). */
+  for (int64_t first = r0 + (int64_t)blockIdx.x * blockDim.x; first < r1; first += threads) {
+    const int64_t row = first + int(threadIdx.x);
+    int64_t entries = -1;
+    unsigned long long n = 0;
+    if (row < r1) {
+      row_ids[row - r0] = (int32_t)row;
+      entries = tsi_spgemm_merge_count(args, row, rules.merge_products, &n);
+      if (entries >= 0) {
+        row_bin[row] = (unsigned char)(entries == 0 ? 0 : TSI_SPGEMM_MERGE_BIN);
+        args.row_nnz[row] = entries;
+        none += entries == 0;
+        merged += entries > 0;
+        products += n;
+      }
+    }
+    const unsigned waiting = __ballot_sync(0xffffffffu, row < r1 && entries < 0);
+    unsigned long long base = 0;
+    if (lane == 0 && waiting)
+      base = atomicAdd(&counters->queued, (unsigned long long)__popc(waiting));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if ((waiting >> lane) & 1u)
+      queue[base + __popc(waiting & ((1u << lane) - 1u))] = (int32_t)row;
+  }
+  products = tsi_spgemm_warp_sum64(products);
+  none = tsi_spgemm_warp_sum64(none);
+  merged = tsi_spgemm_warp_sum64(merged);
+  if (lane == 0) {
+    if (none)
+      atomicAdd(&rows_s[0], none);
+    if (merged)
+      atomicAdd(&rows_s[TSI_SPGEMM_MERGE_BIN], merged);
+    if (products)
+      atomicAdd(&products_s, products);
+  }
+  add_block_counts(rows_s, &products_s, &overflow_s, counters);
+}
+
+/* A warp a row: the rows r0 .. r1 - 1 (tiles of the layer), or, with a
+ * queue, the rows analyse_short_rows() left there (counters->queued of
+ * them, read when the kernel starts). Each row's bin goes to row_bin, and
+ * without a queue its index to row_ids. Each warp counts its rows' bins
+ * (lane b, bin b) and products in registers, the block in shared memory,
+ * and the block adds them to the counters once. */
+__global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
+    analyse_rows_by_warp(lb::csr_work<int64_t> a, tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0,
+                         int64_t r1, const int32_t *queue, unsigned char *row_bin, int32_t *row_ids,
+                         tsi_spgemm_counters *counters) {
   __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
   for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
     rows_s[i] = 0;
@@ -62,33 +163,19 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
   __syncthreads();
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) / 32;
   const int64_t warps = (int64_t)gridDim.x * kWarps;
+  const int64_t count = queue ? (int64_t)counters->queued : r1 - r0;
   unsigned long long my_rows = 0, my_products = 0, my_overflow = 0;
-  for (int64_t row = r0 + (int64_t)blockIdx.x * kWarps + warp; row < r1; row += warps) {
+  for (int64_t i = (int64_t)blockIdx.x * kWarps + warp; i < count; i += warps) {
+    const int64_t row = queue ? (int64_t)queue[i] : r0 + i;
     unsigned long long products = 0;
-    int64_t entries = -1; /* of C's row, when known here */
-    if (rules.sorted) {
-      entries = tsi_spgemm_sorted_count(args, row, lane, &products);
-    } else {
-      for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
-        const int64_t k = args.a_cols[ka];
-        products += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
-      }
-      products = tsi_spgemm_warp_sum64(products);
-    }
-    /* The same in every lane: the branches below are the warp's. */
-    const int bin = bin_of(products, a.tile_end(row) - a.tile_begin(row), args.b_width, rules);
-    if (bin == 0)
-      entries = 0;
-    else if (bin > TSI_SPGEMM_SORTED_BINS)
-      entries = -1;
+    const int bin = analyse_row_by_warp(a, args, rules, row, lane, &products);
     my_rows += lane == bin;
     my_overflow |= products > (unsigned long long)INT64_MAX / 2 || my_products + products < my_products;
     my_products += products;
     if (lane == 0) {
       row_bin[row] = (unsigned char)bin;
-      row_ids[row - r0] = (int32_t)row;
-      if (entries >= 0)
-        args.row_nnz[row] = entries;
+      if (!queue)
+        row_ids[row - r0] = (int32_t)row;
     }
   }
   if (lane < TSI_SPGEMM_BINS && my_rows)
@@ -97,15 +184,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
     atomicAdd(&products_s, my_products);
   if (lane == 0 && my_overflow)
     overflow_s = 1;
-  __syncthreads();
-  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
-    if (rows_s[i])
-      atomicAdd(&counters->rows[i], rows_s[i]);
-  if (threadIdx.x == 0) {
-    atomicAdd(&counters->products, products_s);
-    if (overflow_s)
-      atomicOr(&counters->overflow, 1ull);
-  }
+  add_block_counts(rows_s, &products_s, &overflow_s, counters);
 }
 
 int multiprocessors() {
@@ -157,9 +236,18 @@ extern "C" ts_status tsi_spgemm_cuda_bin(ts_context *ctx, tsi_spgemm_device *d, 
   tsi_spgemm_counters counters;
   cudaError_t err = cudaMemsetAsync(d->counters, 0, sizeof counters, stream);
   lb::csr_work<int64_t> a = lb::make_csr_work<int64_t>(d->a.rows, d->a.nnz, d->a.offsets);
+  const tsi_spgemm_args<float> args = tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL);
+  /* The merged bin's rows first, a thread each, the others queued in
+   * row_list (free until the sort by bin below) for a warp each. */
+  int32_t *queue = d->rules.merge_products > 0 ? d->row_list : NULL;
+  if (err == cudaSuccess && r1 > r0 && queue) {
+    analyse_short_rows<<<(unsigned)tsi_spgemm_blocks(r1 - r0, TSI_SPGEMM_BLOCK), TSI_SPGEMM_BLOCK, 0, stream>>>(
+        args, d->rules, r0, r1, d->row_bin, d->row_ids, queue, d->counters);
+    err = cudaGetLastError();
+  }
   if (err == cudaSuccess && r1 > r0) {
-    analyse_rows<<<(unsigned)tsi_spgemm_blocks(r1 - r0, kWarps), TSI_SPGEMM_BLOCK, 0, stream>>>(
-        a, tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL), d->rules, r0, r1, d->row_bin, d->row_ids, d->counters);
+    analyse_rows_by_warp<<<(unsigned)tsi_spgemm_blocks(r1 - r0, kWarps), TSI_SPGEMM_BLOCK, 0, stream>>>(
+        a, args, d->rules, r0, r1, queue, d->row_bin, d->row_ids, d->counters);
     err = cudaGetLastError();
   }
   if (err == cudaSuccess && r1 > r0) {
@@ -234,7 +322,7 @@ extern "C" ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_devi
   if (st != TS_SUCCESS)
     return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
-  cudaError_t err = cudaSuccess;
+  cudaError_t err = tsi_spgemm_merge_fill(d, c_off, c_base, c_cols, c_vals, stream);
   for (int b = 1; err == cudaSuccess && b <= TSI_SPGEMM_SORTED_BINS; b++)
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_sorted_fill(d, b, c_off, c_base, c_cols, c_vals, stream);

@@ -61,14 +61,16 @@ typedef struct tsi_spgemm_counters {
   unsigned long long rows[TSI_SPGEMM_BINS];
   unsigned long long products;
   unsigned long long overflow; /* a row's products passed INT64_MAX / 2 */
+  unsigned long long queued;   /* rows left by the one-thread analysis for a warp each */
 } tsi_spgemm_counters;
 
 /* Which bins the analysis may use (the others' rows go where they went
  * before those bins existed): the switches of spgemm_plan.c. */
 typedef struct tsi_spgemm_bin_rules {
-  bool sorted;     /* rows of few products: the warp-sorted bins */
-  bool long_rows;  /* dense rows of many entries of A: a block each */
-  bool dense_sort; /* dense and long rows by expand, sort, compress (one bin) */
+  bool sorted;        /* rows of few products: the warp-sorted bins */
+  bool long_rows;     /* dense rows of many entries of A: a block each */
+  bool dense_sort;    /* dense and long rows by expand, sort, compress (one bin) */
+  int merge_products; /* the merged bin's rows' products at most (0: no merged bin) */
 } tsi_spgemm_bin_rules;
 
 /* The dense bin's numeric phase by expand, sort, compress in chunks of

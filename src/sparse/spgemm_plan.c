@@ -29,7 +29,8 @@ static bool switched_on(const char *name) {
 
 /* A positive integer from the environment, else `fallback`: the dense
  * pool's warps a multiprocessor (TESSERA_SPGEMM_DENSE_WARPS_PER_SM), the
- * long rows' slots (TESSERA_SPGEMM_LONG_SLOTS) and the dense rows' sort's
+ * long rows' slots (TESSERA_SPGEMM_LONG_SLOTS), the merged bin's products
+ * (TESSERA_SPGEMM_MERGE_PRODUCTS) and the dense rows' sort's
  * chunk in MB (TESSERA_SPGEMM_SORT_CHUNK_MB) or products
  * (TESSERA_SPGEMM_SORT_CHUNK, for tests), read at plan creation, for
  * comparisons of memory against speed. */
@@ -97,6 +98,8 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->device.rules.sorted = switched_on("TESSERA_SPGEMM_SORTED_BINS");
   p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
   p->device.rules.dense_sort = switched_on("TESSERA_SPGEMM_DENSE_SORT");
+  p->device.rules.merge_products =
+      switched_on("TESSERA_SPGEMM_MERGE") ? (int)tuned("TESSERA_SPGEMM_MERGE_PRODUCTS", TSI_SPGEMM_MERGE_PRODUCTS) : 0;
   p->sort_chunk_bytes = tuned("TESSERA_SPGEMM_SORT_CHUNK_MB", TSI_SPGEMM_SORT_CHUNK_BYTES >> 20) << 20;
   p->sort_chunk_products = tuned("TESSERA_SPGEMM_SORT_CHUNK", 0);
   p->dense_warps_per_sm = tuned("TESSERA_SPGEMM_DENSE_WARPS_PER_SM", TSI_SPGEMM_DENSE_WARPS_PER_SM);
@@ -372,8 +375,10 @@ static void write_explain(ts_spgemm_plan *p) {
              p->host_work.threads, (long long)p->cols);
     return;
   }
-  n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, "; rows by products: none %lld",
-                (long long)d->bin_rows[0]);
+  n += snprintf(p->explain + n, sizeof p->explain - (size_t)n,
+                "; rows by products: none %lld, merged (<=%d entries of A, <=%d products) %lld",
+                (long long)d->bin_rows[0], TSI_SPGEMM_MERGE_ENTRIES, d->rules.merge_products,
+                (long long)d->bin_rows[TSI_SPGEMM_MERGE_BIN]);
   for (int b = 1; b <= TSI_SPGEMM_SORTED_BINS && n < (int)sizeof p->explain; b++)
     n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", <=%d (sorted) %lld",
                   TSI_SPGEMM_SORTED_FIRST << (b - 1), (long long)d->bin_rows[b]);

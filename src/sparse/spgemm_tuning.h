@@ -8,7 +8,8 @@
 #ifndef TESSERA_SPGEMM_TUNING_H
 #define TESSERA_SPGEMM_TUNING_H
 
-/* Bins of rows, in this order: 0, rows without products; 1 ..
+/* Bins of rows, in this order (the merged bin, last, aside): 0, rows
+ * without products; 1 ..
  * TSI_SPGEMM_SORTED_BINS, rows of at most 32 << (b - 1) products, whose
  * warp sorts the products (spgemm_kernels_sorted.cuh); then the
  * shared-memory hash bins: the t-th of TSI_SPGEMM_SHARED_BINS (t = 1 ..)
@@ -23,7 +24,15 @@
 #define TSI_SPGEMM_HASH_BIN (1 + TSI_SPGEMM_SORTED_BINS) /* the first hash bin */
 #define TSI_SPGEMM_DENSE_BIN (TSI_SPGEMM_HASH_BIN + TSI_SPGEMM_SHARED_BINS)
 #define TSI_SPGEMM_LONG_BIN (TSI_SPGEMM_DENSE_BIN + 1)
-#define TSI_SPGEMM_BINS (TSI_SPGEMM_LONG_BIN + 1)
+/* The merged bin, last: rows of at most TSI_SPGEMM_MERGE_ENTRIES entries of
+ * A and 1 .. TSI_SPGEMM_MERGE_PRODUCTS products (TESSERA_SPGEMM_MERGE_PRODUCTS
+ * overrides it at plan creation, TESSERA_SPGEMM_MERGE=0 leaves the bin empty), a thread each
+ * merging its rows of B (spgemm_kernels_merge.cuh), ahead of every other
+ * bin. Design: a 3-D 7-point stencil's rows (7 entries, 49 products). */
+#define TSI_SPGEMM_MERGE_BIN (TSI_SPGEMM_LONG_BIN + 1)
+#define TSI_SPGEMM_MERGE_ENTRIES 8
+#define TSI_SPGEMM_MERGE_PRODUCTS 64
+#define TSI_SPGEMM_BINS (TSI_SPGEMM_MERGE_BIN + 1)
 /* Entries of A that make a dense row long: its numeric phase then takes a
  * block of TSI_SPGEMM_LONG_WARPS warps, each adding A's entries w, w + W,
  * ... into partial sums of its own (a warp alone would take one entry at a

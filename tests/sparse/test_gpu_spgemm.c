@@ -9,7 +9,8 @@
  * past 2^31 is counted in 64 bits and a C that passes the budget is refused
  * with its bytes named.
  *
- * The bins run again with the plan's switches: the hash bins for rows of
+ * The bins run again with the plan's switches: the merged bin off (the
+ * same bits with it as without: test_merged_bin), the hash bins for rows of
  * few products, the full-width accumulators (dense and long rows, default
  * and smallest pools) instead of the dense rows' sort, and that sort in its
  * smallest chunks.
@@ -172,6 +173,41 @@ static void test_bins_with(ts_dtype dtype, const char *what, const char *const *
     unsetenv(settings[i]);
 }
 
+/* The merged bin (rows of few entries of A, a thread each) against the
+ * sorted bins that its rows take without it, bitwise: both add each entry's
+ * products in the order of A's entries. Rows of 0 to 12 entries (some past
+ * TSI_SPGEMM_MERGE_ENTRIES) on rows of B of 0 to 40, and a 2-D stencil.
+ * Then the bin with no bound on products (rows that would take the hash
+ * bins), against the textbook product. */
+static void test_merged_bin(ts_dtype dtype) {
+  unsigned long long state = 47 + (unsigned long long)dtype;
+  const int64_t lengths[] = {0, 1, 2, 3, 5, 7, TSI_SPGEMM_MERGE_ENTRIES, TSI_SPGEMM_MERGE_ENTRIES + 1, 12};
+  const int64_t b_lengths[] = {0, 1, 3, 6, 13, 40};
+  ts_csr *m[2] = {pt_random_csr(pick(5000, 400), pick(3000, 300), lengths, 9, dtype, &state), NULL};
+  ts_csr *b = pt_random_csr(pick(3000, 300), pick(4000, 400), b_lengths, 6, dtype, &state);
+  CHECK_OK(NULL, ts_gen_laplacian_2d(NULL, pick(120, 20), pick(90, 20), dtype, &m[1]));
+  for (int k = 0; k < 2 && b; k++) {
+    const ts_csr *a = m[k], *right = k == 0 ? b : m[1];
+    const char *what = k ? "merged bin, 2-D stencil" : "merged bin, random rows";
+    if (!a)
+      continue;
+    setenv("TESSERA_SPGEMM_MERGE", "0", 1);
+    ts_csr *want = gpu_product(what, a, right, 0, NULL);
+    unsetenv("TESSERA_SPGEMM_MERGE");
+    ts_csr *got = gpu_product(what, a, right, 0, NULL);
+    CHECK_MSG(got && want && pt_csr_identical(got, want), "%s: other bits than without the merged bin", what);
+    ts_csr_destroy(got);
+    ts_csr_destroy(want);
+    setenv("TESSERA_SPGEMM_MERGE_PRODUCTS", "1048576", 1);
+    check_product(k ? "merged bin without a bound, 2-D stencil" : "merged bin without a bound, random rows", a, right,
+                  true);
+    unsetenv("TESSERA_SPGEMM_MERGE_PRODUCTS");
+  }
+  ts_csr_destroy(m[0]);
+  ts_csr_destroy(m[1]);
+  ts_csr_destroy(b);
+}
+
 static void test_shapes(ts_dtype dtype) {
   unsigned long long state = 23 + (unsigned long long)dtype;
   const int64_t mixed[] = {0, 2, 5, 1, 13, 0, 40, 3};
@@ -312,7 +348,10 @@ int main(void) {
      * times. */
     const char *const chunks[] = {"TESSERA_SPGEMM_SORT_CHUNK", "5000", NULL};
     test_bins_with(dtype, "bins (dense sort in small chunks)", chunks);
+    test_bins_with(dtype, "bins (merged bin off)", (const char *const[]){"TESSERA_SPGEMM_MERGE", "0", NULL});
     section_done("bins", start);
+    test_merged_bin(dtype);
+    section_done("merged bin", start);
     test_shapes(dtype);
     section_done("shapes", start);
     test_edges(dtype);

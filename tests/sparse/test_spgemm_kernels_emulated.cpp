@@ -12,12 +12,14 @@
  * rows, empty rows, a block of rows), bitwise, the carry slots left clear,
  * with 64- and 32-bit keys, and its count over the flat products in waves
  * of three rows (bitmaps and bounds left clear).
+ * The merged bin's analysis and numeric kernel (a thread a row), bitwise.
  * Rows: no products, products on empty rows of B, repeated columns, a
  * bin's most products, random ones; float and double. Also SpMM's warp sum
  * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
 #include "cuda_host_emulation.h"
 
 #include "spgemm_kernels_dense.cuh"
+#include "spgemm_kernels_merge.cuh"
 #include "spgemm_kernels_rowsort.cuh"
 #include "spgemm_kernels_sorted.cuh"
 #include "spmm_warp_sum.cuh"
@@ -275,6 +277,44 @@ template <class T, int N> static void test_sorted(std::mt19937 &rng) {
     run_fill_sorted<T, N, unsigned long long>(c, 3);
     expect_rows(what, c, true);
     EXPECT(!c.rows.empty(), "%s: shape %d has no rows in the bin", what, shape);
+  }
+}
+
+/* The merged bin: the analysis of every row (products exact for rows of at
+ * most TSI_SPGEMM_MERGE_ENTRIES entries of A; the count for rows of 1 ..
+ * `most` products; 0 without products; -1 otherwise) and the numeric
+ * kernel on the bin's rows, bitwise. Rows of A of up to twice the bin's
+ * entries, rows of B empty to long, narrow B (columns met many times) and
+ * wide; bounds of 64 products and of none. */
+template <class T> static void test_merge(std::mt19937 &rng) {
+  char what[80];
+  std::snprintf(what, sizeof what, "merged bin (%s)", sizeof(T) == 4 ? "float" : "double");
+  constexpr int E = TSI_SPGEMM_MERGE_ENTRIES;
+  for (int shape = 0; shape < 3; shape++) {
+    const int most = shape == 2 ? 1 << 20 : 64;
+    csr<T> b = shape == 0 ? narrow_b<T>(300, 12, rng) : random_csr<T>(300, 4000, {0, 1, 2, 5, 9, 17, 40, 150}, rng);
+    csr<T> a = random_csr<T>(200, 300, {0, 1, 2, 3, E - 1, E, E + 1, 2 * E}, rng);
+    product_case<T> c = make_case(std::move(a), std::move(b),
+                                  [&](int64_t p, int64_t entries) { return p > 0 && p <= most && entries <= E; });
+    int merged = 0, beyond = 0;
+    const tsi_spgemm_args<T> args = c.args();
+    for (int64_t i = 0; i < c.a.rows; i++) {
+      int64_t want = 0;
+      for (int64_t ka = c.a.off[i]; ka < c.a.off[i + 1]; ka++)
+        want += c.b.off[c.a.idx[ka] + 1] - c.b.off[c.a.idx[ka]];
+      const bool short_row = c.a.off[i + 1] - c.a.off[i] <= E;
+      const int64_t count = !short_row || want > most ? -1 : (int64_t)c.want_cols[i].size();
+      unsigned long long products = 7;
+      const int64_t got = tsi_spgemm_merge_count(args, i, most, &products);
+      merged += count > 0;
+      beyond += count < 0;
+      EXPECT(got == count && products == (unsigned long long)(short_row ? want : 0),
+             "%s: row %lld: count %lld products %llu, want %lld, %lld", what, (long long)i, (long long)got, products,
+             (long long)count, (long long)(short_row ? want : 0));
+    }
+    EXPECT(merged > 0 && beyond > 0, "%s: shape %d: %d rows merged, %d not: want both", what, shape, merged, beyond);
+    emu::launch(2, TSI_SPGEMM_MERGE_BLOCK, tsi_spgemm_fill_merge<T>, c.args());
+    expect_rows(what, c, true);
   }
 }
 
@@ -566,6 +606,8 @@ int main() {
   test_sorted<double, 32>(rng);
   test_sorted<double, 64>(rng);
   test_sorted<double, 128>(rng);
+  test_merge<float>(rng);
+  test_merge<double>(rng);
   test_dense<float>(rng);
   test_dense<double>(rng);
   test_rowsort<float, unsigned long long>(rng);
