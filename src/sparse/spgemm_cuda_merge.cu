@@ -12,8 +12,11 @@ cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t
   tsi_spgemm_args<T> a = tsi_spgemm_make_args<T>(d, c_off, c_base, c_cols, c_vals);
   a.rows = d->row_list + d->bin_first[TSI_SPGEMM_MERGE_BIN];
   a.count = d->bin_rows[TSI_SPGEMM_MERGE_BIN];
-  tsi_spgemm_fill_merge<T>
-      <<<(unsigned)tsi_spgemm_blocks(a.count, TSI_SPGEMM_MERGE_BLOCK), TSI_SPGEMM_MERGE_BLOCK, 0, stream>>>(a);
+  const unsigned blocks = (unsigned)tsi_spgemm_blocks(a.count, TSI_SPGEMM_MERGE_BLOCK);
+  if (d->rules.merge_staged)
+    tsi_spgemm_fill_merge_staged<T><<<blocks, TSI_SPGEMM_MERGE_BLOCK, 0, stream>>>(a);
+  else
+    tsi_spgemm_fill_merge<T><<<blocks, TSI_SPGEMM_MERGE_BLOCK, 0, stream>>>(a);
   return cudaPeekAtLastError();
 }
 

@@ -71,6 +71,7 @@ typedef struct tsi_spgemm_bin_rules {
   bool long_rows;     /* dense rows of many entries of A: a block each */
   bool dense_sort;    /* dense and long rows by expand, sort, compress (one bin) */
   int merge_products; /* the merged bin's rows' products at most (0: no merged bin) */
+  bool merge_staged;  /* the merged bin's numeric phase stages C's entries in shared memory */
 } tsi_spgemm_bin_rules;
 
 /* The dense bin's numeric phase by expand, sort, compress in chunks of

@@ -98,6 +98,7 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->device.rules.sorted = switched_on("TESSERA_SPGEMM_SORTED_BINS");
   p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
   p->device.rules.dense_sort = switched_on("TESSERA_SPGEMM_DENSE_SORT");
+  p->device.rules.merge_staged = getenv("TESSERA_SPGEMM_MERGE_STAGED") && switched_on("TESSERA_SPGEMM_MERGE_STAGED");
   p->device.rules.merge_products =
       switched_on("TESSERA_SPGEMM_MERGE") ? (int)tuned("TESSERA_SPGEMM_MERGE_PRODUCTS", TSI_SPGEMM_MERGE_PRODUCTS) : 0;
   p->sort_chunk_bytes = tuned("TESSERA_SPGEMM_SORT_CHUNK_MB", TSI_SPGEMM_SORT_CHUNK_BYTES >> 20) << 20;

@@ -194,9 +194,15 @@ static void test_merged_bin(ts_dtype dtype) {
     setenv("TESSERA_SPGEMM_MERGE", "0", 1);
     ts_csr *want = gpu_product(what, a, right, 0, NULL);
     unsetenv("TESSERA_SPGEMM_MERGE");
-    ts_csr *got = gpu_product(what, a, right, 0, NULL);
-    CHECK_MSG(got && want && pt_csr_identical(got, want), "%s: other bits than without the merged bin", what);
-    ts_csr_destroy(got);
+    for (int staged = 0; staged < 2; staged++) {
+      if (staged)
+        setenv("TESSERA_SPGEMM_MERGE_STAGED", "1", 1);
+      ts_csr *got = gpu_product(what, a, right, 0, NULL);
+      unsetenv("TESSERA_SPGEMM_MERGE_STAGED");
+      CHECK_MSG(got && want && pt_csr_identical(got, want), "%s%s: other bits than without the merged bin", what,
+                staged ? " (staged stores)" : "");
+      ts_csr_destroy(got);
+    }
     ts_csr_destroy(want);
     setenv("TESSERA_SPGEMM_MERGE_PRODUCTS", "1048576", 1);
     check_product(k ? "merged bin without a bound, 2-D stencil" : "merged bin without a bound, random rows", a, right,

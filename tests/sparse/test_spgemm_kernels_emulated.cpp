@@ -315,6 +315,10 @@ template <class T> static void test_merge(std::mt19937 &rng) {
     EXPECT(merged > 0 && beyond > 0, "%s: shape %d: %d rows merged, %d not: want both", what, shape, merged, beyond);
     emu::launch(2, TSI_SPGEMM_MERGE_BLOCK, tsi_spgemm_fill_merge<T>, c.args());
     expect_rows(what, c, true);
+    std::fill(c.c_cols.begin(), c.c_cols.end(), -1);
+    std::fill(c.c_vals.begin(), c.c_vals.end(), T(-7));
+    emu::launch(1, TSI_SPGEMM_MERGE_BLOCK, tsi_spgemm_fill_merge_staged<T>, c.args());
+    expect_rows(what, c, true);
   }
 }
 
