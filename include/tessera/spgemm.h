@@ -38,7 +38,8 @@
  * longest rows to dense accumulators in global memory (one warp each; with
  * TESSERA_SPGEMM_LONG_ROWS=0 also those of 512 entries of A or more, else a
  * block each), and TESSERA_SPGEMM_SORT_CHUNK_MB sets the chunk's keys and
- * values in MB (default 64).
+ * values in MB (default: 3 bytes for each product of the multiplication,
+ * 64 MB to 1 GB).
  *
  * Sizes: dimensions and column indices are 32-bit, offsets and counts
  * (products, entries) 64-bit; a count that would pass INT64_MAX is refused

@@ -71,7 +71,7 @@ typedef struct tsi_spgemm_bin_rules {
   bool long_rows;     /* dense rows of many entries of A: a block each */
   bool dense_sort;    /* dense and long rows by expand, sort, compress (one bin) */
   int merge_products; /* the merged bin's rows' products at most (0: no merged bin) */
-  bool merge_staged;  /* the merged bin's numeric phase stages C's entries in shared memory */
+  bool merge_staged;  /* the merged bin's numeric phase stages C's entries in shared memory (default) */
 } tsi_spgemm_bin_rules;
 
 /* The dense bin's numeric phase by expand, sort, compress in chunks of
@@ -185,7 +185,7 @@ struct ts_spgemm_plan {
   int64_t rows, inner, cols;                   /* A is rows x inner, B inner x cols */
   int64_t budget;                              /* 0: none */
   int64_t dense_warps_per_sm, long_slots_most; /* the pools' caps (spgemm_plan.c) */
-  int64_t sort_chunk_bytes;                    /* the dense bin's sort: keys and values a chunk */
+  int64_t sort_chunk_bytes;                    /* the dense bin's sort: keys and values a chunk (0: by products) */
   int64_t sort_chunk_products;                 /* or products a chunk (0: from the bytes) */
   ts_csr *host_a, *host_b;                     /* CPU backend */
   tsi_spgemm_host_work host_work;

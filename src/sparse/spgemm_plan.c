@@ -98,10 +98,10 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->device.rules.sorted = switched_on("TESSERA_SPGEMM_SORTED_BINS");
   p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
   p->device.rules.dense_sort = switched_on("TESSERA_SPGEMM_DENSE_SORT");
-  p->device.rules.merge_staged = getenv("TESSERA_SPGEMM_MERGE_STAGED") && switched_on("TESSERA_SPGEMM_MERGE_STAGED");
+  p->device.rules.merge_staged = switched_on("TESSERA_SPGEMM_MERGE_STAGED");
   p->device.rules.merge_products =
       switched_on("TESSERA_SPGEMM_MERGE") ? (int)tuned("TESSERA_SPGEMM_MERGE_PRODUCTS", TSI_SPGEMM_MERGE_PRODUCTS) : 0;
-  p->sort_chunk_bytes = tuned("TESSERA_SPGEMM_SORT_CHUNK_MB", TSI_SPGEMM_SORT_CHUNK_BYTES >> 20) << 20;
+  p->sort_chunk_bytes = tuned("TESSERA_SPGEMM_SORT_CHUNK_MB", 0) << 20; /* 0: sized from the products */
   p->sort_chunk_products = tuned("TESSERA_SPGEMM_SORT_CHUNK", 0);
   p->dense_warps_per_sm = tuned("TESSERA_SPGEMM_DENSE_WARPS_PER_SM", TSI_SPGEMM_DENSE_WARPS_PER_SM);
   p->long_slots_most = tuned("TESSERA_SPGEMM_LONG_SLOTS", TSI_SPGEMM_LONG_SLOTS);
@@ -230,7 +230,9 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
  * CUB's storage (sized by the chunk's capacity), the sequence built for all
  * rows, then the chunk's keys and values (at most the dense rows' products),
  * two carry slots and the chunk table. The capacity comes from
- * sort_chunk_bytes, capped by half of what a budget leaves. */
+ * sort_chunk_bytes, else from the products (TSI_SPGEMM_SORT_CHUNK_PER_PRODUCT
+ * bytes each, within TSI_SPGEMM_SORT_CHUNK_BYTES .. _MOST), capped by half
+ * of what a budget leaves. */
 static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
   tsi_spgemm_rowsort_work *w = &d->rowsort;
@@ -238,6 +240,12 @@ static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
     return TS_SUCCESS;
   const int64_t per_product = 2 * (int64_t)(sizeof(unsigned long long) + ts_dtype_size(p->dtype));
   int64_t chunk_bytes = p->sort_chunk_bytes;
+  if (chunk_bytes == 0) {
+    chunk_bytes = p->products > TSI_SPGEMM_SORT_CHUNK_MOST / TSI_SPGEMM_SORT_CHUNK_PER_PRODUCT
+                      ? TSI_SPGEMM_SORT_CHUNK_MOST
+                      : p->products * TSI_SPGEMM_SORT_CHUNK_PER_PRODUCT;
+    chunk_bytes = chunk_bytes < TSI_SPGEMM_SORT_CHUNK_BYTES ? TSI_SPGEMM_SORT_CHUNK_BYTES : chunk_bytes;
+  }
   if (p->budget > 0 && chunk_bytes > (p->budget - p->held) / 2)
     chunk_bytes = (p->budget - p->held) / 2;
   int64_t capacity = chunk_bytes / per_product;

@@ -26,7 +26,8 @@
 #define TSI_SPGEMM_LONG_BIN (TSI_SPGEMM_DENSE_BIN + 1)
 /* The merged bin, last: rows of at most TSI_SPGEMM_MERGE_ENTRIES entries of
  * A and 1 .. TSI_SPGEMM_MERGE_PRODUCTS products (TESSERA_SPGEMM_MERGE_PRODUCTS
- * overrides it at plan creation, TESSERA_SPGEMM_MERGE=0 leaves the bin empty), a thread each
+ * overrides it at plan creation, TESSERA_SPGEMM_MERGE=0 leaves the bin empty;
+ * TESSERA_SPGEMM_MERGE_STAGED=0 writes C from each thread, unstaged), a thread each
  * merging its rows of B (spgemm_kernels_merge.cuh), ahead of every other
  * bin. Design: a 3-D 7-point stencil's rows (7 entries, 49 products). */
 #define TSI_SPGEMM_MERGE_BIN (TSI_SPGEMM_LONG_BIN + 1)
@@ -62,11 +63,17 @@
 #define TSI_SPGEMM_DENSE_WARPS_PER_SM 8
 #define TSI_SPGEMM_DENSE_FREE_SHARE 0.25
 /* The dense bin by expand, sort, compress: the keys and values of a chunk
- * (two buffers each for the radix sort, 24 bytes a product in fp32) take at
- * most this many bytes (TESSERA_SPGEMM_SORT_CHUNK_MB overrides it at plan
- * creation; a budget caps it at half of what the plan has left), and at
- * least this many products a chunk. Design: the power-law products' peak
- * memory goal (bench/notes/spgemm.md). */
+ * (two buffers each for the radix sort, 24 bytes a product in fp32) take
+ * TSI_SPGEMM_SORT_CHUNK_PER_PRODUCT bytes for each product of the whole
+ * multiplication, within TSI_SPGEMM_SORT_CHUNK_BYTES .. _MOST
+ * (TESSERA_SPGEMM_SORT_CHUNK_MB sets them at plan creation; a budget caps
+ * them at half of what the plan has left), and at least
+ * TSI_SPGEMM_SORT_CHUNK_LEAST products a chunk. Measured (H200,
+ * bench/notes/spgemm.md): fewer, larger chunks run faster (rmat_16 65 ms in
+ * chunks of 64 MB, 43 ms of 1 GB); 3 bytes a product keeps the peak memory
+ * under cuSPARSE's ALG3 on the power-law products. */
+#define TSI_SPGEMM_SORT_CHUNK_PER_PRODUCT 3
+#define TSI_SPGEMM_SORT_CHUNK_MOST ((int64_t)1 << 30)
 #define TSI_SPGEMM_SORT_CHUNK_BYTES ((int64_t)64 << 20)
 #define TSI_SPGEMM_SORT_CHUNK_LEAST ((int64_t)1 << 16)
 

@@ -195,12 +195,12 @@ static void test_merged_bin(ts_dtype dtype) {
     ts_csr *want = gpu_product(what, a, right, 0, NULL);
     unsetenv("TESSERA_SPGEMM_MERGE");
     for (int staged = 0; staged < 2; staged++) {
-      if (staged)
-        setenv("TESSERA_SPGEMM_MERGE_STAGED", "1", 1);
+      if (!staged)
+        setenv("TESSERA_SPGEMM_MERGE_STAGED", "0", 1);
       ts_csr *got = gpu_product(what, a, right, 0, NULL);
       unsetenv("TESSERA_SPGEMM_MERGE_STAGED");
       CHECK_MSG(got && want && pt_csr_identical(got, want), "%s%s: other bits than without the merged bin", what,
-                staged ? " (staged stores)" : "");
+                staged ? "" : " (unstaged stores)");
       ts_csr_destroy(got);
     }
     ts_csr_destroy(want);
