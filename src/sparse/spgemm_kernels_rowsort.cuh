@@ -138,6 +138,44 @@ template <class K> __global__ void tsi_spgemm_rowsort_heads(const K *keys, int64
     heads[p] = p == 0 || keys[p] != keys[p - 1];
 }
 
+/* The end of the run of `key` that starts at p among the n sorted keys:
+ * doubling steps, then halving (a run of m keys costs 2 log2(m) loads, not
+ * m loads each waiting for the last). */
+template <class K> __device__ inline int64_t tsi_spgemm_run_end(const K *keys, int64_t p, int64_t n, K key) {
+  int64_t lo = p, step = 1; /* keys[lo] == key */
+  while (lo + step < n && keys[lo + step] == key) {
+    lo += step;
+    step *= 2;
+  }
+  int64_t hi = lo + step < n ? lo + step : n; /* keys[hi] != key, or hi == n */
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] == key)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
+/* acc + vals[p + 1] + ... + vals[end - 1], added in that order (8 loads
+ * issued before their adds). */
+template <class T> __device__ inline T tsi_spgemm_run_sum(T acc, const T *vals, int64_t p, int64_t end) {
+  int64_t q = p + 1;
+  for (; q + 8 <= end; q += 8) {
+    T v[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+      v[u] = vals[q + u];
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+      acc += v[u];
+  }
+  for (; q < end; q++)
+    acc += vals[q];
+  return acc;
+}
+
 /* Reduce chunk c (keys sorted, ranks = the exclusive scan of the heads): a
  * run's first thread sums it in order; a whole row's run goes to C at its
  * rank among the row's runs, a cut row's into its carry slot (starting from
@@ -164,14 +202,10 @@ __global__ void tsi_spgemm_rowsort_reduce(tsi_spgemm_rowsort_args<T> s, int64_t 
       T *sums = reinterpret_cast<T *>(base + s.bitmap_bytes);
       const unsigned bit = 1u << (col & 31);
       const bool seen = (atomicOr(bits + (col >> 5), bit) & bit) != 0u;
-      T acc = seen ? sums[col] + vals[p] : vals[p];
-      for (int64_t q = p + 1; q < n && keys[q] == key; q++)
-        acc += vals[q];
-      sums[col] = acc;
+      sums[col] =
+          tsi_spgemm_run_sum(seen ? sums[col] + vals[p] : vals[p], vals, p, tsi_spgemm_run_end(keys, p, n, key));
     } else {
-      T acc = vals[p];
-      for (int64_t q = p + 1; q < n && keys[q] == key; q++)
-        acc += vals[q];
+      const T acc = tsi_spgemm_run_sum(vals[p], vals, p, tsi_spgemm_run_end(keys, p, n, key));
       const int64_t first = s.row_start[i] - g0; /* the row's first place: it starts in this chunk */
       const int64_t at = s.a.c_off[s.a.rows[i]] - s.a.c_base + (ranks[p] - ranks[first]);
       s.a.c_cols[at] = col;
