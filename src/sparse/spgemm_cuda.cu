@@ -75,17 +75,29 @@ __device__ inline int analyse_row_by_warp(lb::csr_work<int64_t> a, const tsi_spg
   return bin;
 }
 
-/* The bin counts of a block (shared memory) added to the counters once. */
-__device__ inline void add_block_counts(const unsigned long long *rows_s, const unsigned long long *products_s,
-                                        const unsigned long long *overflow_s, tsi_spgemm_counters *counters) {
+/* A block's counts of rows by bin and of products (shared memory), added
+ * to the counters once at the block's end. */
+struct block_counts {
+  unsigned long long rows[TSI_SPGEMM_BINS], products, overflow;
+};
+
+__device__ inline void clear_block_counts(block_counts &s) {
+  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
+    s.rows[i] = 0;
+  if (threadIdx.x == 0)
+    s.products = s.overflow = 0;
+  __syncthreads();
+}
+
+__device__ inline void add_block_counts(const block_counts &s, tsi_spgemm_counters *counters) {
   __syncthreads();
   for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
-    if (rows_s[i])
-      atomicAdd(&counters->rows[i], rows_s[i]);
+    if (s.rows[i])
+      atomicAdd(&counters->rows[i], s.rows[i]);
   if (threadIdx.x == 0) {
-    if (*products_s)
-      atomicAdd(&counters->products, *products_s);
-    if (*overflow_s)
+    if (s.products)
+      atomicAdd(&counters->products, s.products);
+    if (s.overflow)
       atomicOr(&counters->overflow, 1ull);
   }
 }
@@ -98,12 +110,8 @@ __device__ inline void add_block_counts(const unsigned long long *rows_s, const 
 __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
     analyse_short_rows(tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0, int64_t r1,
                        unsigned char *row_bin, int32_t *row_ids, int32_t *queue, tsi_spgemm_counters *counters) {
-  __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
-  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
-    rows_s[i] = 0;
-  if (threadIdx.x == 0)
-    products_s = overflow_s = 0;
-  __syncthreads();
+  __shared__ block_counts counts;
+  clear_block_counts(counts);
   const int lane = int(threadIdx.x) & 31;
   const int64_t threads = (int64_t)gridDim.x * blockDim.x;
   unsigned long long none = 0, merged = 0, products = 0;
@@ -136,13 +144,13 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
   merged = tsi_spgemm_warp_sum64(merged);
   if (lane == 0) {
     if (none)
-      atomicAdd(&rows_s[0], none);
+      atomicAdd(&counts.rows[0], none);
     if (merged)
-      atomicAdd(&rows_s[TSI_SPGEMM_MERGE_BIN], merged);
+      atomicAdd(&counts.rows[TSI_SPGEMM_MERGE_BIN], merged);
     if (products)
-      atomicAdd(&products_s, products);
+      atomicAdd(&counts.products, products);
   }
-  add_block_counts(rows_s, &products_s, &overflow_s, counters);
+  add_block_counts(counts, counters);
 }
 
 /* A warp a row: the rows r0 .. r1 - 1 (tiles of the layer), or, with a
@@ -155,12 +163,8 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
     analyse_rows_by_warp(lb::csr_work<int64_t> a, tsi_spgemm_args<float> args, tsi_spgemm_bin_rules rules, int64_t r0,
                          int64_t r1, const int32_t *queue, unsigned char *row_bin, int32_t *row_ids,
                          tsi_spgemm_counters *counters) {
-  __shared__ unsigned long long rows_s[TSI_SPGEMM_BINS], products_s, overflow_s;
-  for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
-    rows_s[i] = 0;
-  if (threadIdx.x == 0)
-    products_s = overflow_s = 0;
-  __syncthreads();
+  __shared__ block_counts counts;
+  clear_block_counts(counts);
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) / 32;
   const int64_t warps = (int64_t)gridDim.x * kWarps;
   const int64_t count = queue ? (int64_t)counters->queued : r1 - r0;
@@ -179,12 +183,12 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
     }
   }
   if (lane < TSI_SPGEMM_BINS && my_rows)
-    atomicAdd(&rows_s[lane], my_rows);
+    atomicAdd(&counts.rows[lane], my_rows);
   if (lane == 0 && my_products)
-    atomicAdd(&products_s, my_products);
+    atomicAdd(&counts.products, my_products);
   if (lane == 0 && my_overflow)
-    overflow_s = 1;
-  add_block_counts(rows_s, &products_s, &overflow_s, counters);
+    counts.overflow = 1;
+  add_block_counts(counts, counters);
 }
 
 int multiprocessors() {

@@ -21,16 +21,12 @@
 
 /* x * y rounded on its own: never fused with the addition that follows, so
  * that every sum is the other bins' and the host's. */
-__device__ inline float tsi_spgemm_product(float x, float y) {
+template <class T> __device__ inline T tsi_spgemm_product(T x, T y) {
 #ifdef __CUDA_ARCH__
-  return __fmul_rn(x, y);
-#else
-  return x * y;
-#endif
-}
-__device__ inline double tsi_spgemm_product(double x, double y) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(x, y);
+  if constexpr (sizeof(T) == 4)
+    return __fmul_rn(x, y);
+  else
+    return __dmul_rn(x, y);
 #else
   return x * y;
 #endif
