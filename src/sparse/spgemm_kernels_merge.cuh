@@ -125,17 +125,24 @@ __device__ int64_t tsi_spgemm_merge_count(const tsi_spgemm_args<T> &a, int64_t r
   const int64_t begin = a.a_off[row], end = a.a_off[row + 1];
   if (end - begin > TSI_SPGEMM_MERGE_ENTRIES)
     return -1;
+  /* The lists' lengths are the products: A's entries and B's offsets are
+   * loaded once, for the decision and the merge. */
+  tsi_spgemm_merge_state<T> m;
+  tsi_spgemm_merge_start<false>(a, begin, end, m);
   unsigned long long n = 0;
-  for (int64_t ka = begin; ka < end; ka++) {
-    const int32_t k = a.a_cols[ka];
-    n += (unsigned long long)(a.b_off[k + 1] - a.b_off[k]);
-  }
+#pragma unroll
+  for (int e = 0; e < TSI_SPGEMM_MERGE_ENTRIES; e++)
+    n += (unsigned long long)m.left[e];
   *products = n;
   if (n == 0)
     return 0;
   if (n > (unsigned long long)most)
     return -1;
-  return tsi_spgemm_merge_row<false>(a, begin, end, [](int, int, T) {});
+  int count = 0, column = 0;
+  T sum = T(0);
+  while (tsi_spgemm_merge_next<false>(a, m, &column, &sum))
+    count++;
+  return count;
 }
 
 /* Numeric: a thread a row of the bin, C's columns and sums written in
