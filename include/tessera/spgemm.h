@@ -21,20 +21,24 @@
  * under the plan's memory budget and assembles it in host memory.
  *
  * On the GPU a row of C is a tile and a product a_ik * b_kj an atom. Rows
- * are binned by products: a row of at most 8 entries of A and 64 products
- * takes one thread, which merges its rows of B as sorted lists; other rows
- * of at most 128 products are sorted by one warp in registers, longer ones
- * share a warp's hash table in shared
- * memory or take a block's; the longest go through expand, sort, compress
- * in chunks of products under a byte budget (a stable radix sort by row and
- * column, each column's products then added in order). Every entry of C
+ * are binned by products: when A has at least 32,768 rows, a row of at most
+ * 8 entries of A and 64 products takes one thread, which merges its rows of
+ * B as sorted lists; other rows of at most 128 products are sorted by one
+ * warp in registers, longer ones share a warp's hash table in shared
+ * memory or take a block's; the longest take a dense accumulator of B's
+ * width in shared memory where it fits (a bitmap, and a value a column: a
+ * warp a row), else go through expand, sort, compress in chunks of
+ * products under a byte budget (a stable radix sort by row and column, each
+ * column's products then added in order). Every entry of C
  * sums its products in an order fixed by A and B alone (the order of k
  * along A's row, or partial sums over fixed shares of it added in a fixed
  * order): results repeat bitwise from run to run. For comparisons, in the
  * environment at plan creation: TESSERA_SPGEMM_MERGE=0 sends the rows of
  * few entries to the warps' bins (TESSERA_SPGEMM_MERGE_PRODUCTS sets the
- * merged rows' products at most), TESSERA_SPGEMM_SORTED_BINS=0 the rows
- * of few products to the hash tables, TESSERA_SPGEMM_DENSE_SORT=0 the
+ * merged rows' products at most, TESSERA_SPGEMM_MERGE_LEAST_ROWS the rows
+ * of A from which the bin is used), TESSERA_SPGEMM_SORTED_BINS=0 the rows
+ * of few products to the hash tables, TESSERA_SPGEMM_SHARED_DENSE=0 the
+ * longest rows away from shared memory, TESSERA_SPGEMM_DENSE_SORT=0 the
  * longest rows to dense accumulators in global memory (one warp each; with
  * TESSERA_SPGEMM_LONG_ROWS=0 also those of 512 entries of A or more, else a
  * block each), and TESSERA_SPGEMM_SORT_CHUNK_MB sets the chunk's keys and

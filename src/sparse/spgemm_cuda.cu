@@ -39,7 +39,8 @@ __device__ inline int bin_of(unsigned long long products, int64_t entries, int64
       return TSI_SPGEMM_HASH_BIN + t;
   /* Expand, sort, compress takes every row past the tables alike: its work
    * is spread over the products, not the rows. */
-  const bool long_row = rules.long_rows && !rules.dense_sort && entries >= TSI_SPGEMM_LONG_ENTRIES;
+  const bool long_row =
+      rules.long_rows && !rules.dense_sort && !rules.shared_fill && entries >= TSI_SPGEMM_LONG_ENTRIES;
   return long_row ? TSI_SPGEMM_LONG_BIN : TSI_SPGEMM_DENSE_BIN;
 }
 
@@ -295,7 +296,9 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_count(d, b, stream);
   if (err == cudaSuccess)
-    err = d->rules.dense_sort ? tsi_spgemm_rowsort_count(d, stream) : tsi_spgemm_dense_count(d, stream);
+    err = d->shared_count       ? tsi_spgemm_dense_shared_count(d, stream)
+          : d->rules.dense_sort ? tsi_spgemm_rowsort_count(d, stream)
+                                : tsi_spgemm_dense_count(d, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "%s: counting the entries of C", op);
   return tsi_cuda_check_launch(ctx, op);
@@ -334,8 +337,9 @@ extern "C" ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_devi
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_fill(d, b, c_off, c_base, c_cols, c_vals, stream);
   if (err == cudaSuccess)
-    err = d->rules.dense_sort ? tsi_spgemm_rowsort_fill(d, c_off, c_base, c_cols, c_vals, stream)
-                              : tsi_spgemm_dense_fill(d, c_off, c_base, c_cols, c_vals, stream);
+    err = d->shared_fill_warps > 0 ? tsi_spgemm_dense_shared_fill(d, c_off, c_base, c_cols, c_vals, stream)
+          : d->rules.dense_sort    ? tsi_spgemm_rowsort_fill(d, c_off, c_base, c_cols, c_vals, stream)
+                                   : tsi_spgemm_dense_fill(d, c_off, c_base, c_cols, c_vals, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "%s: filling C", op);
   return tsi_cuda_check_launch(ctx, op);

@@ -3,7 +3,8 @@
  * symbolic phase takes a block a row and the bitmap of a slot of the dense
  * pool (or of the long pool when the dense bin is empty); the numeric phase
  * a warp a dense row with a slot of the dense pool, a block a long row with
- * a slot of the long pool. */
+ * a slot of the long pool. When B's width fits, the count's bitmap is in
+ * the block's shared memory instead (no pool, no waves). */
 #include "spgemm_cuda_kernel.cuh"
 #include "spgemm_kernels_dense.cuh"
 
@@ -20,6 +21,29 @@ cudaError_t tsi_spgemm_dense_count(const tsi_spgemm_device *d, cudaStream_t stre
   const unsigned blocks = (unsigned)(slots < a.count ? slots : a.count);
   tsi_spgemm_count_dense_rows<<<blocks, TSI_SPGEMM_DENSE_COUNT_BLOCK, 0, stream>>>(
       a, static_cast<unsigned char *>(dense ? d->pool : d->long_pool), dense ? d->slot_bytes : d->long_slot_bytes);
+  return cudaPeekAtLastError();
+}
+
+static cudaError_t allow_count_shared(size_t bytes) {
+  if (bytes <= 48 * 1024)
+    return cudaSuccess;
+  return cudaFuncSetAttribute(tsi_spgemm_count_dense_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
+
+cudaError_t tsi_spgemm_dense_shared_count(const tsi_spgemm_device *d, cudaStream_t stream) {
+  /* The dense and long bins are neighbours in the row list. */
+  tsi_spgemm_args<float> a = tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL);
+  a.rows = d->row_list + d->bin_first[TSI_SPGEMM_DENSE_BIN];
+  a.count = d->bin_rows[TSI_SPGEMM_DENSE_BIN] + d->bin_rows[TSI_SPGEMM_LONG_BIN];
+  if (a.count == 0)
+    return cudaSuccess;
+  const int words = (int)((d->b.cols + 31) / 32);
+  const size_t shared = (size_t)words * sizeof(unsigned);
+  cudaError_t err = allow_count_shared(shared);
+  if (err != cudaSuccess)
+    return err;
+  tsi_spgemm_count_dense_shared<<<(unsigned)tsi_spgemm_blocks(a.count, 1), TSI_SPGEMM_DENSE_COUNT_BLOCK, shared,
+                                  stream>>>(a, words);
   return cudaPeekAtLastError();
 }
 

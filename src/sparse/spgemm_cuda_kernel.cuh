@@ -87,6 +87,12 @@ cudaError_t tsi_spgemm_hash_fill(const tsi_spgemm_device *d, int bin, const int6
 cudaError_t tsi_spgemm_dense_count(const tsi_spgemm_device *d, cudaStream_t stream);
 cudaError_t tsi_spgemm_dense_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
                                   void *c_vals, cudaStream_t stream);
+/* The dense bin in shared memory (spgemm_cuda_dense_shared.cu): the count
+ * of the dense and long bins when d->shared_count, the dense bin's fill when
+ * d->shared_fill_warps > 0. */
+cudaError_t tsi_spgemm_dense_shared_count(const tsi_spgemm_device *d, cudaStream_t stream);
+cudaError_t tsi_spgemm_dense_shared_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
+                                         int32_t *c_cols, void *c_vals, cudaStream_t stream);
 /* The dense bin by expand, sort, compress (spgemm_cuda_rowsort.cu), when
  * the bin rules' dense_sort holds: its count, a thread a product, and its
  * numeric phase. */

@@ -72,6 +72,7 @@ typedef struct tsi_spgemm_bin_rules {
   bool dense_sort;    /* dense and long rows by expand, sort, compress (one bin) */
   int merge_products; /* the merged bin's rows' products at most (0: no merged bin) */
   bool merge_staged;  /* the merged bin's numeric phase stages C's entries in shared memory (default) */
+  bool shared_fill;   /* the dense bin's numeric phase in shared memory (no long bin then) */
 } tsi_spgemm_bin_rules;
 
 /* The dense bin's numeric phase by expand, sort, compress in chunks of
@@ -119,6 +120,12 @@ typedef struct tsi_spgemm_device {
   int64_t long_slots;
   size_t long_slot_bytes;
   tsi_spgemm_rowsort_work rowsort;
+  /* The dense and long bins' count with the bitmap in shared memory; the
+   * dense bin's fill with shared_fill_warps slots of shared_slot_bytes a
+   * block (0: the pool or the sort). */
+  bool shared_count;
+  int shared_fill_warps;
+  size_t shared_slot_bytes;
   /* The range binned last and its bins (host copies). */
   int64_t r0, r1;
   int64_t bin_rows[TSI_SPGEMM_BINS], bin_first[TSI_SPGEMM_BINS];
@@ -141,6 +148,11 @@ static inline size_t tsi_spgemm_part_bytes(int64_t cols, ts_dtype dtype) {
 static inline size_t tsi_spgemm_long_slot_bytes(int64_t cols, ts_dtype dtype) {
   return tsi_spgemm_bitmap_bytes(cols) + (size_t)TSI_SPGEMM_LONG_WARPS * tsi_spgemm_part_bytes(cols, dtype);
 }
+
+/* Whether the dense bin's accumulators fit the device's shared memory for
+ * B's width and value type (d->shared_count, d->shared_fill_warps,
+ * d->rules.shared_fill; all off unless `allowed`). */
+ts_status tsi_spgemm_cuda_shared_dense(ts_context *ctx, tsi_spgemm_device *d, bool allowed);
 
 /* Free bytes of the context's device (0 when unknown). */
 int64_t tsi_spgemm_cuda_free_bytes(ts_context *ctx);
@@ -187,6 +199,7 @@ struct ts_spgemm_plan {
   int64_t dense_warps_per_sm, long_slots_most; /* the pools' caps (spgemm_plan.c) */
   int64_t sort_chunk_bytes;                    /* the dense bin's sort: keys and values a chunk (0: by products) */
   int64_t sort_chunk_products;                 /* or products a chunk (0: from the bytes) */
+  bool shared_dense;                           /* the dense bin in shared memory where it fits */
   ts_csr *host_a, *host_b;                     /* CPU backend */
   tsi_spgemm_host_work host_work;
   int64_t *host_row_nnz;

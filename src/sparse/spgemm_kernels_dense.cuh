@@ -27,10 +27,11 @@
 #define TESSERA_SPGEMM_KERNELS_DENSE_CUH
 
 #include "spgemm_cuda_args.cuh"
+#include "spgemm_kernels_words.cuh"
 
-/* Threads of the symbolic block, and the products a lane loads before it
- * marks them (independent loads in flight). */
-#define TSI_SPGEMM_DENSE_COUNT_BLOCK 256
+/* The products a lane of the symbolic block (TSI_SPGEMM_DENSE_COUNT_BLOCK
+ * threads, spgemm_tuning.h) loads before it marks them (independent loads
+ * in flight). */
 #define TSI_SPGEMM_DENSE_COUNT_BATCH 4
 /* Threads of the long rows' numeric block (a partial sum array a warp). */
 #define TSI_SPGEMM_LONG_BLOCK (TSI_SPGEMM_LONG_WARPS * 32)
@@ -62,24 +63,6 @@ template <int B> __device__ int tsi_spgemm_block_exclusive_sum(int x, int *scrat
   *total = scratch[B / 32];
   __syncthreads();
   return before;
-}
-
-/*
- * A warp's 32 words of a bitmap written out as C's columns: lane l holds
- * word `word` (of index word_base + l) and the place `pos` in C of its first
- * column; the words are taken in turn, the lanes over a word's 32 columns,
- * and emit(col, at) called for each set bit with its place (so that the
- * warp's accesses by column are coalesced).
- */
-template <class Emit>
-__device__ void tsi_spgemm_emit_words(unsigned word, int64_t pos, int word_base, int lane, const Emit &emit) {
-  const unsigned bit = 1u << lane;
-  for (int i = 0; i < 32; i++) {
-    const unsigned wi = __shfl_sync(0xffffffffu, word, i);
-    const int64_t at = __shfl_sync(0xffffffffu, pos, i);
-    if (wi & bit)
-      emit((word_base + i) * 32 + lane, at + __popc(wi & (bit - 1u)));
-  }
 }
 
 /*
@@ -134,13 +117,12 @@ __device__ void tsi_spgemm_warp_entries(const tsi_spgemm_args<T> &a, int64_t row
  * the scanned lengths, so that every lane has a product; a lane loads
  * TSI_SPGEMM_DENSE_COUNT_BATCH products' columns before it marks them, so
  * that the loads of a chunk do not wait on one another. */
-__global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
-    tsi_spgemm_count_dense_rows(tsi_spgemm_args<float> a, unsigned char *pool, size_t slot_bytes) {
+template <bool Shared>
+__device__ void tsi_spgemm_count_dense_rows_into(const tsi_spgemm_args<float> &a, unsigned *bits) {
   constexpr int W = TSI_SPGEMM_DENSE_COUNT_BLOCK / 32;
   __shared__ int lo_s, hi_s;
   __shared__ unsigned long long found_s;
   __shared__ int64_t first_of[W][32], b_at_of[W][32];
-  unsigned *bits = reinterpret_cast<unsigned *>(pool + (size_t)blockIdx.x * slot_bytes);
   const int t = int(threadIdx.x), warp = t / 32, lane = t % 32;
   int64_t *first = first_of[warp], *b_at = b_at_of[warp];
   for (int64_t r = blockIdx.x; r < a.count; r += gridDim.x) {
@@ -202,7 +184,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
     __syncthreads();
     unsigned long long found = 0;
     for (int w = (lo_s >> 5) + t; hi_s >= 0 && w <= (hi_s >> 5); w += TSI_SPGEMM_DENSE_COUNT_BLOCK) {
-      found += (unsigned long long)__popc(__ldcg(bits + w));
+      found += (unsigned long long)__popc(Shared ? bits[w] : __ldcg(bits + w));
       bits[w] = 0u;
     }
     if (found)
@@ -213,6 +195,25 @@ __global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
     __syncthreads();
   }
 }
+
+/* The bitmap a slot of the pool each block. */
+__global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
+    tsi_spgemm_count_dense_rows(tsi_spgemm_args<float> a, unsigned char *pool, size_t slot_bytes) {
+  tsi_spgemm_count_dense_rows_into<false>(a, reinterpret_cast<unsigned *>(pool + (size_t)blockIdx.x * slot_bytes));
+}
+
+#ifdef __CUDACC__ /* dynamic shared memory: not host-emulated */
+/* The bitmap in the block's shared memory (`words` words, cleared first):
+ * no pool, no waves; B's width at most 32 bits a byte of shared memory. */
+__global__ void __launch_bounds__(TSI_SPGEMM_DENSE_COUNT_BLOCK)
+    tsi_spgemm_count_dense_shared(tsi_spgemm_args<float> a, int words) {
+  extern __shared__ unsigned tsi_spgemm_count_bits[];
+  for (int w = int(threadIdx.x); w < words; w += TSI_SPGEMM_DENSE_COUNT_BLOCK)
+    tsi_spgemm_count_bits[w] = 0u;
+  __syncthreads();
+  tsi_spgemm_count_dense_rows_into<true>(a, tsi_spgemm_count_bits);
+}
+#endif
 
 /* Numeric for the long rows, a block a slot: the bitmap (bitmap_bytes),
  * then W partial sum arrays of part_bytes each, all zero between rows.
@@ -283,17 +284,6 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
 
 /* Warps a block of the dense rows' numeric kernel. */
 #define TSI_SPGEMM_DENSE_FILL_WARPS 8
-
-__device__ inline int tsi_spgemm_warp_min(int x) {
-  for (int d = 16; d > 0; d /= 2)
-    x = min(x, __shfl_xor_sync(0xffffffffu, x, d));
-  return x;
-}
-__device__ inline int tsi_spgemm_warp_max(int x) {
-  for (int d = 16; d > 0; d /= 2)
-    x = max(x, __shfl_xor_sync(0xffffffffu, x, d));
-  return x;
-}
 
 /*
  * Numeric for the dense rows, a warp a slot (a bitmap of bitmap_bytes, then

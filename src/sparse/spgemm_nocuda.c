@@ -10,6 +10,12 @@ size_t tsi_spgemm_cuda_scan_bytes(int64_t rows) {
   return 0;
 }
 
+ts_status tsi_spgemm_cuda_shared_dense(ts_context *ctx, tsi_spgemm_device *d, bool allowed) {
+  (void)d;
+  (void)allowed;
+  return no_device(ctx);
+}
+
 int64_t tsi_spgemm_cuda_free_bytes(ts_context *ctx) {
   (void)ctx;
   return 0;

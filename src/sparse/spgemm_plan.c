@@ -99,12 +99,14 @@ ts_status ts_spgemm_plan_create(ts_context *ctx, const ts_csr *a, const ts_csr *
   p->device.rules.long_rows = switched_on("TESSERA_SPGEMM_LONG_ROWS");
   p->device.rules.dense_sort = switched_on("TESSERA_SPGEMM_DENSE_SORT");
   p->device.rules.merge_staged = switched_on("TESSERA_SPGEMM_MERGE_STAGED");
-  p->device.rules.merge_products =
-      switched_on("TESSERA_SPGEMM_MERGE") ? (int)tuned("TESSERA_SPGEMM_MERGE_PRODUCTS", TSI_SPGEMM_MERGE_PRODUCTS) : 0;
+  const bool merge = switched_on("TESSERA_SPGEMM_MERGE") &&
+                     a->rows >= tuned("TESSERA_SPGEMM_MERGE_LEAST_ROWS", TSI_SPGEMM_MERGE_LEAST_ROWS);
+  p->device.rules.merge_products = merge ? (int)tuned("TESSERA_SPGEMM_MERGE_PRODUCTS", TSI_SPGEMM_MERGE_PRODUCTS) : 0;
   p->sort_chunk_bytes = tuned("TESSERA_SPGEMM_SORT_CHUNK_MB", 0) << 20; /* 0: sized from the products */
   p->sort_chunk_products = tuned("TESSERA_SPGEMM_SORT_CHUNK", 0);
   p->dense_warps_per_sm = tuned("TESSERA_SPGEMM_DENSE_WARPS_PER_SM", TSI_SPGEMM_DENSE_WARPS_PER_SM);
   p->long_slots_most = tuned("TESSERA_SPGEMM_LONG_SLOTS", TSI_SPGEMM_LONG_SLOTS);
+  p->shared_dense = switched_on("TESSERA_SPGEMM_SHARED_DENSE");
   st = reserve(p, op, "the copies of A and B", csr_bytes(a) + csr_bytes(b));
   if (st == TS_SUCCESS && on_gpu(p)) {
     st = upload_operand(ctx, a, &p->device.a);
@@ -183,7 +185,11 @@ static int64_t slots_within(int64_t limit, size_t slot_bytes, int64_t most) {
  * TSI_SPGEMM_LONG_POOL_BYTES allow, at least one. */
 static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
-  const int64_t rows = d->bin_rows[TSI_SPGEMM_DENSE_BIN], long_rows = d->bin_rows[TSI_SPGEMM_LONG_BIN];
+  /* The dense pool serves the count unless it runs in shared memory, and
+   * the fill when it neither sorts nor runs in shared memory. */
+  const bool pool_needed = !d->shared_count || (!d->rules.dense_sort && d->shared_fill_warps == 0);
+  const int64_t rows = pool_needed ? d->bin_rows[TSI_SPGEMM_DENSE_BIN] : 0;
+  const int64_t long_rows = d->bin_rows[TSI_SPGEMM_LONG_BIN];
   if ((rows == 0 || d->pool) && (long_rows == 0 || d->long_pool))
     return TS_SUCCESS;
   ts_device_info info;
@@ -236,7 +242,7 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
 static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
   tsi_spgemm_rowsort_work *w = &d->rowsort;
-  if (!d->rules.dense_sort || d->bin_rows[TSI_SPGEMM_DENSE_BIN] == 0 || w->tables)
+  if (!d->rules.dense_sort || d->shared_fill_warps > 0 || d->bin_rows[TSI_SPGEMM_DENSE_BIN] == 0 || w->tables)
     return TS_SUCCESS;
   const int64_t per_product = 2 * (int64_t)(sizeof(unsigned long long) + ts_dtype_size(p->dtype));
   int64_t chunk_bytes = p->sort_chunk_bytes;
@@ -328,7 +334,9 @@ static ts_status create_row_offsets(ts_spgemm_plan *p, const char *op) {
 
 static ts_status symbolic_gpu(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
-  ts_status st = allocate_workspace(p, op);
+  ts_status st = tsi_spgemm_cuda_shared_dense(p->ctx, d, p->shared_dense);
+  if (st == TS_SUCCESS)
+    st = allocate_workspace(p, op);
   if (st == TS_SUCCESS)
     st = create_row_offsets(p, op);
   if (st == TS_SUCCESS)
@@ -398,7 +406,10 @@ static void write_explain(ts_spgemm_plan *p) {
   if (n < (int)sizeof p->explain)
     n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, ", dense %lld (%lld at a time, %zu bytes each)",
                   (long long)d->bin_rows[TSI_SPGEMM_DENSE_BIN], (long long)d->pool_slots, d->slot_bytes);
-  if (n < (int)sizeof p->explain && d->rules.dense_sort)
+  if (n < (int)sizeof p->explain && (d->shared_count || d->shared_fill_warps > 0))
+    n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, " in shared memory (%s%s)",
+                  d->shared_count ? "count" : "", d->shared_fill_warps > 0 ? ", fill: a warp a row" : "");
+  if (n < (int)sizeof p->explain && d->rules.dense_sort && d->shared_fill_warps == 0)
     n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, " by sort: %lld products in chunks of %lld",
                   (long long)d->rowsort.products, (long long)d->rowsort.capacity);
   if (n < (int)sizeof p->explain)

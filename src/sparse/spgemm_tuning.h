@@ -33,6 +33,13 @@
 #define TSI_SPGEMM_MERGE_BIN (TSI_SPGEMM_LONG_BIN + 1)
 #define TSI_SPGEMM_MERGE_ENTRIES 8
 #define TSI_SPGEMM_MERGE_PRODUCTS 64
+/* The merged bin only for A of at least this many rows
+ * (TESSERA_SPGEMM_MERGE_LEAST_ROWS overrides it at plan creation): a thread
+ * merging a row waits on one load of B after another, which many rows hide
+ * and few do not, where a warp a row loads its products at once. Design
+ * (ncu, H200: the merged fill 25-50 us on 34 to 4,000 rows against 5-9 us for
+ * the warp-sorted bins; bench/notes/spgemm.md). */
+#define TSI_SPGEMM_MERGE_LEAST_ROWS 32768
 #define TSI_SPGEMM_BINS (TSI_SPGEMM_MERGE_BIN + 1)
 /* Entries of A that make a dense row long: its numeric phase then takes a
  * block of TSI_SPGEMM_LONG_WARPS warps, each adding A's entries w, w + W,
@@ -76,5 +83,13 @@
 #define TSI_SPGEMM_SORT_CHUNK_MOST ((int64_t)1 << 30)
 #define TSI_SPGEMM_SORT_CHUNK_BYTES ((int64_t)64 << 20)
 #define TSI_SPGEMM_SORT_CHUNK_LEAST ((int64_t)1 << 16)
+/* The dense bin in shared memory (spgemm_cuda_dense_shared.cu) when B's
+ * width fits a block's: the numeric phase's block takes as many warps (a
+ * bitmap and B's width of values each) as this many bytes hold, 1 to 8, so
+ * that two blocks share a multiprocessor where the width allows
+ * (TESSERA_SPGEMM_SHARED_DENSE=0 turns the shared accumulators off). Design. */
+#define TSI_SPGEMM_SHARED_BLOCK_BYTES ((size_t)96 << 10)
+/* Threads of the dense and long rows' count, a block a row. */
+#define TSI_SPGEMM_DENSE_COUNT_BLOCK 256
 
 #endif

@@ -9,11 +9,12 @@
  * past 2^31 is counted in 64 bits and a C that passes the budget is refused
  * with its bytes named.
  *
- * The bins run again with the plan's switches: the merged bin off (the
- * same bits with it as without: test_merged_bin), the hash bins for rows of
- * few products, the full-width accumulators (dense and long rows, default
- * and smallest pools) instead of the dense rows' sort, and that sort in its
- * smallest chunks.
+ * The bins run again with the plan's switches: the merged bin off and at
+ * every size (the same bits with it as without: test_merged_bin), the dense
+ * rows out of shared memory (the same bits: test_shared_dense), the hash
+ * bins for rows of few products, the full-width accumulators (dense and
+ * long rows, default and smallest pools) instead of the dense rows' sort,
+ * and that sort in its smallest chunks.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the matrices shrink, the
  * 2^31 count case is left out and the corpus keeps 3 small ones; racecheck
@@ -180,6 +181,7 @@ static void test_bins_with(ts_dtype dtype, const char *what, const char *const *
  * Then the bin with no bound on products (rows that would take the hash
  * bins), against the textbook product. */
 static void test_merged_bin(ts_dtype dtype) {
+  setenv("TESSERA_SPGEMM_MERGE_LEAST_ROWS", "1", 1); /* the bin at these sizes too */
   unsigned long long state = 47 + (unsigned long long)dtype;
   const int64_t lengths[] = {0, 1, 2, 3, 5, 7, TSI_SPGEMM_MERGE_ENTRIES, TSI_SPGEMM_MERGE_ENTRIES + 1, 12};
   const int64_t b_lengths[] = {0, 1, 3, 6, 13, 40};
@@ -212,6 +214,40 @@ static void test_merged_bin(ts_dtype dtype) {
   ts_csr_destroy(m[0]);
   ts_csr_destroy(m[1]);
   ts_csr_destroy(b);
+  unsetenv("TESSERA_SPGEMM_MERGE_LEAST_ROWS");
+}
+
+/* The dense bin's accumulators in shared memory against the same rows
+ * through expand, sort, compress (TESSERA_SPGEMM_SHARED_DENSE=0), bitwise:
+ * both add each column's products in the order of A's entries. Rows of
+ * 60 to 400 entries of A on rows of B of 20 to 60 (past 2048 products), B
+ * as wide as a block's shared memory holds eight warps' accumulators, two,
+ * one (in double), and only the count's bitmap; and against the textbook
+ * product. */
+static void test_shared_dense(ts_dtype dtype) {
+  unsigned long long state = 71 + (unsigned long long)dtype;
+  const int64_t lengths[] = {0, 3, 60, 130, 400, 17};
+  const int64_t b_lengths[] = {20, 41, 60, 2};
+  const int64_t widths[] = {3000, 20000, 40000, 100000};
+  for (int w = 0; w < 4; w++) {
+    char what[96];
+    snprintf(what, sizeof what, "dense rows in shared memory, B of %lld columns", (long long)widths[w]);
+    ts_csr *a = pt_random_csr(pick(700, 90), pick(2000, 500), lengths, 6, dtype, &state);
+    ts_csr *b = pt_random_csr(pick(2000, 500), widths[w], b_lengths, 4, dtype, &state);
+    if (a && b) {
+      setenv("TESSERA_SPGEMM_SHARED_DENSE", "0", 1);
+      ts_csr *want = gpu_product(what, a, b, 0, NULL);
+      unsetenv("TESSERA_SPGEMM_SHARED_DENSE");
+      ts_csr *got = gpu_product(what, a, b, 0, NULL);
+      CHECK_MSG(got && want && pt_csr_identical(got, want), "%s: other bits than the dense rows' sort", what);
+      ts_csr_destroy(got);
+      ts_csr_destroy(want);
+      check_product(what, a, b, w == 0);
+    }
+    CHECK_MSG(a && b, "%s: generation failed", what);
+    ts_csr_destroy(a);
+    ts_csr_destroy(b);
+  }
 }
 
 static void test_shapes(ts_dtype dtype) {
@@ -355,9 +391,15 @@ int main(void) {
     const char *const chunks[] = {"TESSERA_SPGEMM_SORT_CHUNK", "5000", NULL};
     test_bins_with(dtype, "bins (dense sort in small chunks)", chunks);
     test_bins_with(dtype, "bins (merged bin off)", (const char *const[]){"TESSERA_SPGEMM_MERGE", "0", NULL});
+    test_bins_with(dtype, "bins (merged bin at every size)",
+                   (const char *const[]){"TESSERA_SPGEMM_MERGE_LEAST_ROWS", "1", NULL});
+    test_bins_with(dtype, "bins (dense rows out of shared memory)",
+                   (const char *const[]){"TESSERA_SPGEMM_SHARED_DENSE", "0", NULL});
     section_done("bins", start);
     test_merged_bin(dtype);
     section_done("merged bin", start);
+    test_shared_dense(dtype);
+    section_done("dense rows in shared memory", start);
     test_shapes(dtype);
     section_done("shapes", start);
     test_edges(dtype);
