@@ -112,20 +112,8 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SHARED_WARPS * 32)
     }
     lo = tsi_spgemm_warp_min(lo);
     hi = tsi_spgemm_warp_max(hi);
-    int64_t at = a.c_off[row] - a.c_base;
-    for (int word0 = lo >> 5; hi >= 0 && word0 <= (hi >> 5); word0 += 32) {
-      const int w = word0 + lane;
-      const unsigned word = w <= (hi >> 5) ? bits[w] : 0u;
-      const int count = __popc(word);
-      const int incl = tsi_spgemm_warp_inclusive_sum(count, lane);
-      if (w <= (hi >> 5))
-        bits[w] = 0u;
-      tsi_spgemm_emit_words(word, at + incl - count, word0, lane, [&](int col, int64_t out) {
-        a.c_cols[out] = col;
-        a.c_vals[out] = values[col];
-      });
-      at += __shfl_sync(0xffffffffu, incl, 31);
-    }
+    tsi_spgemm_warp_write_row(bits, values, lo, hi, a.c_off[row] - a.c_base, a.c_cols, a.c_vals, lane,
+                              [&](int w) { return bits[w]; });
     __syncwarp();
   }
 }

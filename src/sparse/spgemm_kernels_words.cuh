@@ -25,6 +25,31 @@ __device__ void tsi_spgemm_emit_words(unsigned word, int64_t pos, int word_base,
   }
 }
 
+/*
+ * A warp's row of C from a bitmap accumulator: the words between the row's
+ * least and greatest column (lo, hi: warp-wide; hi < 0 for none) read by
+ * read_word(w) in order, a word a lane, each word's columns written from
+ * place `at` of c_cols and c_vals with their values, a lane a column
+ * (tsi_spgemm_emit_words()); the words are left zero for the next row.
+ */
+template <class T, class ReadWord>
+__device__ void tsi_spgemm_warp_write_row(unsigned *bits, const T *values, int lo, int hi, int64_t at, int32_t *c_cols,
+                                          T *c_vals, int lane, const ReadWord &read_word) {
+  for (int first = lo >> 5; hi >= 0 && first <= (hi >> 5); first += 32) {
+    const int w = first + lane;
+    const unsigned word = w <= (hi >> 5) ? read_word(w) : 0u;
+    const int count = __popc(word);
+    const int incl = tsi_spgemm_warp_inclusive_sum(count, lane);
+    if (w <= (hi >> 5))
+      bits[w] = 0u;
+    tsi_spgemm_emit_words(word, at + incl - count, first, lane, [&](int col, int64_t out) {
+      c_cols[out] = col;
+      c_vals[out] = values[col];
+    });
+    at += __shfl_sync(0xffffffffu, incl, 31);
+  }
+}
+
 __device__ inline int tsi_spgemm_warp_min(int x) {
   for (int d = 16; d > 0; d /= 2)
     x = min(x, __shfl_xor_sync(0xffffffffu, x, d));
