@@ -37,8 +37,7 @@
  * (TESSERA_SPGEMM_MERGE_LEAST_ROWS overrides it at plan creation): a thread
  * merging a row waits on one load of B after another, which many rows hide
  * and few do not, where a warp a row loads its products at once. Design
- * (ncu, H200: the merged fill 25-50 us on 34 to 4,000 rows against 5-9 us for
- * the warp-sorted bins; bench/notes/spgemm.md). */
+ * (the measurements: bench/notes/spgemm.md, session 10). */
 #define TSI_SPGEMM_MERGE_LEAST_ROWS 32768
 #define TSI_SPGEMM_BINS (TSI_SPGEMM_MERGE_BIN + 1)
 /* Entries of A that make a dense row long: its numeric phase then takes a
