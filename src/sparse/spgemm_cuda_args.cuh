@@ -61,6 +61,41 @@ __device__ inline int64_t tsi_spgemm_b_row(const tsi_spgemm_args<T> &a, int64_t 
   return a.b_off[k + 1] - *first;
 }
 
+/* A warp's chunk of 32 of A's entries from `chunk` (row ending at `end`)
+ * flattened into their products: lane l loads entry chunk + l and its row
+ * of B, and first[l] (the entry's first product in the chunk) and b_at[l]
+ * (its first entry of B) are written for the warp; returns the chunk's
+ * products. The caller's warp barrier comes before first and b_at are read. */
+template <class T>
+__device__ inline int64_t tsi_spgemm_chunk_products(const tsi_spgemm_args<T> &a, int64_t chunk, int64_t end, int lane,
+                                                    int64_t *first, int64_t *b_at) {
+  int64_t bb;
+  const int64_t len = tsi_spgemm_b_row(a, chunk + lane, end, &bb);
+  int64_t incl = len;
+  for (int d = 1; d < 32; d *= 2) {
+    const int64_t y = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= d)
+      incl += y;
+  }
+  first[lane] = incl - len;
+  b_at[lane] = bb;
+  return __shfl_sync(0xffffffffu, incl, 31);
+}
+
+/* The entry of a chunk's product j (below its products): the last entry
+ * whose first product is at or before j, a nonempty one. */
+__device__ inline int tsi_spgemm_chunk_entry(const int64_t *first, int64_t j) {
+  int e = 0, e_hi = 31;
+  while (e < e_hi) {
+    const int mid = (e + e_hi + 1) / 2;
+    if (first[mid] <= j)
+      e = mid;
+    else
+      e_hi = mid - 1;
+  }
+  return e;
+}
+
 /* Inclusive sum of x over the warp's lanes. */
 __device__ inline int tsi_spgemm_warp_inclusive_sum(int x, int lane) {
   for (int d = 1; d < 32; d *= 2) {

@@ -136,17 +136,7 @@ __device__ void tsi_spgemm_count_dense_rows_into(const tsi_spgemm_args<float> &a
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
     const int64_t end = a.a_off[row + 1];
     for (int64_t chunk = a.a_off[row] + 32 * warp; chunk < end; chunk += 32 * W) {
-      int64_t bb;
-      const int64_t len = tsi_spgemm_b_row(a, chunk + lane, end, &bb);
-      int64_t incl = len;
-      for (int d = 1; d < 32; d *= 2) {
-        const int64_t y = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= d)
-          incl += y;
-      }
-      const int64_t total = __shfl_sync(0xffffffffu, incl, 31);
-      first[lane] = incl - len;
-      b_at[lane] = bb;
+      const int64_t total = tsi_spgemm_chunk_products(a, chunk, end, lane, first, b_at);
       __syncwarp();
       for (int64_t j0 = lane; j0 < total; j0 += 32 * TSI_SPGEMM_DENSE_COUNT_BATCH) {
         int32_t cols[TSI_SPGEMM_DENSE_COUNT_BATCH]; /* loaded together, then marked */
@@ -155,14 +145,7 @@ __device__ void tsi_spgemm_count_dense_rows_into(const tsi_spgemm_args<float> &a
           const int64_t j = j0 + 32 * u;
           cols[u] = -1;
           if (j < total) {
-            int e = 0, e_hi = 31; /* the last entry whose first product is at or before j: a nonempty one */
-            while (e < e_hi) {
-              const int mid = (e + e_hi + 1) / 2;
-              if (first[mid] <= j)
-                e = mid;
-              else
-                e_hi = mid - 1;
-            }
+            const int e = tsi_spgemm_chunk_entry(first, j);
             cols[u] = a.b_cols[b_at[e] + (j - first[e])];
           }
         }

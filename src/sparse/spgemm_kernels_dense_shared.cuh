@@ -50,17 +50,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SHARED_WARPS * 32)
     int lo = TSI_SPGEMM_EMPTY, hi = -1;
     const int64_t end = a.a_off[row + 1];
     for (int64_t chunk = a.a_off[row]; chunk < end; chunk += 32) {
-      int64_t bb;
-      const int64_t len = tsi_spgemm_b_row(a, chunk + lane, end, &bb);
-      int64_t incl = len;
-      for (int d = 1; d < 32; d *= 2) {
-        const int64_t y = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= d)
-          incl += y;
-      }
-      const int64_t total = __shfl_sync(0xffffffffu, incl, 31);
-      first[lane] = incl - len;
-      b_at[lane] = bb;
+      const int64_t total = tsi_spgemm_chunk_products(a, chunk, end, lane, first, b_at);
       xs[lane] = chunk + lane < end ? a.a_vals[chunk + lane] : T(0);
       __syncwarp();
       for (int64_t j0 = 0; j0 < total; j0 += 32 * TSI_SPGEMM_SHARED_BATCH) {
@@ -74,14 +64,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SHARED_WARPS * 32)
           cols[u] = 0;
           products[u] = T(0);
           if (j < total) {
-            int e = 0, e_hi = 31; /* the last entry whose first product is at or before j: a nonempty one */
-            while (e < e_hi) {
-              const int mid = (e + e_hi + 1) / 2;
-              if (first[mid] <= j)
-                e = mid;
-              else
-                e_hi = mid - 1;
-            }
+            const int e = tsi_spgemm_chunk_entry(first, j);
             const int64_t kb = b_at[e] + (j - first[e]);
             cols[u] = a.b_cols[kb];
             products[u] = tsi_spgemm_product(xs[e], a.b_vals[kb]);
