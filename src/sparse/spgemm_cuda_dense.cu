@@ -24,12 +24,6 @@ cudaError_t tsi_spgemm_dense_count(const tsi_spgemm_device *d, cudaStream_t stre
   return cudaPeekAtLastError();
 }
 
-static cudaError_t allow_count_shared(size_t bytes) {
-  if (bytes <= 48 * 1024)
-    return cudaSuccess;
-  return cudaFuncSetAttribute(tsi_spgemm_count_dense_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-}
-
 cudaError_t tsi_spgemm_dense_shared_count(const tsi_spgemm_device *d, cudaStream_t stream) {
   /* The dense and long bins are neighbours in the row list. */
   tsi_spgemm_args<float> a = tsi_spgemm_make_args<float>(d, NULL, 0, NULL, NULL);
@@ -39,7 +33,7 @@ cudaError_t tsi_spgemm_dense_shared_count(const tsi_spgemm_device *d, cudaStream
     return cudaSuccess;
   const int words = (int)((d->b.cols + 31) / 32);
   const size_t shared = (size_t)words * sizeof(unsigned);
-  cudaError_t err = allow_count_shared(shared);
+  cudaError_t err = tsi_spgemm_allow_shared(tsi_spgemm_count_dense_shared, shared);
   if (err != cudaSuccess)
     return err;
   tsi_spgemm_count_dense_shared<<<(unsigned)tsi_spgemm_blocks(a.count, 1), TSI_SPGEMM_DENSE_COUNT_BLOCK, shared,

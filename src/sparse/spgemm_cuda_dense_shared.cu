@@ -17,12 +17,6 @@ constexpr size_t count_static_bytes = (size_t)TSI_SPGEMM_DENSE_COUNT_BLOCK * 2 *
 
 size_t round16(size_t n) { return (n + 15) / 16 * 16; }
 
-template <class Kernel> cudaError_t allow_shared(Kernel kernel, size_t bytes) {
-  if (bytes <= 48 * 1024)
-    return cudaSuccess;
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-}
-
 template <class T>
 cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols, void *c_vals,
                        cudaStream_t stream) {
@@ -33,7 +27,7 @@ cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, int64_t
     return cudaSuccess;
   const int warps = d->shared_fill_warps;
   const size_t shared = (size_t)warps * d->shared_slot_bytes;
-  cudaError_t err = allow_shared(tsi_spgemm_fill_dense_shared<T>, shared);
+  cudaError_t err = tsi_spgemm_allow_shared(tsi_spgemm_fill_dense_shared<T>, shared);
   if (err != cudaSuccess)
     return err;
   const int words = (int)((d->b.cols + 31) / 32);

@@ -153,11 +153,9 @@ cudaError_t launch(Kernel kernel, int64_t rows, int block, int group, size_t sha
                    cudaStream_t stream) {
   if (rows <= 0)
     return cudaSuccess;
-  if (shared > 48 * 1024) {
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-    if (err != cudaSuccess)
-      return err;
-  }
+  cudaError_t err = tsi_spgemm_allow_shared(kernel, shared);
+  if (err != cudaSuccess)
+    return err;
   kernel<<<(unsigned)tsi_spgemm_blocks(rows, block / group), block, shared, stream>>>(args);
   return cudaPeekAtLastError();
 }

@@ -100,6 +100,14 @@ cudaError_t tsi_spgemm_rowsort_count(const tsi_spgemm_device *d, cudaStream_t st
 cudaError_t tsi_spgemm_rowsort_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
                                     void *c_vals, cudaStream_t stream);
 
+/* Lets `kernel` take `bytes` of dynamic shared memory (opting in past the
+ * default 48 KB). */
+template <class Kernel> cudaError_t tsi_spgemm_allow_shared(Kernel kernel, size_t bytes) {
+  if (bytes <= 48 * 1024)
+    return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
+
 /* Blocks for `groups` groups of `per_block` a block: at most 32 a
  * multiprocessor (grid-stride beyond). */
 int64_t tsi_spgemm_blocks(int64_t groups, int per_block);
