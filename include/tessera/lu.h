@@ -200,6 +200,21 @@ typedef struct ts_lu_options {
    * perturbed pivots are always checked (the singularity policy). Default 0.
    */
   int unchecked_solves;
+  /**
+   * AMD's dense-row control (SuiteSparse AMD's AMD_DENSE), read with
+   * TS_LU_ORDER_AMD: a row of the pattern ordered with more than
+   * max(16, amd_dense * sqrt(n)) entries (n: the order of the matrix, or
+   * of the diagonal block, that AMD orders) takes no part in the minimum
+   * degree search and is ordered last. 0 (the default) means AMD's own
+   * default, 10; a negative value treats no row as dense. AMD's time grows
+   * with the product of a dense row's length and the order, so a matrix
+   * with a few long rows (a circuit's supply nets) is ordered much faster
+   * with a lower value, at the price of some fill (the trade measured on
+   * generated circuits: bench/notes/lu-analysis.md). Lower it for a matrix
+   * analyzed for a few solves; keep the default for a Newton loop of many
+   * refactorizations.
+   */
+  double amd_dense;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */

@@ -17,24 +17,16 @@ typedef struct tspy_lu {
 } tspy_lu;
 
 static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {"context",
-                             "ordering",
-                             "no_matching",
-                             "no_perturbation",
-                             "pivot_threshold",
-                             "float_factors",
-                             "refine_max_steps",
-                             "refine_tolerance",
-                             "backend",
-                             "refresh_pivots",
-                             NULL};
+  static char *keywords[] = {"context",         "ordering",      "no_matching",      "no_perturbation",
+                             "pivot_threshold", "float_factors", "refine_max_steps", "refine_tolerance",
+                             "backend",         "amd_dense",     "refresh_pivots",   NULL};
   tspy_context *context = NULL;
   ts_lu_options options = {0};
   int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiidii", keywords, tspy_context_converter, &context, &ordering,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiididi", keywords, tspy_context_converter, &context, &ordering,
                                    &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
                                    &options.float_factors, &options.refine_max_steps, &options.refine_tolerance,
-                                   &backend, &options.refresh_pivots))
+                                   &backend, &options.amd_dense, &options.refresh_pivots))
     return NULL;
   options.ordering = (ts_lu_ordering)ordering;
   options.backend = (ts_backend)backend;

@@ -37,18 +37,28 @@ static int get_pattern(PyObject *item, tspy_csr_view *view) {
 }
 
 static PyObject *batch_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {"context",          "patterns",         "counts",          "ordering",
-                             "no_matching",      "no_perturbation",  "pivot_threshold", "float_factors",
-                             "refine_max_steps", "refine_tolerance", "backend",         NULL};
+  static char *keywords[] = {"context",
+                             "patterns",
+                             "counts",
+                             "ordering",
+                             "no_matching",
+                             "no_perturbation",
+                             "pivot_threshold",
+                             "float_factors",
+                             "refine_max_steps",
+                             "refine_tolerance",
+                             "backend",
+                             "amd_dense",
+                             NULL};
   tspy_context *context = NULL;
   PyObject *patterns_obj, *counts_obj;
   ts_lu_options options = {0};
   int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O!O!|iiidiidi", keywords, tspy_context_converter, &context,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O!O!|iiidiidid", keywords, tspy_context_converter, &context,
                                    &PyTuple_Type, &patterns_obj, &PyTuple_Type, &counts_obj, &ordering,
                                    &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
                                    &options.float_factors, &options.refine_max_steps, &options.refine_tolerance,
-                                   &backend))
+                                   &backend, &options.amd_dense))
     return NULL;
   options.ordering = (ts_lu_ordering)ordering;
   options.backend = (ts_backend)backend;

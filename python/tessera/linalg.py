@@ -10,6 +10,7 @@ On a CUDA context the numeric factorization and the solves run on the GPU.
 Complex matrices (complex64, complex128) are factored in complex double.
 """
 
+import math
 import types
 
 import numpy as np
@@ -97,11 +98,12 @@ def _option_codes(
     refine_steps=None,
     refine_tolerance=None,
     backend=None,
+    amd_dense=None,
 ):
     """The options of :func:`splu` (and :func:`tessera.splu_batch`), checked,
     as the ts_lu_options arguments of _core.LU and _core.LUBatch: ordering,
     no_matching, no_perturbation, pivot_threshold, float_factors,
-    refine_max_steps, refine_tolerance, backend."""
+    refine_max_steps, refine_tolerance, backend, amd_dense."""
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, got {backend!r}")
     if refine_steps is not None and (int(refine_steps) != refine_steps or refine_steps < 0):
@@ -109,6 +111,8 @@ def _option_codes(
     for name, value in (("pivot_threshold", pivot_threshold), ("refine_tolerance", refine_tolerance)):
         if value is not None and not value > 0:
             raise ValueError(f"{name} must be positive, got {value!r}")
+    if amd_dense is not None and (isinstance(amd_dense, bool) or not math.isfinite(amd_dense)):
+        raise ValueError(f"amd_dense must be a finite number (negative: no dense rows), got {amd_dense!r}")
     return (
         _ordering_code(permc_spec, ordering),
         0 if matching else 1,
@@ -118,6 +122,7 @@ def _option_codes(
         -1 if refine_steps == 0 else int(refine_steps or 0),
         float(refine_tolerance or 0.0),
         _BACKENDS[backend],
+        float(amd_dense or 0.0),
     )
 
 
@@ -357,6 +362,13 @@ def splu(A, permc_spec=None, **options):
         refine_tolerance: refinement stops below this backward error.
         backend: where the numeric phase and the solves run: None or
             ``"auto"`` (the context's backend), ``"cpu"``, ``"cuda"``.
+        amd_dense: AMD's dense-row control (``ts_lu_options.amd_dense``):
+            rows of A + A^T with more than max(16, amd_dense * sqrt(n))
+            entries are ordered last, outside the minimum-degree search.
+            None or 0: AMD's default, 10; negative: no row is dense. A lower value
+            orders a matrix with a few long rows (a circuit's supply nets)
+            much faster at the price of some fill: for a factorization
+            solved a few times rather than refactored many times.
         refresh_pivots: when a :meth:`SparseLU.refactor` finds the pivots of
             the analysis degraded for the new values, analyze those values
             anew and factor again (``stats.pivots_refreshed``) instead of

@@ -50,6 +50,10 @@ ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown levelize backend %d", op, (int)o.levelize_backend);
   if (o.levelize_backend == TS_BACKEND_CUDA && (!ctx || ctx->backend != TS_BACKEND_CUDA))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the levelization on the GPU needs a CUDA context", op);
+  if (!isfinite(o.amd_dense))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: amd_dense %g is not finite", op, o.amd_dense);
+  if (o.amd_dense == 0.0)
+    o.amd_dense = TSI_LU_AMD_DENSE_DEFAULT;
   *resolved = o;
   return TS_SUCCESS;
 }

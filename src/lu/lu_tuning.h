@@ -141,6 +141,10 @@
  * analyze + factor + solve against KLU on the netlists of 10^3 rows
  * (btf_ordering_cpu.c, bench/notes/lu-newton.md). */
 #define TSI_LU_BTF_LARGEST_BLOCK_SHARE 0.9
+
+/* ts_lu_options::amd_dense when left at 0: AMD's own default
+ * (AMD_DEFAULT_DENSE), so that the default ordering is AMD's. */
+#define TSI_LU_AMD_DENSE_DEFAULT 10.0
 /* The block form is kept without comparing it with the whole matrix's
  * ordering when the updates above its blocks are at most this share of its
  * flops: none on sherman5 and fs_183_6, where the block form filled no more;

@@ -1,8 +1,9 @@
 /* ts_lu_create / ts_lu_analyze / ts_lu_get_stats: option checks and
  * defaults, input checks, empty and 1 x 1 matrices, a second analysis
  * replacing the first (also after a failed one), statistics of a circuit
- * matrix under each ordering, and the same analysis on two threads (the
- * AMD ordering of A beside the matching) as on one. */
+ * matrix under each ordering, AMD's dense rows (amd_dense), and the same
+ * analysis on two threads (the AMD ordering of A beside the matching) as on
+ * one. */
 #include "test_lu_analysis_common.h"
 
 #include "lu/lu_tuning.h"
@@ -16,6 +17,7 @@ static void test_options(void) {
   CHECK(lu->options.no_matching == 0 && lu->options.no_perturbation == 0);
   CHECK(lu->options.pivot_threshold == 1e-14 && lu->options.refine_max_steps == 30);
   CHECK(lu->options.refine_tolerance == 1e-14 && lu->options.symbolic_memory_budget == 0);
+  CHECK(lu->options.amd_dense == 10.0); /* AMD's own default */
   CHECK(lu->state == TSI_LU_CREATED && lu->stats.singular_column == -1);
   ts_lu_options from_null = lu->options;
   ts_lu_destroy(lu);
@@ -29,7 +31,7 @@ static void test_options(void) {
         zero->no_perturbation == from_null.no_perturbation && zero->pivot_threshold == from_null.pivot_threshold &&
         zero->float_factors == from_null.float_factors && zero->refine_max_steps == from_null.refine_max_steps &&
         zero->refine_tolerance == from_null.refine_tolerance &&
-        zero->symbolic_memory_budget == from_null.symbolic_memory_budget);
+        zero->symbolic_memory_budget == from_null.symbolic_memory_budget && zero->amd_dense == from_null.amd_dense);
   ts_lu_destroy(lu);
 
   memset(&options, 0, sizeof options);
@@ -40,7 +42,7 @@ static void test_options(void) {
   CHECK(lu->options.pivot_threshold == 1e-7 && lu->options.refine_max_steps == -1);
   ts_lu_destroy(lu);
 
-  const char *what[11] = {"ordering",
+  const char *what[13] = {"ordering",
                           "pivot_threshold",
                           "pivot_threshold NaN",
                           "refine_max_steps",
@@ -50,8 +52,10 @@ static void test_options(void) {
                           "symbolic_backend",
                           "symbolic_backend CUDA without a context",
                           "levelize_backend",
-                          "levelize_backend CUDA without a context"};
-  for (int bad = 0; bad < 11; bad++) {
+                          "levelize_backend CUDA without a context",
+                          "amd_dense NaN",
+                          "amd_dense infinite"};
+  for (int bad = 0; bad < 13; bad++) {
     memset(&options, 0, sizeof options);
     switch (bad) {
     case 0:
@@ -84,8 +88,14 @@ static void test_options(void) {
     case 9:
       options.levelize_backend = (ts_backend)9;
       break;
-    default:
+    case 10:
       options.levelize_backend = TS_BACKEND_CUDA;
+      break;
+    case 11:
+      options.amd_dense = NAN;
+      break;
+    default:
+      options.amd_dense = -INFINITY;
       break;
     }
     lu = (ts_lu *)&options; /* must be reset to NULL on failure */
@@ -239,6 +249,97 @@ static void test_circuit_stats(void) {
   ts_csr_destroy(a);
 }
 
+/* The column order of a's analysis with amd_dense (the default when 0);
+ * NULL when the analysis fails. */
+static int32_t *amd_order_with(const ts_csr *a, double amd_dense) {
+  ts_lu_options options = {0};
+  options.amd_dense = amd_dense;
+  ts_lu *lu = NULL;
+  int32_t *order = NULL;
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  if (ts_lu_analyze(lu, a) == TS_SUCCESS) {
+    order = malloc((size_t)a->rows * sizeof *order);
+    memcpy(order, lu->col_perm, (size_t)a->rows * sizeof *order);
+  }
+  ts_lu_destroy(lu);
+  return order;
+}
+
+/* amd_dense, against AMD's rule counted here on A + A^T: with 1, the rows of
+ * more than max(16, sqrt(n)) entries off the diagonal (a circuit's supply
+ * nets) are ordered last, and the system still solves; 10 is the default;
+ * -1 (no dense rows) orders as the default does where no row reaches
+ * 10 sqrt(n). The circuit's nets keep it one block (the whole matrix ordered),
+ * and its largest diagonal keeps the rows in place, so M's rows are A's. */
+static void test_amd_dense(void) {
+  if (lu_test_skip_without(TS_LU_ORDER_AMD, "AMD's dense rows"))
+    return;
+  ts_circuit_params params = ts_circuit_defaults(3000);
+  ts_csr *a = NULL;
+  CHECK_OK(NULL, ts_gen_circuit(NULL, &params, 5, TS_FLOAT64, &a));
+  const int64_t n = a->rows;
+  /* Degrees of A + A^T off the diagonal: A's rows, plus A's columns whose
+   * mirror entry is missing. */
+  int64_t *degree = calloc((size_t)n, sizeof *degree);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      const int32_t j = a->col_idx[k];
+      if (j == i)
+        continue;
+      degree[i]++;
+      int64_t m = a->row_ptr[j];
+      while (m < a->row_ptr[j + 1] && a->col_idx[m] < i)
+        m++;
+      if (m == a->row_ptr[j + 1] || a->col_idx[m] != i)
+        degree[j]++;
+    }
+  const double low = fmax(16.0, sqrt((double)n)), high = 10.0 * sqrt((double)n);
+  int64_t dense = 0, above_high = 0;
+  for (int64_t i = 0; i < n; i++) {
+    dense += degree[i] > low;
+    above_high += degree[i] > high;
+  }
+  CHECK_MSG(dense >= 2 && above_high == 0, "the circuit should have dense nets below 10 sqrt(n): %lld, %lld",
+            (long long)dense, (long long)above_high);
+
+  int32_t *by_default = amd_order_with(a, 0.0), *ten = amd_order_with(a, 10.0);
+  int32_t *none = amd_order_with(a, -1.0), *one = amd_order_with(a, 1.0);
+  CHECK(by_default && ten && none && one);
+  if (by_default && ten && none && one) {
+    CHECK(memcmp(by_default, ten, (size_t)n * sizeof *ten) == 0);
+    CHECK(memcmp(by_default, none, (size_t)n * sizeof *none) == 0);
+    int64_t dense_last = 0;
+    for (int64_t k = n - dense; k < n; k++)
+      dense_last += degree[one[k]] > low;
+    CHECK_MSG(dense_last == dense, "%lld of the %lld dense rows ordered last", (long long)dense_last, (long long)dense);
+    CHECK(memcmp(by_default, one, (size_t)n * sizeof *one) != 0);
+  }
+
+  /* The system solves in the new order. */
+  ts_lu_options options = {0};
+  options.amd_dense = 1.0;
+  ts_lu *lu = NULL;
+  double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+  for (int64_t i = 0; i < n; i++)
+    b[i] = 1.0 + (double)(i % 7);
+  CHECK_OK(NULL, ts_lu_create(NULL, &options, &lu));
+  CHECK_OK(NULL, ts_lu_analyze(lu, a));
+  CHECK_OK(NULL, ts_lu_factor(lu, a));
+  CHECK_OK(NULL, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
+  ts_lu_stats stats;
+  ts_lu_get_stats(lu, &stats);
+  CHECK_MSG(stats.backward_error < 1e-14, "backward error %g", stats.backward_error);
+  ts_lu_destroy(lu);
+  free(b);
+  free(x);
+  free(by_default);
+  free(ten);
+  free(none);
+  free(one);
+  free(degree);
+  ts_csr_destroy(a);
+}
+
 /* n x n with a stored nonzero diagonal and per_row other entries a row:
  * the diagonal the largest entry of each row (the matching leaves the rows
  * in place) or as small as the others (it moves some). */
@@ -321,6 +422,7 @@ int main(void) {
   test_small_orders();
   test_reanalysis();
   test_circuit_stats();
+  test_amd_dense();
   test_two_threads_same_analysis();
   return test_finish();
 }

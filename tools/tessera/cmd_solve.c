@@ -55,6 +55,10 @@ static const char solve_help[] =
     "                              refinement is in double either way\n"
     "  --ordering amd|colamd|natural\n"
     "                              fill-reducing ordering (default amd: AMD on A+A^T)\n"
+    "  --amd-dense X               AMD's dense rows: more than max(16, X sqrt(n))\n"
+    "                              entries, ordered last (default 10, AMD's;\n"
+    "                              negative: none); lower is a faster ordering\n"
+    "                              with a few long rows, at some fill\n"
     "  --no-matching               no matching and scaling (A's diagonal is used)\n"
     "  --no-perturbation           a tiny pivot is an error (exit 1) instead of\n"
     "                              being perturbed\n"
@@ -257,6 +261,7 @@ static int run_solve(int argc, char **argv) {
   int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD;
   int symbolic_backend = TS_BACKEND_AUTO, levelize_backend = TS_BACKEND_AUTO;
   int64_t symbolic_budget = 0;
+  double amd_dense = 0.0;
   bool no_matching = false, no_perturbation = false, transpose = false, conj_transpose = false;
   cli_output_flags output_flags = {0};
   int64_t refine = 30;
@@ -268,6 +273,7 @@ static int run_solve(int argc, char **argv) {
       {.name = "--levelize-backend", .kind = CLI_CHOICE, .target = &levelize_backend, .choices = cli_backend_choices},
       {.name = "--precision", .kind = CLI_CHOICE, .target = &precision, .choices = cli_precision_choices},
       {.name = "--ordering", .kind = CLI_CHOICE, .target = &ordering, .choices = ordering_choices},
+      {.name = "--amd-dense", .kind = CLI_REAL, .target = &amd_dense, .rmin = -1000.0, .rmax = 1000.0},
       {.name = "--no-matching", .kind = CLI_FLAG, .target = &no_matching},
       {.name = "--no-perturbation", .kind = CLI_FLAG, .target = &no_perturbation},
       {.name = "--refine", .kind = CLI_INT, .target = &refine, .imin = 0, .imax = 1000},
@@ -355,6 +361,7 @@ static int run_solve(int argc, char **argv) {
    * LU keep a small factorization on the host. */
   lu_options.backend = (ts_backend)backend;
   lu_options.ordering = (ts_lu_ordering)ordering;
+  lu_options.amd_dense = amd_dense;
   lu_options.no_matching = no_matching;
   lu_options.no_perturbation = no_perturbation;
   lu_options.float_factors = precision == TS_FLOAT32;

@@ -15,16 +15,18 @@
 #include <btf.h>
 #include <stdlib.h>
 
-/* AMD of a block given by rows (ptr, idx) of n local indices. A block of
- * one or two rows needs no ordering. */
-static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, int32_t *order) {
+/* AMD of a block given by rows (ptr, idx) of n local indices, with AMD's
+ * dense-row control `dense`. A block of one or two rows needs no ordering. */
+static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, double dense, int32_t *order) {
   if (n <= 2) {
     for (int32_t k = 0; k < n; k++)
       order[k] = k;
     return AMD_OK;
   }
-  double info[AMD_INFO];
-  int32_t status = amd_order(n, ptr, idx, order, NULL, info);
+  double control[AMD_CONTROL], info[AMD_INFO];
+  amd_defaults(control);
+  control[AMD_DENSE] = dense;
+  int32_t status = amd_order(n, ptr, idx, order, control, info);
   return status == AMD_OK_BUT_JUMBLED ? AMD_OK : status;
 }
 
@@ -33,7 +35,7 @@ static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, in
  * numbering), last block first; each block of three rows or more ordered by
  * AMD of its own pattern (entries in other blocks left out). */
 static int32_t order_blocks(int32_t n, const int32_t *ptr, const int32_t *idx, const int32_t *perm,
-                            const int32_t *bounds, int32_t count, int64_t *q, int32_t *block_at) {
+                            const int32_t *bounds, int32_t count, double dense, int64_t *q, int32_t *block_at) {
   int32_t status = AMD_OUT_OF_MEMORY;
   int32_t *block_of = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *local = tsi_malloc_array(n, sizeof(int32_t));
@@ -66,7 +68,7 @@ static int32_t order_blocks(int32_t n, const int32_t *ptr, const int32_t *idx, c
           block_idx[used++] = local[idx[e]];
       block_ptr[k + 1] = used;
     }
-    status = order_block(size, block_ptr, block_idx, order);
+    status = order_block(size, block_ptr, block_idx, dense, order);
     if (status != AMD_OK)
       goto cleanup;
     for (int32_t k = 0; k < size; k++) {
@@ -87,7 +89,7 @@ cleanup:
   return status;
 }
 
-int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int64_t *blocks,
+int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, double dense, int64_t *q, int64_t *blocks,
                                int32_t *block_at) {
   const int32_t n = (int32_t)a->rows;
   int32_t status = AMD_OUT_OF_MEMORY;
@@ -117,10 +119,10 @@ int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t
     count = 1; /* one block in all but name: the whole matrix's ordering */
   *blocks = count;
   if (count > 1) {
-    status = order_blocks(n, ptr, idx, perm, bounds, count, q, block_at);
+    status = order_blocks(n, ptr, idx, perm, bounds, count, dense, q, block_at);
   } else {
     int32_t *order = work;
-    status = order_block(n, ptr, idx, order);
+    status = order_block(n, ptr, idx, dense, order);
     if (status == AMD_OK)
       for (int32_t k = 0; k < n; k++)
         q[k] = order[k];

@@ -32,7 +32,7 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
  * the input cannot be allocated); sets no error, so that it can run beside the matching on another thread. */
 /* INT is a type: it cannot take parentheses. NOLINTBEGIN(bugprone-macro-parentheses) */
 #define TSI_AMD_OF_ROWS(NAME, INT, ORDER)                                                                              \
-  static int64_t NAME(const ts_csr *a, const int32_t *row_perm, int64_t *q) {                                          \
+  static int64_t NAME(const ts_csr *a, const int32_t *row_perm, double dense, int64_t *q) {                            \
     int64_t n = a->rows;                                                                                               \
     INT *ptr = tsi_malloc_array(n + 1, sizeof(INT));                                                                   \
     INT *idx = tsi_malloc_array(a->nnz, sizeof(INT));                                                                  \
@@ -46,8 +46,10 @@ _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse's long 
           idx[at++] = (INT)a->col_idx[e];                                                                              \
         ptr[k + 1] = (INT)at;                                                                                          \
       }                                                                                                                \
-      double info[AMD_INFO];                                                                                           \
-      status = ORDER((INT)n, ptr, idx, order, NULL, info);                                                             \
+      double control[AMD_CONTROL], info[AMD_INFO];                                                                     \
+      amd_defaults(control);                                                                                           \
+      control[AMD_DENSE] = dense;                                                                                      \
+      status = ORDER((INT)n, ptr, idx, order, control, info);                                                          \
       if (status == AMD_OK || status == AMD_OK_BUT_JUMBLED)                                                            \
         for (int64_t k = 0; k < n; k++)                                                                                \
           q[k] = order[k];                                                                                             \
@@ -64,21 +66,22 @@ TSI_AMD_OF_ROWS(amd_of_rows_64, SuiteSparse_long, amd_l_order)
 
 /* The block form's ordering when asked and possible (*blocks set to the
  * number of blocks), else the whole matrix's (*blocks left at 1). */
-static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, int64_t *q, int block_form, int64_t *blocks,
-                           int32_t *block_at) {
+static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, double dense, int64_t *q, int block_form,
+                           int64_t *blocks, int32_t *block_at) {
   *blocks = 1;
 #ifdef TESSERA_HAVE_BTF
   if (block_form && a->nnz < INT32_MAX && a->rows < INT32_MAX)
-    return tsi_lu_btf_amd_of_rows(a, row_perm, q, blocks, block_at);
+    return tsi_lu_btf_amd_of_rows(a, row_perm, dense, q, blocks, block_at);
 #else
   (void)block_form;
   (void)block_at;
 #endif
-  return a->nnz < INT32_MAX && a->rows < INT32_MAX ? amd_of_rows_32(a, row_perm, q) : amd_of_rows_64(a, row_perm, q);
+  return a->nnz < INT32_MAX && a->rows < INT32_MAX ? amd_of_rows_32(a, row_perm, dense, q)
+                                                   : amd_of_rows_64(a, row_perm, dense, q);
 }
 
 static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, int block_form, int32_t *block_of) {
-  int64_t status = amd_of_rows(a, lu->row_perm, q, block_form, &lu->btf_blocks, block_of);
+  int64_t status = amd_of_rows(a, lu->row_perm, lu->options.amd_dense, q, block_form, &lu->btf_blocks, block_of);
   if (status == AMD_OUT_OF_MEMORY)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: AMD ran out of memory ordering %lld rows",
                      (long long)a->rows);
@@ -98,7 +101,7 @@ int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a) {
   const int64_t n = a->rows;
   int64_t *q = tsi_malloc_array(2 * n + 1, sizeof(int64_t));
   int32_t *block_at = tsi_malloc_array(n, sizeof(int32_t));
-  if (q && block_at && amd_of_rows(a, NULL, q, 1, &q[n], block_at) == AMD_OK) {
+  if (q && block_at && amd_of_rows(a, NULL, lu->options.amd_dense, q, 1, &q[n], block_at) == AMD_OK) {
     for (int64_t k = 0; q[n] > 1 && k < n; k++)
       q[n + 1 + k] = block_at[k];
   } else {
