@@ -145,6 +145,10 @@ struct tsi_lu_switches {
    * make enough of the work, tsi_lu_chain_runs; OFF, column by column; ON,
    * grouped wherever they chain). The same bits every way. */
   int cpu_column_groups;
+  /* CPU factorization, read at every factorization: non-zero, the smallest
+   * pivot is found by the pass over the pivots even where the column
+   * kernel's tally settles it (the same result either way). */
+  int cpu_smallest_pivot_pass;
   /* Host threads, read at every phase: > 0, exactly this many for every
    * parallel part (the context's count at most), bypassing the size rule and
    * the free-core check of tsi_lu_host_threads, so that the tests reach the
@@ -172,6 +176,14 @@ typedef struct tsi_lu_pivot_quality {
   double max_m;
   double smallest_pivot_ratio;
   int64_t smallest_pivot_column; /* -1 when n is 0 */
+  /* The host's column kernel tracks, as it stores each pivot, the least
+   * |u_kk| (the first column among equals) and the next larger magnitude,
+   * which settle the smallest pivot's key without a pass over the pivots
+   * when the two round apart in single precision (smallest_pivot_cpu.c);
+   * least_known is 0 where no kernel tracked them (the fronts, the GPU). */
+  double least_pivot, next_pivot;
+  int64_t least_pivot_column;
+  int least_known;
 } tsi_lu_pivot_quality;
 
 /* The analyzed matrix is M = P * Dr * A * Dc * Q, where

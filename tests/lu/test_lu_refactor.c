@@ -119,13 +119,15 @@ static void test_smallest_pivot(void) {
   const int64_t n = 300;
   ts_csr *a = lu_test_random(ctx, n, 4, 0, 41);
   for (int f = 0; f < 2; f++)
-    for (int schedule = 0; schedule < 3; schedule++) {
+    for (int schedule = 0; schedule < 6; schedule++) {
       ts_lu_options options = lu_test_options();
       options.float_factors = f;
       ts_lu *lu = NULL;
       CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-      lu->switches.cpu_threads = schedule == 0 ? 1 : 2;
-      lu->switches.cpu_level_sync = schedule == 2;
+      /* Schedules 3-5: the pass over the pivots instead of the kernel's tally. */
+      lu->switches.cpu_threads = schedule % 3 == 0 ? 1 : 2;
+      lu->switches.cpu_level_sync = schedule % 3 == 2;
+      lu->switches.cpu_smallest_pivot_pass = schedule >= 3;
       CHECK_OK(ctx, ts_lu_analyze(lu, a));
       ts_status st = ts_lu_factor(lu, a);
       CHECK_MSG(!TS_IS_ERROR(st), "factor: %s", ts_status_string(st));
@@ -150,11 +152,13 @@ static void test_smallest_pivot(void) {
   ts_csr_destroy(a);
 }
 
-/* Pivots whose ratios round to the same single while their doubles differ:
- * the first of them in pivot order is the smallest pivot's column, as in
- * the test's own pass over the stored pivots. A diagonal matrix without the
- * matching's scaling, so that the pivots are A's entries. */
-static void test_smallest_pivot_ties(void) {
+/* Pivots whose ratios round to the same single while their doubles differ
+ * (the kernel's tally cannot settle them: the pass), or that are equal (the
+ * tally settles them): the first of them in pivot order is the smallest
+ * pivot's column, as in the test's own pass over the stored pivots. A
+ * diagonal matrix without the matching's scaling, so that the pivots are
+ * A's entries. */
+static void test_smallest_pivot_ties_with(bool equal) {
   const int64_t n = 40;
   int32_t rows[40], cols[40];
   double values[40];
@@ -162,9 +166,9 @@ static void test_smallest_pivot_ties(void) {
     rows[i] = cols[i] = (int32_t)i;
     values[i] = 2.0 + (double)(i % 3);
   }
-  values[9] = 0.5 * (1.0 + ldexp(1.0, -30));
+  values[9] = equal ? 0.5 : 0.5 * (1.0 + ldexp(1.0, -30));
   values[17] = 0.5;
-  values[26] = 0.5 * (1.0 + ldexp(1.0, -40));
+  values[26] = equal ? 0.5 : 0.5 * (1.0 + ldexp(1.0, -40));
   values[33] = 0.5 * (1.0 + ldexp(1.0, -20)); /* rounds to another single */
   ts_csr *a = lu_test_csr(ctx, n, n, rows, cols, values);
   ts_lu *lu = lu_test_factor_unmatched(ctx, a);
@@ -178,13 +182,18 @@ static void test_smallest_pivot_ties(void) {
     }
   }
   CHECK_MSG(lu->pivot_now.smallest_pivot_column == column && lu->pivot_now.smallest_pivot_ratio == (double)smallest,
-            "near ties: smallest pivot %.9g at column %lld, the pass over the pivots %.9g at %lld",
-            lu->pivot_now.smallest_pivot_ratio, (long long)lu->pivot_now.smallest_pivot_column, (double)smallest,
-            (long long)column);
+            "%s ties: smallest pivot %.9g at column %lld, the pass over the pivots %.9g at %lld",
+            equal ? "equal" : "near", lu->pivot_now.smallest_pivot_ratio,
+            (long long)lu->pivot_now.smallest_pivot_column, (double)smallest, (long long)column);
   const int32_t first = lu->col_perm[column];
-  CHECK_MSG(first == 9 || first == 17 || first == 26, "near ties: column %d of A", (int)first);
+  CHECK_MSG(first == 9 || first == 17 || first == 26, "%s ties: column %d of A", equal ? "equal" : "near", (int)first);
   ts_lu_destroy(lu);
   ts_csr_destroy(a);
+}
+
+static void test_smallest_pivot_ties(void) {
+  test_smallest_pivot_ties_with(false);
+  test_smallest_pivot_ties_with(true);
 }
 
 /* The smallest pivot of stored pivots set by hand (tsi_lu_smallest_pivot_host

@@ -88,20 +88,30 @@ static void tsi_lu_factor_check(tsi_lu_factor_watch *watch, int64_t done, int64_
 }
 
 typedef struct tsi_lu_column_outcome {
-  int kind;      /* TSI_LU_PIVOT_* */
-  int64_t flops; /* multiplies, adds and divides of the column */
-  double max_l;  /* largest |L(i, k)| as stored, with the thread's earlier columns */
-  double max_u;  /* largest |U(i, k)| as stored, the pivot included, likewise */
+  int kind;               /* TSI_LU_PIVOT_* */
+  int64_t flops;          /* multiplies, adds and divides of the column */
+  double max_l;           /* largest |L(i, k)| as stored, with the thread's earlier columns */
+  double max_u;           /* largest |U(i, k)| as stored, the pivot included, likewise */
+  double pivot_magnitude; /* |u_kk| as stored */
 } tsi_lu_column_outcome;
 
-/* What a thread's columns add up to: flops, perturbed pivots, and the
- * largest entries of L and U (the pivot check's indicators). */
+/* What a thread's columns add up to: flops, perturbed pivots, the
+ * largest entries of L and U (the pivot check's indicators); and, from the
+ * one-thread schedule in pivot order, the least pivot magnitude as stored
+ * (the first column among equals) with the next distinct one above it
+ * (tsi_lu_pivot_quality, for the smallest pivot; least_column INT64_MAX
+ * where not tracked). */
 typedef struct tsi_lu_tally {
   int64_t flops;
   int64_t perturbed;
   double max_l;
   double max_u;
+  double least_pivot, next_pivot;
+  int64_t least_column;
 } tsi_lu_tally;
+
+#define TSI_LU_TALLY_EMPTY                                                                                             \
+  { 0, 0, 0.0, 0.0, (double)INFINITY, (double)INFINITY, INT64_MAX }
 
 static void tsi_lu_tally_merge(tsi_lu_tally *total, const tsi_lu_tally *part) {
   total->flops += part->flops;
@@ -525,7 +535,12 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = outcome.tally.perturbed,
                                          .max_multiplier = outcome.tally.max_l,
                                          .growth = outcome.tally.max_u / reference,
-                                         .max_m = reference};
+                                         .max_m = reference,
+                                         .least_pivot = outcome.tally.least_pivot,
+                                         .next_pivot = outcome.tally.next_pivot,
+                                         .least_pivot_column = outcome.tally.least_column,
+                                         .least_known = outcome.tally.least_column != INT64_MAX &&
+                                                        !lu->switches.cpu_smallest_pivot_pass};
   lu->stats.singular_column = -1;
   lu->first_perturbed = watch.first_perturbed < lu->n ? watch.first_perturbed : -1;
   /* A stopped factorization left partial columns behind; the work vectors

@@ -320,6 +320,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   }
   values[diag] = TSI_NARROW(pivot);
   TSI_MAX_ABS(max_u, TSI_WIDEN(values[diag]));
+  outcome->pivot_magnitude = TSI_W_ABS(TSI_WIDEN(TSI_NARROW(pivot))); /* as stored */
   x[k] = TSI_W_ZERO;
   const TSI_WORK divider = TSI_W_DIVIDER(pivot);
   /* Where columns group (the denser factors), two entries a step with a
@@ -358,12 +359,12 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
  * recorded when it is the first in (level, column) order. Inlined too: a
  * call per column, with the tally in memory, was a visible share of the
  * refactorization of matrices whose columns are short. */
-static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
-                                                             int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
-                                                             int64_t dense_row, const uint8_t *chain_run, int *ready,
-                                                             tsi_lu_tally *tally, int64_t *bad_level,
-                                                             int64_t *bad_column, int *bad_kind) {
-  tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u};
+static TSI_LU_COLUMN_INLINE double TSI_NAME(lu_factor_counted)(const ts_lu *lu, TSI_VALUE *values, int64_t level,
+                                                               int64_t k, TSI_WORK *x, const tsi_lu_pivot_rule *rule,
+                                                               int64_t dense_row, const uint8_t *chain_run, int *ready,
+                                                               tsi_lu_tally *tally, int64_t *bad_level,
+                                                               int64_t *bad_column, int *bad_kind) {
+  tsi_lu_column_outcome outcome = {TSI_LU_PIVOT_OK, 0, tally->max_l, tally->max_u, (double)INFINITY};
   TSI_NAME(lu_factor_column)(lu, values, k, level, x, rule, dense_row, chain_run, ready, bad_level, &outcome);
   tally->flops += outcome.flops;
   tally->max_l = outcome.max_l;
@@ -379,6 +380,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_counted)(const ts_lu *lu, TS
   } else if (outcome.kind != TSI_LU_PIVOT_OK) {
     tsi_lu_record_stop(level, k, outcome.kind, bad_level, bad_column, bad_kind);
   }
+  return outcome.pivot_magnitude;
 }
 
 #define TSI_FACTOR_COUNTED TSI_NAME(lu_factor_counted) /* a plain name keeps the calls' format stable */
@@ -403,7 +405,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
   const int32_t *column_level = rule->column_level;
-  tsi_lu_tally tally = {0, 0, 0.0, 0.0};
+  tsi_lu_tally tally = TSI_LU_TALLY_EMPTY;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   /* The clock is read after TSI_LU_CPU_CHECK_WORK of work (flops, and
@@ -411,13 +413,28 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
    * a matrix of many near-empty columns read it far more often than its
    * work called for. */
   int64_t next_check = TSI_LU_CPU_CHECK_WORK;
+  /* The least pivot magnitude as stored and the next larger one (the
+   * smallest pivot without a pass: smallest_pivot_cpu.c), in locals, which
+   * the stores to the factors cannot alias, in pivot order, so that the
+   * first column among equals stays. */
+  double least = (double)INFINITY, next = (double)INFINITY;
+  int64_t least_column = INT64_MAX;
   if (column_level) {
     for (int64_t k = 0; k < lu->n && bad_kind != TSI_LU_PIVOT_CANCELLED; k++) {
       const int64_t level = column_level[k];
       if (level > bad_level)
         continue;
-      TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, dense_row, chain_run, NULL, &tally, &bad_level, &bad_column,
-                         &bad_kind);
+      const double magnitude = TSI_FACTOR_COUNTED(lu, values, level, k, x, rule, dense_row, chain_run, NULL, &tally,
+                                                  &bad_level, &bad_column, &bad_kind);
+      if (magnitude < next) { /* rarely, after the first columns */
+        if (magnitude < least) {
+          next = least;
+          least = magnitude;
+          least_column = k;
+        } else if (magnitude > least) {
+          next = magnitude;
+        }
+      }
       const int64_t work = tally.flops + TSI_LU_CPU_CHECK_COLUMN_WORK * (k + 1);
       if (work >= next_check) {
         tsi_lu_factor_check(rule->watch, k, level, k, &bad_level, &bad_column, &bad_kind);
@@ -435,6 +452,11 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
           next_check = work + TSI_LU_CPU_CHECK_WORK;
         }
       }
+  }
+  if (column_level) {
+    tally.least_pivot = least;
+    tally.next_pivot = next;
+    tally.least_column = least_column;
   }
   tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
 }
@@ -477,7 +499,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = {0, 0, 0.0, 0.0};
+  tsi_lu_tally total = TSI_LU_TALLY_EMPTY;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
@@ -485,7 +507,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    tsi_lu_tally mine = TSI_LU_TALLY_EMPTY;
     int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
@@ -554,7 +576,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = {0, 0, 0.0, 0.0};
+  tsi_lu_tally total = TSI_LU_TALLY_EMPTY;
   int64_t next = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
@@ -562,7 +584,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
+    tsi_lu_tally mine = TSI_LU_TALLY_EMPTY;
     int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
