@@ -95,23 +95,14 @@ typedef struct tsi_lu_column_outcome {
   double pivot_magnitude; /* |u_kk| as stored */
 } tsi_lu_column_outcome;
 
-/* What a thread's columns add up to: flops, perturbed pivots, the
- * largest entries of L and U (the pivot check's indicators); and, from the
- * one-thread schedule in pivot order, the least pivot magnitude as stored
- * (the first column among equals) with the next distinct one above it
- * (tsi_lu_pivot_quality, for the smallest pivot; least_column INT64_MAX
- * where not tracked). */
+/* What a thread's columns add up to: flops, perturbed pivots, and the
+ * largest entries of L and U (the pivot check's indicators). */
 typedef struct tsi_lu_tally {
   int64_t flops;
   int64_t perturbed;
   double max_l;
   double max_u;
-  double least_pivot, next_pivot;
-  int64_t least_column;
 } tsi_lu_tally;
-
-#define TSI_LU_TALLY_EMPTY                                                                                             \
-  { 0, 0, 0.0, 0.0, (double)INFINITY, (double)INFINITY, INT64_MAX }
 
 static void tsi_lu_tally_merge(tsi_lu_tally *total, const tsi_lu_tally *part) {
   total->flops += part->flops;
@@ -162,10 +153,16 @@ static void tsi_lu_load_merge(tsi_lu_load_part *total, const tsi_lu_load_part *p
   total->first_bad = part->first_bad < total->first_bad ? part->first_bad : total->first_bad;
 }
 
+/* A factorization's tally and verdict; from the one-thread schedule in
+ * pivot order also the least pivot magnitude as stored (the first column
+ * among equals) and the next distinct one above it (tsi_lu_pivot_quality,
+ * for the smallest pivot; least_column INT64_MAX where not tracked). */
 typedef struct tsi_lu_factor_outcome {
   tsi_lu_tally tally;
   int bad_kind;       /* TSI_LU_PIVOT_SINGULAR or _NOT_FINITE of bad_column, else _OK */
   int64_t bad_column; /* column of M, or -1 */
+  double least_pivot, next_pivot;
+  int64_t least_column;
 } tsi_lu_factor_outcome;
 
 static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally *tally, int bad_kind,
@@ -173,6 +170,8 @@ static void tsi_lu_outcome_set(tsi_lu_factor_outcome *result, const tsi_lu_tally
   result->tally = *tally;
   result->bad_kind = bad_kind;
   result->bad_column = bad_kind == TSI_LU_PIVOT_OK ? -1 : bad_column;
+  result->least_pivot = result->next_pivot = (double)INFINITY;
+  result->least_column = INT64_MAX;
 }
 
 /* The column kernel inlined into its callers (the counted wrapper, then
@@ -532,15 +531,15 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
 
   lu->stats.flops = (double)outcome.tally.flops;
   lu->stats.perturbed_pivots = outcome.tally.perturbed;
-  lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = outcome.tally.perturbed,
-                                         .max_multiplier = outcome.tally.max_l,
-                                         .growth = outcome.tally.max_u / reference,
-                                         .max_m = reference,
-                                         .least_pivot = outcome.tally.least_pivot,
-                                         .next_pivot = outcome.tally.next_pivot,
-                                         .least_pivot_column = outcome.tally.least_column,
-                                         .least_known = outcome.tally.least_column != INT64_MAX &&
-                                                        !lu->switches.cpu_smallest_pivot_pass};
+  lu->pivot_now =
+      (tsi_lu_pivot_quality){.perturbed = outcome.tally.perturbed,
+                             .max_multiplier = outcome.tally.max_l,
+                             .growth = outcome.tally.max_u / reference,
+                             .max_m = reference,
+                             .least_pivot = outcome.least_pivot,
+                             .next_pivot = outcome.next_pivot,
+                             .least_pivot_column = outcome.least_column,
+                             .least_known = outcome.least_column != INT64_MAX && !lu->switches.cpu_smallest_pivot_pass};
   lu->stats.singular_column = -1;
   lu->first_perturbed = watch.first_perturbed < lu->n ? watch.first_perturbed : -1;
   /* A stopped factorization left partial columns behind; the work vectors

@@ -405,7 +405,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
   const int32_t *column_level = rule->column_level;
-  tsi_lu_tally tally = TSI_LU_TALLY_EMPTY;
+  tsi_lu_tally tally = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   /* The clock is read after TSI_LU_CPU_CHECK_WORK of work (flops, and
@@ -453,12 +453,12 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_serial_with)(const ts_lu *lu
         }
       }
   }
-  if (column_level) {
-    tally.least_pivot = least;
-    tally.next_pivot = next;
-    tally.least_column = least_column;
-  }
   tsi_lu_outcome_set(result, &tally, bad_kind, bad_column);
+  if (column_level) {
+    result->least_pivot = least;
+    result->next_pivot = next;
+    result->least_column = least_column;
+  }
 }
 
 /* The one-thread schedule, with L's dense row held (rule->dense_row) or,
@@ -499,7 +499,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
   const int64_t levels = lu->levels;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = TSI_LU_TALLY_EMPTY;
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
   const int64_t serial_width = threads > 1 ? TSI_LU_CPU_SERIAL_COLUMNS_PER_THREAD * (int64_t)threads : 1;
@@ -507,7 +507,7 @@ static void TSI_NAME(lu_factor_levels)(const ts_lu *lu, TSI_VALUE *values, TSI_W
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = TSI_LU_TALLY_EMPTY;
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     int64_t my_columns = 0;
     for (int64_t level = 0; level < levels;) {
       const int64_t first = level_ptr[level], last = level_ptr[level + 1];
@@ -576,7 +576,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
   const int64_t n = lu->n;
   const int64_t *level_ptr = lu->level_ptr;
   const int32_t *level_cols = lu->level_cols;
-  tsi_lu_tally total = TSI_LU_TALLY_EMPTY;
+  tsi_lu_tally total = {0, 0, 0.0, 0.0};
   int64_t next = 0;
   int64_t bad_level = INT64_MAX, bad_column = INT64_MAX;
   int bad_kind = TSI_LU_PIVOT_OK;
@@ -584,7 +584,7 @@ static void TSI_NAME(lu_factor_flow)(const ts_lu *lu, TSI_VALUE *values, TSI_WOR
 #pragma omp parallel num_threads(threads)
   {
     TSI_WORK *x = work + (int64_t)tsi_thread_id() * n;
-    tsi_lu_tally mine = TSI_LU_TALLY_EMPTY;
+    tsi_lu_tally mine = {0, 0, 0.0, 0.0};
     int64_t my_columns = 0, level = 0;
     for (bool stop = false; !stop;) {
       /* Tickets in runs of a fraction of a thread's share of the current
