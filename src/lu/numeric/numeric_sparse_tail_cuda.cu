@@ -21,6 +21,25 @@ __device__ __forceinline__ int64_t tail_find(const factor_args &a, const int32_t
   return q >= begin && q < search_end ? q : -1;
 }
 
+/* One term of a row of L in the tail's gather: entry e of the rows of L
+ * (inside: e is in the row), its column j, L(i, j)'s position in the
+ * factors, and U(j, k)'s place in tail column k (-1 when absent, or when j
+ * is a tail column: past, as every later term of the row). */
+struct tail_term {
+  int64_t place, position;
+  bool past;
+};
+
+__device__ __forceinline__ tail_term locate_tail_term(const factor_args &a, const int32_t *map, int64_t e, bool inside,
+                                                      int64_t begin, int64_t search_end, int64_t tail_start) {
+  const int32_t j = inside ? a.lrow_col[e] : (int32_t)tail_start;
+  tail_term term;
+  term.past = j >= tail_start;
+  term.position = inside ? a.lrow_pos[e] : 0;
+  term.place = term.past ? -1 : tail_find(a, map, begin, search_end, j);
+  return term;
+}
+
 /* Entry p (row i) of tail column k, whose entries above tail_start lie in
  * [begin, first_tail): subtract L(i, j) U(j, k) for the columns j <
  * tail_start of row i of L, in increasing order, where U(j, k) is an entry
@@ -43,11 +62,10 @@ __device__ __forceinline__ void gather_entry(const factor_args &a, const T *valu
     bool past = false;
 #pragma unroll
     for (int b = 0; b < batch; b++) {
-      const int64_t e = base + b;
-      const int32_t j = e < row_end ? a.lrow_col[e] : (int32_t)tail_start;
-      past = past || j >= tail_start; /* columns j of the tail come later, from tail_step */
-      position[b] = e < row_end ? a.lrow_pos[e] : 0;
-      place[b] = j < tail_start ? tail_find(a, map, begin, search_end, j) : -1;
+      const tail_term term = locate_tail_term(a, map, base + b, base + b < row_end, begin, search_end, tail_start);
+      past = past || term.past; /* columns j of the tail come later, from tail_step */
+      position[b] = term.position;
+      place[b] = term.place;
     }
     W u[batch], l[batch];
 #pragma unroll
@@ -96,13 +114,12 @@ __device__ void gather_entry_warp(const factor_args &a, const T *values, const i
     W product = work_zero<W>();
     bool term = false, past = false;
     if (e < row_end) {
-      const int32_t j = a.lrow_col[e];
-      past = j >= tail_start; /* and every later lane's j */
-      const int64_t pj = past ? -1 : tail_find(a, map, begin, search_end, j);
-      if (pj >= 0) {
-        const W u = acc[pj];
+      const tail_term found = locate_tail_term(a, map, e, true, begin, search_end, tail_start);
+      past = found.past; /* and every later lane's */
+      if (found.place >= 0) {
+        const W u = acc[found.place];
         term = !is_zero(u);
-        product = term_product(widen(values[a.lrow_pos[e]]), u);
+        product = term_product(widen(values[found.position]), u);
       }
     }
     for (unsigned m = __ballot_sync(0xffffffffu, term); m; m &= m - 1)
@@ -159,9 +176,9 @@ __device__ void gather_entries_block(const factor_args &a, const T *values, cons
         const int s = threadIdx.x + b * TSI_LU_TAIL_GATHER_THREADS, q = s / chunk;
         const int64_t offset = base + (s - q * chunk), e = row_begin[q] + offset;
         const bool inside = q < members && offset < row_length[q];
-        const int32_t j = inside ? a.lrow_col[e] : (int32_t)tail_start;
-        position[b] = inside ? a.lrow_pos[e] : 0;
-        place[b] = j < tail_start ? tail_find(a, map, begin, search_end[q < members ? q : 0], j) : -1;
+        const tail_term term = locate_tail_term(a, map, e, inside, begin, search_end[q < members ? q : 0], tail_start);
+        position[b] = term.position;
+        place[b] = term.place;
       }
 #pragma unroll
       for (int b = 0; b < slots; b++) {
