@@ -26,8 +26,8 @@
  * B as sorted lists; other rows of at most 128 products are sorted by one
  * warp in registers, longer ones share a warp's hash table in shared
  * memory or take a block's; the longest take a dense accumulator of B's
- * width in shared memory where it fits (a bitmap, and a value a column: a
- * warp a row), else go through expand, sort, compress in chunks of
+ * width in shared memory where it fits and no row dominates (a bitmap, and
+ * a value a column: a warp a row), else go through expand, sort, compress in chunks of
  * products under a byte budget (a stable radix sort by row and column, each
  * column's products then added in order). Every entry of C
  * sums its products in an order fixed by A and B alone (the order of k

@@ -39,8 +39,7 @@ __device__ inline int bin_of(unsigned long long products, int64_t entries, int64
       return TSI_SPGEMM_HASH_BIN + t;
   /* Expand, sort, compress takes every row past the tables alike: its work
    * is spread over the products, not the rows. */
-  const bool long_row =
-      rules.long_rows && !rules.dense_sort && !rules.shared_fill && entries >= TSI_SPGEMM_LONG_ENTRIES;
+  const bool long_row = rules.long_rows && !rules.dense_sort && entries >= TSI_SPGEMM_LONG_ENTRIES;
   return long_row ? TSI_SPGEMM_LONG_BIN : TSI_SPGEMM_DENSE_BIN;
 }
 
@@ -59,6 +58,7 @@ __device__ inline int analyse_row_by_warp(lb::csr_work<int64_t> a, const tsi_spg
   if (rules.sorted) {
     entries = tsi_spgemm_sorted_count(args, row, lane, &n);
   } else {
+#pragma unroll 4 /* a hub row's entries: four loads of B's offsets in flight */
     for (int64_t ka : lb::warp_stride_range<int64_t>(a.tile_begin(row), a.tile_end(row))) {
       const int64_t k = args.a_cols[ka];
       n += (unsigned long long)(args.b_off[k + 1] - args.b_off[k]);
@@ -80,13 +80,14 @@ __device__ inline int analyse_row_by_warp(lb::csr_work<int64_t> a, const tsi_spg
  * to the counters once at the block's end. */
 struct block_counts {
   unsigned long long rows[TSI_SPGEMM_BINS], products, overflow;
+  unsigned long long dense_products, dense_longest, dense_entries; /* of the dense and long bins' rows */
 };
 
 __device__ inline void clear_block_counts(block_counts &s) {
   for (int i = int(threadIdx.x); i < TSI_SPGEMM_BINS; i += int(blockDim.x))
     s.rows[i] = 0;
   if (threadIdx.x == 0)
-    s.products = s.overflow = 0;
+    s.products = s.overflow = s.dense_products = s.dense_longest = s.dense_entries = 0;
   __syncthreads();
 }
 
@@ -100,6 +101,11 @@ __device__ inline void add_block_counts(const block_counts &s, tsi_spgemm_counte
       atomicAdd(&counters->products, s.products);
     if (s.overflow)
       atomicOr(&counters->overflow, 1ull);
+    if (s.dense_products) {
+      atomicAdd(&counters->dense_products, s.dense_products);
+      atomicMax(&counters->dense_longest, s.dense_longest);
+      atomicMax(&counters->dense_entries, s.dense_entries);
+    }
   }
 }
 
@@ -170,11 +176,18 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
   const int64_t warps = (int64_t)gridDim.x * kWarps;
   const int64_t count = queue ? (int64_t)counters->queued : r1 - r0;
   unsigned long long my_rows = 0, my_products = 0, my_overflow = 0;
+  unsigned long long dense_products = 0, dense_longest = 0, dense_entries = 0;
   for (int64_t i = (int64_t)blockIdx.x * kWarps + warp; i < count; i += warps) {
     const int64_t row = queue ? (int64_t)queue[i] : r0 + i;
     unsigned long long products = 0;
     const int bin = analyse_row_by_warp(a, args, rules, row, lane, &products);
     my_rows += lane == bin;
+    if (bin == TSI_SPGEMM_DENSE_BIN || bin == TSI_SPGEMM_LONG_BIN) {
+      const unsigned long long entries = (unsigned long long)(a.tile_end(row) - a.tile_begin(row));
+      dense_products += products;
+      dense_longest = products > dense_longest ? products : dense_longest;
+      dense_entries = entries > dense_entries ? entries : dense_entries;
+    }
     my_overflow |= products > (unsigned long long)INT64_MAX / 2 || my_products + products < my_products;
     my_products += products;
     if (lane == 0) {
@@ -189,6 +202,11 @@ __global__ void __launch_bounds__(TSI_SPGEMM_BLOCK)
     atomicAdd(&counts.products, my_products);
   if (lane == 0 && my_overflow)
     counts.overflow = 1;
+  if (lane == 0 && dense_products) {
+    atomicAdd(&counts.dense_products, dense_products);
+    atomicMax(&counts.dense_longest, dense_longest);
+    atomicMax(&counts.dense_entries, dense_entries);
+  }
   add_block_counts(counts, counters);
 }
 
@@ -279,6 +297,9 @@ extern "C" ts_status tsi_spgemm_cuda_bin(ts_context *ctx, tsi_spgemm_device *d, 
   }
   d->r0 = r0;
   d->r1 = r1;
+  d->dense_products = (int64_t)counters.dense_products;
+  d->dense_longest = (int64_t)counters.dense_longest;
+  d->dense_entries = (int64_t)counters.dense_entries;
   *products = (int64_t)counters.products;
   return tsi_cuda_check_launch(ctx, op);
 }
@@ -339,7 +360,11 @@ extern "C" ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_devi
   if (err == cudaSuccess)
     err = d->shared_fill_warps > 0 ? tsi_spgemm_dense_shared_fill(d, c_off, c_base, c_cols, c_vals, stream)
           : d->rules.dense_sort    ? tsi_spgemm_rowsort_fill(d, c_off, c_base, c_cols, c_vals, stream)
-                                   : tsi_spgemm_dense_fill(d, c_off, c_base, c_cols, c_vals, stream);
+                                   : cudaSuccess;
+  /* The pool's kernels: the dense bin's rows when neither of the above took
+   * them, the long bin's (with the sort off) always. */
+  if (err == cudaSuccess && !d->rules.dense_sort)
+    err = tsi_spgemm_dense_fill(d, c_off, c_base, c_cols, c_vals, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "%s: filling C", op);
   return tsi_cuda_check_launch(ctx, op);

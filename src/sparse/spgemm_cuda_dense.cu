@@ -48,7 +48,7 @@ static cudaError_t fill_typed(const tsi_spgemm_device *d, const int64_t *c_off, 
   a.rows = d->row_list + d->bin_first[TSI_SPGEMM_DENSE_BIN];
   a.count = d->bin_rows[TSI_SPGEMM_DENSE_BIN];
   const size_t bitmap_bytes = tsi_spgemm_bitmap_bytes(d->b.cols);
-  if (a.count > 0 && d->pool_slots > 0) {
+  if (a.count > 0 && d->pool_slots > 0 && d->shared_fill_warps == 0) {
     const int64_t warps = d->pool_slots < a.count ? d->pool_slots : a.count;
     const unsigned blocks = (unsigned)((warps + TSI_SPGEMM_DENSE_FILL_WARPS - 1) / TSI_SPGEMM_DENSE_FILL_WARPS);
     tsi_spgemm_fill_dense_rows<T><<<blocks, TSI_SPGEMM_DENSE_FILL_WARPS * 32, 0, stream>>>(

@@ -49,31 +49,45 @@ extern "C" ts_status tsi_spgemm_cuda_shared_dense(ts_context *ctx, tsi_spgemm_de
   d->shared_count = false;
   d->shared_fill_warps = 0;
   d->shared_slot_bytes = 0;
-  d->rules.shared_fill = false;
-  if (!allowed || d->b.cols == 0) /* no columns: no dense rows */
+  const int64_t rows = d->bin_rows[TSI_SPGEMM_DENSE_BIN] + d->bin_rows[TSI_SPGEMM_LONG_BIN];
+  if (!allowed || rows == 0 || d->b.cols == 0)
     return TS_SUCCESS;
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
     return st;
-  int device = 0, optin = 0;
+  int device = 0, optin = 0, per_sm = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
     (void)cudaGetLastError();
     return TS_SUCCESS; /* the pool's kernels need no opt-in */
   }
+  /* A block a row counts: unless one row holds more than a
+   * TSI_SPGEMM_SHARED_COUNT_SHARE-th of the dense rows' products (a
+   * power law's hub row would keep one block busy while the rest of the GPU
+   * idles; the pool's count spreads the products instead). */
   const size_t words = ((size_t)d->b.cols + 31) / 32;
-  d->shared_count = words * sizeof(unsigned) + count_static_bytes <= (size_t)optin;
+  const double products = (double)d->dense_products, longest = (double)d->dense_longest;
+  d->shared_count = words * sizeof(unsigned) + count_static_bytes <= (size_t)optin &&
+                    longest * TSI_SPGEMM_SHARED_COUNT_SHARE <= products;
   const size_t value_bytes = d->dtype == TS_FLOAT32 ? sizeof(float) : sizeof(double);
   const size_t fixed = d->dtype == TS_FLOAT32 ? fill_static_bytes<float>() : fill_static_bytes<double>();
   const size_t slot = round16(words * sizeof(unsigned)) + round16((size_t)d->b.cols * value_bytes);
-  if (slot + fixed > (size_t)optin)
+  if (slot + fixed > (size_t)optin || d->dense_entries >= TSI_SPGEMM_SHARED_FILL_ENTRIES)
     return TS_SUCCESS;
-  /* As many warps as leave room for two blocks a multiprocessor, at least
-   * one. */
+  /* As many warps a block as leave room for two blocks a multiprocessor, at
+   * least one; then a warp a row fills when the products are few (the
+   * sort's fixed costs dominate) or when the longest row takes at most
+   * twice a warp's share of them. */
   int warps = (int)(TSI_SPGEMM_SHARED_BLOCK_BYTES / slot);
   warps = warps < 1 ? 1 : warps > TSI_SPGEMM_SHARED_WARPS ? TSI_SPGEMM_SHARED_WARPS : warps;
+  const size_t block_bytes = (size_t)warps * slot + fixed;
+  const double resident =
+      (double)sms * (double)warps * (double)((size_t)per_sm / block_bytes > 0 ? (size_t)per_sm / block_bytes : 1);
+  if (products > TSI_SPGEMM_SHARED_FILL_FEW && longest * resident > 2.0 * products)
+    return TS_SUCCESS;
   d->shared_fill_warps = warps;
   d->shared_slot_bytes = slot;
-  d->rules.shared_fill = true;
   return TS_SUCCESS;
 }

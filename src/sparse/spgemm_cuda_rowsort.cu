@@ -190,7 +190,7 @@ extern "C" ts_status tsi_spgemm_cuda_rowsort_prepare(ts_context *ctx, tsi_spgemm
   cudaError_t err = cudaMemsetAsync(w->entry_start, 0, (size_t)(a_nnz + 1) * sizeof(int64_t), stream);
   if (err == cudaSuccess) {
     tsi_spgemm_rowsort_lengths<float>
-        <<<(unsigned)tsi_spgemm_blocks(a.count, kThreads / 32), kThreads, 0, stream>>>(a, w->entry_start);
+        <<<(unsigned)tsi_spgemm_blocks(a.count, 1), kThreads, 0, stream>>>(a, w->entry_start);
     err = cudaPeekAtLastError();
   }
   size_t bytes = w->temp_bytes;

@@ -62,6 +62,9 @@ typedef struct tsi_spgemm_counters {
   unsigned long long products;
   unsigned long long overflow; /* a row's products passed INT64_MAX / 2 */
   unsigned long long queued;   /* rows left by the one-thread analysis for a warp each */
+  /* The dense and long bins' rows: their products, the most products and
+   * the most entries of A of one of them. */
+  unsigned long long dense_products, dense_longest, dense_entries;
 } tsi_spgemm_counters;
 
 /* Which bins the analysis may use (the others' rows go where they went
@@ -72,7 +75,6 @@ typedef struct tsi_spgemm_bin_rules {
   bool dense_sort;    /* dense and long rows by expand, sort, compress (one bin) */
   int merge_products; /* the merged bin's rows' products at most (0: no merged bin) */
   bool merge_staged;  /* the merged bin's numeric phase stages C's entries in shared memory (default) */
-  bool shared_fill;   /* the dense bin's numeric phase in shared memory (no long bin then) */
 } tsi_spgemm_bin_rules;
 
 /* The dense bin's numeric phase by expand, sort, compress in chunks of
@@ -126,6 +128,8 @@ typedef struct tsi_spgemm_device {
   bool shared_count;
   int shared_fill_warps;
   size_t shared_slot_bytes;
+  /* The dense and long bins' rows of the range binned last (counters). */
+  int64_t dense_products, dense_longest, dense_entries;
   /* The range binned last and its bins (host copies). */
   int64_t r0, r1;
   int64_t bin_rows[TSI_SPGEMM_BINS], bin_first[TSI_SPGEMM_BINS];
@@ -149,9 +153,10 @@ static inline size_t tsi_spgemm_long_slot_bytes(int64_t cols, ts_dtype dtype) {
   return tsi_spgemm_bitmap_bytes(cols) + (size_t)TSI_SPGEMM_LONG_WARPS * tsi_spgemm_part_bytes(cols, dtype);
 }
 
-/* Whether the dense bin's accumulators fit the device's shared memory for
- * B's width and value type (d->shared_count, d->shared_fill_warps,
- * d->rules.shared_fill; all off unless `allowed`). */
+/* After the binning of all rows: whether the dense bin's accumulators fit
+ * the device's shared memory for B's width and value type, and whether the
+ * dense rows are spread evenly enough for a block or a warp a row
+ * (d->shared_count, d->shared_fill_warps; both off unless `allowed`). */
 ts_status tsi_spgemm_cuda_shared_dense(ts_context *ctx, tsi_spgemm_device *d, bool allowed);
 
 /* Free bytes of the context's device (0 when unknown). */

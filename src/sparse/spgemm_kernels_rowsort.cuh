@@ -54,14 +54,15 @@ __device__ inline int64_t tsi_spgemm_last_at_or_before(const int64_t *starts, in
   return lo;
 }
 
-/* Lengths of the rows of B that the bin's entries name, a warp a row, at
- * entry_start (zero elsewhere beforehand; scanned afterwards). */
+/* Lengths of the rows of B that the bin's entries name, a block a row (a
+ * power law's hub rows hold tens of thousands of entries), at entry_start
+ * (zero elsewhere beforehand; scanned afterwards). */
 template <class T> __global__ void tsi_spgemm_rowsort_lengths(tsi_spgemm_args<T> a, int64_t *entry_start) {
-  const int lane = int(threadIdx.x) & 31;
-  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
-  for (int64_t r = (int64_t)blockIdx.x * (blockDim.x / 32) + int(threadIdx.x) / 32; r < a.count; r += warps) {
+  for (int64_t r = blockIdx.x; r < a.count; r += gridDim.x) {
     const int64_t row = a.rows[r];
-    for (int64_t ka = a.a_off[row] + lane; ka < a.a_off[row + 1]; ka += 32) {
+    const int64_t end = a.a_off[row + 1];
+#pragma unroll 4
+    for (int64_t ka = a.a_off[row] + threadIdx.x; ka < end; ka += blockDim.x) {
       const int32_t k = a.a_cols[ka];
       entry_start[ka] = a.b_off[k + 1] - a.b_off[k];
     }

@@ -220,6 +220,7 @@ __device__ int64_t tsi_spgemm_sorted_count(const tsi_spgemm_args<T> &a, int64_t 
   const int64_t begin = a.a_off[row], end = a.a_off[row + 1];
   if (end - begin > 32) {
     unsigned long long n = 0;
+#pragma unroll 4 /* a hub row's entries: four loads of B's offsets in flight */
     for (int64_t ka = begin + lane; ka < end; ka += 32) {
       const int32_t k = a.a_cols[ka];
       n += (unsigned long long)(a.b_off[k + 1] - a.b_off[k]);

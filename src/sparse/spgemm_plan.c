@@ -334,13 +334,13 @@ static ts_status create_row_offsets(ts_spgemm_plan *p, const char *op) {
 
 static ts_status symbolic_gpu(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
-  ts_status st = tsi_spgemm_cuda_shared_dense(p->ctx, d, p->shared_dense);
-  if (st == TS_SUCCESS)
-    st = allocate_workspace(p, op);
+  ts_status st = allocate_workspace(p, op);
   if (st == TS_SUCCESS)
     st = create_row_offsets(p, op);
   if (st == TS_SUCCESS)
     st = tsi_spgemm_cuda_bin(p->ctx, d, 0, p->rows, &p->products);
+  if (st == TS_SUCCESS)
+    st = tsi_spgemm_cuda_shared_dense(p->ctx, d, p->shared_dense);
   if (st == TS_SUCCESS)
     st = allocate_pool(p, op);
   if (st == TS_SUCCESS)

@@ -88,6 +88,16 @@
  * that two blocks share a multiprocessor where the width allows
  * (TESSERA_SPGEMM_SHARED_DENSE=0 turns the shared accumulators off). Design. */
 #define TSI_SPGEMM_SHARED_BLOCK_BYTES ((size_t)96 << 10)
+/* The rules between the shared and the pool's (or the sort's) dense rows,
+ * fitted on the H200 (bench/notes/spgemm.md: MIT8, astro-ph, add20, ca-GrQc
+ * gained; memplus, rajat01, as-22july06 and the power-law products lost): a
+ * block a row counts unless one row holds more than this share of the dense
+ * rows' products; a warp a row fills when no dense row has this many
+ * entries of A, and the dense products are at most _FEW or the longest row
+ * at most twice a resident warp's share. */
+#define TSI_SPGEMM_SHARED_COUNT_SHARE 32
+#define TSI_SPGEMM_SHARED_FILL_ENTRIES 1024
+#define TSI_SPGEMM_SHARED_FILL_FEW ((double)(1 << 19))
 /* Threads of the dense and long rows' count, a block a row. */
 #define TSI_SPGEMM_DENSE_COUNT_BLOCK 256
 
