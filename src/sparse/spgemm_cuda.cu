@@ -7,6 +7,7 @@
  * entries); the bins are the schedule of the phases. */
 #include "spgemm_cuda_kernel.cuh"
 #include "spgemm_kernels_merge.cuh"
+#include "spgemm_kernels_small.cuh"
 #include "spgemm_kernels_sorted.cuh"
 #include "tessera/lb.cuh"
 
@@ -273,7 +274,12 @@ extern "C" ts_status tsi_spgemm_cuda_bin(ts_context *ctx, tsi_spgemm_device *d, 
         a, args, d->rules, r0, r1, queue, d->row_bin, d->row_ids, d->counters);
     err = cudaGetLastError();
   }
-  if (err == cudaSuccess && r1 > r0) {
+  if (err == cudaSuccess && r1 > r0 && r1 - r0 <= TSI_SPGEMM_SMALL_ROWS) {
+    /* Few rows: grouped in one launch (the same order as the sort's). */
+    tsi_spgemm_group_small<<<1, TSI_SPGEMM_SMALL_BLOCK, 0, stream>>>(d->row_bin + r0, d->row_ids, (int)(r1 - r0),
+                                                                     d->row_list);
+    err = cudaGetLastError();
+  } else if (err == cudaSuccess && r1 > r0) {
     /* The rows grouped by bin, in row order within a bin (a stable sort on
      * the bins' 4 bits): neighbouring rows of a bin share rows of B. */
     size_t bytes = d->scan_bytes;
@@ -331,9 +337,15 @@ extern "C" ts_status tsi_spgemm_cuda_offsets(ts_context *ctx, const tsi_spgemm_d
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   const int64_t rows = d->a.rows;
   size_t bytes = d->scan_bytes;
-  cudaError_t err = cudaMemsetAsync(c_off, 0, sizeof(int64_t), stream);
-  if (err == cudaSuccess && rows > 0)
-    err = cub::DeviceScan::InclusiveSum(d->scan_temp, bytes, (const int64_t *)d->row_nnz, c_off + 1, rows, stream);
+  cudaError_t err = cudaSuccess;
+  if (rows <= TSI_SPGEMM_SMALL_ROWS) { /* one launch, c_off[0] included */
+    tsi_spgemm_scan_small<<<1, TSI_SPGEMM_SMALL_BLOCK, 0, stream>>>(d->row_nnz, (int)rows, c_off);
+    err = cudaGetLastError();
+  } else {
+    err = cudaMemsetAsync(c_off, 0, sizeof(int64_t), stream);
+    if (err == cudaSuccess)
+      err = cub::DeviceScan::InclusiveSum(d->scan_temp, bytes, (const int64_t *)d->row_nnz, c_off + 1, rows, stream);
+  }
   if (err == cudaSuccess)
     err = cudaMemcpyAsync(nnz, c_off + rows, sizeof(int64_t), cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess)
@@ -351,9 +363,8 @@ extern "C" ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_devi
     return st;
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   cudaError_t err = tsi_spgemm_merge_fill(d, c_off, c_base, c_cols, c_vals, stream);
-  for (int b = 1; err == cudaSuccess && b <= TSI_SPGEMM_SORTED_BINS; b++)
-    if (d->bin_rows[b] > 0)
-      err = tsi_spgemm_sorted_fill(d, b, c_off, c_base, c_cols, c_vals, stream);
+  if (err == cudaSuccess)
+    err = tsi_spgemm_sorted_fill_all(d, c_off, c_base, c_cols, c_vals, stream);
   for (int b = TSI_SPGEMM_HASH_BIN; err == cudaSuccess && b < TSI_SPGEMM_DENSE_BIN; b++)
     if (d->bin_rows[b] > 0)
       err = tsi_spgemm_hash_fill(d, b, c_off, c_base, c_cols, c_vals, stream);

@@ -77,6 +77,9 @@ __device__ void tsi_spgemm_products(const tsi_spgemm_args<T> &a, int64_t row, in
  * spgemm_cuda_dense.cu, whose launchers take the dense and long bins). */
 cudaError_t tsi_spgemm_sorted_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
                                    int32_t *c_cols, void *c_vals, cudaStream_t stream);
+/* The three sorted bins, in one launch where their keys fit 32 bits. */
+cudaError_t tsi_spgemm_sorted_fill_all(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base,
+                                       int32_t *c_cols, void *c_vals, cudaStream_t stream);
 /* The merged bin's numeric phase (spgemm_cuda_merge.cu; the analysis counts
  * its rows). */
 cudaError_t tsi_spgemm_merge_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,

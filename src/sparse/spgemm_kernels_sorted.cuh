@@ -258,16 +258,17 @@ __device__ int64_t tsi_spgemm_sorted_count(const tsi_spgemm_args<T> &a, int64_t 
  * N fits below 2^32 - 1, else 64) sorted in registers, each product's value
  * in shared memory at j, then moved to its key's place; each column's run
  * added in the order of j from its first product; the columns written
- * sorted.
+ * sorted. Block `block` of `blocks` (its warps take rows block W + w,
+ * + blocks W, ...).
  */
 template <class T, int N, class K>
-__global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_fill_sorted(tsi_spgemm_args<T> a) {
+__device__ void tsi_spgemm_fill_sorted_rows(const tsi_spgemm_args<T> &a, int64_t block, int64_t blocks) {
   constexpr int W = TSI_SPGEMM_SORTED_WARPS, R = N / 32, shift = tsi_spgemm_log2<N>();
   __shared__ T values_of[W][N];
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   T *values = values_of[warp];
-  const int64_t warps = (int64_t)gridDim.x * W;
-  for (int64_t r = (int64_t)blockIdx.x * W + warp; r < a.count; r += warps) {
+  const int64_t warps = blocks * W;
+  for (int64_t r = block * W + warp; r < a.count; r += warps) {
     const int64_t row = a.rows[r];
     const int64_t out = a.c_off[row] - a.c_base;
     K key[R];
@@ -319,6 +320,28 @@ __global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_fill_
     }
     __syncwarp(); /* the values are read before the warp's next row writes them */
   }
+}
+
+template <class T, int N, class K>
+__global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32) tsi_spgemm_fill_sorted(tsi_spgemm_args<T> a) {
+  tsi_spgemm_fill_sorted_rows<T, N, K>(a, blockIdx.x, gridDim.x);
+}
+
+/* The three sorted bins in one launch (32-bit keys): blocks
+ * 0 .. blocks_1 - 1 take bin 1's rows (a1), the next blocks_2 bin 2's, the
+ * rest bin 3's; each bin's rows as tsi_spgemm_fill_sorted() takes them. */
+template <class T>
+__global__ void __launch_bounds__(TSI_SPGEMM_SORTED_WARPS * 32)
+    tsi_spgemm_fill_sorted_bins(tsi_spgemm_args<T> a1, tsi_spgemm_args<T> a2, tsi_spgemm_args<T> a3, unsigned blocks_1,
+                                unsigned blocks_2) {
+  const unsigned b = blockIdx.x;
+  if (b < blocks_1)
+    tsi_spgemm_fill_sorted_rows<T, TSI_SPGEMM_SORTED_FIRST, uint32_t>(a1, b, blocks_1);
+  else if (b < blocks_1 + blocks_2)
+    tsi_spgemm_fill_sorted_rows<T, 2 * TSI_SPGEMM_SORTED_FIRST, uint32_t>(a2, b - blocks_1, blocks_2);
+  else
+    tsi_spgemm_fill_sorted_rows<T, 4 * TSI_SPGEMM_SORTED_FIRST, uint32_t>(a3, b - blocks_1 - blocks_2,
+                                                                          gridDim.x - blocks_1 - blocks_2);
 }
 
 #endif

@@ -13,6 +13,9 @@
  * with 64- and 32-bit keys, and its count over the flat products in waves
  * of three rows (bitmaps and bounds left clear).
  * The merged bin's analysis and numeric kernel (a thread a row), bitwise.
+ * The three sorted bins in one launch against the reference, bitwise; the
+ * few rows' grouping by bin and scan of C's offsets against a stable sort
+ * and a sequential sum.
  * Rows: no products, products on empty rows of B, repeated columns, a
  * bin's most products, random ones; float and double. Also SpMM's warp sum
  * (spmm_warp_sum.cuh) against the sequential sum, bitwise. */
@@ -21,12 +24,14 @@
 #include "spgemm_kernels_dense.cuh"
 #include "spgemm_kernels_merge.cuh"
 #include "spgemm_kernels_rowsort.cuh"
+#include "spgemm_kernels_small.cuh"
 #include "spgemm_kernels_sorted.cuh"
 #include "spmm_warp_sum.cuh"
 
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <random>
 
 static int failures = 0, checks = 0;
@@ -277,6 +282,66 @@ template <class T, int N> static void test_sorted(std::mt19937 &rng) {
     run_fill_sorted<T, N, unsigned long long>(c, 3);
     expect_rows(what, c, true);
     EXPECT(!c.rows.empty(), "%s: shape %d has no rows in the bin", what, shape);
+  }
+}
+
+/* The three sorted bins' rows of one product in one launch (blocks split
+ * 2, 1, 2 between the bins), into one C, bitwise. */
+template <class T> static void test_sorted_joint(std::mt19937 &rng) {
+  char what[80];
+  std::snprintf(what, sizeof what, "sorted bins in one launch (%s)", sizeof(T) == 4 ? "float" : "double");
+  csr<T> b = random_csr<T>(200, 1000, {0, 1, 4, 9, 17, 31}, rng);
+  csr<T> a = random_csr<T>(300, 200, {0, 1, 2, 3, 5, 9, 20, 33, 70}, rng);
+  product_case<T> c = make_case(std::move(a), std::move(b), [](int64_t p, int64_t) { return p > 0 && p <= 128; });
+  std::vector<int32_t> bins[3];
+  for (int32_t i : c.rows) {
+    int64_t p = 0;
+    for (int64_t ka = c.a.off[i]; ka < c.a.off[i + 1]; ka++)
+      p += c.b.off[c.a.idx[ka] + 1] - c.b.off[c.a.idx[ka]];
+    bins[p <= 32 ? 0 : p <= 64 ? 1 : 2].push_back(i);
+  }
+  tsi_spgemm_args<T> args[3];
+  for (int k = 0; k < 3; k++) {
+    args[k] = c.args();
+    args[k].rows = bins[k].data();
+    args[k].count = (int64_t)bins[k].size();
+    EXPECT(!bins[k].empty(), "%s: bin %d has no rows", what, k + 1);
+  }
+  emu::launch(5, TSI_SPGEMM_SORTED_WARPS * 32, tsi_spgemm_fill_sorted_bins<T>, args[0], args[1], args[2], 2u, 1u);
+  expect_rows(what, c, true);
+}
+
+/* The few rows' steps: the grouping by bin against a stable sort of the
+ * rows by bin, the scan against a sequential sum (counts past 2^32 too),
+ * from no rows to TSI_SPGEMM_SMALL_ROWS, some with two bins only. */
+static void test_small(std::mt19937 &rng) {
+  std::uniform_int_distribution<int> pick_bin(0, TSI_SPGEMM_BINS - 1);
+  std::uniform_int_distribution<int64_t> pick_count(0, 1 << 20);
+  for (int n : {0, 1, 33, 1000, 1025, TSI_SPGEMM_SMALL_ROWS}) {
+    std::vector<unsigned char> bins((size_t)n);
+    std::vector<int32_t> ids((size_t)n), list((size_t)n + 1, -1), order((size_t)n);
+    for (int i = 0; i < n; i++) {
+      bins[i] = (unsigned char)(n == 1000 ? (i % 3 ? 5 : TSI_SPGEMM_BINS - 1) : pick_bin(rng));
+      ids[i] = 7 * i + 3;
+    }
+    emu::launch(1, TSI_SPGEMM_SMALL_BLOCK, tsi_spgemm_group_small, bins.data(), ids.data(), n, list.data());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return bins[x] < bins[y]; });
+    int wrong = 0;
+    for (int i = 0; i < n; i++)
+      wrong += list[i] != ids[order[i]];
+    EXPECT(wrong == 0 && list[n] == -1, "grouping %d rows by bin: %d rows out of place", n, wrong);
+    std::vector<int64_t> counts((size_t)n), c_off((size_t)n + 2, -5);
+    for (int i = 0; i < n; i++)
+      counts[i] = pick_count(rng) * (i % 7 == 0 ? 1000003 : 1);
+    emu::launch(1, TSI_SPGEMM_SMALL_BLOCK, tsi_spgemm_scan_small, counts.data(), n, c_off.data());
+    int64_t run = 0;
+    wrong = c_off[0] != 0 || c_off[n + 1] != -5;
+    for (int i = 0; i < n; i++) {
+      run += counts[i];
+      wrong += c_off[i + 1] != run;
+    }
+    EXPECT(wrong == 0, "scanning %d rows' counts: %d offsets wrong", n, wrong);
   }
 }
 
@@ -610,6 +675,9 @@ int main() {
   test_sorted<double, 32>(rng);
   test_sorted<double, 64>(rng);
   test_sorted<double, 128>(rng);
+  test_sorted_joint<float>(rng);
+  test_sorted_joint<double>(rng);
+  test_small(rng);
   test_merge<float>(rng);
   test_merge<double>(rng);
   test_dense<float>(rng);
