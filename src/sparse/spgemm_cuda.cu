@@ -319,9 +319,8 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
   /* Rows without products and the sorted bins' rows were counted by the
    * analysis. */
   cudaError_t err = cudaSuccess;
-  for (int b = TSI_SPGEMM_HASH_BIN; err == cudaSuccess && b < TSI_SPGEMM_DENSE_BIN; b++)
-    if (d->bin_rows[b] > 0)
-      err = tsi_spgemm_hash_count(d, b, stream);
+  if (err == cudaSuccess)
+    err = tsi_spgemm_hash_count_all(d, stream);
   if (err == cudaSuccess)
     err = d->shared_count       ? tsi_spgemm_dense_shared_count(d, stream)
           : d->rules.dense_sort ? tsi_spgemm_rowsort_count(d, stream)
@@ -365,9 +364,8 @@ extern "C" ts_status tsi_spgemm_cuda_fill(ts_context *ctx, const tsi_spgemm_devi
   cudaError_t err = tsi_spgemm_merge_fill(d, c_off, c_base, c_cols, c_vals, stream);
   if (err == cudaSuccess)
     err = tsi_spgemm_sorted_fill_all(d, c_off, c_base, c_cols, c_vals, stream);
-  for (int b = TSI_SPGEMM_HASH_BIN; err == cudaSuccess && b < TSI_SPGEMM_DENSE_BIN; b++)
-    if (d->bin_rows[b] > 0)
-      err = tsi_spgemm_hash_fill(d, b, c_off, c_base, c_cols, c_vals, stream);
+  if (err == cudaSuccess)
+    err = tsi_spgemm_hash_fill_all(d, c_off, c_base, c_cols, c_vals, stream);
   if (err == cudaSuccess)
     err = d->shared_fill_warps > 0 ? tsi_spgemm_dense_shared_fill(d, c_off, c_base, c_cols, c_vals, stream)
           : d->rules.dense_sort    ? tsi_spgemm_rowsort_fill(d, c_off, c_base, c_cols, c_vals, stream)

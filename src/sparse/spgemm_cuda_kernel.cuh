@@ -85,6 +85,12 @@ cudaError_t tsi_spgemm_sorted_fill_all(const tsi_spgemm_device *d, const int64_t
 cudaError_t tsi_spgemm_merge_fill(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
                                   void *c_vals, cudaStream_t stream);
 cudaError_t tsi_spgemm_hash_count(const tsi_spgemm_device *d, int bin, cudaStream_t stream);
+/* All hash bins of a phase: in one launch (the numeric phase's in two: warps'
+ * tables, blocks' tables) where at least two bins hold rows and few in all,
+ * else a launch a bin (spgemm_cuda_hash.cu). */
+cudaError_t tsi_spgemm_hash_count_all(const tsi_spgemm_device *d, cudaStream_t stream);
+cudaError_t tsi_spgemm_hash_fill_all(const tsi_spgemm_device *d, const int64_t *c_off, int64_t c_base, int32_t *c_cols,
+                                     void *c_vals, cudaStream_t stream);
 cudaError_t tsi_spgemm_hash_fill(const tsi_spgemm_device *d, int bin, const int64_t *c_off, int64_t c_base,
                                  int32_t *c_cols, void *c_vals, cudaStream_t stream);
 cudaError_t tsi_spgemm_dense_count(const tsi_spgemm_device *d, cudaStream_t stream);

@@ -60,16 +60,28 @@ struct lane_position {
  * @param lanes lanes of a vector thread, a power of two from 1 to 32.
  * @param group threads of a group, a power of two, lanes <= group <= the
  *        block.
+ * @param block this block's place among @p blocks blocks that share the
+ *        work (a kernel that gives each of several works a range of its
+ *        blocks passes the block's place in its range).
+ * @param blocks blocks sharing the work.
  */
-__device__ inline lane_position position_of(int lanes, int group) {
+__device__ inline lane_position position_of(int lanes, int group, long long block, long long blocks) {
   const int t = int(threadIdx.x);
   const int per_block = int(blockDim.x) / group;
   lane_position p;
   p.lane = t & (lanes - 1);
   p.rank = (t & (group - 1)) / lanes;
-  p.group = (long long)blockIdx.x * per_block + t / group;
-  p.groups = (long long)gridDim.x * per_block;
+  p.group = block * per_block + t / group;
+  p.groups = blocks * per_block;
   return p;
+}
+
+/**
+ * @brief This thread's position for vector threads of @p lanes lanes in
+ *        groups of @p group threads, the whole grid sharing the work.
+ */
+__device__ inline lane_position position_of(int lanes, int group) {
+  return position_of(lanes, group, (long long)blockIdx.x, (long long)gridDim.x);
 }
 
 /**
