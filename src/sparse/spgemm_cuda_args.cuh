@@ -106,6 +106,35 @@ __device__ inline int tsi_spgemm_warp_inclusive_sum(int x, int lane) {
   return x;
 }
 
+/* Exclusive sum of x over the block's B threads (a multiple of 32) and the
+ * total; scratch holds B / 32 + 1 values. */
+template <class V, int B> __device__ V tsi_spgemm_block_exclusive(V x, V *scratch, V *total) {
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  V incl = x;
+  for (int d = 1; d < 32; d *= 2) {
+    const V y = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= d)
+      incl += y;
+  }
+  if (lane == 31)
+    scratch[warp] = incl;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    V run = 0;
+    for (int w = 0; w < B / 32; w++) {
+      const V n = scratch[w];
+      scratch[w] = run;
+      run += n;
+    }
+    scratch[B / 32] = run;
+  }
+  __syncthreads();
+  const V before = scratch[warp] + incl - x;
+  *total = scratch[B / 32];
+  __syncthreads();
+  return before;
+}
+
 /* Bitonic sort of `size` keys (a power of two) ascending by `threads`
  * threads of rank 0 .. threads - 1; sync() is the group's barrier. */
 template <class K, class Sync> __device__ void tsi_spgemm_sort(K *keys, int size, int rank, int threads, Sync sync) {

@@ -36,35 +36,6 @@
 /* Threads of the long rows' numeric block (a partial sum array a warp). */
 #define TSI_SPGEMM_LONG_BLOCK (TSI_SPGEMM_LONG_WARPS * 32)
 
-/* Exclusive sum of x over the block's threads (blockDim.x = B, a multiple
- * of 32) and the total; scratch holds B / 32 + 1 ints. */
-template <int B> __device__ int tsi_spgemm_block_exclusive_sum(int x, int *scratch, int *total) {
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  int incl = x;
-  for (int d = 1; d < 32; d *= 2) {
-    const int y = __shfl_up_sync(0xffffffffu, incl, d);
-    if (lane >= d)
-      incl += y;
-  }
-  if (lane == 31)
-    scratch[warp] = incl;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int run = 0;
-    for (int w = 0; w < B / 32; w++) {
-      const int n = scratch[w];
-      scratch[w] = run;
-      run += n;
-    }
-    scratch[B / 32] = run;
-  }
-  __syncthreads();
-  const int before = scratch[warp] + incl - x;
-  *total = scratch[B / 32];
-  __syncthreads();
-  return before;
-}
-
 /*
  * A's entries of `row` by one warp, in chunks of 32 from the row's entry
  * `skip` on, every `stride` entries: the lanes load a chunk's entries
@@ -244,7 +215,7 @@ __global__ void __launch_bounds__(TSI_SPGEMM_LONG_BLOCK)
       const int count = __popc(word);
       const int incl = tsi_spgemm_warp_inclusive_sum(count, lane);
       int total = 0;
-      const int before = tsi_spgemm_block_exclusive_sum<TSI_SPGEMM_LONG_BLOCK>(
+      const int before = tsi_spgemm_block_exclusive<int, TSI_SPGEMM_LONG_BLOCK>(
           lane == 31 ? incl : 0, scratch, &total); /* lane 31's: the warps before */
       const int64_t pos = at + __shfl_sync(0xffffffffu, before, 31) + incl - count;
       if (w <= last)

@@ -21,35 +21,6 @@
 
 static_assert(TSI_SPGEMM_SMALL_ROWS <= 65535, "a bin's places fit 16 bits");
 
-/* Exclusive sum of x over the block's B threads (a multiple of 32) and the
- * total; scratch holds B / 32 + 1 values. */
-template <class V, int B> __device__ V tsi_spgemm_block_exclusive(V x, V *scratch, V *total) {
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  V incl = x;
-  for (int d = 1; d < 32; d *= 2) {
-    const V y = __shfl_up_sync(0xffffffffu, incl, d);
-    if (lane >= d)
-      incl += y;
-  }
-  if (lane == 31)
-    scratch[warp] = incl;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    V run = 0;
-    for (int w = 0; w < B / 32; w++) {
-      const V n = scratch[w];
-      scratch[w] = run;
-      run += n;
-    }
-    scratch[B / 32] = run;
-  }
-  __syncthreads();
-  const V before = scratch[warp] + incl - x;
-  *total = scratch[B / 32];
-  __syncthreads();
-  return before;
-}
-
 /* Thread t's run of the n rows: [*begin, *end). */
 __device__ inline void tsi_spgemm_small_run(int n, int *begin, int *end) {
   const int per = (n + TSI_SPGEMM_SMALL_BLOCK - 1) / TSI_SPGEMM_SMALL_BLOCK;
