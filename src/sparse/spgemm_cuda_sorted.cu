@@ -64,9 +64,9 @@ cudaError_t tsi_spgemm_sorted_fill_all(const tsi_spgemm_device *d, const int64_t
     bins += d->bin_rows[b] > 0;
     rows += d->bin_rows[b];
   }
-  /* Few rows: one launch saves the host a launch or two (4-5 us each on the
-   * H200's host, bench/notes/spgemm.md); many rows keep the kernels of their
-   * own size (fewer registers: 48 against the joint kernel's 64). */
+  /* Few rows: one launch saves the host a launch or two (the cost of a
+   * launch: bench/notes/spgemm.md); many rows keep the kernels of their own
+   * size, of fewer registers than the joint kernel. */
   if (bins >= 2 && rows <= kFusedRows && (uint64_t)d->b.cols * 4 * TSI_SPGEMM_SORTED_FIRST <= 0xffffffffu) {
     const unsigned b1 = d->bin_rows[1] > 0 ? (unsigned)tsi_spgemm_blocks(d->bin_rows[1], TSI_SPGEMM_SORTED_WARPS) : 0;
     const unsigned b2 = d->bin_rows[2] > 0 ? (unsigned)tsi_spgemm_blocks(d->bin_rows[2], TSI_SPGEMM_SORTED_WARPS) : 0;

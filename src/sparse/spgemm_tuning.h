@@ -89,8 +89,7 @@
  * (TESSERA_SPGEMM_SHARED_DENSE=0 turns the shared accumulators off). Design. */
 #define TSI_SPGEMM_SHARED_BLOCK_BYTES ((size_t)96 << 10)
 /* The rules between the shared and the pool's (or the sort's) dense rows,
- * fitted on the H200 (bench/notes/spgemm.md: MIT8, astro-ph, add20, ca-GrQc
- * gained; memplus, rajat01, as-22july06 and the power-law products lost): a
+ * fitted on the H200's run of session 10 (bench/notes/spgemm.md): a
  * block a row counts unless one row holds more than this share of the dense
  * rows' products; a warp a row fills when no dense row has this many
  * entries of A, and the dense products are at most _FEW or the longest row
