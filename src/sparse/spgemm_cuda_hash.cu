@@ -327,8 +327,7 @@ bool launch_bins(Kernel kernel, bins_args<T> h, int t0, int t1, int block, const
     }
   }
   h.first[TSI_SPGEMM_SHARED_BINS] = at;
-  *err = shared > 48 * 1024 ? cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared)
-                            : cudaSuccess;
+  *err = tsi_spgemm_allow_shared(kernel, shared);
   if (*err == cudaSuccess) {
     kernel<<<at, block, shared, stream>>>(h);
     *err = cudaPeekAtLastError();
