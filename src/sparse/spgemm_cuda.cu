@@ -321,10 +321,14 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
   cudaError_t err = cudaSuccess;
   if (err == cudaSuccess)
     err = tsi_spgemm_hash_count_all(d, stream);
+  /* The sort's tables exist only where the sort also fills (a warp a row
+   * in shared memory fills without them): otherwise the pool's bitmaps
+   * count. */
+  const bool sort_counts = d->rules.dense_sort && d->shared_fill_warps == 0;
   if (err == cudaSuccess)
-    err = d->shared_count       ? tsi_spgemm_dense_shared_count(d, stream)
-          : d->rules.dense_sort ? tsi_spgemm_rowsort_count(d, stream)
-                                : tsi_spgemm_dense_count(d, stream);
+    err = d->shared_count ? tsi_spgemm_dense_shared_count(d, stream)
+          : sort_counts   ? tsi_spgemm_rowsort_count(d, stream)
+                          : tsi_spgemm_dense_count(d, stream);
   if (err != cudaSuccess)
     return tsi_cuda_error(ctx, err, "%s: counting the entries of C", op);
   return tsi_cuda_check_launch(ctx, op);
