@@ -321,10 +321,8 @@ extern "C" ts_status tsi_spgemm_cuda_count(ts_context *ctx, const tsi_spgemm_dev
   cudaError_t err = cudaSuccess;
   if (err == cudaSuccess)
     err = tsi_spgemm_hash_count_all(d, stream);
-  /* The sort's tables exist only where the sort also fills (a warp a row
-   * in shared memory fills without them): otherwise the pool's bitmaps
-   * count. */
-  const bool sort_counts = d->rules.dense_sort && d->shared_fill_warps == 0;
+  /* Without the sort's tables the pool's bitmaps count the dense rows. */
+  const bool sort_counts = tsi_spgemm_sort_fills(d);
   if (err == cudaSuccess)
     err = d->shared_count ? tsi_spgemm_dense_shared_count(d, stream)
           : sort_counts   ? tsi_spgemm_rowsort_count(d, stream)

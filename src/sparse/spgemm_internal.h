@@ -135,6 +135,13 @@ typedef struct tsi_spgemm_device {
   int64_t bin_rows[TSI_SPGEMM_BINS], bin_first[TSI_SPGEMM_BINS];
 } tsi_spgemm_device;
 
+/* Whether the dense rows go through expand, sort, compress: the sort's
+ * tables exist, and the sort counts them, only then (a warp a row in shared
+ * memory fills without them). */
+static inline bool tsi_spgemm_sort_fills(const tsi_spgemm_device *d) {
+  return d->rules.dense_sort && d->shared_fill_warps == 0;
+}
+
 /* A dense accumulator's slot: a bitmap of `cols` bits, then (numeric) a
  * value per column, each part a multiple of 256 bytes. */
 static inline size_t tsi_spgemm_bitmap_bytes(int64_t cols) {

@@ -242,7 +242,7 @@ static ts_status allocate_pool(ts_spgemm_plan *p, const char *op) {
 static ts_status allocate_rowsort(ts_spgemm_plan *p, const char *op) {
   tsi_spgemm_device *d = &p->device;
   tsi_spgemm_rowsort_work *w = &d->rowsort;
-  if (!d->rules.dense_sort || d->shared_fill_warps > 0 || d->bin_rows[TSI_SPGEMM_DENSE_BIN] == 0 || w->tables)
+  if (!tsi_spgemm_sort_fills(d) || d->bin_rows[TSI_SPGEMM_DENSE_BIN] == 0 || w->tables)
     return TS_SUCCESS;
   const int64_t per_product = 2 * (int64_t)(sizeof(unsigned long long) + ts_dtype_size(p->dtype));
   int64_t chunk_bytes = p->sort_chunk_bytes;
@@ -409,7 +409,7 @@ static void write_explain(ts_spgemm_plan *p) {
   if (n < (int)sizeof p->explain && (d->shared_count || d->shared_fill_warps > 0))
     n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, " in shared memory (%s%s)",
                   d->shared_count ? "count" : "", d->shared_fill_warps > 0 ? ", fill: a warp a row" : "");
-  if (n < (int)sizeof p->explain && d->rules.dense_sort && d->shared_fill_warps == 0)
+  if (n < (int)sizeof p->explain && tsi_spgemm_sort_fills(d))
     n += snprintf(p->explain + n, sizeof p->explain - (size_t)n, " by sort: %lld products in chunks of %lld",
                   (long long)d->rowsort.products, (long long)d->rowsort.capacity);
   if (n < (int)sizeof p->explain)
