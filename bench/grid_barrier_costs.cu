@@ -1,8 +1,11 @@
 /* The fixed cost of one level of a persistent graph kernel: the layer's grid
  * barrier alone, and with the two ways of summing a level's vertex and edge
- * counts over the grid that the BFS kernel has used: atomics on one pair of
- * counters that every thread reads back after the barrier, or a slot a
- * block summed by every block after the barrier (bfs_cuda_kernel.cuh). A
+ * counts over the grid that the BFS kernel has used or tried: atomics on one
+ * pair of counters that every thread reads back after the barrier (with
+ * relaxed atomic loads, which go to L2, or with plain loads as the kernel
+ * does, which an SM's first warp brings into L1 for the others), the same
+ * counters read by one thread a block and shared through shared memory, or
+ * a slot a block summed by every block after the barrier. A
  * persistent grid runs many empty levels; the time per level is what a
  * frontier of a few vertices pays besides its own work (the road-like
  * grid's thousands of narrow levels). Grids of one and two blocks a
@@ -20,11 +23,11 @@ namespace lb = tessera::lb;
 #define WARPS (BLOCK / 32)
 #define MAX_GRID 4096
 
-enum protocol { BARRIER_ONLY = 0, SHARED_COUNTERS = 1, BLOCK_SLOTS = 2 };
+enum protocol { BARRIER_ONLY = 0, SHARED_COUNTERS = 1, BLOCK_SLOTS = 2, ONE_READER = 3, PLAIN_LOADS = 4 };
 
 struct level_state {
   lb::grid_barrier_state barrier;
-  unsigned long long found[3], edges[3]; /* SHARED_COUNTERS: level l's in slot l % 3 */
+  unsigned long long found[3], edges[3]; /* SHARED_COUNTERS, ONE_READER, PLAIN_LOADS: level l's in slot l % 3 */
   ulonglong2 slots[2][MAX_GRID];         /* BLOCK_SLOTS: level l's in [l & 1] */
 };
 
@@ -64,10 +67,21 @@ template <int P> __global__ void __launch_bounds__(BLOCK) levels_kernel(level_st
     }
     /* One vertex of one edge a block of every eighth: a narrow frontier. */
     unsigned long long found = threadIdx.x == 0 && (blockIdx.x & 7) == 0, edges = found;
-    if (P == SHARED_COUNTERS) {
+    if (P == SHARED_COUNTERS || P == ONE_READER || P == PLAIN_LOADS) {
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> level_found(s->found[level % 3]);
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> level_edges(s->edges[level % 3]);
-      seen += level_found.load(cuda::std::memory_order_relaxed) + level_edges.load(cuda::std::memory_order_relaxed);
+      if (P == SHARED_COUNTERS) {
+        seen += level_found.load(cuda::std::memory_order_relaxed) + level_edges.load(cuda::std::memory_order_relaxed);
+      } else if (P == PLAIN_LOADS) {
+        seen += s->found[level % 3] + s->edges[level % 3];
+      } else {
+        if (threadIdx.x == 0) {
+          totals[0] = level_found.load(cuda::std::memory_order_relaxed);
+          totals[1] = level_edges.load(cuda::std::memory_order_relaxed);
+        }
+        __syncthreads();
+        seen += totals[0] + totals[1];
+      }
       if (blockIdx.x == 0 && threadIdx.x == 0)
         s->found[(level + 2) % 3] = s->edges[(level + 2) % 3] = 0ull;
       block_sum_pair(found, edges, scratch);
@@ -103,7 +117,8 @@ template <int P> __global__ void __launch_bounds__(BLOCK) levels_kernel(level_st
 static int measure(tsb_table *t, level_state *state, int *checksum, int protocol, const char *name, int grid,
                    int levels) {
   const void *kernels[] = {(const void *)levels_kernel<BARRIER_ONLY>, (const void *)levels_kernel<SHARED_COUNTERS>,
-                           (const void *)levels_kernel<BLOCK_SLOTS>};
+                           (const void *)levels_kernel<BLOCK_SLOTS>, (const void *)levels_kernel<ONE_READER>,
+                           (const void *)levels_kernel<PLAIN_LOADS>};
   void *args[] = {&state, &levels, &checksum};
   cudaEvent_t start, stop;
   if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess)
@@ -159,9 +174,11 @@ int main(int argc, char **argv) {
   int failed = !t || !cooperative || sms * 2 > MAX_GRID || cudaMalloc(&state, sizeof *state) != cudaSuccess ||
                cudaMalloc(&checksum, sizeof *checksum) != cudaSuccess;
   const char *names[] = {"grid barrier alone", "counters: atomics, read by every thread",
-                         "counters: a slot a block, summed by every block"};
+                         "counters: a slot a block, summed by every block",
+                         "counters: atomics, read by one thread a block",
+                         "counters: atomics, plain loads by every thread"};
   for (int per_sm = 1; per_sm <= 2 && !failed; per_sm++)
-    for (int p = 0; p < 3 && !failed; p++)
+    for (int p = 0; p < 5 && !failed; p++)
       failed = measure(t, state, checksum, p, names[p], per_sm * sms, 20000);
   if (!failed)
     failed = tsb_table_write_csv(t, &meta, csv_path);
