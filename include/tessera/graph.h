@@ -142,7 +142,8 @@ TS_API ts_status ts_bfs_plan_create(ts_context *ctx, const ts_csr *graph, const 
  * int32 values, either may be NULL: @p levels (hop count from the source, -1
  * when unreached) and @p parents (the smallest-numbered vertex one level up
  * with an edge to the vertex; the source's parent is the source; -1 when
- * unreached). Allocates nothing; on CUDA it queues the work on the context's
+ * unreached); the two must not overlap (TS_ERROR_INVALID_ARGUMENT). Allocates
+ * nothing; on CUDA it queues the work on the context's
  * stream and returns (levels alternate between top-down and bottom-up steps
  * on the GPU, without the host). A fault surfaces at the next
  * ts_context_sync() or ts_bfs_last_run().
@@ -180,8 +181,8 @@ TS_API ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const
  * (vertices int32: among the vertices u with a tight edge u -> v, i.e.
  * dist(u) + w(u, v) == dist(v), those the fewest tight edges from the
  * source, the smallest-numbered; the source's is itself; -1 when
- * unreached). Allocates nothing; asynchronous as
- * ts_bfs_execute().
+ * unreached); the two must not overlap (TS_ERROR_INVALID_ARGUMENT).
+ * Allocates nothing; asynchronous as ts_bfs_execute().
  */
 TS_API ts_status ts_sssp_execute(ts_sssp_plan *plan, int64_t source, ts_buffer *distances, ts_buffer *predecessors);
 

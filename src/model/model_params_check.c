@@ -10,7 +10,9 @@ ts_status ts_model_params_check(ts_context *ctx, const ts_model_params *p) {
   if (!p)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_model_params_check: NULL parameters");
   const char *bad = NULL;
-  if (p->sm_count < 1)
+  if (p->compute_major < 0 || p->compute_minor < 0)
+    bad = "compute_major";
+  else if (p->sm_count < 1)
     bad = "sm_count";
   else if (p->warp_size < 1)
     bad = "warp_size";
@@ -24,10 +26,16 @@ ts_status ts_model_params_check(ts_context *ctx, const ts_model_params *p) {
     bad = "registers_per_sm";
   else if (p->register_alloc_unit < 1)
     bad = "register_alloc_unit";
+  else if (p->register_partitions < 0)
+    bad = "register_partitions";
   else if (p->shared_per_sm < 0 || p->shared_per_block_optin < 0 || p->shared_reserved_per_block < 0)
     bad = "shared_per_sm";
   else if (p->shared_alloc_unit < 1)
     bad = "shared_alloc_unit";
+  else if (p->l2_bytes < 0)
+    bad = "l2_bytes";
+  else if (!positive(p->clock_ghz))
+    bad = "clock_ghz";
   else if (!positive(p->dram_latency_ns))
     bad = "dram_latency_ns";
   else if (!positive(p->l2_latency_ns))
@@ -57,9 +65,9 @@ ts_status ts_model_params_check(ts_context *ctx, const ts_model_params *p) {
   else if (!(p->launch_device_us >= 0) || !(p->launch_host_us >= 0))
     bad = "launch_device_us";
   for (int i = 0; !bad && i < p->sweep_count; i++)
-    if (!positive(p->sweep_bytes_in_flight[i]) || !positive(p->sweep_gbps[i]) ||
+    if (!positive(p->sweep_warps_per_sm[i]) || !positive(p->sweep_bytes_in_flight[i]) || !positive(p->sweep_gbps[i]) ||
         (i > 0 && !(p->sweep_bytes_in_flight[i] > p->sweep_bytes_in_flight[i - 1])))
-      bad = "sweep_bytes_in_flight / sweep_gbps (positive, increasing bytes)";
+      bad = "sweep_warps_per_sm / sweep_bytes_in_flight / sweep_gbps (positive, increasing bytes)";
   for (int i = 0; !bad && i < TS_MODEL_MAX_CONFLICT; i++)
     if (!positive(p->conflict_cost[i]))
       bad = "conflict_cost";

@@ -278,6 +278,9 @@ static void test_refusals(void) {
   CHECK_STATUS(cpu, ts_bfs_execute(plan, 0, small, NULL), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(cpu, ts_bfs_execute(plan, 0, NULL, host), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(cpu, ts_bfs_execute(NULL, 0, NULL, NULL), TS_ERROR_INVALID_ARGUMENT);
+  /* One buffer for both outputs: the parents would overwrite the levels. */
+  CHECK_STATUS(cpu, ts_bfs_execute(plan, 0, fine, fine), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ts_last_error(cpu), "overlap") != NULL);
   CHECK_OK(cpu, ts_bfs_execute(plan, 0, NULL, fine));
   CHECK_OK(cpu, ts_bfs_last_run(plan, &stats));
   const int32_t *parents = ts_buffer_data(fine);

@@ -197,6 +197,9 @@ static void test_refusals(void) {
   CHECK_OK(cpu, ts_buffer_create(cpu, TS_MEMORY_DEVICE, 12, &fine));
   CHECK_STATUS(cpu, ts_sssp_execute(plan, 0, wrong, NULL), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(cpu, ts_sssp_execute(plan, 3, fine, NULL), TS_ERROR_INVALID_ARGUMENT);
+  /* One buffer for distances and predecessors: each would overwrite the other. */
+  CHECK_STATUS(cpu, ts_sssp_execute(plan, 1, fine, fine), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ts_last_error(cpu), "overlap") != NULL);
   CHECK_OK(cpu, ts_sssp_execute(plan, 1, fine, NULL));
   CHECK_OK(cpu, ts_sssp_last_run(plan, &stats));
   const float *d = ts_buffer_data(fine);

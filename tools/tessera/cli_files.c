@@ -57,16 +57,27 @@ int cli_check_paths(const char *command, const char *const *inputs, int input_co
 #define STDIN_NAME "standard input"
 #define STDOUT_NAME "standard output"
 
+/* The reader refuses complex values asked for as real ones with
+ * TS_ERROR_UNSUPPORTED (its only use of that status), naming the library's
+ * complex types: say instead which command takes them. */
+static ts_status explain_complex(const char *path, ts_dtype dtype, ts_status status) {
+  if (status == TS_ERROR_UNSUPPORTED && !TS_DTYPE_IS_COMPLEX(dtype))
+    cli_set_error("%s holds complex values: this command takes real, integer and pattern matrices ('tessera "
+                  "solve' takes complex systems)",
+                  cli_path_label(path, false));
+  return status;
+}
+
 ts_status cli_mm_read(ts_context *ctx, const char *path, ts_dtype dtype, ts_coo **coo, ts_mm_info *info) {
   if (cli_is_stdio(path))
-    return ts_mm_read_fd(ctx, STDIN_FILENO, STDIN_NAME, dtype, coo, info);
-  return ts_mm_read(ctx, path, dtype, coo, info);
+    return explain_complex(path, dtype, ts_mm_read_fd(ctx, STDIN_FILENO, STDIN_NAME, dtype, coo, info));
+  return explain_complex(path, dtype, ts_mm_read(ctx, path, dtype, coo, info));
 }
 
 ts_status cli_mm_read_csr(ts_context *ctx, const char *path, ts_dtype dtype, ts_csr **csr, ts_mm_info *info) {
   if (cli_is_stdio(path))
-    return ts_mm_read_csr_fd(ctx, STDIN_FILENO, STDIN_NAME, dtype, csr, info);
-  return ts_mm_read_csr(ctx, path, dtype, csr, info);
+    return explain_complex(path, dtype, ts_mm_read_csr_fd(ctx, STDIN_FILENO, STDIN_NAME, dtype, csr, info));
+  return explain_complex(path, dtype, ts_mm_read_csr(ctx, path, dtype, csr, info));
 }
 
 ts_status cli_mm_write_coo(ts_context *ctx, const char *path, const ts_coo *coo, const ts_mm_write_options *options) {

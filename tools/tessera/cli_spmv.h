@@ -21,6 +21,7 @@ typedef struct cli_spmv_result {
   double gbps;      /* bytes / median time */
   double max_error; /* max_i |y_i - yref_i| / (|A||x|)_i */
   double tolerance; /* the bound the error is checked against */
+  int64_t beyond_range; /* rows whose |A||x| passes the type's range, not checked */
   bool pass;        /* max_error <= tolerance */
 } cli_spmv_result;
 

@@ -74,6 +74,16 @@ static void list_configs(bool json) {
   }
 }
 
+/* rows x cols elements of 8 bytes (the host's doubles), or false where
+ * their bytes would pass what an int64_t or size_t holds. */
+static bool element_count(int64_t rows, int64_t cols, int64_t *count) {
+  const int64_t limit = (int64_t)((SIZE_MAX < (uint64_t)INT64_MAX ? SIZE_MAX : (uint64_t)INT64_MAX) / sizeof(double));
+  if (rows > 0 && cols > limit / rows)
+    return false;
+  *count = rows * cols;
+  return true;
+}
+
 static double *random_values(int64_t count, unsigned long long seed) {
   double *v = malloc((size_t)(count > 0 ? count : 1) * sizeof(double));
   for (int64_t i = 0; v && i < count; i++) {
@@ -155,6 +165,17 @@ static int run_gemm(int argc, char **argv) {
   int64_t b_rows = transpose_b ? n : k, b_cols = transpose_b ? k : n;
   int64_t lda = a_rows > 1 ? a_rows : 1, ldb = b_rows > 1 ? b_rows : 1, ldc = m > 1 ? m : 1;
 
+  int64_t a_count = 0, b_count = 0, c_count = 0;
+  const char *too_large = !element_count(lda, a_cols, &a_count)   ? "A"
+                          : !element_count(ldb, b_cols, &b_count) ? "B"
+                          : !element_count(ldc, n, &c_count)      ? "C"
+                                                                  : NULL;
+  if (too_large) {
+    cli_set_error("%s of m = %lld, n = %lld, k = %lld is too large: its elements' bytes pass 2^63", too_large,
+                  (long long)m, (long long)n, (long long)k);
+    return cli_library_error(NULL, TS_ERROR_OVERFLOW);
+  }
+
   ts_context *ctx = NULL;
   ts_buffer *da = NULL, *db = NULL, *dc = NULL;
   double *a = NULL, *b = NULL, *c = NULL, *times = NULL;
@@ -165,20 +186,20 @@ static int run_gemm(int argc, char **argv) {
   status = cli_progress_attach(ctx, &progress, &output);
   if (status != TS_SUCCESS)
     goto cleanup;
-  a = random_values(lda * a_cols, 1);
-  b = random_values(ldb * b_cols, 2);
-  c = malloc((size_t)(ldc * n > 0 ? ldc * n : 1) * sizeof(double));
+  a = random_values(a_count, 1);
+  b = random_values(b_count, 2);
+  c = malloc((size_t)(c_count > 0 ? c_count : 1) * sizeof(double));
   times = malloc((size_t)repeat * sizeof(double));
   if (!a || !b || !c || !times) {
     cli_set_error("no host memory for the operands");
     status = TS_ERROR_OUT_OF_MEMORY;
     goto cleanup;
   }
-  status = upload(ctx, dtype, a, lda * a_cols, &da);
+  status = upload(ctx, dtype, a, a_count, &da);
   if (status == TS_SUCCESS)
-    status = upload(ctx, dtype, b, ldb * b_cols, &db);
+    status = upload(ctx, dtype, b, b_count, &db);
   if (status == TS_SUCCESS)
-    status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)(ldc * n) * ts_dtype_size(dtype), &dc);
+    status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, (size_t)c_count * ts_dtype_size(dtype), &dc);
   if (status != TS_SUCCESS)
     goto cleanup;
 
@@ -229,7 +250,7 @@ static int run_gemm(int argc, char **argv) {
   double worst = 0.0;
   if (checked) {
     size_t size = ts_dtype_size(dtype);
-    status = ts_buffer_download(ctx, dc, 0, c, (size_t)(ldc * n) * size);
+    status = ts_buffer_download(ctx, dc, 0, c, (size_t)c_count * size);
     if (status != TS_SUCCESS)
       goto cleanup;
     double u = dtype == TS_FLOAT32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;

@@ -218,6 +218,10 @@ static int run_search(int argc, char **argv) {
     return CLI_EXIT_OK;
   if (rc != 0)
     return rc;
+  /* Before the keys are made: the plan would refuse them only then. */
+  if ((ts_index_type)index == TS_INDEX_INT32 && n > INT32_MAX)
+    return cli_usage_error("search", "--index int32 cannot number %lld keys (at most 2^31 - 1): use int64 or auto",
+                           (long long)n);
 
   ts_context *ctx = NULL;
   ts_buffer *queries = NULL, *results = NULL;

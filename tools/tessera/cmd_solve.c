@@ -187,10 +187,16 @@ static void result_warning(const ts_lu_stats *stats, char *warning, size_t size)
   if (stats->partial_pivoting && used < size)
     used +=
         (size_t)snprintf(warning + used, size - used, "%sthe solve fell back to partial pivoting", used ? "; " : "");
-  if (stats->condest > warning_condest() && used < size)
-    snprintf(warning + used, size - used,
-             "%scondition estimate %.2e, above 1/sqrt(eps) = %.2e: about %.0f digits of x may be lost",
-             used ? "; " : "", stats->condest, warning_condest(), floor(log10(stats->condest)));
+  /* Double carries about 16 digits: past 1e16 none of x's may be right. */
+  if (stats->condest > warning_condest() && used < size) {
+    if (isfinite(stats->condest) && stats->condest < 1e16)
+      snprintf(warning + used, size - used,
+               "%scondition estimate %.2e, above 1/sqrt(eps) = %.2e: about %.0f digits of x may be lost",
+               used ? "; " : "", stats->condest, warning_condest(), floor(log10(stats->condest)));
+    else
+      snprintf(warning + used, size - used, "%scondition estimate %.2e: x may have no correct digit", used ? "; " : "",
+               stats->condest);
+  }
 }
 
 /* With --json, a failure still gives one JSON object on stdout. */

@@ -218,7 +218,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     start = tsi_seconds();
     lu->stats.factor_backend = TS_BACKEND_CUDA;
     lu->stats.factor_threads = 0;
-    status = tsi_lu_numeric_cuda(lu);
+    status = tsi_lu_numeric_cuda(lu, caller);
     if (!TS_IS_ERROR(status)) {
       ts_status quality = tsi_lu_cuda_pivot_quality(lu);
       status = quality == TS_SUCCESS ? status : quality;
@@ -234,7 +234,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     if (fronts)
       status = copy_values(lu, a, caller);
     if (status == TS_SUCCESS)
-      status = fronts ? tsi_lu_frontal_cpu(lu) : tsi_lu_numeric_cpu(lu, a, caller);
+      status = fronts ? tsi_lu_frontal_cpu(lu, caller) : tsi_lu_numeric_cpu(lu, a, caller);
     if (!TS_IS_ERROR(status))
       tsi_lu_smallest_pivot_host(lu);
   }

@@ -326,7 +326,7 @@ static double scatter(const ts_lu *lu, const tsi_lu_fronts *fr, double *values, 
   return max_abs;
 }
 
-ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
+ts_status tsi_lu_frontal_cpu(ts_lu *lu, const char *caller) {
   tsi_lu_fronts *fr = NULL;
   ts_status st = tsi_lu_fronts_get(lu, &fr);
   if (st != TS_SUCCESS)
@@ -445,7 +445,7 @@ ts_status tsi_lu_frontal_cpu(ts_lu *lu) {
   }
   lu->stats.flops = fr->flops;
   lu->stats.factor_threads = threads;
-  st = tsi_lu_pivot_outcome(lu, kind, level_of, rule.tiny, threshold);
+  st = tsi_lu_pivot_outcome(lu, kind, level_of, rule.tiny, threshold, caller);
   const double reference = max_abs > 0.0 ? max_abs : 1.0;
   lu->pivot_now = (tsi_lu_pivot_quality){.perturbed = lu->stats.perturbed_pivots,
                                          .max_multiplier = max_l,

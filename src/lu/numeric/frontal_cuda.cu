@@ -606,7 +606,7 @@ bool tsi_lu_frontal_cuda_chosen(ts_lu *lu, tsi_lu_device *dev) {
   return tsi_lu_frontal_chosen(lu, available, &dev->method_reason);
 }
 
-ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev) {
+ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev, const char *caller) {
   ts_context *ctx = lu->ctx;
   const int64_t n = lu->n;
   tsi_lu_fronts *fr = NULL;
@@ -719,10 +719,10 @@ ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev) {
   memcpy(&max_abs, &max_bits, sizeof max_abs);
   if (single && max_abs > FLT_MAX)
     return tsi_error(ctx, TS_ERROR_OVERFLOW,
-                     "LU factorization: the scaled matrix holds %.3g, beyond single precision's range; factor in "
+                     "%s: the scaled matrix holds %.3g, beyond single precision's range; factor in "
                      "double, or with the matching's scaling",
-                     max_abs);
-  st = tsi_lu_pivot_outcome(lu, dev->kind_host, fd->level_of_host, rule[0], threshold);
+                     caller, max_abs);
+  st = tsi_lu_pivot_outcome(lu, dev->kind_host, fd->level_of_host, rule[0], threshold, caller);
   if (!TS_IS_ERROR(st))
     lu->factors_on_device = 1;
   return st;

@@ -500,9 +500,9 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
   const double reference = max_abs > 0.0 ? max_abs : 1.0;
   if (single && max_abs > FLT_MAX)
     return tsi_error(lu->ctx, TS_ERROR_OVERFLOW,
-                     "LU factorization: the scaled matrix holds %.3g, beyond single precision's range; factor in "
+                     "%s: the scaled matrix holds %.3g, beyond single precision's range; factor in "
                      "double, or with the matching's scaling",
-                     max_abs);
+                     caller, max_abs);
   tsi_lu_factor_watch watch = {.ctx = lu->ctx, .n = lu->n, .first_perturbed = lu->n, .next_check_ns = 0};
   tsi_lu_pivot_rule rule = {.tiny = threshold * max_abs,
                             .replacement = fmax(root_eps, threshold) * reference,
@@ -551,13 +551,13 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
     lu->stats.singular_column = user_column;
     if (outcome.bad_kind == TSI_LU_PIVOT_NOT_FINITE)
       return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                       "LU factorization: the pivot of column %lld (from 0) is not finite: the elimination "
+                       "%s: the pivot of column %lld (from 0) is not finite: the elimination "
                        "overflowed (pivot %lld of %lld)",
-                       (long long)user_column, (long long)outcome.bad_column, (long long)lu->n);
+                       caller, (long long)user_column, (long long)outcome.bad_column, (long long)lu->n);
     return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "LU factorization: matrix is numerically singular: column %lld (from 0) has a zero or tiny "
+                     "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
                      "pivot (|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                     (long long)user_column, rule.tiny, threshold, (long long)outcome.bad_column, (long long)lu->n);
+                     caller, (long long)user_column, rule.tiny, threshold, (long long)outcome.bad_column, (long long)lu->n);
   }
   return outcome.tally.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
 }

@@ -50,11 +50,11 @@ static factor_args kernel_args(const tsi_lu_device *dev) {
   return args;
 }
 
-ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
+ts_status tsi_lu_numeric_cuda(ts_lu *lu, const char *caller) {
   ts_context *ctx = lu->ctx;
   if (!ctx || ctx->backend != TS_BACKEND_CUDA)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
-                     "LU factorization: the GPU backend was asked for (ts_lu_options.backend) on a %s context",
+                     "%s: the GPU backend was asked for (ts_lu_options.backend) on a %s context", caller,
                      ctx ? ts_backend_name(ctx->backend) : "NULL");
   const int64_t n = lu->n;
   if (n > 0 && (!lu->lu_col_ptr || !lu->lu_row_idx || !lu->diag_pos || !lu->level_ptr || !lu->level_cols ||
@@ -92,7 +92,7 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
   /* The fronts where the rule (or the switch) takes them. */
   dev->used_fronts = tsi_lu_frontal_cuda_chosen(lu, dev);
   if (dev->used_fronts)
-    return tsi_lu_frontal_cuda(lu, dev);
+    return tsi_lu_frontal_cuda(lu, dev, caller);
 
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   const size_t parts = (size_t)dev->parts;
@@ -150,13 +150,13 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
     lu->stats.singular_column = user_column;
     if (bad_kind == PIVOT_NOT_FINITE)
       return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                       "LU factorization: the pivot of column %lld (from 0) is not finite: the elimination "
+                       "%s: the pivot of column %lld (from 0) is not finite: the elimination "
                        "overflowed (pivot %lld of %lld)",
-                       (long long)user_column, (long long)bad_column, (long long)n);
+                       caller, (long long)user_column, (long long)bad_column, (long long)n);
     return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "LU factorization: matrix is numerically singular: column %lld (from 0) has a zero or tiny "
+                     "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
                      "pivot (|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                     (long long)user_column, threshold, (long long)bad_column, (long long)n);
+                     caller, (long long)user_column, threshold, (long long)bad_column, (long long)n);
   }
   lu->factors_on_device = 1;
   return perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;

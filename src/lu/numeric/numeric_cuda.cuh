@@ -233,7 +233,7 @@ void tsi_lu_pivot_rule_cuda(const unsigned long long *max_bits, double threshold
  * pivot outcome reported as the host's multifrontal code reports it), and
  * the release of its device arrays (with the device cache). */
 bool tsi_lu_frontal_cuda_chosen(ts_lu *lu, tsi_lu_device *dev);
-ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev);
+ts_status tsi_lu_frontal_cuda(ts_lu *lu, tsi_lu_device *dev, const char *caller);
 void tsi_lu_frontal_cuda_release(tsi_lu_device *dev);
 
 #endif

@@ -25,7 +25,7 @@ ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller);
 ts_status tsi_lu_bad_value_error(ts_lu *lu, int64_t e, const char *caller);
 /* The factorization on the GPU (numeric_cuda.cu; TS_ERROR_UNSUPPORTED in a
  * build without CUDA): the factors stay on the device, factors_on_device set. */
-ts_status tsi_lu_numeric_cuda(ts_lu *lu);
+ts_status tsi_lu_numeric_cuda(ts_lu *lu, const char *caller);
 /* Copy the factors on the device into lu_values (or lu_values_f32). */
 ts_status tsi_lu_cuda_download_factors(ts_lu *lu);
 /* Free the host's factor values, workspace and copy of A's values
@@ -39,7 +39,7 @@ void tsi_lu_cuda_release(ts_lu *lu);
 /* The factorization on the host through lu->fronts (built on first use),
  * its arithmetic fixed entry for entry (frontal_cpu.c) so that GPU kernels
  * can reproduce its bits. */
-ts_status tsi_lu_frontal_cpu(ts_lu *lu);
+ts_status tsi_lu_frontal_cpu(ts_lu *lu, const char *caller);
 /* The fronts of lu's analysis, built on first use (frontal_rule.c). */
 ts_status tsi_lu_fronts_get(ts_lu *lu, struct tsi_lu_fronts **fronts);
 /* Whether a GPU factorization takes the fronts (the method switch, else
@@ -62,7 +62,7 @@ double tsi_lu_column_model_seconds(const ts_lu *lu);
  * (pivot_outcome.c). TS_SUCCESS, TS_WARNING_PERTURBED_PIVOTS or
  * TS_ERROR_NUMERICALLY_SINGULAR. */
 ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
-                               double threshold);
+                               double threshold, const char *caller);
 
 /* ---- the pivot check (pivot_check.c, pivot_quality_cuda.cu) ------------------------ */
 

@@ -2,8 +2,8 @@
  * and there is no device cache to release. */
 #include "lu/numeric/numeric_internal.h"
 
-ts_status tsi_lu_numeric_cuda(ts_lu *lu) {
-  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "LU factorization: tessera was built without CUDA");
+ts_status tsi_lu_numeric_cuda(ts_lu *lu, const char *caller) {
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED, "%s: tessera was built without CUDA", caller);
 }
 
 ts_status tsi_lu_cuda_download_factors(ts_lu *lu) {

@@ -6,7 +6,7 @@
 enum { KIND_OK = 0, KIND_PERTURBED = 1, KIND_SINGULAR = 2, KIND_NOT_FINITE = 3 };
 
 ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
-                               double threshold) {
+                               double threshold, const char *caller) {
   const int64_t n = lu->n;
   int64_t perturbed = 0, bad_column = -1, bad_level = INT64_MAX;
   int bad_kind = KIND_OK;
@@ -33,16 +33,16 @@ ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t
   lu->stats.singular_column = user_column;
   if (bad_kind == KIND_NOT_FINITE)
     return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "LU factorization: the pivot of column %lld (from 0) is not finite: the elimination "
+                     "%s: the pivot of column %lld (from 0) is not finite: the elimination "
                      "overflowed (pivot %lld of %lld)",
-                     (long long)user_column, (long long)bad_column, (long long)n);
+                     caller, (long long)user_column, (long long)bad_column, (long long)n);
   if (tiny >= 0.0)
     return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "LU factorization: matrix is numerically singular: column %lld (from 0) has a zero or tiny "
+                     "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
                      "pivot (|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                     (long long)user_column, tiny, threshold, (long long)bad_column, (long long)n);
+                     caller, (long long)user_column, tiny, threshold, (long long)bad_column, (long long)n);
   return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                   "LU factorization: matrix is numerically singular: column %lld (from 0) has a zero or tiny "
+                   "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
                    "pivot (|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                   (long long)user_column, threshold, (long long)bad_column, (long long)n);
+                   caller, (long long)user_column, threshold, (long long)bad_column, (long long)n);
 }

@@ -141,6 +141,7 @@ static ts_status solve(ts_lu *lu, ts_operation op, int64_t nrhs, const double *b
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_lu_solve: b or x is NULL");
   int64_t b_span, x_span, b_bytes, x_bytes;
   if (tsi_mul_overflows(nrhs - 1, ldb, &b_span) || tsi_mul_overflows(nrhs - 1, ldx, &x_span) ||
+      b_span > INT64_MAX - n || x_span > INT64_MAX - n ||
       tsi_mul_overflows(b_span + n, parts * (int64_t)sizeof(double), &b_bytes) ||
       tsi_mul_overflows(x_span + n, parts * (int64_t)sizeof(double), &x_bytes))
     return tsi_error(ctx, TS_ERROR_OVERFLOW, "ts_lu_solve: %lld right-hand sides with ldb %lld, ldx %lld overflow",
