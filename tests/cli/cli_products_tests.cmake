@@ -43,4 +43,28 @@ if(TARGET tessera_cli)
     JSON_EQUALS "blocked=ON,nnz=1104,check=PASS" FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spgemm_gpu ARGS spgemm ${TESSERA_CLI_WORK}/lap10.mtx --backend cuda --json JSON GPU_ONLY
     JSON_EQUALS "backend=cuda,products=2148,nnz=1104,check=PASS" FIXTURES_REQUIRED cli_lap10)
+
+  # Entries of 1e300: C's products overflow double (and single), which no
+  # summation order avoids; the check leaves them out and says so instead of
+  # failing a correct product.
+  file(WRITE ${TESSERA_CLI_WORK}/huge_values.mtx
+       "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1e300\n1 2 1e300\n2 2 1e300\n")
+  tessera_cli_test(spgemm_beyond_range ARGS spgemm ${TESSERA_CLI_WORK}/huge_values.mtx
+    STDOUT "check +max error 0 [^\n]*: PASS; 3 entries not checked \\(their \\|A\\|\\|B\\| pass double precision's range\\)")
+  # A row of 100 entries of 1e307 against values in [-1, 1): its |A||x|
+  # passes double's range; the second row (one entry of 1) is checked.
+  set(dense_row "%%MatrixMarket matrix coordinate real general\n2 100 101\n")
+  foreach(column RANGE 1 100)
+    string(APPEND dense_row "1 ${column} 1e307\n")
+  endforeach()
+  string(APPEND dense_row "2 1 1\n")
+  file(WRITE ${TESSERA_CLI_WORK}/huge_row.mtx "${dense_row}")
+  tessera_cli_test(spmm_beyond_range_json ARGS spmm ${TESSERA_CLI_WORK}/huge_row.mtx --precision double --width 3
+    --repeat 1 --json JSON JSON_EQUALS "check=PASS,unchecked_beyond_range=3")
+  tessera_cli_test(spmv_beyond_range_json ARGS spmv ${TESSERA_CLI_WORK}/huge_row.mtx --precision double --repeat 1
+    --json JSON JSON_EQUALS "check=PASS,unchecked_beyond_range=1")
+  # The CLI's gemm refuses operands whose bytes pass 2^63 before allocating
+  # them (m * k = 2^61 + 4 wrapped the allocation's size).
+  tessera_cli_test(gemm_operands_too_large ARGS gemm --m 1263665316 --k 1824726041 --n 1 --backend cpu EXIT 1
+    STDERR "^tessera: size overflow: A of m = 1263665316, n = 1, k = 1824726041 is too large")
 endif()

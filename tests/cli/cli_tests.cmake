@@ -102,6 +102,19 @@ if(TARGET tessera_cli)
     STDERR "^tessera: input/output error: .*no_such_matrix.mtx" STDOUT_EMPTY)
   tessera_cli_test(malformed_file ARGS info ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_column.mtx EXIT 1
     STDERR "^tessera: parse error: .*bad_column.mtx:5: .*column" STDOUT_EMPTY)
+  # Complex files: only solve takes them; the others say so in the CLI's terms.
+  file(WRITE ${TESSERA_CLI_WORK}/complex2.mtx "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 2 0\n2 1 1 1\n")
+  foreach(command info spmv spmm spgemm bfs convert)
+    set(out)
+    if(command STREQUAL "convert")
+      set(out ${TESSERA_CLI_WORK}/complex2_converted.mtx)
+    endif()
+    tessera_cli_test(complex_refused_${command} ARGS ${command} ${TESSERA_CLI_WORK}/complex2.mtx ${out} EXIT 1
+      STDERR "^tessera: unsupported: .*complex2.mtx holds complex values: this command takes real, integer and pattern matrices \\('tessera solve' takes complex systems\\)"
+      STDOUT_EMPTY)
+  endforeach()
+  tessera_cli_test(search_int32_too_many_keys ARGS search --keys 2^31 --index int32 EXIT 2
+    STDERR "--index int32 cannot number 2147483648 keys" STDOUT_EMPTY)
   tessera_cli_test(json_error_keeps_stdout_empty ARGS spmv ${TESSERA_CLI_WORK}/no_such_matrix.mtx --json EXIT 1
     STDERR "^tessera: input/output error" STDOUT_EMPTY)
   # Forcing the CUDA backend where no GPU is usable must fail clearly. On a

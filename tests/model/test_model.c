@@ -6,6 +6,7 @@
 #include "test_common.h"
 #include "test_model_common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,6 +127,23 @@ static void test_params_check(void) {
   CHECK(strstr(ts_last_error(NULL), "dram_latency_ns") != NULL);
   test_model_params(&p);
   p.sweep_bytes_in_flight[2] = p.sweep_bytes_in_flight[1]; /* not increasing */
+  CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
+  /* Every numeric field is range-checked, the descriptive ones too. */
+  const double clocks[] = {0.0, -1.0, NAN, INFINITY};
+  for (int i = 0; i < 4; i++) {
+    test_model_params(&p);
+    p.clock_ghz = clocks[i];
+    CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ts_last_error(NULL), "clock_ghz") != NULL);
+  }
+  test_model_params(&p);
+  p.l2_bytes = -1;
+  CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
+  test_model_params(&p);
+  p.sweep_warps_per_sm[0] = 0.0;
+  CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
+  test_model_params(&p);
+  p.compute_minor = -1;
   CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
 }
 
