@@ -116,8 +116,7 @@ ts_status tsi_graph_check_run(ts_context *ctx, const char *op, int64_t source, i
     st = check_output(ctx, op, second_name, second, second_bytes);
   /* Both are written by the same run: one would overwrite the other. */
   if (st == TS_SUCCESS && first && second &&
-      tsi_ranges_overlap(ts_buffer_data(first), (size_t)first_bytes, ts_buffer_data(second),
-                         (size_t)second_bytes))
+      tsi_ranges_overlap(ts_buffer_data(first), (size_t)first_bytes, ts_buffer_data(second), (size_t)second_bytes))
     st = tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: %s and %s overlap", op, first_name, second_name);
   return st;
 }

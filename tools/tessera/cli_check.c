@@ -21,9 +21,12 @@ void cli_check_print(FILE *out, const char *relative_to, double error, double to
                      ts_dtype dtype) {
   const char *verdict = error <= tolerance ? "PASS" : "FAIL";
   if (beyond_range > 0)
-    cli_line(out, "check", "max error %.3g relative to %s (tolerance %.3g): %s; %lld entries not checked (their %s "
-             "pass %s precision's range)", error, relative_to, tolerance, verdict, (long long)beyond_range,
-             relative_to, dtype == TS_FLOAT32 ? "single" : "double");
+    cli_line(out, "check",
+             "max error %.3g relative to %s (tolerance %.3g): %s; %lld entries not checked (their %s "
+             "pass %s precision's range)",
+             error, relative_to, tolerance, verdict, (long long)beyond_range, relative_to,
+             dtype == TS_FLOAT32 ? "single" : "double");
   else
-    cli_line(out, "check", "max error %.3g relative to %s (tolerance %.3g): %s", error, relative_to, tolerance, verdict);
+    cli_line(out, "check", "max error %.3g relative to %s (tolerance %.3g): %s", error, relative_to, tolerance,
+             verdict);
 }

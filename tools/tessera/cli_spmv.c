@@ -49,8 +49,8 @@ static ts_status widen_to_double(ts_context *ctx, const ts_csr *a, ts_csr **wide
 /* max_i |y_i - yref_i| / (|A||x|)_i; a row with (|A||x|)_i = 0 must give
  * y_i = yref_i exactly; rows beyond the type's range counted in
  * *beyond_range (cli_entry_error()). */
-static double max_relative_error(const ts_csr *a64, const double *x, const double *y_ref, const void *y,
-                                 ts_dtype dtype, int64_t *beyond_range) {
+static double max_relative_error(const ts_csr *a64, const double *x, const double *y_ref, const void *y, ts_dtype dtype,
+                                 int64_t *beyond_range) {
   const double *values = a64->values;
   double worst = 0.0;
   for (int64_t i = 0; i < a64->rows; i++) {

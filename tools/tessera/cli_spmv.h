@@ -12,17 +12,17 @@ typedef struct cli_spmv_result {
   char fallback[256];    /* why --backend auto runs on the CPU; empty when it does not */
   int64_t rows, cols, nnz;
   ts_dtype dtype;
-  int64_t repeat;   /* calls per burst */
-  int bursts;       /* timed bursts */
-  double first_ms;  /* the first call, synchronised (includes one-off costs) */
-  double median_ms; /* median over bursts of the per-call time */
-  double min_ms;    /* fastest burst, per call */
-  int64_t bytes;    /* compulsory traffic per call (ts_spmv_plan_bytes) */
-  double gbps;      /* bytes / median time */
-  double max_error; /* max_i |y_i - yref_i| / (|A||x|)_i */
-  double tolerance; /* the bound the error is checked against */
+  int64_t repeat;       /* calls per burst */
+  int bursts;           /* timed bursts */
+  double first_ms;      /* the first call, synchronised (includes one-off costs) */
+  double median_ms;     /* median over bursts of the per-call time */
+  double min_ms;        /* fastest burst, per call */
+  int64_t bytes;        /* compulsory traffic per call (ts_spmv_plan_bytes) */
+  double gbps;          /* bytes / median time */
+  double max_error;     /* max_i |y_i - yref_i| / (|A||x|)_i */
+  double tolerance;     /* the bound the error is checked against */
   int64_t beyond_range; /* rows whose |A||x| passes the type's range, not checked */
-  bool pass;        /* max_error <= tolerance */
+  bool pass;            /* max_error <= tolerance */
 } cli_spmv_result;
 
 /* --schedule choices; the index is the ts_schedule, and "all" comes last. */

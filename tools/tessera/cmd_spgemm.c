@@ -81,8 +81,8 @@ static ts_status check_product(ts_context *ctx, const ts_csr *a, const ts_csr *b
     for (int64_t e = 0; same && e < c->nnz; e++) {
       const double got =
           c->dtype == TS_FLOAT32 ? (double)((const float *)c->values)[e] : ((const double *)c->values)[e];
-      const double relative = cli_entry_error(got, ((const double *)ref->values)[e],
-                                              ((const double *)bound->values)[e], c->dtype, beyond_range);
+      const double relative = cli_entry_error(got, ((const double *)ref->values)[e], ((const double *)bound->values)[e],
+                                              c->dtype, beyond_range);
       if (!(relative <= *error))
         *error = relative;
     }
