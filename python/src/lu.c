@@ -7,6 +7,8 @@
  * released. */
 #include "tessera_python.h"
 
+#include <stdio.h>
+
 typedef struct tspy_lu {
   PyObject_HEAD tspy_context *context;
   ts_lu *lu;
@@ -51,8 +53,7 @@ static PyObject *lu_numeric(tspy_lu *self, PyObject *args, bool refactor) {
   if (!PyArg_ParseTuple(args, refactor ? "OOOLi" : "OOOLip", &row_ptr, &col_idx, &values, &n, &dtype, &analyze))
     return NULL;
   if (refactor && !self->analyzed) {
-    PyErr_SetString(PyExc_RuntimeError, "refactor: the object holds no analysis to refactor with");
-    return NULL;
+    return tspy_raise(TS_ERROR_NOT_ANALYZED, "refactor: the object holds no analysis to refactor with");
   }
   tspy_csr_view view;
   if (tspy_csr_view_get(row_ptr, col_idx, values, n, n, dtype, &view) < 0)
@@ -96,8 +97,7 @@ static PyObject *lu_solve(tspy_lu *self, PyObject *args) {
     return NULL;
   }
   if (!self->factored) {
-    PyErr_SetString(PyExc_RuntimeError, "solve: no factorization (the last one failed)");
-    return NULL;
+    return tspy_raise(TS_ERROR_NOT_FACTORED, "solve: no factorization (the last one failed)");
   }
   const size_t entry = self->complex_values ? 2 * sizeof(double) : sizeof(double);
   if (nrhs < 0 || (self->n > 0 && (uint64_t)nrhs > (uint64_t)PY_SSIZE_T_MAX / entry / (uint64_t)self->n)) {
@@ -173,8 +173,9 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
 /* condest(), rcond(), rgrowth(): one estimate of the factored matrix. */
 static PyObject *lu_estimate(tspy_lu *self, ts_status (*estimate)(ts_lu *, double *), const char *name) {
   if (!self->factored) {
-    PyErr_Format(PyExc_RuntimeError, "%s: no factorization (the last one failed)", name);
-    return NULL;
+    char message[96];
+    snprintf(message, sizeof message, "%s: no factorization (the last one failed)", name);
+    return tspy_raise(TS_ERROR_NOT_FACTORED, message);
   }
   double value = 0.0;
   tspy_call call;
@@ -213,8 +214,7 @@ static PyObject *bytes_of(const void *data, int64_t count, size_t size) {
 static PyObject *lu_extract(tspy_lu *self, PyObject *unused) {
   (void)unused;
   if (!self->factored) {
-    PyErr_SetString(PyExc_RuntimeError, "extract: no factorization (the last one failed)");
-    return NULL;
+    return tspy_raise(TS_ERROR_NOT_FACTORED, "extract: no factorization (the last one failed)");
   }
   const int64_t n = self->n;
   const size_t slots = (size_t)(n > 0 ? n : 1);

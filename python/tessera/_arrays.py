@@ -7,6 +7,8 @@ expected."""
 import numpy as np
 import scipy.sparse as sp
 
+from ._errors import InvalidMatrixError
+
 VALUE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
 # Complex values, taken where the library has a complex path (the sparse LU).
 COMPLEX_CODES = {np.dtype(np.complex64): 2, np.dtype(np.complex128): 3}
@@ -27,6 +29,8 @@ def value_dtype(dtype, what, complex_ok=False):
     """The value type for ``dtype`` (float32 or float64; complex64 or
     complex128 too when complex_ok), or a TypeError."""
     dt = np.dtype(dtype)
+    if dt.byteorder not in "=|":
+        dt = dt.newbyteorder("=")  # big-endian values are converted, not refused
     if dt in VALUE_CODES or (complex_ok and dt in COMPLEX_CODES):
         return dt
     if complex_ok:
@@ -53,6 +57,11 @@ class CsrArrays:
         self.dtype = dtype
         self.code = VALUE_CODES[dtype] if dtype in VALUE_CODES else COMPLEX_CODES[dtype]
 
+    def copy(self):
+        """The same matrix in arrays of its own (those above may be the
+        caller's)."""
+        return CsrArrays(self.indptr.copy(), self.indices.copy(), self.data.copy(), self.shape, self.dtype)
+
 
 def host_sparse(A, what):
     """A SciPy sparse matrix for A (a cupyx sparse matrix is copied to the
@@ -65,6 +74,22 @@ def host_sparse(A, what):
             f"{type(A).__name__} (for a dense array use scipy.sparse.csr_array(A))"
         )
     return A
+
+
+def index_array(indices, bound, what, name="column", always=False):
+    """indices as a contiguous int32 array. Wider indices are checked first
+    against [0, bound): a cast alone would wrap 2**32 + 2 to 2, a valid index
+    of another matrix. int32 ones are left to the library's check unless
+    ``always`` (where Python itself indexes with them)."""
+    indices = np.asarray(indices)
+    if (always or indices.dtype != np.int32) and indices.size:
+        low, high = int(indices.min()), int(indices.max())
+        if low < 0 or high >= bound:
+            bad = low if low < 0 else high
+            error = InvalidMatrixError(f"{what}: {name} index {bad} is outside [0, {bound})")
+            error.status = 2  # TS_ERROR_INVALID_MATRIX, as the library reports it
+            raise error
+    return np.ascontiguousarray(indices, dtype=np.int32)
 
 
 def csr_arrays(A, what="A", square=False, complex_ok=False):
@@ -84,8 +109,8 @@ def csr_arrays(A, what="A", square=False, complex_ok=False):
         A = A.copy()
         A.sum_duplicates()
     indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(A.indices, dtype=np.int32)
-    data = np.ascontiguousarray(A.data)
+    indices = index_array(A.indices, cols, what)
+    data = np.ascontiguousarray(A.data, dtype=dtype)
     return CsrArrays(indptr, indices, data, (rows, cols), dtype)
 
 
@@ -99,9 +124,20 @@ def cast_kind(x, dtype, what):
     return x.astype(dtype)
 
 
+def dense(x, what):
+    """x as a NumPy array, or a TypeError for a sparse matrix (which
+    ``numpy.asarray`` would turn into a 0-d array of objects)."""
+    if sp.issparse(x) or is_cupy_sparse(x):
+        raise TypeError(
+            f"{what}: expected a dense array (NumPy or CuPy), got a sparse {type(x).__name__}; "
+            "convert it with .toarray()"
+        )
+    return np.asarray(x)
+
+
 def host_vector(x, length, dtype, what):
     """x as a contiguous 1-D NumPy array of ``length`` values of ``dtype``."""
-    x = cast_kind(np.asarray(x), dtype, what)
+    x = cast_kind(dense(x, what), dtype, what)
     if x.shape != (length,):
         raise ValueError(f"{what}: expected shape ({length},), got {x.shape}")
     return np.ascontiguousarray(x)

@@ -7,6 +7,8 @@ built in tessera's memory and handed to SciPy without a copy; Ctrl-C stops a
 long generation.
 """
 
+import operator
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -15,6 +17,18 @@ from ._context import resolve
 from .io import matrix_arrays
 
 __all__ = ["laplacian_2d", "laplacian_3d", "banded", "random_uniform", "power_law", "rmat", "circuit"]
+
+
+def _seed(seed):
+    """seed as the library's 64-bit unsigned seed, or an error (no wrapping:
+    2**64 is not seed 0)."""
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise TypeError(f"seed: expected an integer, got {type(seed).__name__}") from None
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed: expected 0 <= seed < 2**64, got {seed}")
+    return seed
 
 
 def _generate(kind, args, dtype, spmatrix, context, overrides=None):
@@ -41,18 +55,18 @@ def laplacian_3d(nx, ny, nz, *, dtype=np.float64, spmatrix=True, context=None):
 def banded(n, lower, upper, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
     """An n-by-n band of ``lower`` sub- and ``upper`` super-diagonals, random
     off the diagonal in [-1, 1), strictly diagonally dominant."""
-    return _generate("banded", (n, lower, upper, seed), dtype, spmatrix, context)
+    return _generate("banded", (n, lower, upper, _seed(seed)), dtype, spmatrix, context)
 
 
 def random_uniform(rows, cols, per_row, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
     """Each row with ``per_row`` distinct uniformly random columns, values in [-1, 1)."""
-    return _generate("random_uniform", (rows, cols, per_row, seed), dtype, spmatrix, context)
+    return _generate("random_uniform", (rows, cols, per_row, _seed(seed)), dtype, spmatrix, context)
 
 
 def power_law(rows, cols, nnz, exponent, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
     """Row lengths following a power law of ``exponent``, about ``nnz``
     entries in all; values in [-1, 1)."""
-    return _generate("power_law", (rows, cols, nnz, float(exponent), seed), dtype, spmatrix, context)
+    return _generate("power_law", (rows, cols, nnz, float(exponent), _seed(seed)), dtype, spmatrix, context)
 
 
 def rmat(
@@ -72,7 +86,7 @@ def rmat(
     """An R-MAT graph of 2^scale vertices and edge_factor * 2^scale drawn edges
     (Graph500's parameters by default), duplicates merged, values in (0, 1]."""
     overrides = {"a": a, "b": b, "c": c, "symmetric": int(bool(symmetric)), "scramble": int(bool(scramble))}
-    return _generate("rmat", (scale, edge_factor, seed), dtype, spmatrix, context, overrides)
+    return _generate("rmat", (scale, edge_factor, _seed(seed)), dtype, spmatrix, context, overrides)
 
 
 def circuit(
@@ -101,4 +115,4 @@ def circuit(
         "asymmetry": asymmetry,
         "mesh_radius": mesh_radius,
     }
-    return _generate("circuit", (n, seed), dtype, spmatrix, context, overrides)
+    return _generate("circuit", (n, _seed(seed)), dtype, spmatrix, context, overrides)

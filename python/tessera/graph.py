@@ -14,6 +14,8 @@ near-far label correcting, each as one persistent kernel; on the CPU, a
 queue and Dijkstra.
 """
 
+import operator
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -43,7 +45,10 @@ def _graph_arrays(csgraph, directed, weighted):
         if csgraph.ndim != 2:
             raise ValueError(f"csgraph: expected a 2-D array, got shape {csgraph.shape}")
         _check_weight_type(csgraph.dtype)
-        csgraph = sp.csr_matrix(csgraph)  # a dense graph's zeros are non-edges, as SciPy reads them
+        if csgraph.dtype.kind == "f":
+            # A dense graph's zeros, infinities and NaNs are non-edges, as SciPy reads them.
+            csgraph = np.where(np.isfinite(csgraph), csgraph, 0)
+        csgraph = sp.csr_matrix(csgraph)
     A = _arrays.host_sparse(csgraph, "csgraph")
     n, cols = A.shape
     if n != cols:
@@ -58,12 +63,14 @@ def _graph_arrays(csgraph, directed, weighted):
         dtype = np.dtype(np.float64)  # integer weights, as SciPy takes them
     if A.format != "csr":
         A = A.tocsr()  # COO duplicates summed, as SciPy's csgraph does
+    # Checked here: the undirected graph is built in Python from these.
+    checked = _arrays.index_array(A.indices, n, "csgraph", "vertex", always=True)
     if directed:
         indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
-        indices = np.ascontiguousarray(A.indices, dtype=np.int32)
+        indices = checked
         values = np.ascontiguousarray(A.data, dtype=dtype) if weighted else np.zeros(A.nnz, dtype=dtype)
     else:
-        coo = A.tocoo()
+        coo = sp.csr_matrix((A.data, checked, A.indptr), shape=A.shape).tocoo()
         heads = np.concatenate([coo.row, coo.col])
         order = np.argsort(heads, kind="stable")
         tails = np.concatenate([coo.col, coo.row])[order]
@@ -108,7 +115,10 @@ class _GraphPlan:
         return self._plan.last_run()
 
     def _run(self, source, first_dtype, with_second):
-        source = int(source)
+        try:
+            source = operator.index(source)  # 1.7 is refused, not truncated
+        except TypeError:
+            raise TypeError(f"source: expected an integer vertex number, got {type(source).__name__}") from None
         if not 0 <= source < self.n:
             raise ValueError(f"source {source} is not a vertex of a graph of {self.n} vertices")
         if self._device:
@@ -192,13 +202,21 @@ class SSSP(_GraphPlan):
 
 
 def _sources(indices, n):
-    """(list of sources, whether the result is one row) as SciPy reads indices."""
+    """(list of sources, the shape of indices) as SciPy reads indices: every
+    vertex for None, negative indices counted from the end; the results have
+    one row of n values per index, in the shape of indices."""
     if indices is None:
-        return list(range(n)), False
+        return list(range(n)), (n,)
     array = np.asarray(indices)
-    if array.ndim == 0:
-        return [int(array)], True
-    return [int(i) for i in array.ravel()], False
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"indices: expected integer vertex numbers, got {array.dtype}")
+    flat = array.astype(np.int64).ravel()
+    flat = np.where(flat < 0, flat + n, flat)
+    outside = (flat < 0) | (flat >= n)
+    if outside.any():
+        bad = int(array.ravel()[np.argmax(outside)])
+        raise ValueError(f"indices: {bad} is not a vertex of a graph of {n} vertices")
+    return flat.tolist(), array.shape
 
 
 def dijkstra(csgraph, directed=True, indices=None, return_predecessors=False, unweighted=False, *, context=None):
@@ -207,12 +225,13 @@ def dijkstra(csgraph, directed=True, indices=None, return_predecessors=False, un
     Args:
         csgraph: as for :class:`SSSP` (weights are read as float64, as SciPy).
         directed: follow edges u -> v only (True) or both ways.
-        indices: a source, a sequence of sources, or None (every vertex).
+        indices: a source, an array of sources (negative ones count from
+            the end, as in SciPy), or None (every vertex).
         return_predecessors: also return the predecessor arrays.
         unweighted: hop counts instead of weights (a breadth-first search).
     Returns:
-        distances (float64: a vector for one source, else one row per source;
-        +inf when unreached) and, with return_predecessors, the predecessors
+        distances (float64: a vector for one source, else a row per source in
+        the shape of ``indices``; +inf when unreached) and, with return_predecessors, the predecessors
         (int32, -9999 for each source and the unreached).
     """
     if _arrays.is_cupy_sparse(csgraph):
@@ -222,7 +241,7 @@ def dijkstra(csgraph, directed=True, indices=None, return_predecessors=False, un
     if not unweighted and graph.dtype != np.float64:
         graph = graph.astype(np.float64)  # SciPy's distances are float64 whatever the weights
     plan = (BFS if unweighted else SSSP)(graph, directed, context=context)
-    sources, single = _sources(indices, plan.n)
+    sources, shape = _sources(indices, plan.n)
     distances = np.empty((len(sources), plan.n))
     predecessors = np.empty((len(sources), plan.n), dtype=np.int32) if return_predecessors else None
     for row, source in enumerate(sources):
@@ -233,9 +252,9 @@ def dijkstra(csgraph, directed=True, indices=None, return_predecessors=False, un
         distances[row] = first
         if return_predecessors:
             predecessors[row] = second
-    if single:
-        distances = distances[0]
-        predecessors = predecessors[0] if return_predecessors else None
+    distances = distances.reshape(shape + (plan.n,))
+    if return_predecessors:
+        predecessors = predecessors.reshape(shape + (plan.n,))
     return (distances, predecessors) if return_predecessors else distances
 
 

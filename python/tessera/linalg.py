@@ -246,7 +246,7 @@ class SparseLU:
         """
         op = _trans_code(trans)
         on_device = _arrays.is_cupy(rhs)
-        b = _arrays.cupy_module().asnumpy(rhs) if on_device else np.asarray(rhs)
+        b = _arrays.cupy_module().asnumpy(rhs) if on_device else _arrays.dense(rhs, "rhs")
         n = self.shape[0]
         if b.ndim not in (1, 2) or b.shape[0] != n:
             raise ValueError(f"rhs: expected shape ({n},) or ({n}, k) for a {n} x {n} matrix, got {b.shape}")

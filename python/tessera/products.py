@@ -41,7 +41,9 @@ class SpMM:
 
     def __init__(self, A, schedule="auto", *, group_size=0, context=None):
         self._context = resolve(context)
-        self._arrays = _arrays.csr_arrays(A, "A")
+        # A copy: the plans are made later, one per width, and must all see
+        # the A of this call whatever the caller does to its arrays since.
+        self._arrays = _arrays.csr_arrays(A, "A").copy()
         self._schedule = _schedule_code(schedule)
         self._group_size = int(group_size)
         self._plans = {}
@@ -87,7 +89,7 @@ class SpMM:
             xp = _arrays.cupy_module()
             _arrays.check_device(B, self._context, "B")
         else:
-            xp, B = np, np.asarray(B)
+            xp, B = np, _arrays.dense(B, "B")
         B = _arrays.cast_kind(B, self.dtype, "B")
         vector = B.ndim == 1
         B, col_major = self._dense_operand(B, xp)

@@ -36,6 +36,8 @@ _AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
 def _key_form(dtype, what):
     """(key dtype, key code, to_key, from_key) for values of ``dtype``."""
     dtype = np.dtype(dtype)
+    if dtype.byteorder not in "=|":
+        dtype = dtype.newbyteorder("=")  # big-endian keys are converted (the copy is made anyway)
     if dtype in _KEY_CODES:
         return dtype, _KEY_CODES[dtype], None, None
     if dtype == np.dtype(np.int64):
@@ -125,13 +127,29 @@ def _device_sorted(a, axis, descending, with_index, context):
     return cupy.moveaxis(result, -1, axis)
 
 
+def _host_array(a):
+    """a as a NumPy array; a masked array is refused (its mask would be
+    lost: NumPy's sort puts masked values last)."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError(
+            "a: masked arrays are not supported (sort a.compressed() or a.filled(value), or use numpy.ma.sort)"
+        )
+    return np.asarray(a)
+
+
+def _as_kind_of(a, result):
+    """result as the ndarray subclass that a is (numpy.matrix stays one)."""
+    return result.view(type(a)) if isinstance(a, np.ndarray) and type(a) is not np.ndarray else result
+
+
 def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, context=None):
     """A sorted copy of an array, as ``numpy.sort``.
 
     Args:
         a: a NumPy array (or what ``numpy.asarray`` takes) or a CuPy array
             (sorted on the GPU when the context is on CUDA; the result is of
-            a's kind).
+            a's kind, an ndarray subclass such as ``numpy.matrix`` included).
+            A masked array is refused (TypeError): its mask would be lost.
         axis: the axis to sort along (default the last); None sorts the
             flattened array.
         kind, stable: accepted for NumPy's signature; the sort is always stable.
@@ -142,7 +160,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, co
     _check_sort_arguments(kind, order)
     if _arrays.is_cupy(a):
         return _device_sorted(a, axis, descending, False, context)
-    return _sorted(np.asarray(a), axis, descending, False, context)[0]
+    return _as_kind_of(a, _sorted(_host_array(a), axis, descending, False, context)[0])
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, context=None):
@@ -151,7 +169,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False,
     _check_sort_arguments(kind, order)
     if _arrays.is_cupy(a):
         return _device_sorted(a, axis, descending, True, context)
-    return _sorted(np.asarray(a), axis, descending, True, context)[1]
+    return _as_kind_of(a, _sorted(_host_array(a), axis, descending, True, context)[1])
 
 
 class SearchPlan:
@@ -203,7 +221,7 @@ class SearchPlan:
             return self._search_device(v, upper)
         queries = np.asarray(v)
         results = self._search_host(queries, upper)
-        return results.reshape(()).item() if queries.ndim == 0 else results
+        return np.intp(results.reshape(()).item()) if queries.ndim == 0 else results  # NumPy's scalar type
 
     def _queries(self, queries):
         if queries.dtype != self.dtype:
@@ -234,6 +252,18 @@ class SearchPlan:
         return results.reshape(v.shape)
 
 
+def _sorter(order, keys):
+    """order checked as NumPy checks a sorter: integer positions, one per key,
+    each a position of keys."""
+    if order.dtype.kind not in "iu":
+        raise TypeError(f"sorter: expected integer positions, got {order.dtype}")
+    if order.ndim != 1 or keys.ndim != 1 or order.shape[0] != keys.shape[0]:
+        raise ValueError(f"sorter: expected one position per key of a (shape {keys.shape}), got shape {order.shape}")
+    if order.size and (int(order.min()) < 0 or int(order.max()) >= keys.shape[0]):
+        raise ValueError(f"sorter: positions must lie in [0, {keys.shape[0]})")
+    return order
+
+
 def searchsorted(a, v, side="left", sorter=None, *, context=None):
     """Indices where v's values would be inserted into the sorted a, as
     ``numpy.searchsorted``.
@@ -244,8 +274,11 @@ def searchsorted(a, v, side="left", sorter=None, *, context=None):
         v: a scalar or an array of queries (NumPy or CuPy); both are brought
             to their common type (``numpy.result_type``).
         side: ``"left"`` (the first suitable index) or ``"right"`` (the last).
+        sorter: None, or integer positions that sort a, one per key (checked
+            as NumPy checks them: ValueError otherwise).
     Returns:
-        intp indices of v's shape (a scalar for a scalar v), of v's kind.
+        intp indices of v's shape (an ``numpy.intp`` scalar for a scalar v),
+        of v's kind.
     Raises:
         ValueError: a is not sorted (the message gives the first index out of
             order).
@@ -254,7 +287,7 @@ def searchsorted(a, v, side="left", sorter=None, *, context=None):
     cupy = _arrays.cupy_module() if on_device else None
     keys = cupy.asnumpy(a) if _arrays.is_cupy(a) else np.asarray(a)
     if sorter is not None:
-        keys = keys[cupy.asnumpy(sorter) if _arrays.is_cupy(sorter) else np.asarray(sorter)]
+        keys = keys[_sorter(cupy.asnumpy(sorter) if _arrays.is_cupy(sorter) else np.asarray(sorter), keys)]
     queries = v if _arrays.is_cupy(v) else np.asarray(v)
     common = np.result_type(keys.dtype, queries.dtype)
     plan = SearchPlan(keys.astype(common, copy=False), context=context)

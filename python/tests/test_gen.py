@@ -103,3 +103,12 @@ def test_bad_arguments():
         tessera.gen.laplacian_2d(3, 3, dtype=np.int64)
     with pytest.raises(TypeError):
         tessera.gen.banded(10, 1, "x")
+
+
+def test_seeds_are_not_wrapped():
+    for seed in (2**64, -1, 2**200):
+        with pytest.raises(ValueError, match="seed"):
+            tessera.gen.random_uniform(10, 10, 2, seed=seed)
+    with pytest.raises(TypeError, match="seed"):
+        tessera.gen.random_uniform(10, 10, 2, seed=1.5)
+    assert (tessera.gen.random_uniform(10, 10, 2, seed=2**64 - 1) != tessera.gen.random_uniform(10, 10, 2, seed=0)).nnz

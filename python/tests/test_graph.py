@@ -142,3 +142,42 @@ def test_corpus_graphs_match_scipy(path, row):
     expected = csgraph.dijkstra(G, directed=not symmetric, indices=source, unweighted=not weighted)
     got = tessera.dijkstra(G, directed=not symmetric, indices=source, unweighted=not weighted)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_dense_graph_non_edges_as_scipy():
+    # SciPy reads 0, inf and NaN of a dense graph as "no edge".
+    dense = np.array([[0.0, 1.0, np.inf], [0.0, 0.0, 1.0], [np.nan, 0.0, 0.0]])
+    for unweighted in (False, True):
+        np.testing.assert_array_equal(
+            tessera.dijkstra(dense, indices=0, unweighted=unweighted),
+            csgraph.dijkstra(dense, indices=0, unweighted=unweighted),
+        )
+    levels = tessera.bfs(dense, 0)
+    np.testing.assert_array_equal(levels, [0, 1, 2])
+
+
+def test_dijkstra_indices_as_scipy():
+    G = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 2], [3, 0, 0]], dtype=np.float64))
+    np.testing.assert_array_equal(tessera.dijkstra(G, indices=-1), csgraph.dijkstra(G, indices=-1))
+    two = np.array([[0], [2]])
+    got, want = tessera.dijkstra(G, indices=two), csgraph.dijkstra(G, indices=two)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="not a vertex"):
+        tessera.dijkstra(G, indices=3)
+    with pytest.raises(TypeError, match="integer"):
+        tessera.dijkstra(G, indices=1.5)
+    with pytest.raises(TypeError, match="integer"):
+        tessera.bfs(G, 1.7)
+
+
+def test_wide_indices_are_checked_not_wrapped():
+    # An int64 column index of 2**32 + 2 would be 2 once cast to int32: another
+    # matrix. It must be refused like any index outside the matrix.
+    A = sp.csr_matrix((np.ones(3), np.array([0, 1, 2], dtype=np.int64), np.array([0, 1, 2, 3])), shape=(3, 3))
+    A.indices = np.array([0, 1, 2**32 + 2], dtype=np.int64)
+    with pytest.raises(tessera.InvalidMatrixError, match="outside"):
+        tessera.bfs(A, 0)
+    with pytest.raises(tessera.InvalidMatrixError, match="outside") as caught:
+        tessera.spmv(A, np.ones(3))
+    assert caught.value.status == 2

@@ -196,8 +196,12 @@ def test_refactor_after_a_failed_refactorization():
     bad[0] = np.nan
     with pytest.raises(tessera.errors.InvalidMatrixError, match="nan"):
         lu.refactor(bad)
-    with pytest.raises(RuntimeError, match="no factorization"):
+    with pytest.raises(tessera.NotFactoredError, match="no factorization") as caught:
         lu.solve(b)
+    assert caught.value.status == 14  # TS_ERROR_NOT_FACTORED
+    for estimate in (lu.condest, lambda: lu.L):
+        with pytest.raises(tessera.NotFactoredError, match="no factorization"):
+            estimate()
     lu.refactor(A.data * 2.0)
     np.testing.assert_allclose(lu.solve(b), spla.splu((A * 2.0).tocsc()).solve(b), rtol=1e-9)
     with pytest.raises(tessera.errors.SingularMatrixError):

@@ -148,3 +148,30 @@ def test_corpus_products_match_scipy(path, row):
     assert difference.nnz == 0 or difference.max() <= 64 * np.finfo(np.float64).eps * scale
     X = np.random.default_rng(1).standard_normal((A.shape[1], 4))
     assert_dense_product(tessera.SpMM(A)(X), A, X)
+
+
+def test_spmm_keeps_the_matrix_it_was_made_with():
+    # Plans are made per width on first use: they must all see A as it was
+    # when the object was made, whatever the caller does to A's arrays since.
+    A = sp.csr_matrix(np.array([[2.0, 0.0], [0.0, 0.0]]))
+    plan = tessera.SpMM(A)
+    A.data[:] = 20.0
+    for width in (1, 2, 3):
+        np.testing.assert_array_equal(plan(np.ones((2, width)))[:, 0], [2.0, 0.0])
+
+
+def test_sparse_operand_where_a_dense_one_is_expected():
+    A = sp.csr_matrix(np.eye(3))
+    with pytest.raises(TypeError, match="expected a dense array .* convert it with .toarray"):
+        tessera.SpMM(A)(sp.csr_matrix(np.ones((3, 2))))
+    with pytest.raises(TypeError, match="expected a dense array"):
+        tessera.SpMV(A)(sp.csr_matrix(np.ones((3, 1))))
+    with pytest.raises(TypeError, match="expected a dense array"):
+        tessera.splu(sp.csc_matrix(np.eye(3))).solve(sp.csr_matrix(np.ones((3, 1))))
+
+
+def test_big_endian_matrix_values_are_converted():
+    A = sp.csr_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
+    big = sp.csr_matrix((A.data.astype(">f8"), A.indices, A.indptr), shape=A.shape)
+    np.testing.assert_allclose(tessera.SpMV(big)(np.ones(2)), A @ np.ones(2))
+    np.testing.assert_allclose(tessera.splu(big.tocsc()).solve(np.ones(2)), np.linalg.solve(A.toarray(), np.ones(2)))

@@ -113,7 +113,7 @@ def test_searchsorted_matches_numpy(dtype):
 def test_searchsorted_forms():
     keys = np.array([1.0, 2.0, 2.0, 3.5, np.nan])
     assert tessera.searchsorted(keys, 2.0) == 1 and tessera.searchsorted(keys, 2.0, "right") == 3
-    assert isinstance(tessera.searchsorted(keys, 2.0), int)
+    assert type(tessera.searchsorted(keys, 2.0)) is type(np.searchsorted(keys, 2.0))  # NumPy's intp scalar
     np.testing.assert_array_equal(tessera.searchsorted(keys, [np.nan, -np.inf, 4.0]), [4, 0, 4])
     queries = np.array([[0.0, 2.0], [3.0, 9.0]])
     np.testing.assert_array_equal(tessera.searchsorted(keys, queries), np.searchsorted(keys, queries))
@@ -158,3 +158,32 @@ def test_search_refusals():
     plan = tessera.SearchPlan(np.arange(10, dtype=np.int32))
     with pytest.raises(TypeError, match="float64"):
         plan.searchsorted(np.array([1.5]))
+
+
+def test_searchsorted_sorter_checked_as_numpy_does():
+    keys = np.array([3.0, 1.0, 2.0, 5.0])
+    order = np.argsort(keys)
+    assert tessera.searchsorted(keys, 2.5, sorter=order) == np.searchsorted(keys, 2.5, sorter=order)
+    with pytest.raises(ValueError, match="one position per key"):
+        tessera.searchsorted(keys, 2.5, sorter=order[:3])  # NumPy: sorter.size must equal a.size
+    with pytest.raises(ValueError, match="must lie in"):
+        tessera.searchsorted(keys, 2.5, sorter=np.array([0, 1, 2, 4]))
+    with pytest.raises(TypeError, match="integer positions"):
+        tessera.searchsorted(keys, 2.5, sorter=order.astype(np.float64))
+
+
+def test_sort_refuses_masked_arrays_and_keeps_subclasses():
+    masked = np.ma.array([3, 1, 2, 0], mask=[0, 0, 0, 1])
+    with pytest.raises(TypeError, match="masked arrays"):
+        tessera.sort(masked)
+    with pytest.raises(TypeError, match="masked arrays"):
+        tessera.argsort(masked)
+    m = np.matrix([[3.0, 1.0, 2.0]])
+    got = tessera.sort(m)
+    assert type(got) is type(np.sort(m)) and np.array_equal(got, np.sort(m))
+
+
+def test_big_endian_keys_are_converted():
+    keys = np.array([3.0, 1.0, 2.0], dtype=">f8")
+    np.testing.assert_array_equal(tessera.sort(keys), np.sort(keys))
+    np.testing.assert_array_equal(tessera.argsort(np.array([3, 1, 2], dtype=">i4")), [1, 2, 0])
