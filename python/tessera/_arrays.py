@@ -25,12 +25,17 @@ def is_cupy_sparse(obj):
     return type(obj).__module__.startswith("cupyx.scipy.sparse")
 
 
+def native(dtype):
+    """dtype in the machine's byte order: big-endian values are converted, not
+    refused (every input is copied or cast on its way in anyway)."""
+    dtype = np.dtype(dtype)
+    return dtype if dtype.byteorder in "=|" else dtype.newbyteorder("=")
+
+
 def value_dtype(dtype, what, complex_ok=False):
     """The value type for ``dtype`` (float32 or float64; complex64 or
     complex128 too when complex_ok), or a TypeError."""
-    dt = np.dtype(dtype)
-    if dt.byteorder not in "=|":
-        dt = dt.newbyteorder("=")  # big-endian values are converted, not refused
+    dt = native(dtype)
     if dt in VALUE_CODES or (complex_ok and dt in COMPLEX_CODES):
         return dt
     if complex_ok:

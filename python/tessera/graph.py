@@ -70,7 +70,7 @@ def _graph_arrays(csgraph, directed, weighted):
         indices = checked
         values = np.ascontiguousarray(A.data, dtype=dtype) if weighted else np.zeros(A.nnz, dtype=dtype)
     else:
-        coo = sp.csr_matrix((A.data, checked, A.indptr), shape=A.shape).tocoo()
+        coo = A.tocoo()  # its indices checked above
         heads = np.concatenate([coo.row, coo.col])
         order = np.argsort(heads, kind="stable")
         tails = np.concatenate([coo.col, coo.row])[order]
@@ -231,8 +231,9 @@ def dijkstra(csgraph, directed=True, indices=None, return_predecessors=False, un
         unweighted: hop counts instead of weights (a breadth-first search).
     Returns:
         distances (float64: a vector for one source, else a row per source in
-        the shape of ``indices``; +inf when unreached) and, with return_predecessors, the predecessors
-        (int32, -9999 for each source and the unreached).
+        the shape of ``indices``; +inf when unreached) and, with
+        return_predecessors, the predecessors (int32, -9999 for each source
+        and the unreached).
     """
     if _arrays.is_cupy_sparse(csgraph):
         csgraph = csgraph.get()

@@ -35,9 +35,7 @@ _AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
 
 def _key_form(dtype, what):
     """(key dtype, key code, to_key, from_key) for values of ``dtype``."""
-    dtype = np.dtype(dtype)
-    if dtype.byteorder not in "=|":
-        dtype = dtype.newbyteorder("=")  # big-endian keys are converted (the copy is made anyway)
+    dtype = _arrays.native(dtype)
     if dtype in _KEY_CODES:
         return dtype, _KEY_CODES[dtype], None, None
     if dtype == np.dtype(np.int64):
@@ -221,7 +219,7 @@ class SearchPlan:
             return self._search_device(v, upper)
         queries = np.asarray(v)
         results = self._search_host(queries, upper)
-        return np.intp(results.reshape(()).item()) if queries.ndim == 0 else results  # NumPy's scalar type
+        return results.reshape(())[()] if queries.ndim == 0 else results  # an intp scalar, as NumPy's
 
     def _queries(self, queries):
         if queries.dtype != self.dtype:

@@ -75,9 +75,9 @@ static void list_configs(bool json) {
 }
 
 /* rows x cols elements of 8 bytes (the host's doubles), or false where
- * their bytes would pass what an int64_t or size_t holds. */
+ * their bytes would pass 2^63. */
 static bool element_count(int64_t rows, int64_t cols, int64_t *count) {
-  const int64_t limit = (int64_t)((SIZE_MAX < (uint64_t)INT64_MAX ? SIZE_MAX : (uint64_t)INT64_MAX) / sizeof(double));
+  const int64_t limit = INT64_MAX / (int64_t)sizeof(double);
   if (rows > 0 && cols > limit / rows)
     return false;
   *count = rows * cols;
