@@ -22,6 +22,8 @@
  *                    (ts_lu_options.unchecked_solves), as klu_solve
  *   --amd-dense X    tessera's AMD dense-row control (ts_lu_options.amd_dense;
  *                    default 0: AMD's own, as KLU's)
+ *   --pivoting P     tessera's pivoting: auto (default), static or partial
+ *                    (ts_lu_options.pivoting)
  *   --md FILE        also write the Markdown (it is printed on stdout anyway)
  *
  * "even": both under 50 us and within 10 %, counted as a tie (the issue's
@@ -52,6 +54,7 @@ typedef struct bench_options {
   const char *matrices, *only, *md;
   bool corpus, circuit, cuda, unchecked;
   double amd_dense; /* ts_lu_options.amd_dense */
+  ts_lu_pivoting pivoting;
   int64_t max_n;
   int threads, load;
   double seconds;
@@ -155,6 +158,7 @@ typedef struct tessera_state {
   ts_backend backend; /* ts_lu_options.backend */
   bool unchecked;     /* ts_lu_options.unchecked_solves */
   double amd_dense;   /* ts_lu_options.amd_dense */
+  ts_lu_pivoting pivoting;
   const ts_csr *a;
   ts_lu *lu;
   const double *b;
@@ -171,6 +175,7 @@ static int tessera_analyze(void *p) {
   options.backend = s->backend;
   options.unchecked_solves = s->unchecked;
   options.amd_dense = s->amd_dense;
+  options.pivoting = s->pivoting;
   s->last = ts_lu_create(s->ctx, &options, &s->lu);
   if (s->last == TS_SUCCESS)
     s->last = ts_lu_analyze(s->lu, s->a);
@@ -295,6 +300,7 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
                           .backend = TS_BACKEND_AUTO,
                           .unchecked = o->unchecked,
                           .amd_dense = o->amd_dense,
+                          .pivoting = o->pivoting,
                           .a = a,
                           .b = b,
                           .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
@@ -499,11 +505,24 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
       o->unchecked = true;
     else if (strcmp(arg, "--amd-dense") == 0 && value)
       o->amd_dense = atof(argv[++i]);
-    else {
-      int rc =
-          tsb_option_or_path(argv[0], arg,
-                             "[--matrices DIR] [--set corpus,circuit] [--only LIST] [--max-n N] [--threads N] "
-                             "[--load K] [--seconds S] [--cuda] [--unchecked] [--amd-dense X] [--md FILE] [CSV_PATH]");
+    else if (strcmp(arg, "--pivoting") == 0 && value) {
+      const char *p = argv[++i];
+      if (strcmp(p, "auto") == 0)
+        o->pivoting = TS_LU_PIVOTING_AUTO;
+      else if (strcmp(p, "static") == 0)
+        o->pivoting = TS_LU_PIVOTING_STATIC;
+      else if (strcmp(p, "partial") == 0)
+        o->pivoting = TS_LU_PIVOTING_PARTIAL;
+      else {
+        fprintf(stderr, "lu_newton: --pivoting takes auto, static or partial, not '%s'\n", p);
+        return 2;
+      }
+    } else {
+      int rc = tsb_option_or_path(
+          argv[0], arg,
+          "[--matrices DIR] [--set corpus,circuit] [--only LIST] [--max-n N] [--threads N] "
+          "[--load K] [--seconds S] [--cuda] [--unchecked] [--amd-dense X] [--pivoting P] [--md FILE] "
+          "[CSV_PATH]");
       if (rc >= 0)
         return rc;
       *csv = arg;
@@ -537,10 +556,13 @@ int main(int argc, char **argv) {
   tsb_metadata_collect(&meta, ctx, argc, argv);
   tsb_metadata_set(&meta, "comparison",
                    "tessera (context threads %d, 0 = OpenMP's default; %s context%s; amd_dense %g, 0 = AMD's "
-                   "default) / KLU (1 thread, defaults)",
+                   "default; pivoting %s) / KLU (1 thread, defaults)",
                    o.threads, o.cuda ? "CUDA" : "CPU",
                    o.unchecked ? "; unchecked solves: no residual, as klu_solve" : "; solves checked (the default)",
-                   o.amd_dense);
+                   o.amd_dense,
+                   o.pivoting == TS_LU_PIVOTING_PARTIAL  ? "partial"
+                   : o.pivoting == TS_LU_PIVOTING_STATIC ? "static"
+                                                         : "auto");
   tsb_metadata_set(&meta, "load", "%d busy processes beside the run", o.load);
   tsb_metadata_set(&meta, "timing",
                    "refactor + solve: median of repeated pairs (%.2f s a solver and matrix, at least 5); a+f+s: "

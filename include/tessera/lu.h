@@ -116,6 +116,31 @@ typedef enum ts_lu_ordering {
   TS_LU_ORDER_NATURAL = 2 /**< No reordering. */
 } ts_lu_ordering;
 
+/** How the analysis chooses the pivots (ts_lu_options::pivoting). */
+typedef enum ts_lu_pivoting {
+  /**
+   * The default: static pivots (TS_LU_PIVOTING_STATIC); where the first factorization of an analysis has to
+   * perturb one, a real matrix of at most 10^6 entries factored on the host (no CUDA context, no GPU phase asked
+   * for, the matching on) is analyzed again with partial pivoting on the values given to that factorization and
+   * factored anew, before the singularity policy's condition estimate (ts_lu_stats::pivoting says which pivots
+   * the factors have). Later refactorizations keep the pivots.
+   */
+  TS_LU_PIVOTING_AUTO = 0,
+  /** Static pivots from the weighted matching and scaling (MC64's), fixed before any factorization; tiny
+      pivots are perturbed (pivot_threshold) and refinement recovers the accuracy. */
+  TS_LU_PIVOTING_STATIC = 1,
+  /**
+   * KLU's way, for real matrices (complex ones, and no_matching, take static pivots): a maximum transversal of the
+   * nonzero entries and rows scaled by their largest magnitude, the block triangular form ordered block by block, then
+   * threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the diagonal) on the values given to
+   * ts_lu_analyze() chooses the pivot rows and finds the pattern of L + U (on the host, whatever symbolic_backend
+   * says). Factorizations of these values find no tiny pivot unless the matrix is singular; refactorizations with other
+   * values keep these pivots (as klu_refactor does), and the pivot check (TS_WARNING_PIVOTS_DEGRADED, refresh_pivots)
+   * says when they stop suiting the values.
+   */
+  TS_LU_PIVOTING_PARTIAL = 2
+} ts_lu_pivoting;
+
 /**
  * Options of ts_lu_create(). A zero-initialised struct (or NULL) means the
  * defaults: double factors, AMD ordering, matching and scaling on, pivot
@@ -215,6 +240,8 @@ typedef struct ts_lu_options {
    * refactorizations.
    */
   double amd_dense;
+  /** How the analysis chooses the pivots (default TS_LU_PIVOTING_AUTO; ts_lu_pivoting). */
+  ts_lu_pivoting pivoting;
 } ts_lu_options;
 
 /** Statistics of the last analysis, factorization and solve. */
@@ -242,7 +269,8 @@ typedef struct ts_lu_stats {
   int64_t peak_device_bytes; /**< Largest GPU memory held at once (0 on the CPU). */
   double time_matching;      /**< Seconds: matching and scaling. */
   double time_ordering;      /**< Seconds: fill-reducing ordering, beyond the matching it may overlap. */
-  double time_symbolic;      /**< Seconds: symbolic factorization. */
+  double time_symbolic;      /**< Seconds: symbolic factorization (with partial pivoting: the pivoting factorization
+                                that finds the pattern). */
   double time_levelize;      /**< Seconds: levelization. */
   double time_factor;        /**< Seconds: last numeric factorization or refactorization. */
   double time_solve;         /**< Seconds: last solve, refinement included. */
@@ -318,6 +346,8 @@ typedef struct ts_lu_stats {
   double componentwise_backward_error;
   double residual_norm; /**< |b - Ax|_inf of the last solve (the largest over the right-hand sides). */
   double solution_norm; /**< |x|_inf of the last solve (the largest over the right-hand sides). */
+  /** The pivoting the last analysis used: TS_LU_PIVOTING_STATIC or TS_LU_PIVOTING_PARTIAL (0 before one). */
+  ts_lu_pivoting pivoting;
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */

@@ -326,6 +326,13 @@ bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
  * batches read L + U of the whole matrix). */
 bool tsi_lu_blocks_alone_allowed(const ts_lu *lu);
 
+/* TS_LU_PIVOTING_AUTO's rule: the first factorization of an analysis with
+ * static pivots perturbed a pivot, and a (real, at most
+ * TSI_LU_PARTIAL_PIVOT_MAX_NNZ entries, factored on the host) is analyzed
+ * again with partial pivoting and factored anew (factor.c;
+ * analyze/partial_pivots_cpu.c). */
+bool tsi_lu_partial_pivoting_instead(const ts_lu *lu, const ts_csr *a);
+
 /* Host threads of lu's CPU phases: the context's setting, else OpenMP's
  * default; 1 without OpenMP (lu_backend.c). */
 int tsi_lu_threads(const ts_lu *lu);

@@ -52,6 +52,9 @@ ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: the levelization on the GPU needs a CUDA context", op);
   if (!isfinite(o.amd_dense))
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: amd_dense %g is not finite", op, o.amd_dense);
+  if (o.pivoting != TS_LU_PIVOTING_AUTO && o.pivoting != TS_LU_PIVOTING_STATIC && o.pivoting != TS_LU_PIVOTING_PARTIAL)
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "%s: unknown pivoting %d (want TS_LU_PIVOTING_AUTO, _STATIC or _PARTIAL)", op, (int)o.pivoting);
   if (o.amd_dense == 0.0)
     o.amd_dense = TSI_LU_AMD_DENSE_DEFAULT;
   *resolved = o;

@@ -85,6 +85,17 @@
  * default). */
 #define TSI_LU_PIVOTED_TOLERANCE 0.1
 
+/* ---- the partial-pivoting analysis (analyze/partial_pivots_cpu.c) ------------------ */
+
+/* M's diagonal (the transversal's row, which the ordering assumed) stays
+ * the pivot while it is at least this fraction of the largest candidate:
+ * KLU's default tolerance. */
+#define TSI_LU_PARTIAL_PIVOT_TOLERANCE 1e-3
+/* Under TS_LU_PIVOTING_AUTO, a matrix of at most this many entries whose
+ * first factorization perturbed a static pivot is analyzed again with
+ * partial pivoting. */
+#define TSI_LU_PARTIAL_PIVOT_MAX_NNZ 1000000
+
 /* ---- host threads ------------------------------------------------------------------ */
 
 /* Host threads are chosen in lu_backend.c (tsi_lu_host_threads): one

@@ -5,7 +5,10 @@
  * solution must agree with KLU's within condest * max(eps, both backward
  * errors) * 10; where KLU finds a structural rank below n, tessera must
  * report the same rank; where KLU finds it numerically singular with a
- * perfect matching, tessera must give the singular status too. Prints the classification table (and writes it as
+ * perfect matching, tessera must give the singular status too. Each matrix
+ * twice: the default pivoting (AUTO) and partial pivoting asked for
+ * (TS_LU_PIVOTING_PARTIAL, whose factorizations must then perturb no
+ * pivot where KLU factors). Prints the classification table (and writes it as
  * Markdown to the file named by TESSERA_LU_TABLE when set). */
 #include "test_lu_numeric_common.h"
 
@@ -41,10 +44,13 @@ typedef struct result {
 
 static ts_context *ctx;
 
-/* tessera with the default options (double factors, AMD): analyze,
- * factor, solve; the status of the first failing phase, else the factor's. */
-static ts_status tessera_solve(const ts_csr *a, const double *b, double *x, ts_lu_stats *stats) {
+/* tessera with the default options (double factors, AMD) and `pivoting`:
+ * analyze, factor, solve; the status of the first failing phase, else the
+ * factor's. */
+static ts_status tessera_solve(const ts_csr *a, ts_lu_pivoting pivoting, const double *b, double *x,
+                               ts_lu_stats *stats) {
   ts_lu_options options = lu_test_options();
+  options.pivoting = pivoting;
   ts_lu *lu = NULL;
   memset(stats, 0, sizeof *stats);
   ts_status status = ts_lu_create(ctx, &options, &lu);
@@ -130,9 +136,9 @@ static int reference_solve(const ts_csr *a, const double *b, double *x, result *
   return found;
 }
 
-static void run_matrix(const char *dir, const char *name, result *r) {
+static void run_matrix(const char *dir, const char *name, ts_lu_pivoting pivoting, result *r) {
   memset(r, 0, sizeof *r);
-  snprintf(r->name, sizeof r->name, "%s", name);
+  snprintf(r->name, sizeof r->name, "%s%s", name, pivoting == TS_LU_PIVOTING_PARTIAL ? " (partial pivoting)" : "");
   r->verdict = "pass";
   r->berr = r->reference_berr = r->forward_diff = r->forward_allowed = NAN;
   ts_csr *a = read_matrix(dir, name);
@@ -162,7 +168,7 @@ static void run_matrix(const char *dir, const char *name, result *r) {
     r->reference_berr = lu_test_backward_error(a, 0, x_ref, b);
 
   ts_lu_stats stats;
-  ts_status status = tessera_solve(a, b, x, &stats);
+  ts_status status = tessera_solve(a, pivoting, b, x, &stats);
   r->perturbed = stats.perturbed_pivots;
   if (status == TS_ERROR_STRUCTURALLY_SINGULAR) {
     snprintf(r->tessera, sizeof r->tessera, "structurally singular (rank %lld)", (long long)stats.structural_rank);
@@ -179,6 +185,12 @@ static void run_matrix(const char *dir, const char *name, result *r) {
     if (!(r->berr <= BERR_GOAL)) {
       r->verdict = "FAIL";
       snprintf(r->note, sizeof r->note, "backward error above %.0e", BERR_GOAL);
+    }
+    if (pivoting == TS_LU_PIVOTING_PARTIAL && (stats.pivoting != TS_LU_PIVOTING_PARTIAL ||
+                                               stats.perturbed_pivots != 0 || !(stats.max_multiplier <= 1.001e3))) {
+      r->verdict = "FAIL";
+      snprintf(r->note, sizeof r->note, "partial pivoting: pivoting %d, %lld perturbed pivots, max |L| %.3g",
+               (int)stats.pivoting, (long long)stats.perturbed_pivots, stats.max_multiplier);
     }
     if (!isnan(r->berr)) {
       double diff = 0.0, scale = 0.0;
@@ -271,12 +283,14 @@ int main(void) {
     long long rows, cols;
     if (sscanf(line, "%255s %lld %lld", name, &rows, &cols) != 3 || rows != cols)
       continue; /* the header, or not square */
-    if (count == capacity) {
-      capacity = capacity ? 2 * capacity : 64;
-      results = realloc(results, (size_t)capacity * sizeof *results);
+    for (int partial = 0; partial < 2; partial++) {
+      if (count == capacity) {
+        capacity = capacity ? 2 * capacity : 64;
+        results = realloc(results, (size_t)capacity * sizeof *results);
+      }
+      run_matrix(dir, name, partial ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_AUTO, &results[count]);
+      count++;
     }
-    run_matrix(dir, name, &results[count]);
-    count++;
   }
   if (manifest)
     fclose(manifest);

@@ -224,8 +224,10 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   int32_t *matching = NULL, *block_of = NULL;
   bool ordered = false;
   const int diagonal = tsi_lu_diagonal_kind(a);
+  const bool partial = tsi_lu_partial_pivoting_chosen(lu, a);
+  lu->stats.pivoting = partial ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_STATIC;
 #ifdef _OPENMP
-  if (lu->options.ordering == TS_LU_ORDER_AMD && (diagonal == 2 || lu->options.no_matching) &&
+  if (!partial && lu->options.ordering == TS_LU_ORDER_AMD && (diagonal == 2 || lu->options.no_matching) &&
       tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
     /* The matching and the ordering on the calling thread (thread 0 of
      * the team), which is where their errors must be recorded: a
@@ -246,7 +248,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   } else
 #endif
   {
-    st = tsi_lu_matching(lu, a, diagonal);
+    st = partial ? tsi_lu_matching_transversal(lu, a, diagonal) : tsi_lu_matching(lu, a, diagonal);
     matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;
@@ -275,13 +277,18 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
 
   start = end;
   const int symbolic_on_gpu = tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC);
-  st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
+  /* With partial pivoting the pattern is the one the pivoting finds (on
+   * the host, whatever the symbolic backend). */
+  if (partial)
+    st = tsi_lu_partial_pivot_symbolic(lu, a, blocks_alone ? block_of : NULL);
+  else
+    st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
   /* Little work above the blocks (none on sherman5 and fs_183_6): the block
    * form stands without the comparison. The comparison runs on both
    * backends, so that the analysis is the same on both. */
-  if (st == TS_SUCCESS && !blocks_alone && lu->btf_blocks > 1 && matching && block_of &&
+  if (st == TS_SUCCESS && !partial && !blocks_alone && lu->btf_blocks > 1 && matching && block_of &&
       flops_above_blocks(lu, block_of) > TSI_LU_BTF_ABOVE_SHARE * lu->stats.flops)
     st = keep_less_fill(lu, a, matching, symbolic_on_gpu);
   free(matching);

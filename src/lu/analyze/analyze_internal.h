@@ -7,6 +7,8 @@
 
 #include "lu/lu_internal.h"
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,6 +24,38 @@ int tsi_lu_diagonal_kind(const ts_csr *a);
  * rank of a singular matrix in the statistics; diagonal is
  * tsi_lu_diagonal_kind(a) (matching_cpu.c). */
 ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal);
+
+/* The status of a singular pattern (TS_ERROR_STRUCTURALLY_SINGULAR with the
+ * structural rank of the stored pattern), else TS_SUCCESS; of nonzero
+ * entries without a perfect matching (the pattern's rank, or that of the
+ * nonzero entries); of A's first entry that is not finite, `entry` (the
+ * pattern's rank first, as without the matching) (matching_cpu.c). */
+ts_status tsi_lu_check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal);
+ts_status tsi_lu_no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal);
+ts_status tsi_lu_non_finite_entry(ts_lu *lu, const ts_csr *a, int diagonal, int64_t entry);
+
+/* The matching of partial pivoting's analysis, as KLU's: a maximum
+ * transversal of the nonzero entries (no weights; the identity when every
+ * diagonal entry is nonzero), rows scaled by their largest magnitude,
+ * columns not scaled; the same statuses as tsi_lu_matching on singular or
+ * non-finite input. Real values only (transversal_cpu.c). */
+ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal);
+
+/* Whether the analysis of a takes its pivots from threshold partial
+ * pivoting on a's values: TS_LU_PIVOTING_PARTIAL asked for, a real matrix,
+ * the matching on (partial_pivots_cpu.c; AUTO's rule is
+ * tsi_lu_partial_pivoting_instead, lu_internal.h). */
+bool tsi_lu_partial_pivoting_chosen(const ts_lu *lu, const ts_csr *a);
+
+/* The symbolic phase of the partial-pivoting analysis, after the ordering:
+ * threshold partial pivoting (Gilbert and Peierls) on M = P Dr A Dc Q with
+ * a's values, within each diagonal block (block_of: each column's block,
+ * ascending, where the blocks are factored alone; NULL: the whole matrix),
+ * preferring M's diagonal. row_perm then lists the chosen pivot rows, and
+ * the pattern of L + U is the one the pivoting found, so that the static
+ * factorization of these values takes the same pivots
+ * (partial_pivots_cpu.c). */
+ts_status tsi_lu_partial_pivot_symbolic(ts_lu *lu, const ts_csr *a, const int32_t *block_of);
 
 /* Largest matching of the stored entries of a square CSR pattern (Duff's
  * depth-first augmenting paths); entries with skip[k] != 0 are left out when

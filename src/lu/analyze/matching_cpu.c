@@ -605,7 +605,7 @@ static ts_status structurally_singular(ts_lu *lu, int64_t rank, const char *deta
 /* The stored pattern (explicit zeros count) has a perfect matching: the
  * identity when the diagonal is stored, else the augmenting-path search.
  * Empty rows or columns, or rows that share too few columns, show here. */
-static ts_status check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal) {
+ts_status tsi_lu_check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal) {
   int64_t rank = a->rows;
   if (diagonal == 0) {
     ts_status st = tsi_lu_structural_rank(lu->ctx, a->rows, a->row_ptr, a->col_idx, NULL, NULL, &rank);
@@ -619,8 +619,8 @@ static ts_status check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal) {
  * (the min-cost matching found a column without an augmenting path): the
  * structural rank of its pattern, or, when that is n, of its nonzero
  * entries (explicit zeros cannot be matched). */
-static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
-  ts_status st = check_pattern_rank(lu, a, diagonal);
+ts_status tsi_lu_no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
+  ts_status st = tsi_lu_check_pattern_rank(lu, a, diagonal);
   if (st != TS_SUCCESS)
     return st;
   unsigned char *zero = tsi_malloc_array(a->nnz, 1);
@@ -638,6 +638,18 @@ static ts_status no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
                      "ts_lu_analyze: the matching found no augmenting path, yet the nonzero entries have a perfect "
                      "matching");
   return structurally_singular(lu, rank, " once its explicit zeros are left out");
+}
+
+ts_status tsi_lu_non_finite_entry(ts_lu *lu, const ts_csr *a, int diagonal, int64_t entry) {
+  ts_status st = tsi_lu_check_pattern_rank(lu, a, diagonal);
+  if (st != TS_SUCCESS)
+    return st;
+  int64_t row = 0;
+  while (a->row_ptr[row + 1] <= entry)
+    row++;
+  return tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
+                   "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)entry,
+                   (long long)row, (int)a->col_idx[entry]);
 }
 
 ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
@@ -662,7 +674,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   }
 
   if (lu->options.no_matching) {
-    st = check_pattern_rank(lu, a, diagonal);
+    st = tsi_lu_check_pattern_rank(lu, a, diagonal);
     if (st == TS_SUCCESS)
       lu->stats.structural_rank = n;
     goto cleanup;
@@ -696,21 +708,13 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   if (st == TS_SUCCESS && non_finite >= 0) {
     /* A structurally singular pattern is reported first, as it would be
      * without the matching. */
-    st = check_pattern_rank(lu, a, diagonal);
-    if (st == TS_SUCCESS) {
-      int64_t row = 0;
-      while (a->row_ptr[row + 1] <= non_finite)
-        row++;
-      st = tsi_error(lu->ctx, TS_ERROR_INVALID_MATRIX,
-                     "ts_lu_analyze: entry %lld (row %lld, column %d, all from 0) is not finite", (long long)non_finite,
-                     (long long)row, (int)a->col_idx[non_finite]);
-    }
+    st = tsi_lu_non_finite_entry(lu, a, diagonal, non_finite);
     goto cleanup;
   }
   if (st == TS_SUCCESS && !identity)
     st = min_cost_matching(lu->ctx, n, &costs, col_of_row, u, v, &perfect);
   if (st == TS_SUCCESS && !perfect)
-    st = no_perfect_matching(lu, a, diagonal);
+    st = tsi_lu_no_perfect_matching(lu, a, diagonal);
   if (st != TS_SUCCESS)
     goto cleanup;
   lu->stats.structural_rank = n;

@@ -5,6 +5,7 @@
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,7 +192,7 @@ static ts_status copy_real_values_with_norms(ts_lu *lu, const ts_csr *a, const c
 /* The numeric phase shared by factor and refactor: both reuse the analysis
  * (permutations, scaling, pattern, levels) and give bitwise the same factors
  * for the same values. */
-static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
+static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool *repivot) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: lu is NULL", caller);
   if (!a)
@@ -238,6 +239,12 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
     if (!TS_IS_ERROR(status))
       tsi_lu_smallest_pivot_host(lu);
   }
+  /* Perturbed static pivots under AUTO: partial pivoting instead (the
+   * caller analyzes again), before the singularity policy's estimate. */
+  if (status == TS_WARNING_PERTURBED_PIVOTS && repivot && tsi_lu_partial_pivoting_instead(lu, a)) {
+    *repivot = true;
+    return status;
+  }
   /* Perturbed pivots, or a small one: the singularity policy judges the factors. */
   if (status == TS_WARNING_PERTURBED_PIVOTS)
     status = tsi_lu_judge_factorization(lu, caller);
@@ -255,12 +262,22 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller) {
  * options.refresh_pivots, degraded pivots are replaced by a new analysis of
  * the new values and a factorization anew (its status returned). */
 static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
-  ts_status status = lu_numeric(lu, a, caller);
+  bool repivot = false;
+  ts_status status = lu_numeric(lu, a, caller, &repivot);
+  if (repivot) {
+    /* The analysis again, its pivots chosen by partial pivoting on these
+     * values; the option stays AUTO for the caller. */
+    lu->options.pivoting = TS_LU_PIVOTING_PARTIAL;
+    status = ts_lu_analyze(lu, a);
+    lu->options.pivoting = TS_LU_PIVOTING_AUTO;
+    if (status == TS_SUCCESS)
+      status = lu_numeric(lu, a, caller, NULL);
+  }
   if (status != TS_WARNING_PIVOTS_DEGRADED || !lu->options.refresh_pivots)
     return status;
   status = ts_lu_analyze(lu, a);
   if (status == TS_SUCCESS)
-    status = lu_numeric(lu, a, caller);
+    status = lu_numeric(lu, a, caller, NULL);
   lu->stats.pivots_refreshed = 1;
   return status;
 }

@@ -200,3 +200,22 @@ cleanup:
   free(rows.col_count);
   return st;
 }
+
+ts_status tsi_lu_symbolic_given_rows(ts_lu *lu, const ts_csr *a, int64_t *row_ptr, int32_t *row_idx,
+                                     int64_t *col_count) {
+  int64_t n = a->rows;
+  tsi_lu_rows rows = {n, NULL, NULL, row_ptr, row_idx, col_count};
+  int32_t *col_inverse = tsi_malloc_array(n, sizeof(int32_t));
+  ts_status st = col_inverse ? matched_pattern(lu, a, col_inverse, &rows.m_ptr, &rows.m_idx)
+                             : tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY,
+                                         "ts_lu_analyze: cannot allocate the symbolic phase's arrays");
+  if (st == TS_SUCCESS)
+    st = rows_to_columns(lu, a, &rows);
+  free(col_inverse);
+  free(rows.m_ptr);
+  free(rows.m_idx);
+  free(row_ptr);
+  free(row_idx);
+  free(col_count);
+  return st;
+}

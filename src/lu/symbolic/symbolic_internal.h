@@ -110,6 +110,12 @@ typedef ts_status (*tsi_lu_rows_fn)(ts_lu *lu, tsi_lu_rows *rows);
  * the columns, the entry map and the counts (symbolic.c). */
 ts_status tsi_lu_symbolic_with(ts_lu *lu, const ts_csr *a, tsi_lu_rows_fn find_rows);
 
+/* The same steps for rows of L + U found elsewhere (the partial-pivoting
+ * analysis, which finds them as it pivots): row_ptr (n + 1), row_idx and
+ * col_count (n, or NULL) are taken over and freed. */
+ts_status tsi_lu_symbolic_given_rows(ts_lu *lu, const ts_csr *a, int64_t *row_ptr, int32_t *row_idx,
+                                     int64_t *col_count);
+
 /* Rows of L + U by the row merge with symmetric pruning (Eisenstat and Liu). */
 ts_status tsi_lu_symbolic_row_merge_rows(ts_lu *lu, tsi_lu_rows *rows);
 

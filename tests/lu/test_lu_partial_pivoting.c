@@ -1,0 +1,256 @@
+/* Partial pivoting chosen in the analysis (ts_lu_options.pivoting):
+ * - a matrix whose static pivots cancel exactly (M = [1 1 0; 1 1 1; 0 1 1]
+ *   and generated chains of such blocks): static pivoting perturbs a pivot,
+ *   AUTO then analyzes again with partial pivoting and factors with no
+ *   perturbed pivot, and the solutions, of A and A^T, match a dense LU with
+ *   partial pivoting in double;
+ * - random matrices without a safe diagonal under TS_LU_PIVOTING_PARTIAL:
+ *   multipliers within the tolerance's bound, the solve's backward error
+ *   (recomputed here) at rounding level without refinement, refactorization
+ *   with new values, bitwise the same factors twice;
+ * - bad input: a singular matrix, a structurally singular one, a non-finite
+ *   entry, an unknown option; complex values keep static pivots. */
+#include "test_lu_numeric_common.h"
+
+static ts_context *ctx;
+
+/* The dense reference: x = A^-1 b (or A^-T b) by LU with partial pivoting in
+ * double; returns the largest |x - x_ref| / max|x_ref|. */
+static double gap_to_dense(const ts_csr *a, int transpose, const double *b, const double *x) {
+  double size = 0.0;
+  const double gap = lu_test_dense_gap(a, transpose, b, x, &size);
+  return gap < 0.0 ? INFINITY : size > 0.0 ? gap / size : gap;
+}
+
+static ts_lu *factored_in(const ts_csr *a, ts_lu_pivoting pivoting, ts_lu_ordering ordering, ts_status *status) {
+  ts_lu_options options = lu_test_options();
+  options.pivoting = pivoting;
+  options.ordering = ordering;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  *status = ts_lu_factor(lu, a);
+  return lu;
+}
+
+static ts_lu *factored(const ts_csr *a, ts_lu_pivoting pivoting, ts_status *status) {
+  return factored_in(a, pivoting, lu_test_options().ordering, status);
+}
+
+/* Chains of the 3 x 3 block [s t 0; u tu/s 1; 0 1 1] (powers of two, so the
+ * second static pivot, tu/s - ut/s, cancels exactly in the natural order,
+ * whichever of the two largest matchings is taken), each block coupled to
+ * the next above the diagonal. */
+static ts_csr *cancelling_chain(int64_t blocks, unsigned long long seed) {
+  const int64_t n = 3 * blocks;
+  int32_t *rows = malloc((size_t)(8 * blocks) * sizeof *rows), *cols = malloc((size_t)(8 * blocks) * sizeof *cols);
+  double *values = malloc((size_t)(8 * blocks) * sizeof *values);
+  unsigned long long state = seed;
+  int64_t count = 0;
+  for (int64_t b = 0; b < blocks; b++) {
+    const int32_t o = (int32_t)(3 * b);
+    const double s = ldexp(1.0, (int)(4.0 * test_random(&state))), t = ldexp(1.0, (int)(4.0 * test_random(&state)));
+    const double u = ldexp(1.0, (int)(4.0 * test_random(&state)));
+    const int32_t r[] = {o, o, o + 1, o + 1, o + 1, o + 2, o + 2};
+    const int32_t c[] = {o, o + 1, o, o + 1, o + 2, o + 1, o + 2};
+    const double v[] = {s, t, u, t * u / s, 1.0, 1.0, 1.0};
+    for (int k = 0; k < 7; k++) {
+      rows[count] = r[k];
+      cols[count] = c[k];
+      values[count++] = v[k];
+    }
+    if (b + 1 < blocks) {
+      rows[count] = o + 2;
+      cols[count] = o + 3;
+      values[count++] = 0.5 + 0.25 * test_random(&state);
+    }
+  }
+  ts_csr *a = lu_test_csr(ctx, n, count, rows, cols, values);
+  free(rows);
+  free(cols);
+  free(values);
+  return a;
+}
+
+static void solve_and_compare(ts_lu *lu, const ts_csr *a, const char *what) {
+  const int64_t n = a->rows;
+  double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+  unsigned long long state = 7;
+  for (int64_t i = 0; i < n; i++)
+    b[i] = test_random(&state);
+  for (int transpose = 0; transpose < 2; transpose++) {
+    CHECK_OK(ctx, ts_lu_solve(lu, transpose ? TS_OP_TRANSPOSE : TS_OP_NONE, 1, b, n, x, n));
+    const double berr = lu_test_backward_error(a, transpose, x, b), gap = gap_to_dense(a, transpose, b, x);
+    CHECK_MSG(berr <= 1e-15, "%s, transpose %d: backward error %.3g", what, transpose, berr);
+    CHECK_MSG(gap <= 1e-12, "%s, transpose %d: |x - x_dense| / |x_dense| = %.3g", what, transpose, gap);
+  }
+  free(b);
+  free(x);
+}
+
+static void test_cancelling_pivots(void) {
+  const int64_t sizes[] = {1, 2, 40};
+  for (int k = 0; k < 3; k++) {
+    ts_csr *a = cancelling_chain(sizes[k], 11 + (unsigned long long)k);
+    CHECK(a != NULL);
+    if (!a)
+      continue;
+    ts_status status = TS_SUCCESS;
+    ts_lu_stats stats;
+    /* Static pivots meet the cancellation... */
+    ts_lu *lu = factored_in(a, TS_LU_PIVOTING_STATIC, TS_LU_ORDER_NATURAL, &status);
+    ts_lu_get_stats(lu, &stats);
+    CHECK_MSG(stats.pivoting == TS_LU_PIVOTING_STATIC && stats.perturbed_pivots >= 1,
+              "static, %lld blocks: pivoting %d, %lld perturbed", (long long)sizes[k], (int)stats.pivoting,
+              (long long)stats.perturbed_pivots);
+    ts_lu_destroy(lu);
+    /* ...which AUTO answers with partial pivoting, and so does PARTIAL. */
+    for (int forced = 0; forced < 2; forced++) {
+      lu = factored_in(a, forced ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_AUTO, TS_LU_ORDER_NATURAL, &status);
+      CHECK_MSG(status == TS_SUCCESS, "%s: %s", ts_status_string(status), ts_last_error(ctx));
+      ts_lu_get_stats(lu, &stats);
+      CHECK_MSG(stats.pivoting == TS_LU_PIVOTING_PARTIAL && stats.perturbed_pivots == 0 &&
+                    stats.max_multiplier <= 1.001e3,
+                "%s, %lld blocks: pivoting %d, %lld perturbed, max |L| %.3g", forced ? "partial" : "auto",
+                (long long)sizes[k], (int)stats.pivoting, (long long)stats.perturbed_pivots, stats.max_multiplier);
+      solve_and_compare(lu, a, forced ? "partial" : "auto");
+      ts_lu_destroy(lu);
+    }
+    ts_csr_destroy(a);
+  }
+}
+
+/* Without a safe diagonal (lu_test_random's large entries off it). */
+static void test_random_matrices(void) {
+  for (unsigned long long seed = 1; seed <= 4; seed++) {
+    ts_csr *a = lu_test_random(ctx, 300, 4, 0, seed);
+    CHECK(a != NULL);
+    if (!a)
+      continue;
+    ts_status status = TS_SUCCESS;
+    ts_lu *lu = factored(a, TS_LU_PIVOTING_PARTIAL, &status);
+    CHECK_MSG(status == TS_SUCCESS, "seed %llu: %s", seed, ts_last_error(ctx));
+    ts_lu_stats stats;
+    ts_lu_get_stats(lu, &stats);
+    CHECK(stats.pivoting == TS_LU_PIVOTING_PARTIAL && stats.perturbed_pivots == 0);
+    CHECK_MSG(stats.max_multiplier <= 1.001e3, "seed %llu: max |L| %.3g", seed, stats.max_multiplier);
+    solve_and_compare(lu, a, "random, partial");
+    /* The same values factored by a second object: the same bits. */
+    ts_lu *again = factored(a, TS_LU_PIVOTING_PARTIAL, &status);
+    const int64_t n = a->rows;
+    double *b = malloc((size_t)n * sizeof *b), *x1 = malloc((size_t)n * sizeof *x1);
+    double *x2 = malloc((size_t)n * sizeof *x2);
+    for (int64_t i = 0; i < n; i++)
+      b[i] = 1.0 + (double)(i % 7);
+    CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x1, n));
+    CHECK_OK(ctx, ts_lu_solve(again, TS_OP_NONE, 1, b, n, x2, n));
+    CHECK(memcmp(x1, x2, (size_t)n * sizeof *x1) == 0);
+    /* New values on the pattern keep the pivots (refactorization). */
+    ts_csr *changed = lu_test_perturbed_copy(ctx, a, 0.05, seed + 100);
+    ts_status refactored = ts_lu_refactor(lu, changed);
+    CHECK_MSG(!TS_IS_ERROR(refactored), "seed %llu: refactor: %s", seed, ts_last_error(ctx));
+    CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x1, n));
+    const double berr = lu_test_backward_error(changed, 0, x1, b);
+    CHECK_MSG(berr <= 1e-14, "seed %llu: refactored, backward error %.3g", seed, berr);
+    ts_lu_get_stats(lu, &stats);
+    CHECK(stats.pivoting == TS_LU_PIVOTING_PARTIAL);
+    ts_csr_destroy(changed);
+    free(b);
+    free(x1);
+    free(x2);
+    ts_lu_destroy(again);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+}
+
+static void test_bad_input(void) {
+  /* Row 2 = row 0 + row 1: numerically singular, a perfect matching. */
+  const int32_t rows[] = {0, 0, 1, 1, 2, 2, 2};
+  const int32_t cols[] = {1, 2, 0, 2, 0, 1, 2};
+  const double values[] = {1.0, 2.0, 3.0, 4.0, 3.0, 1.0, 6.0};
+  ts_csr *singular = lu_test_csr(ctx, 3, 7, rows, cols, values);
+  ts_status status = TS_SUCCESS;
+  ts_lu *lu = factored(singular, TS_LU_PIVOTING_PARTIAL, &status);
+  CHECK_MSG(status == TS_ERROR_NUMERICALLY_SINGULAR, "singular: %s (%s)", ts_status_string(status), ts_last_error(ctx));
+  CHECK(strstr(ts_last_error(ctx), "ts_lu_factor") != NULL);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(singular);
+
+  /* Two rows with one column between them: structural rank 2. */
+  const int32_t s_rows[] = {0, 1, 2, 2};
+  const int32_t s_cols[] = {0, 0, 1, 2};
+  const double s_values[] = {1.0, 2.0, 3.0, 4.0};
+  ts_csr *structural = lu_test_csr(ctx, 3, 4, s_rows, s_cols, s_values);
+  ts_lu_options options = lu_test_options();
+  options.pivoting = TS_LU_PIVOTING_PARTIAL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_STATUS(ctx, ts_lu_analyze(lu, structural), TS_ERROR_STRUCTURALLY_SINGULAR);
+  ts_lu_stats stats;
+  ts_lu_get_stats(lu, &stats);
+  CHECK_MSG(stats.structural_rank == 2, "structural rank %lld", (long long)stats.structural_rank);
+  CHECK_STATUS(ctx, ts_lu_factor(lu, structural), TS_ERROR_NOT_ANALYZED);
+  /* An explicit zero cannot be a pivot: rank 2 again. */
+  const int32_t z_rows[] = {0, 0, 1, 2};
+  const int32_t z_cols[] = {0, 1, 1, 2};
+  const double z_values[] = {1.0, 5.0, 0.0, 4.0};
+  ts_csr *zero = lu_test_csr(ctx, 3, 4, z_rows, z_cols, z_values);
+  CHECK_STATUS(ctx, ts_lu_analyze(lu, zero), TS_ERROR_STRUCTURALLY_SINGULAR);
+  ts_lu_get_stats(lu, &stats);
+  CHECK(stats.structural_rank == 2);
+  /* A non-finite entry, named. */
+  ((double *)zero->values)[2] = NAN;
+  CHECK_STATUS(ctx, ts_lu_analyze(lu, zero), TS_ERROR_INVALID_MATRIX);
+  CHECK(strstr(ts_last_error(ctx), "not finite") != NULL);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(structural);
+  ts_csr_destroy(zero);
+
+  options.pivoting = (ts_lu_pivoting)7;
+  lu = NULL;
+  CHECK_STATUS(ctx, ts_lu_create(ctx, &options, &lu), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(lu == NULL);
+  CHECK(strstr(ts_last_error(ctx), "pivoting") != NULL);
+}
+
+/* Complex values: partial pivoting asked for, static pivots taken (and said). */
+static void test_complex_keeps_static(void) {
+  ts_coo *coo = NULL;
+  CHECK_OK(ctx, ts_coo_create(ctx, 2, 2, 3, TS_COMPLEX128, &coo));
+  const int32_t r[] = {0, 0, 1}, c[] = {0, 1, 0};
+  const double v[] = {1.0, 1.0, 2.0, 0.0, 0.0, 3.0};
+  for (int k = 0; k < 3; k++) {
+    coo->row_idx[k] = r[k];
+    coo->col_idx[k] = c[k];
+  }
+  memcpy(coo->values, v, sizeof v);
+  coo->nnz = 3;
+  ts_csr *a = NULL;
+  CHECK_OK(ctx, ts_csr_from_coo(ctx, coo, TS_DUPLICATES_SUM, &a));
+  ts_coo_destroy(coo);
+  ts_status status = TS_SUCCESS;
+  ts_lu *lu = factored(a, TS_LU_PIVOTING_PARTIAL, &status);
+  CHECK_OK(ctx, status);
+  ts_lu_stats stats;
+  ts_lu_get_stats(lu, &stats);
+  CHECK(stats.pivoting == TS_LU_PIVOTING_STATIC);
+  /* x = (1, 1): b = (1 + i + 2, 3i). */
+  const double b[] = {3.0, 1.0, 0.0, 3.0};
+  double x[4] = {0};
+  CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 2, x, 2));
+  CHECK(fabs(x[0] - 1.0) < 1e-14 && fabs(x[1]) < 1e-14 && fabs(x[2] - 1.0) < 1e-14 && fabs(x[3]) < 1e-14);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+}
+
+int main(void) {
+  ts_context_options copts = {0};
+  copts.backend = TS_BACKEND_CPU;
+  CHECK_OK(NULL, ts_context_create(&ctx, &copts));
+  test_cancelling_pivots();
+  test_random_matrices();
+  test_bad_input();
+  test_complex_keeps_static();
+  ts_context_destroy(ctx);
+  return test_finish();
+}
