@@ -19,18 +19,29 @@ typedef struct tspy_lu {
 } tspy_lu;
 
 static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {"context",         "ordering",      "no_matching",      "no_perturbation",
-                             "pivot_threshold", "float_factors", "refine_max_steps", "refine_tolerance",
-                             "backend",         "amd_dense",     "refresh_pivots",   NULL};
+  static char *keywords[] = {"context",
+                             "ordering",
+                             "no_matching",
+                             "no_perturbation",
+                             "pivot_threshold",
+                             "float_factors",
+                             "refine_max_steps",
+                             "refine_tolerance",
+                             "backend",
+                             "amd_dense",
+                             "refresh_pivots",
+                             "pivoting",
+                             NULL};
   tspy_context *context = NULL;
   ts_lu_options options = {0};
-  int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiididi", keywords, tspy_context_converter, &context, &ordering,
-                                   &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
+  int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO, pivoting = TS_LU_PIVOTING_AUTO;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiididii", keywords, tspy_context_converter, &context,
+                                   &ordering, &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
                                    &options.float_factors, &options.refine_max_steps, &options.refine_tolerance,
-                                   &backend, &options.amd_dense, &options.refresh_pivots))
+                                   &backend, &options.amd_dense, &options.refresh_pivots, &pivoting))
     return NULL;
   options.ordering = (ts_lu_ordering)ordering;
+  options.pivoting = (ts_lu_pivoting)pivoting;
   options.backend = (ts_backend)backend;
   tspy_lu *self = (tspy_lu *)tspy_object_new(type, context);
   if (!self)
@@ -153,14 +164,17 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
   /* The pivot check's measures, where the factorization ran, the estimates
    * (0 until computed) and the last solve's other error measures. */
   PyObject *more = Py_BuildValue(
-      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "max_multiplier", s.max_multiplier, "pivot_growth",
+      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:s}", "max_multiplier", s.max_multiplier, "pivot_growth",
       s.pivot_growth, "pivots_refreshed", s.pivots_refreshed ? Py_True : Py_False, "factor_backend",
       s.factor_backend == TS_BACKEND_CPU    ? "cpu"
       : s.factor_backend == TS_BACKEND_CUDA ? "cuda"
                                             : "none",
       "factor_threads", s.factor_threads, "condest", s.condest, "rcond", s.rcond, "rgrowth", s.rgrowth,
       "scaled_backward_error", s.scaled_backward_error, "componentwise_backward_error", s.componentwise_backward_error,
-      "residual_norm", s.residual_norm, "solution_norm", s.solution_norm);
+      "residual_norm", s.residual_norm, "solution_norm", s.solution_norm, "pivoting",
+      s.pivoting == TS_LU_PIVOTING_PARTIAL  ? "partial"
+      : s.pivoting == TS_LU_PIVOTING_STATIC ? "static"
+                                            : "none");
   if (!more || PyDict_Update(stats, more) < 0) {
     Py_XDECREF(more);
     Py_DECREF(stats);

@@ -25,6 +25,7 @@ _ORDERINGS = {"amd": 0, "colamd": 1, "natural": 2}
 # SciPy's permc_spec names, mapped to the nearest of tessera's orderings.
 _PERMC_SPEC = {"MMD_AT_PLUS_A": "amd", "COLAMD": "colamd", "MMD_ATA": "colamd", "NATURAL": "natural"}
 _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
+_PIVOTINGS = {"auto": 0, "static": 1, "partial": 2}
 _PERTURBED_PIVOTS = 100
 # The parts of _core.LU.extract(): L and U in CSC, the permutations, the scaling
 # (the factors' values complex128 for a complex matrix).
@@ -65,6 +66,9 @@ class LUStats(types.SimpleNamespace):
     ``max_i |b - Ax|_i / (|A| |x| + |b|)_i``), ``residual_norm``
     (``|b - Ax|_inf``), ``solution_norm`` (``|x|_inf``), ``refinement_steps``
     and ``partial_pivoting`` (True when it fell back to partial pivoting).
+
+    Of the analysis: ``pivoting`` (``"static"`` or ``"partial"``: how its
+    pivots were chosen, see :func:`splu`'s ``pivoting``).
     """
 
 
@@ -153,12 +157,14 @@ class SparseLU:
     to partial pivoting (``stats.partial_pivoting``), the fallback's.
     """
 
-    def __init__(self, A, permc_spec=None, *, refresh_pivots=False, context=None, **options):
+    def __init__(self, A, permc_spec=None, *, refresh_pivots=False, pivoting="auto", context=None, **options):
         context = resolve(context)
         codes = _option_codes(permc_spec, **options)
+        if pivoting not in _PIVOTINGS:
+            raise ValueError(f"pivoting must be one of 'auto', 'static', 'partial', got {pivoting!r}")
         host = _arrays.host_sparse(A, "A")
         arrays = _arrays.csr_arrays(host, "A", square=True, complex_ok=True)
-        self._lu = _core.LU(context, *codes, 1 if refresh_pivots else 0)
+        self._lu = _core.LU(context, *codes, 1 if refresh_pivots else 0, _PIVOTINGS[pivoting])
         self.shape = arrays.shape
         self.dtype = arrays.dtype
         self._context = context
@@ -369,6 +375,14 @@ def splu(A, permc_spec=None, **options):
             orders a matrix with a few long rows (a circuit's supply nets)
             much faster at the price of some fill: for a factorization
             solved a few times rather than refactored many times.
+        pivoting: how the pivots are chosen (``ts_lu_options.pivoting``):
+            ``"auto"`` (the default: static pivots, replaced by partial
+            pivoting where the first factorization has to perturb one, on
+            the host), ``"static"`` (the matching's, fixed before the
+            values are factored; tiny pivots perturbed and refined), or
+            ``"partial"`` (KLU's way for real matrices: threshold partial
+            pivoting on the values given to splu; refactorizations keep
+            those pivots). ``stats.pivoting`` says which the factors have.
         refresh_pivots: when a :meth:`SparseLU.refactor` finds the pivots of
             the analysis degraded for the new values, analyze those values
             anew and factor again (``stats.pivots_refreshed``) instead of

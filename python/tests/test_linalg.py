@@ -126,6 +126,48 @@ def test_amd_dense_orders_a_circuits_nets_last():
             tessera.splu(A, amd_dense=bad)
 
 
+def cancelling_blocks(blocks):
+    """Blocks [1 2 0; 2 4 1; 0 1 1] down the diagonal, each coupled to the
+    next above it: static pivots in the natural order cancel exactly (4 - 2 * 2)."""
+    block = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 1.0], [0.0, 1.0, 1.0]])
+    A = sp.block_diag([block] * blocks, format="lil")
+    for k in range(blocks - 1):
+        A[3 * k + 2, 3 * k + 3] = 0.5
+    return A.tocsr()
+
+
+def test_pivoting_partial_against_scipy():
+    """pivoting: "static" perturbs the cancelled pivots, "auto" and "partial"
+    factor with partial pivoting instead (stats.pivoting, no perturbed pivot,
+    multipliers within the tolerance's 1000); all agree with SciPy; refactor
+    keeps the partial pivots; bad values refused."""
+    A = cancelling_blocks(20)
+    b = np.arange(A.shape[0], dtype=np.float64) % 5 + 1.0
+    expected = spla.spsolve(A.tocsc(), b)
+    static = tessera.splu(A, ordering="natural", pivoting="static")
+    assert static.stats.pivoting == "static" and static.stats.perturbed_pivots > 0
+    for pivoting in ("auto", "partial"):
+        lu = tessera.splu(A, ordering="natural", pivoting=pivoting)
+        assert lu.stats.pivoting == "partial" and lu.stats.perturbed_pivots == 0, pivoting
+        assert lu.stats.max_multiplier <= 1.001e3
+        x = lu.solve(b)
+        np.testing.assert_allclose(x, expected, rtol=1e-12, err_msg=pivoting)
+        assert backward_error(A, x, b) < 4 * EPS
+    np.testing.assert_allclose(static.solve(b), expected, rtol=1e-10)
+    R = random_sparse(200, 200, 0.03, 4) + sp.eye(200, format="csr") * 1e-3
+    lu = tessera.splu(R, pivoting="partial")
+    assert lu.stats.pivoting == "partial"
+    R2 = R.copy()
+    R2.data *= 1.0 + 0.01 * np.cos(np.arange(R2.nnz))
+    lu.refactor(R2)
+    assert lu.stats.pivoting == "partial"
+    x = lu.solve(b[:200])
+    assert backward_error(R2, x, b[:200]) < 1e-14
+    for bad in ("full", None, 2):
+        with pytest.raises(ValueError, match="pivoting"):
+            tessera.splu(A, pivoting=bad)
+
+
 def test_spsolve_shapes_like_scipy():
     A = random_sparse(50, 50, 0.1, 11)
     b = np.random.default_rng(3).standard_normal(50)

@@ -4,9 +4,14 @@
  * with A, the factorization falls back to partially pivoted factors (the
  * singularity policy), and the solves must reach the refinement tolerance,
  * for A and A^T; a refactorization with the same values reaches the same
- * verdict. Where KLU finds the graph singular, so must tessera. Each
+ * verdict (static pivots asked for: under the default, AUTO, such a first
+ * factorization is analyzed again with partial pivoting, which the second
+ * test checks on the same graphs: no perturbed pivot, no fallback, the same
+ * accuracy). Where KLU finds the graph singular, so must tessera. Each
  * backward error is recomputed here in double from A, x and b. */
 #include "test_lu_numeric_common.h"
+
+#include <stdbool.h>
 
 #ifdef TESSERA_TEST_HAVE_KLU
 #include <klu.h>
@@ -81,6 +86,7 @@ static void test_graph_patterns(void) {
     ts_csr *a = graph_pattern(400, 4, seed);
     CHECK(a != NULL);
     ts_lu_options options = lu_test_options();
+    options.pivoting = TS_LU_PIVOTING_STATIC;
     ts_lu *lu = NULL;
     CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
     ts_status st = ts_lu_analyze(lu, a);
@@ -144,11 +150,62 @@ static void test_graph_patterns(void) {
   CHECK_MSG(exercised >= 1, "no graph pattern exercised the fallback");
 }
 
+/* The default's answer to perturbed static pivots on the same graphs. */
+static void test_graph_patterns_auto(void) {
+  int exercised = 0;
+  for (unsigned long long seed = 1; seed <= 40 && exercised < 3; seed++) {
+    ts_csr *a = graph_pattern(400, 4, seed);
+    CHECK(a != NULL);
+    ts_lu_options options = lu_test_options();
+    options.pivoting = TS_LU_PIVOTING_STATIC;
+    ts_lu *lu = NULL;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    ts_lu_stats stats = {0};
+    const bool perturbed = ts_lu_analyze(lu, a) == TS_SUCCESS && !TS_IS_ERROR(ts_lu_factor(lu, a)) &&
+                           ts_lu_get_stats(lu, &stats) == TS_SUCCESS && stats.perturbed_pivots > 0;
+    ts_lu_destroy(lu);
+    if (!perturbed || klu_finds_singular(a)) {
+      ts_csr_destroy(a);
+      continue;
+    }
+    options.pivoting = TS_LU_PIVOTING_AUTO;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    CHECK_OK(ctx, ts_lu_analyze(lu, a));
+    CHECK_OK(ctx, ts_lu_factor(lu, a));
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK_MSG(stats.pivoting == TS_LU_PIVOTING_PARTIAL && stats.perturbed_pivots == 0,
+              "graph seed %llu: pivoting %d, %lld perturbed pivots", seed, (int)stats.pivoting,
+              (long long)stats.perturbed_pivots);
+    const int64_t n = a->rows;
+    double *ones = malloc((size_t)n * sizeof *ones), *b = malloc((size_t)n * sizeof *b);
+    double *x = malloc((size_t)n * sizeof *x);
+    for (int64_t i = 0; i < n; i++)
+      ones[i] = 1.0;
+    for (int transpose = 0; transpose < 2; transpose++) {
+      lu_test_multiply(a, transpose, ones, b);
+      CHECK_OK(ctx, ts_lu_solve(lu, transpose ? TS_OP_TRANSPOSE : TS_OP_NONE, 1, b, n, x, n));
+      const double error = lu_test_backward_error(a, transpose, x, b);
+      CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+      CHECK_MSG(error <= 1e-14 && stats.partial_pivoting == 0, "seed %llu %s: backward error %.3g, fallback %d", seed,
+                transpose ? "A^T" : "A", error, stats.partial_pivoting);
+    }
+    exercised++;
+    free(ones);
+    free(b);
+    free(x);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+  printf("graphs whose static pivots AUTO replaced by partial pivoting: %d\n", exercised);
+  CHECK_MSG(exercised >= 1, "no graph pattern had perturbed static pivots");
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
   test_graph_patterns();
+  test_graph_patterns_auto();
   ts_context_destroy(ctx);
   return test_finish();
 }

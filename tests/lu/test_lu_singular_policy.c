@@ -26,6 +26,8 @@
 #include "test_lu_estimates_common.h"
 #include "test_lu_rank_deficient.h"
 
+#include <stdbool.h>
+
 #ifdef TESSERA_TEST_HAVE_KLU
 #include <klu.h>
 
@@ -195,10 +197,8 @@ static void test_perturbed_nonsingular(void) {
   }
 }
 
-/* The near-singular family where static pivoting perturbs a pivot: success
- * with the warning and a true condition estimate while cond < 1/eps; the
- * singular status once the dependent row is within rounding of its copy. */
-static void test_near_singular(void) {
+/* One pivoting of test_near_singular (below). */
+static void test_near_singular_with(ts_lu_pivoting pivoting) {
   const struct {
     int64_t n;
     double epsilon;
@@ -208,6 +208,7 @@ static void test_near_singular(void) {
     ts_csr *a = lu_test_near_singular(ctx, cases[k].n, cases[k].epsilon, cases[k].seed);
     CHECK(a != NULL);
     ts_lu_options options = lu_test_options();
+    options.pivoting = pivoting;
     ts_status st;
     ts_lu_stats stats;
     ts_lu *lu = factored_with(a, &options, &st, &stats);
@@ -216,26 +217,44 @@ static void test_near_singular(void) {
 #else
     double truth = NAN;
 #endif
-    printf("near-singular n %lld, epsilon %.0e: %s, %lld perturbed, condest %.3e, true %.3e\n", (long long)cases[k].n,
-           cases[k].epsilon, ts_status_string(st), (long long)stats.perturbed_pivots, stats.condest, truth);
+    printf("near-singular n %lld, epsilon %.0e, pivoting %d: %s, %lld perturbed, condest %.3e, true %.3e\n",
+           (long long)cases[k].n, (int)pivoting, cases[k].epsilon, ts_status_string(st),
+           (long long)stats.perturbed_pivots, stats.condest, truth);
     if (!(truth < 0.01 / DBL_EPSILON)) {
       /* Singular, or beyond 1/eps up to the estimate's factor: singular. */
       if (!(truth < 100.0 / DBL_EPSILON))
         CHECK_MSG(st == TS_ERROR_NUMERICALLY_SINGULAR, "epsilon %.0e: %s, want singular", cases[k].epsilon,
                   ts_status_string(st));
     } else {
-      CHECK_MSG(st == TS_WARNING_PERTURBED_PIVOTS, "epsilon %.0e: %s (%s), want the perturbed-pivot warning",
-                cases[k].epsilon, ts_status_string(st), TS_IS_ERROR(st) ? ts_last_error(ctx) : "");
+      const bool automatic = pivoting == TS_LU_PIVOTING_AUTO;
+      CHECK_MSG(st == (automatic ? TS_SUCCESS : TS_WARNING_PERTURBED_PIVOTS),
+                "epsilon %.0e, pivoting %d: %s (%s), want %s", cases[k].epsilon, (int)pivoting, ts_status_string(st),
+                TS_IS_ERROR(st) ? ts_last_error(ctx) : "", automatic ? "success" : "the perturbed-pivot warning");
+      CHECK(stats.pivoting == (automatic ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_STATIC));
+      /* The judgement's estimate, made by the factorization itself. */
+      CHECK_MSG(stats.condest >= 0.1 * truth, "epsilon %.0e, pivoting %d: the factorization's estimate %.3e",
+                cases[k].epsilon, (int)pivoting, stats.condest);
       double estimate = 0.0;
       CHECK_OK(ctx, ts_lu_condest(lu, &estimate));
       double slack = 1.0 + 1e-10 + 3.0 * (double)cases[k].n * DBL_EPSILON * truth;
       CHECK_MSG(estimate >= 0.1 * truth && estimate <= truth * slack,
-                "epsilon %.0e: condest %.3e against the true %.3e (perturbed factors)", cases[k].epsilon, estimate,
-                truth);
+                "epsilon %.0e: condest %.3e against the true %.3e (pivoting %d)", cases[k].epsilon, estimate, truth,
+                (int)pivoting);
     }
     ts_lu_destroy(lu);
     ts_csr_destroy(a);
   }
+}
+
+/* The near-singular family where static pivoting perturbs a pivot: success
+ * with the warning and a true condition estimate while cond < 1/eps; the
+ * singular status once the dependent row is within rounding of its copy.
+ * Static pivots asked for; under the default (AUTO) the same matrices are
+ * factored again with partial pivoting: success without the warning, and
+ * the same judgement (a true estimate, the singular status). */
+static void test_near_singular(void) {
+  for (int automatic = 0; automatic < 2; automatic++)
+    test_near_singular_with(automatic ? TS_LU_PIVOTING_AUTO : TS_LU_PIVOTING_STATIC);
 }
 
 /* Every corpus matrix KLU finds numerically singular. */

@@ -192,7 +192,7 @@ static ts_status copy_real_values_with_norms(ts_lu *lu, const ts_csr *a, const c
 /* The numeric phase shared by factor and refactor: both reuse the analysis
  * (permutations, scaling, pattern, levels) and give bitwise the same factors
  * for the same values. */
-static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool *repivot) {
+static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool *repivot, bool repivoted) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: lu is NULL", caller);
   if (!a)
@@ -245,9 +245,13 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool
     *repivot = true;
     return status;
   }
-  /* Perturbed pivots, or a small one: the singularity policy judges the factors. */
+  /* Perturbed pivots, or a small one: the singularity policy judges the
+   * factors; so it does those of a matrix whose static pivots had to be
+   * perturbed, whatever its partial pivots look like. */
   if (status == TS_WARNING_PERTURBED_PIVOTS)
     status = tsi_lu_judge_factorization(lu, caller);
+  else if (status == TS_SUCCESS && repivoted)
+    status = tsi_lu_judge_repivoted(lu, caller);
   else if (status == TS_SUCCESS)
     status = tsi_lu_judge_small_pivot(lu, caller);
   lu->stats.partial_pivoting = lu->pivoted != NULL;
@@ -263,7 +267,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool
  * the new values and a factorization anew (its status returned). */
 static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
   bool repivot = false;
-  ts_status status = lu_numeric(lu, a, caller, &repivot);
+  ts_status status = lu_numeric(lu, a, caller, &repivot, false);
   if (repivot) {
     /* The analysis again, its pivots chosen by partial pivoting on these
      * values; the option stays AUTO for the caller. */
@@ -271,13 +275,13 @@ static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *call
     status = ts_lu_analyze(lu, a);
     lu->options.pivoting = TS_LU_PIVOTING_AUTO;
     if (status == TS_SUCCESS)
-      status = lu_numeric(lu, a, caller, NULL);
+      status = lu_numeric(lu, a, caller, NULL, true);
   }
   if (status != TS_WARNING_PIVOTS_DEGRADED || !lu->options.refresh_pivots)
     return status;
   status = ts_lu_analyze(lu, a);
   if (status == TS_SUCCESS)
-    status = lu_numeric(lu, a, caller, NULL);
+    status = lu_numeric(lu, a, caller, NULL, false);
   lu->stats.pivots_refreshed = 1;
   return status;
 }

@@ -104,6 +104,11 @@ ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller);
  * not stand (the judgement above), TS_ERROR_NUMERICALLY_SINGULAR naming its
  * column. stats.condest is set when the factors were judged. */
 ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller);
+/* The same judgement of the partially pivoted factors of a matrix whose
+ * static pivots had to be perturbed (TS_LU_PIVOTING_AUTO's second
+ * analysis), naming the column of the smallest pivot: such a matrix is
+ * suspect whatever its new pivots look like (singularity.c). */
+ts_status tsi_lu_judge_repivoted(ts_lu *lu, const char *caller);
 /* lu->pivot_now's smallest pivot and its column from the host's factors
  * (smallest_pivot_cpu.c). */
 void tsi_lu_smallest_pivot_host(ts_lu *lu);

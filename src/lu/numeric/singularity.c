@@ -144,3 +144,9 @@ ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller) {
            sqrt(threshold));
   return judge(lu, caller, what, q->smallest_pivot_column, TS_SUCCESS);
 }
+
+ts_status tsi_lu_judge_repivoted(ts_lu *lu, const char *caller) {
+  const int64_t column = lu->pivot_now.smallest_pivot_column >= 0 ? lu->pivot_now.smallest_pivot_column : 0;
+  return judge(lu, caller, "needed a perturbed pivot under static pivoting (partial pivoting then chose them)", column,
+               TS_SUCCESS);
+}
