@@ -46,12 +46,20 @@ static void test_matrix(const char *name, const ts_csr *a) {
                 stats.factor_backend == TS_BACKEND_CUDA && stats.max_multiplier <= 1.001e3,
             "%s: pivoting %d, %lld perturbed, backend %d, max |L| %.3g", name, (int)stats.pivoting,
             (long long)stats.perturbed_pivots, (int)stats.factor_backend, stats.max_multiplier);
+  /* Partial pivoting's multipliers reach 1000 (the tolerance 10^-3), where
+   * the matching's scaled static pivots keep them near 1: the GPU's other
+   * order of updates rounds apart by more than the static tests' 1e-12
+   * allow (the growth max|U| / max|M| reaches 10^6 on these random
+   * matrices, as with KLU's tolerance); each side's accuracy is checked by
+   * its solve, which needs at most a step of refinement. */
   double *vd = gpu_lu_factor_values(device), *vh = gpu_lu_factor_values(host);
   int bitwise = 0;
   const double diff = gpu_lu_factor_difference(host, vd, vh, &bitwise);
-  CHECK_MSG(diff <= 1e-12, "%s: the GPU's factors differ from the host's by %.3g", name, diff);
+  CHECK_MSG(diff <= 1e-8, "%s: the GPU's factors differ from the host's by %.3g", name, diff);
   const double berr = solve_berr(device, a);
-  CHECK_MSG(berr <= 1e-14, "%s: backward error %.3g", name, berr);
+  CHECK_OK(gpu, ts_lu_get_stats(device, &stats));
+  CHECK_MSG(berr <= 1e-14 && stats.refinement_steps <= 1, "%s: backward error %.3g after %d refinement steps", name,
+            berr, stats.refinement_steps);
   ts_csr *changed = lu_test_perturbed_copy(gpu, a, 0.05, 77);
   CHECK(!TS_IS_ERROR(ts_lu_refactor(device, changed)));
   const double berr2 = solve_berr(device, changed);
