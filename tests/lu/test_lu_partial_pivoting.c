@@ -8,9 +8,17 @@
  *   multipliers within the tolerance's bound, the solve's backward error
  *   (recomputed here) at rounding level without refinement, refactorization
  *   with new values, bitwise the same factors twice;
+ * - the pattern of L + U the pivoting finds (pruned searches) equals the
+ *   host's symbolic phase (the row merge) run on the same row and column
+ *   orders, entry by entry, with the positions of A's entries;
  * - bad input: a singular matrix, a structurally singular one, a non-finite
  *   entry, an unknown option; complex values keep static pivots. */
 #include "test_lu_numeric_common.h"
+
+#include "lu/lu_internal.h"
+#include "lu/symbolic/symbolic_internal.h"
+
+#include <stdbool.h>
 
 static ts_context *ctx;
 
@@ -164,6 +172,75 @@ static void test_random_matrices(void) {
   }
 }
 
+static void *copy_of(const void *from, size_t bytes) {
+  void *to = malloc(bytes > 0 ? bytes : 1);
+  if (to && bytes > 0)
+    memcpy(to, from, bytes);
+  return to;
+}
+
+/* The row merge on the orders the pivoting chose gives the same pattern. */
+static void check_pattern(const char *what, ts_lu *lu, const ts_csr *a) {
+  ts_lu_options options = lu_test_options();
+  options.pivoting = TS_LU_PIVOTING_STATIC;
+  ts_lu *merge = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &merge));
+  const int64_t n = lu->n;
+  merge->n = n;
+  merge->row_perm = copy_of(lu->row_perm, (size_t)n * sizeof(int32_t));
+  merge->col_perm = copy_of(lu->col_perm, (size_t)n * sizeof(int32_t));
+  merge->btf_blocks = lu->btf_blocks;
+  if (lu->block_ptr)
+    merge->block_ptr = copy_of(lu->block_ptr, (size_t)(lu->btf_blocks + 1) * sizeof(int64_t));
+  CHECK_OK(ctx, tsi_lu_symbolic_cpu(merge, a));
+  const bool same = merge->lu_nnz == lu->lu_nnz &&
+                    memcmp(merge->lu_col_ptr, lu->lu_col_ptr, (size_t)(n + 1) * sizeof(int64_t)) == 0 &&
+                    memcmp(merge->lu_row_idx, lu->lu_row_idx, (size_t)lu->lu_nnz * sizeof(int32_t)) == 0 &&
+                    memcmp(merge->diag_pos, lu->diag_pos, (size_t)n * sizeof(int64_t)) == 0 &&
+                    memcmp(merge->a_to_lu, lu->a_to_lu, (size_t)a->nnz * sizeof(int64_t)) == 0;
+  CHECK_MSG(same, "%s: the pivoting's pattern (%lld entries) differs from the row merge's (%lld)", what,
+            (long long)lu->lu_nnz, (long long)merge->lu_nnz);
+  ts_lu_destroy(merge);
+}
+
+static void test_patterns(void) {
+  for (unsigned long long seed = 1; seed <= 6; seed++) {
+    ts_csr *a = lu_test_random(ctx, 120 + 60 * (int64_t)seed, (int)(2 + seed % 4), 0, seed);
+    ts_status status = TS_SUCCESS;
+    ts_lu *lu = factored(a, TS_LU_PIVOTING_PARTIAL, &status);
+    char what[64];
+    snprintf(what, sizeof what, "random, seed %llu", seed);
+    check_pattern(what, lu, a);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+  ts_csr *chain = cancelling_chain(30, 5);
+  ts_status status = TS_SUCCESS;
+  ts_lu *lu = factored(chain, TS_LU_PIVOTING_PARTIAL, &status);
+  check_pattern("cancelling chain", lu, chain);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(chain);
+  /* The corpus (the repository's, or the full one) where it is square. */
+  const char *dir = test_matrices_dir();
+  const char *names[] = {"west0479", "mahindas", "bp_1200", "impcol_a", "fs_183_6", "sherman5", "arc130", "west0067"};
+  for (size_t k = 0; dir && k < sizeof names / sizeof names[0]; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.mtx", dir, names[k]);
+    FILE *exists = fopen(path, "r");
+    if (!exists)
+      continue;
+    fclose(exists);
+    ts_csr *a = NULL;
+    CHECK_OK(ctx, ts_mm_read_csr(ctx, path, TS_FLOAT64, &a, NULL));
+    if (!a)
+      continue;
+    lu = factored(a, TS_LU_PIVOTING_PARTIAL, &status);
+    check_pattern(names[k], lu, a);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(a);
+  }
+}
+
 static void test_bad_input(void) {
   /* Row 2 = row 0 + row 1: numerically singular, a perfect matching. */
   const int32_t rows[] = {0, 0, 1, 1, 2, 2, 2};
@@ -249,6 +326,7 @@ int main(void) {
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
   test_cancelling_pivots();
   test_random_matrices();
+  test_patterns();
   test_bad_input();
   test_complex_keeps_static();
   ts_context_destroy(ctx);

@@ -59,6 +59,12 @@ static const char solve_help[] =
     "                              entries, ordered last (default 10, AMD's;\n"
     "                              negative: none); lower is a faster ordering\n"
     "                              with a few long rows, at some fill\n"
+    "  --pivoting auto|static|partial\n"
+    "                              how the pivots are chosen (default auto: static\n"
+    "                              pivots from the matching, replaced by partial\n"
+    "                              pivoting where the factorization has to perturb\n"
+    "                              one, on the host); partial: threshold partial\n"
+    "                              pivoting on A's values, as KLU (real systems)\n"
     "  --no-matching               no matching and scaling (A's diagonal is used)\n"
     "  --no-perturbation           a tiny pivot is an error (exit 1) instead of\n"
     "                              being perturbed\n"
@@ -85,6 +91,7 @@ static const char solve_help[] =
     "file, singular matrix), 2 for a bad command line, 130 when cancelled.\n";
 
 static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL}; /* = ts_lu_ordering */
+static const char *const pivoting_choices[] = {"auto", "static", "partial", NULL}; /* = ts_lu_pivoting */
 static const char *const file_names[] = {"A", "B"};
 
 /* Dense column-major B (n x *nrhs) from a Matrix Market file, as (re, im)
@@ -264,7 +271,7 @@ static void first_entries(const double *x, int64_t n, int64_t parts, char *text,
 }
 
 static int run_solve(int argc, char **argv) {
-  int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD;
+  int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD, pivoting = TS_LU_PIVOTING_AUTO;
   int symbolic_backend = TS_BACKEND_AUTO, levelize_backend = TS_BACKEND_AUTO;
   int64_t symbolic_budget = 0;
   double amd_dense = 0.0;
@@ -280,6 +287,7 @@ static int run_solve(int argc, char **argv) {
       {.name = "--precision", .kind = CLI_CHOICE, .target = &precision, .choices = cli_precision_choices},
       {.name = "--ordering", .kind = CLI_CHOICE, .target = &ordering, .choices = ordering_choices},
       {.name = "--amd-dense", .kind = CLI_REAL, .target = &amd_dense, .rmin = -1000.0, .rmax = 1000.0},
+      {.name = "--pivoting", .kind = CLI_CHOICE, .target = &pivoting, .choices = pivoting_choices},
       {.name = "--no-matching", .kind = CLI_FLAG, .target = &no_matching},
       {.name = "--no-perturbation", .kind = CLI_FLAG, .target = &no_perturbation},
       {.name = "--refine", .kind = CLI_INT, .target = &refine, .imin = 0, .imax = 1000},
@@ -368,6 +376,7 @@ static int run_solve(int argc, char **argv) {
   lu_options.backend = (ts_backend)backend;
   lu_options.ordering = (ts_lu_ordering)ordering;
   lu_options.amd_dense = amd_dense;
+  lu_options.pivoting = (ts_lu_pivoting)pivoting;
   lu_options.no_matching = no_matching;
   lu_options.no_perturbation = no_perturbation;
   lu_options.float_factors = precision == TS_FLOAT32;
@@ -444,6 +453,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "factor_precision", precision_name);
     cli_json_text(&out, "ordering", ordering_choices[ordering]);
     cli_json_bool(&out, "matching", !no_matching);
+    cli_json_text(&out, "pivoting", pivoting_choices[stats.pivoting]);
     cli_json_bool(&out, "perturbation", !no_perturbation);
     cli_json_text(&out, "operation", operation_json(op));
     cli_json_int(&out, "n", stats.n);
@@ -503,7 +513,13 @@ static int run_solve(int argc, char **argv) {
     cli_fallback_print(report, ctx);
     cli_line(report, "factor precision", "%s", precision_name);
     cli_line(report, "ordering", "%s", ordering_choices[ordering]);
-    cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
+    cli_line(report, "matching", "%s",
+             no_matching                                 ? "off"
+             : stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "maximum transversal, rows scaled by their largest entry"
+                                                         : "maximum product, with scaling");
+    cli_line(report, "pivoting", "%s",
+             stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "partial (threshold 1e-3, chosen from the values)"
+                                                      : "static (the matching's)");
     cli_line(report, "operation", "%s", operation_equation(op));
     cli_line(report, "nnz(L)", "%lld (unit diagonal included)", (long long)stats.nnz_l);
     cli_line(report, "nnz(U)", "%lld", (long long)stats.nnz_u);

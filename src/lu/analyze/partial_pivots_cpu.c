@@ -110,9 +110,11 @@ static bool m_by_columns(const ts_lu *lu, const ts_csr *a, const int32_t *block_
 }
 
 /* The rows reached from M(:, k) through L's columns so far, in topological
- * order in reach[top .. n) (depth first, without recursion). */
+ * order in reach[top .. n) (depth first, without recursion); a pruned
+ * column is searched only through its first pruned_length entries. */
 static int64_t column_reach(int64_t n, const m_columns *m, int64_t k, const int32_t *pinv, const lower *l,
-                            int32_t *reach, int32_t *stack, int64_t *position, int64_t *mark) {
+                            const int64_t *pruned_length, int32_t *reach, int32_t *stack, int64_t *position,
+                            int64_t *mark) {
   int64_t top = n;
   for (int64_t p = m->col_ptr[k]; p < m->col_ptr[k + 1]; p++) {
     const int32_t start = m->row_idx[p];
@@ -125,7 +127,7 @@ static int64_t column_reach(int64_t n, const m_columns *m, int64_t k, const int3
     while (depth >= 0) {
       const int32_t i = stack[depth];
       const int32_t c = pinv[i];
-      const int64_t end = c >= 0 ? l->col_ptr[c + 1] : 0;
+      const int64_t end = c < 0 ? 0 : pruned_length[c] >= 0 ? l->col_ptr[c] + pruned_length[c] : l->col_ptr[c + 1];
       bool descended = false;
       while (c >= 0 && position[depth] < end) {
         const int32_t child = l->row_idx[position[depth]++];
@@ -144,6 +146,42 @@ static int64_t column_reach(int64_t n, const m_columns *m, int64_t k, const int3
     }
   }
   return top;
+}
+
+/* Symmetric pruning (Eisenstat and Liu, SIAM J. Matrix Anal. Appl. 13(1),
+ * 1992, as KLU prunes): once column k, updated by column j (U(j, k) != 0),
+ * takes as its pivot a row of L(:, j), the rows of L(:, j) that are not
+ * pivots yet are all in L(:, k), which a later search reaches through that
+ * pivot row, so the searches need only L(:, j)'s pivot rows; the others are
+ * moved behind them (values with them; the updates still use the whole
+ * column). The pattern found is the same. */
+static void prune(lower *l, int64_t *pruned_length, const int32_t *pinv, int32_t pivot, const int32_t *u_rows,
+                  int64_t u_begin, int64_t u_end) {
+  for (int64_t q = u_begin; q < u_end; q++) {
+    const int32_t j = pinv[u_rows[q]];
+    if (pruned_length[j] >= 0)
+      continue;
+    int64_t head = l->col_ptr[j], tail = l->col_ptr[j + 1];
+    bool holds_pivot = false;
+    for (int64_t p = head; p < tail && !holds_pivot; p++)
+      holds_pivot = l->row_idx[p] == pivot;
+    if (!holds_pivot)
+      continue;
+    while (head < tail) {
+      if (pinv[l->row_idx[head]] < 0) {
+        tail--;
+        const int32_t row = l->row_idx[head];
+        const double value = l->values[head];
+        l->row_idx[head] = l->row_idx[tail];
+        l->values[head] = l->values[tail];
+        l->row_idx[tail] = row;
+        l->values[tail] = value;
+      } else {
+        head++;
+      }
+    }
+    pruned_length[j] = tail - l->col_ptr[j];
+  }
 }
 
 /* The pivot row of column k among the reached rows not yet pivots: M's
@@ -276,9 +314,10 @@ ts_status tsi_lu_partial_pivot_symbolic(ts_lu *lu, const ts_csr *a, const int32_
   int32_t *reach = tsi_malloc_array(n, sizeof(int32_t)), *stack = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *old_row_of_a_row = tsi_malloc_array(n, sizeof(int32_t)), *col_of = tsi_malloc_array(n, sizeof(int32_t));
   int64_t *position = tsi_malloc_array(n, sizeof(int64_t)), *mark = tsi_malloc_array(n, sizeof(int64_t));
+  int64_t *pruned_length = tsi_malloc_array(n, sizeof(int64_t));
   double *x = tsi_malloc_array(n, sizeof(double));
   if (!f.l.col_ptr || !f.u_ptr || !block_start || !block_end || !pinv || !pivot_row || !reach || !stack ||
-      !old_row_of_a_row || !col_of || !position || !mark || !x) {
+      !old_row_of_a_row || !col_of || !position || !mark || !pruned_length || !x) {
     st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate partial pivoting's workspace");
     goto cleanup;
   }
@@ -289,6 +328,7 @@ ts_status tsi_lu_partial_pivot_symbolic(ts_lu *lu, const ts_csr *a, const int32_
       block_start[k] = k > 0 && block_of[k] == block_of[k - 1] ? block_start[k - 1] : (int32_t)k;
     pinv[k] = -1;
     mark[k] = -1;
+    pruned_length[k] = -1;
     old_row_of_a_row[lu->row_perm[k]] = (int32_t)k;
     col_of[lu->col_perm[k]] = (int32_t)k;
   }
@@ -299,7 +339,7 @@ ts_status tsi_lu_partial_pivot_symbolic(ts_lu *lu, const ts_csr *a, const int32_
     goto cleanup;
   }
   for (int64_t k = 0; k < n; k++) {
-    const int64_t top = column_reach(n, &m, k, pinv, &f.l, reach, stack, position, mark);
+    const int64_t top = column_reach(n, &m, k, pinv, &f.l, pruned_length, reach, stack, position, mark);
     for (int64_t t = top; t < n; t++)
       x[reach[t]] = 0.0;
     for (int64_t p = m.col_ptr[k]; p < m.col_ptr[k + 1]; p++)
@@ -342,6 +382,7 @@ ts_status tsi_lu_partial_pivot_symbolic(ts_lu *lu, const ts_csr *a, const int32_
     f.u_ptr[k + 1] = f.u_used;
     pinv[pivot] = (int32_t)k;
     pivot_row[k] = pivot;
+    prune(&f.l, pruned_length, pinv, pivot, f.u_rows, f.u_ptr[k], f.u_ptr[k + 1]);
   }
   take_pivot_rows(lu, pivot_row, reach);
   st = pattern_to_symbolic(lu, a, &f, pinv, block_start, old_row_of_a_row, col_of);
@@ -364,6 +405,7 @@ cleanup:
   free(col_of);
   free(position);
   free(mark);
+  free(pruned_length);
   free(x);
   return st;
 }
