@@ -14,9 +14,13 @@
  * direction each level ran in. Small levels append the vertices they find to
  * a queue (warp-aggregated atomics: one round trip); large levels only set
  * the vertices' bits, and the next top-down step rebuilds the queue from the
- * bitmap (one atomic per block of words instead of one per warp). The
- * kernel is instantiated per schedule (spmv-style: the schedule is a type)
- * and per edge filter (every edge, or the tight edges of shortest paths).
+ * bitmap (one atomic per block of words instead of one per warp). A
+ * top-down step clears its frontier's bits as it reads the queue (the bits
+ * and the queue hold the same vertices, and nothing reads the bits once the
+ * queue is built), so only a bottom-up step leaves its bitmap to be cleared
+ * whole at the next level. The kernel is instantiated per schedule
+ * (spmv-style: the schedule is a type) and per edge filter (every edge, or
+ * the tight edges of shortest paths).
  * With the work-oriented schedule a top-down step spreads the frontier's
  * edges evenly over all the grid's warps (lb::for_each_balanced_atom: a
  * prefix sum of the degrees and one more grid barrier), so a level's time
@@ -159,6 +163,7 @@ __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const F
                                  unsigned hubs, lb::grid_barrier_view &barrier, ExpandStorage &expand_smem,
                                  HubStorage &hub_smem) {
   const int32_t *queue = a.queue[s.level & 1], *hub_queue = a.hub_queue[s.level & 1];
+  uint32_t *frontier = a.bits[s.level % 3];
   const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
   const int64_t *offsets = a.offsets;
   const int32_t *heads = a.heads;
@@ -170,8 +175,12 @@ __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const F
     };
   };
   auto ranges_of = [&](const int32_t *q) {
-    return [offsets, q](unsigned t) {
+    return [offsets, q, frontier](unsigned t) {
       const int32_t u = q[t];
+      /* The frontier's bits are dead once its queue exists: clear them here,
+       * where u is at hand, instead of the whole bitmap two levels on. Every
+       * bit of the word is the frontier's, so the plain store is enough. */
+      frontier[u >> 5] = 0u;
       return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
     };
   };
@@ -272,7 +281,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
   tsi_bfs_init(a, thread, threads);
   lb::grid_barrier(barrier);
 
-  bool bottom_up = false, queue_ready = true;
+  bool bottom_up = false, last_bottom_up = false, queue_ready = true;
   unsigned long long explored = 0, reached = 0, reached_edges = 0, previous_found = 0;
   int level = 0, top_down_steps = 0, bottom_up_steps = 0;
   for (;; level++) {
@@ -297,12 +306,16 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
     }
     previous_found = found;
     explored += edges;
-    /* Slot and bitmap of level + 2, last read two levels ago. */
+    /* Slot and bitmap of level + 2, last read by level - 1. A top-down step
+     * cleared its bitmap itself (tsi_bfs_top_down); a bottom-up one read all
+     * of it, so it is cleared here. */
     if (thread == 0)
       c->level[(level + 2) % 3] = tsi_bfs_level{0u, 0u, 0ull, 0ull};
-    uint32_t *stale = a.bits[(level + 2) % 3];
-    for (int64_t w = thread; w < a.words; w += threads)
-      stale[w] = 0u;
+    if (last_bottom_up) {
+      uint32_t *stale = a.bits[(level + 2) % 3];
+      for (int64_t w = thread; w < a.words; w += threads)
+        stale[w] = 0u;
+    }
 
     tsi_bfs_step s{level,
                    found >= (unsigned long long)a.check_first,
@@ -331,6 +344,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
       atomicAdd(&s.next->edges, block_edges);
     }
     queue_ready = !bottom_up && s.queue_mode;
+    last_bottom_up = bottom_up;
     lb::grid_barrier(barrier);
   }
 
