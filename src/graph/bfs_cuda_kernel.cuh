@@ -12,10 +12,11 @@
  * top-down steps: the lowest level wins, and within it the smallest parent,
  * so levels and parents are the same whatever the timing and whichever
  * direction each level ran in. Small levels append the vertices they find to
- * a queue (warp-aggregated atomics: one round trip); large levels only set
- * the vertices' bits, and the next top-down step rebuilds the queue from the
- * bitmap (one atomic per block of words instead of one per warp). A
- * top-down step clears its frontier's bits as it reads the queue (the bits
+ * a queue (gathered in shared memory and appended with one atomic per block
+ * at the step's end, so the expansion waits on no queue tail); large levels
+ * only set the vertices' bits, and the next top-down step rebuilds the queue
+ * from the bitmap (one atomic per block of words instead of one per warp).
+ * A top-down step clears its frontier's bits as it reads the queue (the bits
  * and the queue hold the same vertices, and nothing reads the bits once the
  * queue is built), so only a bottom-up step leaves its bitmap to be cleared
  * whole at the next level. The kernel is instantiated per schedule
@@ -130,14 +131,45 @@ __device__ inline void tsi_bfs_init(const tsi_bfs_args &a, int64_t thread, int64
   }
 }
 
+/* Vertices a block may gather in a queue-mode step before it appends to
+ * the queue directly. */
+#define TSI_BFS_STAGED (2 * TSI_GRAPH_BLOCK)
+
+/* A block's shared memory for a step's end: the vertices it found in a
+ * queue-mode step, appended to the next queue with one atomic when the
+ * step ends (the queue offsets of a block-level prefix, as in Merrill,
+ * Garland and Grimshaw, "Scalable GPU Graph Traversal", PPoPP'12), and the
+ * warps' sums of the level's counts. */
+struct tsi_bfs_block_end_scratch {
+  int32_t vertex[TSI_BFS_STAGED];
+  unsigned count; /* appends asked for; those past TSI_BFS_STAGED went to the queue directly */
+  unsigned base;  /* the gathered vertices' place in the queue */
+  unsigned long long found[TSI_GRAPH_WARPS], edges[TSI_GRAPH_WARPS];
+};
+
 /* What a top-down step needs to record a vertex it reached first. */
 struct tsi_bfs_step {
   int level;
   bool check_first, queue_mode;
   uint32_t *next_bits;
   tsi_bfs_level *next;
+  tsi_bfs_block_end_scratch *end;  /* shared */
   unsigned long long found, edges; /* this thread's */
 };
+
+/* Gather v in the block's shared memory (warp-aggregated, one shared atomic
+ * for the threads calling together); false where the space is full. */
+__device__ inline bool tsi_bfs_gather(tsi_bfs_block_end_scratch &e, int32_t v) {
+  cg::coalesced_group group = cg::coalesced_threads();
+  unsigned at = 0;
+  if (group.thread_rank() == 0)
+    at = atomicAdd(&e.count, group.size());
+  at = group.shfl(at, 0) + group.thread_rank();
+  if (at >= TSI_BFS_STAGED)
+    return false;
+  e.vertex[at] = v;
+  return true;
+}
 
 /* Lower v's key to `key`; the thread that finds v unreached records it. */
 __device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int32_t v, unsigned long long key) {
@@ -148,13 +180,77 @@ __device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int
   tsi_set_bit(a.visited, v);
   tsi_set_bit(s.next_bits, v);
   s.found++;
+  const bool hub = s.queue_mode && a.has_hubs && tsi_bit(a.hub_bits, v);
+  /* A gathered vertex's degree is read at the step's end, off this chain. */
+  if (s.queue_mode && !hub && tsi_bfs_gather(*s.end, v))
+    return;
   s.edges += (unsigned long long)tsi_degree(a.offsets, v);
   if (s.queue_mode) {
     const int slot = (s.level + 1) & 1;
-    if (a.has_hubs && tsi_bit(a.hub_bits, v))
+    if (hub)
       tsi_append(a.hub_queue[slot], &s.next->hubs, v);
     else
       tsi_append(a.queue[slot], &s.next->vertices, v);
+  }
+}
+
+/* A step's end in every block: the vertices it gathered appended to the next
+ * queue with one atomic, their degrees added to the level's edges, and the
+ * block's counts summed in one pass (two block barriers, where a sum per
+ * count took four) and added to the next level's. Every thread calls it. */
+__device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_step &s, tsi_bfs_block_end_scratch &e) {
+  constexpr int per_thread = TSI_BFS_STAGED / TSI_GRAPH_BLOCK;
+  const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+  __syncthreads(); /* every gathered vertex is in */
+  const unsigned gathered = min(e.count, (unsigned)TSI_BFS_STAGED);
+  int32_t v[per_thread];
+  int64_t first[per_thread], last[per_thread];
+  /* The degrees' loads go out before the queue's atomic: both round trips at once. */
+#pragma unroll
+  for (int j = 0; j < per_thread; j++) {
+    const unsigned i = threadIdx.x + j * TSI_GRAPH_BLOCK;
+    v[j] = i < gathered ? e.vertex[i] : 0;
+    first[j] = i < gathered ? __ldg(a.offsets + v[j]) : 0;
+    last[j] = i < gathered ? __ldg(a.offsets + v[j] + 1) : 0;
+  }
+  if (threadIdx.x == 0 && gathered > 0)
+    e.base = atomicAdd(&s.next->vertices, gathered);
+  unsigned long long found = s.found, edges = s.edges;
+#pragma unroll
+  for (int j = 0; j < per_thread; j++)
+    edges += (unsigned long long)(last[j] - first[j]);
+#pragma unroll
+  for (int d = 16; d >= 1; d /= 2) {
+    found += __shfl_down_sync(0xffffffffu, found, d);
+    edges += __shfl_down_sync(0xffffffffu, edges, d);
+  }
+  if (lane == 0) {
+    e.found[warp] = found;
+    e.edges[warp] = edges;
+  }
+  __syncthreads(); /* the queue's base and the warps' sums */
+  int32_t *queue = a.queue[(s.level + 1) & 1];
+#pragma unroll
+  for (int j = 0; j < per_thread; j++) {
+    const unsigned i = threadIdx.x + j * TSI_GRAPH_BLOCK;
+    if (i < gathered)
+      queue[e.base + i] = v[j];
+  }
+  if (warp == 0) {
+    found = lane < TSI_GRAPH_WARPS ? e.found[lane] : 0ull;
+    edges = lane < TSI_GRAPH_WARPS ? e.edges[lane] : 0ull;
+#pragma unroll
+    for (int d = 16; d >= 1; d /= 2) {
+      found += __shfl_down_sync(0xffffffffu, found, d);
+      edges += __shfl_down_sync(0xffffffffu, edges, d);
+    }
+    if (lane == 0) {
+      if (found > 0) {
+        atomicAdd(&s.next->found, found);
+        atomicAdd(&s.next->edges, edges);
+      }
+      e.count = 0; /* read by every thread before the barrier above */
+    }
   }
 }
 
@@ -270,7 +366,7 @@ template <class S, class Filter>
 __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs_kernel(tsi_bfs_args a) {
   __shared__ lb::gather_storage<S, TSI_GRAPH_BLOCK> expand_smem;
   __shared__ lb::gather_storage<lb::grid_mapped, TSI_GRAPH_BLOCK> hub_smem;
-  __shared__ tsi_block_scratch reduce_smem;
+  __shared__ tsi_bfs_block_end_scratch end_smem;
   __shared__ tsi_compact_scratch compact_smem;
   const Filter filter(a);
   const int64_t thread = (int64_t)blockIdx.x * TSI_GRAPH_BLOCK + threadIdx.x;
@@ -279,6 +375,8 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
 
   lb::grid_barrier_view barrier = lb::grid_barrier_join(&c->barrier);
   tsi_bfs_init(a, thread, threads);
+  if (threadIdx.x == 0)
+    end_smem.count = 0;
   lb::grid_barrier(barrier);
 
   bool bottom_up = false, last_bottom_up = false, queue_ready = true;
@@ -322,6 +420,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
                    false,
                    a.bits[(level + 1) % 3],
                    &c->level[(level + 1) % 3],
+                   &end_smem,
                    0ull,
                    0ull};
     if (bottom_up) {
@@ -337,12 +436,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
       s.queue_mode = edges <= (unsigned long long)a.queue_edges;
       tsi_bfs_top_down<S>(a, s, filter, now->vertices, now->hubs, barrier, expand_smem, hub_smem);
     }
-    const unsigned long long block_found = tsi_block_combine(s.found, tsi_sum_op{}, reduce_smem);
-    const unsigned long long block_edges = tsi_block_combine(s.edges, tsi_sum_op{}, reduce_smem);
-    if (threadIdx.x == 0 && block_found > 0) {
-      atomicAdd(&s.next->found, block_found);
-      atomicAdd(&s.next->edges, block_edges);
-    }
+    tsi_bfs_block_end(a, s, end_smem);
     queue_ready = !bottom_up && s.queue_mode;
     last_bottom_up = bottom_up;
     lb::grid_barrier(barrier);
