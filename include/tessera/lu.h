@@ -131,12 +131,12 @@ typedef enum ts_lu_pivoting {
   TS_LU_PIVOTING_STATIC = 1,
   /**
    * KLU's way, for real matrices (complex ones, and no_matching, take static pivots): a maximum transversal of the
-   * nonzero entries and rows scaled by their largest magnitude, the block triangular form ordered block by block, then
-   * threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the diagonal) on the values given to
-   * ts_lu_analyze() chooses the pivot rows and finds the pattern of L + U (on the host, whatever symbolic_backend
-   * says). Factorizations of these values find no tiny pivot unless the matrix is singular; refactorizations with other
-   * values keep these pivots (as klu_refactor does), and the pivot check (TS_WARNING_PIVOTS_DEGRADED, refresh_pivots)
-   * says when they stop suiting the values.
+   * nonzero entries and rows scaled by their largest magnitude (a power of two), the block triangular form ordered
+   * block by block, then threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the diagonal) on
+   * the values given to ts_lu_analyze() chooses the pivot rows and finds the pattern of L + U (on the host, whatever
+   * symbolic_backend says). Factorizations of these values find no tiny pivot unless the matrix is singular;
+   * refactorizations with other values keep these pivots (as klu_refactor does), and the pivot check
+   * (TS_WARNING_PIVOTS_DEGRADED, refresh_pivots) says when they stop suiting the values.
    */
   TS_LU_PIVOTING_PARTIAL = 2
 } ts_lu_pivoting;

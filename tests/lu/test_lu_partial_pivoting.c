@@ -241,6 +241,73 @@ static void test_patterns(void) {
   }
 }
 
+/* Rows spanning double's range (1e-310 subnormal, 1e300): finite scales, an
+ * accurate solve; float32 values; a batch whose members keep the pattern's
+ * partial pivots. */
+static void test_scales_precisions_batches(void) {
+  const int32_t rows[] = {0, 0, 1, 1, 2, 2};
+  const int32_t cols[] = {1, 2, 0, 1, 0, 2};
+  const double values[] = {1e-310, 2e-310, 3e300, 1e300, 1.0, 5.0};
+  ts_csr *wide = lu_test_csr(ctx, 3, 6, rows, cols, values);
+  ts_status status = TS_SUCCESS;
+  ts_lu *lu = factored(wide, TS_LU_PIVOTING_PARTIAL, &status);
+  CHECK_MSG(status == TS_SUCCESS, "wide rows: %s", ts_last_error(ctx));
+  const double b[] = {3e-310, 4e300, 6.0};
+  double x[3] = {0};
+  CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, 3, x, 3));
+  CHECK_MSG(fabs(x[0] - 1.0) < 1e-13 && fabs(x[1] - 1.0) < 1e-13 && fabs(x[2] - 1.0) < 1e-13, "wide rows: x = %g %g %g",
+            x[0], x[1], x[2]);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(wide);
+
+  ts_csr *a = lu_test_random(ctx, 200, 4, 0, 9);
+  ts_csr *single = NULL;
+  CHECK_OK(ctx, ts_csr_create(ctx, a->rows, a->cols, a->nnz, TS_FLOAT32, &single));
+  if (single) {
+    memcpy(single->row_ptr, a->row_ptr, (size_t)(a->rows + 1) * sizeof(int64_t));
+    memcpy(single->col_idx, a->col_idx, (size_t)a->nnz * sizeof(int32_t));
+    for (int64_t e = 0; e < a->nnz; e++)
+      ((float *)single->values)[e] = (float)((const double *)a->values)[e];
+    lu = factored(single, TS_LU_PIVOTING_PARTIAL, &status);
+    CHECK_MSG(status == TS_SUCCESS, "float32 values: %s", ts_last_error(ctx));
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK(stats.pivoting == TS_LU_PIVOTING_PARTIAL && stats.perturbed_pivots == 0);
+    ts_lu_destroy(lu);
+    ts_csr_destroy(single);
+  }
+
+  /* Three members on a's pattern: a itself and two perturbed copies. */
+  ts_lu_options options = lu_test_options();
+  options.pivoting = TS_LU_PIVOTING_PARTIAL;
+  const int64_t count = 3, n = a->rows, nnz = a->nnz;
+  ts_lu_batch *batch = NULL;
+  CHECK_OK(ctx, ts_lu_batch_create(ctx, &options, 1, (const ts_csr *const[]){a}, &count, &batch));
+  double *all = malloc((size_t)(count * nnz) * sizeof *all), *rhs = malloc((size_t)(count * n) * sizeof *rhs);
+  double *sol = malloc((size_t)(count * n) * sizeof *sol);
+  ts_csr *members[3] = {a, lu_test_perturbed_copy(ctx, a, 0.1, 1), lu_test_perturbed_copy(ctx, a, 0.1, 2)};
+  for (int64_t m = 0; m < count; m++) {
+    memcpy(all + m * nnz, members[m]->values, (size_t)nnz * sizeof *all);
+    for (int64_t i = 0; i < n; i++)
+      rhs[m * n + i] = 1.0 + (double)((i + m) % 5);
+  }
+  if (batch) {
+    CHECK(!TS_IS_ERROR(ts_lu_batch_factor(batch, all)));
+    CHECK_OK(ctx, ts_lu_batch_solve(batch, rhs, sol));
+    for (int64_t m = 0; m < count; m++) {
+      const double berr = lu_test_backward_error(members[m], 0, sol + m * n, rhs + m * n);
+      CHECK_MSG(berr <= 1e-14, "batch member %lld: backward error %.3g", (long long)m, berr);
+    }
+  }
+  ts_lu_batch_destroy(batch);
+  ts_csr_destroy(members[1]);
+  ts_csr_destroy(members[2]);
+  free(all);
+  free(rhs);
+  free(sol);
+  ts_csr_destroy(a);
+}
+
 static void test_bad_input(void) {
   /* Row 2 = row 0 + row 1: numerically singular, a perfect matching. */
   const int32_t rows[] = {0, 0, 1, 1, 2, 2, 2};
@@ -327,6 +394,7 @@ int main(void) {
   test_cancelling_pivots();
   test_random_matrices();
   test_patterns();
+  test_scales_precisions_batches();
   test_bad_input();
   test_complex_keeps_static();
   ts_context_destroy(ctx);

@@ -3,9 +3,9 @@
  * paths, through tsi_lu_structural_rank), which only has to make M's
  * diagonal zero-free for the block triangular form and the ordering; the
  * pivots themselves come from the values later (partial_pivots_cpu.c).
- * Rows are scaled by their largest magnitude, as KLU scales by default
- * (Davis and Palamadai Natarajan, ACM TOMS 37(3), 2010), so that the
- * pivot tolerance compares entries of like rows. */
+ * Rows are scaled by their largest magnitude (rounded to a power of two), as
+ * KLU scales by default (Davis and Palamadai Natarajan, ACM TOMS 37(3),
+ * 2010), so that the pivot tolerance compares entries of like rows. */
 #include "lu/analyze/analyze_internal.h"
 
 #include <math.h>
@@ -32,9 +32,14 @@ ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) 
         return tsi_lu_non_finite_entry(lu, a, diagonal, k);
       largest = magnitude > largest ? magnitude : largest;
     }
-    /* A row without a nonzero entry makes the matrix singular: the
-     * transversal below says so. */
-    lu->row_scale[i] = largest > 0.0 ? 1.0 / largest : 1.0;
+    /* A power of two near 1/largest: the scaled values are exact, and a
+     * row of subnormal magnitudes gets a finite scale (the exponent is
+     * kept within double's range). A row without a nonzero entry makes the
+     * matrix singular: the transversal below says so. */
+    int exponent = 0;
+    (void)frexp(largest, &exponent);
+    exponent = exponent < -1023 ? -1023 : exponent > 1022 ? 1022 : exponent; /* 2^-exponent normal, finite */
+    lu->row_scale[i] = largest > 0.0 ? ldexp(1.0, -exponent) : 1.0;
     lu->col_scale[i] = 1.0;
     lu->col_perm[i] = lu->row_perm[i] = (int32_t)i;
   }
