@@ -151,9 +151,9 @@ def test_pivoting_partial_against_scipy():
         assert lu.stats.pivoting == "partial" and lu.stats.perturbed_pivots == 0, pivoting
         assert lu.stats.max_multiplier <= 1.001e3
         x = lu.solve(b)
-        np.testing.assert_allclose(x, expected, rtol=1e-12, err_msg=pivoting)
+        np.testing.assert_allclose(x, expected, rtol=1e-12, atol=1e-12 * abs(expected).max(), err_msg=pivoting)
         assert backward_error(A, x, b) < 4 * EPS
-    np.testing.assert_allclose(static.solve(b), expected, rtol=1e-10)
+    np.testing.assert_allclose(static.solve(b), expected, rtol=1e-10, atol=1e-10 * abs(expected).max())
     R = random_sparse(200, 200, 0.03, 4) + sp.eye(200, format="csr") * 1e-3
     lu = tessera.splu(R, pivoting="partial")
     assert lu.stats.pivoting == "partial"
@@ -161,8 +161,9 @@ def test_pivoting_partial_against_scipy():
     R2.data *= 1.0 + 0.01 * np.cos(np.arange(R2.nnz))
     lu.refactor(R2)
     assert lu.stats.pivoting == "partial"
-    x = lu.solve(b[:200])
-    assert backward_error(R2, x, b[:200]) < 1e-14
+    b2 = np.arange(200, dtype=np.float64) % 7 + 1.0
+    x = lu.solve(b2)
+    assert backward_error(R2, x, b2) < 1e-14
     for bad in ("full", None, 2):
         with pytest.raises(ValueError, match="pivoting"):
             tessera.splu(A, pivoting=bad)
