@@ -122,8 +122,9 @@ typedef enum ts_lu_pivoting {
    * The default: static pivots (TS_LU_PIVOTING_STATIC); where the first factorization of an analysis has to
    * perturb one, a real matrix of at most 10^6 entries factored on the host (no CUDA context, no GPU phase asked
    * for, the matching on) is analyzed again with partial pivoting on the values given to that factorization and
-   * factored anew, before the singularity policy's condition estimate (ts_lu_stats::pivoting says which pivots
-   * the factors have). Later refactorizations keep the pivots.
+   * factored anew, and those factors face the singularity policy's judgement (ts_lu_stats::pivoting says which
+   * pivots the factors have). Later refactorizations keep the pivots. Batches (ts_lu_batch_create()) keep
+   * static pivots under AUTO; they take partial pivots when asked for (TS_LU_PIVOTING_PARTIAL).
    */
   TS_LU_PIVOTING_AUTO = 0,
   /** Static pivots from the weighted matching and scaling (MC64's), fixed before any factorization; tiny
@@ -131,11 +132,11 @@ typedef enum ts_lu_pivoting {
   TS_LU_PIVOTING_STATIC = 1,
   /**
    * KLU's way, for real matrices (complex ones, and no_matching, take static pivots): a maximum transversal of the
-   * nonzero entries and rows scaled by their largest magnitude (a power of two), the block triangular form ordered
-   * block by block, then threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the diagonal) on
-   * the values given to ts_lu_analyze() chooses the pivot rows and finds the pattern of L + U (on the host, whatever
-   * symbolic_backend says). Factorizations of these values find no tiny pivot unless the matrix is singular;
-   * refactorizations with other values keep these pivots (as klu_refactor does), and the pivot check
+   * nonzero entries, rows then columns scaled by their largest magnitude (powers of two), the block triangular form
+   * ordered block by block, then threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the
+   * diagonal) on the values given to ts_lu_analyze() chooses the pivot rows and finds the pattern of L + U (on the
+   * host, whatever symbolic_backend says). Factorizations of these values find no tiny pivot unless the matrix is
+   * singular; refactorizations with other values keep these pivots (as klu_refactor does), and the pivot check
    * (TS_WARNING_PIVOTS_DEGRADED, refresh_pivots) says when they stop suiting the values.
    */
   TS_LU_PIVOTING_PARTIAL = 2

@@ -242,8 +242,8 @@ static void test_patterns(void) {
 }
 
 /* Rows spanning double's range (1e-310 subnormal, 1e300): finite scales, an
- * accurate solve; float32 values; a batch whose members keep the pattern's
- * partial pivots. */
+ * accurate solve; columns in other units; an empty matrix; float32 values;
+ * a batch whose members keep the pattern's partial pivots. */
 static void test_scales_precisions_batches(void) {
   const int32_t rows[] = {0, 0, 1, 1, 2, 2};
   const int32_t cols[] = {1, 2, 0, 1, 0, 2};
@@ -259,6 +259,53 @@ static void test_scales_precisions_batches(void) {
             x[0], x[1], x[2]);
   ts_lu_destroy(lu);
   ts_csr_destroy(wide);
+
+  /* Columns in other units: [1e-20 1; 0 1], solved by each pivoting; a
+   * well-conditioned 4 x 4 whose columns were multiplied by 1e12, 1e5, 1e-2
+   * and 1e-9, by the static pivots (the matching's scaling equilibrates it;
+   * partial pivoting's one pass of row then column scaling does not, and its
+   * smallest pivot sends it to the singularity policy, which judges A's own
+   * condition: bench/notes/lu-newton.md). */
+  const int32_t u_rows[] = {0, 0, 1}, u_cols[] = {0, 1, 1};
+  const double u_values[] = {1e-20, 1.0, 1.0};
+  const int32_t c_rows[] = {0, 0, 0, 1, 1, 2, 3, 3}, c_cols[] = {0, 1, 3, 0, 3, 3, 0, 2};
+  const double c_values[] = {2.0000056085465023e-12,  -3.1078767059138913e-05, -287774777.90307814,
+                             -3.3855943128179633e-12, 4642292139.7416515,      -3554899368.8525119,
+                             -2.7790519364045385e-12, 200.85834029955996};
+  ts_csr *units[2] = {lu_test_csr(ctx, 2, 3, u_rows, u_cols, u_values),
+                      lu_test_csr(ctx, 4, 8, c_rows, c_cols, c_values)};
+  for (int u = 0; u < 2; u++)
+    for (int p = 0; p < (u == 0 ? 3 : 2); p++) {
+      const ts_lu_pivoting pivoting = p == 0   ? TS_LU_PIVOTING_AUTO
+                                      : p == 1 ? TS_LU_PIVOTING_STATIC
+                                               : TS_LU_PIVOTING_PARTIAL;
+      lu = factored(units[u], pivoting, &status);
+      CHECK_MSG(!TS_IS_ERROR(status), "units %d, pivoting %d: %s", u, (int)pivoting, ts_last_error(ctx));
+      const int64_t un = units[u]->rows;
+      double ub[4], ux[4] = {0}, ones[4] = {1.0, 1.0, 1.0, 1.0};
+      lu_test_multiply(units[u], 0, ones, ub);
+      if (!TS_IS_ERROR(status)) {
+        CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, ub, un, ux, un));
+        const double berr = lu_test_backward_error(units[u], 0, ux, ub);
+        CHECK_MSG(berr <= 1e-15, "units %d, pivoting %d: backward error %.3g", u, (int)pivoting, berr);
+      }
+      ts_lu_destroy(lu);
+    }
+  ts_csr_destroy(units[0]);
+  ts_csr_destroy(units[1]);
+
+  /* An empty matrix reports the pivoting asked for. */
+  ts_csr *empty = NULL;
+  CHECK_OK(ctx, ts_csr_create(ctx, 0, 0, 0, TS_FLOAT64, &empty));
+  ts_lu_options asked = lu_test_options();
+  asked.pivoting = TS_LU_PIVOTING_PARTIAL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &asked, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, empty));
+  ts_lu_stats empty_stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &empty_stats));
+  CHECK(empty_stats.pivoting == TS_LU_PIVOTING_PARTIAL);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(empty);
 
   ts_csr *a = lu_test_random(ctx, 200, 4, 0, 9);
   ts_csr *single = NULL;

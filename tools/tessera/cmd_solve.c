@@ -90,7 +90,7 @@ static const char solve_help[] =
     "Exit status: 0 on success (warnings included), 1 on an error (unreadable\n"
     "file, singular matrix), 2 for a bad command line, 130 when cancelled.\n";
 
-static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL}; /* = ts_lu_ordering */
+static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL};  /* = ts_lu_ordering */
 static const char *const pivoting_choices[] = {"auto", "static", "partial", NULL}; /* = ts_lu_pivoting */
 static const char *const file_names[] = {"A", "B"};
 
@@ -189,8 +189,9 @@ static void result_warning(const ts_lu_stats *stats, char *warning, size_t size)
   warning[0] = '\0';
   if (stats->perturbed_pivots > 0 && used < size)
     used += (size_t)snprintf(warning + used, size - used,
-                             "%lld pivot%s perturbed by static pivoting; the solution passed the singularity checks",
-                             (long long)stats->perturbed_pivots, stats->perturbed_pivots == 1 ? " was" : "s were");
+                             "%lld pivot%s perturbed (%s pivoting); the solution passed the singularity checks",
+                             (long long)stats->perturbed_pivots, stats->perturbed_pivots == 1 ? " was" : "s were",
+                             stats->pivoting == TS_LU_PIVOTING_PARTIAL ? "partial" : "static");
   if (stats->partial_pivoting && used < size)
     used +=
         (size_t)snprintf(warning + used, size - used, "%sthe solve fell back to partial pivoting", used ? "; " : "");
@@ -514,9 +515,10 @@ static int run_solve(int argc, char **argv) {
     cli_line(report, "factor precision", "%s", precision_name);
     cli_line(report, "ordering", "%s", ordering_choices[ordering]);
     cli_line(report, "matching", "%s",
-             no_matching                                 ? "off"
-             : stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "maximum transversal, rows scaled by their largest entry"
-                                                         : "maximum product, with scaling");
+             no_matching ? "off"
+             : stats.pivoting == TS_LU_PIVOTING_PARTIAL
+                 ? "maximum transversal, rows then columns scaled by their largest entry"
+                 : "maximum product, with scaling");
     cli_line(report, "pivoting", "%s",
              stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "partial (threshold 1e-3, chosen from the values)"
                                                       : "static (the matching's)");

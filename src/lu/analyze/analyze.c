@@ -225,7 +225,9 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   bool ordered = false;
   const int diagonal = tsi_lu_diagonal_kind(a);
   const bool partial = tsi_lu_partial_pivoting_chosen(lu, a);
-  lu->stats.pivoting = partial ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_STATIC;
+  /* An empty matrix has no pivot to choose: it reports what was asked. */
+  const bool partial_asked = lu->options.pivoting == TS_LU_PIVOTING_PARTIAL && a->rows == 0;
+  lu->stats.pivoting = partial || partial_asked ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_STATIC;
 #ifdef _OPENMP
   if (!partial && lu->options.ordering == TS_LU_ORDER_AMD && (diagonal == 2 || lu->options.no_matching) &&
       tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {

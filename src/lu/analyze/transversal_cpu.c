@@ -3,9 +3,8 @@
  * paths, through tsi_lu_structural_rank), which only has to make M's
  * diagonal zero-free for the block triangular form and the ordering; the
  * pivots themselves come from the values later (partial_pivots_cpu.c).
- * Rows are scaled by their largest magnitude (rounded to a power of two), as
- * KLU scales by default (Davis and Palamadai Natarajan, ACM TOMS 37(3),
- * 2010), so that the pivot tolerance compares entries of like rows. */
+ * Rows, then columns, are scaled by their largest magnitude (equilibrate,
+ * below), so that the pivot tolerance compares entries of like rows. */
 #include "lu/analyze/analyze_internal.h"
 
 #include <math.h>
@@ -13,6 +12,51 @@
 
 static double real_value(const ts_csr *a, int64_t k) {
   return a->dtype == TS_FLOAT64 ? ((const double *)a->values)[k] : (double)((const float *)a->values)[k];
+}
+
+/* A power of two near 1/largest, within double's normal range (a line of
+ * subnormal magnitudes gets a finite scale); 1 for a line without a nonzero
+ * entry (the transversal then finds the matrix singular). */
+static double reciprocal_power_of_two(double largest) {
+  if (!(largest > 0.0))
+    return 1.0;
+  int exponent = 0;
+  (void)frexp(largest, &exponent);
+  exponent = exponent < -1023 ? -1023 : exponent > 1022 ? 1022 : exponent;
+  return ldexp(1.0, -exponent);
+}
+
+/* Rows scaled by their largest magnitude (KLU's default scaling: Davis and
+ * Palamadai Natarajan, ACM TOMS 37(3), 2010), then columns by their largest
+ * scaled one, so that the tiny-pivot test, against max|M|, does not depend
+ * on a column's units (an upper triangular [1e-20 1; 0 1] would otherwise
+ * hold a "tiny" pivot). One pass: Ruiz's iteration to equilibrium was tried
+ * and moved other pivots below the singularity policy's trigger
+ * (bench/notes/lu-newton.md). Scales are powers of two within double's
+ * normal range, so that the scaled values are exact. */
+static ts_status equilibrate(ts_lu *lu, const ts_csr *a) {
+  const int64_t n = a->rows;
+  double *largest = tsi_calloc_array(n > 0 ? n : 1, sizeof(double));
+  if (!largest)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the scaling's workspace");
+  for (int64_t i = 0; i < n; i++) {
+    double row_largest = 0.0;
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      const double magnitude = fabs(real_value(a, k));
+      row_largest = magnitude > row_largest ? magnitude : row_largest;
+    }
+    lu->row_scale[i] = reciprocal_power_of_two(row_largest);
+  }
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+      const int32_t j = a->col_idx[k];
+      const double magnitude = lu->row_scale[i] * fabs(real_value(a, k));
+      largest[j] = magnitude > largest[j] ? magnitude : largest[j];
+    }
+  for (int64_t j = 0; j < n; j++)
+    lu->col_scale[j] = reciprocal_power_of_two(largest[j]);
+  free(largest);
+  return TS_SUCCESS;
 }
 
 ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) {
@@ -25,24 +69,15 @@ ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) 
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
                      (long long)n);
   for (int64_t i = 0; i < n; i++) {
-    double largest = 0.0;
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      const double magnitude = fabs(real_value(a, k));
-      if (!isfinite(magnitude))
+    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+      if (!isfinite(real_value(a, k)))
         return tsi_lu_non_finite_entry(lu, a, diagonal, k);
-      largest = magnitude > largest ? magnitude : largest;
-    }
-    /* A power of two near 1/largest: the scaled values are exact, and a
-     * row of subnormal magnitudes gets a finite scale (the exponent is
-     * kept within double's range). A row without a nonzero entry makes the
-     * matrix singular: the transversal below says so. */
-    int exponent = 0;
-    (void)frexp(largest, &exponent);
-    exponent = exponent < -1023 ? -1023 : exponent > 1022 ? 1022 : exponent; /* 2^-exponent normal, finite */
-    lu->row_scale[i] = largest > 0.0 ? ldexp(1.0, -exponent) : 1.0;
-    lu->col_scale[i] = 1.0;
+    lu->row_scale[i] = lu->col_scale[i] = 1.0;
     lu->col_perm[i] = lu->row_perm[i] = (int32_t)i;
   }
+  ts_status st = equilibrate(lu, a);
+  if (st != TS_SUCCESS)
+    return st;
   if (diagonal == 2) {
     lu->stats.structural_rank = n;
     return TS_SUCCESS;
@@ -54,7 +89,7 @@ ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) 
   for (int64_t k = 0; k < a->nnz; k++)
     zero[k] = real_value(a, k) == 0.0;
   int64_t rank = n;
-  ts_status st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, lu->row_perm, &rank);
+  st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, lu->row_perm, &rank);
   free(zero);
   if (st == TS_SUCCESS && rank < n)
     st = tsi_lu_no_perfect_matching(lu, a, diagonal);

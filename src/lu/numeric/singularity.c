@@ -39,9 +39,10 @@ singular(ts_lu *lu, int64_t m_column, const char *caller, const char *format, ..
   vsnprintf(why, sizeof why, format, args);
   va_end(args);
   return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                   "%s: the matrix is numerically singular: column %lld (from 0) %s; %lld pivots were perturbed by "
-                   "static pivoting",
-                   caller, (long long)column, why, (long long)lu->stats.perturbed_pivots);
+                   "%s: the matrix is numerically singular: column %lld (from 0) %s; %lld pivots were perturbed (%s "
+                   "pivoting)",
+                   caller, (long long)column, why, (long long)lu->stats.perturbed_pivots,
+                   lu->stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "partial" : "static");
 }
 
 ts_status tsi_lu_fall_back(ts_lu *lu, const char *caller) {
