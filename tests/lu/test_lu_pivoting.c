@@ -80,16 +80,23 @@ static int klu_finds_singular(const ts_csr *a) {
 #endif
 }
 
+/* An LU object with static pivots asked for, analyzing a (its status in *st). */
+static ts_lu *static_analysis(const ts_csr *a, ts_status *st) {
+  ts_lu_options options = lu_test_options();
+  options.pivoting = TS_LU_PIVOTING_STATIC;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  *st = ts_lu_analyze(lu, a);
+  return lu;
+}
+
 static void test_graph_patterns(void) {
   int exercised = 0;
   for (unsigned long long seed = 1; seed <= 40 && exercised < 3; seed++) {
     ts_csr *a = graph_pattern(400, 4, seed);
     CHECK(a != NULL);
-    ts_lu_options options = lu_test_options();
-    options.pivoting = TS_LU_PIVOTING_STATIC;
-    ts_lu *lu = NULL;
-    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
-    ts_status st = ts_lu_analyze(lu, a);
+    ts_status st = TS_SUCCESS;
+    ts_lu *lu = static_analysis(a, &st);
     if (st == TS_ERROR_STRUCTURALLY_SINGULAR) { /* no perfect matching: another graph */
       ts_lu_destroy(lu);
       ts_csr_destroy(a);
@@ -156,19 +163,17 @@ static void test_graph_patterns_auto(void) {
   for (unsigned long long seed = 1; seed <= 40 && exercised < 3; seed++) {
     ts_csr *a = graph_pattern(400, 4, seed);
     CHECK(a != NULL);
-    ts_lu_options options = lu_test_options();
-    options.pivoting = TS_LU_PIVOTING_STATIC;
-    ts_lu *lu = NULL;
-    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    ts_status st = TS_SUCCESS;
+    ts_lu *lu = static_analysis(a, &st);
     ts_lu_stats stats = {0};
-    const bool perturbed = ts_lu_analyze(lu, a) == TS_SUCCESS && !TS_IS_ERROR(ts_lu_factor(lu, a)) &&
+    const bool perturbed = st == TS_SUCCESS && !TS_IS_ERROR(ts_lu_factor(lu, a)) &&
                            ts_lu_get_stats(lu, &stats) == TS_SUCCESS && stats.perturbed_pivots > 0;
     ts_lu_destroy(lu);
     if (!perturbed || klu_finds_singular(a)) {
       ts_csr_destroy(a);
       continue;
     }
-    options.pivoting = TS_LU_PIVOTING_AUTO;
+    ts_lu_options options = lu_test_options(); /* AUTO */
     CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
     CHECK_OK(ctx, ts_lu_analyze(lu, a));
     CHECK_OK(ctx, ts_lu_factor(lu, a));
