@@ -45,28 +45,19 @@ typedef struct lower {
   int64_t used, capacity;
 } lower;
 
-/* Room for `needed` items in *array (realloc, doubling from 1024), the
- * capacity updated only when every array of a set has grown. */
-static int64_t grown_capacity(int64_t capacity, int64_t needed) {
-  capacity = capacity > 0 ? capacity : 1024;
-  while (capacity < needed)
-    capacity *= 2;
-  return capacity;
-}
-
-static bool grow(void **array, size_t item_size, int64_t capacity) {
-  void *grown = realloc(*array, (size_t)capacity * item_size);
-  if (grown)
-    *array = grown;
-  return grown != NULL;
-}
-
 static bool reserve(lower *l, int64_t more) {
   if (l->used + more <= l->capacity)
     return true;
-  const int64_t capacity = grown_capacity(l->capacity, l->used + more);
-  if (!grow((void **)&l->row_idx, sizeof *l->row_idx, capacity) ||
-      !grow((void **)&l->values, sizeof *l->values, capacity))
+  int64_t capacity = l->capacity > 0 ? l->capacity : 1024;
+  while (capacity < l->used + more)
+    capacity *= 2;
+  int32_t *rows = realloc(l->row_idx, (size_t)capacity * sizeof *rows);
+  if (rows)
+    l->row_idx = rows;
+  double *values = realloc(l->values, (size_t)capacity * sizeof *values);
+  if (values)
+    l->values = values;
+  if (!rows || !values)
     return false;
   l->capacity = capacity;
   return true;
@@ -237,9 +228,13 @@ typedef struct found_pattern {
 static bool reserve_upper(found_pattern *f, int64_t more) {
   if (f->u_used + more <= f->u_capacity)
     return true;
-  const int64_t capacity = grown_capacity(f->u_capacity, f->u_used + more);
-  if (!grow((void **)&f->u_rows, sizeof *f->u_rows, capacity))
+  int64_t capacity = f->u_capacity > 0 ? f->u_capacity : 1024;
+  while (capacity < f->u_used + more)
+    capacity *= 2;
+  int32_t *rows = realloc(f->u_rows, (size_t)capacity * sizeof *rows);
+  if (!rows)
     return false;
+  f->u_rows = rows;
   f->u_capacity = capacity;
   return true;
 }
