@@ -49,7 +49,12 @@ static ts_lu *factored(const ts_csr *a, ts_lu_pivoting pivoting, ts_status *stat
  * second static pivot, tu/s - ut/s, cancels exactly in the natural order,
  * whichever of the two largest matchings is taken), each block coupled to
  * the next above the diagonal. */
-static ts_csr *cancelling_chain(int64_t blocks, unsigned long long seed) {
+static ts_csr *chain_of_blocks(int64_t blocks, unsigned long long seed, double second);
+
+static ts_csr *cancelling_chain(int64_t blocks, unsigned long long seed) { return chain_of_blocks(blocks, seed, 1.0); }
+
+/* The chain with tu/s multiplied by `second` (1: the cancelling chain). */
+static ts_csr *chain_of_blocks(int64_t blocks, unsigned long long seed, double second) {
   const int64_t n = 3 * blocks;
   int32_t *rows = malloc((size_t)(8 * blocks) * sizeof *rows), *cols = malloc((size_t)(8 * blocks) * sizeof *cols);
   double *values = malloc((size_t)(8 * blocks) * sizeof *values);
@@ -61,7 +66,7 @@ static ts_csr *cancelling_chain(int64_t blocks, unsigned long long seed) {
     const double u = ldexp(1.0, (int)(4.0 * test_random(&state)));
     const int32_t r[] = {o, o, o + 1, o + 1, o + 1, o + 2, o + 2};
     const int32_t c[] = {o, o + 1, o, o + 1, o + 2, o + 1, o + 2};
-    const double v[] = {s, t, u, t * u / s, 1.0, 1.0, 1.0};
+    const double v[] = {s, t, u, second * t * u / s, 1.0, 1.0, 1.0};
     for (int k = 0; k < 7; k++) {
       rows[count] = r[k];
       cols[count] = c[k];
@@ -126,6 +131,33 @@ static void test_cancelling_pivots(void) {
     }
     ts_csr_destroy(a);
   }
+}
+
+/* AUTO with refresh_pivots: a refactorization whose values cancel the
+ * static pivots is degraded, analyzed anew, perturbs again, and ends with
+ * partial pivots (pivots_refreshed, no perturbed pivot, accurate). */
+static void test_refresh_to_partial(void) {
+  ts_csr *fine = chain_of_blocks(12, 3, 1.7), *cancelling = chain_of_blocks(12, 3, 1.0);
+  ts_lu_options options = lu_test_options();
+  options.ordering = TS_LU_ORDER_NATURAL;
+  options.refresh_pivots = 1;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, fine));
+  CHECK_OK(ctx, ts_lu_factor(lu, fine));
+  ts_lu_stats stats;
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  CHECK(stats.pivoting == TS_LU_PIVOTING_STATIC && stats.perturbed_pivots == 0);
+  ts_status status = ts_lu_refactor(lu, cancelling);
+  CHECK_MSG(status == TS_SUCCESS, "refresh: %s (%s)", ts_status_string(status), ts_last_error(ctx));
+  CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+  CHECK_MSG(stats.pivots_refreshed == 1 && stats.pivoting == TS_LU_PIVOTING_PARTIAL && stats.perturbed_pivots == 0,
+            "refresh: refreshed %d, pivoting %d, %lld perturbed", stats.pivots_refreshed, (int)stats.pivoting,
+            (long long)stats.perturbed_pivots);
+  solve_and_compare(lu, cancelling, "refreshed to partial pivots");
+  ts_lu_destroy(lu);
+  ts_csr_destroy(fine);
+  ts_csr_destroy(cancelling);
 }
 
 /* Without a safe diagonal (lu_test_random's large entries off it). */
@@ -439,6 +471,7 @@ int main(void) {
   copts.backend = TS_BACKEND_CPU;
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
   test_cancelling_pivots();
+  test_refresh_to_partial();
   test_random_matrices();
   test_patterns();
   test_scales_precisions_batches();

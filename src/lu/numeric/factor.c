@@ -262,26 +262,30 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool
   return tsi_lu_pivot_check(lu, status, caller);
 }
 
-/* A factorization reusing the analysis, with the pivot check; with
- * options.refresh_pivots, degraded pivots are replaced by a new analysis of
- * the new values and a factorization anew (its status returned). */
-static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
+/* A factorization reusing the analysis; under AUTO, the first one of an
+ * analysis that perturbs a static pivot analyzes the values again with
+ * partial pivoting (the option stays AUTO for the caller) and factors anew. */
+static ts_status lu_numeric_repivoting(ts_lu *lu, const ts_csr *a, const char *caller) {
   bool repivot = false;
   ts_status status = lu_numeric(lu, a, caller, &repivot, false);
-  if (repivot) {
-    /* The analysis again, its pivots chosen by partial pivoting on these
-     * values; the option stays AUTO for the caller. */
-    lu->options.pivoting = TS_LU_PIVOTING_PARTIAL;
-    status = ts_lu_analyze(lu, a);
-    lu->options.pivoting = TS_LU_PIVOTING_AUTO;
-    if (status == TS_SUCCESS)
-      status = lu_numeric(lu, a, caller, NULL, true);
-  }
+  if (!repivot)
+    return status;
+  lu->options.pivoting = TS_LU_PIVOTING_PARTIAL;
+  status = ts_lu_analyze(lu, a);
+  lu->options.pivoting = TS_LU_PIVOTING_AUTO;
+  return status == TS_SUCCESS ? lu_numeric(lu, a, caller, NULL, true) : status;
+}
+
+/* With the pivot check; with options.refresh_pivots, degraded pivots are
+ * replaced by a new analysis of the new values and a factorization anew
+ * (its status returned), which AUTO's rule above serves as it serves any. */
+static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
+  ts_status status = lu_numeric_repivoting(lu, a, caller);
   if (status != TS_WARNING_PIVOTS_DEGRADED || !lu->options.refresh_pivots)
     return status;
   status = ts_lu_analyze(lu, a);
   if (status == TS_SUCCESS)
-    status = lu_numeric(lu, a, caller, NULL, false);
+    status = lu_numeric_repivoting(lu, a, caller);
   lu->stats.pivots_refreshed = 1;
   return status;
 }
