@@ -34,6 +34,11 @@ ts_status tsi_lu_check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal);
 ts_status tsi_lu_no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal);
 ts_status tsi_lu_non_finite_entry(ts_lu *lu, const ts_csr *a, int diagonal, int64_t entry);
 
+/* Entry k of a real matrix (float64 or float32 values) as a double. */
+static inline double tsi_lu_real_entry(const ts_csr *a, int64_t k) {
+  return a->dtype == TS_FLOAT64 ? ((const double *)a->values)[k] : (double)((const float *)a->values)[k];
+}
+
 /* The matching of partial pivoting's analysis, as KLU's: a maximum
  * transversal of the nonzero entries (no weights; the identity when every
  * diagonal entry is nonzero), rows scaled by their largest magnitude,

@@ -33,10 +33,6 @@ bool tsi_lu_partial_pivoting_instead(const ts_lu *lu, const ts_csr *a) {
          a->nnz <= TSI_LU_PARTIAL_PIVOT_MAX_NNZ && tsi_lu_blocks_alone_allowed(lu);
 }
 
-static double real_value(const ts_csr *a, int64_t k) {
-  return a->dtype == TS_FLOAT64 ? ((const double *)a->values)[k] : (double)((const float *)a->values)[k];
-}
-
 /* L by columns, growing. */
 typedef struct lower {
   int64_t *col_ptr;
@@ -101,7 +97,7 @@ static bool m_by_columns(const ts_lu *lu, const ts_csr *a, const int32_t *block_
         continue;
       const int64_t p = next[j]++;
       m->row_idx[p] = row_of[r];
-      m->values[p] = lu->row_scale[r] * real_value(a, e) * lu->col_scale[c];
+      m->values[p] = lu->row_scale[r] * tsi_lu_real_entry(a, e) * lu->col_scale[c];
     }
   free(row_of);
   free(col_of);

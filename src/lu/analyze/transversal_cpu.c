@@ -10,10 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static double real_value(const ts_csr *a, int64_t k) {
-  return a->dtype == TS_FLOAT64 ? ((const double *)a->values)[k] : (double)((const float *)a->values)[k];
-}
-
 /* A power of two near 1/largest, within double's normal range (a line of
  * subnormal magnitudes gets a finite scale); 1 for a line without a nonzero
  * entry (the transversal then finds the matrix singular). */
@@ -33,24 +29,27 @@ static double reciprocal_power_of_two(double largest) {
  * hold a "tiny" pivot). One pass: Ruiz's iteration to equilibrium was tried
  * and moved other pivots below the singularity policy's trigger
  * (bench/notes/lu-newton.md). Scales are powers of two within double's
- * normal range, so that the scaled values are exact. */
-static ts_status equilibrate(ts_lu *lu, const ts_csr *a) {
+ * normal range, so that the scaled values are exact. A non-finite entry is
+ * refused in the first pass. */
+static ts_status equilibrate(ts_lu *lu, const ts_csr *a, int diagonal) {
   const int64_t n = a->rows;
-  double *largest = tsi_calloc_array(n > 0 ? n : 1, sizeof(double));
-  if (!largest)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the scaling's workspace");
   for (int64_t i = 0; i < n; i++) {
     double row_largest = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
-      const double magnitude = fabs(real_value(a, k));
+      const double magnitude = fabs(tsi_lu_real_entry(a, k));
+      if (!isfinite(magnitude))
+        return tsi_lu_non_finite_entry(lu, a, diagonal, k);
       row_largest = magnitude > row_largest ? magnitude : row_largest;
     }
     lu->row_scale[i] = reciprocal_power_of_two(row_largest);
   }
+  double *largest = tsi_calloc_array(n > 0 ? n : 1, sizeof(double));
+  if (!largest)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the scaling's workspace");
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       const int32_t j = a->col_idx[k];
-      const double magnitude = lu->row_scale[i] * fabs(real_value(a, k));
+      const double magnitude = lu->row_scale[i] * fabs(tsi_lu_real_entry(a, k));
       largest[j] = magnitude > largest[j] ? magnitude : largest[j];
     }
   for (int64_t j = 0; j < n; j++)
@@ -68,14 +67,9 @@ ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) 
   if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
                      (long long)n);
-  for (int64_t i = 0; i < n; i++) {
-    for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
-      if (!isfinite(real_value(a, k)))
-        return tsi_lu_non_finite_entry(lu, a, diagonal, k);
-    lu->row_scale[i] = lu->col_scale[i] = 1.0;
+  for (int64_t i = 0; i < n; i++)
     lu->col_perm[i] = lu->row_perm[i] = (int32_t)i;
-  }
-  ts_status st = equilibrate(lu, a);
+  ts_status st = equilibrate(lu, a, diagonal);
   if (st != TS_SUCCESS)
     return st;
   if (diagonal == 2) {
@@ -87,7 +81,7 @@ ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) 
   if (!zero)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's mask");
   for (int64_t k = 0; k < a->nnz; k++)
-    zero[k] = real_value(a, k) == 0.0;
+    zero[k] = tsi_lu_real_entry(a, k) == 0.0;
   int64_t rank = n;
   st = tsi_lu_structural_rank(lu->ctx, n, a->row_ptr, a->col_idx, zero, lu->row_perm, &rank);
   free(zero);
