@@ -62,7 +62,13 @@
  *   of the estimator refined in double. The factors stand when each of
  *   those solves reaches a normwise backward error of at most 1e-14 and the
  *   estimate is at most 1/eps = 2^52 (about 4.5e15; eps is double's machine
- *   epsilon). If not, the matrix is factored again with threshold partial
+ *   epsilon). Where they do not, but the solves reached 1e-14 on the scaled
+ *   matrix M, the condition number of M is estimated the same way
+ *   (ts_lu_stats::scaled_condest; M^{-1} through the same refined solves),
+ *   and the factors stand when its solves reach 1e-14 on M and its estimate
+ *   is at most 1/eps: a diagonal scaling does not make a matrix singular,
+ *   and A with its rows and columns in other units has the same M (the
+ *   matching's scaling absorbs the units). If not, the matrix is factored again with threshold partial
  *   pivoting on the host (KLU's algorithm): a column with no nonzero pivot
  *   candidate there is singular (KLU's own verdict), and otherwise the same
  *   two tests judge those factors, which the solves then use
@@ -73,7 +79,8 @@
  *   double factors): rounding leaves the cancelled pivot of a
  *   rank-deficient matrix a little above the threshold as often as below.
  *   Such factors that stand give TS_SUCCESS.
- * - A judgement whose factors stood (without the fallback) carries to a
+ * - A judgement whose factors stood on A's estimate (without the fallback)
+ *   carries to a
  *   later factorization on the same analysis, without a new estimate, when
  *   its pivots are perturbed (or small) as then (the same count, first
  *   perturbed column and smallest pivot's column) and the values moved so
@@ -122,7 +129,8 @@ typedef enum ts_lu_pivoting {
    * The default: static pivots (TS_LU_PIVOTING_STATIC); where the first factorization of an analysis has to
    * perturb one, a real matrix of at most 10^6 entries factored on the host (no CUDA context, no GPU phase asked
    * for, the matching on) is analyzed again with partial pivoting on the values given to that factorization and
-   * factored anew, and those factors face the singularity policy's judgement (ts_lu_stats::pivoting says which
+   * factored anew, and those factors face the singularity policy's judgement; where they do not stand, the matrix
+   * is analyzed again with static pivots, whose factors are judged instead (ts_lu_stats::pivoting says which
    * pivots the factors have). Later refactorizations keep the pivots. Batches (ts_lu_batch_create()) keep
    * static pivots under AUTO; they take partial pivots when asked for (TS_LU_PIVOTING_PARTIAL).
    */
@@ -131,9 +139,11 @@ typedef enum ts_lu_pivoting {
       pivots are perturbed (pivot_threshold) and refinement recovers the accuracy. */
   TS_LU_PIVOTING_STATIC = 1,
   /**
-   * KLU's way, for real matrices (complex ones, and no_matching, take static pivots): a maximum transversal of the
-   * nonzero entries, rows then columns scaled by their largest magnitude (powers of two), the block triangular form
-   * ordered block by block, then threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the
+   * For real matrices (complex ones, and no_matching, take static pivots): the weighted matching and scaling of
+   * static pivoting (so that rows and columns in other units change nothing; where the entries span more decades
+   * than its scales can hold, a maximum transversal of the nonzero entries with rows then columns scaled by their
+   * largest magnitude, in powers of two), the block triangular form ordered block by block, then, as KLU
+   * pivots, threshold partial pivoting (Gilbert and Peierls, tolerance 10^-3 in favour of the
    * diagonal) on the values given to ts_lu_analyze() chooses the pivot rows and finds the pattern of L + U (on the
    * host, whatever symbolic_backend says). Factorizations of these values find no tiny pivot unless the matrix is
    * singular; refactorizations with other values keep these pivots (as klu_refactor does), and the pivot check
@@ -322,6 +332,13 @@ typedef struct ts_lu_stats {
    * estimate).
    */
   double condest;
+  /**
+   * 1-norm condition estimate |M|_1 |M^{-1}|_1 of the scaled matrix M (the
+   * analysis's row and column scaling of A), made by the singularity rule
+   * above where A's own estimate or backward errors did not let the factors
+   * stand; 0 where none was made.
+   */
+  double scaled_condest;
   /** min |u_kk| / max |u_kk| over U's diagonal (as klu_rcond); set by ts_lu_rcond(), 0 until then. */
   double rcond;
   /**

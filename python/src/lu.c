@@ -164,14 +164,14 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
   /* The pivot check's measures, where the factorization ran, the estimates
    * (0 until computed) and the last solve's other error measures. */
   PyObject *more = Py_BuildValue(
-      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:s}", "max_multiplier", s.max_multiplier, "pivot_growth",
+      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:s}", "max_multiplier", s.max_multiplier, "pivot_growth",
       s.pivot_growth, "pivots_refreshed", s.pivots_refreshed ? Py_True : Py_False, "factor_backend",
       s.factor_backend == TS_BACKEND_CPU    ? "cpu"
       : s.factor_backend == TS_BACKEND_CUDA ? "cuda"
                                             : "none",
-      "factor_threads", s.factor_threads, "condest", s.condest, "rcond", s.rcond, "rgrowth", s.rgrowth,
-      "scaled_backward_error", s.scaled_backward_error, "componentwise_backward_error", s.componentwise_backward_error,
-      "residual_norm", s.residual_norm, "solution_norm", s.solution_norm, "pivoting",
+      "factor_threads", s.factor_threads, "condest", s.condest, "scaled_condest", s.scaled_condest, "rcond", s.rcond,
+      "rgrowth", s.rgrowth, "scaled_backward_error", s.scaled_backward_error, "componentwise_backward_error",
+      s.componentwise_backward_error, "residual_norm", s.residual_norm, "solution_norm", s.solution_norm, "pivoting",
       s.pivoting == TS_LU_PIVOTING_PARTIAL  ? "partial"
       : s.pivoting == TS_LU_PIVOTING_STATIC ? "static"
                                             : "none");

@@ -55,7 +55,9 @@ class LUStats(types.SimpleNamespace):
     The estimates, 0 until computed (by :meth:`SparseLU.condest`,
     :meth:`SparseLU.rcond`, :meth:`SparseLU.rgrowth`; ``condest`` also by a
     factorization that perturbed pivots): ``condest`` (1-norm condition
-    number, a lower bound, as KLU's ``klu_condest``), ``rcond``
+    number, a lower bound, as KLU's ``klu_condest``), ``scaled_condest``
+    (that of the scaled matrix the factors are of, made by the singularity
+    rule where A's own did not let perturbed factors stand), ``rcond``
     (``min|u_kk| / max|u_kk|``, as ``klu_rcond``), ``rgrowth`` (reciprocal
     pivot growth, as ``klu_rgrowth``).
 

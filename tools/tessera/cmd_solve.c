@@ -195,6 +195,16 @@ static void result_warning(const ts_lu_stats *stats, char *warning, size_t size)
   if (stats->partial_pivoting && used < size)
     used +=
         (size_t)snprintf(warning + used, size - used, "%sthe solve fell back to partial pivoting", used ? "; " : "");
+  /* Factors that stood on the scaled matrix's condition: x's digits, each
+   * in its column's units, follow that one. */
+  if (stats->scaled_condest > 0.0 && stats->condest > warning_condest() && used < size) {
+    const double scaled = stats->scaled_condest;
+    snprintf(warning + used, size - used,
+             "%scondition estimate %.2e, of the scaled matrix %.2e: about %.0f digits of x, each in its column's "
+             "units, may be lost",
+             used ? "; " : "", stats->condest, scaled, scaled > 1.0 ? floor(log10(scaled)) : 0.0);
+    return;
+  }
   /* Double carries about 16 digits: past 1e16 none of x's may be right. */
   if (stats->condest > warning_condest() && used < size) {
     if (isfinite(stats->condest) && stats->condest < 1e16)
@@ -475,6 +485,7 @@ static int run_solve(int argc, char **argv) {
     cli_json_real(&out, "residual_norm", stats.residual_norm);
     cli_json_real(&out, "solution_norm", stats.solution_norm);
     cli_json_real(&out, "condest", stats.condest);
+    cli_json_real(&out, "scaled_condest", stats.scaled_condest);
     cli_json_real(&out, "rgrowth", stats.rgrowth);
     cli_json_text(&out, "status", "success");
     if (warning[0])
@@ -514,11 +525,7 @@ static int run_solve(int argc, char **argv) {
     cli_fallback_print(report, ctx);
     cli_line(report, "factor precision", "%s", precision_name);
     cli_line(report, "ordering", "%s", ordering_choices[ordering]);
-    cli_line(report, "matching", "%s",
-             no_matching ? "off"
-             : stats.pivoting == TS_LU_PIVOTING_PARTIAL
-                 ? "maximum transversal, rows then columns scaled by their largest entry"
-                 : "maximum product, with scaling");
+    cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
     cli_line(report, "pivoting", "%s",
              stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "partial (threshold 1e-3, chosen from the values)"
                                                       : "static (the matching's)");

@@ -250,7 +250,7 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   } else
 #endif
   {
-    st = partial ? tsi_lu_matching_transversal(lu, a, diagonal) : tsi_lu_matching(lu, a, diagonal);
+    st = partial ? tsi_lu_matching_partial(lu, a, diagonal) : tsi_lu_matching(lu, a, diagonal);
     matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;

@@ -39,11 +39,16 @@ static inline double tsi_lu_real_entry(const ts_csr *a, int64_t k) {
   return a->dtype == TS_FLOAT64 ? ((const double *)a->values)[k] : (double)((const float *)a->values)[k];
 }
 
-/* The matching of partial pivoting's analysis, as KLU's: a maximum
- * transversal of the nonzero entries (no weights; the identity when every
- * diagonal entry is nonzero), rows scaled by their largest magnitude,
- * columns not scaled; the same statuses as tsi_lu_matching on singular or
- * non-finite input. Real values only (transversal_cpu.c). */
+/* The matching of partial pivoting's analysis: the weighted matching of
+ * tsi_lu_matching and its scaling, which make M the same for A and for A
+ * with its rows and columns in other units, so that the pivot tolerance
+ * and the singularity policy see A's own numbers; where its scales would
+ * leave double's range (TS_ERROR_OVERFLOW there), a maximum transversal of
+ * the nonzero entries (no weights; the identity when every diagonal entry
+ * is nonzero) with rows and columns scaled toward equilibrium by powers of
+ * two (tsi_lu_matching_transversal). The same statuses as tsi_lu_matching
+ * on singular or non-finite input. Real values only (transversal_cpu.c). */
+ts_status tsi_lu_matching_partial(ts_lu *lu, const ts_csr *a, int diagonal);
 ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal);
 
 /* Whether the analysis of a takes its pivots from threshold partial

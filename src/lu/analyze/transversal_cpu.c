@@ -1,10 +1,13 @@
-/* The matching of the partial-pivoting analysis: a maximum transversal of
- * A's nonzero entries (Duff, ACM TOMS 7(3), 1981: depth-first augmenting
+/* The matching of the partial-pivoting analysis: the weighted matching and
+ * its scaling (matching_cpu.c), as static pivoting has them, and where the
+ * entries span more decades than its scales can hold, a maximum transversal
+ * of A's nonzero entries (Duff, ACM TOMS 7(3), 1981: depth-first augmenting
  * paths, through tsi_lu_structural_rank), which only has to make M's
  * diagonal zero-free for the block triangular form and the ordering; the
  * pivots themselves come from the values later (partial_pivots_cpu.c).
- * Rows, then columns, are scaled by their largest magnitude (equilibrate,
- * below), so that the pivot tolerance compares entries of like rows. */
+ * There, rows then columns are scaled by their largest magnitude
+ * (equilibrate, below), so that the pivot tolerance compares entries of
+ * like rows. */
 #include "lu/analyze/analyze_internal.h"
 
 #include <math.h>
@@ -26,9 +29,10 @@ static double reciprocal_power_of_two(double largest) {
  * Palamadai Natarajan, ACM TOMS 37(3), 2010), then columns by their largest
  * scaled one, so that the tiny-pivot test, against max|M|, does not depend
  * on a column's units (an upper triangular [1e-20 1; 0 1] would otherwise
- * hold a "tiny" pivot). One pass: Ruiz's iteration to equilibrium was tried
- * and moved other pivots below the singularity policy's trigger
- * (bench/notes/lu-newton.md). Scales are powers of two within double's
+ * hold a "tiny" pivot). One pass, where the weighted matching's scaling
+ * (the first choice) cannot hold the entries' range: Ruiz's iteration,
+ * tried, fought the clamp to double's range on such matrices
+ * (bench/notes/lu-singularity.md). Scales are powers of two within double's
  * normal range, so that the scaled values are exact. A non-finite entry is
  * refused in the first pass. */
 static ts_status equilibrate(ts_lu *lu, const ts_csr *a, int diagonal) {
@@ -90,4 +94,19 @@ ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) 
   if (st == TS_SUCCESS)
     lu->stats.structural_rank = n;
   return st;
+}
+
+ts_status tsi_lu_matching_partial(ts_lu *lu, const ts_csr *a, int diagonal) {
+  ts_status st = tsi_lu_matching(lu, a, diagonal);
+  if (st != TS_ERROR_OVERFLOW)
+    return st;
+  /* Entries spanning more decades than the matching's scales can hold: the
+   * transversal, whose powers of two stay within double's range. */
+  free(lu->row_perm);
+  free(lu->col_perm);
+  free(lu->row_scale);
+  free(lu->col_scale);
+  lu->row_perm = lu->col_perm = NULL;
+  lu->row_scale = lu->col_scale = NULL;
+  return tsi_lu_matching_transversal(lu, a, diagonal);
 }

@@ -4,7 +4,10 @@
  * each refined in double (tsi_lu_refine): so the estimate is of A even where
  * the factors are of a nearby matrix (float factors, perturbed pivots), and
  * the worst backward error the solves reached tells whether the factors can
- * solve with A at all (the singularity policy, lu_singularity.c). */
+ * solve with A at all (the singularity policy, numeric/singularity.c). The
+ * policy also estimates kappa_1(M) of the scaled matrix M = Dr A Dc the
+ * same way, M^{-1} = Dc^{-1} A^{-1} Dr^{-1} applied through A's refined
+ * solves. */
 #include "lu/inspect/inspect_internal.h"
 
 #include <math.h>
@@ -13,32 +16,56 @@
 typedef struct refined_inverse {
   ts_lu *lu;
   tsi_lu_refine_setup setup[2]; /* A x = b, A^T x = b */
-  double *work;                 /* 4n values */
-  double worst;                 /* the largest normwise backward error reached */
+  double *work;                 /* 4n values, then n for a scaled right-hand side */
+  bool of_scaled;               /* the operator is M^{-1}, not A^{-1} */
+  double worst;                 /* the largest backward error reached, of A or of M */
+  double worst_scaled;          /* the largest of M's */
 } refined_inverse;
 
+/* x = op(A)^{-1} rhs refined; for M = Dr A Dc (permutations leave the
+ * 1-norm alone) x = Dc^{-1} A^{-1} Dr^{-1} rhs, or Dr^{-1} A^{-T} Dc^{-1} rhs
+ * for the transpose, the refinement's scaled measure being M's own
+ * backward error. */
 static ts_status apply_refined(void *data, ts_operation op, const double *rhs, double *x) {
   refined_inverse *inverse = data;
+  ts_lu *lu = inverse->lu;
+  const int64_t n = lu->n, parts = tsi_lu_parts(lu);
+  const double *in_scale = op == TS_OP_NONE ? lu->row_scale : lu->col_scale;
+  const double *out_scale = op == TS_OP_NONE ? lu->col_scale : lu->row_scale;
+  double *b = (double *)rhs;
+  if (inverse->of_scaled) {
+    b = inverse->work + 4 * n * parts;
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t p = 0; p < parts; p++)
+        b[i * parts + p] = rhs[i * parts + p] / in_scale[i];
+  }
   tsi_lu_residual_measures measures;
   int steps = 0;
-  ts_status st = tsi_lu_refine(inverse->lu, &inverse->setup[op == TS_OP_NONE ? 0 : 1], op, rhs, x, false, inverse->work,
-                               &measures, &steps);
-  double error = fmax(measures.normwise, measures.scaled);
+  ts_status st =
+      tsi_lu_refine(lu, &inverse->setup[op == TS_OP_NONE ? 0 : 1], op, b, x, false, inverse->work, &measures, &steps);
+  if (inverse->of_scaled)
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t p = 0; p < parts; p++)
+        x[i * parts + p] /= out_scale[i];
+  const double scaled = isnan(measures.scaled) ? INFINITY : measures.scaled;
+  const double error = inverse->of_scaled ? scaled : fmax(measures.normwise, scaled);
   if (!(error <= inverse->worst))
     inverse->worst = isnan(error) ? INFINITY : error;
+  if (!(scaled <= inverse->worst_scaled))
+    inverse->worst_scaled = scaled;
   return st;
 }
 
-ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_backward_error) {
+ts_status tsi_lu_estimate_condition(ts_lu *lu, bool of_scaled, tsi_lu_condition *condition) {
   const int64_t n = lu->n;
-  *condest = 1.0; /* as LAPACK's xGECON: the empty matrix is perfectly conditioned */
-  *worst_backward_error = 0.0;
+  /* As LAPACK's xGECON: the empty matrix is perfectly conditioned. */
+  *condition = (tsi_lu_condition){.estimate = 1.0};
   if (n == 0)
     return TS_SUCCESS;
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for the workspace");
-  refined_inverse inverse = {.lu = lu, .worst = 0.0};
+  refined_inverse inverse = {.lu = lu, .of_scaled = of_scaled};
   for (int k = 0; k < 2; k++) {
     ts_status st =
         tsi_lu_norms(lu, ws, k == 0 ? TS_OP_NONE : TS_OP_TRANSPOSE, &inverse.setup[k].a_norm, &inverse.setup[k].m_norm);
@@ -48,10 +75,11 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
     inverse.setup[k].tolerance = TSI_LU_REFINE_TOLERANCE;
     inverse.setup[k].check = true;
   }
-  const double a_norm_one = inverse.setup[1].a_norm;
-  inverse.work = tsi_malloc_array(4 * n * tsi_lu_parts(lu), sizeof(double));
+  /* |op(B)|_inf of the transpose is B's 1-norm. */
+  const double norm_one = of_scaled ? inverse.setup[1].m_norm : inverse.setup[1].a_norm;
+  inverse.work = tsi_malloc_array(5 * n * tsi_lu_parts(lu), sizeof(double));
   if (!inverse.work)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for 4 vectors of %lld entries",
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "condition estimate: no memory for 5 vectors of %lld entries",
                      (long long)n);
   double inverse_norm = 0.0;
   ts_status st = tsi_lu_norm_one_estimate(lu->ctx, n, lu->complex_values != 0, apply_refined, &inverse, &inverse_norm);
@@ -59,8 +87,9 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_ba
   if (st != TS_SUCCESS)
     return st;
   /* A zero matrix has no inverse: its condition number is infinite. */
-  *condest = a_norm_one == 0.0 ? INFINITY : a_norm_one * inverse_norm;
-  *worst_backward_error = inverse.worst;
+  condition->estimate = norm_one == 0.0 ? INFINITY : norm_one * inverse_norm;
+  condition->worst = inverse.worst;
+  condition->worst_scaled = inverse.worst_scaled;
   return TS_SUCCESS;
 }
 
@@ -71,9 +100,9 @@ ts_status ts_lu_condest(ts_lu *lu, double *condest) {
   *condest = 0.0;
   if (lu->state != TSI_LU_FACTORED)
     return tsi_error(lu->ctx, TS_ERROR_NOT_FACTORED, "ts_lu_condest: no valid factorization (call ts_lu_factor first)");
-  double worst = 0.0;
-  ts_status st = tsi_lu_estimate_condition(lu, condest, &worst);
+  tsi_lu_condition condition;
+  ts_status st = tsi_lu_estimate_condition(lu, false, &condition);
   if (st == TS_SUCCESS)
-    lu->stats.condest = *condest;
+    *condest = lu->stats.condest = condition.estimate;
   return st;
 }

@@ -25,11 +25,20 @@ typedef ts_status (*tsi_lu_operator_fn)(void *data, ts_operation op, const doubl
 ts_status tsi_lu_norm_one_estimate(ts_context *ctx, int64_t n, bool complex_values, tsi_lu_operator_fn apply,
                                    void *data, double *estimate);
 
+/* A condition estimate and how well its refined solves went. */
+typedef struct tsi_lu_condition {
+  double estimate; /* kappa_1 */
+  /* The largest normwise backward error the solves were left with: of A or
+   * of the scaled system M, whichever is larger (of M alone for M's
+   * estimate); above 1e-14, the factors cannot solve with the matrix. */
+  double worst;
+  double worst_scaled; /* the largest of M's */
+} tsi_lu_condition;
+
 /* kappa_1(A) estimated (ts_lu_condest) through solves with the current
- * factors, each refined in double; *worst_backward_error gets the largest
- * normwise backward error (of A or of the scaled system) the solves were
- * left with: above 1e-14, the factors cannot solve with A. */
-ts_status tsi_lu_estimate_condition(ts_lu *lu, double *condest, double *worst_backward_error);
+ * factors, each refined in double; with of_scaled, kappa_1(M) of the scaled
+ * matrix M = P Dr A Dc Q instead (1 for n = 0). */
+ts_status tsi_lu_estimate_condition(ts_lu *lu, bool of_scaled, tsi_lu_condition *condition);
 
 /* The factors in the user's terms, on the host, as columns: with
  * M = P Dr A Dc Q, the rows of P M = L U that the solves use (row_perm[k]:

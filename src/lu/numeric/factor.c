@@ -209,7 +209,7 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool
   lu->stats.pivots_refreshed = 0;
   lu->stats.perturbed_pivots = 0;
   lu->stats.singular_column = -1;
-  lu->stats.condest = lu->stats.rcond = lu->stats.rgrowth = 0.0;
+  lu->stats.condest = lu->stats.scaled_condest = lu->stats.rcond = lu->stats.rgrowth = 0.0;
   lu->first_perturbed = -1;
   double start = tsi_seconds();
   if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC)) {
@@ -272,8 +272,20 @@ static ts_status lu_numeric_repivoting(ts_lu *lu, const ts_csr *a, const char *c
     return status;
   lu->options.pivoting = TS_LU_PIVOTING_PARTIAL;
   status = ts_lu_analyze(lu, a);
+  if (status == TS_SUCCESS)
+    status = lu_numeric(lu, a, caller, NULL, true);
+  /* Partial pivots whose factors do not stand: the static pivots are judged
+   * after all. Their matching's scaling makes M the same for A and for A
+   * with its rows and columns in other units, where partial pivoting's
+   * equilibration may leave M ill conditioned. */
+  if (status == TS_ERROR_NUMERICALLY_SINGULAR) {
+    lu->options.pivoting = TS_LU_PIVOTING_STATIC;
+    status = ts_lu_analyze(lu, a);
+    if (status == TS_SUCCESS)
+      status = lu_numeric(lu, a, caller, NULL, false);
+  }
   lu->options.pivoting = TS_LU_PIVOTING_AUTO;
-  return status == TS_SUCCESS ? lu_numeric(lu, a, caller, NULL, true) : status;
+  return status;
 }
 
 /* With the pivot check; with options.refresh_pivots, degraded pivots are

@@ -72,8 +72,50 @@ static const char *no_matching_hint(const ts_lu *lu) {
 
 /* The factors stand when every refined solve of the condition estimate
  * reached the limit and the estimate is at most 1/eps. */
-static bool factors_stand(double condest, double worst) {
-  return worst <= TSI_LU_SINGULAR_BACKWARD_ERROR && condest <= 1.0 / DBL_EPSILON;
+static bool factors_stand(const tsi_lu_condition *c) {
+  return c->worst <= TSI_LU_SINGULAR_BACKWARD_ERROR && c->estimate <= 1.0 / DBL_EPSILON;
+}
+
+/* Whether the analysis scaled A (M differs from A by more than its
+ * permutations). */
+static bool scaled(const ts_lu *lu) {
+  for (int64_t i = 0; i < lu->n; i++)
+    if (lu->row_scale[i] != 1.0 || lu->col_scale[i] != 1.0)
+      return true;
+  return false;
+}
+
+/* A's condition through the current factors, then, where A does not stand
+ * but the solves reached the limit on the scaled system, M's: the diagonal
+ * scaling changes neither whether the matrix is singular nor what the
+ * factors of M can solve, only A's own condition number (a matrix whose
+ * columns are in other units). *a_condition and *m_condition (estimate 0
+ * where none was made) get the estimates; *by_scaled whether M's stood. */
+static ts_status estimate_and_judge(ts_lu *lu, tsi_lu_condition *a_condition, tsi_lu_condition *m_condition,
+                                    bool *stand, bool *by_scaled) {
+  *m_condition = (tsi_lu_condition){0};
+  *by_scaled = false;
+  ts_status st = tsi_lu_estimate_condition(lu, false, a_condition);
+  if (st != TS_SUCCESS)
+    return st;
+  lu->stats.condest = a_condition->estimate;
+  *stand = factors_stand(a_condition);
+  if (*stand || !(a_condition->worst_scaled <= TSI_LU_SINGULAR_BACKWARD_ERROR) || !scaled(lu))
+    return TS_SUCCESS;
+  st = tsi_lu_estimate_condition(lu, true, m_condition);
+  if (st != TS_SUCCESS)
+    return st;
+  lu->stats.scaled_condest = m_condition->estimate;
+  *stand = *by_scaled = factors_stand(m_condition);
+  return TS_SUCCESS;
+}
+
+/* " and %.2e of the scaled matrix M" where M's condition was estimated. */
+static void scaled_clause(const tsi_lu_condition *m_condition, char *text, size_t size) {
+  if (m_condition->estimate > 0.0)
+    snprintf(text, size, " and %.2e of the scaled matrix M", m_condition->estimate);
+  else
+    text[0] = '\0';
 }
 
 /* The judgement of factors under suspicion (`what` says why: "has a
@@ -83,51 +125,64 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for the workspace", caller);
+  lu->stats.scaled_condest = 0.0;
   if (ws->a_norm_inf == 0.0) {
     lu->stats.condest = INFINITY;
     return singular(lu, m_column >= 0 ? m_column : 0, caller, "has no pivot: every value of the matrix is zero");
   }
-  double condest = 0.0, worst = 0.0;
-  if (tsi_lu_judgement_carries(lu, ws, &condest)) {
-    lu->stats.condest = condest; /* the bound on the condition number */
+  double bound = 0.0;
+  if (tsi_lu_judgement_carries(lu, ws, &bound)) {
+    lu->stats.condest = bound; /* the bound on the condition number */
     return stand;
   }
   ws->condition_estimates++;
-  ts_status st = tsi_lu_estimate_condition(lu, &condest, &worst);
+  tsi_lu_condition a_condition, m_condition;
+  bool stands = false, by_scaled = false;
+  ts_status st = estimate_and_judge(lu, &a_condition, &m_condition, &stands, &by_scaled);
   if (st != TS_SUCCESS)
     return st;
-  lu->stats.condest = condest;
-  if (factors_stand(condest, worst)) {
-    tsi_lu_judgement_record_set(lu, ws, condest);
+  if (stands) {
+    /* A judgement on M's condition does not carry: the carry's bound is
+     * on A's. */
+    if (by_scaled)
+      tsi_lu_judgement_record_clear(ws);
+    else
+      tsi_lu_judgement_record_set(lu, ws, a_condition.estimate);
     return stand;
   }
   tsi_lu_judgement_record_clear(ws);
-  /* Refinement could not make the static factors solve with A, or A is
-   * beyond 1/eps: partial pivoting decides. */
+  /* Refinement could not make the static factors solve with A, or A (and
+   * M) are beyond 1/eps: partial pivoting decides. */
   st = tsi_lu_fall_back(lu, caller);
   if (st != TS_SUCCESS)
     return st;
-  st = tsi_lu_estimate_condition(lu, &condest, &worst);
+  st = estimate_and_judge(lu, &a_condition, &m_condition, &stands, &by_scaled);
   if (st != TS_SUCCESS) {
     tsi_lu_pivoted_release(lu);
     return st;
   }
-  lu->stats.condest = condest;
-  if (factors_stand(condest, worst))
+  if (stands)
     return stand; /* the solves use the fallback's factors */
   tsi_lu_pivoted_release(lu);
-  if (!isfinite(worst))
+  char clause[96];
+  scaled_clause(&m_condition, clause, sizeof clause);
+  const tsi_lu_condition *worse = m_condition.estimate > 0.0 ? &m_condition : &a_condition;
+  if (!isfinite(a_condition.worst))
     return singular(lu, m_column, caller,
                     "%s, and solves through its factors, with partial pivoting too, overflow (condition estimate "
-                    "%.2e)%s",
-                    what, condest, no_matching_hint(lu));
-  if (!(worst <= TSI_LU_SINGULAR_BACKWARD_ERROR))
+                    "%.2e%s)%s",
+                    what, a_condition.estimate, clause, no_matching_hint(lu));
+  if (!(worse->worst <= TSI_LU_SINGULAR_BACKWARD_ERROR))
     return singular(lu, m_column, caller,
                     "%s, and refined solves, with partial pivoting too, stay at a backward error of %.2e, above %.0e "
-                    "(condition estimate %.2e)",
-                    what, worst, TSI_LU_SINGULAR_BACKWARD_ERROR, condest);
-  return singular(lu, m_column, caller, "%s, and the condition estimate %.2e exceeds 1/eps = %.2e%s", what, condest,
-                  1.0 / DBL_EPSILON, no_matching_hint(lu));
+                    "(condition estimate %.2e%s)",
+                    what, worse->worst, TSI_LU_SINGULAR_BACKWARD_ERROR, a_condition.estimate, clause);
+  if (m_condition.estimate > 0.0)
+    return singular(lu, m_column, caller,
+                    "%s, and the condition estimates of A, %.2e, and of the scaled matrix M, %.2e, exceed 1/eps = %.2e",
+                    what, a_condition.estimate, m_condition.estimate, 1.0 / DBL_EPSILON);
+  return singular(lu, m_column, caller, "%s, and the condition estimate %.2e exceeds 1/eps = %.2e%s", what,
+                  a_condition.estimate, 1.0 / DBL_EPSILON, no_matching_hint(lu));
 }
 
 ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
