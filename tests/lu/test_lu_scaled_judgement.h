@@ -1,0 +1,289 @@
+/* The cases of test_lu_scaled_judgement.c and test_gpu_lu_scaled_judgement.c:
+ * the singularity policy on matrices whose rows and columns are in other
+ * units (see the former). */
+#ifndef TESSERA_TEST_LU_SCALED_JUDGEMENT_H
+#define TESSERA_TEST_LU_SCALED_JUDGEMENT_H
+
+#include "test_lu_numeric_common.h"
+
+#include <float.h>
+#include <stdbool.h>
+
+/* The context the cases run on, and where the LU's phases run. */
+static ts_context *ctx;
+static ts_backend scaled_backend = TS_BACKEND_CPU;
+
+/* A copy of a with row i multiplied by row_scale[i] and column j by
+ * col_scale[j]. */
+static ts_csr *scaled_copy(const ts_csr *a, const double *row_scale, const double *col_scale) {
+  ts_csr *copy = NULL;
+  if (ts_csr_copy(ctx, a, &copy) != TS_SUCCESS)
+    return NULL;
+  double *v = (double *)copy->values;
+  for (int64_t i = 0; i < copy->rows; i++)
+    for (int64_t e = copy->row_ptr[i]; e < copy->row_ptr[i + 1]; e++)
+      v[e] *= row_scale[i] * col_scale[copy->col_idx[e]];
+  return copy;
+}
+
+/* Random powers of ten in [10^-spread, 10^spread] (1 where spread is 0). */
+static void random_units(int64_t n, int spread, unsigned long long *state, double *scale) {
+  for (int64_t i = 0; i < n; i++)
+    scale[i] = spread == 0 ? 1.0 : pow(10.0, floor((2.0 * spread + 1.0) * (0.5 + 0.5 * test_random(state))) - spread);
+}
+
+/* Block-diagonal matrix of two (rows of `second` shifted by first's size). */
+static ts_csr *block_diagonal(const ts_csr *first, const ts_csr *second) {
+  const int64_t n = first->rows + second->rows, count = first->nnz + second->nnz;
+  int32_t *rows = malloc((size_t)count * sizeof *rows), *cols = malloc((size_t)count * sizeof *cols);
+  double *values = malloc((size_t)count * sizeof *values);
+  int64_t k = 0;
+  const ts_csr *parts[2] = {first, second};
+  int64_t offset = 0;
+  for (int p = 0; p < 2; p++) {
+    const double *v = (const double *)parts[p]->values;
+    for (int64_t i = 0; i < parts[p]->rows; i++)
+      for (int64_t e = parts[p]->row_ptr[i]; e < parts[p]->row_ptr[i + 1]; e++) {
+        rows[k] = (int32_t)(offset + i);
+        cols[k] = (int32_t)(offset + parts[p]->col_idx[e]);
+        values[k++] = v[e];
+      }
+    offset += parts[p]->rows;
+  }
+  ts_csr *a = lu_test_csr(ctx, n, count, rows, cols, values);
+  free(rows);
+  free(cols);
+  free(values);
+  return a;
+}
+
+/* Chains of the 3 x 3 block [s t 0; u tu/s 1; 0 1 1] (powers of two: the
+ * second static pivot cancels exactly in the natural order), each coupled
+ * to the next above the diagonal; with `singular` the last block's third
+ * row repeats its second ([u tu/s 1] in the same columns), so A0 is
+ * singular with a perfect matching. */
+static ts_csr *chain(int64_t blocks, unsigned long long seed, int singular) {
+  const int64_t n = 3 * blocks;
+  int32_t *rows = malloc((size_t)(9 * blocks) * sizeof *rows), *cols = malloc((size_t)(9 * blocks) * sizeof *cols);
+  double *values = malloc((size_t)(9 * blocks) * sizeof *values);
+  unsigned long long state = seed;
+  int64_t count = 0;
+  for (int64_t b = 0; b < blocks; b++) {
+    const int32_t o = (int32_t)(3 * b);
+    const double s = ldexp(1.0, (int)(4.0 * (0.5 + 0.5 * test_random(&state))));
+    const double t = ldexp(1.0, (int)(4.0 * (0.5 + 0.5 * test_random(&state))));
+    const double u = ldexp(1.0, (int)(4.0 * (0.5 + 0.5 * test_random(&state))));
+    const bool last_singular = singular && b + 1 == blocks;
+    const int32_t r[] = {o, o, o + 1, o + 1, o + 1, o + 2, o + 2, o + 2};
+    const int32_t c[] = {o, o + 1, o, o + 1, o + 2, o, o + 1, o + 2};
+    const double v[] = {s, t, u, t * u / s, 1.0, last_singular ? u : 0.0, last_singular ? t * u / s : 1.0, 1.0};
+    for (int k = 0; k < 8; k++) {
+      if (v[k] == 0.0)
+        continue;
+      rows[count] = r[k];
+      cols[count] = c[k];
+      values[count++] = v[k];
+    }
+    if (b + 1 < blocks) {
+      rows[count] = o + 2;
+      cols[count] = o + 3;
+      values[count++] = 0.5 + 0.25 * test_random(&state);
+    }
+  }
+  ts_csr *a = lu_test_csr(ctx, n, count, rows, cols, values);
+  free(rows);
+  free(cols);
+  free(values);
+  return a;
+}
+
+/* max_i |b - A x|_i / (|A| |x| + |b|)_i, the componentwise backward error
+ * (Oettli and Prager), which a diagonal scaling of A leaves unchanged. */
+static double componentwise_backward_error(const ts_csr *a, const double *x, const double *b) {
+  const double *v = (const double *)a->values;
+  double worst = 0.0;
+  for (int64_t i = 0; i < a->rows; i++) {
+    long double r = b[i], size = fabs(b[i]);
+    for (int64_t e = a->row_ptr[i]; e < a->row_ptr[i + 1]; e++) {
+      r -= (long double)v[e] * x[a->col_idx[e]];
+      size += fabsl((long double)v[e] * x[a->col_idx[e]]);
+    }
+    const double ratio = size > 0 ? (double)(fabsl(r) / size) : (r == 0 ? 0.0 : INFINITY);
+    worst = fmax(worst, isfinite(x[i]) ? ratio : INFINITY);
+  }
+  return worst;
+}
+
+typedef struct outcome {
+  ts_status status;
+  ts_lu_stats stats;
+  double backward_error; /* componentwise, of the solution found */
+  double forward_error;  /* max_i |x_i - x0_i| / |x0_i| */
+} outcome;
+
+/* Factor and solve a (analyzed with `pivoting` and `ordering`) for the
+ * right-hand side A x0 with x0_i = (1 + i mod 7) / col_scale_i. */
+static outcome factor_and_solve(const ts_csr *a, const double *col_scale, ts_lu_pivoting pivoting,
+                                ts_lu_ordering ordering) {
+  outcome result = {.backward_error = INFINITY, .forward_error = INFINITY};
+  const int64_t n = a->rows;
+  ts_lu_options options = lu_test_options();
+  options.backend = scaled_backend;
+  options.pivoting = pivoting;
+  options.ordering = ordering;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  result.status = ts_lu_factor(lu, a);
+  ts_lu_get_stats(lu, &result.stats);
+  if (!TS_IS_ERROR(result.status)) {
+    double *x0 = malloc((size_t)n * sizeof *x0), *b = malloc((size_t)n * sizeof *b);
+    double *x = calloc((size_t)n, sizeof *x);
+    for (int64_t i = 0; i < n; i++)
+      x0[i] = (double)(1 + i % 7) / col_scale[i];
+    lu_test_multiply(a, 0, x0, b);
+    ts_status solved = ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n);
+    CHECK_MSG(!TS_IS_ERROR(solved), "solve after a factorization that stood: %s", ts_last_error(ctx));
+    if (!TS_IS_ERROR(solved)) {
+      result.backward_error = componentwise_backward_error(a, x, b);
+      result.forward_error = 0.0;
+      for (int64_t i = 0; i < n; i++)
+        result.forward_error = fmax(result.forward_error, fabs(x[i] - x0[i]) / fabs(x0[i]));
+    }
+    free(x0);
+    free(b);
+    free(x);
+  }
+  ts_lu_destroy(lu);
+  return result;
+}
+
+static const char *pivoting_name(ts_lu_pivoting p) {
+  return p == TS_LU_PIVOTING_STATIC ? "static" : p == TS_LU_PIVOTING_PARTIAL ? "partial" : "auto";
+}
+
+/* A0's factors trip the trigger under static pivoting (the cancelling
+ * chain, natural order); beside it a block in other units. Every pivoting
+ * solves A = D_r A0 D_c for scalings across 10^-spread .. 10^spread. */
+static void test_scaled_chains(void) {
+  const ts_lu_pivoting pivotings[] = {TS_LU_PIVOTING_STATIC, TS_LU_PIVOTING_AUTO, TS_LU_PIVOTING_PARTIAL};
+  const int spreads[] = {0, 8, 20, 60};
+  int checked = 0, judged_scaled = 0;
+  for (int s = 0; s < 4; s++)
+    for (unsigned long long seed = 1; seed <= 6; seed++) {
+      ts_csr *a0 = chain(1 + (int64_t)(seed * 3 % 11), seed, 0);
+      const int64_t n = a0->rows;
+      double *row_scale = malloc((size_t)n * sizeof *row_scale), *col_scale = malloc((size_t)n * sizeof *col_scale);
+      unsigned long long state = 100 + seed;
+      random_units(n, spreads[s], &state, row_scale);
+      random_units(n, spreads[s], &state, col_scale);
+      ts_csr *a = scaled_copy(a0, row_scale, col_scale);
+      for (int p = 0; p < 3; p++)
+        for (int natural = 0; natural < 2; natural++) {
+          const ts_lu_ordering ordering = natural ? TS_LU_ORDER_NATURAL : lu_test_options().ordering;
+          outcome o = factor_and_solve(a, col_scale, pivotings[p], ordering);
+          CHECK_MSG(!TS_IS_ERROR(o.status) && o.backward_error <= 1e-13 && o.forward_error <= 1e-9,
+                    "chain of %lld rows, units 10^+-%d, seed %llu, %s, %s order: %s (%s), backward error %.3g, "
+                    "forward error %.3g, %lld perturbed",
+                    (long long)n, spreads[s], seed, pivoting_name(pivotings[p]), natural ? "natural" : "fill",
+                    ts_status_string(o.status), TS_IS_ERROR(o.status) ? ts_last_error(ctx) : "", o.backward_error,
+                    o.forward_error, (long long)o.stats.perturbed_pivots);
+          /* Where A's estimate was beyond 1/eps, the factors stood on M's. */
+          if (o.stats.condest > 1.0 / DBL_EPSILON) {
+            CHECK_MSG(o.stats.scaled_condest > 0.0 && o.stats.scaled_condest <= 1.0 / DBL_EPSILON,
+                      "seed %llu, %s: condest %.3g, scaled %.3g", seed, pivoting_name(pivotings[p]), o.stats.condest,
+                      o.stats.scaled_condest);
+            judged_scaled++;
+          }
+          checked++;
+        }
+      ts_csr_destroy(a);
+      ts_csr_destroy(a0);
+      free(row_scale);
+      free(col_scale);
+    }
+  printf("scaled chains: %d factorizations checked, %d stood on the scaled matrix's estimate\n", checked,
+         judged_scaled);
+  CHECK(judged_scaled > 0);
+}
+
+/* The two cases that were called singular: a cancelling chain beside the
+ * upper triangular [1e-20 1; 0 1] under static pivots in the natural order,
+ * and a well-conditioned 4 x 4 whose columns were multiplied by 1e-12, 1e-5,
+ * 1e2 and 1e9 under partial pivoting. */
+static void test_known_cases(void) {
+  const int32_t u_rows[] = {0, 0, 1}, u_cols[] = {0, 1, 1};
+  const double u_values[] = {1e-20, 1.0, 1.0};
+  ts_csr *units = lu_test_csr(ctx, 2, 3, u_rows, u_cols, u_values);
+  ts_csr *cancelling = chain(4, 9, 0);
+  ts_csr *beside = block_diagonal(cancelling, units);
+  const int32_t c_rows[] = {0, 0, 0, 1, 1, 2, 3, 3}, c_cols[] = {0, 1, 3, 0, 3, 3, 0, 2};
+  const double c_values[] = {2.0000056085465023e-12,  -3.1078767059138913e-05, -287774777.90307814,
+                             -3.3855943128179633e-12, 4642292139.7416515,      -3554899368.8525119,
+                             -2.7790519364045385e-12, 200.85834029955996};
+  ts_csr *columns = lu_test_csr(ctx, 4, 8, c_rows, c_cols, c_values);
+  const ts_csr *cases[2] = {beside, columns};
+  const char *names[2] = {"chain beside [1e-20 1; 0 1]", "column-scaled 4 x 4"};
+  const ts_lu_pivoting pivotings[] = {TS_LU_PIVOTING_STATIC, TS_LU_PIVOTING_AUTO, TS_LU_PIVOTING_PARTIAL};
+  /* The columns' units, so that x0 has a like magnitude in every column's
+   * product. */
+  const double column_units[2][14] = {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1e-20, 1}, {1e-12, 1e-5, 1e2, 1e9}};
+  for (int c = 0; c < 2; c++) {
+    const double *units_of = column_units[c];
+    for (int p = 0; p < 3; p++)
+      for (int natural = 0; natural < 2; natural++) {
+        const ts_lu_ordering ordering = natural ? TS_LU_ORDER_NATURAL : lu_test_options().ordering;
+        outcome o = factor_and_solve(cases[c], units_of, pivotings[p], ordering);
+        CHECK_MSG(!TS_IS_ERROR(o.status) && o.backward_error <= 1e-13 && o.forward_error <= 1e-9,
+                  "%s, %s, %s order: %s (%s), backward error %.3g, forward error %.3g", names[c],
+                  pivoting_name(pivotings[p]), natural ? "natural" : "fill", ts_status_string(o.status),
+                  TS_IS_ERROR(o.status) ? ts_last_error(ctx) : "", o.backward_error, o.forward_error);
+      }
+  }
+  ts_csr_destroy(units);
+  ts_csr_destroy(cancelling);
+  ts_csr_destroy(beside);
+  ts_csr_destroy(columns);
+}
+
+/* Singular A0 stays singular whatever the units: a chain whose last block
+ * has two equal rows, and [1 1; 1 1 + 2^-52] (condition about 2^54, beyond
+ * 1/eps in any diagonal scaling: a scaling cannot separate two rows whose
+ * entries agree to the last bit). */
+static void test_singular_stays_singular(void) {
+  const ts_lu_pivoting pivotings[] = {TS_LU_PIVOTING_STATIC, TS_LU_PIVOTING_AUTO, TS_LU_PIVOTING_PARTIAL};
+  const int32_t n_rows[] = {0, 0, 1, 1}, n_cols[] = {0, 1, 0, 1};
+  const double n_values[] = {1.0, 1.0, 1.0, 1.0 + DBL_EPSILON};
+  for (unsigned long long seed = 1; seed <= 8; seed++) {
+    ts_csr *a0 = seed % 2 ? chain(1 + (int64_t)(seed % 5), seed, 1) : lu_test_csr(ctx, 2, 4, n_rows, n_cols, n_values);
+    const int64_t n = a0->rows;
+    double *row_scale = malloc((size_t)n * sizeof *row_scale), *col_scale = malloc((size_t)n * sizeof *col_scale);
+    unsigned long long state = 300 + seed;
+    random_units(n, (int)(seed * 5 % 31), &state, row_scale);
+    random_units(n, (int)(seed * 7 % 31), &state, col_scale);
+    ts_csr *a = scaled_copy(a0, row_scale, col_scale);
+    for (int p = 0; p < 3; p++)
+      for (int natural = 0; natural < 2; natural++) {
+        const ts_lu_ordering ordering = natural ? TS_LU_ORDER_NATURAL : lu_test_options().ordering;
+        outcome o = factor_and_solve(a, col_scale, pivotings[p], ordering);
+        CHECK_MSG(o.status == TS_ERROR_NUMERICALLY_SINGULAR,
+                  "singular %s of %lld rows, seed %llu, %s, %s order: %s, %lld perturbed, forward error %.3g",
+                  seed % 2 ? "chain" : "2 x 2", (long long)n, seed, pivoting_name(pivotings[p]),
+                  natural ? "natural" : "fill", ts_status_string(o.status), (long long)o.stats.perturbed_pivots,
+                  o.forward_error);
+      }
+    ts_csr_destroy(a);
+    ts_csr_destroy(a0);
+    free(row_scale);
+    free(col_scale);
+  }
+}
+
+/* Every case on ctx with the LU's phases on scaled_backend. */
+static void scaled_judgement_cases(void) {
+  test_known_cases();
+  test_scaled_chains();
+  test_singular_stays_singular();
+}
+
+#endif
