@@ -299,6 +299,13 @@ struct ts_lu {
   tsi_lu_pivot_quality pivot_now;
   tsi_lu_pivot_quality pivot_base;
   int pivot_base_set;
+
+  /* A matching handed to the next analysis with partial pivoting (AUTO's
+   * re-pivoting hands the static analysis's, on the same pattern): the row
+   * of A matched to each column of A and the scales, as tsi_lu_matching
+   * makes them; NULL when none. The caller that sets them owns them. */
+  const int32_t *handed_matching;
+  const double *handed_row_scale, *handed_col_scale;
 };
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */

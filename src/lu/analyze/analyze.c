@@ -187,6 +187,27 @@ static ts_status order_matched(ts_lu *lu, const ts_csr *a, int64_t *speculated, 
   return tsi_lu_ordering(lu, a, speculated, 1, *block_of);
 }
 
+/* The matching handed by the caller (lu->handed_matching) as the analysis's
+ * own: the same pattern was matched perfectly before. */
+static ts_status take_handed_matching(ts_lu *lu) {
+  const int64_t n = lu->n;
+  lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
+  lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
+  lu->row_scale = tsi_malloc_array(n, sizeof(double));
+  lu->col_scale = tsi_malloc_array(n, sizeof(double));
+  if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
+                     (long long)n);
+  for (int64_t j = 0; j < n; j++) {
+    lu->row_perm[j] = lu->handed_matching[j];
+    lu->col_perm[j] = (int32_t)j;
+    lu->row_scale[j] = lu->handed_row_scale[j];
+    lu->col_scale[j] = lu->handed_col_scale[j];
+  }
+  lu->stats.structural_rank = n;
+  return TS_SUCCESS;
+}
+
 ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   if (!lu)
     return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "ts_lu_analyze: lu is NULL");
@@ -250,7 +271,9 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   } else
 #endif
   {
-    st = partial ? tsi_lu_matching_partial(lu, a, diagonal) : tsi_lu_matching(lu, a, diagonal);
+    st = partial && lu->handed_matching ? take_handed_matching(lu)
+         : partial                      ? tsi_lu_matching_partial(lu, a, diagonal)
+                                        : tsi_lu_matching(lu, a, diagonal);
     matched = tsi_seconds();
   }
   lu->stats.time_matching = matched - start;

@@ -262,6 +262,33 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool
   return tsi_lu_pivot_check(lu, status, caller);
 }
 
+/* A new analysis of a with the current analysis's matching and scaling,
+ * which partial pivoting's analysis takes as its own instead of matching
+ * anew (M's diagonal: row_perm[k] of A was matched to col_perm[k]); without
+ * memory for the copies it matches anew. */
+static ts_status analyze_with_own_matching(ts_lu *lu, const ts_csr *a) {
+  const int64_t n = lu->n;
+  int32_t *matching = tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  double *row_scale = tsi_malloc_array(n > 0 ? n : 1, sizeof(double));
+  double *col_scale = tsi_malloc_array(n > 0 ? n : 1, sizeof(double));
+  if (matching && row_scale && col_scale) {
+    for (int64_t k = 0; k < n; k++)
+      matching[lu->col_perm[k]] = lu->row_perm[k];
+    memcpy(row_scale, lu->row_scale, (size_t)n * sizeof(double));
+    memcpy(col_scale, lu->col_scale, (size_t)n * sizeof(double));
+    lu->handed_matching = matching;
+    lu->handed_row_scale = row_scale;
+    lu->handed_col_scale = col_scale;
+  }
+  const ts_status status = ts_lu_analyze(lu, a);
+  lu->handed_matching = NULL;
+  lu->handed_row_scale = lu->handed_col_scale = NULL;
+  free(matching);
+  free(row_scale);
+  free(col_scale);
+  return status;
+}
+
 /* A factorization reusing the analysis; under AUTO, the first one of an
  * analysis that perturbs a static pivot analyzes the values again with
  * partial pivoting (the option stays AUTO for the caller) and factors anew. */
@@ -271,7 +298,7 @@ static ts_status lu_numeric_repivoting(ts_lu *lu, const ts_csr *a, const char *c
   if (!repivot)
     return status;
   lu->options.pivoting = TS_LU_PIVOTING_PARTIAL;
-  status = ts_lu_analyze(lu, a);
+  status = analyze_with_own_matching(lu, a);
   if (status == TS_SUCCESS)
     status = lu_numeric(lu, a, caller, NULL, true);
   /* Partial pivots whose factors do not stand: the static pivots are judged
