@@ -13,16 +13,18 @@
 static ts_context *ctx;
 static ts_backend scaled_backend = TS_BACKEND_CPU;
 
-/* A copy of a with row i multiplied by row_scale[i] and column j by
- * col_scale[j]. */
-static ts_csr *scaled_copy(const ts_csr *a, const double *row_scale, const double *col_scale) {
+/* A copy of a (n x n) with row i multiplied by row_scale[i] and column j
+ * by col_scale[j] (n entries each). */
+static ts_csr *scaled_copy(const ts_csr *a, int64_t n, const double *row_scale, const double *col_scale) {
   ts_csr *copy = NULL;
-  if (ts_csr_copy(ctx, a, &copy) != TS_SUCCESS)
+  if (a->rows != n || a->cols != n || ts_csr_copy(ctx, a, &copy) != TS_SUCCESS)
     return NULL;
   double *v = (double *)copy->values;
-  for (int64_t i = 0; i < copy->rows; i++)
-    for (int64_t e = copy->row_ptr[i]; e < copy->row_ptr[i + 1]; e++)
-      v[e] *= row_scale[i] * col_scale[copy->col_idx[e]];
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t e = copy->row_ptr[i]; e < copy->row_ptr[i + 1]; e++) {
+      const int64_t j = copy->col_idx[e];
+      v[e] *= row_scale[i] * (j >= 0 && j < n ? col_scale[j] : 1.0);
+    }
   return copy;
 }
 
@@ -35,8 +37,8 @@ static void random_units(int64_t n, int spread, unsigned long long *state, doubl
 /* Block-diagonal matrix of two (rows of `second` shifted by first's size). */
 static ts_csr *block_diagonal(const ts_csr *first, const ts_csr *second) {
   const int64_t n = first->rows + second->rows, count = first->nnz + second->nnz;
-  int32_t *rows = malloc((size_t)count * sizeof *rows), *cols = malloc((size_t)count * sizeof *cols);
-  double *values = malloc((size_t)count * sizeof *values);
+  int32_t *rows = calloc((size_t)count, sizeof *rows), *cols = calloc((size_t)count, sizeof *cols);
+  double *values = calloc((size_t)count, sizeof *values);
   int64_t k = 0;
   const ts_csr *parts[2] = {first, second};
   int64_t offset = 0;
@@ -64,8 +66,8 @@ static ts_csr *block_diagonal(const ts_csr *first, const ts_csr *second) {
  * singular with a perfect matching. */
 static ts_csr *chain(int64_t blocks, unsigned long long seed, int singular) {
   const int64_t n = 3 * blocks;
-  int32_t *rows = malloc((size_t)(9 * blocks) * sizeof *rows), *cols = malloc((size_t)(9 * blocks) * sizeof *cols);
-  double *values = malloc((size_t)(9 * blocks) * sizeof *values);
+  int32_t *rows = calloc((size_t)(9 * blocks), sizeof *rows), *cols = calloc((size_t)(9 * blocks), sizeof *cols);
+  double *values = calloc((size_t)(9 * blocks), sizeof *values);
   unsigned long long state = seed;
   int64_t count = 0;
   for (int64_t b = 0; b < blocks; b++) {
@@ -125,7 +127,10 @@ typedef struct outcome {
  * right-hand side A x0 with x0_i = (1 + i mod 7) / col_scale_i. */
 static outcome factor_and_solve(const ts_csr *a, const double *col_scale, ts_lu_pivoting pivoting,
                                 ts_lu_ordering ordering) {
-  outcome result = {.backward_error = INFINITY, .forward_error = INFINITY};
+  outcome result = {.status = TS_ERROR_INVALID_ARGUMENT, .backward_error = INFINITY, .forward_error = INFINITY};
+  CHECK(a != NULL);
+  if (!a)
+    return result;
   const int64_t n = a->rows;
   ts_lu_options options = lu_test_options();
   options.backend = scaled_backend;
@@ -137,7 +142,7 @@ static outcome factor_and_solve(const ts_csr *a, const double *col_scale, ts_lu_
   result.status = ts_lu_factor(lu, a);
   ts_lu_get_stats(lu, &result.stats);
   if (!TS_IS_ERROR(result.status)) {
-    double *x0 = malloc((size_t)n * sizeof *x0), *b = malloc((size_t)n * sizeof *b);
+    double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b);
     double *x = calloc((size_t)n, sizeof *x);
     for (int64_t i = 0; i < n; i++)
       x0[i] = (double)(1 + i % 7) / col_scale[i];
@@ -172,12 +177,15 @@ static void test_scaled_chains(void) {
   for (int s = 0; s < 4; s++)
     for (unsigned long long seed = 1; seed <= 6; seed++) {
       ts_csr *a0 = chain(1 + (int64_t)(seed * 3 % 11), seed, 0);
+      CHECK(a0 != NULL);
+      if (!a0)
+        continue;
       const int64_t n = a0->rows;
-      double *row_scale = malloc((size_t)n * sizeof *row_scale), *col_scale = malloc((size_t)n * sizeof *col_scale);
+      double *row_scale = calloc((size_t)n, sizeof *row_scale), *col_scale = calloc((size_t)n, sizeof *col_scale);
       unsigned long long state = 100 + seed;
       random_units(n, spreads[s], &state, row_scale);
       random_units(n, spreads[s], &state, col_scale);
-      ts_csr *a = scaled_copy(a0, row_scale, col_scale);
+      ts_csr *a = scaled_copy(a0, n, row_scale, col_scale);
       for (int p = 0; p < 3; p++)
         for (int natural = 0; natural < 2; natural++) {
           const ts_lu_ordering ordering = natural ? TS_LU_ORDER_NATURAL : lu_test_options().ordering;
@@ -256,12 +264,15 @@ static void test_singular_stays_singular(void) {
   const double n_values[] = {1.0, 1.0, 1.0, 1.0 + DBL_EPSILON};
   for (unsigned long long seed = 1; seed <= 8; seed++) {
     ts_csr *a0 = seed % 2 ? chain(1 + (int64_t)(seed % 5), seed, 1) : lu_test_csr(ctx, 2, 4, n_rows, n_cols, n_values);
+    CHECK(a0 != NULL);
+    if (!a0)
+      continue;
     const int64_t n = a0->rows;
-    double *row_scale = malloc((size_t)n * sizeof *row_scale), *col_scale = malloc((size_t)n * sizeof *col_scale);
+    double *row_scale = calloc((size_t)n, sizeof *row_scale), *col_scale = calloc((size_t)n, sizeof *col_scale);
     unsigned long long state = 300 + seed;
     random_units(n, (int)(seed * 5 % 31), &state, row_scale);
     random_units(n, (int)(seed * 7 % 31), &state, col_scale);
-    ts_csr *a = scaled_copy(a0, row_scale, col_scale);
+    ts_csr *a = scaled_copy(a0, n, row_scale, col_scale);
     for (int p = 0; p < 3; p++)
       for (int natural = 0; natural < 2; natural++) {
         const ts_lu_ordering ordering = natural ? TS_LU_ORDER_NATURAL : lu_test_options().ordering;
