@@ -123,6 +123,52 @@ cleanup:
   return csr;
 }
 
+/* Chains of the 3 x 3 block [s t 0; u (tu/s) second 1; 0 1 1] (s, t, u
+ * random powers of two, so that with second = 1 the second static pivot,
+ * tu/s - ut/s, cancels exactly in the natural order, whichever of the two
+ * largest matchings is taken), each block coupled to the next above the
+ * diagonal; with `singular` the last block's third row repeats its second
+ * ([u tu/s 1] in the same columns): singular with a perfect matching. */
+static inline ts_csr *lu_test_chain_of_blocks(ts_context *ctx, int64_t blocks, unsigned long long seed, double second,
+                                              int singular) {
+  const int64_t n = 3 * blocks;
+  int32_t *rows = calloc((size_t)(9 * blocks), sizeof *rows), *cols = calloc((size_t)(9 * blocks), sizeof *cols);
+  double *values = calloc((size_t)(9 * blocks), sizeof *values);
+  ts_csr *a = NULL;
+  if (!rows || !cols || !values)
+    goto cleanup;
+  unsigned long long state = seed;
+  int64_t count = 0;
+  for (int64_t b = 0; b < blocks; b++) {
+    const int32_t o = (int32_t)(3 * b);
+    const double s = ldexp(1.0, (int)(4.0 * test_random(&state))), t = ldexp(1.0, (int)(4.0 * test_random(&state)));
+    const double u = ldexp(1.0, (int)(4.0 * test_random(&state)));
+    const int last_singular = singular && b + 1 == blocks;
+    const int32_t r[] = {o, o, o + 1, o + 1, o + 1, o + 2, o + 2, o + 2};
+    const int32_t c[] = {o, o + 1, o, o + 1, o + 2, o, o + 1, o + 2};
+    const double v[] = {s,  t, u, second * t * u / s, 1.0, last_singular ? u : 0.0, last_singular ? t * u / s : 1.0,
+                        1.0};
+    for (int k = 0; k < 8; k++) {
+      if (v[k] == 0.0)
+        continue;
+      rows[count] = r[k];
+      cols[count] = c[k];
+      values[count++] = v[k];
+    }
+    if (b + 1 < blocks) {
+      rows[count] = o + 2;
+      cols[count] = o + 3;
+      values[count++] = 0.5 + 0.25 * test_random(&state);
+    }
+  }
+  a = lu_test_csr(ctx, n, count, rows, cols, values);
+cleanup:
+  free(rows);
+  free(cols);
+  free(values);
+  return a;
+}
+
 /* Dense row-major copy of a double CSR matrix (or of its transpose). */
 static inline double *lu_test_dense(const ts_csr *a, int transpose) {
   int64_t n = a->rows;

@@ -45,45 +45,13 @@ static ts_lu *factored(const ts_csr *a, ts_lu_pivoting pivoting, ts_status *stat
   return factored_in(a, pivoting, lu_test_options().ordering, status);
 }
 
-/* Chains of the 3 x 3 block [s t 0; u tu/s 1; 0 1 1] (powers of two, so the
- * second static pivot, tu/s - ut/s, cancels exactly in the natural order,
- * whichever of the two largest matchings is taken), each block coupled to
- * the next above the diagonal. */
-static ts_csr *chain_of_blocks(int64_t blocks, unsigned long long seed, double second);
+/* The chains of lu_test_chain_of_blocks (second = 1: the cancelling
+ * chain). */
+static ts_csr *chain_of_blocks(int64_t blocks, unsigned long long seed, double second) {
+  return lu_test_chain_of_blocks(ctx, blocks, seed, second, 0);
+}
 
 static ts_csr *cancelling_chain(int64_t blocks, unsigned long long seed) { return chain_of_blocks(blocks, seed, 1.0); }
-
-/* The chain with tu/s multiplied by `second` (1: the cancelling chain). */
-static ts_csr *chain_of_blocks(int64_t blocks, unsigned long long seed, double second) {
-  const int64_t n = 3 * blocks;
-  int32_t *rows = malloc((size_t)(8 * blocks) * sizeof *rows), *cols = malloc((size_t)(8 * blocks) * sizeof *cols);
-  double *values = malloc((size_t)(8 * blocks) * sizeof *values);
-  unsigned long long state = seed;
-  int64_t count = 0;
-  for (int64_t b = 0; b < blocks; b++) {
-    const int32_t o = (int32_t)(3 * b);
-    const double s = ldexp(1.0, (int)(4.0 * test_random(&state))), t = ldexp(1.0, (int)(4.0 * test_random(&state)));
-    const double u = ldexp(1.0, (int)(4.0 * test_random(&state)));
-    const int32_t r[] = {o, o, o + 1, o + 1, o + 1, o + 2, o + 2};
-    const int32_t c[] = {o, o + 1, o, o + 1, o + 2, o + 1, o + 2};
-    const double v[] = {s, t, u, second * t * u / s, 1.0, 1.0, 1.0};
-    for (int k = 0; k < 7; k++) {
-      rows[count] = r[k];
-      cols[count] = c[k];
-      values[count++] = v[k];
-    }
-    if (b + 1 < blocks) {
-      rows[count] = o + 2;
-      cols[count] = o + 3;
-      values[count++] = 0.5 + 0.25 * test_random(&state);
-    }
-  }
-  ts_csr *a = lu_test_csr(ctx, n, count, rows, cols, values);
-  free(rows);
-  free(cols);
-  free(values);
-  return a;
-}
 
 static void solve_and_compare(ts_lu *lu, const ts_csr *a, const char *what) {
   const int64_t n = a->rows;

@@ -191,13 +191,9 @@ static ts_status order_matched(ts_lu *lu, const ts_csr *a, int64_t *speculated, 
  * own: the same pattern was matched perfectly before. */
 static ts_status take_handed_matching(ts_lu *lu) {
   const int64_t n = lu->n;
-  lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
-  lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
-  lu->row_scale = tsi_malloc_array(n, sizeof(double));
-  lu->col_scale = tsi_malloc_array(n, sizeof(double));
-  if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
-                     (long long)n);
+  const ts_status st = tsi_lu_permutations_alloc(lu, n);
+  if (st != TS_SUCCESS)
+    return st;
   for (int64_t j = 0; j < n; j++) {
     lu->row_perm[j] = lu->handed_matching[j];
     lu->col_perm[j] = (int32_t)j;

@@ -34,6 +34,19 @@ ts_status tsi_lu_check_pattern_rank(ts_lu *lu, const ts_csr *a, int diagonal);
 ts_status tsi_lu_no_perfect_matching(ts_lu *lu, const ts_csr *a, int diagonal);
 ts_status tsi_lu_non_finite_entry(ts_lu *lu, const ts_csr *a, int diagonal, int64_t entry);
 
+/* The matching's arrays, n entries each: lu->row_perm, col_perm, row_scale
+ * and col_scale (the analysis's release frees them). */
+static inline ts_status tsi_lu_permutations_alloc(ts_lu *lu, int64_t n) {
+  lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
+  lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
+  lu->row_scale = tsi_malloc_array(n, sizeof(double));
+  lu->col_scale = tsi_malloc_array(n, sizeof(double));
+  if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
+                     (long long)n);
+  return TS_SUCCESS;
+}
+
 /* Entry k of a real matrix (float64 or float32 values) as a double. */
 static inline double tsi_lu_real_entry(const ts_csr *a, int64_t k) {
   return a->dtype == TS_FLOAT64 ? ((const double *)a->values)[k] : (double)((const float *)a->values)[k];

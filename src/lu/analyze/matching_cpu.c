@@ -659,15 +659,9 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   double *u = NULL, *v = NULL;
   int32_t *col_of_row = NULL;
 
-  lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
-  lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
-  lu->row_scale = tsi_malloc_array(n, sizeof(double));
-  lu->col_scale = tsi_malloc_array(n, sizeof(double));
-  if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale) {
-    st = tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
-                   (long long)n);
+  st = tsi_lu_permutations_alloc(lu, n);
+  if (st != TS_SUCCESS)
     goto cleanup;
-  }
   for (int64_t k = 0; k < n; k++) {
     lu->row_perm[k] = lu->col_perm[k] = (int32_t)k;
     lu->row_scale[k] = lu->col_scale[k] = 1.0;

@@ -64,16 +64,12 @@ static ts_status equilibrate(ts_lu *lu, const ts_csr *a, int diagonal) {
 
 ts_status tsi_lu_matching_transversal(ts_lu *lu, const ts_csr *a, int diagonal) {
   const int64_t n = a->rows;
-  lu->row_perm = tsi_malloc_array(n, sizeof(int32_t));
-  lu->col_perm = tsi_malloc_array(n, sizeof(int32_t));
-  lu->row_scale = tsi_malloc_array(n, sizeof(double));
-  lu->col_scale = tsi_malloc_array(n, sizeof(double));
-  if (!lu->row_perm || !lu->col_perm || !lu->row_scale || !lu->col_scale)
-    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
-                     (long long)n);
+  ts_status st = tsi_lu_permutations_alloc(lu, n);
+  if (st != TS_SUCCESS)
+    return st;
   for (int64_t i = 0; i < n; i++)
     lu->col_perm[i] = lu->row_perm[i] = (int32_t)i;
-  ts_status st = equilibrate(lu, a, diagonal);
+  st = equilibrate(lu, a, diagonal);
   if (st != TS_SUCCESS)
     return st;
   if (diagonal == 2) {
