@@ -117,6 +117,18 @@ if(TARGET tessera_cli)
     JSON JSON_EQUALS "status=success,perturbed_pivots=0,solution_norm=1"
     STDOUT "\"condest\": 1e\\+10,"
     STDERR "^warning: condition estimate 1.00e\\+10, above 1/sqrt\\(eps\\)")
+  # Rows and columns in other units: a cancelling block (its static pivot
+  # perturbed in the natural order) beside [1e-20 1; 0 1]. kappa_1(A) is
+  # 3e20, beyond 1/eps; the scaled matrix's is small, so the factors stand,
+  # and the warning and the JSON give both estimates.
+  file(WRITE ${TESSERA_CLI_WORK}/units5.mtx "%%MatrixMarket matrix coordinate real general\n5 5 10\n1 1 1\n1 2 1\n"
+    "2 1 1\n2 2 1\n2 3 1\n3 2 1\n3 3 1\n4 4 1e-20\n4 5 1\n5 5 1\n")
+  tessera_cli_test(solve_units_warning ARGS solve ${TESSERA_CLI_WORK}/units5.mtx --ordering natural --pivoting static
+    STDOUT "scaled condition +[1-9][.0-9]*e\\+0[0-9] .*x \\(first entries\\) +1 1 1"
+    STDERR "^warning: 1 pivot was perturbed.*condition estimate [0-9.]+e\\+2[0-9], of the scaled matrix only")
+  tessera_cli_test(solve_units_json ARGS solve ${TESSERA_CLI_WORK}/units5.mtx --ordering natural --json
+    JSON JSON_EQUALS "status=success"
+    STDOUT "\"scaled_condest\": [1-9][.0-9]*(e\\+0[0-9])?,")
   # A regular matrix: the report's estimates beside the backward error, no
   # warning. west0067: kappa_1 = 429 (dense LAPACK); the estimate, a lower
   # bound, within a factor of ten of it; x = ones.

@@ -218,7 +218,7 @@ static void test_near_singular_with(ts_lu_pivoting pivoting) {
     double truth = NAN;
 #endif
     printf("near-singular n %lld, epsilon %.0e, pivoting %d: %s, %lld perturbed, condest %.3e, true %.3e\n",
-           (long long)cases[k].n, (int)pivoting, cases[k].epsilon, ts_status_string(st),
+           (long long)cases[k].n, cases[k].epsilon, (int)pivoting, ts_status_string(st),
            (long long)stats.perturbed_pivots, stats.condest, truth);
     if (!(truth < 0.01 / DBL_EPSILON)) {
       /* Singular, or beyond 1/eps up to the estimate's factor: singular. */

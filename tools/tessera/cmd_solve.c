@@ -28,7 +28,8 @@ static const char solve_help[] =
     "nnz(L+U)/nnz(A), flops, levels and the widest level, the symbolic phase's\n"
     "chunks, the peak GPU memory, perturbed pivots, refinement steps, whether\n"
     "the solve fell back to partial pivoting, the 1-norm condition estimate\n"
-    "(Hager and Higham, a lower bound, as klu_condest), the reciprocal pivot\n"
+    "(Hager and Higham, a lower bound, as klu_condest; and the scaled\n"
+    "matrix's, where the singularity rule made one), the reciprocal pivot\n"
     "growth (as klu_rgrowth), the residual norm |b - Ax|_inf, the solution\n"
     "norm |x|_inf and the normwise backward error\n"
     "|b - Ax|_inf / (|A|_inf |x|_inf + |b|_inf) (the largest over B's columns).\n"
@@ -79,7 +80,8 @@ static const char solve_help[] =
     "Singular matrices: the structurally singular ones are refused with their\n"
     "structural rank; a matrix the LU finds numerically singular (a pivot\n"
     "without a usable value, or perturbed pivots with a condition estimate\n"
-    "above 1/eps or a backward error that refinement cannot bring to 1e-14)\n"
+    "above 1/eps, of A and of the matrix as the analysis scaled it, or a\n"
+    "backward error that refinement cannot bring to 1e-14)\n"
     "ends with one line naming the column (from 1, as in the file) and the\n"
     "condition estimate. A result that stands but had perturbed pivots, fell\n"
     "back to partial pivoting, or has a condition estimate above 1/sqrt(eps)\n"
@@ -199,10 +201,15 @@ static void result_warning(const ts_lu_stats *stats, char *warning, size_t size)
    * in its column's units, follow that one. */
   if (stats->scaled_condest > 0.0 && stats->condest > warning_condest() && used < size) {
     const double scaled = stats->scaled_condest;
-    snprintf(warning + used, size - used,
-             "%scondition estimate %.2e, of the scaled matrix %.2e: about %.0f digits of x, each in its column's "
-             "units, may be lost",
-             used ? "; " : "", stats->condest, scaled, scaled > 1.0 ? floor(log10(scaled)) : 0.0);
+    if (scaled <= warning_condest())
+      snprintf(warning + used, size - used,
+               "%scondition estimate %.2e, of the scaled matrix only %.2e: the rows and columns are in other units",
+               used ? "; " : "", stats->condest, scaled);
+    else
+      snprintf(warning + used, size - used,
+               "%scondition estimate %.2e, of the scaled matrix %.2e: about %.0f digits of x, each in its column's "
+               "units, may be lost",
+               used ? "; " : "", stats->condest, scaled, floor(log10(scaled)));
     return;
   }
   /* Double carries about 16 digits: past 1e16 none of x's may be right. */
@@ -550,6 +557,8 @@ static int run_solve(int argc, char **argv) {
     if (stats.partial_pivoting)
       cli_line(report, "partial pivoting", "yes: the solve fell back to partially pivoted factors on the host");
     cli_line(report, "condition estimate", "%.2e (1-norm, a lower bound)", stats.condest);
+    if (stats.scaled_condest > 0.0)
+      cli_line(report, "scaled condition", "%.2e (of the matrix as the analysis scaled it)", stats.scaled_condest);
     cli_line(report, "pivot growth", "%.3g (reciprocal: near 1 is stable)", stats.rgrowth);
     cli_line(report, "residual norm", "%.2e (|b - Ax|_inf)", stats.residual_norm);
     cli_line(report, "solution norm", "%.2e (|x|_inf)", stats.solution_norm);
