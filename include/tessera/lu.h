@@ -79,8 +79,7 @@
  *   double factors): rounding leaves the cancelled pivot of a
  *   rank-deficient matrix a little above the threshold as often as below.
  *   Such factors that stand give TS_SUCCESS.
- * - A judgement whose factors stood on A's estimate (without the fallback)
- *   carries to a
+ * - A judgement whose factors stood (without the fallback) carries to a
  *   later factorization on the same analysis, without a new estimate, when
  *   its pivots are perturbed (or small) as then (the same count, first
  *   perturbed column and smallest pivot's column) and the values moved so
@@ -90,8 +89,10 @@
  *   and the judged estimate standing for |A^{-1}|_1 (Hager and Higham's
  *   estimate is a lower bound, usually within a factor of 3: 1/8 keeps the
  *   true product below 1/2 there);
- *   ts_lu_stats::condest then holds that bound. The solves' check below
- *   still applies.
+ *   ts_lu_stats::condest then holds that bound. A judgement that stood on
+ *   M's estimate carries the same way in M's terms (|dM|_1 and M's
+ *   estimate; the bound in ts_lu_stats::scaled_condest). The solves' check
+ *   below still applies.
  * - Perturbed factors that stand give TS_WARNING_PERTURBED_PIVOTS (not an
  *   error); factors that do not stand TS_ERROR_NUMERICALLY_SINGULAR with the
  *   column in

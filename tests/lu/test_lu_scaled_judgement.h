@@ -6,6 +6,8 @@
 
 #include "test_lu_numeric_common.h"
 
+#include "lu/numeric/numeric_internal.h" /* the judgements' count */
+
 #include <float.h>
 #include <stdbool.h>
 
@@ -281,11 +283,78 @@ static void test_singular_stays_singular(void) {
   }
 }
 
+/* A judgement that stood on the scaled matrix's estimate carries to the
+ * refactorizations of the same and of nearby values (no new estimate, the
+ * bound in stats.scaled_condest at least the judged estimate), in M's
+ * terms: the units that put A's condition beyond 1/eps do not stop it. */
+static void test_scaled_carry(void) {
+  ts_csr *a0 = chain(6, 5, 0);
+  double *col_scale = NULL;
+  ts_csr *a = in_units(a0, 20, 20, 77, &col_scale);
+  ts_csr *near = NULL;
+  /* Nearby values that keep the cancellation: the couplings between the
+   * blocks moved by 1e-10 of themselves. */
+  if (a && ts_csr_copy(ctx, a, &near) == TS_SUCCESS)
+    for (int64_t i = 2; i < near->rows; i += 3)
+      for (int64_t e = near->row_ptr[i]; e < near->row_ptr[i + 1]; e++)
+        if (near->col_idx[e] == i + 1)
+          ((double *)near->values)[e] *= 1.0 + 1e-10;
+  CHECK(a != NULL && near != NULL);
+  if (a && near) {
+    ts_lu_options options = lu_test_options();
+    options.backend = scaled_backend;
+    options.pivoting = TS_LU_PIVOTING_STATIC;
+    options.ordering = TS_LU_ORDER_NATURAL;
+    ts_lu *lu = NULL;
+    CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+    CHECK_OK(ctx, ts_lu_analyze(lu, a));
+    CHECK_STATUS(ctx, ts_lu_factor(lu, a), TS_WARNING_PERTURBED_PIVOTS);
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    const double judged = stats.scaled_condest;
+    const tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
+    const int64_t estimates = ws ? ws->condition_estimates : -1;
+    CHECK_MSG(stats.condest > 1.0 / DBL_EPSILON && judged > 0.0 && judged <= 1.0 / DBL_EPSILON && estimates == 1,
+              "first factorization: condest %.3g, scaled %.3g, %lld estimates", stats.condest, judged,
+              (long long)estimates);
+    const ts_csr *values[2] = {a, near};
+    for (int k = 0; k < 2; k++) {
+      CHECK_STATUS(ctx, ts_lu_refactor(lu, values[k]), TS_WARNING_PERTURBED_PIVOTS);
+      CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+      ws = tsi_lu_numeric_workspace_get(lu);
+      CHECK_MSG(ws && ws->condition_estimates == 1 && stats.scaled_condest >= judged,
+                "refactorization %d: %lld estimates, bound %.6g against the judged %.6g", k,
+                ws ? (long long)ws->condition_estimates : -1LL, stats.scaled_condest, judged);
+      outcome o = {0};
+      const int64_t n = values[k]->rows;
+      double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x);
+      if (x0 && b && x) {
+        for (int64_t i = 0; i < n; i++)
+          x0[i] = (double)(1 + i % 7) / col_scale[i];
+        lu_test_multiply(values[k], 0, x0, b);
+        CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
+        o.backward_error = componentwise_backward_error(values[k], x, b);
+        CHECK_MSG(o.backward_error <= SCALED_BACKWARD_ERROR, "refactorization %d: backward error %.3g", k,
+                  o.backward_error);
+      }
+      free(x0);
+      free(b);
+      free(x);
+    }
+    ts_lu_destroy(lu);
+  }
+  ts_csr_destroy(near);
+  ts_csr_destroy(a);
+  ts_csr_destroy(a0);
+  free(col_scale);
+}
+
 /* Every case on ctx with the LU's phases on scaled_backend. */
 static void scaled_judgement_cases(void) {
   test_known_cases();
   test_scaled_chains();
   test_singular_stays_singular();
+  test_scaled_carry();
 }
 
 #endif

@@ -13,7 +13,10 @@
  * pivots were perturbed (or found small) as in the judged factorization:
  * the same count, the same first perturbed column and the same smallest
  * pivot's column. The solves' own check (refinement to the backward error
- * limit, else the fallback) stays on every solve through perturbed pivots. */
+ * limit, else the fallback) stays on every solve through perturbed pivots.
+ * A judgement that stood on the scaled matrix M's estimate carries the same
+ * way in M's terms (|dM|_1, |M|_1, the estimate of |M^{-1}|_1): the bound
+ * is then on M's condition number. */
 #include "core/complex_value.h"
 #include "lu/numeric/numeric_internal.h"
 
@@ -22,23 +25,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sum of |A_now(e) - A_judged(e)| over the entries (moduli for complex
- * values): at least |dA|_1. */
-static double change_sum(const ts_lu *lu, const double *judged) {
-  const int64_t nnz = lu->nnz_a;
+/* |A_now(e) - A_judged(e)| (the modulus for complex values). */
+static inline double entry_change(const ts_lu *lu, const double *judged, int64_t e) {
   const double *now = lu->a_values;
+  return lu->complex_values ? tsi_z_abs(tsi_z(now[2 * e] - judged[2 * e], now[2 * e + 1] - judged[2 * e + 1]))
+                            : fabs(now[e] - judged[e]);
+}
+
+/* The sum of the entries' changes: at least |dA|_1; with scaled, of the
+ * scaled matrix's (each change times its row's and column's scales): at
+ * least |dM|_1. */
+static double change_sum(const ts_lu *lu, const double *judged, bool scaled) {
   double sum = 0.0;
-  if (lu->complex_values) {
-    for (int64_t e = 0; e < nnz; e++)
-      sum += tsi_z_abs(tsi_z(now[2 * e] - judged[2 * e], now[2 * e + 1] - judged[2 * e + 1]));
-  } else {
-    for (int64_t e = 0; e < nnz; e++)
-      sum += fabs(now[e] - judged[e]);
+  if (!scaled) {
+    for (int64_t e = 0; e < lu->nnz_a; e++)
+      sum += entry_change(lu, judged, e);
+    return sum;
   }
+  for (int64_t i = 0; i < lu->n; i++)
+    for (int64_t e = lu->a_row_ptr[i]; e < lu->a_row_ptr[i + 1]; e++)
+      sum += lu->row_scale[i] * entry_change(lu, judged, e) * lu->col_scale[lu->a_col_idx[e]];
   return sum;
 }
 
-bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, double *condition_bound) {
+bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, double *condition_bound,
+                              bool *of_scaled) {
   const tsi_lu_judgement_record *record = &ws->judged;
   if (!record->values || lu->pivoted)
     return false;
@@ -46,7 +57,7 @@ bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *w
   if (now->perturbed != record->perturbed || lu->first_perturbed != record->first_perturbed ||
       now->smallest_pivot_column != record->smallest_pivot_column)
     return false;
-  const double change = change_sum(lu, record->values);
+  const double change = change_sum(lu, record->values, record->scaled);
   const double theta = change * record->inverse_norm;
   if (!(theta <= TSI_LU_JUDGEMENT_CARRY_THETA))
     return false;
@@ -54,15 +65,17 @@ bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *w
   if (!(bound <= 1.0 / DBL_EPSILON))
     return false;
   *condition_bound = bound;
+  *of_scaled = record->scaled;
   return true;
 }
 
-void tsi_lu_judgement_record_set(ts_lu *lu, tsi_lu_numeric_workspace *ws, double condest) {
+void tsi_lu_judgement_record_set(ts_lu *lu, tsi_lu_numeric_workspace *ws, double condest, bool of_scaled) {
   tsi_lu_judgement_record *record = &ws->judged;
   const int64_t count = (lu->nnz_a > 0 ? lu->nnz_a : 1) * tsi_lu_parts(lu);
+  const double norm_one = of_scaled ? ws->m_norm_one : ws->a_norm_one;
   /* Only factors that stood without the fallback, with a finite estimate
    * over a known 1-norm, are a reference. */
-  if (lu->pivoted || !(ws->a_norm_one > 0.0) || !isfinite(condest)) {
+  if (lu->pivoted || !(norm_one > 0.0) || !isfinite(condest)) {
     tsi_lu_judgement_record_clear(ws);
     return;
   }
@@ -71,8 +84,9 @@ void tsi_lu_judgement_record_set(ts_lu *lu, tsi_lu_numeric_workspace *ws, double
   if (!record->values)
     return; /* no reference: the next factorization is judged anew */
   memcpy(record->values, lu->a_values, (size_t)count * sizeof(double));
-  record->norm_one = ws->a_norm_one;
-  record->inverse_norm = condest / ws->a_norm_one;
+  record->scaled = of_scaled;
+  record->norm_one = norm_one;
+  record->inverse_norm = condest / norm_one;
   record->perturbed = lu->pivot_now.perturbed;
   record->first_perturbed = lu->first_perturbed;
   record->smallest_pivot_column = lu->pivot_now.smallest_pivot_column;

@@ -131,9 +131,11 @@ ts_status tsi_lu_gpu_check_cancel(ts_context *ctx, double *last_check, int64_t d
  * vectors (one per thread) and norms of the matrix last factored. */
 /* The last judgement whose static factors stood (judgement_carry.c): A's
  * values then (NULL: none), |A|_1, the estimate of |A^{-1}|_1 (the condition
- * estimate over |A|_1), and the pivots it judged. */
+ * estimate over |A|_1), and the pivots it judged; with scaled, the norms
+ * are the scaled matrix M's (the factors stood on M's estimate). */
 typedef struct tsi_lu_judgement_record {
   double *values;
+  bool scaled;
   double norm_one;
   double inverse_norm;
   int64_t perturbed;
@@ -232,12 +234,14 @@ ts_status tsi_lu_norms(ts_lu *lu, tsi_lu_numeric_workspace *ws, ts_operation op,
 
 /* Whether the last judgement whose factors stood carries to the values now
  * in lu->a_values (judgement_carry.c: a perturbation bound, the pivots
- * perturbed as then); *condition_bound is then the bound on A's condition
- * number. */
-bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, double *condition_bound);
-/* Record a judgement whose factors stood with condition estimate condest
- * (cleared instead when the fallback's factors stood). */
-void tsi_lu_judgement_record_set(ts_lu *lu, tsi_lu_numeric_workspace *ws, double condest);
+ * perturbed as then); *condition_bound is then the bound on the condition
+ * number of A, or of the scaled matrix M where *of_scaled. */
+bool tsi_lu_judgement_carries(const ts_lu *lu, const tsi_lu_numeric_workspace *ws, double *condition_bound,
+                              bool *of_scaled);
+/* Record a judgement whose factors stood with condition estimate condest,
+ * of A or of the scaled matrix M (of_scaled); cleared instead when the
+ * fallback's factors stood. */
+void tsi_lu_judgement_record_set(ts_lu *lu, tsi_lu_numeric_workspace *ws, double condest, bool of_scaled);
 void tsi_lu_judgement_record_clear(tsi_lu_numeric_workspace *ws);
 
 /* ---- partial-pivoting fallback of the solves (pivoted_cpu.c) --------------------- */

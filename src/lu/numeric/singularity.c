@@ -131,8 +131,13 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
     return singular(lu, m_column >= 0 ? m_column : 0, caller, "has no pivot: every value of the matrix is zero");
   }
   double bound = 0.0;
-  if (tsi_lu_judgement_carries(lu, ws, &bound)) {
-    lu->stats.condest = bound; /* the bound on the condition number */
+  bool of_scaled = false;
+  if (tsi_lu_judgement_carries(lu, ws, &bound, &of_scaled)) {
+    /* The bound on the condition number, of A or of M. */
+    if (of_scaled)
+      lu->stats.scaled_condest = bound;
+    else
+      lu->stats.condest = bound;
     return stand;
   }
   ws->condition_estimates++;
@@ -142,12 +147,7 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
   if (st != TS_SUCCESS)
     return st;
   if (stands) {
-    /* A judgement on M's condition does not carry: the carry's bound is
-     * on A's. */
-    if (by_scaled)
-      tsi_lu_judgement_record_clear(ws);
-    else
-      tsi_lu_judgement_record_set(lu, ws, a_condition.estimate);
+    tsi_lu_judgement_record_set(lu, ws, by_scaled ? m_condition.estimate : a_condition.estimate, by_scaled);
     return stand;
   }
   tsi_lu_judgement_record_clear(ws);
