@@ -251,6 +251,18 @@ static void test_small_cases(void) {
   CHECK(value == 0.0625);
   ts_lu_destroy(lu);
   ts_csr_destroy(diagonal);
+  /* Entries near double's largest: |A|_1 = 2.7e308 overflows, yet
+   * kappa_1 = 2.7^2 / 1.89 = 3.857 (|A^{-1}|_1 = 2.7e308 / |det|, det =
+   * -1.89e616); the estimate is finite and exact on a 2 x 2. */
+  ts_csr *huge = lu_test_csr(ctx, 2, 4, (const int32_t[]){0, 0, 1, 1}, (const int32_t[]){0, 1, 0, 1},
+                             (const double[]){1e308, 1.7e308, 1.7e308, 1e308});
+  ts_lu_options scaled = lu_test_options(); /* unscaled, the elimination's products overflow */
+  lu = factored(huge, &scaled);
+  CHECK_OK(ctx, ts_lu_condest(lu, &value));
+  CHECK_MSG(fabs(value - 2.7 * 2.7 / 1.89) <= 1e-6 * value,
+            "condest of [1e308 1.7e308; 1.7e308 1e308]: %.17g, want %.6g", value, 2.7 * 2.7 / 1.89);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(huge);
 }
 
 int main(void) {

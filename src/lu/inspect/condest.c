@@ -56,6 +56,31 @@ static ts_status apply_refined(void *data, ts_operation op, const double *rhs, d
   return st;
 }
 
+/* |A|_1 |A^{-1}|_1 where |A|_1 itself overflows (entries near double's
+ * largest): the column sums taken with every magnitude times 2^-e, e the
+ * exponent of the largest, and the product formed as (sum 2^-e)
+ * (|A^{-1}|_1 2^e), which overflows only where the product does. */
+static double product_past_overflow(const ts_lu *lu, double inverse_norm) {
+  const int64_t n = lu->n;
+  double largest = 0.0;
+  for (int64_t e = 0; e < lu->nnz_a; e++) {
+    const double magnitude = tsi_lu_value_abs(lu, e);
+    largest = magnitude > largest ? magnitude : largest;
+  }
+  int exponent = 0;
+  (void)frexp(largest, &exponent);
+  double *col_sum = tsi_calloc_array(n > 0 ? n : 1, sizeof *col_sum);
+  if (!col_sum)
+    return INFINITY;
+  for (int64_t e = 0; e < lu->nnz_a; e++)
+    col_sum[lu->a_col_idx[e]] += ldexp(tsi_lu_value_abs(lu, e), -exponent);
+  double norm = 0.0;
+  for (int64_t j = 0; j < n; j++)
+    norm = col_sum[j] > norm ? col_sum[j] : norm;
+  free(col_sum);
+  return norm * ldexp(inverse_norm, exponent);
+}
+
 ts_status tsi_lu_estimate_condition(ts_lu *lu, bool of_scaled, tsi_lu_condition *condition) {
   const int64_t n = lu->n;
   /* As LAPACK's xGECON: the empty matrix is perfectly conditioned. */
@@ -88,6 +113,8 @@ ts_status tsi_lu_estimate_condition(ts_lu *lu, bool of_scaled, tsi_lu_condition 
     return st;
   /* A zero matrix has no inverse: its condition number is infinite. */
   condition->estimate = norm_one == 0.0 ? INFINITY : norm_one * inverse_norm;
+  if (!of_scaled && isinf(norm_one) && isfinite(inverse_norm) && inverse_norm > 0.0)
+    condition->estimate = product_past_overflow(lu, inverse_norm);
   condition->worst = inverse.worst;
   condition->worst_scaled = inverse.worst_scaled;
   return TS_SUCCESS;
