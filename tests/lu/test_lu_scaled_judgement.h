@@ -225,13 +225,21 @@ static void test_known_cases(void) {
                              -3.3855943128179633e-12, 4642292139.7416515,      -3554899368.8525119,
                              -2.7790519364045385e-12, 200.85834029955996};
   ts_csr *columns = lu_test_csr(ctx, 4, 8, c_rows, c_cols, c_values);
-  const ts_csr *cases[2] = {beside, columns};
-  const char *names[2] = {"chain beside [1e-20 1; 0 1]", "column-scaled 4 x 4"};
+  /* [2.9 .58; -.75 -2.4] with columns in units of 1e176 and 1e-162: the
+   * matching's duals then pass exp()'s range before its shift brings the
+   * scales back. */
+  const int32_t w_rows[] = {0, 0, 1, 1}, w_cols[] = {0, 1, 0, 1};
+  const double w_values[] = {2.89882260616495e+176, 5.7731492482619749e-163, -7.537046588132157e+175,
+                             -2.3940085138888773e-162};
+  ts_csr *wide = lu_test_csr(ctx, 2, 4, w_rows, w_cols, w_values);
+  const ts_csr *cases[3] = {beside, columns, wide};
+  const char *names[3] = {"chain beside [1e-20 1; 0 1]", "column-scaled 4 x 4", "columns 338 decades apart"};
   const ts_lu_pivoting pivotings[] = {TS_LU_PIVOTING_STATIC, TS_LU_PIVOTING_AUTO, TS_LU_PIVOTING_PARTIAL};
   /* The columns' units, so that x0 has a like magnitude in every column's
    * product. */
-  const double column_units[2][14] = {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1e-20, 1}, {1e-12, 1e-5, 1e2, 1e9}};
-  for (int c = 0; c < 2; c++) {
+  const double column_units[3][14] = {
+      {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1e-20, 1}, {1e-12, 1e-5, 1e2, 1e9}, {1e176, 1e-162}};
+  for (int c = 0; c < 3; c++) {
     const double *units_of = column_units[c];
     for (int p = 0; p < 3; p++)
       for (int natural = 0; natural < 2; natural++) {
@@ -247,6 +255,7 @@ static void test_known_cases(void) {
   ts_csr_destroy(cancelling);
   ts_csr_destroy(beside);
   ts_csr_destroy(columns);
+  ts_csr_destroy(wide);
 }
 
 /* Singular A0 stays singular whatever the units: a chain whose last block

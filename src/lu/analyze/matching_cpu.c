@@ -581,6 +581,18 @@ static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const dou
   return TS_SUCCESS;
 }
 
+/* |x| beyond which exp(x) may leave double's normal range. */
+#define EXP_SAFE 700.0
+/* log(2), as libm's M_LN2 (not in strict C). */
+#define LOG_TWO 0.69314718055994530942
+
+/* exp(x) 2^s without the intermediate exp(x) (which may overflow or
+ * underflow where the product does not). */
+static double shifted_exp(double x, int s) {
+  const int m = (int)lround(x / LOG_TWO);
+  return ldexp(exp(x - (double)m * LOG_TWO), m + s);
+}
+
 int tsi_lu_diagonal_kind(const ts_csr *a) {
   int kind = 2;
   for (int64_t i = 0; i < a->rows && kind > 0; i++) {
@@ -721,8 +733,15 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   /* ldexp by 0 is the identity, and exp(0) is 1: the usual cases skip the
    * calls (after the initial matching most duals are still 0). */
   for (int64_t k = 0; k < n; k++) {
-    const double exp_v = identity || v[k] == 0.0 ? 1.0 : exp(v[k]), exp_u = identity || u[k] == 0.0 ? 1.0 : exp(u[k]);
     lu->row_perm[col_of_row[k]] = (int32_t)k;
+    if (shift != 0 && (fabs(v[k]) > EXP_SAFE || fabs(u[k]) > EXP_SAFE)) {
+      /* A dual whose exponential alone leaves double's range, which the
+       * shift brings back: exp(x) 2^s as exp(x - m ln 2) 2^(m + s). */
+      lu->row_scale[k] = shifted_exp(v[k], -shift) / costs.col_max[k];
+      lu->col_scale[k] = shifted_exp(u[k], shift);
+      continue;
+    }
+    const double exp_v = identity || v[k] == 0.0 ? 1.0 : exp(v[k]), exp_u = identity || u[k] == 0.0 ? 1.0 : exp(u[k]);
     lu->row_scale[k] = shift == 0 ? exp_v / costs.col_max[k] : exp_v / ldexp(costs.col_max[k], shift);
     lu->col_scale[k] = shift == 0 ? exp_u : ldexp(exp_u, shift);
   }
