@@ -62,13 +62,16 @@
  *   of the estimator refined in double. The factors stand when each of
  *   those solves reaches a normwise backward error of at most 1e-14 and the
  *   estimate is at most 1/eps = 2^52 (about 4.5e15; eps is double's machine
- *   epsilon). Where they do not, but the solves reached 1e-14 on the scaled
- *   matrix M, the condition number of M is estimated the same way
- *   (ts_lu_stats::scaled_condest; M^{-1} through the same refined solves),
- *   and the factors stand when its solves reach 1e-14 on M and its estimate
- *   is at most 1/eps: a diagonal scaling does not make a matrix singular,
- *   and A with its rows and columns in other units has the same M (the
- *   matching's scaling absorbs the units). If not, the matrix is factored again with threshold partial
+ *   epsilon). Where only the estimate keeps them from standing (every solve
+ *   reached 1e-14), the condition number of the scaled matrix M is
+ *   estimated the same way (M^{-1} through the same refined solves; raised
+ *   to A's estimate over the spans of the row and column scales where that
+ *   is larger, also a lower bound of M's; ts_lu_stats::scaled_condest), and
+ *   the factors stand when its solves reach 1e-14 on M and it is at most
+ *   1e-3/eps (about 4.5e12: the estimate, a lower bound, can fall far below
+ *   the truth on a matrix beyond 1/eps): a diagonal scaling does not make a
+ *   matrix singular, and A with its rows and columns in other units has the
+ *   same M (the matching's scaling absorbs the units). If not, the matrix is factored again with threshold partial
  *   pivoting on the host (KLU's algorithm): a column with no nonzero pivot
  *   candidate there is singular (KLU's own verdict), and otherwise the same
  *   two tests judge those factors, which the solves then use
@@ -222,7 +225,12 @@ typedef struct ts_lu_options {
    * fresh static pivots, as a KLU user calls klu_factor after klu_rcond
    * flags a klu_refactor) and factors anew; it then returns that
    * factorization's status, and the statistics say so (pivots_refreshed).
-   * Zero (the default): the warning is returned and the caller decides.
+   * So does a refactorization (one after a factorization of the same
+   * analysis that stood) that the singularity rule calls numerically
+   * singular: the pivots and the scaling it judged were chosen for other
+   * values (rows or columns whose units changed); the new analysis's verdict
+   * is returned. Zero (the default): the warning or the error is returned
+   * and the caller decides.
    */
   int refresh_pivots;
   /**

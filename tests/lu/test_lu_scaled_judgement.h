@@ -358,12 +358,72 @@ static void test_scaled_carry(void) {
   free(col_scale);
 }
 
+/* A refactorization whose values changed units (10^+-0 to 10^+-80): the
+ * analysis's scaling is then stale, the static pivots may be perturbed and
+ * the judgement may refuse them; with refresh_pivots the values are
+ * analyzed anew, and the factors solve accurately (a fresh analysis of the
+ * same values stands). */
+static void test_units_change_refreshed(void) {
+  int refused = 0;
+  for (unsigned long long seed = 1; seed <= 12; seed++) {
+    ts_csr *a0 = lu_test_random(ctx, 12 + (int64_t)seed, 3, 0, seed);
+    double *col_scale = NULL;
+    ts_csr *moved = in_units(a0, 80, 80, 900 + seed, &col_scale);
+    CHECK(a0 != NULL && moved != NULL);
+    for (int refresh = 0; refresh < 2 && a0 && moved; refresh++) {
+      ts_lu_options options = lu_test_options();
+      options.backend = scaled_backend;
+      options.pivoting = TS_LU_PIVOTING_STATIC;
+      options.refresh_pivots = refresh;
+      ts_lu *lu = NULL;
+      CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+      CHECK_OK(ctx, ts_lu_analyze(lu, a0));
+      CHECK(!TS_IS_ERROR(ts_lu_factor(lu, a0)));
+      const ts_status st = ts_lu_refactor(lu, moved);
+      ts_lu_stats stats;
+      CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+      if (!refresh) {
+        refused += st == TS_ERROR_NUMERICALLY_SINGULAR;
+      } else {
+        CHECK_MSG(!TS_IS_ERROR(st), "seed %llu, refreshed: %s (%s)", seed, ts_status_string(st), ts_last_error(ctx));
+      }
+      if (!TS_IS_ERROR(st)) {
+        const int64_t n = moved->rows;
+        double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b),
+               *x = calloc((size_t)n, sizeof *x);
+        if (x0 && b && x) {
+          for (int64_t i = 0; i < n; i++)
+            x0[i] = (double)(1 + i % 7) / col_scale[i];
+          lu_test_multiply(moved, 0, x0, b);
+          CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
+          double forward = 0.0;
+          for (int64_t i = 0; i < n; i++)
+            forward = fmax(forward, fabs(x[i] - x0[i]) / fabs(x0[i]));
+          const double backward = componentwise_backward_error(moved, x, b);
+          CHECK_MSG(backward <= SCALED_BACKWARD_ERROR && forward <= 1e-6,
+                    "seed %llu, refresh %d (%s, refreshed %d): backward error %.3g, forward error %.3g", seed, refresh,
+                    ts_status_string(st), stats.pivots_refreshed, backward, forward);
+        }
+        free(x0);
+        free(b);
+        free(x);
+      }
+      ts_lu_destroy(lu);
+    }
+    ts_csr_destroy(moved);
+    ts_csr_destroy(a0);
+    free(col_scale);
+  }
+  printf("units changed on refactorization: %d of 12 refused without refresh_pivots\n", refused);
+}
+
 /* Every case on ctx with the LU's phases on scaled_backend. */
 static void scaled_judgement_cases(void) {
   test_known_cases();
   test_scaled_chains();
   test_singular_stays_singular();
   test_scaled_carry();
+  test_units_change_refreshed();
 }
 
 #endif

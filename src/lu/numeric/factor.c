@@ -317,10 +317,16 @@ static ts_status lu_numeric_repivoting(ts_lu *lu, const ts_csr *a, const char *c
 
 /* With the pivot check; with options.refresh_pivots, degraded pivots are
  * replaced by a new analysis of the new values and a factorization anew
- * (its status returned), which AUTO's rule above serves as it serves any. */
+ * (its status returned), which AUTO's rule above serves as it serves any;
+ * so are the pivots of a refactorization (an earlier factorization of this
+ * analysis stood) that the singularity policy refuses: the pivots and the
+ * scaling it judged were chosen for other values (rows and columns whose
+ * units changed), and the new analysis's verdict stands. */
 static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
+  const bool refactoring = lu && lu->pivot_base_set;
   ts_status status = lu_numeric_repivoting(lu, a, caller);
-  if (status != TS_WARNING_PIVOTS_DEGRADED || !lu->options.refresh_pivots)
+  const bool refused = status == TS_ERROR_NUMERICALLY_SINGULAR && refactoring;
+  if ((status != TS_WARNING_PIVOTS_DEGRADED && !refused) || !lu->options.refresh_pivots)
     return status;
   status = ts_lu_analyze(lu, a);
   if (status == TS_SUCCESS)

@@ -70,6 +70,14 @@ static const char *no_matching_hint(const ts_lu *lu) {
   return lu->options.no_matching ? " (the matching's scaling is off: it may equilibrate the matrix)" : "";
 }
 
+/* A hint where a refactorization is refused: its pivots and scaling were
+ * chosen for the values an earlier factorization of the analysis had. */
+static const char *stale_hint(const ts_lu *lu) {
+  return lu->pivot_base_set ? " (the pivots and the scaling were chosen for other values: analyze these anew, or set "
+                              "refresh_pivots)"
+                            : "";
+}
+
 /* The factors stand when every refined solve of the condition estimate
  * reached the limit and the estimate is at most 1/eps. */
 static bool factors_stand(const tsi_lu_condition *c) {
@@ -85,12 +93,26 @@ static bool scaled(const ts_lu *lu) {
   return false;
 }
 
-/* A's condition through the current factors, then, where A does not stand
- * but the solves reached the limit on the scaled system, M's: the diagonal
- * scaling changes neither whether the matrix is singular nor what the
- * factors of M can solve, only A's own condition number (a matrix whose
- * columns are in other units). *a_condition and *m_condition (estimate 0
- * where none was made) get the estimates; *by_scaled whether M's stood. */
+/* max(scale) / min(scale) over n scales. */
+static double span(int64_t n, const double *scale) {
+  double low = INFINITY, high = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    low = scale[i] < low ? scale[i] : low;
+    high = scale[i] > high ? scale[i] : high;
+  }
+  return n > 0 && low > 0.0 ? high / low : 1.0;
+}
+
+/* A's condition through the current factors, then, where only A's
+ * estimate keeps them from standing (every solve reached the limit), M's:
+ * the diagonal scaling changes neither whether the matrix is singular nor
+ * what the factors of M can solve, only A's own condition number (a matrix
+ * whose rows and columns are in other units). M's estimate is raised to
+ * A's over the scalings' spans where that is larger (kappa(A) <=
+ * kappa(Dr) kappa(M) kappa(Dc), so that too is a lower bound of M's), and
+ * must be within TSI_LU_SCALED_CONDITION_LIMIT. *a_condition and
+ * *m_condition (estimate 0 where none was made) get the estimates;
+ * *by_scaled whether M's stood. */
 static ts_status estimate_and_judge(ts_lu *lu, tsi_lu_condition *a_condition, tsi_lu_condition *m_condition,
                                     bool *stand, bool *by_scaled) {
   *m_condition = (tsi_lu_condition){0};
@@ -100,13 +122,18 @@ static ts_status estimate_and_judge(ts_lu *lu, tsi_lu_condition *a_condition, ts
     return st;
   lu->stats.condest = a_condition->estimate;
   *stand = factors_stand(a_condition);
-  if (*stand || !(a_condition->worst_scaled <= TSI_LU_SINGULAR_BACKWARD_ERROR) || !scaled(lu))
+  if (*stand || !(a_condition->worst <= TSI_LU_SINGULAR_BACKWARD_ERROR) || !scaled(lu))
     return TS_SUCCESS;
   st = tsi_lu_estimate_condition(lu, true, m_condition);
   if (st != TS_SUCCESS)
     return st;
+  const double spans = span(lu->n, lu->row_scale) * span(lu->n, lu->col_scale);
+  const double from_a = a_condition->estimate / spans;
+  if (from_a > m_condition->estimate)
+    m_condition->estimate = from_a;
   lu->stats.scaled_condest = m_condition->estimate;
-  *stand = *by_scaled = factors_stand(m_condition);
+  *stand = *by_scaled =
+      m_condition->worst <= TSI_LU_SINGULAR_BACKWARD_ERROR && m_condition->estimate <= TSI_LU_SCALED_CONDITION_LIMIT;
   return TS_SUCCESS;
 }
 
@@ -179,10 +206,12 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
                     what, worse->worst, TSI_LU_SINGULAR_BACKWARD_ERROR, a_condition.estimate, clause);
   if (m_condition.estimate > 0.0)
     return singular(lu, m_column, caller,
-                    "%s, and the condition estimates of A, %.2e, and of the scaled matrix M, %.2e, exceed 1/eps = %.2e",
-                    what, a_condition.estimate, m_condition.estimate, 1.0 / DBL_EPSILON);
-  return singular(lu, m_column, caller, "%s, and the condition estimate %.2e exceeds 1/eps = %.2e%s", what,
-                  a_condition.estimate, 1.0 / DBL_EPSILON, no_matching_hint(lu));
+                    "%s, and the condition estimate of A, %.2e, exceeds 1/eps = %.2e, and that of the scaled matrix M, "
+                    "%.2e, exceeds %.2e%s",
+                    what, a_condition.estimate, 1.0 / DBL_EPSILON, m_condition.estimate, TSI_LU_SCALED_CONDITION_LIMIT,
+                    stale_hint(lu));
+  return singular(lu, m_column, caller, "%s, and the condition estimate %.2e exceeds 1/eps = %.2e%s%s", what,
+                  a_condition.estimate, 1.0 / DBL_EPSILON, no_matching_hint(lu), stale_hint(lu));
 }
 
 ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
