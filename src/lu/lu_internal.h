@@ -306,6 +306,10 @@ struct ts_lu {
    * makes them; NULL when none. The caller that sets them owns them. */
   const int32_t *handed_matching;
   const double *handed_row_scale, *handed_col_scale;
+  /* A digest of the values the analysis saw (AUTO's analyses of real
+   * values only; 0 otherwise): its matching is handed on only to values
+   * with the same digest (tsi_lu_values_digest). */
+  uint64_t analyzed_digest;
 };
 
 /* The phases of the solver, for tsi_lu_runs_on_gpu. */

@@ -223,6 +223,10 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   lu->nnz_a = a->nnz;
   lu->complex_values = TS_DTYPE_IS_COMPLEX(a->dtype);
 
+  /* AUTO may hand this analysis's matching to a partial-pivoting one of
+   * the same values (factor.c). */
+  lu->analyzed_digest =
+      lu->options.pivoting == TS_LU_PIVOTING_AUTO && !lu->complex_values ? tsi_lu_values_digest(a) : 0;
   st = copy_pattern(lu, a);
   if (st != TS_SUCCESS)
     goto cleanup;

@@ -8,6 +8,7 @@
 #include "lu/lu_internal.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,24 @@ static inline ts_status tsi_lu_permutations_alloc(ts_lu *lu, int64_t n) {
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the permutations of %lld rows",
                      (long long)n);
   return TS_SUCCESS;
+}
+
+/* A digest of a's values (their bits, word by word; never 0): equal values
+ * have equal digests. */
+static inline uint64_t tsi_lu_values_digest(const ts_csr *a) {
+  const size_t bytes = (size_t)a->nnz * ts_dtype_size(a->dtype);
+  const unsigned char *p = (const unsigned char *)a->values;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)bytes;
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  for (; i < bytes; i++)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h ? h : 1;
 }
 
 /* Entry k of a real matrix (float64 or float32 values) as a double. */

@@ -2,6 +2,7 @@
  * matrix with the analyzed pattern, using the analysis's permutations and
  * scaling, on the GPU or the host (lu_backend.c decides). */
 #include "core/complex_value.h"
+#include "lu/analyze/analyze_internal.h"
 #include "lu/numeric/numeric_internal.h"
 
 #include <math.h>
@@ -264,10 +265,13 @@ static ts_status lu_numeric(ts_lu *lu, const ts_csr *a, const char *caller, bool
 
 /* A new analysis of a with the current analysis's matching and scaling,
  * which partial pivoting's analysis takes as its own instead of matching
- * anew (M's diagonal: row_perm[k] of A was matched to col_perm[k]); without
- * memory for the copies it matches anew. */
+ * anew (M's diagonal: row_perm[k] of A was matched to col_perm[k]), where
+ * a holds the values that analysis saw (its scaling suits no others);
+ * otherwise, or without memory for the copies, it matches anew. */
 static ts_status analyze_with_own_matching(ts_lu *lu, const ts_csr *a) {
   const int64_t n = lu->n;
+  if (lu->analyzed_digest == 0 || tsi_lu_values_digest(a) != lu->analyzed_digest)
+    return ts_lu_analyze(lu, a);
   int32_t *matching = tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
   double *row_scale = tsi_malloc_array(n > 0 ? n : 1, sizeof(double));
   double *col_scale = tsi_malloc_array(n > 0 ? n : 1, sizeof(double));
