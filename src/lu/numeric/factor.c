@@ -327,7 +327,9 @@ static ts_status lu_numeric_repivoting(ts_lu *lu, const ts_csr *a, const char *c
  * scaling it judged were chosen for other values (rows and columns whose
  * units changed), and the new analysis's verdict stands. */
 static ts_status lu_numeric_checked(ts_lu *lu, const ts_csr *a, const char *caller) {
-  const bool refactoring = lu && lu->pivot_base_set;
+  if (!lu)
+    return tsi_error(NULL, TS_ERROR_INVALID_ARGUMENT, "%s: lu is NULL", caller);
+  const bool refactoring = lu->pivot_base_set != 0;
   ts_status status = lu_numeric_repivoting(lu, a, caller);
   const bool refused = status == TS_ERROR_NUMERICALLY_SINGULAR && refactoring;
   if ((status != TS_WARNING_PIVOTS_DEGRADED && !refused) || !lu->options.refresh_pivots)
