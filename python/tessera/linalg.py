@@ -382,13 +382,16 @@ def splu(A, permc_spec=None, **options):
             pivoting where the first factorization has to perturb one, on
             the host), ``"static"`` (the matching's, fixed before the
             values are factored; tiny pivots perturbed and refined), or
-            ``"partial"`` (KLU's way for real matrices: threshold partial
-            pivoting on the values given to splu; refactorizations keep
-            those pivots). ``stats.pivoting`` says which the factors have.
+            ``"partial"`` (for real matrices: the matching's scaling, then
+            threshold partial pivoting on the values given to splu, as KLU
+            pivots; refactorizations keep those pivots). ``stats.pivoting``
+            says which the factors have.
         refresh_pivots: when a :meth:`SparseLU.refactor` finds the pivots of
-            the analysis degraded for the new values, analyze those values
-            anew and factor again (``stats.pivots_refreshed``) instead of
-            warning (default False).
+            the analysis degraded for the new values, or the singularity
+            rule refuses them (the values' units changed since the
+            analysis), analyze those values anew and factor again
+            (``stats.pivots_refreshed``) instead of warning or raising
+            (default False).
         context: a :class:`tessera.Context` (default: :func:`default_context`).
 
     Returns:
