@@ -226,7 +226,9 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   /* AUTO may hand this analysis's matching to a partial-pivoting one of
    * the same values (factor.c). */
   lu->analyzed_digest =
-      lu->options.pivoting == TS_LU_PIVOTING_AUTO && !lu->complex_values ? tsi_lu_values_digest(a) : 0;
+      lu->options.pivoting == TS_LU_PIVOTING_AUTO && !lu->complex_values && a->nnz <= TSI_LU_PARTIAL_PIVOT_MAX_NNZ
+          ? tsi_lu_values_digest(a)
+          : 0;
   st = copy_pattern(lu, a);
   if (st != TS_SUCCESS)
     goto cleanup;
