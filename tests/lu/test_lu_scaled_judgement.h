@@ -120,6 +120,33 @@ typedef struct outcome {
   double forward_error;  /* max_i |x_i - x0_i| / |x0_i| */
 } outcome;
 
+/* Solve a x = A x0 through lu's factors, x0_i = (1 + i mod 7) /
+ * col_scale_i: the componentwise backward error of x into *backward and
+ * max_i |x_i - x0_i| / |x0_i| into *forward (both left as they were when
+ * the solve fails); the solve's status. */
+static ts_status solve_in_units(ts_lu *lu, const ts_csr *a, const double *col_scale, double *backward,
+                                double *forward) {
+  const int64_t n = a->rows;
+  double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x);
+  ts_status solved = TS_ERROR_OUT_OF_MEMORY;
+  if (x0 && b && x) {
+    for (int64_t i = 0; i < n; i++)
+      x0[i] = (double)(1 + i % 7) / col_scale[i];
+    lu_test_multiply(a, 0, x0, b);
+    solved = ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n);
+    if (!TS_IS_ERROR(solved)) {
+      *backward = componentwise_backward_error(a, x, b);
+      *forward = 0.0;
+      for (int64_t i = 0; i < n; i++)
+        *forward = fmax(*forward, fabs(x[i] - x0[i]) / fabs(x0[i]));
+    }
+  }
+  free(x0);
+  free(b);
+  free(x);
+  return solved;
+}
+
 /* Factor and solve a (analyzed with `pivoting` and `ordering`) for the
  * right-hand side A x0 with x0_i = (1 + i mod 7) / col_scale_i. */
 static outcome factor_and_solve(const ts_csr *a, const double *col_scale, ts_lu_pivoting pivoting,
@@ -128,7 +155,6 @@ static outcome factor_and_solve(const ts_csr *a, const double *col_scale, ts_lu_
   CHECK(a != NULL);
   if (!a)
     return result;
-  const int64_t n = a->rows;
   ts_lu_options options = lu_test_options();
   options.backend = scaled_backend;
   options.pivoting = pivoting;
@@ -139,22 +165,8 @@ static outcome factor_and_solve(const ts_csr *a, const double *col_scale, ts_lu_
   result.status = ts_lu_factor(lu, a);
   ts_lu_get_stats(lu, &result.stats);
   if (!TS_IS_ERROR(result.status)) {
-    double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b);
-    double *x = calloc((size_t)n, sizeof *x);
-    for (int64_t i = 0; i < n; i++)
-      x0[i] = (double)(1 + i % 7) / col_scale[i];
-    lu_test_multiply(a, 0, x0, b);
-    ts_status solved = ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n);
+    const ts_status solved = solve_in_units(lu, a, col_scale, &result.backward_error, &result.forward_error);
     CHECK_MSG(!TS_IS_ERROR(solved), "solve after a factorization that stood: %s", ts_last_error(ctx));
-    if (!TS_IS_ERROR(solved)) {
-      result.backward_error = componentwise_backward_error(a, x, b);
-      result.forward_error = 0.0;
-      for (int64_t i = 0; i < n; i++)
-        result.forward_error = fmax(result.forward_error, fabs(x[i] - x0[i]) / fabs(x0[i]));
-    }
-    free(x0);
-    free(b);
-    free(x);
   }
   ts_lu_destroy(lu);
   return result;
@@ -334,21 +346,9 @@ static void test_scaled_carry(void) {
       CHECK_MSG(ws && ws->condition_estimates == 1 && stats.scaled_condest >= judged,
                 "refactorization %d: %lld estimates, bound %.6g against the judged %.6g", k,
                 ws ? (long long)ws->condition_estimates : -1LL, stats.scaled_condest, judged);
-      outcome o = {0};
-      const int64_t n = values[k]->rows;
-      double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x);
-      if (x0 && b && x) {
-        for (int64_t i = 0; i < n; i++)
-          x0[i] = (double)(1 + i % 7) / col_scale[i];
-        lu_test_multiply(values[k], 0, x0, b);
-        CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
-        o.backward_error = componentwise_backward_error(values[k], x, b);
-        CHECK_MSG(o.backward_error <= SCALED_BACKWARD_ERROR, "refactorization %d: backward error %.3g", k,
-                  o.backward_error);
-      }
-      free(x0);
-      free(b);
-      free(x);
+      double backward = INFINITY, forward = INFINITY;
+      CHECK_OK(ctx, solve_in_units(lu, values[k], col_scale, &backward, &forward));
+      CHECK_MSG(backward <= SCALED_BACKWARD_ERROR, "refactorization %d: backward error %.3g", k, backward);
     }
     ts_lu_destroy(lu);
   }
@@ -388,25 +388,11 @@ static void test_units_change_refreshed(void) {
         CHECK_MSG(!TS_IS_ERROR(st), "seed %llu, refreshed: %s (%s)", seed, ts_status_string(st), ts_last_error(ctx));
       }
       if (!TS_IS_ERROR(st)) {
-        const int64_t n = moved->rows;
-        double *x0 = calloc((size_t)n, sizeof *x0), *b = calloc((size_t)n, sizeof *b),
-               *x = calloc((size_t)n, sizeof *x);
-        if (x0 && b && x) {
-          for (int64_t i = 0; i < n; i++)
-            x0[i] = (double)(1 + i % 7) / col_scale[i];
-          lu_test_multiply(moved, 0, x0, b);
-          CHECK_OK(ctx, ts_lu_solve(lu, TS_OP_NONE, 1, b, n, x, n));
-          double forward = 0.0;
-          for (int64_t i = 0; i < n; i++)
-            forward = fmax(forward, fabs(x[i] - x0[i]) / fabs(x0[i]));
-          const double backward = componentwise_backward_error(moved, x, b);
-          CHECK_MSG(backward <= SCALED_BACKWARD_ERROR && forward <= 1e-6,
-                    "seed %llu, refresh %d (%s, refreshed %d): backward error %.3g, forward error %.3g", seed, refresh,
-                    ts_status_string(st), stats.pivots_refreshed, backward, forward);
-        }
-        free(x0);
-        free(b);
-        free(x);
+        double backward = INFINITY, forward = INFINITY;
+        CHECK_OK(ctx, solve_in_units(lu, moved, col_scale, &backward, &forward));
+        CHECK_MSG(backward <= SCALED_BACKWARD_ERROR && forward <= 1e-6,
+                  "seed %llu, refresh %d (%s, refreshed %d): backward error %.3g, forward error %.3g", seed, refresh,
+                  ts_status_string(st), stats.pivots_refreshed, backward, forward);
       }
       ts_lu_destroy(lu);
     }
