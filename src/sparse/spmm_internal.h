@@ -72,6 +72,27 @@ void tsi_spmm_split_count(int64_t rows, const int64_t *offsets, int64_t piece, i
 void tsi_spmm_split_fill(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge, int32_t *piece_row,
                          int64_t *piece_begin, int32_t *long_row, int64_t *long_first);
 
+/* Thread-mapped's stacked warp order (spmm_tuning.h, spmm_stack.c). A's
+ * most frequent column offset |j - i| over TSI_SPMM_STACK_NEAR in a sample
+ * of TSI_SPMM_STACK_SAMPLE entries (all of them when fewer), the smallest
+ * of those tied with it (TSI_SPMM_STACK_TIE): offset (0 when no sampled
+ * entry is that far), its sampled entries and the entries sampled. */
+typedef struct tsi_spmm_far_offset {
+  int64_t offset, count, sampled;
+} tsi_spmm_far_offset;
+
+tsi_spmm_far_offset tsi_spmm_far_offset_of(int64_t rows, const int64_t *row_ptr, const int32_t *col_idx);
+
+/* Whether the schedule and vector thread take the walk that may be stacked:
+ * thread-mapped, a row-major B, vector threads of a warp, at least
+ * TSI_SPMM_STACK_MIN_SLICES slices (the two-slice walk). */
+bool tsi_spmm_stack_walk(ts_schedule schedule, const tsi_spmm_lanes *lanes, ts_layout layout_b);
+
+/* Rows apart that the warps of a block walk their groups for a matrix of
+ * `rows` rows and the offset found (TSI_SPMM_STACK_SHARE of the sample, a
+ * whole band of 8 warps), else 0 (consecutive groups). */
+int64_t tsi_spmm_stack_rows(int64_t rows, const tsi_spmm_far_offset *far);
+
 /* The operand and the plan's choices, as the CUDA kernels need them. */
 typedef struct tsi_spmm_device {
   int64_t rows, cols, nnz, width;
@@ -82,6 +103,7 @@ typedef struct tsi_spmm_device {
   tsi_dense_shape b, c;
   tsi_spmm_lanes lanes;
   int row_threads; /* mapped schedules: threads a row (lanes .. 32, or TSI_SPMM_BLOCK) */
+  int64_t stack;   /* thread-mapped's warp walk: a block's warps this many rows apart, 0: consecutive groups */
   /* Merge-path and work-oriented: parts of the path, each with a head and
    * a tail record (width values each). */
   int64_t parts;

@@ -30,6 +30,45 @@
  * resident warp, so that short matrices still fill the GPU. Design. */
 #define TSI_SPMM_GROUP_WAVES 2
 
+/* Thread-mapped with vector threads of a warp over a row-major B
+ * (spmm_cuda_rows.cu): the 8 warps of a block may walk groups about d rows
+ * apart instead of 8 consecutive groups ("stacked"), d the most frequent
+ * column offset |j - i| of A, so that rows i - d and i + d of B, which a
+ * stencil's row i gathers, are loaded by the block's neighbouring warps at
+ * about the same time and hit in L1 (as i - 1, i + 1 already do within a
+ * warp's group). The rule (tsi_spmm_stack_rows()): all of
+ *   - the walk of two slices a lane (at least TSI_SPMM_STACK_MIN_SLICES
+ *     slices: over 128 fp32 or 64 fp64 columns with 16-byte vectors, B rows
+ *     of 1 KB a pass);
+ *   - d over TSI_SPMM_STACK_NEAR, holding at least TSI_SPMM_STACK_SHARE of
+ *     A's entries, estimated on TSI_SPMM_STACK_SAMPLE entries;
+ *   - rows for one whole band of 8 warps d rows apart (8 (d + 16)). */
+/* Slices of the width at least: the two-slice walk. At one slice (128 fp32
+ * columns) stacking lifted L1 hits 29 -> 60 % on laplacian2d_1024 but not
+ * the time (492 -> 485 us, DRAM-bound at 75 % of copy); at 256 it gained
+ * 4-13 % on the meshes (bench/notes/spmm.md, H100 2026-12-05). Measured. */
+#define TSI_SPMM_STACK_MIN_SLICES 2
+/* Offsets up to this many rows stay within a warp's group of up to 32
+ * consecutive rows (hit in L1 without stacking): not candidates for d. */
+#define TSI_SPMM_STACK_NEAR 32
+/* Share of A's entries at offset exactly +-d: a 5-point stencil holds 2/5 at
+ * +-n, a 7-point one 2/7 at +-n (and 2/7 at +-n^2), a 9-point one 2/9 at each
+ * of n - 1, n, n + 1; 1/5 keeps all three with room for boundary rows and
+ * the sample's error (sd 0.6 % at 4096 entries), and is twice the 10 % that
+ * found no offset on R-MAT and power-law matrices. Design. */
+#define TSI_SPMM_STACK_SHARE 0.2
+/* Offsets of at least this fraction of the most frequent one's sampled
+ * count count as tied, and the smallest of them is d: a 7-point stencil's n
+ * and n^2 tie exactly, and d = n measured 1.575x against 1.543x best
+ * cuSPARSE for d = n^2 on laplacian3d_64 at 256 columns (a block's rows
+ * stay within 8 n rows). Measured (one matrix). */
+#define TSI_SPMM_STACK_TIE 0.75
+/* Entries sampled for d and its share (stratified over the nonzeros, one a
+ * stratum at a hashed place: no aliasing with a stencil's period), so the
+ * plan pays O(4096 log rows) for it, against the O(nnz) of its checks and
+ * of A's upload. Design. */
+#define TSI_SPMM_STACK_SAMPLE 4096
+
 /* Items (rows + nonzeros for merge-path, nonzeros for work-oriented) of one
  * vector thread's part: each part keeps two partial rows of C, so the
  * records take 2 (rows + nnz) / TSI_SPMM_PART_ITEMS rows of C at most.
