@@ -4,7 +4,10 @@
  * take the row's nonzeros in turn and join their sums in a fixed tree.
  * Thread-mapped with vector threads of a whole warp over a row-major B
  * gives each warp a group of consecutive rows and up to two slices instead
- * (spmm_warp_rows.cuh): the same sums, fewer dependent loads. */
+ * (spmm_warp_rows.cuh): the same sums, fewer dependent loads; with two
+ * slices and a dominant column offset d (the plan's rule, spmm_tuning.h) the
+ * 8 warps of a block walk groups d rows apart, so that a stencil's rows
+ * i +- d of B hit in L1 (the same sums again). */
 #include "spmm_cuda_kernel.cuh"
 
 template <class S, class T, int V, int R, bool BRow>
@@ -48,6 +51,21 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_warp_rows_kernel(tsi_spmm_args<T> a, in
     tsi_spmm_group_item<T, V, S>(a, g / passes, g % passes, group_rows, INT64_MAX);
 }
 
+/* The same items in the stacked order (tsi_spmm_stack_item, the plan's
+ * d->stack): the warps of a block walk groups `stride` groups apart. A
+ * kernel of its own, with 32-bit item arithmetic, so that the plain walk's
+ * code stays as it is. */
+template <class T, int V, int S>
+__global__ void TSI_SPMM_BOUNDS tsi_spmm_warp_rows_stacked_kernel(tsi_spmm_args<T> a, int group_rows, unsigned passes,
+                                                                  unsigned stride, unsigned stacked, unsigned items) {
+  const lb::lane_position at = lb::position_of(32, 32);
+  for (unsigned g = (unsigned)at.group; g < items; g += (unsigned)at.groups) {
+    unsigned group, pass;
+    tsi_spmm_stack_item<TSI_SPMM_BLOCK / 32>(g, passes, stride, stacked, group, pass);
+    tsi_spmm_group_item<T, V, S>(a, (int64_t)group, (int64_t)pass, group_rows, INT64_MAX);
+  }
+}
+
 template <class T, int V, int S> static cudaError_t launch_warp_rows(const tsi_spmm_call &call) {
   const tsi_spmm_device *d = call.d;
   tsi_spmm_args<T> a = tsi_spmm_make_args<T>(d, call.alpha, call.b, call.beta, call.c);
@@ -55,8 +73,23 @@ template <class T, int V, int S> static cudaError_t launch_warp_rows(const tsi_s
   static const int resident = lb::resident_blocks(kernel, TSI_SPMM_BLOCK);
   const int64_t passes = (d->lanes.slices + S - 1) / S;
   const int group_rows = tsi_spmm_group_rows(d->rows, passes, resident);
-  const int64_t warps = (d->rows + group_rows - 1) / group_rows * passes;
-  kernel<<<tsi_spmm_blocks<kernel>(warps * 32), TSI_SPMM_BLOCK, 0, call.stream>>>(a, group_rows);
+  const int64_t groups = (d->rows + group_rows - 1) / group_rows;
+  if constexpr (S > 1) {
+    /* Stacked: d->stack rounded to whole groups; a band is that many groups
+     * for each warp of a block. The plan asks for it only where one band
+     * fits (rows >= 8 (d + 16)); the item count stays 32-bit. */
+    const int64_t stride = (d->stack + group_rows / 2) / group_rows;
+    const int64_t band = stride * (TSI_SPMM_BLOCK / 32);
+    if (d->stack > 0 && stride > 0 && groups * passes < INT32_MAX && groups >= band) {
+      constexpr auto stacked = tsi_spmm_warp_rows_stacked_kernel<T, V, S>;
+      const int64_t items = groups * passes;
+      stacked<<<tsi_spmm_blocks<stacked>(items * 32), TSI_SPMM_BLOCK, 0, call.stream>>>(
+          a, group_rows, (unsigned)passes, (unsigned)stride, (unsigned)(groups / band * band * passes),
+          (unsigned)items);
+      return cudaPeekAtLastError();
+    }
+  }
+  kernel<<<tsi_spmm_blocks<kernel>(groups * passes * 32), TSI_SPMM_BLOCK, 0, call.stream>>>(a, group_rows);
   return cudaPeekAtLastError();
 }
 

@@ -64,6 +64,27 @@ static ts_status upload_split_tables(ts_spmm_plan *p, const ts_csr *a) {
   return st;
 }
 
+/* Thread-mapped's warp order (spmm_tuning.h): where the two-slice warp walk
+ * runs, A's long offset is sampled (O(TSI_SPMM_STACK_SAMPLE log rows)) and
+ * the explain line says the order and why. */
+static int64_t stack_rows(ts_spmm_plan *p, const ts_csr *a, const tsi_spmm_lanes *lanes) {
+  if (!tsi_spmm_stack_walk(p->schedule, lanes, p->b.layout))
+    return 0;
+  const tsi_spmm_far_offset far = tsi_spmm_far_offset_of(a->rows, a->row_ptr, a->col_idx);
+  const int64_t d = tsi_spmm_stack_rows(a->rows, &far);
+  const size_t used = strlen(p->explain);
+  const double share = far.sampled > 0 ? 100.0 * (double)far.count / (double)far.sampled : 0.0;
+  if (d > 0)
+    snprintf(p->explain + used, sizeof p->explain - used,
+             "; warps stacked %lld rows apart (offset %lld holds %.0f %% of %lld sampled entries)", (long long)d,
+             (long long)far.offset, share, (long long)far.sampled);
+  else
+    snprintf(p->explain + used, sizeof p->explain - used,
+             "; warps on consecutive rows (offset %lld holds %.0f %% of %lld sampled entries)", (long long)far.offset,
+             share, (long long)far.sampled);
+  return d;
+}
+
 static ts_status prepare_cuda(ts_spmm_plan *p, const ts_csr *a, int group_size) {
   tsi_spmm_device *d = &p->device;
   d->rows = a->rows;
@@ -75,6 +96,7 @@ static ts_status prepare_cuda(ts_spmm_plan *p, const ts_csr *a, int group_size) 
   d->c = p->c;
   d->lanes = tsi_spmm_lanes_for(a->dtype, p->width, &p->b, &p->c);
   d->row_threads = tsi_spmm_row_threads(p->schedule, d->lanes.lanes, group_size);
+  d->stack = stack_rows(p, a, &d->lanes);
   ts_status st = upload_matrix(p, a);
   if (st != TS_SUCCESS)
     return st;

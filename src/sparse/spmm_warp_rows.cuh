@@ -31,6 +31,34 @@
  * of TSI_SPMM_MIN_BLOCKS. Design. */
 #define TSI_SPMM_GROUP_BATCH(S) ((S) > 1 ? 2 : 4)
 
+/* Thread-mapped's stacked order of the (group, pass) items of a launch
+ * (spmm_cuda_rows.cu): item g is the g-th warp's turn of the grid-stride
+ * walk, the W warps of a block taking W consecutive items. The first
+ * `stacked` items (whole bands of stride x W groups, times `passes`) go in
+ * blocks' turns t = g / W of one pass each, pass t % passes, and warp
+ * w = g % W of turn t walks group
+ *   band * stride * W + w * stride + k,  band = u / stride, k = u % stride,
+ * with u = t / passes: the W warps of a block are `stride` groups apart
+ * (rows i and i + stride x group rows at once), consecutive turns take
+ * neighbouring groups. The items from `stacked` on (the groups after the
+ * last whole band) keep the plain order, group stacked / passes + i /
+ * passes and pass i % passes for i = g - stacked. Every (group, pass) below
+ * the launch's comes once. 32-bit: the launcher keeps groups x passes below
+ * 2^31. */
+template <unsigned W>
+__host__ __device__ inline void tsi_spmm_stack_item(unsigned g, unsigned passes, unsigned stride, unsigned stacked,
+                                                    unsigned &group, unsigned &pass) {
+  if (g < stacked) {
+    const unsigned t = g / W, w = g % W, u = t / passes;
+    pass = t % passes;
+    group = u / stride * (stride * W) + w * stride + u % stride;
+  } else {
+    const unsigned i = g - stacked;
+    group = stacked / passes + i / passes;
+    pass = i % passes;
+  }
+}
+
 /* out[0 .. V) = what load(got) fills got[V] with where `in`, else zeros:
  * the B loads of a batch, issued before any is used. */
 template <class T, int V, class Load> __device__ inline void tsi_spmm_load_or_zero(bool in, const Load &load, T *out) {

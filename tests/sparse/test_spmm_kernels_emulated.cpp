@@ -6,7 +6,9 @@
  * 32 nonzeros a warp loads at once, lanes past the width, one and two
  * slices a lane; float and double, 1, 2 and 4 columns a vector; every row,
  * or only those of up to 31 nonzeros (or only the empty ones) with the
- * longer ones left untouched, as split-rows asks. */
+ * longer ones left untouched, as split-rows asks. Also the stacked order of
+ * thread-mapped's items (tsi_spmm_stack_item): each item once, a block's
+ * warps a stride apart. */
 #include "cuda_host_emulation.h"
 
 #include "spmm_warp_rows.cuh"
@@ -104,8 +106,41 @@ template <class T, int V, int S> static void test_warp_rows(std::mt19937 &rng, i
             (long long)first_col, first_got, first_want);
 }
 
+/* Thread-mapped's stacked order (tsi_spmm_stack_item) for groups x passes
+ * items as the launcher sets it up: every (group, pass) once; in the
+ * stacked part the W warps of a block share a pass and walk groups `stride`
+ * apart; at a stride of one group and one pass, the plain order. */
+static void test_stack_order(unsigned groups, unsigned passes, unsigned stride) {
+  constexpr unsigned W = 8;
+  const unsigned band = stride * W, stacked = groups / band * band * passes, items = groups * passes;
+  std::vector<unsigned char> seen((size_t)items, 0);
+  int64_t bad = 0;
+  for (unsigned g = 0; g < items; g++) {
+    unsigned group = ~0u, pass = ~0u;
+    tsi_spmm_stack_item<W>(g, passes, stride, stacked, group, pass);
+    if (group >= groups || pass >= passes || seen[(size_t)group * passes + pass]++) {
+      bad++;
+      continue;
+    }
+    unsigned first = 0, first_pass = 0;
+    tsi_spmm_stack_item<W>(g - g % W, passes, stride, stacked, first, first_pass);
+    if (g < stacked && (pass != first_pass || group != first + g % W * stride))
+      bad++;
+    if (stride == 1 && passes == 1 && group != g)
+      bad++;
+  }
+  CHECK_MSG(bad == 0, "stacked order (%u groups, %u passes, stride %u): %lld items misplaced", groups, passes, stride,
+            (long long)bad);
+}
+
 int main() {
   std::mt19937 rng(20261204);
+  /* Bands: none whole, one exactly, several with a tail of a few groups;
+   * one to three passes; strides of one group, a few and many. */
+  for (unsigned passes : {1u, 2u, 3u})
+    for (unsigned stride : {1u, 2u, 3u, 32u, 97u})
+      for (unsigned groups : {1u, 7u, 8u, 8u * stride, 8u * stride + 5, 3 * 8u * stride + 1, 1000u})
+        test_stack_order(groups, passes, stride);
   /* Every row, then rows of more than 31 nonzeros left out (split-rows),
    * then all but the empty ones. */
   for (int64_t longest : {INT64_MAX, (int64_t)31, (int64_t)0}) {
