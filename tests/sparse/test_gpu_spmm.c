@@ -5,7 +5,9 @@
  * alpha/beta pairs and NaN in C with beta = 0, in float and double; edge
  * shapes (no entries, 0 x 0, one column, one huge row, empty rows,
  * power-law rows); split-rows on a huge row; many short rows that
- * thread-mapped walks in groups; the corpus; bitwise repeatability of every
+ * thread-mapped walks in groups; stencils and a dominant column offset that
+ * thread-mapped walks with a block's warps stacked d rows apart (and one
+ * too far for it); the corpus; bitwise repeatability of every
  * run (each is executed twice); refused arguments.
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
@@ -29,7 +31,8 @@ typedef struct spmm_case {
   int64_t width;
   ts_spmm_options options;
   double alpha, beta;
-  int nan_c; /* C's input is NaN and beta = 0 */
+  int nan_c;           /* C's input is NaN and beta = 0 */
+  const char *explain; /* when set: the plan's explain line holds it */
 } spmm_case;
 
 /* Plan, run twice (bitwise equal), check against the reference. Returns the
@@ -83,6 +86,8 @@ static int64_t check_gpu(const ts_csr *a, const spmm_case *k, unsigned long long
     goto cleanup;
   CHECK_MSG(memcmp(c_out, again, c_bytes) == 0, "%s: a second run gave other bits", label);
   CHECK(o->schedule == TS_SCHEDULE_AUTO || ts_spmm_plan_schedule(plan) == o->schedule);
+  CHECK_MSG(!k->explain || strstr(ts_spmm_plan_explain(plan), k->explain), "%s: the plan says '%s', want '%s'", label,
+            ts_spmm_plan_explain(plan), k->explain);
   bad = pt_spmm_compare(label, a, &cd, dtype, k->alpha, k->nan_c ? 0.0 : k->beta, ref, bound, c_in, c_out);
   CHECK_MSG(bad == 0, "%s: %lld entries wrong (plan: %s)", label, (long long)bad, ts_spmm_plan_explain(plan));
 cleanup:
@@ -308,6 +313,100 @@ static void test_row_groups(ts_dtype dtype) {
   ts_csr_destroy(a);
 }
 
+/* rows x cols, row i holding i - d, i, i + d where in range and two more
+ * random columns every 5th row, every `empty`-th row empty. */
+static ts_csr *offset_matrix(int64_t rows, int64_t cols, int64_t d, int64_t empty, ts_dtype dtype,
+                             unsigned long long *state) {
+  ts_coo *coo = NULL;
+  if (ts_coo_create(NULL, rows, cols, 3 * rows + rows / 5 * 2 + 2, dtype, &coo) != TS_SUCCESS)
+    return NULL;
+  for (int64_t i = 0; i < rows; i++) {
+    if (empty > 0 && i % empty == empty - 1)
+      continue;
+    int64_t js[5] = {i - d, i, i + d, -1, -1};
+    for (int t = 3; t < 5 && i % 5 == 0; t++) {
+      const int64_t j = (int64_t)((test_random(state) + 1.0) * 0.5 * (double)cols);
+      js[t] = j < cols ? j : cols - 1;
+    }
+    for (int t = 0; t < 5; t++)
+      if (js[t] >= 0 && js[t] < cols) {
+        coo->row_idx[coo->nnz] = (int32_t)i;
+        coo->col_idx[coo->nnz] = (int32_t)js[t];
+        pt_set(coo->values, dtype, coo->nnz, test_random(state));
+        coo->nnz++;
+      }
+  }
+  ts_csr *a = NULL;
+  if (ts_csr_from_coo(NULL, coo, TS_DUPLICATES_SUM, &a) != TS_SUCCESS)
+    a = NULL;
+  ts_coo_destroy(coo);
+  return a;
+}
+
+/* Thread-mapped's stacked warp order (the plan's rule, spmm_tuning.h):
+ * 2-D and 3-D Laplacians under AUTO at two slices (256 fp32 / 128 fp64
+ * columns) and at more passes with a partial last slice (520 / 200), a
+ * padded B with a column-major C and beta; a dominant offset that is no
+ * multiple of a group over rows that are no multiple of it, with empty
+ * rows; one past rows / 8 (consecutive order); each plan's explain line
+ * checked for the order it takes. Skipped under racecheck (no shared
+ * memory). */
+static void test_stacked(ts_dtype dtype) {
+  unsigned long long state = 808 + (unsigned long long)dtype;
+  const int single = dtype == TS_FLOAT32;
+  const int64_t two = single ? 256 : 128, more = single ? 520 : 200;
+  ts_csr *a = NULL;
+  const int64_t n2 = pick(300, 96);
+  ts_status st = ts_gen_laplacian_2d(NULL, n2, n2 - 7, dtype, &a);
+  CHECK_MSG(st == TS_SUCCESS, "ts_gen_laplacian_2d: %s", ts_last_error(NULL));
+  for (int w = 0; a && w < 3; w++) {
+    spmm_case k = make_case("laplacian2d, stacked", w == 1 ? more : two, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR,
+                            w == 2 ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR);
+    k.explain = "warps stacked";
+    if (w == 2) {
+      k.options.ld_b = two + 4;
+      k.alpha = -0.5;
+      k.beta = 1.5;
+    }
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  a = NULL;
+  const int64_t n3 = pick(40, 24); /* d = 40 (ties 1600), or 576 past a group's 32 */
+  st = ts_gen_laplacian_3d(NULL, n3, n3, n3 + 3, dtype, &a);
+  CHECK_MSG(st == TS_SUCCESS, "ts_gen_laplacian_3d: %s", ts_last_error(NULL));
+  for (int w = 0; a && w < 2; w++) {
+    spmm_case k =
+        make_case("laplacian3d, stacked", w ? more : two, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.explain = "warps stacked";
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  /* d = 1013 (or 77) over 8 d + 517 (150) rows, every 3rd row empty, 40 more
+   * columns than rows. */
+  const int64_t d = pick(1013, 77), rows = 8 * d + pick(517, 150);
+  a = offset_matrix(rows, rows + 40, d, 3, dtype, &state);
+  CHECK(a != NULL);
+  for (int w = 0; a && w < 2; w++) {
+    spmm_case k = make_case("offset d, empty rows, stacked", w ? more : two, TS_SCHEDULE_THREAD_MAPPED,
+                            TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.explain = "warps stacked";
+    k.beta = w ? -1.0 : 0.0;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  /* d past rows / 8: no whole band, the consecutive order. */
+  a = offset_matrix(pick(5000, 1000), pick(5000, 1000), pick(700, 140), 0, dtype, &state);
+  CHECK(a != NULL);
+  if (a) {
+    spmm_case k =
+        make_case("offset past rows / 8", two, TS_SCHEDULE_THREAD_MAPPED, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.explain = "warps on consecutive rows";
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
 static void test_refused(void) {
   unsigned long long state = 5;
   const int64_t lengths[] = {2};
@@ -400,6 +499,7 @@ int main(void) {
     test_thin(dtype);
     test_edges(dtype);
     test_row_groups(dtype);
+    test_stacked(dtype);
   }
   if (mode != RUN_RACECHECK) {
     test_refused();
