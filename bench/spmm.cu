@@ -41,17 +41,18 @@ struct options {
   int64_t widths[MAX_WIDTHS];
   int nwidths;
   int warmup, repeat;
+  int64_t column_slices; /* the "sliced" variant: AUTO planned for this many columns, run on views of B and C */
 };
 
 /* ---- variants ------------------------------------------------------------------------------ */
 
-enum { V_AUTO, V_THREAD, V_WARP, V_BLOCK, V_MERGE, V_WORK, V_SPLIT, V_ALG1, V_ALG2, V_ALG3, V_COUNT };
-static const char *const variant_names[V_COUNT] = {"tessera",       "thread",       "warp",  "block",
-                                                   "merge-path",    "work",         "split", "cusparse_alg1",
-                                                   "cusparse_alg2", "cusparse_alg3"};
+enum { V_AUTO, V_THREAD, V_WARP, V_BLOCK, V_MERGE, V_WORK, V_SPLIT, V_SLICED, V_ALG1, V_ALG2, V_ALG3, V_COUNT };
+static const char *const variant_names[V_COUNT] = {
+    "tessera", "thread", "warp",          "block",         "merge-path",   "work",
+    "split",   "sliced", "cusparse_alg1", "cusparse_alg2", "cusparse_alg3"};
 static const ts_schedule variant_schedules[V_ALG1] = {
     TS_SCHEDULE_AUTO,       TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED, TS_SCHEDULE_BLOCK_MAPPED,
-    TS_SCHEDULE_MERGE_PATH, TS_SCHEDULE_WORK_ORIENTED, TS_SCHEDULE_SPLIT_ROWS};
+    TS_SCHEDULE_MERGE_PATH, TS_SCHEDULE_WORK_ORIENTED, TS_SCHEDULE_SPLIT_ROWS,  TS_SCHEDULE_AUTO};
 static const cusparseSpMMAlg_t cusparse_algs[3] = {CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2,
                                                    CUSPARSE_SPMM_CSR_ALG3};
 static bool is_tessera(int v) { return v < V_ALG1; }
@@ -142,6 +143,8 @@ struct job {
   void *buffer;
   /* tessera */
   ts_spmm_plan *plan;
+  /* the sliced variant: views of B and C, one per slice of columns */
+  std::vector<ts_buffer *> slice_b, slice_c;
   /* the check */
   int64_t *sample;
   int samples;
@@ -153,6 +156,11 @@ struct job {
 static int run_tessera(void *user, void *stream) {
   (void)stream;
   job *j = (job *)user;
+  if (!j->slice_b.empty()) {
+    for (size_t s = 0; s < j->slice_b.size(); s++)
+      TSB_TS_TRY(j->ctx, ts_spmm_execute(j->plan, 1.0, j->slice_b[s], 0.0, j->slice_c[s]));
+    return 0;
+  }
   TSB_TS_TRY(j->ctx, ts_spmm_execute(j->plan, 1.0, j->b, 0.0, j->c));
   return 0;
 }
@@ -344,6 +352,38 @@ static int describe_for_cusparse(job *j, const options *opt, const device_csr *m
   return 0;
 }
 
+static void free_slices(job *j) {
+  for (size_t s = 0; s < j->slice_b.size(); s++) {
+    ts_buffer_destroy(j->slice_b[s]);
+    ts_buffer_destroy(j->slice_c[s]);
+  }
+  j->slice_b.clear();
+  j->slice_c.clear();
+}
+
+/* Views of B and C for column slices of @p slice columns (the sliced
+ * variant: column blocking measured through the public API, A read once a
+ * slice). */
+static int make_slices(job *j, int64_t slice) {
+  const size_t vs = ts_dtype_size(j->a->dtype);
+  for (int64_t first = 0; first < j->bd.cols; first += slice) {
+    const size_t ob = (size_t)index_of(j->bd, 0, first) * vs, oc = (size_t)index_of(j->cd, 0, first) * vs;
+    ts_buffer *b = NULL, *c = NULL;
+    if (ts_buffer_wrap(j->ctx, TS_MEMORY_DEVICE, (char *)ts_buffer_data(j->b) + ob, ts_buffer_size(j->b) - ob, &b) !=
+            TS_SUCCESS ||
+        ts_buffer_wrap(j->ctx, TS_MEMORY_DEVICE, (char *)ts_buffer_data(j->c) + oc, ts_buffer_size(j->c) - oc, &c) !=
+            TS_SUCCESS) {
+      fprintf(stderr, "error: slice views: %s\n", ts_last_error(j->ctx));
+      ts_buffer_destroy(b);
+      free_slices(j);
+      return 1;
+    }
+    j->slice_b.push_back(b);
+    j->slice_c.push_back(c);
+  }
+  return 0;
+}
+
 static int run_width(job *j, const options *opt, const device_csr *m, case_result *c) {
   const ts_csr *a = j->a;
   const size_t vs = ts_dtype_size(a->dtype);
@@ -384,15 +424,23 @@ static int run_width(job *j, const options *opt, const device_csr *m, case_resul
     }
   }
   for (int k = 0; k < V_ALG1; k++) {
-    if (k != V_AUTO && !opt->schedules)
+    const int64_t slice = opt->column_slices;
+    const bool sliced = k == V_SLICED;
+    if (sliced ? !(slice > 0 && width > slice && width % slice == 0) : (k != V_AUTO && !opt->schedules))
       continue;
     ts_spmm_options o;
     memset(&o, 0, sizeof o);
     o.schedule = variant_schedules[k];
     o.layout_b = opt->layout;
     o.layout_c = opt->layout;
+    if (sliced && make_slices(j, slice) != 0)
+      goto cleanup;
+    if (sliced) {
+      o.ld_b = j->bd.ld;
+      o.ld_c = j->cd.ld;
+    }
     const double t0 = tsb_wall_seconds();
-    if (ts_spmm_plan_create(j->ctx, a, width, &o, &j->plan) != TS_SUCCESS) {
+    if (ts_spmm_plan_create(j->ctx, a, sliced ? slice : width, &o, &j->plan) != TS_SUCCESS) {
       fprintf(stderr, "error: ts_spmm_plan_create: %s\n", ts_last_error(j->ctx));
       goto cleanup;
     }
@@ -402,14 +450,18 @@ static int run_width(job *j, const options *opt, const device_csr *m, case_resul
       printf("    %s\n", ts_spmm_plan_explain(j->plan));
     snprintf(what, sizeof what, "%s %s width %lld %s", c->name, a->dtype == TS_FLOAT32 ? "fp32" : "fp64",
              (long long)width, variant_names[k]);
+    if (sliced)
+      printf("    sliced (%lld columns a slice): %s\n", (long long)slice, ts_spmm_plan_explain(j->plan));
     int bad = measure(j, opt, run_tessera, what, &c->v[k]);
     ts_spmm_plan_destroy(j->plan);
     j->plan = NULL;
+    free_slices(j);
     if (bad)
       goto cleanup;
   }
   failed = 0;
 cleanup:
+  free_slices(j);
   if (j->mat)
     (void)cusparseDestroySpMat(j->mat);
   if (j->mat_b)
@@ -598,10 +650,12 @@ static void print_final(const case_result *cases, int count, const options *opt,
 static const char usage_text[] =
     "[--set corpus|mesh|rmat|powerlaw|all]... [--widths 8,16,...] [--precision single|double|both]\n"
     "          [--layout row|col] [--schedules] [--quick] [--matrices DIR] [--only TEXT]\n"
-    "          [--warmup N] [--repeat N] [--md PATH] [CSV_PATH]\n"
+    "          [--warmup N] [--repeat N] [--column-slices S] [--md PATH] [CSV_PATH]\n"
     "  --set may be repeated (default all); the corpus is read from DIR, else $TESSERA_MATRICES\n"
     "  --widths: columns of B and C (default 8,16,32,64,128,256,512); --precision: default single\n"
     "  --schedules also times every tessera schedule beside AUTO\n"
+    "  --column-slices S also times AUTO planned for S columns and run once per slice of S columns\n"
+    "    (views of B and C; widths that S divides, above S)\n"
     "  --quick shrinks the generated matrices (a check of the program, not a measurement)\n"
     "  CSV_PATH defaults to bench-out/spmm.csv; the Markdown goes beside it with .md\n"
     "  exit status: 0 when every check passed, 1 on a failed check or error, 2 for a bad command line,\n"
@@ -636,6 +690,12 @@ static int own_option(void *user, int argc, char **argv, int *i) {
   if (strcmp(arg, "--widths") == 0) {
     if (!parse_widths(value, opt)) {
       fprintf(stderr, "error: --widths takes up to %d comma-separated widths from 1 to 2^24\n", MAX_WIDTHS);
+      return 2;
+    }
+  } else if (strcmp(arg, "--column-slices") == 0) {
+    opt->column_slices = atoll(value);
+    if (opt->column_slices < 1 || opt->column_slices > (1 << 24)) {
+      fprintf(stderr, "error: --column-slices takes a width from 1 to 2^24\n");
       return 2;
     }
   } else if (strcmp(arg, "--layout") == 0) {
@@ -761,8 +821,7 @@ int main(int argc, char **argv) {
                    opt.repeat, opt.warmup, MAX_SECONDS_PER_VARIANT);
   tsb_metadata_set(&meta, "traffic", "nnz*(value+4) + (rows+1)*8 + cols*width*value + rows*width*value (beta = 0)");
   tsb_metadata_set(&meta, "layout", "%s B and C, packed", ts_layout_name(opt.layout));
-  job j;
-  memset(&j, 0, sizeof j);
+  job j{}; /* value-initialised: null pointers, empty slice lists */
   j.ctx = ctx;
   j.stream = (cudaStream_t)ts_context_stream(ctx);
   r.j = &j;
