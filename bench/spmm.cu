@@ -47,9 +47,9 @@ struct options {
 /* ---- variants ------------------------------------------------------------------------------ */
 
 enum { V_AUTO, V_THREAD, V_WARP, V_BLOCK, V_MERGE, V_WORK, V_SPLIT, V_SLICED, V_ALG1, V_ALG2, V_ALG3, V_COUNT };
-static const char *const variant_names[V_COUNT] = {
-    "tessera", "thread", "warp",          "block",         "merge-path",   "work",
-    "split",   "sliced", "cusparse_alg1", "cusparse_alg2", "cusparse_alg3"};
+static const char *const variant_names[V_COUNT] = {"tessera",       "thread",        "warp",         "block",
+                                                   "merge-path",    "work",          "split",        "sliced",
+                                                   "cusparse_alg1", "cusparse_alg2", "cusparse_alg3"};
 static const ts_schedule variant_schedules[V_ALG1] = {
     TS_SCHEDULE_AUTO,       TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_WARP_MAPPED, TS_SCHEDULE_BLOCK_MAPPED,
     TS_SCHEDULE_MERGE_PATH, TS_SCHEDULE_WORK_ORIENTED, TS_SCHEDULE_SPLIT_ROWS,  TS_SCHEDULE_AUTO};
