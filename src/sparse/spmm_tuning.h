@@ -100,12 +100,34 @@
  * TSI_SPMM_AUTO_SKEW_CV with some row longer than a split-rows piece
  * (SpMV's split-rows threshold, bench/NOTES.md, carried over). */
 #define TSI_SPMM_AUTO_SKEW_CV 1.0
-/* AUTO: vector threads (rows x column slices) below this many per SM leave
- * the GPU short of work with one vector thread a row: rows long enough
- * (mean above TSI_SPMM_AUTO_GROUP_MEAN) then take a warp's vector threads
- * (or a block's when the mean passes TSI_SPMM_AUTO_BLOCK_MEAN). Design. */
+/* AUTO: vector threads (rows x column slices x lanes) below this many per SM
+ * leave the GPU short of work with one vector thread a row. Design. */
 #define TSI_SPMM_AUTO_FILL_PER_SM 512
-#define TSI_SPMM_AUTO_GROUP_MEAN 16.0
+/* AUTO on a GPU short of work: a block a row (block-mapped) where the rows
+ * x slices are at most this many per SM (vector threads of a whole warp,
+ * WIDE; narrower ones, NARROW, whose warp-mapped already gives a row a
+ * warp) and some row has at least TSI_SPMM_AUTO_BLOCK_MAX_ROW entries (a
+ * warp a row waits for it), or at most TSI_SPMM_AUTO_TINY_UNITS per SM
+ * with rows of TSI_SPMM_AUTO_TINY_MEAN entries on average. Fitted on the
+ * corpus's 59 matrices at 8, 32, 128 and 256 fp32 columns (H100, every
+ * schedule timed: bench/notes/spmm.md, 2026-12-05). Measured. */
+#define TSI_SPMM_AUTO_BLOCK_UNITS_WIDE 16
+#define TSI_SPMM_AUTO_BLOCK_UNITS_NARROW 8
+#define TSI_SPMM_AUTO_BLOCK_MAX_ROW 24
+#define TSI_SPMM_AUTO_TINY_UNITS 1
+#define TSI_SPMM_AUTO_TINY_MEAN 2.0
+/* AUTO: vector threads of a whole warp over at most this many rows x
+ * slices per SM take warp-mapped's kernel (a warp a row, as thread-mapped,
+ * but without the group walk, which pays only with more rows than the
+ * resident warps: 5-40 % faster below, same fit). Measured. */
+#define TSI_SPMM_AUTO_WARP_UNITS 128
+/* AUTO on a GPU short of work, narrower vector threads: warp-mapped (the
+ * row's entries over a warp's vector threads) for rows of this mean or a
+ * row this long (same fit). Measured. */
+#define TSI_SPMM_AUTO_WARP_MEAN 8.0
+#define TSI_SPMM_AUTO_WARP_MAX_ROW 32
+/* AUTO: a block a row also for rows this long on average on a GPU short of
+ * work, whatever their count. Design. */
 #define TSI_SPMM_AUTO_BLOCK_MEAN 1024.0
 
 #endif

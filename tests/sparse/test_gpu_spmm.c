@@ -356,7 +356,7 @@ static void test_stacked(ts_dtype dtype) {
   const int single = dtype == TS_FLOAT32;
   const int64_t two = single ? 256 : 128, more = single ? 520 : 200;
   ts_csr *a = NULL;
-  const int64_t n2 = pick(300, 96);
+  const int64_t n2 = pick(300, 128); /* rows x slices past AUTO's warp-mapped units on 132 SMs */
   ts_status st = ts_gen_laplacian_2d(NULL, n2, n2 - 7, dtype, &a);
   CHECK_MSG(st == TS_SUCCESS, "ts_gen_laplacian_2d: %s", ts_last_error(NULL));
   for (int w = 0; a && w < 3; w++) {
