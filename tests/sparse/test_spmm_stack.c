@@ -49,6 +49,16 @@ static void check(const char *what, const ts_csr *a, int64_t want_offset, int64_
 /* rows x cols with row i holding i - d, i, i + d where in range, every
  * `empty`-th row empty (0: none), and a few random columns on every 5th
  * row. */
+/* The CSR of the first nnz entries of coo (NULL on failure); coo freed. */
+static ts_csr *csr_of(ts_coo *coo, int64_t nnz) {
+  coo->nnz = nnz;
+  ts_csr *a = NULL;
+  if (ts_csr_from_coo(NULL, coo, TS_DUPLICATES_SUM, &a) != TS_SUCCESS)
+    a = NULL;
+  ts_coo_destroy(coo);
+  return a;
+}
+
 static ts_csr *offset_matrix(int64_t rows, int64_t cols, int64_t d, int64_t empty, unsigned long long *state) {
   ts_coo *coo = NULL;
   if (ts_coo_create(NULL, rows, cols, 3 * rows + rows / 5 * 2, TS_FLOAT64, &coo) != TS_SUCCESS)
@@ -71,12 +81,7 @@ static ts_csr *offset_matrix(int64_t rows, int64_t cols, int64_t d, int64_t empt
       ((double *)coo->values)[n++] = 1.0;
     }
   }
-  coo->nnz = n;
-  ts_csr *a = NULL;
-  if (ts_csr_from_coo(NULL, coo, TS_DUPLICATES_SUM, &a) != TS_SUCCESS)
-    a = NULL;
-  ts_coo_destroy(coo);
-  return a;
+  return csr_of(coo, n);
 }
 
 /* The 9-point stencil on an n x n grid. */
@@ -94,12 +99,7 @@ static ts_csr *nine_point(int64_t n) {
             coo->col_idx[k] = (int32_t)(x + dx + n * (y + dy));
             ((double *)coo->values)[k++] = dx == 0 && dy == 0 ? 8.0 : -1.0;
           }
-  coo->nnz = k;
-  ts_csr *a = NULL;
-  if (ts_csr_from_coo(NULL, coo, TS_DUPLICATES_SUM, &a) != TS_SUCCESS)
-    a = NULL;
-  ts_coo_destroy(coo);
-  return a;
+  return csr_of(coo, k);
 }
 
 static void test_offsets(void) {
