@@ -3,18 +3,10 @@
  * of its entries, and the rule that stacks the 8 warps of a block d rows
  * apart. Host code, no allocation past the sample's TSI_SPMM_STACK_SAMPLE
  * offsets. */
+#include "io/gen_random.h"
 #include "spmm_internal.h"
 
 #include <stdlib.h>
-
-/* A fixed hash of the stratum (splitmix64's finalizer): where its sampled
- * entry lies, the same on every run. */
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 /* The row holding entry k < row_ptr[rows]: the last i with row_ptr[i] <= k
  * (empty rows share their offset with the next row). */
@@ -50,7 +42,9 @@ tsi_spmm_far_offset tsi_spmm_far_offset_of(int64_t rows, const int64_t *row_ptr,
   int64_t n = 0;
   for (int64_t j = 0; j < m; j++) {
     const int64_t lo = j * q + j * r / m, hi = (j + 1) * q + (j + 1) * r / m;
-    const int64_t k = lo + (int64_t)(mix((uint64_t)j) % (uint64_t)(hi - lo));
+    /* A fixed hash of the stratum (the generators' splitmix64 mixer): the
+     * same entry on every run. */
+    const int64_t k = lo + (int64_t)(tsi_mix64((uint64_t)j + TSI_GOLDEN_GAMMA) % (uint64_t)(hi - lo));
     const int64_t i = row_of(rows, row_ptr, k);
     const int64_t off = col_idx[k] > i ? col_idx[k] - i : i - col_idx[k];
     if (off > TSI_SPMM_STACK_NEAR)
