@@ -28,10 +28,10 @@
 
 #include <stdbool.h>
 
+#include "lu/numeric/numeric_internal.h" /* the judgements' count */
+
 #ifdef TESSERA_TEST_HAVE_KLU
 #include <klu.h>
-
-#include "lu/numeric/numeric_internal.h" /* the judgements' count */
 #endif
 
 static ts_context *ctx;
