@@ -19,6 +19,9 @@
  *   --cpu-fill-limit N skip the CPU solvers above this AMD fill estimate (default 4e7)
  *   --gpu-fill-limit N the same for the GPU solvers (default 1e9)
  *   --quick            small generated matrices (checks the program, not a measurement)
+ *   --unchecked        tessera's solves without the residual and refinement
+ *                      (ts_lu_options.unchecked_solves), as cuDSS's and KLU's
+ *                      solves by default; the default is tessera's checked solve
  *   --md FILE          also write the Markdown (it is printed on stdout anyway)
  *   --conditioning FILE  instead: the corpus classification table (KLU rcond and
  *                      condest, tessera double and float-factor backward errors)
@@ -61,13 +64,14 @@ typedef struct phase_times {
 typedef struct bench_options {
   const char *matrices, *only, *md, *conditioning;
   bool want[SOLVERS];
-  bool set_corpus, set_circuit, set_laplacian, set_mesh, quick;
+  bool set_corpus, set_circuit, set_laplacian, set_mesh, quick, unchecked;
   double budget, cpu_fill_limit, gpu_fill_limit;
 } bench_options;
 
 static double run_start;
 static ts_context *cpu_ctx, *gpu_ctx;
-static bool gpu_lu_on_host; /* the CUDA context's LU ran on the host in the probe */
+static bool unchecked_solves; /* --unchecked */
+static bool gpu_lu_on_host;   /* the CUDA context's LU ran on the host in the probe */
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -163,6 +167,7 @@ static int tessera_solve(void *p) {
 static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase_times *t) {
   tessera_state s = {.ctx = ctx, .a = a, .b = b, .x = malloc((size_t)a->rows * sizeof(double))};
   memset(&s.options, 0, sizeof s.options); /* the defaults: double factors, AMD, matching */
+  s.options.unchecked_solves = unchecked_solves;
   time_phases(tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &s, t);
   if (!t->ran) {
     snprintf(t->note, sizeof t->note, "%s", ts_last_error(ctx));
@@ -171,9 +176,10 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
     ts_lu_get_stats(s.lu, &stats);
     t->lu_nnz = stats.nnz_l + stats.nnz_u - stats.n;
     t->berr = tsb_backward_error(a, s.x, b);
-    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed%s", (long long)stats.levels,
+    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed%s%s", (long long)stats.levels,
              stats.refinement_steps, (long long)stats.perturbed_pivots,
-             ctx == gpu_ctx && stats.peak_device_bytes == 0 ? "; ran on the host" : "");
+             ctx == gpu_ctx && stats.peak_device_bytes == 0 ? "; ran on the host" : "",
+             unchecked_solves ? "; unchecked solves" : "");
   }
   ts_lu_destroy(s.lu);
   free(s.x);
@@ -972,6 +978,8 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
     bool has_value = i + 1 < argc;
     if (strcmp(arg, "--quick") == 0)
       o->quick = true;
+    else if (strcmp(arg, "--unchecked") == 0)
+      o->unchecked = true;
     else if (strcmp(arg, "--matrices") == 0 && has_value)
       o->matrices = argv[++i];
     else if (strcmp(arg, "--set") == 0 && has_value)
@@ -1043,6 +1051,7 @@ int main(int argc, char **argv) {
   int rc = parse_options(argc, argv, &o, &csv);
   if (rc != 0)
     return rc;
+  unchecked_solves = o.unchecked;
   run_start = tsb_wall_seconds();
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
