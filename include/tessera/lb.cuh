@@ -73,7 +73,9 @@
  * counted at run time, such as a frontier's adjacency lists:
  * for_each_gathered_atom<S, Block>(count, ranges, smem, fn), with two more
  * schedules, lane_mapped<L> (L threads per tile) and grid_mapped (the whole
- * grid on a few long tiles), and for_each_balanced_atom<Block>(count,
+ * grid on a few long tiles), its one-block form
+ * for_each_block_gathered_atom<S, Block>() for a list a block holds alone,
+ * and for_each_balanced_atom<Block>(count,
  * ranges, workspace, barrier, smem, fn), the work-oriented schedule of
  * gathered work inside a persistent kernel (the prefix sum of the tile sizes
  * built on the device, then an even share of atoms per warp). Persistent

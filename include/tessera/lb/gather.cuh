@@ -26,7 +26,13 @@
  * sizes is built on the device (one pass over the tiles and one grid
  * barrier), then every warp of the grid takes an equal share of the atoms
  * and finds their tiles by search, so no thread waits on a long tile while
- * others idle. */
+ * others idle.
+ *
+ * A list that one block holds on its own (the vertices a persistent kernel's
+ * block found in the step before, kept in its shared memory) is expanded by
+ * that block alone with for_each_block_gathered_atom<S, Block>(count, ranges,
+ * smem, fn): the same schedules over the block's threads, nothing read from
+ * or waited on in other blocks. */
 #ifndef TESSERA_LB_GATHER_CUH
 #define TESSERA_LB_GATHER_CUH
 
@@ -88,12 +94,26 @@ template <class S, int Block> struct gather_storage_for {
 template <int Block> struct gather_storage_for<grid_mapped, Block> { using type = grid_batch<Block>; };
 template <int Block> struct gather_storage_for<work_oriented, Block> { using type = balanced_storage<Block>; };
 
+/* The threads that share a gathered list: the whole grid (a list in global
+ * memory), or one block (a list of the block's own). */
+struct gather_span {
+  long long thread, threads; /* this thread's place among them, and their number */
+  long long block, blocks;   /* this block's place among the span's blocks, and their number */
+};
+template <int Block> __device__ inline gather_span grid_span() {
+  return gather_span{(long long)blockIdx.x * Block + threadIdx.x, (long long)gridDim.x * Block, (long long)blockIdx.x,
+                     (long long)gridDim.x};
+}
+template <int Block> __device__ inline gather_span block_span() {
+  return gather_span{(long long)threadIdx.x, (long long)Block, 0LL, 1LL};
+}
+
 template <class Index, class Ranges, class Fn>
-__device__ void gather_lanes_per_tile(int lanes, Index tiles, const Ranges &ranges, const Fn &fn) {
-  const long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const long long groups = (long long)gridDim.x * blockDim.x / lanes;
+__device__ void gather_lanes_per_tile(const gather_span &span, int lanes, Index tiles, const Ranges &ranges,
+                                      const Fn &fn) {
+  const long long groups = span.threads / lanes;
   const int lane = int(threadIdx.x) % lanes;
-  for (long long t = thread / lanes; t < (long long)tiles; t += groups) {
+  for (long long t = span.thread / lanes; t < (long long)tiles; t += groups) {
     const atom_range r = ranges(Index(t));
     for (long long a = r.begin + lane; a < r.end; a += lanes)
       fn(Index(t), a);
@@ -101,15 +121,14 @@ __device__ void gather_lanes_per_tile(int lanes, Index tiles, const Ranges &rang
 }
 
 template <int G, class Index, class Ranges, class Fn>
-__device__ void gather_group(Index tiles, const Ranges &ranges, const Fn &fn) {
+__device__ void gather_group(const gather_span &span, Index tiles, const Ranges &ranges, const Fn &fn) {
   static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "gathered group-mapped: groups of 1 to 32 threads");
   namespace cg = cooperative_groups;
   auto group = cg::tiled_partition<G>(cg::this_thread_block());
   const int rank = int(group.thread_rank());
-  const long long groups = (long long)gridDim.x * blockDim.x / G;
+  const long long groups = span.threads / G;
   /* The loop bounds are the same for the whole group: all its threads reach the shuffles. */
-  for (long long set = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; set * G < (long long)tiles;
-       set += groups) {
+  for (long long set = span.thread / G; set * G < (long long)tiles; set += groups) {
     const long long t = set * G + rank;
     atom_range r{0, 0};
     if (t < (long long)tiles)
@@ -143,9 +162,9 @@ __device__ void gather_group(Index tiles, const Ranges &ranges, const Fn &fn) {
 }
 
 template <class S, int Block, class Index, class Ranges, class Fn>
-__device__ void gather_block(Index tiles, const Ranges &ranges, const Fn &fn) {
+__device__ void gather_block(const gather_span &span, Index tiles, const Ranges &ranges, const Fn &fn) {
   (void)sizeof(S);
-  for (long long t = blockIdx.x; t < (long long)tiles; t += gridDim.x) {
+  for (long long t = span.block; t < (long long)tiles; t += span.blocks) {
     const atom_range r = ranges(Index(t));
     for (long long a = r.begin + threadIdx.x; a < r.end; a += Block)
       fn(Index(t), a);
@@ -153,10 +172,10 @@ __device__ void gather_block(Index tiles, const Ranges &ranges, const Fn &fn) {
 }
 
 template <int Block, class Index, class Ranges, class Fn>
-__device__ void gather_grid(Index tiles, const Ranges &ranges, grid_batch<Block> &s, const Fn &fn) {
+__device__ void gather_grid(const gather_span &span, Index tiles, const Ranges &ranges, grid_batch<Block> &s,
+                            const Fn &fn) {
   unit<Block, Block> u;
-  const long long thread = (long long)blockIdx.x * Block + threadIdx.x;
-  const long long threads = (long long)gridDim.x * Block;
+  const long long thread = span.thread, threads = span.threads;
   for (long long first = 0; first < (long long)tiles; first += Block) {
     const long long t = first + threadIdx.x;
     atom_range r{0, 0};
@@ -184,6 +203,25 @@ __device__ void gather_grid(Index tiles, const Ranges &ranges, grid_batch<Block>
       fn(Index(first + lo), s.begin[lo] + (k - s.first_atom[lo]));
     }
     u.sync(); /* the batch's tables are rewritten next */
+  }
+}
+
+/* The gathered schedules over a span of threads. */
+template <class S, int Block, class Index, class Ranges, class Fn>
+__device__ void gather_spread(const gather_span &span, Index tiles, const Ranges &ranges,
+                              typename gather_storage_for<S, Block>::type &smem, const Fn &fn) {
+  if constexpr (std::is_same<S, grid_mapped>::value) {
+    gather_grid<Block>(span, tiles, ranges, smem, fn);
+  } else if constexpr (std::is_same<S, block_mapped>::value) {
+    (void)smem;
+    gather_block<S, Block>(span, tiles, ranges, fn);
+  } else if constexpr (gather_lanes<S>::value > 0) {
+    (void)smem;
+    gather_lanes_per_tile(span, gather_lanes<S>::value, tiles, ranges, fn);
+  } else {
+    (void)smem;
+    static_assert(S::size <= 32, "gathered group-mapped: groups of at most 32 threads");
+    gather_group<S::size>(span, tiles, ranges, fn);
   }
 }
 } // namespace detail
@@ -215,19 +253,44 @@ template <class S, int Block, class Index, class Ranges, class Fn>
 __device__ void for_each_gathered_atom(Index tiles, const Ranges &ranges, gather_storage<S, Block> &smem,
                                        const Fn &fn) {
   static_assert(Block % 32 == 0 && Block <= 1024, "blocks of whole warps, at most 1024 threads");
-  if constexpr (std::is_same<S, grid_mapped>::value) {
-    detail::gather_grid<Block>(tiles, ranges, smem, fn);
-  } else if constexpr (std::is_same<S, block_mapped>::value) {
-    (void)smem;
-    detail::gather_block<S, Block>(tiles, ranges, fn);
-  } else if constexpr (detail::gather_lanes<S>::value > 0) {
-    (void)smem;
-    detail::gather_lanes_per_tile(detail::gather_lanes<S>::value, tiles, ranges, fn);
-  } else {
-    (void)smem;
-    static_assert(S::size <= 32, "gathered group-mapped: groups of at most 32 threads");
-    detail::gather_group<S::size>(tiles, ranges, fn);
-  }
+  detail::gather_spread<S, Block>(detail::grid_span<Block>(), tiles, ranges, smem, fn);
+}
+
+/**
+ * @brief The schedule for_each_block_gathered_atom() takes for S: S itself,
+ * except work_oriented, whose one-block form is grid_mapped's (the list's
+ * sizes scanned, the atoms spread evenly over the block's threads).
+ */
+template <class S>
+using block_gather_schedule = typename std::conditional<std::is_same<S, work_oriented>::value, grid_mapped, S>::type;
+
+/** @brief Shared memory of for_each_block_gathered_atom<S, Block>: declare it __shared__. */
+template <class S, int Block> using block_gather_storage = gather_storage<block_gather_schedule<S>, Block>;
+
+/**
+ * @brief fn(tile, atom) once for every atom of every tile t < tiles of a
+ * list that one block holds on its own, by that block's threads alone.
+ *
+ * As for_each_gathered_atom(), with the block in place of the grid: the tiles
+ * are this block's (a persistent kernel's block expanding the vertices it
+ * found itself, kept in its shared memory), and no other block takes part or
+ * waits. grid_mapped and work_oriented spread the atoms of all the tiles
+ * evenly over the block's threads (a scan of the sizes, then a search per
+ * atom); the other schedules map tiles to the block's threads as they map them
+ * to the grid's. Called by every thread of the block with the same tile count;
+ * grid_mapped, work_oriented and block_mapped synchronise the block.
+ * @tparam S the schedule (as for_each_gathered_atom, and work_oriented).
+ * @tparam Block threads per block of the kernel.
+ * @param tiles number of tiles.
+ * @param ranges callable: ranges(t) gives tile t's atoms as an atom_range.
+ * @param smem shared memory (block_gather_storage<S, Block>).
+ * @param fn callable fn(tile, atom), run once per atom.
+ */
+template <class S, int Block, class Index, class Ranges, class Fn>
+__device__ void for_each_block_gathered_atom(Index tiles, const Ranges &ranges, block_gather_storage<S, Block> &smem,
+                                             const Fn &fn) {
+  static_assert(Block % 32 == 0 && Block <= 1024, "blocks of whole warps, at most 1024 threads");
+  detail::gather_spread<block_gather_schedule<S>, Block>(detail::block_span<Block>(), tiles, ranges, smem, fn);
 }
 
 /** @brief Most chunks the work-oriented expansion cuts a tile list into (their prefix sits in shared memory). */
