@@ -147,24 +147,10 @@ struct tsi_bfs_block_end_scratch {
   unsigned long long found[TSI_GRAPH_WARPS], edges[TSI_GRAPH_WARPS];
 };
 
-/* The vertices a block found in a queue-mode step, kept for the next step,
- * which the same block expands (owner computes): with their adjacency
- * ranges, loaded at the step's end, they cost the next step neither a load
- * of the queue nor of the offsets, and the step's end no atomic on the
- * queue's tail; only the vertices past TSI_BFS_STAGED, and the hubs, go to
- * the shared queues. Not with the work-oriented schedule, whose expansion
- * must see the whole frontier to share it evenly. */
-struct tsi_bfs_local {
-  int32_t vertex[TSI_BFS_STAGED];
-  long long begin[TSI_BFS_STAGED], end[TSI_BFS_STAGED];
-  unsigned count; /* 0 unless the step before was a top-down step in queue mode */
-};
-
 /* What a top-down step needs to record a vertex it reached first. */
 struct tsi_bfs_step {
   int level;
   bool check_first, queue_mode;
-  bool keep_local; /* the vertices found go to the block's own list (tsi_bfs_local) */
   uint32_t *next_bits;
   tsi_bfs_level *next;
   tsi_bfs_block_end_scratch *end;  /* shared */
@@ -212,11 +198,10 @@ __device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int
  * queue with one atomic, their degrees added to the level's edges, and the
  * block's counts summed in one pass (two block barriers, where a sum per
  * count took four) and added to the next level's. Every thread calls it. */
-__device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_step &s, tsi_bfs_block_end_scratch &e,
-                                         tsi_bfs_local &local) {
+__device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_step &s, tsi_bfs_block_end_scratch &e) {
   constexpr int per_thread = TSI_BFS_STAGED / TSI_GRAPH_BLOCK;
   const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
-  __syncthreads(); /* every gathered vertex is in, and the block's own list read */
+  __syncthreads(); /* every gathered vertex is in */
   const unsigned gathered = min(e.count, (unsigned)TSI_BFS_STAGED);
   int32_t v[per_thread];
   int64_t first[per_thread], last[per_thread];
@@ -228,7 +213,7 @@ __device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_st
     first[j] = i < gathered ? __ldg(a.offsets + v[j]) : 0;
     last[j] = i < gathered ? __ldg(a.offsets + v[j] + 1) : 0;
   }
-  if (threadIdx.x == 0 && gathered > 0 && !s.keep_local)
+  if (threadIdx.x == 0 && gathered > 0)
     e.base = atomicAdd(&s.next->vertices, gathered);
   unsigned long long found = s.found, edges = s.edges;
 #pragma unroll
@@ -243,28 +228,13 @@ __device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_st
     e.found[warp] = found;
     e.edges[warp] = edges;
   }
-  if (s.keep_local) {
-#pragma unroll
-    for (int j = 0; j < per_thread; j++) {
-      const unsigned i = threadIdx.x + j * TSI_GRAPH_BLOCK;
-      if (i < gathered) {
-        local.vertex[i] = v[j];
-        local.begin[i] = first[j];
-        local.end[i] = last[j];
-      }
-    }
-  }
-  if (threadIdx.x == 0)
-    local.count = s.keep_local ? gathered : 0u;
   __syncthreads(); /* the queue's base and the warps' sums */
-  if (!s.keep_local) {
-    int32_t *queue = a.queue[(s.level + 1) & 1];
+  int32_t *queue = a.queue[(s.level + 1) & 1];
 #pragma unroll
-    for (int j = 0; j < per_thread; j++) {
-      const unsigned i = threadIdx.x + j * TSI_GRAPH_BLOCK;
-      if (i < gathered)
-        queue[e.base + i] = v[j];
-    }
+  for (int j = 0; j < per_thread; j++) {
+    const unsigned i = threadIdx.x + j * TSI_GRAPH_BLOCK;
+    if (i < gathered)
+      queue[e.base + i] = v[j];
   }
   if (warp == 0) {
     found = lane < TSI_GRAPH_WARPS ? e.found[lane] : 0ull;
@@ -287,7 +257,7 @@ __device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_st
 template <class S, class Filter, class ExpandStorage, class HubStorage>
 __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const Filter &filter, unsigned vertices,
                                  unsigned hubs, lb::grid_barrier_view &barrier, ExpandStorage &expand_smem,
-                                 HubStorage &hub_smem, const tsi_bfs_local &local) {
+                                 HubStorage &hub_smem) {
   const int32_t *queue = a.queue[s.level & 1], *hub_queue = a.hub_queue[s.level & 1];
   uint32_t *frontier = a.bits[s.level % 3];
   const unsigned long long level_key = (unsigned long long)(uint32_t)(s.level + 1) << 32;
@@ -318,22 +288,6 @@ __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const F
   if (hubs > 0)
     lb::for_each_gathered_atom<lb::grid_mapped, TSI_GRAPH_BLOCK>(hubs, ranges_of(hub_queue), hub_smem,
                                                                  visit_from(hub_queue));
-  if constexpr (!std::is_same<S, lb::work_oriented>::value) {
-    /* The block's own vertices (the same count in all its threads). */
-    const unsigned mine = local.count;
-    lb::for_each_block_gathered_atom<S, TSI_GRAPH_BLOCK>(
-        mine,
-        [&](unsigned t) {
-          frontier[local.vertex[t] >> 5] = 0u;
-          return lb::atom_range{local.begin[t], local.end[t]};
-        },
-        expand_smem,
-        [&](unsigned t, long long e) {
-          const int32_t u = local.vertex[t], v = __ldg(heads + e);
-          if (filter(u, e, v))
-            tsi_bfs_visit(a, s, v, level_key | (uint32_t)u);
-        });
-  }
 }
 
 /* Every unvisited vertex looks for a parent in the frontier's bitmap: a
@@ -414,7 +368,6 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
   __shared__ lb::gather_storage<lb::grid_mapped, TSI_GRAPH_BLOCK> hub_smem;
   __shared__ tsi_bfs_block_end_scratch end_smem;
   __shared__ tsi_compact_scratch compact_smem;
-  __shared__ tsi_bfs_local local_smem;
   const Filter filter(a);
   const int64_t thread = (int64_t)blockIdx.x * TSI_GRAPH_BLOCK + threadIdx.x;
   const int64_t threads = (int64_t)gridDim.x * TSI_GRAPH_BLOCK;
@@ -422,10 +375,8 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
 
   lb::grid_barrier_view barrier = lb::grid_barrier_join(&c->barrier);
   tsi_bfs_init(a, thread, threads);
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0)
     end_smem.count = 0;
-    local_smem.count = 0;
-  }
   lb::grid_barrier(barrier);
 
   bool bottom_up = false, last_bottom_up = false, queue_ready = true;
@@ -467,7 +418,6 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
     tsi_bfs_step s{level,
                    found >= (unsigned long long)a.check_first,
                    false,
-                   false,
                    a.bits[(level + 1) % 3],
                    &c->level[(level + 1) % 3],
                    &end_smem,
@@ -484,10 +434,9 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
         lb::grid_barrier(barrier);
       }
       s.queue_mode = edges <= (unsigned long long)a.queue_edges;
-      s.keep_local = s.queue_mode && !std::is_same<S, lb::work_oriented>::value;
-      tsi_bfs_top_down<S>(a, s, filter, now->vertices, now->hubs, barrier, expand_smem, hub_smem, local_smem);
+      tsi_bfs_top_down<S>(a, s, filter, now->vertices, now->hubs, barrier, expand_smem, hub_smem);
     }
-    tsi_bfs_block_end(a, s, end_smem, local_smem);
+    tsi_bfs_block_end(a, s, end_smem);
     queue_ready = !bottom_up && s.queue_mode;
     last_bottom_up = bottom_up;
     lb::grid_barrier(barrier);
