@@ -76,13 +76,9 @@ struct tile_list {
   long long atoms; /* the atom array's length (room between tiles included) */
 };
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint32_t next_random(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (uint32_t)(rng_state >> 11);
-}
+static unsigned long long rng_state = 0x2545f4914f6cdd1dull;
+/* A pseudo-random count below 2^31 (test_common.h's splitmix64). */
+static uint32_t next_random(void) { return (uint32_t)((test_random(&rng_state) + 1.0) * 1073741823.0); }
 
 /* `tiles` tiles of mixed sizes laid out in a shuffled order, with a gap
  * after each one (atoms no tile owns: they must stay unvisited). */
