@@ -165,12 +165,14 @@ cleanup:
 }
 #endif
 
+#ifdef TESSERA_HAVE_AMD
 static bool matching_is_identity(const ts_lu *lu) {
   for (int64_t k = 0; k < lu->n; k++)
     if (lu->row_perm[k] != k)
       return false;
   return true;
 }
+#endif
 
 ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of) {
   int64_t n = a->rows;
