@@ -6,6 +6,7 @@
 #define TESSERA_TEST_LU_COMPLEX_COMMON_H
 
 #include "test_common.h"
+#include "test_lu_orderings.h"
 
 #include <complex.h>
 #include <stdint.h>

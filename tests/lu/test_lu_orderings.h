@@ -66,4 +66,15 @@ static inline ts_lu_ordering lu_test_fill_ordering(void) {
   return TS_LU_ORDER_NATURAL;
 }
 
+/* The default options (double factors, AMD, matching and perturbation on),
+ * with the natural order in a build without SuiteSparse AMD: what a test
+ * that needs only some fill-reducing ordering creates its LU with, in place
+ * of NULL or zeroed options (which ask for AMD). */
+static inline ts_lu_options lu_test_options(void) {
+  ts_lu_options options;
+  memset(&options, 0, sizeof options);
+  options.ordering = lu_test_fill_ordering();
+  return options;
+}
+
 #endif
