@@ -101,7 +101,7 @@ static ts_csr *circuit(int64_t n, double locality, uint64_t seed) {
   ts_circuit_params params = ts_circuit_defaults(n);
   params.locality = locality;
   ts_csr *a = NULL;
-  return ts_gen_circuit(ctx, &params, seed, TS_FLOAT64, &a) == TS_SUCCESS ? a : NULL;
+  return lu_test_gen_circuit(ctx, &params, seed, TS_FLOAT64, &a) == TS_SUCCESS ? a : NULL;
 }
 
 /* A complex matrix on the pattern of a real one: each value v becomes
