@@ -74,23 +74,24 @@ if(TARGET tessera_cli)
   # numbers it (from 1) and the condition estimate.
   foreach(singular gent113 dwt_992 chesapeake)
     tessera_cli_test(solve_singular_${singular} ARGS solve ${TESSERA_TEST_CORPUS_DIR}/${singular}.mtx --backend cpu
-      EXIT 1
+      ${TESSERA_SOLVE_ORDERING} EXIT 1
       STDERR "^tessera: numerically singular: [^\n]*column [1-9][0-9]* \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$")
   endforeach()
   # The same verdict where the factorization runs on the GPU.
-  tessera_cli_test(solve_singular_gpu ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cuda EXIT 1
+  tessera_cli_test(solve_singular_gpu ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cuda
+    ${TESSERA_SOLVE_ORDERING} EXIT 1
     STDERR "^tessera: numerically singular: [^\n]*column [1-9][0-9]* \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$"
     GPU_ONLY)
   # --json: the verdict as a JSON object on stdout (column from 1, the
   # estimate, the perturbed pivots), the same one line on stderr.
   tessera_cli_test(solve_singular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cpu --json
-    EXIT 1 JSON JSON_EQUALS "command=solve,status=numerically singular"
+    ${TESSERA_SOLVE_ORDERING} EXIT 1 JSON JSON_EQUALS "command=solve,status=numerically singular"
     STDOUT "\"message\": \"[^\"]*column [1-9][0-9]* \\(from 1\\)[^\"]*\",\n *\"column\": [1-9][0-9]*,\n *\"condest\": [0-9.]+e\\+[0-9]+,\n *\"perturbed_pivots\": [1-9][0-9]*,\n *\"warning\": null\n}"
     STDERR "^tessera: numerically singular: .*condition estimate")
   # No perturbation: the factorization stops at the pivot, so there is no
   # estimate; still the column from 1.
   tessera_cli_test(solve_singular_no_perturbation ARGS solve ${TESSERA_TEST_CORPUS_DIR}/gent113.mtx --backend cpu
-    --no-perturbation EXIT 1
+    --no-perturbation ${TESSERA_SOLVE_ORDERING} EXIT 1
     STDERR "^tessera: numerically singular: .*column [1-9][0-9]* \\(from 1\\).*perturbation is off.*no condition estimate")
   # Other failures give a JSON object too.
   tessera_cli_test(solve_structurally_singular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/klu_two_2x2.mtx --json
@@ -113,7 +114,7 @@ if(TARGET tessera_cli)
   # diag(1, 1e-10): kappa_1 = 1e10 exactly, above 1/sqrt(eps) and below
   # 1/eps: a warning, exit 0.
   file(WRITE ${TESSERA_CLI_WORK}/diag_1e10.mtx "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e-10\n")
-  tessera_cli_test(solve_condition_warning ARGS solve ${TESSERA_CLI_WORK}/diag_1e10.mtx --json
+  tessera_cli_test(solve_condition_warning ARGS solve ${TESSERA_CLI_WORK}/diag_1e10.mtx --json ${TESSERA_SOLVE_ORDERING}
     JSON JSON_EQUALS "status=success,perturbed_pivots=0,solution_norm=1"
     STDOUT "\"condest\": 1e\\+10,"
     STDERR "^warning: condition estimate 1.00e\\+10, above 1/sqrt\\(eps\\)")
@@ -133,10 +134,10 @@ if(TARGET tessera_cli)
   # warning. west0067: kappa_1 = 429 (dense LAPACK); the estimate, a lower
   # bound, within a factor of ten of it; x = ones.
   tessera_cli_test(solve_regular_report ARGS solve ${TESSERA_TEST_CORPUS_DIR}/west0067.mtx --backend cpu
-    STDOUT "condition estimate +([4-9]\\.[0-9][0-9]e\\+01|[1-3]\\.[0-9][0-9]e\\+02|4\\.[0-2][0-9]e\\+02) .*\npivot growth +0?\\.[0-9]+ .*\nresidual norm +[0-9.]+e-1[3-9] .*\nsolution norm +1.00e\\+00 .*\nbackward error +[0-9.]+e-1[5-9]\n"
+    ${TESSERA_SOLVE_ORDERING} STDOUT "condition estimate +([4-9]\\.[0-9][0-9]e\\+01|[1-3]\\.[0-9][0-9]e\\+02|4\\.[0-2][0-9]e\\+02) .*\npivot growth +0?\\.[0-9]+ .*\nresidual norm +[0-9.]+e-1[3-9] .*\nsolution norm +1.00e\\+00 .*\nbackward error +[0-9.]+e-1[5-9]\n"
     STDERR "^$")
   tessera_cli_test(solve_regular_json ARGS solve ${TESSERA_TEST_CORPUS_DIR}/west0067.mtx --backend cpu --json
-    JSON JSON_EQUALS "status=success,solution_norm=1,perturbed_pivots=0"
+    ${TESSERA_SOLVE_ORDERING} JSON JSON_EQUALS "status=success,solution_norm=1,perturbed_pivots=0"
     STDOUT "\"warning\": null,")
   # Complex systems (field complex): A = [2+i 1 0; 0 3 1-i; i 0 4], x = (1, -1+i, 2i),
   # b = A x, A^T x and A^H x worked out by hand. A part that is zero in x may
@@ -197,14 +198,15 @@ if(TARGET tessera_cli)
   # Rank-deficient complex matrices, structurally full: row 2 = i * row 1,
   # exactly in floating point; the singular status names a column from 1.
   file(WRITE ${TESSERA_CLI_WORK}/complex_singular3.mtx "%%MatrixMarket matrix coordinate complex general\n3 3 8\n1 1 1 1\n1 2 2 0\n1 3 1 0\n2 1 -1 1\n2 2 0 2\n2 3 0 1\n3 2 1 0\n3 3 3 0\n")
-  tessera_cli_test(solve_complex_singular ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx --backend cpu EXIT 1
+  tessera_cli_test(solve_complex_singular ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx --backend cpu
+    ${TESSERA_SOLVE_ORDERING} EXIT 1
     STDERR "^tessera: numerically singular: [^\n]*column [1-3] \\(from 1\\)[^\n]*; condition estimate [0-9.]+e[+-][0-9]+\n$")
   tessera_cli_test(solve_complex_singular_json ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx --backend cpu --json
-    EXIT 1 JSON JSON_EQUALS "command=solve,status=numerically singular"
+    ${TESSERA_SOLVE_ORDERING} EXIT 1 JSON JSON_EQUALS "command=solve,status=numerically singular"
     STDOUT "\"column\": [1-3],\n *\"condest\": [0-9.]+(e\\+[0-9]+)?,\n *\"perturbed_pivots\": [1-9][0-9]*,"
     STDERR "^tessera: numerically singular: .*column [1-3] \\(from 1\\)")
   tessera_cli_test(solve_complex_singular_no_perturbation ARGS solve ${TESSERA_CLI_WORK}/complex_singular3.mtx
-    --backend cpu --no-perturbation EXIT 1
+    --backend cpu --no-perturbation ${TESSERA_SOLVE_ORDERING} EXIT 1
     STDERR "^tessera: numerically singular: .*column [1-3] \\(from 1\\).*perturbation is off.*no condition estimate")
   # [0 i; i 0] in its own order without the matching: the zero pivot is
   # perturbed, the solution (x = ones) stands with a warning.

@@ -42,7 +42,7 @@ static const variant variants[] = {
 };
 
 static ts_lu *create(ts_backend backend, int float_factors, const variant *v) {
-  ts_lu_options options = {0};
+  ts_lu_options options = lu_test_options();
   options.backend = backend;
   options.float_factors = float_factors;
   ts_lu *lu = NULL;

@@ -91,6 +91,9 @@ static inline void batch_test_corpus(ts_context *ctx, void (*check)(const char *
     char path[4096];
     if (!test_corpus_matrix(dir, names[i], path, sizeof path))
       continue;
+    /* add20 fills to 4 M entries in the natural order: seconds a member. */
+    if (strcmp(names[i], "add20") == 0 && lu_test_skip_unordered("add20"))
+      continue;
     ts_csr *a = test_read_general(ctx, dir, names[i]);
     CHECK_MSG(a != NULL, "%s: %s", names[i], ts_last_error(ctx));
     if (!a)

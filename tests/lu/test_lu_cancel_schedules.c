@@ -29,7 +29,7 @@ int main(void) {
   ts_circuit_params params = ts_circuit_defaults(20000);
   params.locality = 1.0; /* a grid circuit: many levels, columns that wait on others */
   ts_csr *a = NULL;
-  CHECK_OK(ctx, ts_gen_circuit(ctx, &params, 5, TS_FLOAT64, &a));
+  CHECK_OK(ctx, lu_test_gen_circuit(ctx, &params, 5, TS_FLOAT64, &a));
   ts_lu_options options = lu_test_options();
   ts_lu *lu = NULL;
   CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));

@@ -6,6 +6,7 @@
 #define TESSERA_TEST_LU_COMPLEX_COMMON_H
 
 #include "test_common.h"
+#include "test_lu_orderings.h"
 
 #include <complex.h>
 #include <stdint.h>
@@ -24,7 +25,8 @@ static inline double cx_uniform(uint64_t seed, uint64_t i, uint64_t j) {
 }
 
 /* The complex matrix of AC analysis, A = G + i omega C, on the pattern of
- * ts_gen_circuit: G its conductances (the generator's values), C a second
+ * ts_gen_circuit (through lu_test_gen_circuit: without AMD, the dense nets
+ * numbered last): G its conductances (the generator's values), C a second
  * value set of capacitances on the same pattern (off-diagonal -c_ij with
  * c_ij in [0.25, 1), diagonal the sum of its row's c_ij times a factor in
  * [0.5, 1.5): not dominant). dtype TS_COMPLEX128 or TS_COMPLEX64. */
@@ -32,7 +34,7 @@ static ts_csr *cx_circuit(ts_context *ctx, int64_t n, double locality, uint64_t 
   ts_circuit_params p = ts_circuit_defaults(n);
   p.locality = locality;
   ts_csr *g = NULL;
-  if (ts_gen_circuit(ctx, &p, seed, TS_FLOAT64, &g) != TS_SUCCESS)
+  if (lu_test_gen_circuit(ctx, &p, seed, TS_FLOAT64, &g) != TS_SUCCESS)
     return NULL;
   ts_csr *a = NULL;
   if (ts_csr_create(ctx, n, n, g->nnz, dtype, &a) != TS_SUCCESS) {

@@ -9,15 +9,6 @@
 
 #include <stdint.h>
 
-/* The default options (double factors, AMD, matching and perturbation on),
- * with the natural order in a build without SuiteSparse AMD. */
-static inline ts_lu_options lu_test_options(void) {
-  ts_lu_options options;
-  memset(&options, 0, sizeof options);
-  options.ordering = lu_test_fill_ordering();
-  return options;
-}
-
 /* An LU of a with the default options but no matching (the values' own
  * pivots), analysed and factored; each step checked. */
 static inline ts_lu *lu_test_factor_unmatched(ts_context *ctx, const ts_csr *a) {

@@ -1,8 +1,8 @@
 /* Which fill-reducing orderings this build of tessera has: SuiteSparse AMD
  * and COLAMD are optional, and without them ts_lu_analyze answers
  * TS_ERROR_UNSUPPORTED for TS_LU_ORDER_AMD or TS_LU_ORDER_COLAMD. The LU
- * tests ask here, skip (visibly) what needs a missing ordering, and run the
- * rest in the natural order. */
+ * tests ask here, skip (visibly) what needs a missing ordering or fills in
+ * too much without one, and run the rest in the natural order. */
 #ifndef TESSERA_TEST_LU_ORDERINGS_H
 #define TESSERA_TEST_LU_ORDERINGS_H
 
@@ -54,6 +54,61 @@ static inline int lu_test_skip_without(ts_lu_ordering ordering, const char *part
   return 1;
 }
 
+/* Print the skip line of a part whose factors fill in far too much in the
+ * natural order (seconds to minutes of work where AMD takes a fraction of
+ * a second) when the build lacks AMD, and say so (1: skip it). */
+static inline int lu_test_skip_unordered(const char *part) {
+  if (lu_test_have_ordering(TS_LU_ORDER_AMD))
+    return 0;
+  printf("SKIPPED (part): %s: too much fill in the natural order (built without SuiteSparse AMD)\n", part);
+  return 1;
+}
+
+/* ts_gen_circuit, with the dense nets (nodes 0 .. dense_nets-1) numbered
+ * last in a build without SuiteSparse AMD: first, the natural order fills
+ * every later row from them (a minute a factorization at 20000 rows); last,
+ * where AMD orders them, they add a row and a column each. The same matrix
+ * otherwise, symmetrically permuted. */
+static inline ts_status lu_test_gen_circuit(ts_context *ctx, const ts_circuit_params *params, uint64_t seed,
+                                            ts_dtype dtype, ts_csr **a) {
+  static int noted = 0;
+  ts_status st = ts_gen_circuit(ctx, params, seed, dtype, a);
+  const int64_t n = params->n, d = params->dense_nets;
+  if (st != TS_SUCCESS || d == 0 || lu_test_have_ordering(TS_LU_ORDER_AMD))
+    return st;
+  if (!noted)
+    printf("SKIPPED (part): circuits with their dense nets numbered first: too much fill in the natural order "
+           "(built without SuiteSparse AMD); they are numbered last instead\n");
+  noted = 1;
+  const ts_csr *g = *a;
+  const size_t size = ts_dtype_size(dtype);
+  ts_csr *r = NULL;
+  st = ts_csr_create(ctx, n, n, g->nnz, dtype, &r);
+  if (st == TS_SUCCESS) {
+    r->symmetry = g->symmetry;
+    r->row_ptr[0] = 0;
+    int64_t k = 0;
+    /* Row i is row (i + d) mod n; its columns at or above d (moved down by
+     * d) come before those below d (moved to the end): both runs stay sorted. */
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t row = (i + d) % n;
+      for (int low = 0; low < 2; low++)
+        for (int64_t e = g->row_ptr[row]; e < g->row_ptr[row + 1]; e++) {
+          const int64_t c = g->col_idx[e];
+          if ((c < d) != low)
+            continue;
+          r->col_idx[k] = (int32_t)(c < d ? c + n - d : c - d);
+          memcpy((char *)r->values + (size_t)k * size, (const char *)g->values + (size_t)e * size, size);
+          k++;
+        }
+      r->row_ptr[i + 1] = k;
+    }
+  }
+  ts_csr_destroy(*a);
+  *a = r;
+  return st;
+}
+
 /* The default ordering (AMD) where the build has it, else the natural order,
  * saying so once. */
 static inline ts_lu_ordering lu_test_fill_ordering(void) {
@@ -64,6 +119,17 @@ static inline ts_lu_ordering lu_test_fill_ordering(void) {
     printf("SKIPPED (part): the AMD ordering: built without SuiteSparse AMD; the natural order is used instead\n");
   noted = 1;
   return TS_LU_ORDER_NATURAL;
+}
+
+/* The default options (double factors, AMD, matching and perturbation on),
+ * with the natural order in a build without SuiteSparse AMD: what a test
+ * that needs only some fill-reducing ordering creates its LU with, in place
+ * of NULL or zeroed options (which ask for AMD). */
+static inline ts_lu_options lu_test_options(void) {
+  ts_lu_options options;
+  memset(&options, 0, sizeof options);
+  options.ordering = lu_test_fill_ordering();
+  return options;
 }
 
 #endif

@@ -199,12 +199,24 @@ static void test_perturbed_nonsingular(void) {
 
 /* One pivoting of test_near_singular (below). */
 static void test_near_singular_with(ts_lu_pivoting pivoting) {
+  /* needs_amd: the static pivot perturbed only in AMD's order (in the
+   * natural order it stays above the threshold). */
   const struct {
     int64_t n;
     double epsilon;
     unsigned long long seed;
-  } cases[] = {{100, 1e-11, 113}, {2000, 1e-7, 132}, {300, 1e-13, 7}, {300, 1e-18, 8}, {300, 0.0, 9}};
+    bool needs_amd;
+  } cases[] = {{100, 1e-11, 113, false},
+               {2000, 1e-7, 132, true},
+               {300, 1e-13, 7, false},
+               {300, 1e-18, 8, false},
+               {300, 0.0, 9, false}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char part[96];
+    snprintf(part, sizeof part, "near-singular n %lld, epsilon %.0e, pivoting %d", (long long)cases[k].n,
+             cases[k].epsilon, (int)pivoting);
+    if (cases[k].needs_amd && lu_test_skip_without(TS_LU_ORDER_AMD, part))
+      continue;
     ts_csr *a = lu_test_near_singular(ctx, cases[k].n, cases[k].epsilon, cases[k].seed);
     CHECK(a != NULL);
     ts_lu_options options = lu_test_options();
