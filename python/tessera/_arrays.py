@@ -4,6 +4,8 @@ indices), NumPy arrays into contiguous arrays of the expected type and shape,
 CuPy arrays into device addresses; and the refusals, each saying what was
 expected."""
 
+import operator
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -14,6 +16,14 @@ VALUE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
 COMPLEX_CODES = {np.dtype(np.complex64): 2, np.dtype(np.complex128): 3}
 MAX_DIMENSION = 2**31 - 1
 
+
+def integer_option(value, name):
+    """An integer option as an int (NumPy integers too): 2.5 and "4" are
+    refused with TypeError, not truncated."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__}") from None
 
 def is_cupy(obj):
     """True for a CuPy array (checked by module, so CuPy need not be installed)."""

@@ -95,7 +95,7 @@ class _GraphPlan:
         indptr, indices, values, code, n, on_device = _graph_arrays(csgraph, directed, weighted)
         self._plan = _core.GraphPlan(
             context, self._kind, indptr, indices, values, n, code, False, SCHEDULES.index(schedule),
-            int(group_size), bool(top_down_only), float(delta or 0.0),
+            _arrays.integer_option(group_size, "group_size"), bool(top_down_only), float(delta or 0.0),
         )
         self._context = context
         self.n = n

@@ -45,7 +45,7 @@ class SpMM:
         # the A of this call whatever the caller does to its arrays since.
         self._arrays = _arrays.csr_arrays(A, "A").copy()
         self._schedule = _schedule_code(schedule)
-        self._group_size = int(group_size)
+        self._group_size = _arrays.integer_option(group_size, "group_size")
         self._plans = {}
         self.shape = self._arrays.shape
         self.dtype = self._arrays.dtype

@@ -169,6 +169,11 @@ def test_dijkstra_indices_as_scipy():
         tessera.dijkstra(G, indices=1.5)
     with pytest.raises(TypeError, match="integer"):
         tessera.bfs(G, 1.7)
+    for not_a_count in (2.5, "4"):
+        with pytest.raises(TypeError, match="group_size: expected an integer"):
+            tessera.BFS(G, group_size=not_a_count)
+        with pytest.raises(TypeError, match="group_size: expected an integer"):
+            tessera.SSSP(G, group_size=not_a_count)
 
 
 def test_wide_indices_are_checked_not_wrapped():

@@ -69,6 +69,9 @@ def test_spmm_in_place_and_schedules():
 
 def test_spmm_refusals():
     A = random_sparse(20, 10, 0.3, 5)
+    for not_a_count in (2.5, "4"):
+        with pytest.raises(TypeError, match="group_size: expected an integer"):
+            tessera.SpMM(A, group_size=not_a_count)
     plan = tessera.SpMM(A)
     with pytest.raises(ValueError, match=r"\(10, k\)"):
         plan(np.ones((11, 3)))
