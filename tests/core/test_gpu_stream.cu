@@ -1,9 +1,7 @@
 /* A context on a stream the caller owns: tessera queues its work there, in
  * order with the caller's own kernels, and leaves the stream alive when the
  * context is destroyed. */
-#include "test_common.h"
-
-#include <cuda_runtime.h>
+#include "test_cuda_common.h"
 
 /* Scale a vector in place: the caller's own work on the shared stream. */
 __global__ void scale_in_place(float *v, int n, float factor) {
@@ -11,12 +9,6 @@ __global__ void scale_in_place(float *v, int n, float factor) {
   if (i < n)
     v[i] *= factor;
 }
-
-#define CUDA_CHECK(call)                                                                                               \
-  do {                                                                                                                 \
-    cudaError_t check_err = (call);                                                                                    \
-    CHECK_MSG(check_err == cudaSuccess, "%s: %s", #call, cudaGetErrorString(check_err));                               \
-  } while (0)
 
 static void test_user_stream(cudaStream_t stream) {
   ts_context_options options = {};

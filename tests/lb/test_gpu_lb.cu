@@ -20,7 +20,7 @@
  * irregular and heavy-tail ones. */
 #include "tessera/lb.cuh"
 
-#include "test_common.h"
+#include "test_cuda_common.h"
 
 #include <chrono>
 #include <climits>
@@ -29,12 +29,6 @@
 #include <vector>
 
 namespace lb = tessera::lb;
-
-#define CUDA_CHECK(call)                                                                                               \
-  do {                                                                                                                 \
-    cudaError_t cuda_check_err = (call);                                                                               \
-    CHECK_MSG(cuda_check_err == cudaSuccess, "%s", cudaGetErrorString(cuda_check_err));                                \
-  } while (0)
 
 /* ---- kernels written once, schedule as a type argument ---- */
 
@@ -489,11 +483,9 @@ static void check_searches(void) {
 }
 
 int main(void) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+  const int sm_count = test_cuda_multiprocessors();
+  if (sm_count == 0)
     return test_skip("no usable CUDA device");
-  int sm_count = 1;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
 
   const selection sel = choose_selection();
   std::vector<tile_set> cases = make_cases(sel.small, sel.racecheck);

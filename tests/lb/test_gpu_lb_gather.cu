@@ -9,7 +9,7 @@
  * over. Under compute-sanitizer (TESSERA_UNDER_SANITIZER) the lists shrink. */
 #include "tessera/lb.cuh"
 
-#include "test_common.h"
+#include "test_cuda_common.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -21,12 +21,6 @@ namespace lb = tessera::lb;
 #define BLOCK 256
 /* Most tiles one block's own list holds (its shared memory). */
 #define BLOCK_LIST 512
-
-#define CUDA_CHECK(call)                                                                                               \
-  do {                                                                                                                 \
-    cudaError_t cuda_check_err = (call);                                                                               \
-    CHECK_MSG(cuda_check_err == cudaSuccess, "%s", cudaGetErrorString(cuda_check_err));                                \
-  } while (0)
 
 struct visit_record {
   int *visits;  /* per atom */
@@ -175,11 +169,9 @@ static void check_schedule(const char *name, const tile_list &l, const int *grid
 }
 
 int main(void) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+  const int sm_count = test_cuda_multiprocessors();
+  if (sm_count == 0)
     return test_skip("no usable CUDA device");
-  int sm_count = 1;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
   const bool small = getenv("TESSERA_UNDER_SANITIZER") != nullptr;
   const int grids[3] = {1, 3, 2 * sm_count};
   const int sizes[3] = {1, 700, small ? 2000 : 20000};
