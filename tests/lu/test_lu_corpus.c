@@ -29,7 +29,7 @@ int main(void) { return test_skip("built without SuiteSparse KLU and UMFPACK (th
 #define BERR_GOAL 1e-14
 
 typedef struct result {
-  char name[256];
+  char name[256 + 32]; /* the manifest's name and " (partial pivoting)" */
   int64_t n, nnz;
   char reference[32]; /* "KLU", "KLU singular", "UMFPACK", ... */
   double rcond, condest, reference_berr;
