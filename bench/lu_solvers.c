@@ -64,7 +64,7 @@ typedef struct phase_times {
 typedef struct bench_options {
   const char *matrices, *only, *md, *conditioning;
   bool want[SOLVERS];
-  bool set_corpus, set_circuit, set_laplacian, set_mesh, quick, unchecked;
+  bool set_corpus, set_circuit, set_laplacian, set_mesh, quick;
   double budget, cpu_fill_limit, gpu_fill_limit;
 } bench_options;
 
@@ -979,7 +979,7 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
     if (strcmp(arg, "--quick") == 0)
       o->quick = true;
     else if (strcmp(arg, "--unchecked") == 0)
-      o->unchecked = true;
+      unchecked_solves = true;
     else if (strcmp(arg, "--matrices") == 0 && has_value)
       o->matrices = argv[++i];
     else if (strcmp(arg, "--set") == 0 && has_value)
@@ -1051,7 +1051,6 @@ int main(int argc, char **argv) {
   int rc = parse_options(argc, argv, &o, &csv);
   if (rc != 0)
     return rc;
-  unchecked_solves = o.unchecked;
   run_start = tsb_wall_seconds();
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;

@@ -25,6 +25,7 @@ def integer_option(value, name):
     except TypeError:
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}") from None
 
+
 def is_cupy(obj):
     """True for a CuPy array (checked by module, so CuPy need not be installed)."""
     return type(obj).__module__.startswith("cupy") and hasattr(obj, "__cuda_array_interface__")
