@@ -42,6 +42,7 @@ struct options {
   int nwidths;
   int warmup, repeat;
   int64_t column_slices; /* the "sliced" variant: AUTO planned for this many columns, run on views of B and C */
+  int64_t pass_columns;  /* ts_spmm_options.pass_columns of every tessera plan (0: the plan's choice) */
 };
 
 /* ---- variants ------------------------------------------------------------------------------ */
@@ -433,6 +434,7 @@ static int run_width(job *j, const options *opt, const device_csr *m, case_resul
     o.schedule = variant_schedules[k];
     o.layout_b = opt->layout;
     o.layout_c = opt->layout;
+    o.pass_columns = opt->pass_columns;
     if (sliced && make_slices(j, slice) != 0)
       goto cleanup;
     if (sliced) {
@@ -650,12 +652,14 @@ static void print_final(const case_result *cases, int count, const options *opt,
 static const char usage_text[] =
     "[--set corpus|mesh|rmat|powerlaw|all]... [--widths 8,16,...] [--precision single|double|both]\n"
     "          [--layout row|col] [--schedules] [--quick] [--matrices DIR] [--only TEXT]\n"
-    "          [--warmup N] [--repeat N] [--column-slices S] [--md PATH] [CSV_PATH]\n"
+    "          [--warmup N] [--repeat N] [--column-slices S] [--pass-columns P] [--md PATH] [CSV_PATH]\n"
     "  --set may be repeated (default all); the corpus is read from DIR, else $TESSERA_MATRICES\n"
     "  --widths: columns of B and C (default 8,16,32,64,128,256,512); --precision: default single\n"
     "  --schedules also times every tessera schedule beside AUTO\n"
     "  --column-slices S also times AUTO planned for S columns and run once per slice of S columns\n"
     "    (views of B and C; widths that S divides, above S)\n"
+    "  --pass-columns P plans every tessera variant with passes over bands of P columns of B and C\n"
+    "    (ts_spmm_options.pass_columns; default 0: the plan's choice; P at least the width: one pass)\n"
     "  --quick shrinks the generated matrices (a check of the program, not a measurement)\n"
     "  CSV_PATH defaults to bench-out/spmm.csv; the Markdown goes beside it with .md\n"
     "  exit status: 0 when every check passed, 1 on a failed check or error, 2 for a bad command line,\n"
@@ -696,6 +700,13 @@ static int own_option(void *user, int argc, char **argv, int *i) {
     opt->column_slices = atoll(value);
     if (opt->column_slices < 1 || opt->column_slices > (1 << 24)) {
       fprintf(stderr, "error: --column-slices takes a width from 1 to 2^24\n");
+      return 2;
+    }
+  } else if (strcmp(arg, "--pass-columns") == 0) {
+    char *end = NULL;
+    opt->pass_columns = strtoll(value, &end, 10);
+    if (end == value || *end || opt->pass_columns < 0 || opt->pass_columns > INT32_MAX) {
+      fprintf(stderr, "error: --pass-columns takes a count of columns from 0 (the plan's choice) to 2^31 - 1\n");
       return 2;
     }
   } else if (strcmp(arg, "--layout") == 0) {
@@ -821,6 +832,10 @@ int main(int argc, char **argv) {
                    opt.repeat, opt.warmup, MAX_SECONDS_PER_VARIANT);
   tsb_metadata_set(&meta, "traffic", "nnz*(value+4) + (rows+1)*8 + cols*width*value + rows*width*value (beta = 0)");
   tsb_metadata_set(&meta, "layout", "%s B and C, packed", ts_layout_name(opt.layout));
+  if (opt.pass_columns > 0)
+    tsb_metadata_set(&meta, "pass_columns", "%lld columns a pass (requested)", (long long)opt.pass_columns);
+  else
+    tsb_metadata_set(&meta, "pass_columns", "the plan's choice");
   job j{}; /* value-initialised: null pointers, empty slice lists */
   j.ctx = ctx;
   j.stream = (cudaStream_t)ts_context_stream(ctx);

@@ -58,6 +58,24 @@ typedef struct ts_spmm_options {
   int64_t ld_b;         /**< Leading dimension of B; 0 = packed (columns of B for row-major, rows for column-major). */
   int64_t ld_c;         /**< Leading dimension of C; 0 = packed. */
   int group_size;       /**< Group-mapped: threads per row (a power of two, 1 to 1024; 0 = chosen). */
+  /**
+   * Passes over bands of columns: 0 = the plan's choice; a positive value
+   * runs the product band after band of that many columns of B and C (the
+   * last band narrower; at least the width: one pass); negative is refused
+   * with TS_ERROR_INVALID_ARGUMENT. Each pass reads A again but gathers
+   * only its band of B, which pays where B is far larger than the GPU's L2
+   * and A's columns are scattered. The plan's choice on CUDA: bands of 512
+   * bytes a row of B (128 float / 64 double columns) where B is row-major,
+   * at least two bands wide and at least 8 times the L2
+   * (ts_device_info.l2_cache_bytes), A's columns show no stencil and the
+   * schedule walks rows (thread-mapped, split-rows); otherwise one pass.
+   * The passes run one after another on the context's stream over the
+   * same workspace. C agrees with one pass to rounding, bitwise for
+   * thread-mapped (each entry sums its terms in the same order); on the CPU
+   * backend the plan's choice is one pass and requested passes give the
+   * same bits as one. ts_spmm_plan_explain() says the passes and why.
+   */
+  int64_t pass_columns;
 } ts_spmm_options;
 
 /** A prepared SpMM for one sparse A and one width. */

@@ -1,6 +1,6 @@
 /* SpMM(context, row_ptr, col_idx, values, rows, cols, dtype, width,
- * schedule, col_major, group_size): a ts_spmm_plan for dense B and C of one
- * width and layout (packed); execute(b, c, alpha, beta) runs
+ * schedule, col_major, group_size, pass_columns): a ts_spmm_plan for dense
+ * B and C of one width and layout (packed); execute(b, c, alpha, beta) runs
  * C = alpha A B + beta C on host arrays or device addresses. Host arrays on
  * a CUDA context go through device copies the plan keeps. */
 #include "tessera_python.h"
@@ -23,14 +23,15 @@ static int dense_bytes(int64_t rows, int64_t width, size_t value_size, size_t *b
 }
 
 static PyObject *spmm_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *keywords[] = {"context", "row_ptr", "col_idx",  "values",    "rows",       "cols",
-                             "dtype",   "width",   "schedule", "col_major", "group_size", NULL};
+  static char *keywords[] = {"context", "row_ptr",  "col_idx",   "values",     "rows",         "cols", "dtype",
+                             "width",   "schedule", "col_major", "group_size", "pass_columns", NULL};
   tspy_context *context = NULL;
   PyObject *row_ptr, *col_idx, *values;
-  long long rows, cols, width;
+  long long rows, cols, width, pass_columns = 0;
   int dtype, schedule = TS_SCHEDULE_AUTO, col_major = 0, group_size = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OOOLLiL|ipi", keywords, tspy_context_converter, &context, &row_ptr,
-                                   &col_idx, &values, &rows, &cols, &dtype, &width, &schedule, &col_major, &group_size))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OOOLLiL|ipiL", keywords, tspy_context_converter, &context, &row_ptr,
+                                   &col_idx, &values, &rows, &cols, &dtype, &width, &schedule, &col_major, &group_size,
+                                   &pass_columns))
     return NULL;
   if (width < 0 || width > INT32_MAX) {
     PyErr_Format(PyExc_ValueError, "SpMM: width %lld is outside 0 to %d", width, INT32_MAX);
@@ -56,6 +57,7 @@ static PyObject *spmm_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   options.schedule = (ts_schedule)schedule;
   options.layout_b = options.layout_c = col_major ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR;
   options.group_size = group_size;
+  options.pass_columns = (int64_t)pass_columns;
   tspy_call call;
   tspy_call_begin(context, &call);
   ts_status status = ts_spmm_plan_create(context->ctx, &view.csr, width, &options, &self->plan);

@@ -67,6 +67,41 @@ def test_spmm_in_place_and_schedules():
     assert "SpMM" in repr(plan)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_spmm_passes_match_scipy(cpu, dtype):
+    # Passes over bands of columns: bands dividing the width and not, one
+    # column, wider than B; either layout; in place with beta. On the CPU
+    # every entry sums its terms in one order whatever the band: the same
+    # bits as one pass.
+    A = random_sparse(300, 200, 0.04, 9, dtype=dtype)
+    rng = np.random.default_rng(10)
+    B = rng.standard_normal((200, 75)).astype(dtype)
+    C0 = rng.standard_normal((300, 75)).astype(dtype)
+    whole = tessera.SpMM(A, context=cpu)
+    reference = whole(B)
+    assert_dense_product(reference, A, B)
+    for pass_columns in (1, 7, 25, 64, 75, 1000):
+        plan = tessera.SpMM(A, pass_columns=pass_columns, context=cpu)
+        C = plan(B)
+        assert_dense_product(C, A, B)
+        np.testing.assert_array_equal(C, reference)
+        np.testing.assert_array_equal(plan(np.asfortranarray(B)), reference)
+        expected = "one pass" if pass_columns >= 75 else f"{-(-75 // pass_columns)} passes of {pass_columns} columns"
+        assert expected in plan.plan(75).explain
+        C = C0.copy()
+        plan.execute(B, C, alpha=-0.5, beta=2.0)
+        assert_dense_product(C, A, B, -0.5, 2.0, C0)
+    assert "one pass" in whole.plan(75).explain
+    with pytest.raises(ValueError, match="pass_columns"):
+        tessera.SpMM(A, pass_columns=-1)
+    for not_a_count in (2.5, "4"):
+        with pytest.raises(TypeError, match="pass_columns: expected an integer"):
+            tessera.SpMM(A, pass_columns=not_a_count)
+        with pytest.raises(TypeError, match="group_size: expected an integer"):
+            tessera.SpMM(A, group_size=not_a_count)
+    assert "passes of 25 columns" in tessera.SpMM(A, pass_columns=np.int64(25), context=cpu).plan(75).explain
+
+
 def test_spmm_refusals():
     A = random_sparse(20, 10, 0.3, 5)
     for not_a_count in (2.5, "4"):

@@ -50,6 +50,13 @@ typedef struct tsi_spmm_lanes {
 
 tsi_spmm_lanes tsi_spmm_lanes_for(ts_dtype dtype, int64_t width, const tsi_dense_shape *b, const tsi_dense_shape *c);
 
+/* The vector thread of one band of `width` columns when bands start
+ * `align` columns apart (the gcd of the pass width and the whole width):
+ * its vector also divides `align`, so that every band starts and ends on a
+ * vector. tsi_spmm_lanes_for() is the band of the whole width. */
+tsi_spmm_lanes tsi_spmm_lanes_for_band(ts_dtype dtype, int64_t width, int64_t align, const tsi_dense_shape *b,
+                                       const tsi_dense_shape *c);
+
 /* The AUTO schedule from the row-length shape, the width's slices and the
  * vector thread; writes its reason. Never returns AUTO. */
 ts_schedule tsi_spmm_auto_choose(const tsi_spmv_shape *shape, const tsi_spmm_lanes *lanes, int multiprocessors,
@@ -83,6 +90,10 @@ typedef struct tsi_spmm_far_offset {
 
 tsi_spmm_far_offset tsi_spmm_far_offset_of(int64_t rows, const int64_t *row_ptr, const int32_t *col_idx);
 
+/* Whether the sample shows a stencil: an offset over TSI_SPMM_STACK_NEAR
+ * holding at least TSI_SPMM_STACK_SHARE of the sampled entries. */
+bool tsi_spmm_stencil(const tsi_spmm_far_offset *far);
+
 /* Whether the schedule and vector thread take the walk that may be stacked:
  * thread-mapped, a row-major B, vector threads of a warp, at least
  * TSI_SPMM_STACK_MIN_SLICES slices (the two-slice walk). */
@@ -93,7 +104,16 @@ bool tsi_spmm_stack_walk(ts_schedule schedule, const tsi_spmm_lanes *lanes, ts_l
  * whole band of 8 warps), else 0 (consecutive groups). */
 int64_t tsi_spmm_stack_rows(int64_t rows, const tsi_spmm_far_offset *far);
 
-/* The operand and the plan's choices, as the CUDA kernels need them. */
+/* The plan's passes over bands of columns for pass_columns = 0
+ * (spmm_tuning.h, spmm_passes.c): the columns of a band, the whole width
+ * for one pass. `info` is the GPU's (NULL on the CPU backend: one pass);
+ * `far` is A's sampled offset (tsi_spmm_far_offset_of()). Writes why. */
+int64_t tsi_spmm_pass_rule(const ts_device_info *info, ts_schedule schedule, ts_dtype dtype, const tsi_dense_shape *b,
+                           const tsi_spmm_far_offset *far, char *why, size_t why_size);
+
+/* The operand and the plan's choices, as the CUDA kernels need them: with
+ * passes, one band's (width, b.cols and c.cols are the band's; the run
+ * offsets B and C to the band's first column). */
 typedef struct tsi_spmm_device {
   int64_t rows, cols, nnz, width;
   ts_dtype dtype;
@@ -130,7 +150,7 @@ ts_status tsi_spmm_cuda_run(ts_context *ctx, const tsi_spmm_device *d, ts_schedu
                             double alpha, const void *b, double beta, void *c);
 
 /* Room for ts_spmm_plan_explain()'s line. */
-#define TSI_SPMM_EXPLAIN_SIZE 512
+#define TSI_SPMM_EXPLAIN_SIZE 1024
 
 struct ts_spmm_plan {
   ts_context *ctx;
@@ -139,9 +159,13 @@ struct ts_spmm_plan {
   ts_schedule schedule; /* resolved, never AUTO */
   tsi_spmv_shape shape; /* of A's rows */
   tsi_dense_shape b, c;
-  ts_csr *host;           /* CPU backend: A */
-  tsi_spmm_device device; /* CUDA backend */
-  void *workspace;        /* CUDA backend */
+  ts_csr *host; /* CPU backend: A */
+  /* Passes over bands of columns: `passes` bands of pass_columns columns
+   * (the last band narrower; one pass: the width), run one after another. */
+  int64_t pass_columns, passes;
+  tsi_spmm_device device; /* CUDA backend: a whole band */
+  tsi_spmm_device last;   /* CUDA backend: the last band where it is narrower */
+  void *workspace;        /* CUDA backend, serving each pass in turn */
   size_t workspace_bytes;
   char explain[TSI_SPMM_EXPLAIN_SIZE];
 };

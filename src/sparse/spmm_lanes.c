@@ -2,10 +2,17 @@
  * row-major B a lane loads `vector` consecutive columns of a row of B at
  * once (16 bytes when the width and leading dimension allow) and a vector
  * thread has as many lanes as cover the width, up to a warp; with a
- * column-major B a thread holds TSI_SPMM_COLMAJOR_COLUMNS columns alone. */
+ * column-major B a thread holds TSI_SPMM_COLMAJOR_COLUMNS columns alone.
+ * With passes over bands of columns the vector also divides the columns
+ * between band starts, so that every band starts on one. */
 #include "spmm_internal.h"
 
 tsi_spmm_lanes tsi_spmm_lanes_for(ts_dtype dtype, int64_t width, const tsi_dense_shape *b, const tsi_dense_shape *c) {
+  return tsi_spmm_lanes_for_band(dtype, width, width, b, c);
+}
+
+tsi_spmm_lanes tsi_spmm_lanes_for_band(ts_dtype dtype, int64_t width, int64_t align, const tsi_dense_shape *b,
+                                       const tsi_dense_shape *c) {
   tsi_spmm_lanes l;
   l.vector = 1;
   l.lanes = 1;
@@ -15,7 +22,7 @@ tsi_spmm_lanes tsi_spmm_lanes_for(ts_dtype dtype, int64_t width, const tsi_dense
   } else {
     const int widest = dtype == TS_FLOAT32 ? 4 : 2; /* 16 bytes */
     for (int v = widest; v > 1; v /= 2) {
-      if (width % v == 0 && b->ld % v == 0) {
+      if (width % v == 0 && align % v == 0 && b->ld % v == 0) {
         l.vector = v;
         break;
       }

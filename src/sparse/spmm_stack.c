@@ -77,9 +77,14 @@ bool tsi_spmm_stack_walk(ts_schedule schedule, const tsi_spmm_lanes *lanes, ts_l
          lanes->columns == 1 && lanes->slices >= TSI_SPMM_STACK_MIN_SLICES;
 }
 
+bool tsi_spmm_stencil(const tsi_spmm_far_offset *far) {
+  return far->offset > TSI_SPMM_STACK_NEAR && far->sampled > 0 &&
+         (double)far->count >= TSI_SPMM_STACK_SHARE * (double)far->sampled;
+}
+
 int64_t tsi_spmm_stack_rows(int64_t rows, const tsi_spmm_far_offset *far) {
   const int64_t d = far->offset, warps = TSI_SPMM_BLOCK / 32;
-  if (d <= TSI_SPMM_STACK_NEAR || far->sampled <= 0 || (double)far->count < TSI_SPMM_STACK_SHARE * (double)far->sampled)
+  if (!tsi_spmm_stencil(far))
     return 0;
   /* A whole band: the launcher rounds d to whole groups of up to 32 rows,
    * so its 8 warps span at most 8 (d + 16) rows. */

@@ -69,6 +69,28 @@
  * of A's upload. Design. */
 #define TSI_SPMM_STACK_SAMPLE 4096
 
+/* Passes over bands of columns (spmm_passes.c): with random columns each
+ * nonzero gathers a row of B from anywhere, so where B is many times the L2
+ * most gathers go to DRAM; run band after band of B and C's columns, each
+ * band's B is a fraction of B (A is read once a band). Through the public
+ * API (bench/spmm --column-slices, H100 of 50 MB L2, 2026-12-05), bands of
+ * 128 fp32 columns gained on rmat_20 (B 537 MB at 128 columns) 15 % at 256
+ * columns and 28 % at 512, on rmat_18 7 % / 17 %, and lost 1-16 % on rmat_16
+ * and the power-law rows (B within a few L2s); bands of 32 lost everywhere.
+ * The rule (tsi_spmm_pass_rule()): a row-major B at least two bands wide,
+ * B's bytes at least TSI_SPMM_PASS_L2_MULTIPLE L2s, no stencil offset in
+ * A's sample (TSI_SPMM_STACK_SHARE: a stencil's gathers already hit) and a
+ * schedule that walks rows (thread-mapped, split-rows). Measured (one GPU):
+ * eight L2s take rmat_20 at 256 and 512 columns (20 and 40 L2s) and rmat_18
+ * at 512 (10), and leave out B of 5 L2s and less (rmat_18 at 256, +7 %;
+ * powerlaw_z0.9 at 256, a loss; rmat_16); powerlaw_z0.9 at 512 (10 L2s, a
+ * loss: its time is the long rows' pieces) is the rule's known miss. */
+/* Bytes of a band's row of B: 128 fp32 / 64 fp64 columns, one 16-byte
+ * vector a lane of a warp's vector thread. */
+#define TSI_SPMM_PASS_BYTES 512
+/* B's bytes at least this many times the GPU's L2. */
+#define TSI_SPMM_PASS_L2_MULTIPLE 8
+
 /* Items (rows + nonzeros for merge-path, nonzeros for work-oriented) of one
  * vector thread's part: each part keeps two partial rows of C, so the
  * records take 2 (rows + nnz) / TSI_SPMM_PART_ITEMS rows of C at most.

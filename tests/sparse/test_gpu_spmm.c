@@ -7,14 +7,18 @@
  * power-law rows); split-rows on a huge row; many short rows that
  * thread-mapped walks in groups; stencils and a dominant column offset that
  * thread-mapped walks with a block's warps stacked d rows apart (and one
- * too far for it); the corpus; bitwise repeatability of every
- * run (each is executed twice); refused arguments.
+ * too far for it); passes over bands of columns (pass_columns): every
+ * schedule with passes dividing the width and not, a padded B and C with
+ * beta, column-major with passes of 7, split-rows on a huge row, thread-
+ * mapped bitwise equal to one pass, and the plan's rule taking bands on a B
+ * of ten L2s of random columns; the corpus; bitwise repeatability of every
+ * run (each is executed twice); refused arguments (a negative pass).
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
  * matrices and widths shrink, the thin case keeps 2^16 columns and the corpus
  * 4 small matrices; racecheck (shared memory only: block-mapped's join and
  * split-rows' block join) runs the schedule sweep and the split-rows cases in
- * float once. */
+ * float once, with and without passes. */
 #include "internal.h"
 #include "product_test_util.h"
 
@@ -33,6 +37,7 @@ typedef struct spmm_case {
   double alpha, beta;
   int nan_c;           /* C's input is NaN and beta = 0 */
   const char *explain; /* when set: the plan's explain line holds it */
+  void *out;           /* when set: receives C after the run (C's span of values) */
 } spmm_case;
 
 /* Plan, run twice (bitwise equal), check against the reference. Returns the
@@ -52,9 +57,11 @@ static int64_t check_gpu(const ts_csr *a, const spmm_case *k, unsigned long long
   ts_buffer *bb = NULL, *bc = NULL;
   int64_t bad = 1;
   char label[256];
-  snprintf(label, sizeof label, "%s [%s, width %lld, %s B ld %lld, %s C ld %lld, group %d, alpha %g, beta %g%s]",
-           k->what, ts_schedule_name(o->schedule), (long long)k->width, ts_layout_name(o->layout_b), (long long)bd.ld,
-           ts_layout_name(o->layout_c), (long long)cd.ld, o->group_size, k->alpha, k->beta, k->nan_c ? ", NaN C" : "");
+  snprintf(label, sizeof label,
+           "%s [%s, width %lld, %s B ld %lld, %s C ld %lld, group %d, passes of %lld, alpha %g, beta %g%s]", k->what,
+           ts_schedule_name(o->schedule), (long long)k->width, ts_layout_name(o->layout_b), (long long)bd.ld,
+           ts_layout_name(o->layout_c), (long long)cd.ld, o->group_size, (long long)o->pass_columns, k->alpha, k->beta,
+           k->nan_c ? ", NaN C" : "");
   if (!b || !c_in || !c_out || !again || !ref || !bound) {
     CHECK_MSG(0, "%s: out of host memory", label);
     goto cleanup;
@@ -90,6 +97,8 @@ static int64_t check_gpu(const ts_csr *a, const spmm_case *k, unsigned long long
             ts_spmm_plan_explain(plan), k->explain);
   bad = pt_spmm_compare(label, a, &cd, dtype, k->alpha, k->nan_c ? 0.0 : k->beta, ref, bound, c_in, c_out);
   CHECK_MSG(bad == 0, "%s: %lld entries wrong (plan: %s)", label, (long long)bad, ts_spmm_plan_explain(plan));
+  if (k->out)
+    memcpy(k->out, c_out, c_bytes);
 cleanup:
   ts_buffer_destroy(bb);
   ts_buffer_destroy(bc);
@@ -407,6 +416,167 @@ static void test_stacked(ts_dtype dtype) {
   ts_csr_destroy(a);
 }
 
+/* The explain line's clause for `pass` columns a pass over `width`. */
+static const char *passes_clause(int64_t width, int64_t pass, char *text, size_t size) {
+  const int64_t count = (width + pass - 1) / pass;
+  if (count <= 1)
+    snprintf(text, size, "; one pass (");
+  else if (width % pass != 0)
+    snprintf(text, size, "; %lld passes of %lld columns, the last of %lld", (long long)count, (long long)pass,
+             (long long)(width - (count - 1) * pass));
+  else
+    snprintf(text, size, "; %lld passes of %lld columns (", (long long)count, (long long)pass);
+  return text;
+}
+
+/* k with `pass` columns a pass against the reference, and, for
+ * thread-mapped, bitwise against one pass on the same B and C. */
+static void check_passes(const ts_csr *a, spmm_case k, int64_t pass, unsigned long long *state) {
+  char clause[128];
+  k.options.pass_columns = pass;
+  k.explain = passes_clause(k.width, pass, clause, sizeof clause);
+  if (k.options.schedule != TS_SCHEDULE_THREAD_MAPPED) {
+    check_gpu(a, &k, state);
+    return;
+  }
+  const pt_dense cd = pt_dense_of(a->rows, k.width, k.options.layout_c, k.options.ld_c);
+  const size_t c_bytes = (size_t)cd.elements * ts_dtype_size(a->dtype);
+  void *banded = malloc(c_bytes + 8), *whole = malloc(c_bytes + 8);
+  const unsigned long long start = *state;
+  unsigned long long again = start;
+  CHECK(banded && whole);
+  if (banded && whole) {
+    k.out = banded;
+    const int64_t bad = check_gpu(a, &k, state);
+    spmm_case one = k;
+    one.options.pass_columns = 0;
+    one.explain = "; one pass (";
+    one.out = whole;
+    if (bad == 0 && check_gpu(a, &one, &again) == 0)
+      CHECK_MSG(memcmp(banded, whole, c_bytes) == 0,
+                "%s: thread-mapped with passes of %lld columns gave other bits than one pass (width %lld)", k.what,
+                (long long)pass, (long long)k.width);
+  }
+  free(banded);
+  free(whole);
+}
+
+/* Passes over bands of columns (pass_columns): every schedule with passes
+ * that divide the width and passes that leave a narrower last band
+ * (vectors of 4, 2 and 1 columns), a padded B and C with beta, column-major
+ * B and C with passes of 7, row-major B with a column-major C. */
+static void test_passes(ts_dtype dtype) {
+  unsigned long long state = 909 + (unsigned long long)dtype;
+  ts_csr *a = mixed_matrix(dtype, &state);
+  CHECK(a != NULL);
+  if (!a)
+    return;
+  const int64_t full[][2] = {{256, 128}, {300, 128}, {130, 64}, {512, 200}, {64, 24}, {40, 1}};
+  const int64_t small[][2] = {{300, 128}, {130, 64}};
+  const int64_t(*shapes)[2] = mode == RUN_FULL ? full : small;
+  const int nshapes = mode == RUN_FULL ? 6 : 2;
+  for (int s = 0; s < TS_SCHEDULE_COUNT; s++) {
+    for (int w = 0; w < nshapes; w++) {
+      spmm_case k =
+          make_case("mixed rows, passes", shapes[w][0], (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+      if (w % 2 == 1) {
+        k.alpha = -0.5;
+        k.beta = 1.5;
+      }
+      check_passes(a, k, shapes[w][1], &state);
+    }
+    /* Padded B and C with beta: ld_b 308 keeps vectors of 4 over bands of
+     * 128 (gcd 4), ld_b 305 takes single columns. */
+    for (int p = 0; p < 2; p++) {
+      spmm_case k = make_case("padded, passes", 300, (ts_schedule)s, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+      k.options.ld_b = p ? 305 : 308;
+      k.options.ld_c = p ? 301 : 304;
+      k.alpha = 2.0;
+      k.beta = -0.75;
+      check_passes(a, k, 128, &state);
+    }
+    /* Column-major B and C with passes of 7 (the last of 5), padded and
+     * not; a row-major B with a column-major C. */
+    for (int p = 0; p < 3; p++) {
+      spmm_case k = make_case("column-major, passes of 7", 40, (ts_schedule)s,
+                              p == 2 ? TS_LAYOUT_ROW_MAJOR : TS_LAYOUT_COL_MAJOR, TS_LAYOUT_COL_MAJOR);
+      if (p == 1) {
+        k.options.ld_b = a->cols + 3;
+        k.options.ld_c = a->rows + 5;
+        k.beta = 0.5;
+      }
+      check_passes(a, k, 7, &state);
+    }
+  }
+  /* NaN in C with beta = 0 stays out of every band. */
+  spmm_case k = make_case("NaN in C, passes", 300, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+  k.nan_c = 1;
+  check_passes(a, k, 128, &state);
+  ts_csr_destroy(a);
+}
+
+/* Split-rows on a huge row among short ones (its pieces joined by a block)
+ * with passes: bands of a whole warp's vector threads and narrower, the
+ * workspace's records serving each band in turn; run under racecheck too. */
+static void test_passes_split_huge(ts_dtype dtype) {
+  unsigned long long state = 1010 + (unsigned long long)dtype;
+  const int64_t among[] = {pick(100000, 20000), 0, 2, 1, 0, 3, 40, 0};
+  ts_csr *a = pt_random_csr(pick(3000, 300), pick(120000, 24000), among, 8, dtype, &state);
+  const int64_t shapes[][2] = {{256, 128}, {300, 128}, {130, 24}, {64, 7}};
+  for (int w = 0; a && w < 4; w++) {
+    if (mode == RUN_RACECHECK && w % 2 == 1)
+      continue;
+    spmm_case k = make_case("split-rows, huge row, passes", shapes[w][0], TS_SCHEDULE_SPLIT_ROWS, TS_LAYOUT_ROW_MAJOR,
+                            w == 3 ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR);
+    k.beta = 0.25;
+    check_passes(a, k, shapes[w][1], &state);
+  }
+  ts_csr_destroy(a);
+}
+
+/* The plan's own passes: random columns and B of about ten L2s (sized from
+ * the device's L2) at two bands' width: AUTO takes thread-mapped and bands
+ * of 128 fp32 / 64 fp64 columns; a dominant offset over the same B keeps
+ * one pass (a stencil). Full run only (B of hundreds of MB). */
+static void test_passes_rule(ts_dtype dtype) {
+  ts_device_info info;
+  if (ts_context_device_info(gpu, &info) != TS_SUCCESS || info.l2_cache_bytes <= 0) {
+    CHECK_MSG(0, "no L2 size: %s", ts_last_error(gpu));
+    return;
+  }
+  unsigned long long state = 1111 + (unsigned long long)dtype;
+  const int64_t vs = (int64_t)ts_dtype_size(dtype), band = 512 / vs, width = 2 * band;
+  const int64_t cols = 10 * info.l2_cache_bytes / (width * vs);
+  if (4 * cols * width * vs > info.global_memory) {
+    printf("passes rule: skipped, B of %lld MB against %lld MB of GPU memory\n", (long long)(cols * width * vs >> 20),
+           (long long)(info.global_memory >> 20));
+    return;
+  }
+  const int64_t lengths[] = {8, 3, 12, 5};
+  ts_csr *a = pt_random_csr(20000, cols, lengths, 4, dtype, &state);
+  CHECK(a != NULL);
+  if (a) {
+    char clause[128];
+    spmm_case k =
+        make_case("random columns, B of ten L2s", width, TS_SCHEDULE_AUTO, TS_LAYOUT_ROW_MAJOR, TS_LAYOUT_ROW_MAJOR);
+    k.explain = passes_clause(width, band, clause, sizeof clause);
+    k.beta = 0.5;
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+  /* Rows i - 1000, i, i + 1000 over the same columns (2/3 of the entries
+   * at offset 1000: a stencil): one pass. */
+  a = offset_matrix(20000, cols, 1000, 0, dtype, &state);
+  CHECK(a != NULL);
+  if (a) {
+    spmm_case k = make_case("offset 1000, B of ten L2s", width, TS_SCHEDULE_THREAD_MAPPED, TS_LAYOUT_ROW_MAJOR,
+                            TS_LAYOUT_ROW_MAJOR);
+    k.explain = "; one pass (a stencil";
+    check_gpu(a, &k, &state);
+  }
+  ts_csr_destroy(a);
+}
+
 static void test_refused(void) {
   unsigned long long state = 5;
   const int64_t lengths[] = {2};
@@ -444,6 +614,10 @@ static void test_refused(void) {
   o.layout_c = (ts_layout)3;
   ts_spmm_plan *bad = NULL;
   CHECK_STATUS(gpu, ts_spmm_plan_create(gpu, a, 2, &o, &bad), TS_ERROR_INVALID_ARGUMENT);
+  o.layout_c = TS_LAYOUT_ROW_MAJOR;
+  o.pass_columns = -7;
+  CHECK_STATUS(gpu, ts_spmm_plan_create(gpu, a, 2, &o, &bad), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ts_last_error(gpu), "pass_columns -7 is negative") != NULL);
   CHECK_STATUS(gpu, ts_spmm_plan_create(gpu, a, (int64_t)1 << 40, NULL, &bad), TS_ERROR_OVERFLOW);
   CHECK(bad == NULL);
   CHECK_OK(gpu, ts_context_sync(gpu));
@@ -493,6 +667,7 @@ int main(void) {
       break;
     test_schedules(dtype);
     test_split_huge(dtype);
+    test_passes_split_huge(dtype);
     if (mode == RUN_RACECHECK)
       continue;
     test_widths(dtype);
@@ -500,6 +675,9 @@ int main(void) {
     test_edges(dtype);
     test_row_groups(dtype);
     test_stacked(dtype);
+    test_passes(dtype);
+    if (mode == RUN_FULL)
+      test_passes_rule(dtype);
   }
   if (mode != RUN_RACECHECK) {
     test_refused();
