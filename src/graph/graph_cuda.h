@@ -67,8 +67,12 @@ void tsi_bfs_cuda_destroy(tsi_bfs_cuda *engine);
 
 typedef struct tsi_sssp_cuda tsi_sssp_cuda;
 
+/* heavy_edges: some weight is at least delta, so the engine relaxes the light
+ * edges (w < delta) in a phase's near rounds and the heavy ones once, when the
+ * phase's distances are final. */
 ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_device *d, ts_schedule schedule,
-                               int group_size, double delta, const struct tsi_graph_tuning *t, tsi_sssp_cuda **engine);
+                               int group_size, double delta, bool heavy_edges, const struct tsi_graph_tuning *t,
+                               tsi_sssp_cuda **engine);
 int64_t tsi_sssp_cuda_bytes(const tsi_sssp_cuda *engine);
 /* Queue one search; distances (n values of the graph's type) and
  * predecessors (n int32) may be NULL. */

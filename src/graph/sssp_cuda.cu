@@ -29,8 +29,8 @@ static size_t take(size_t *offset, int64_t count, size_t size) {
 }
 
 template <class T>
-static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_graph_tuning *t, double delta, char *base,
-                    const size_t *at, int64_t words) {
+static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_graph_tuning *t, double delta,
+                    bool heavy_edges, char *base, const size_t *at, int64_t words) {
   a->n = d->n;
   a->m = d->m;
   a->words = words;
@@ -53,12 +53,14 @@ static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_gr
   a->expand.begin = reinterpret_cast<long long *>(base + at[12]);
   a->expand.chunk_total = reinterpret_cast<long long *>(base + at[13]);
   a->delta = (T)delta;
+  a->heavy_edges = heavy_edges;
   a->check_first = t->check_first_frontier;
   a->queue_edges = t->queue_edges;
 }
 
 ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_device *d, ts_schedule schedule,
-                               int group_size, double delta, const tsi_graph_tuning *t, tsi_sssp_cuda **engine) {
+                               int group_size, double delta, bool heavy_edges, const tsi_graph_tuning *t,
+                               tsi_sssp_cuda **engine) {
   *engine = NULL;
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
@@ -105,9 +107,9 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   e->control = reinterpret_cast<tsi_sssp_control *>(base + at[10]);
   e->dist = base + at[0];
   if (d->dtype == TS_FLOAT32)
-    lay_out(&e->args_float, d, t, delta, base, at, words);
+    lay_out(&e->args_float, d, t, delta, heavy_edges, base, at, words);
   else
-    lay_out(&e->args_double, d, t, delta, base, at, words);
+    lay_out(&e->args_double, d, t, delta, heavy_edges, base, at, words);
   *engine = e;
   return TS_SUCCESS;
 }
