@@ -74,6 +74,10 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
                                int group_size, double delta, bool heavy_edges, const struct tsi_graph_tuning *t,
                                tsi_sssp_cuda **engine);
 int64_t tsi_sssp_cuda_bytes(const tsi_sssp_cuda *engine);
+/* The out-edges of @p d reordered, each vertex's lighter than @p delta first
+ * (light_end: n ends of them), for an engine with heavy edges. Queued. */
+ts_status tsi_sssp_cuda_split_edges(ts_context *ctx, const char *op, const tsi_graph_device *d, double delta,
+                                    int64_t *light_end, int32_t *split_heads, void *split_weights);
 /* Queue one search; distances (n values of the graph's type) and
  * predecessors (n int32) may be NULL. */
 ts_status tsi_sssp_cuda_run(ts_context *ctx, const char *op, tsi_sssp_cuda *engine, int32_t source, void *distances,

@@ -35,8 +35,10 @@ static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_gr
   a->m = d->m;
   a->words = words;
   a->offsets = d->offsets;
-  a->heads = d->heads;
-  a->weights = static_cast<const T *>(d->weights);
+  /* With heavy edges, the copy with each vertex's light edges first. */
+  a->heads = heavy_edges ? reinterpret_cast<const int32_t *>(base + at[15]) : d->heads;
+  a->weights = heavy_edges ? reinterpret_cast<const T *>(base + at[16]) : static_cast<const T *>(d->weights);
+  a->light_end = heavy_edges ? reinterpret_cast<const int64_t *>(base + at[14]) : nullptr;
   a->hub_bits = d->hub_bits;
   a->has_hubs = d->hubs > 0;
   a->dist = reinterpret_cast<tsi_bits_of<T> *>(base + at[0]);
@@ -77,7 +79,7 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
     return tsi_cuda_error(ctx, err, "%s: the SSSP kernel's occupancy", op);
   }
   const int64_t n = d->n, words = (n + 31) / 32;
-  size_t offset = 0, at[14];
+  size_t offset = 0, at[17];
   at[0] = take(&offset, n, ts_dtype_size(d->dtype));
   at[1] = take(&offset, n, 4);
   at[2] = take(&offset, n, 4);
@@ -92,7 +94,15 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   at[11] = take(&offset, balanced ? n : 0, 8);
   at[12] = take(&offset, balanced ? n : 0, 8);
   at[13] = take(&offset, balanced ? tessera::lb::gather_max_chunks : 0, 8);
+  /* Light edges first (sssp_cuda_edge_classes.cu): a second copy of the edges. */
+  at[14] = take(&offset, heavy_edges ? n : 0, 8);
+  at[15] = take(&offset, heavy_edges ? d->m : 0, 4);
+  at[16] = take(&offset, heavy_edges ? d->m : 0, ts_dtype_size(d->dtype));
   st = tsi_cuda_malloc(ctx, &e->memory, offset);
+  if (st == TS_SUCCESS && heavy_edges)
+    st = tsi_sssp_cuda_split_edges(ctx, op, d, delta, reinterpret_cast<int64_t *>((char *)e->memory + at[14]),
+                                   reinterpret_cast<int32_t *>((char *)e->memory + at[15]),
+                                   (char *)e->memory + at[16]);
   if (st == TS_SUCCESS)
     st = tsi_cuda_memset(ctx, (char *)e->memory + at[10], 0, sizeof(tsi_sssp_control));
   if (st == TS_SUCCESS)

@@ -26,7 +26,8 @@
  * window; once the near set runs dry every distance in the window is final,
  * and one round relaxes the heavy edges of the window's vertices (found by a
  * pass over the distances) exactly once. Should rounding bring a heavy
- * edge's target below the split, the phase's light rounds resume. */
+ * edge's target below the split, the phase's light rounds resume. Each vertex's
+ * edges are stored light first for this (sssp_cuda_edge_classes.cu). */
 #ifndef TESSERA_SSSP_CUDA_KERNEL_CUH
 #define TESSERA_SSSP_CUDA_KERNEL_CUH
 
@@ -60,8 +61,9 @@ template <class T> struct tsi_sssp_args {
   int32_t n;
   int64_t m, words;
   const int64_t *offsets;
-  const int32_t *heads;
+  const int32_t *heads; /* with heavy edges, each vertex's light edges first */
   const T *weights;
+  const int64_t *light_end; /* with heavy edges: the end of each vertex's light edges, else NULL */
   const uint32_t *hub_bits;
   int has_hubs; /* some vertex has the hub bit (else the bit is never read) */
   U *dist;
@@ -159,11 +161,8 @@ __device__ inline void tsi_sssp_lowered(const tsi_sssp_args<T> &a, tsi_sssp_step
 template <class T>
 __device__ inline void tsi_sssp_relax(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, int32_t u, int64_t e) {
   using U = tsi_bits_of<T>;
-  const T w = __ldg(a.weights + e);
-  if (s.edges_relaxed != TSI_SSSP_ALL_EDGES && (w < a.delta) != (s.edges_relaxed == TSI_SSSP_LIGHT_EDGES))
-    return;
   const int32_t v = __ldg(a.heads + e);
-  const T nd = tsi_add_rn(tsi_value<T>(tsi_relaxed_load(a.dist + u)), w);
+  const T nd = tsi_add_rn(tsi_value<T>(tsi_relaxed_load(a.dist + u)), __ldg(a.weights + e));
   if (!(nd < T(INFINITY)))
     return;
   const U b = tsi_bits<T>(nd);
@@ -178,13 +177,16 @@ __device__ void tsi_sssp_near(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, un
                               lb::grid_barrier_view &barrier, ExpandStorage &expand_smem, HubStorage &hub_smem) {
   const int32_t *queue = a.queue[s.round & 1], *hub_queue = a.hub_queue[s.round & 1];
   const int64_t *offsets = a.offsets;
+  /* The class of edges relaxed: [begin, end) of u's edges, light ones first. */
+  const int64_t *begins = s.edges_relaxed == TSI_SSSP_HEAVY_EDGES ? a.light_end : offsets;
+  const int64_t *ends = s.edges_relaxed == TSI_SSSP_LIGHT_EDGES ? a.light_end : offsets + 1;
   auto relax_from = [&](const int32_t *q) {
     return [&, q](unsigned t, long long e) { tsi_sssp_relax(a, s, q[t], e); };
   };
   auto ranges_of = [&](const int32_t *q) {
-    return [offsets, q](unsigned t) {
+    return [begins, ends, q](unsigned t) {
       const int32_t u = q[t];
-      return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
+      return lb::atom_range{__ldg(begins + u), __ldg(ends + u)};
     };
   };
   if constexpr (std::is_same<S, lb::work_oriented>::value)
