@@ -20,7 +20,8 @@ static double choose_delta(const ts_graph_options *o, const tsi_graph_host *g, c
   double mean_degree = g->n > 0 ? (double)g->m / (double)g->n : 1.0;
   if (mean_degree < 1.0)
     mean_degree = 1.0;
-  double delta = t->delta_scale * g->mean_weight * 32.0 / mean_degree;
+  double delta = mean_degree >= t->wide_mean_degree ? t->wide_delta_scale * g->mean_weight
+                                                    : t->delta_scale * g->mean_weight * 32.0 / mean_degree;
   return isfinite(delta) && delta > 0.0 ? delta : 1.0;
 }
 
