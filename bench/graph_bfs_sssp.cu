@@ -73,6 +73,7 @@ typedef struct options {
   const char *variants; /* --variants: the schedule variants to run (a list of name parts), or NULL */
   const char *mtx_only; /* --mtx-only: the generated graphs --write-mtx writes, or NULL (all) */
   int64_t check_limit;  /* edges up to which a source is checked against the CPU */
+  double delta;         /* --delta: SSSP's near-far step (0: the plan's choice) */
 } options;
 
 /* One measured configuration. */
@@ -209,6 +210,7 @@ static int measure(ts_context *gpu, ts_context *cpu, const options *opt, const c
   o.direction = TS_GRAPH_UNDIRECTED;
   o.schedule = variant->schedule;
   o.group_size = variant->group_size;
+  o.delta = sssp ? opt->delta : 0.0;
   job j;
   memset(&j, 0, sizeof j);
   const double start = tsb_wall_seconds();
@@ -505,6 +507,11 @@ int main(int argc, char **argv) {
         return fprintf(stderr, "error: --repeat takes 1 to 1000\n"), 2;
     } else if (strcmp(arg, "--check-limit") == 0 && has_value) {
       opt.check_limit = strtoll(argv[++i], NULL, 10);
+    } else if (strcmp(arg, "--delta") == 0 && has_value) {
+      char *end = NULL;
+      opt.delta = strtod(argv[++i], &end);
+      if (!end || *end || !(opt.delta >= 0.0) || !isfinite(opt.delta))
+        return fprintf(stderr, "error: --delta takes a finite step >= 0 (0: the plan's choice)\n"), 2;
     } else if (strcmp(arg, "--no-sssp") == 0) {
       opt.sssp = false;
     } else if (strcmp(arg, "--schedules") == 0) {
@@ -527,7 +534,7 @@ int main(int argc, char **argv) {
       int code =
           tsb_option_or_path(argv[0], arg,
                              "[--set kron|rmat|road|corpus|all]... [--sources N] [--sssp-sources N] [--repeat N] "
-                             "[--no-sssp] [--schedules] [--variants NAME[,NAME...]] [--only NAME[,NAME*...]] [--quick] "
+                             "[--no-sssp] [--delta STEP] [--schedules] [--variants NAME[,NAME...]] [--only NAME[,NAME*...]] [--quick] "
                              "[--matrices DIR] [--write-mtx DIR] [--mtx-only NAME[,NAME...]] [--check-limit EDGES] "
                              "[--md PATH] [CSV_PATH]");
       if (code >= 0)

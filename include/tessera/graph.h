@@ -81,7 +81,8 @@ typedef struct ts_graph_options {
   int group_size;
   /** BFS: non-zero turns direction optimisation off (only top-down steps; no in-edges are built). */
   int top_down_only;
-  /** SSSP: width of the near-far step, in weight units (> 0, finite); 0 = chosen from the mean weight and degree. */
+  /** SSSP: width of the near-far step, in weight units (> 0, finite); 0 = chosen from the mean weight and degree
+   * (32 x mean weight / mean out-degree, or a quarter of the mean weight from a mean out-degree of 8). */
   double delta;
 } ts_graph_options;
 
@@ -168,7 +169,12 @@ typedef struct ts_sssp_plan ts_sssp_plan;
  * must be finite and not negative (TS_ERROR_INVALID_MATRIX names the first
  * edge that is not). Checks and copies the graph as ts_bfs_plan_create()
  * does. On the GPU, near-far label correcting (Davidson, Baxter, Garland and
- * Owens, IPDPS 2014) with atomicMin on distances; on the CPU, Dijkstra.
+ * Owens, IPDPS 2014) with atomicMin on distances; where some weight reaches
+ * the step, delta-stepping's light and heavy edges (Meyer and Sanders 2003):
+ * the plan then keeps a second copy of the edges, each vertex's lighter than
+ * the step first (4 bytes and a value an edge, 8 bytes a vertex, counted in
+ * ts_graph_plan_info::workspace_bytes), and relaxes the heavy ones once a
+ * phase. On the CPU, Dijkstra.
  */
 TS_API ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const ts_graph_options *options,
                                      ts_sssp_plan **plan);

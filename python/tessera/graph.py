@@ -181,7 +181,8 @@ class SSSP(_GraphPlan):
             as float64). Distances have the weights' type.
         directed, schedule, group_size, context: as for :class:`BFS`.
         delta: the GPU's near-far step in weight units (None: chosen from the
-            mean weight and degree).
+            mean weight and degree: 32 x mean weight / mean out-degree, or a
+            quarter of the mean weight from a mean out-degree of 8).
 
     Raises:
         InvalidMatrixError: a negative or non-finite weight (a ValueError

@@ -67,9 +67,17 @@ void tsi_bfs_cuda_destroy(tsi_bfs_cuda *engine);
 
 typedef struct tsi_sssp_cuda tsi_sssp_cuda;
 
+/* heavy_edges: some weight is at least delta, so the engine relaxes the light
+ * edges (w < delta) in a phase's near rounds and the heavy ones once, when the
+ * phase's distances are final. */
 ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_device *d, ts_schedule schedule,
-                               int group_size, double delta, const struct tsi_graph_tuning *t, tsi_sssp_cuda **engine);
+                               int group_size, double delta, bool heavy_edges, const struct tsi_graph_tuning *t,
+                               tsi_sssp_cuda **engine);
 int64_t tsi_sssp_cuda_bytes(const tsi_sssp_cuda *engine);
+/* The out-edges of @p d reordered, each vertex's lighter than @p delta first
+ * (light_end: n ends of them), for an engine with heavy edges. Queued. */
+ts_status tsi_sssp_cuda_split_edges(ts_context *ctx, const char *op, const tsi_graph_device *d, double delta,
+                                    int64_t *light_end, int32_t *split_heads, void *split_weights);
 /* Queue one search; distances (n values of the graph's type) and
  * predecessors (n int32) may be NULL. */
 ts_status tsi_sssp_cuda_run(ts_context *ctx, const char *op, tsi_sssp_cuda *engine, int32_t source, void *distances,

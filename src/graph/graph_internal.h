@@ -35,6 +35,7 @@ typedef struct tsi_graph_host {
   int32_t *in_tails;   /* the tails of each vertex's in-edges, increasing */
   int64_t max_out_degree, max_in_degree;
   double mean_weight; /* of the stored weights (0 without weights) */
+  double max_weight;  /* the largest stored weight (0 without weights) */
 } tsi_graph_host;
 
 /* Check @p a and build @p g: expand symmetric storage, copy and sort the

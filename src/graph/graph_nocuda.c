@@ -61,11 +61,13 @@ ts_status tsi_bfs_cuda_stats(ts_context *ctx, const char *op, tsi_bfs_cuda *engi
 void tsi_bfs_cuda_destroy(tsi_bfs_cuda *engine) { (void)engine; }
 
 ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_device *d, ts_schedule schedule,
-                               int group_size, double delta, const struct tsi_graph_tuning *t, tsi_sssp_cuda **engine) {
+                               int group_size, double delta, bool heavy_edges, const struct tsi_graph_tuning *t,
+                               tsi_sssp_cuda **engine) {
   (void)d;
   (void)schedule;
   (void)group_size;
   (void)delta;
+  (void)heavy_edges;
   (void)t;
   *engine = NULL;
   return no_cuda(ctx, op);

@@ -271,8 +271,9 @@ static int64_t tail_of(const tsi_graph_host *g, int64_t k) {
 
 static ts_status check_weights(ts_context *ctx, const char *op, tsi_graph_host *g) {
   int64_t bad = INT64_MAX;
-  double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(min : bad) reduction(+ : sum) if (g->m > TSI_GRAPH_PARALLEL_MIN)
+  double sum = 0.0, top = 0.0;
+#pragma omp parallel for schedule(static) reduction(min : bad) reduction(+ : sum) reduction(max : top)                 \
+    if (g->m > TSI_GRAPH_PARALLEL_MIN)
   for (int64_t k = 0; k < g->m; k++) {
     double w = weight_at(g->weights, g->dtype, k);
     if (!(isfinite(w) && w >= 0.0)) {
@@ -280,6 +281,7 @@ static ts_status check_weights(ts_context *ctx, const char *op, tsi_graph_host *
         bad = k;
     } else {
       sum += w;
+      top = w > top ? w : top;
     }
   }
   if (bad != INT64_MAX) {
@@ -291,6 +293,7 @@ static ts_status check_weights(ts_context *ctx, const char *op, tsi_graph_host *
                      op, (long long)u, (int)g->heads[bad], (long long)u, (long long)(bad - g->offsets[u]), w);
   }
   g->mean_weight = g->m > 0 ? sum / (double)g->m : 0.0;
+  g->max_weight = top;
   return TS_SUCCESS;
 }
 

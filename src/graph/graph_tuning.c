@@ -19,6 +19,11 @@ tsi_graph_tuning tsi_graph_tuning_for(int major, int minor) {
   t.alpha = 15;
   t.beta = 18;
   t.delta_scale = 1.0;
+  /* kron21, kron21 at edge factor 48 and R-MAT 22 (mean degrees 30-86, weights
+   * in (0, 1]) were fastest at a step of a quarter of the mean weight; the
+   * road-like grid (degree 3.6) slows down with any step below its own. */
+  t.wide_mean_degree = 8.0;
+  t.wide_delta_scale = 0.25;
   return t;
 }
 

@@ -45,6 +45,12 @@ typedef struct tsi_graph_tuning {
    * (Davidson et al., IPDPS 2014: a step that gives each vertex of the near
    * set about a warp of useful relaxations). */
   double delta_scale;
+  /* From this mean out-degree on, delta = wide_delta_scale * mean weight: on
+   * such graphs the relaxations cost more than the rounds, and a small step
+   * makes most edges heavy, relaxed once a phase (light and heavy edges,
+   * sssp_cuda_kernel.cuh); below it the rounds' fixed cost rules (road-like
+   * graphs, thousands of rounds) and the wide step stays. */
+  double wide_mean_degree, wide_delta_scale;
 } tsi_graph_tuning;
 
 /* The constants for a GPU of compute capability major.minor (0.0: the CPU). */

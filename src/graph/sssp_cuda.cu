@@ -29,14 +29,16 @@ static size_t take(size_t *offset, int64_t count, size_t size) {
 }
 
 template <class T>
-static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_graph_tuning *t, double delta, char *base,
-                    const size_t *at, int64_t words) {
+static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_graph_tuning *t, double delta,
+                    bool heavy_edges, char *base, const size_t *at, int64_t words) {
   a->n = d->n;
   a->m = d->m;
   a->words = words;
   a->offsets = d->offsets;
-  a->heads = d->heads;
-  a->weights = static_cast<const T *>(d->weights);
+  /* With heavy edges, the copy with each vertex's light edges first. */
+  a->heads = heavy_edges ? reinterpret_cast<const int32_t *>(base + at[15]) : d->heads;
+  a->weights = heavy_edges ? reinterpret_cast<const T *>(base + at[16]) : static_cast<const T *>(d->weights);
+  a->light_end = heavy_edges ? reinterpret_cast<const int64_t *>(base + at[14]) : nullptr;
   a->hub_bits = d->hub_bits;
   a->has_hubs = d->hubs > 0;
   a->dist = reinterpret_cast<tsi_bits_of<T> *>(base + at[0]);
@@ -53,12 +55,14 @@ static void lay_out(tsi_sssp_args<T> *a, const tsi_graph_device *d, const tsi_gr
   a->expand.begin = reinterpret_cast<long long *>(base + at[12]);
   a->expand.chunk_total = reinterpret_cast<long long *>(base + at[13]);
   a->delta = (T)delta;
+  a->heavy_edges = heavy_edges;
   a->check_first = t->check_first_frontier;
   a->queue_edges = t->queue_edges;
 }
 
 ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_device *d, ts_schedule schedule,
-                               int group_size, double delta, const tsi_graph_tuning *t, tsi_sssp_cuda **engine) {
+                               int group_size, double delta, bool heavy_edges, const tsi_graph_tuning *t,
+                               tsi_sssp_cuda **engine) {
   *engine = NULL;
   ts_status st = tsi_cuda_activate(ctx);
   if (st != TS_SUCCESS)
@@ -75,7 +79,7 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
     return tsi_cuda_error(ctx, err, "%s: the SSSP kernel's occupancy", op);
   }
   const int64_t n = d->n, words = (n + 31) / 32;
-  size_t offset = 0, at[14];
+  size_t offset = 0, at[17];
   at[0] = take(&offset, n, ts_dtype_size(d->dtype));
   at[1] = take(&offset, n, 4);
   at[2] = take(&offset, n, 4);
@@ -90,7 +94,15 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   at[11] = take(&offset, balanced ? n : 0, 8);
   at[12] = take(&offset, balanced ? n : 0, 8);
   at[13] = take(&offset, balanced ? tessera::lb::gather_max_chunks : 0, 8);
+  /* Light edges first (sssp_cuda_edge_classes.cu): a second copy of the edges. */
+  at[14] = take(&offset, heavy_edges ? n : 0, 8);
+  at[15] = take(&offset, heavy_edges ? d->m : 0, 4);
+  at[16] = take(&offset, heavy_edges ? d->m : 0, ts_dtype_size(d->dtype));
   st = tsi_cuda_malloc(ctx, &e->memory, offset);
+  if (st == TS_SUCCESS && heavy_edges)
+    st = tsi_sssp_cuda_split_edges(ctx, op, d, delta, reinterpret_cast<int64_t *>((char *)e->memory + at[14]),
+                                   reinterpret_cast<int32_t *>((char *)e->memory + at[15]),
+                                   (char *)e->memory + at[16]);
   if (st == TS_SUCCESS)
     st = tsi_cuda_memset(ctx, (char *)e->memory + at[10], 0, sizeof(tsi_sssp_control));
   if (st == TS_SUCCESS)
@@ -105,9 +117,9 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   e->control = reinterpret_cast<tsi_sssp_control *>(base + at[10]);
   e->dist = base + at[0];
   if (d->dtype == TS_FLOAT32)
-    lay_out(&e->args_float, d, t, delta, base, at, words);
+    lay_out(&e->args_float, d, t, delta, heavy_edges, base, at, words);
   else
-    lay_out(&e->args_double, d, t, delta, base, at, words);
+    lay_out(&e->args_double, d, t, delta, heavy_edges, base, at, words);
   *engine = e;
   return TS_SUCCESS;
 }

@@ -16,7 +16,18 @@
  * narrow rounds and bitmaps on wide ones, rebuilt into queues at the start
  * of the next round (as in bfs_cuda_kernel.cuh). With the work-oriented
  * schedule a near round spreads the near set's edges evenly over the grid's
- * warps (lb::for_each_balanced_atom). */
+ * warps (lb::for_each_balanced_atom).
+ *
+ * Light and heavy edges (Meyer and Sanders, "Delta-stepping: a parallelizable
+ * shortest path algorithm", J. Algorithms 2003): where some weight reaches
+ * delta, a phase's near rounds relax only the edges lighter than delta. A
+ * heavy edge from a vertex of the phase's window [lo, split), split = lo +
+ * delta, lands at or above the split, so it cannot lower a distance of the
+ * window; once the near set runs dry every distance in the window is final,
+ * and one round relaxes the heavy edges of the window's vertices (found by a
+ * pass over the distances) exactly once. Should rounding bring a heavy
+ * edge's target below the split, the phase's light rounds resume. Each vertex's
+ * edges are stored light first for this (sssp_cuda_edge_classes.cu). */
 #ifndef TESSERA_SSSP_CUDA_KERNEL_CUH
 #define TESSERA_SSSP_CUDA_KERNEL_CUH
 
@@ -50,8 +61,9 @@ template <class T> struct tsi_sssp_args {
   int32_t n;
   int64_t m, words;
   const int64_t *offsets;
-  const int32_t *heads;
+  const int32_t *heads; /* with heavy edges, each vertex's light edges first */
   const T *weights;
+  const int64_t *light_end; /* with heavy edges: the end of each vertex's light edges, else NULL */
   const uint32_t *hub_bits;
   int has_hubs; /* some vertex has the hub bit (else the bit is never read) */
   U *dist;
@@ -62,6 +74,7 @@ template <class T> struct tsi_sssp_args {
   lb::gather_workspace expand; /* the work-oriented expansion's prefix sums */
   tsi_sssp_control *control;
   T delta;
+  bool heavy_edges; /* some weight is at least delta: light rounds, then a heavy round a phase */
   int64_t check_first, queue_edges;
   int32_t source;
   T *distances; /* output, or NULL */
@@ -80,9 +93,13 @@ template <class T> __device__ inline T tsi_value(tsi_bits_of<T> b) {
     return __longlong_as_double((long long)b);
 }
 
+/* Which of a near set's out-edges a round relaxes. */
+enum tsi_sssp_edges { TSI_SSSP_ALL_EDGES, TSI_SSSP_LIGHT_EDGES, TSI_SSSP_HEAVY_EDGES };
+
 template <class T> struct tsi_sssp_step {
   int round;
   bool check_first, queue_mode;
+  tsi_sssp_edges edges_relaxed;
   T split;
   tsi_sssp_round *next;
   uint32_t *next_bits;
@@ -160,13 +177,16 @@ __device__ void tsi_sssp_near(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, un
                               lb::grid_barrier_view &barrier, ExpandStorage &expand_smem, HubStorage &hub_smem) {
   const int32_t *queue = a.queue[s.round & 1], *hub_queue = a.hub_queue[s.round & 1];
   const int64_t *offsets = a.offsets;
+  /* The class of edges relaxed: [begin, end) of u's edges, light ones first. */
+  const int64_t *begins = s.edges_relaxed == TSI_SSSP_HEAVY_EDGES ? a.light_end : offsets;
+  const int64_t *ends = s.edges_relaxed == TSI_SSSP_LIGHT_EDGES ? a.light_end : offsets + 1;
   auto relax_from = [&](const int32_t *q) {
     return [&, q](unsigned t, long long e) { tsi_sssp_relax(a, s, q[t], e); };
   };
   auto ranges_of = [&](const int32_t *q) {
-    return [offsets, q](unsigned t) {
+    return [begins, ends, q](unsigned t) {
       const int32_t u = q[t];
-      return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
+      return lb::atom_range{__ldg(begins + u), __ldg(ends + u)};
     };
   };
   if constexpr (std::is_same<S, lb::work_oriented>::value)
@@ -213,6 +233,28 @@ __device__ void tsi_sssp_far(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, T o
   }
 }
 
+/* The heavy round's near set: every vertex of the window [lo, split), one
+ * bitmap word a warp, each thread one vertex. */
+template <class T>
+__device__ void tsi_sssp_window(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, T lo, int64_t thread,
+                                int64_t threads) {
+  for (int64_t base = thread - (thread & 31); base < a.words * 32; base += threads) {
+    const int64_t v = base + (thread & 31);
+    bool in = false;
+    if (v < a.n) {
+      const T d = tsi_value<T>(a.dist[v]);
+      in = !(d < lo) && d < s.split;
+      if (in) {
+        s.found++;
+        s.edges += (unsigned long long)tsi_degree(a.offsets, (int32_t)v);
+      }
+    }
+    const uint32_t word = __ballot_sync(0xffffffffu, in);
+    if ((thread & 31) == 0 && word)
+      s.next_bits[base >> 5] = word;
+  }
+}
+
 /* The split after a far phase whose smallest distance is `far`: far + delta,
  * at least the next value above far (delta may vanish next to it). */
 template <class T> __device__ inline T tsi_sssp_next_split(T far, T delta) {
@@ -237,14 +279,17 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_sss
   tsi_sssp_init(a, thread, threads);
   lb::grid_barrier(barrier);
 
-  T split = a.delta > T(0) ? a.delta : T(0);
+  T split = a.delta > T(0) ? a.delta : T(0), lo = T(0);
   bool queue_ready = true;
   int round = 0, phase = 0;
+  /* Of the phase: light rounds, the heavy round, or its heavy edges done. */
+  enum { LIGHT_ROUNDS, HEAVY_ROUND, HEAVY_DONE } stage = LIGHT_ROUNDS;
   for (;; round++) {
     tsi_sssp_round *now = &c->round[round % 3];
     const unsigned long long found = now->found, edges = now->edges;
     const unsigned long long far = c->far_min[phase % 3];
-    if (found == 0 && far == TSI_SSSP_NO_FAR)
+    const bool heavy_due = a.heavy_edges && stage == LIGHT_ROUNDS;
+    if (found == 0 && far == TSI_SSSP_NO_FAR && !heavy_due)
       break;
     if (thread == 0)
       c->round[(round + 2) % 3] = tsi_sssp_round{0u, 0u, 0ull, 0ull};
@@ -255,6 +300,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_sss
     tsi_sssp_step<T> s{round,
                        found >= (unsigned long long)a.check_first,
                        false,
+                       TSI_SSSP_ALL_EDGES,
                        split,
                        &c->round[(round + 1) % 3],
                        a.near_bits[(round + 1) % 3],
@@ -269,18 +315,32 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_sss
                          &now->vertices, a.hub_queue[round & 1], &now->hubs, compact_smem);
         lb::grid_barrier(barrier);
       }
+      if (a.heavy_edges) {
+        if (stage == HEAVY_DONE) /* a heavy edge landed below the split: light rounds again */
+          stage = LIGHT_ROUNDS;
+        s.edges_relaxed = stage == HEAVY_ROUND ? TSI_SSSP_HEAVY_EDGES : TSI_SSSP_LIGHT_EDGES;
+      }
       s.queue_mode = edges <= (unsigned long long)a.queue_edges;
       tsi_sssp_near<S>(a, s, now->vertices, now->hubs, barrier, expand_smem, hub_smem);
+      if (stage == HEAVY_ROUND)
+        stage = HEAVY_DONE;
       next_ready = s.queue_mode;
+      far_slot = phase % 3;
+    } else if (heavy_due) {
+      tsi_sssp_window(a, s, lo, thread, threads);
+      stage = HEAVY_ROUND;
+      next_ready = false;
       far_slot = phase % 3;
     } else {
       /* Slot of phase + 2, last read at phase - 1's far round. */
       if (thread == 0)
         c->far_min[(phase + 2) % 3] = TSI_SSSP_NO_FAR;
       const T old_split = split;
-      split = tsi_sssp_next_split(tsi_value<T>((tsi_bits_of<T>)far), a.delta);
+      lo = tsi_value<T>((tsi_bits_of<T>)far);
+      split = tsi_sssp_next_split(lo, a.delta);
       s.split = split;
       tsi_sssp_far(a, s, old_split, thread, threads);
+      stage = LIGHT_ROUNDS;
       phase++;
       next_ready = false;
       far_slot = phase % 3;

@@ -20,7 +20,8 @@ static double choose_delta(const ts_graph_options *o, const tsi_graph_host *g, c
   double mean_degree = g->n > 0 ? (double)g->m / (double)g->n : 1.0;
   if (mean_degree < 1.0)
     mean_degree = 1.0;
-  double delta = t->delta_scale * g->mean_weight * 32.0 / mean_degree;
+  double delta = mean_degree >= t->wide_mean_degree ? t->wide_delta_scale * g->mean_weight
+                                                    : t->delta_scale * g->mean_weight * 32.0 / mean_degree;
   return isfinite(delta) && delta > 0.0 ? delta : 1.0;
 }
 
@@ -28,7 +29,8 @@ static ts_status create_cuda(ts_sssp_plan *p, const tsi_graph_tuning *t) {
   ts_context *ctx = p->ctx;
   ts_status st = tsi_graph_cuda_upload(ctx, create_op, &p->host, false, t, &p->device);
   if (st == TS_SUCCESS)
-    st = tsi_sssp_cuda_create(ctx, create_op, &p->device, p->info.schedule, p->info.group_size, p->info.delta, t,
+    st = tsi_sssp_cuda_create(ctx, create_op, &p->device, p->info.schedule, p->info.group_size, p->info.delta,
+                              p->host.max_weight >= p->info.delta, t,
                               &p->cuda);
   if (st != TS_SUCCESS)
     return st;
