@@ -167,6 +167,43 @@ static void test_corpus(void) {
     printf("corpus: %d square matrices searched from 2 sources each (%d skew-symmetric refused)\n", graphs, refused);
 }
 
+/* The documented step when the caller leaves it 0: 32 x mean weight / mean
+ * out-degree, or a quarter of the mean weight from a mean out-degree of 8. */
+static void test_chosen_step(void) {
+  const int32_t ring_tails[] = {0, 1, 2}, ring_heads[] = {1, 2, 0};
+  const double ring_weights[] = {1.0, 2.0, 3.0};
+  enum { DENSE = 10, DENSE_EDGES = DENSE * (DENSE - 1) };
+  int32_t tails[DENSE_EDGES], heads[DENSE_EDGES];
+  double weights[DENSE_EDGES];
+  int64_t m = 0;
+  for (int32_t u = 0; u < DENSE; u++)
+    for (int32_t v = 0; v < DENSE; v++)
+      if (u != v) {
+        tails[m] = u;
+        heads[m] = v;
+        weights[m] = (m % 2) ? 1.0 : 3.0;
+        m++;
+      }
+  struct {
+    const char *what;
+    ts_csr *graph;
+    double want;
+  } cases[] = {{"ring (mean degree 1, mean weight 2)",
+                graph_from_edges(3, 3, ring_tails, ring_heads, ring_weights, TS_FLOAT64), 64.0},
+               {"complete digraph (mean degree 9, mean weight 2)",
+                graph_from_edges(DENSE, DENSE_EDGES, tails, heads, weights, TS_FLOAT32), 0.5}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    ts_sssp_plan *plan = NULL;
+    ts_graph_plan_info info;
+    memset(&info, 0, sizeof info);
+    CHECK_OK(cpu, ts_sssp_plan_create(cpu, cases[k].graph, NULL, &plan));
+    CHECK_MSG(plan && ts_sssp_plan_info(plan, &info) == TS_SUCCESS && info.delta == cases[k].want,
+              "%s: step %g, want %g", cases[k].what, info.delta, cases[k].want);
+    ts_sssp_plan_destroy(plan);
+    ts_csr_destroy(cases[k].graph);
+  }
+}
+
 static void test_refusals(void) {
   const int32_t tails[] = {0, 1, 2}, heads[] = {1, 2, 0};
   const double bad[] = {1.0, -2.0, NAN, INFINITY};
@@ -222,6 +259,7 @@ int main(void) {
   test_rounding();
   test_generated();
   test_refusals();
+  test_chosen_step();
   test_corpus();
   ts_context_destroy(cpu);
   return test_finish();
