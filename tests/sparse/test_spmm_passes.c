@@ -55,25 +55,35 @@ static void test_rule(void) {
   const ts_schedule walks[] = {TS_SCHEDULE_THREAD_MAPPED, TS_SCHEDULE_SPLIT_ROWS};
   const ts_schedule others[] = {TS_SCHEDULE_WARP_MAPPED, TS_SCHEDULE_BLOCK_MAPPED, TS_SCHEDULE_GROUP_MAPPED,
                                 TS_SCHEDULE_MERGE_PATH, TS_SCHEDULE_WORK_ORIENTED};
-  for (int s = 0; s < 2; s++) {
-    tsi_dense_shape b = shape_b(n, 256, TS_LAYOUT_ROW_MAJOR, 0);
-    check_rule("fp32, 256 columns", &info, walks[s], TS_FLOAT32, &b, &far, 128, "no stencil");
-    b = shape_b(n, 520, TS_LAYOUT_ROW_MAJOR, 600);
-    check_rule("fp32, 520 columns, ld 600", &info, walks[s], TS_FLOAT32, &b, &far, 128, "no stencil");
-    b = shape_b(n, 128, TS_LAYOUT_ROW_MAJOR, 0);
-    check_rule("fp64, 128 columns", &info, walks[s], TS_FLOAT64, &b, &far, 64, "no stencil");
-    check_rule("fp32, 128 columns: one band", &info, walks[s], TS_FLOAT32, &b, &far, 128, "under two bands of 128");
-    b = shape_b(n, 255, TS_LAYOUT_ROW_MAJOR, 0);
-    check_rule("fp32, 255 columns", &info, walks[s], TS_FLOAT32, &b, &far, 255, "under two bands");
-    b = shape_b(n, 127, TS_LAYOUT_ROW_MAJOR, 0);
-    check_rule("fp64, 127 columns", &info, walks[s], TS_FLOAT64, &b, &far, 127, "under two bands of 64");
-    b = shape_b(n, 256, TS_LAYOUT_COL_MAJOR, 0);
-    check_rule("column-major B", &info, walks[s], TS_FLOAT32, &b, &far, 256, "column-major");
-    b = shape_b(n, 256, TS_LAYOUT_ROW_MAJOR, 0);
-    check_rule("a stencil", &info, walks[s], TS_FLOAT32, &b, &near, 256, "a stencil");
-    check_rule("no entries", &info, walks[s], TS_FLOAT32, &b, &none, 256, "no entries");
-    check_rule("no L2 (CPU backend)", NULL, walks[s], TS_FLOAT32, &b, &far, 256, "CPU backend");
-  }
+  /* What each schedule that walks rows meets: B's width, ld (0: packed) and
+   * layout, the value type, A's sample, whether the GPU's L2 is known, and
+   * the answer. */
+  const struct {
+    const char *what;
+    int64_t width, ld;
+    ts_layout layout;
+    ts_dtype dtype;
+    const tsi_spmm_far_offset *sample;
+    bool on_gpu;
+    int64_t want;
+    const char *why;
+  } cases[] = {{"fp32, 256 columns", 256, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &far, true, 128, "no stencil"},
+               {"fp32, 520 columns, ld 600", 520, 600, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &far, true, 128, "no stencil"},
+               {"fp64, 128 columns", 128, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT64, &far, true, 64, "no stencil"},
+               {"fp32, 128 columns: one band", 128, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &far, true, 128,
+                "under two bands of 128"},
+               {"fp32, 255 columns", 255, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &far, true, 255, "under two bands"},
+               {"fp64, 127 columns", 127, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT64, &far, true, 127, "under two bands of 64"},
+               {"column-major B", 256, 0, TS_LAYOUT_COL_MAJOR, TS_FLOAT32, &far, true, 256, "column-major"},
+               {"a stencil", 256, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &near, true, 256, "a stencil"},
+               {"no entries", 256, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &none, true, 256, "no entries"},
+               {"no L2 (CPU backend)", 256, 0, TS_LAYOUT_ROW_MAJOR, TS_FLOAT32, &far, false, 256, "CPU backend"}};
+  for (int s = 0; s < 2; s++)
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      const tsi_dense_shape b = shape_b(n, cases[k].width, cases[k].layout, cases[k].ld);
+      check_rule(cases[k].what, cases[k].on_gpu ? &info : NULL, walks[s], cases[k].dtype, &b, cases[k].sample,
+                 cases[k].want, cases[k].why);
+    }
   for (size_t s = 0; s < sizeof others / sizeof others[0]; s++) {
     const tsi_dense_shape b = shape_b(n, 512, TS_LAYOUT_ROW_MAJOR, 0);
     check_rule(ts_schedule_name(others[s]), &info, others[s], TS_FLOAT32, &b, &far, 512, "does not walk rows");
