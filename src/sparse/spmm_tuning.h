@@ -13,7 +13,9 @@
  * tsi_min_blocks_per_sm): 4 blocks of 256 threads leave 64 registers a
  * thread, room for a batch of row-major B loads (4 atoms x 16 bytes) or of
  * column-major ones (4 atoms x 8 columns) in flight without spilling. Design. */
+#ifndef TSI_SPMM_MIN_BLOCKS /* a build may set it, for experiments (ptxas -v first) */
 #define TSI_SPMM_MIN_BLOCKS 4
+#endif
 
 /* Nonzeros of a row whose B loads a lane issues before the first is used
  * (all predicated, so a short row costs one round trip). Design. */
