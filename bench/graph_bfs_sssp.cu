@@ -531,12 +531,12 @@ int main(int argc, char **argv) {
     } else if (strcmp(arg, "--md") == 0 && has_value) {
       opt.md_path = argv[++i];
     } else {
-      int code =
-          tsb_option_or_path(argv[0], arg,
-                             "[--set kron|rmat|road|corpus|all]... [--sources N] [--sssp-sources N] [--repeat N] "
-                             "[--no-sssp] [--delta STEP] [--schedules] [--variants NAME[,NAME...]] [--only NAME[,NAME*...]] [--quick] "
-                             "[--matrices DIR] [--write-mtx DIR] [--mtx-only NAME[,NAME...]] [--check-limit EDGES] "
-                             "[--md PATH] [CSV_PATH]");
+      int code = tsb_option_or_path(
+          argv[0], arg,
+          "[--set kron|rmat|road|corpus|all]... [--sources N] [--sssp-sources N] [--repeat N] "
+          "[--no-sssp] [--delta STEP] [--schedules] [--variants NAME[,NAME...]] [--only NAME[,NAME*...]] [--quick] "
+          "[--matrices DIR] [--write-mtx DIR] [--mtx-only NAME[,NAME...]] [--check-limit EDGES] "
+          "[--md PATH] [CSV_PATH]");
       if (code >= 0)
         return code;
       opt.csv_path = arg;

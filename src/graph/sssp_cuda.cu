@@ -101,8 +101,7 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   st = tsi_cuda_malloc(ctx, &e->memory, offset);
   if (st == TS_SUCCESS && heavy_edges)
     st = tsi_sssp_cuda_split_edges(ctx, op, d, delta, reinterpret_cast<int64_t *>((char *)e->memory + at[14]),
-                                   reinterpret_cast<int32_t *>((char *)e->memory + at[15]),
-                                   (char *)e->memory + at[16]);
+                                   reinterpret_cast<int32_t *>((char *)e->memory + at[15]), (char *)e->memory + at[16]);
   if (st == TS_SUCCESS)
     st = tsi_cuda_memset(ctx, (char *)e->memory + at[10], 0, sizeof(tsi_sssp_control));
   if (st == TS_SUCCESS)

@@ -8,9 +8,8 @@
 #include "graph_internal.h"
 
 template <class T>
-__global__ void tsi_sssp_split_edges_kernel(int32_t n, const int64_t *offsets, const int32_t *heads,
-                                            const T *weights, T delta, int64_t *light_end, int32_t *split_heads,
-                                            T *split_weights) {
+__global__ void tsi_sssp_split_edges_kernel(int32_t n, const int64_t *offsets, const int32_t *heads, const T *weights,
+                                            T delta, int64_t *light_end, int32_t *split_heads, T *split_weights) {
   const int lane = (int)(threadIdx.x & 31u);
   const unsigned below = (1u << lane) - 1u;
   const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
@@ -51,12 +50,12 @@ ts_status tsi_sssp_cuda_split_edges(ts_context *ctx, const char *op, const tsi_g
   const unsigned blocks = (unsigned)(blocks_wanted < 4096 ? blocks_wanted : 4096);
   cudaStream_t stream = (cudaStream_t)ctx->stream;
   if (d->dtype == TS_FLOAT32)
-    tsi_sssp_split_edges_kernel<float><<<blocks, threads, 0, stream>>>(
-        d->n, d->offsets, d->heads, static_cast<const float *>(d->weights), (float)delta, light_end, split_heads,
-        static_cast<float *>(split_weights));
+    tsi_sssp_split_edges_kernel<float>
+        <<<blocks, threads, 0, stream>>>(d->n, d->offsets, d->heads, static_cast<const float *>(d->weights),
+                                         (float)delta, light_end, split_heads, static_cast<float *>(split_weights));
   else
-    tsi_sssp_split_edges_kernel<double><<<blocks, threads, 0, stream>>>(
-        d->n, d->offsets, d->heads, static_cast<const double *>(d->weights), delta, light_end, split_heads,
-        static_cast<double *>(split_weights));
+    tsi_sssp_split_edges_kernel<double>
+        <<<blocks, threads, 0, stream>>>(d->n, d->offsets, d->heads, static_cast<const double *>(d->weights), delta,
+                                         light_end, split_heads, static_cast<double *>(split_weights));
   return tsi_cuda_check_launch(ctx, op);
 }

@@ -236,8 +236,7 @@ __device__ void tsi_sssp_far(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, T o
 /* The heavy round's near set: every vertex of the window [lo, split), one
  * bitmap word a warp, each thread one vertex. */
 template <class T>
-__device__ void tsi_sssp_window(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, T lo, int64_t thread,
-                                int64_t threads) {
+__device__ void tsi_sssp_window(const tsi_sssp_args<T> &a, tsi_sssp_step<T> &s, T lo, int64_t thread, int64_t threads) {
   for (int64_t base = thread - (thread & 31); base < a.words * 32; base += threads) {
     const int64_t v = base + (thread & 31);
     bool in = false;

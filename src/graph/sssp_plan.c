@@ -30,8 +30,7 @@ static ts_status create_cuda(ts_sssp_plan *p, const tsi_graph_tuning *t) {
   ts_status st = tsi_graph_cuda_upload(ctx, create_op, &p->host, false, t, &p->device);
   if (st == TS_SUCCESS)
     st = tsi_sssp_cuda_create(ctx, create_op, &p->device, p->info.schedule, p->info.group_size, p->info.delta,
-                              p->host.max_weight >= p->info.delta, t,
-                              &p->cuda);
+                              p->host.max_weight >= p->info.delta, t, &p->cuda);
   if (st != TS_SUCCESS)
     return st;
   p->info.graph_bytes = p->device.bytes;
