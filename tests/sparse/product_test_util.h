@@ -24,6 +24,13 @@ static inline void pt_set(void *p, ts_dtype dtype, int64_t i, double v) {
     ((double *)p)[i] = v;
 }
 
+/* Entries [0, count) of a dense operand: random from *state, in order, or all
+ * NaN (then no random number is drawn). */
+static inline void pt_fill_random(void *p, ts_dtype dtype, int64_t count, bool nan, unsigned long long *state) {
+  for (int64_t e = 0; e < count; e++)
+    pt_set(p, dtype, e, nan ? NAN : test_random(state));
+}
+
 static inline ts_context *pt_cpu_context(int threads) {
   ts_context_options options = {0};
   options.backend = TS_BACKEND_CPU;

@@ -66,10 +66,8 @@ static int64_t check_gpu(const ts_csr *a, const spmm_case *k, unsigned long long
     CHECK_MSG(0, "%s: out of host memory", label);
     goto cleanup;
   }
-  for (int64_t e = 0; e < bd.elements; e++)
-    pt_set(b, dtype, e, test_random(state));
-  for (int64_t e = 0; e < cd.elements; e++)
-    pt_set(c_in, dtype, e, k->nan_c ? NAN : test_random(state));
+  pt_fill_random(b, dtype, bd.elements, false, state);
+  pt_fill_random(c_in, dtype, cd.elements, k->nan_c, state);
   pt_spmm_reference(a, b, &bd, dtype, ref, bound);
   ts_status st = ts_spmm_plan_create(gpu, a, k->width, o, &plan);
   if (st == TS_SUCCESS)

@@ -26,10 +26,8 @@ static int64_t check_host(const char *what, ts_context *ctx, const ts_csr *a, in
     bad = 1;
     goto cleanup;
   }
-  for (int64_t e = 0; e < bd.elements; e++)
-    pt_set(b, dtype, e, test_random(state));
-  for (int64_t e = 0; e < cd.elements; e++)
-    pt_set(c_in, dtype, e, nan_c ? NAN : test_random(state));
+  pt_fill_random(b, dtype, bd.elements, false, state);
+  pt_fill_random(c_in, dtype, cd.elements, nan_c, state);
   memcpy(c, c_in, (size_t)cd.elements * vs);
   pt_spmm_reference(a, b, &bd, dtype, ref, bound);
   ts_status st = ts_csr_spmm_host(ctx, alpha, a, width, b, lb, ld_b, beta, c, lc, ld_c);
@@ -139,10 +137,8 @@ static void test_plans(ts_dtype dtype) {
     CHECK(0);
     goto cleanup;
   }
-  for (int64_t e = 0; e < bd.elements; e++)
-    pt_set(b, dtype, e, test_random(&state));
-  for (int64_t e = 0; e < cd.elements; e++)
-    pt_set(c_in, dtype, e, test_random(&state));
+  pt_fill_random(b, dtype, bd.elements, false, &state);
+  pt_fill_random(c_in, dtype, cd.elements, false, &state);
   pt_spmm_reference(a, b, &bd, dtype, ref, bound);
   for (int threads = 1; threads <= 2; threads++) {
     ts_context *ctx = pt_cpu_context(threads);

@@ -187,10 +187,8 @@ static void check_passes(ts_context *ctx, const ts_csr *a, int64_t width, int64_
     CHECK_MSG(0, "%s: out of host memory", label);
     goto cleanup;
   }
-  for (int64_t e = 0; e < bd.elements; e++)
-    pt_set(b, dtype, e, test_random(state));
-  for (int64_t e = 0; e < cd.elements; e++)
-    pt_set(c_in, dtype, e, test_random(state));
+  pt_fill_random(b, dtype, bd.elements, false, state);
+  pt_fill_random(c_in, dtype, cd.elements, false, state);
   memcpy(one, c_in, c_bytes);
   memcpy(passes, c_in, c_bytes);
   ts_spmm_options o;
