@@ -224,6 +224,7 @@ static int measure(ts_context *gpu, ts_context *cpu, const options *opt, const c
   }
   TSB_TS_TRY(gpu, ts_context_sync(gpu));
   r->plan_s = tsb_wall_seconds() - start;
+  fprintf(stderr, "plan %s %s %s: %s\n", name, r->algorithm, variant->name, info.explain);
   r->vertices = info.vertices;
   r->edges = info.edges;
   const int64_t n = g->rows;

@@ -50,6 +50,8 @@ ts_status tsi_bfs_cuda_create(ts_context *ctx, const char *op, const tsi_graph_d
   const int64_t n = d->n, words = (n + 31) / 32;
   size_t offset = 0;
   const size_t keys = take(&offset, n, 8), queue0 = take(&offset, n, 4), queue1 = take(&offset, n, 4);
+  /* The queue entries' adjacency ranges (bfs_cuda_kernel.cuh): 16 bytes an entry. */
+  const size_t ranges0 = take(&offset, n, sizeof(lb::atom_range)), ranges1 = take(&offset, n, sizeof(lb::atom_range));
   const size_t hubs0 = take(&offset, d->hubs, 4), hubs1 = take(&offset, d->hubs, 4);
   const size_t bits0 = take(&offset, words, 4), bits1 = take(&offset, words, 4), bits2 = take(&offset, words, 4);
   const size_t visited = take(&offset, words, 4), control = take(&offset, 1, sizeof(tsi_bfs_control));
@@ -82,6 +84,8 @@ ts_status tsi_bfs_cuda_create(ts_context *ctx, const char *op, const tsi_graph_d
   a->keys = (unsigned long long *)(base + keys);
   a->queue[0] = (int32_t *)(base + queue0);
   a->queue[1] = (int32_t *)(base + queue1);
+  a->queue_range[0] = (lb::atom_range *)(base + ranges0);
+  a->queue_range[1] = (lb::atom_range *)(base + ranges1);
   a->hub_queue[0] = (int32_t *)(base + hubs0);
   a->hub_queue[1] = (int32_t *)(base + hubs1);
   a->bits[0] = (uint32_t *)(base + bits0);

@@ -66,7 +66,11 @@ struct tsi_bfs_args {
   int64_t heavy_count, heavy_in_degree;
   unsigned long long *keys;
   int32_t *queue[2], *hub_queue[2]; /* level l's queues: [l & 1] */
-  uint32_t *bits[3];                /* level l's frontier bitmap: [l % 3] */
+  /* Each queue entry's adjacency range, written with the entry where the
+   * queue is built by appends (queue-mode steps), so the next step reads it
+   * beside the entry instead of after it (not for rebuilt queues or hubs). */
+  lb::atom_range *queue_range[2];
+  uint32_t *bits[3]; /* level l's frontier bitmap: [l % 3] */
   uint32_t *visited;
   lb::gather_workspace expand; /* the work-oriented expansion's prefix sums */
   tsi_bfs_control *control;
@@ -123,6 +127,7 @@ __device__ inline void tsi_bfs_init(const tsi_bfs_args &a, int64_t thread, int64
   if (thread == 0) {
     const bool hub = a.has_hubs && tsi_bit(a.hub_bits, a.source);
     (hub ? a.hub_queue[0] : a.queue[0])[0] = a.source;
+    a.queue_range[0][0] = lb::atom_range{__ldg(a.offsets + a.source), __ldg(a.offsets + a.source + 1)};
     tsi_bfs_control *c = a.control;
     c->level[0] =
         tsi_bfs_level{hub ? 0u : 1u, hub ? 1u : 0u, 1ull, (unsigned long long)tsi_degree(a.offsets, a.source)};
@@ -151,6 +156,7 @@ struct tsi_bfs_block_end_scratch {
 struct tsi_bfs_step {
   int level;
   bool check_first, queue_mode;
+  bool ranges_ready; /* this level's queue carries its entries' ranges */
   uint32_t *next_bits;
   tsi_bfs_level *next;
   tsi_bfs_block_end_scratch *end;  /* shared */
@@ -184,13 +190,16 @@ __device__ inline void tsi_bfs_visit(const tsi_bfs_args &a, tsi_bfs_step &s, int
   /* A gathered vertex's degree is read at the step's end, off this chain. */
   if (s.queue_mode && !hub && tsi_bfs_gather(*s.end, v))
     return;
-  s.edges += (unsigned long long)tsi_degree(a.offsets, v);
+  const int64_t first = __ldg(a.offsets + v), last = __ldg(a.offsets + v + 1);
+  s.edges += (unsigned long long)(last - first);
   if (s.queue_mode) {
     const int slot = (s.level + 1) & 1;
-    if (hub)
+    if (hub) {
       tsi_append(a.hub_queue[slot], &s.next->hubs, v);
-    else
-      tsi_append(a.queue[slot], &s.next->vertices, v);
+    } else {
+      const unsigned at = tsi_append(a.queue[slot], &s.next->vertices, v);
+      a.queue_range[slot][at] = lb::atom_range{first, last};
+    }
   }
 }
 
@@ -230,11 +239,14 @@ __device__ inline void tsi_bfs_block_end(const tsi_bfs_args &a, const tsi_bfs_st
   }
   __syncthreads(); /* the queue's base and the warps' sums */
   int32_t *queue = a.queue[(s.level + 1) & 1];
+  lb::atom_range *range = a.queue_range[(s.level + 1) & 1];
 #pragma unroll
   for (int j = 0; j < per_thread; j++) {
     const unsigned i = threadIdx.x + j * TSI_GRAPH_BLOCK;
-    if (i < gathered)
+    if (i < gathered) {
       queue[e.base + i] = v[j];
+      range[e.base + i] = lb::atom_range{first[j], last[j]};
+    }
   }
   if (warp == 0) {
     found = lane < TSI_GRAPH_WARPS ? e.found[lane] : 0ull;
@@ -270,23 +282,26 @@ __device__ void tsi_bfs_top_down(const tsi_bfs_args &a, tsi_bfs_step &s, const F
         tsi_bfs_visit(a, s, v, level_key | (uint32_t)u);
     };
   };
-  auto ranges_of = [&](const int32_t *q) {
-    return [offsets, q, frontier](unsigned t) {
+  const lb::atom_range *carried = s.ranges_ready ? a.queue_range[s.level & 1] : nullptr;
+  auto ranges_of = [&](const int32_t *q, const lb::atom_range *q_ranges) {
+    return [offsets, q, q_ranges, frontier](unsigned t) {
       const int32_t u = q[t];
       /* The frontier's bits are dead once its queue exists: clear them here,
        * where u is at hand, instead of the whole bitmap two levels on. Every
        * bit of the word is the frontier's, so the plain store is enough. */
       frontier[u >> 5] = 0u;
+      if (q_ranges) /* loaded beside the entry, not after it */
+        return q_ranges[t];
       return lb::atom_range{__ldg(offsets + u), __ldg(offsets + u + 1)};
     };
   };
   if constexpr (std::is_same<S, lb::work_oriented>::value)
-    lb::for_each_balanced_atom<TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), a.expand, barrier, expand_smem,
+    lb::for_each_balanced_atom<TSI_GRAPH_BLOCK>(vertices, ranges_of(queue, carried), a.expand, barrier, expand_smem,
                                                 visit_from(queue));
   else
-    lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue), expand_smem, visit_from(queue));
+    lb::for_each_gathered_atom<S, TSI_GRAPH_BLOCK>(vertices, ranges_of(queue, carried), expand_smem, visit_from(queue));
   if (hubs > 0)
-    lb::for_each_gathered_atom<lb::grid_mapped, TSI_GRAPH_BLOCK>(hubs, ranges_of(hub_queue), hub_smem,
+    lb::for_each_gathered_atom<lb::grid_mapped, TSI_GRAPH_BLOCK>(hubs, ranges_of(hub_queue, nullptr), hub_smem,
                                                                  visit_from(hub_queue));
 }
 
@@ -418,6 +433,7 @@ __global__ void __launch_bounds__(TSI_GRAPH_BLOCK, TSI_GRAPH_MIN_BLOCKS) tsi_bfs
     tsi_bfs_step s{level,
                    found >= (unsigned long long)a.check_first,
                    false,
+                   queue_ready,
                    a.bits[(level + 1) % 3],
                    &c->level[(level + 1) % 3],
                    &end_smem,

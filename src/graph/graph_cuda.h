@@ -74,6 +74,9 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
                                int group_size, double delta, bool heavy_edges, const struct tsi_graph_tuning *t,
                                tsi_sssp_cuda **engine);
 int64_t tsi_sssp_cuda_bytes(const tsi_sssp_cuda *engine);
+/* Whether the engine runs light and heavy rounds: asked for, and its second
+ * copy of the edges found room (else every round walks every edge). */
+bool tsi_sssp_cuda_heavy_edges(const tsi_sssp_cuda *engine);
 /* The out-edges of @p d reordered, each vertex's lighter than @p delta first
  * (light_end: n ends of them), for an engine with heavy edges. Queued. */
 ts_status tsi_sssp_cuda_split_edges(ts_context *ctx, const char *op, const tsi_graph_device *d, double delta,

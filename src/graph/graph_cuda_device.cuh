@@ -33,14 +33,15 @@ __device__ inline bool tsi_bit(const uint32_t *bits, int32_t v) { return (bits[v
 __device__ inline void tsi_set_bit(uint32_t *bits, int32_t v) { atomicOr(&bits[v >> 5], 1u << (v & 31)); }
 
 /* Append v to a queue whose tail is *tail: the threads appending together
- * take one atomic between them (warp-aggregated). */
-__device__ inline void tsi_append(int32_t *queue, unsigned *tail, int32_t v) {
+ * take one atomic between them (warp-aggregated). Returns v's place. */
+__device__ inline unsigned tsi_append(int32_t *queue, unsigned *tail, int32_t v) {
   cg::coalesced_group group = cg::coalesced_threads();
   unsigned base = 0;
   if (group.thread_rank() == 0)
     base = atomicAdd(tail, group.size());
   base = group.shfl(base, 0);
   queue[base + group.thread_rank()] = v;
+  return base + group.thread_rank();
 }
 
 /* Scratch of a block-wide combination of one 64-bit value per thread. */

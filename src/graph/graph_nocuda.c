@@ -60,6 +60,11 @@ ts_status tsi_bfs_cuda_stats(ts_context *ctx, const char *op, tsi_bfs_cuda *engi
 
 void tsi_bfs_cuda_destroy(tsi_bfs_cuda *engine) { (void)engine; }
 
+bool tsi_sssp_cuda_heavy_edges(const tsi_sssp_cuda *engine) {
+  (void)engine;
+  return false;
+}
+
 ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_device *d, ts_schedule schedule,
                                int group_size, double delta, bool heavy_edges, const struct tsi_graph_tuning *t,
                                tsi_sssp_cuda **engine) {

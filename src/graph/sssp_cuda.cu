@@ -20,12 +20,39 @@ struct tsi_sssp_cuda {
   int64_t bytes;
   tsi_sssp_control *control;
   void *dist;
+  bool heavy_edges; /* light and heavy rounds, on the second copy of the edges */
 };
 
 static size_t take(size_t *offset, int64_t count, size_t size) {
   size_t at = *offset;
   *offset += ((size_t)(count > 0 ? count : 1) * size + 255) / 256 * 256;
   return at;
+}
+
+/* The engine's parts in one allocation: at[k] their offsets; returns the
+ * bytes. With heavy edges, the edges' second copy, light ones first. */
+enum { TSI_SSSP_PARTS = 17 };
+static size_t lay_out_parts(const tsi_graph_device *d, bool balanced, bool heavy_edges, size_t *at) {
+  const int64_t n = d->n, words = (n + 31) / 32;
+  size_t offset = 0;
+  at[0] = take(&offset, n, ts_dtype_size(d->dtype));
+  at[1] = take(&offset, n, 4);
+  at[2] = take(&offset, n, 4);
+  at[3] = take(&offset, n, 4);
+  at[4] = take(&offset, d->hubs, 4);
+  at[5] = take(&offset, d->hubs, 4);
+  for (int k = 6; k < 10; k++)
+    at[k] = take(&offset, words, 4);
+  at[10] = take(&offset, 1, sizeof(tsi_sssp_control));
+  /* The work-oriented expansion's prefix sums: 16 bytes a near-set entry. */
+  at[11] = take(&offset, balanced ? n : 0, 8);
+  at[12] = take(&offset, balanced ? n : 0, 8);
+  at[13] = take(&offset, balanced ? tessera::lb::gather_max_chunks : 0, 8);
+  /* Light edges first (sssp_cuda_edge_classes.cu). */
+  at[14] = take(&offset, heavy_edges ? n : 0, 8);
+  at[15] = take(&offset, heavy_edges ? d->m : 0, 4);
+  at[16] = take(&offset, heavy_edges ? d->m : 0, ts_dtype_size(d->dtype));
+  return offset;
 }
 
 template <class T>
@@ -79,26 +106,16 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
     return tsi_cuda_error(ctx, err, "%s: the SSSP kernel's occupancy", op);
   }
   const int64_t n = d->n, words = (n + 31) / 32;
-  size_t offset = 0, at[17];
-  at[0] = take(&offset, n, ts_dtype_size(d->dtype));
-  at[1] = take(&offset, n, 4);
-  at[2] = take(&offset, n, 4);
-  at[3] = take(&offset, n, 4);
-  at[4] = take(&offset, d->hubs, 4);
-  at[5] = take(&offset, d->hubs, 4);
-  for (int k = 6; k < 10; k++)
-    at[k] = take(&offset, words, 4);
-  at[10] = take(&offset, 1, sizeof(tsi_sssp_control));
-  /* The work-oriented expansion's prefix sums: 16 bytes a near-set entry. */
   const bool balanced = schedule == TS_SCHEDULE_WORK_ORIENTED;
-  at[11] = take(&offset, balanced ? n : 0, 8);
-  at[12] = take(&offset, balanced ? n : 0, 8);
-  at[13] = take(&offset, balanced ? tessera::lb::gather_max_chunks : 0, 8);
-  /* Light edges first (sssp_cuda_edge_classes.cu): a second copy of the edges. */
-  at[14] = take(&offset, heavy_edges ? n : 0, 8);
-  at[15] = take(&offset, heavy_edges ? d->m : 0, 4);
-  at[16] = take(&offset, heavy_edges ? d->m : 0, ts_dtype_size(d->dtype));
+  size_t at[TSI_SSSP_PARTS];
+  size_t offset = lay_out_parts(d, balanced, heavy_edges, at);
   st = tsi_cuda_malloc(ctx, &e->memory, offset);
+  if (st == TS_ERROR_OUT_OF_MEMORY && heavy_edges) {
+    /* No room for the second copy of the edges: every round walks them all. */
+    heavy_edges = false;
+    offset = lay_out_parts(d, balanced, heavy_edges, at);
+    st = tsi_cuda_malloc(ctx, &e->memory, offset);
+  }
   if (st == TS_SUCCESS && heavy_edges)
     st = tsi_sssp_cuda_split_edges(ctx, op, d, delta, reinterpret_cast<int64_t *>((char *)e->memory + at[14]),
                                    reinterpret_cast<int32_t *>((char *)e->memory + at[15]), (char *)e->memory + at[16]);
@@ -112,6 +129,7 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
     return st;
   }
   e->bytes = (int64_t)offset;
+  e->heavy_edges = heavy_edges;
   char *base = (char *)e->memory;
   e->control = reinterpret_cast<tsi_sssp_control *>(base + at[10]);
   e->dist = base + at[0];
@@ -122,6 +140,8 @@ ts_status tsi_sssp_cuda_create(ts_context *ctx, const char *op, const tsi_graph_
   *engine = e;
   return TS_SUCCESS;
 }
+
+bool tsi_sssp_cuda_heavy_edges(const tsi_sssp_cuda *engine) { return engine && engine->heavy_edges; }
 
 int64_t tsi_sssp_cuda_bytes(const tsi_sssp_cuda *engine) {
   return engine ? engine->bytes + tsi_bfs_cuda_bytes(engine->tree) : 0;

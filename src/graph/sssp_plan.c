@@ -25,12 +25,13 @@ static double choose_delta(const ts_graph_options *o, const tsi_graph_host *g, c
   return isfinite(delta) && delta > 0.0 ? delta : 1.0;
 }
 
-static ts_status create_cuda(ts_sssp_plan *p, const tsi_graph_tuning *t) {
+/* heavy_edges: some weight reaches the step (light and heavy rounds wanted). */
+static ts_status create_cuda(ts_sssp_plan *p, const tsi_graph_tuning *t, bool heavy_edges) {
   ts_context *ctx = p->ctx;
   ts_status st = tsi_graph_cuda_upload(ctx, create_op, &p->host, false, t, &p->device);
   if (st == TS_SUCCESS)
     st = tsi_sssp_cuda_create(ctx, create_op, &p->device, p->info.schedule, p->info.group_size, p->info.delta,
-                              p->host.max_weight >= p->info.delta, t, &p->cuda);
+                              heavy_edges, t, &p->cuda);
   if (st != TS_SUCCESS)
     return st;
   p->info.graph_bytes = p->device.bytes;
@@ -63,11 +64,12 @@ ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const ts_gra
   ts_graph_plan_info *info = &p->info;
   tsi_graph_info_of(&p->host, info);
   info->delta = choose_delta(&o, &p->host, &t);
-  char why[160];
+  const bool heavy_edges = p->host.max_weight >= info->delta;
+  char why[96];
   tsi_graph_resolve_schedule(&o, p->host.max_out_degree, &info->schedule, &info->group_size, why, sizeof why);
   if (ctx->backend == TS_BACKEND_CUDA) {
     const tsi_graph_tuning run_tuning = tsi_graph_tuning_for_schedule(t, info->schedule);
-    st = create_cuda(p, &run_tuning);
+    st = create_cuda(p, &run_tuning, heavy_edges);
   } else {
     st = tsi_sssp_cpu_work_create(ctx, create_op, p->host.n, p->host.dtype, &p->cpu);
     if (st == TS_SUCCESS)
@@ -78,8 +80,13 @@ ts_status ts_sssp_plan_create(ts_context *ctx, const ts_csr *graph, const ts_gra
   }
   if (st != TS_SUCCESS)
     goto fail;
-  snprintf(info->explain, sizeof info->explain, "%s (%s), near-far step %g; graph %lld B, state %lld B",
-           ts_schedule_name(info->schedule), why, info->delta, (long long)info->graph_bytes,
+  const char *edge_classes = "";
+  if (p->cuda && tsi_sssp_cuda_heavy_edges(p->cuda))
+    edge_classes = ", light and heavy edges";
+  else if (p->cuda && heavy_edges)
+    edge_classes = ", all edges each round (no room for a second copy)";
+  snprintf(info->explain, sizeof info->explain, "%s (%s), near-far step %g%s; graph %lld B, state %lld B",
+           ts_schedule_name(info->schedule), why, info->delta, edge_classes, (long long)info->graph_bytes,
            (long long)info->workspace_bytes);
   *plan = p;
   return TS_SUCCESS;
