@@ -122,8 +122,8 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_kernel(tsi_spmm_args<T> a, tsi_sp
 /* Vector threads of a whole warp, row-major B: items below groups x passes
  * are groups of short rows with S slices, the rest (piece, slice) pairs. */
 template <class T, int V, int S>
-__global__ void TSI_SPMM_BOUNDS tsi_spmm_split_groups_kernel(tsi_spmm_args<T> a, int group_rows,
-                                                             tsi_spmm_split_view s, T *records) {
+__global__ void TSI_SPMM_BOUNDS tsi_spmm_split_groups_kernel(tsi_spmm_args<T> a, int group_rows, tsi_spmm_split_view s,
+                                                             T *records) {
   const lb::lane_position at = lb::position_of(32, 32);
   const int64_t groups = (a.work.tiles + group_rows - 1) / group_rows;
   const int64_t passes = (a.slices + S - 1) / S;
@@ -154,8 +154,8 @@ static __host__ __device__ int join_threads(int lanes) { return lanes < 32 ? 32 
  * adds records first + r, first + r + step, ..., then group_sum() joins the
  * vector threads' sums in its fixed tree (through `scratch` for a block). */
 template <class T, int V, int R, bool BRow>
-__device__ void tsi_spmm_join_row(const tsi_spmm_args<T> &a, const tsi_spmm_split_view &s, const T *records,
-                                  int64_t i, int64_t slice, int threads, int lane, int rank,
+__device__ void tsi_spmm_join_row(const tsi_spmm_args<T> &a, const tsi_spmm_split_view &s, const T *records, int64_t i,
+                                  int64_t slice, int threads, int lane, int rank,
                                   lb::group_sum_storage<TSI_SPMM_BLOCK, T, R * V> *scratch) {
   const int step = threads / a.lanes;
   const tsi_spmm_columns col = tsi_spmm_columns_of<T, V>(a, slice, lane);

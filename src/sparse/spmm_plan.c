@@ -62,8 +62,8 @@ static ts_status upload_split_tables(ts_spmm_plan *p, const ts_csr *a) {
     st = tsi_error(p->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmm_plan_create: no host memory for %lld split-rows pieces",
                    (long long)d->pieces);
   } else {
-    tsi_spmm_split_fill(a->rows, a->row_ptr, d->piece, d->huge, d->near, piece_row, piece_begin, piece_long,
-                        long_row, long_first);
+    tsi_spmm_split_fill(a->rows, a->row_ptr, d->piece, d->huge, d->near, piece_row, piece_begin, piece_long, long_row,
+                        long_first);
     char *w = (char *)p->workspace;
     st = tsi_cuda_memcpy_to_device(p->ctx, w + d->piece_row_at, piece_row, (size_t)d->pieces * sizeof(int32_t));
     if (st == TS_SUCCESS)
@@ -141,7 +141,10 @@ static ts_status prepare_cuda(ts_spmm_plan *p, const ts_csr *a, int group_size, 
     d->pieces = counts.pieces;
     d->long_rows = counts.long_rows;
     d->huge_rows = counts.huge_rows;
-    d->joined_rows = counts.joined_rows;
+    /* The split kernel joins the long rows itself only when all of them are
+     * near: where the join launch runs anyway, joining the near ones early
+     * only adds fences and a serial tail (bench/notes/spmm.md). */
+    d->joined_rows = counts.joined_rows > 0 ? counts.long_rows : 0;
   }
   p->workspace_bytes = tsi_spmm_workspace_layout(d, p->schedule);
   if (p->workspace_bytes == SIZE_MAX)

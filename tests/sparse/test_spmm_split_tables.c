@@ -43,8 +43,7 @@ static void check_tables(const int64_t *offsets, int64_t rows, int64_t piece, in
   CHECK_MSG(pieces == want[0] && long_rows == want[1] && got.huge_rows == want[2] && got.joined_rows == want[3],
             "piece %lld: %lld pieces of %lld long rows (%lld huge, %lld joined), want %lld of %lld (%lld, %lld)",
             (long long)piece, (long long)pieces, (long long)long_rows, (long long)got.huge_rows,
-            (long long)got.joined_rows, (long long)want[0], (long long)want[1], (long long)want[2],
-            (long long)want[3]);
+            (long long)got.joined_rows, (long long)want[0], (long long)want[1], (long long)want[2], (long long)want[3]);
   if (pieces != want[0] || long_rows != want[1])
     return;
   int32_t *piece_row = malloc((size_t)(pieces + 1) * sizeof(int32_t));
