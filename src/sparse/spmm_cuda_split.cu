@@ -92,8 +92,10 @@ __device__ inline int64_t tsi_spmm_piece_end(const tsi_spmm_args<T> &a, const ts
   return row_end - first < s.piece ? row_end : first + s.piece;
 }
 
-/* x below the rows: row x, skipped when long; above: piece x - rows. */
-template <class T, int V, int R, bool BRow>
+/* x below the rows: row x, skipped when long; above: piece x - rows.
+ * Near: the long rows are joined here (else by the join launch; a separate
+ * instantiation keeps that kernel free of the join's code). */
+template <class T, int V, int R, bool BRow, bool Near>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_kernel(tsi_spmm_args<T> a, tsi_spmm_split_view s, T *records) {
   const int64_t rows = a.work.tiles;
   tsi_spmm_for_each_slice<T, V, BRow>(a, rows + s.pieces, [&](int64_t x, const tsi_spmm_columns &col) {
@@ -114,14 +116,15 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_kernel(tsi_spmm_args<T> a, tsi_sp
     } else {
       tsi_spmm_record_store<T, V, R>(a, records, x - rows, col, acc);
       /* The lane's first column lies inside its slice. */
-      tsi_spmm_join_if_last<T, V, R>(a, s, records, x - rows, col.first / a.slice, col);
+      if constexpr (Near)
+        tsi_spmm_join_if_last<T, V, R>(a, s, records, x - rows, col.first / a.slice, col);
     }
   });
 }
 
 /* Vector threads of a whole warp, row-major B: items below groups x passes
  * are groups of short rows with S slices, the rest (piece, slice) pairs. */
-template <class T, int V, int S>
+template <class T, int V, int S, bool Near>
 __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_groups_kernel(tsi_spmm_args<T> a, int group_rows, tsi_spmm_split_view s,
                                                              T *records) {
   const lb::lane_position at = lb::position_of(32, 32);
@@ -141,7 +144,8 @@ __global__ void TSI_SPMM_BOUNDS tsi_spmm_split_groups_kernel(tsi_spmm_args<T> a,
     T acc[V];
     tsi_spmm_sum<T, V, 1, true>(a, col, first, end, 1, acc);
     tsi_spmm_record_store<T, V, 1>(a, records, x, col, acc);
-    tsi_spmm_join_if_last<T, V, 1>(a, s, records, x, slice, col);
+    if constexpr (Near)
+      tsi_spmm_join_if_last<T, V, 1>(a, s, records, x, slice, col);
   }
 }
 
@@ -215,20 +219,21 @@ template <class T, int V, int R, bool BRow> struct split_fn {
     return s;
   }
   /* Short rows one vector thread each, then the pieces. */
+  template <bool Near>
   static cudaError_t launch_rows(const tsi_spmm_call &c, const tsi_spmm_args<T> &a, const tsi_spmm_split_view &s,
                                  T *records) {
     const tsi_spmm_device *d = c.d;
     const int64_t threads = (d->rows + d->pieces) * d->lanes.slices * d->lanes.lanes;
-    constexpr auto kernel = tsi_spmm_split_kernel<T, V, R, BRow>;
+    constexpr auto kernel = tsi_spmm_split_kernel<T, V, R, BRow, Near>;
     kernel<<<tsi_spmm_blocks<kernel>(threads), TSI_SPMM_BLOCK, 0, c.stream>>>(a, s, records);
     return cudaPeekAtLastError();
   }
   /* Short rows in groups, a warp each, then the pieces. */
-  template <int S>
+  template <int S, bool Near>
   static cudaError_t launch_groups(const tsi_spmm_call &c, const tsi_spmm_args<T> &a, const tsi_spmm_split_view &s,
                                    T *records) {
     const tsi_spmm_device *d = c.d;
-    constexpr auto kernel = tsi_spmm_split_groups_kernel<T, V, S>;
+    constexpr auto kernel = tsi_spmm_split_groups_kernel<T, V, S, Near>;
     static const int resident = lb::resident_blocks(kernel, TSI_SPMM_BLOCK);
     const int64_t passes = (d->lanes.slices + S - 1) / S;
     const int group_rows = tsi_spmm_group_rows(d->rows, passes, resident);
@@ -236,20 +241,23 @@ template <class T, int V, int R, bool BRow> struct split_fn {
     kernel<<<tsi_spmm_blocks<kernel>(warps * 32), TSI_SPMM_BLOCK, 0, c.stream>>>(a, group_rows, s, records);
     return cudaPeekAtLastError();
   }
+  template <bool Near>
+  static cudaError_t launch(const tsi_spmm_call &c, const tsi_spmm_args<T> &a, const tsi_spmm_split_view &s,
+                            T *records) {
+    if constexpr (BRow && R == 1) {
+      if (c.d->lanes.lanes == 32)
+        return c.d->lanes.slices > 1 ? launch_groups<2, Near>(c, a, s, records)
+                                     : launch_groups<1, Near>(c, a, s, records);
+    }
+    return launch_rows<Near>(c, a, s, records);
+  }
   static cudaError_t call(const tsi_spmm_call &c) {
     const tsi_spmm_device *d = c.d;
     tsi_spmm_args<T> a = tsi_spmm_make_args<T>(d, c.alpha, c.b, c.beta, c.c);
     T *records = reinterpret_cast<T *>(c.workspace + d->records_at);
     const tsi_spmm_split_view s = view(c);
-    cudaError_t err;
-    if constexpr (BRow && R == 1) {
-      if (d->lanes.lanes == 32)
-        err = d->lanes.slices > 1 ? launch_groups<2>(c, a, s, records) : launch_groups<1>(c, a, s, records);
-      else
-        err = launch_rows(c, a, s, records);
-    } else {
-      err = launch_rows(c, a, s, records);
-    }
+    const bool near = d->pieces > 0 && d->joined_rows == 0;
+    const cudaError_t err = near ? launch<true>(c, a, s, records) : launch<false>(c, a, s, records);
     if (err != cudaSuccess || d->joined_rows == 0)
       return err;
     constexpr auto join = tsi_spmm_join_pieces_kernel<T, V, R, BRow>;
