@@ -53,6 +53,11 @@ template <class T, int V> struct tsi_spmm_vec {
     for (int v = 0; v < V; v++)
       out[v] = p[v];
   }
+  static __device__ void load_l2(const T *p, T (&out)[V]) {
+#pragma unroll
+    for (int v = 0; v < V; v++)
+      out[v] = __ldcg(p + v);
+  }
   static __device__ void store(T *p, const T (&in)[V]) {
 #pragma unroll
     for (int v = 0; v < V; v++)
@@ -67,6 +72,10 @@ template <class T, int V> struct tsi_spmm_vec {
 template <> struct tsi_spmm_vec<float, 4> {
   static __device__ void load(const float *p, float (&out)[4]) {
     const float4 x = __ldg(reinterpret_cast<const float4 *>(p));
+    out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
+  }
+  static __device__ void load_l2(const float *p, float (&out)[4]) {
+    const float4 x = __ldcg(reinterpret_cast<const float4 *>(p));
     out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
   }
   static __device__ void load_plain(const float *p, float (&out)[4]) {
@@ -85,6 +94,10 @@ template <> struct tsi_spmm_vec<float, 2> {
     const float2 x = __ldg(reinterpret_cast<const float2 *>(p));
     out[0] = x.x, out[1] = x.y;
   }
+  static __device__ void load_l2(const float *p, float (&out)[2]) {
+    const float2 x = __ldcg(reinterpret_cast<const float2 *>(p));
+    out[0] = x.x, out[1] = x.y;
+  }
   static __device__ void load_plain(const float *p, float (&out)[2]) {
     const float2 x = *reinterpret_cast<const float2 *>(p);
     out[0] = x.x, out[1] = x.y;
@@ -99,6 +112,10 @@ template <> struct tsi_spmm_vec<float, 2> {
 template <> struct tsi_spmm_vec<double, 2> {
   static __device__ void load(const double *p, double (&out)[2]) {
     const double2 x = __ldg(reinterpret_cast<const double2 *>(p));
+    out[0] = x.x, out[1] = x.y;
+  }
+  static __device__ void load_l2(const double *p, double (&out)[2]) {
+    const double2 x = __ldcg(reinterpret_cast<const double2 *>(p));
     out[0] = x.x, out[1] = x.y;
   }
   static __device__ void load_plain(const double *p, double (&out)[2]) {
@@ -323,8 +340,9 @@ __device__ void tsi_spmm_record_store(const tsi_spmm_args<T> &a, T *records, int
   }
 }
 
-/* acc += the record `index` (written by an earlier launch). */
-template <class T, int V, int R>
+/* acc += the record `index`: written by an earlier launch, or (L2) by
+ * other blocks of this launch, read past L1. */
+template <class T, int V, int R, bool L2 = false>
 __device__ void tsi_spmm_record_add(const tsi_spmm_args<T> &a, const T *records, int64_t index,
                                     const tsi_spmm_columns &col, T (&acc)[R * V]) {
 #pragma unroll
@@ -332,7 +350,10 @@ __device__ void tsi_spmm_record_add(const tsi_spmm_args<T> &a, const T *records,
     if (!col.ok(r))
       continue;
     T part[V];
-    tsi_spmm_vec<T, V>::load(records + index * a.width + col.at(r), part);
+    if (L2)
+      tsi_spmm_vec<T, V>::load_l2(records + index * a.width + col.at(r), part);
+    else
+      tsi_spmm_vec<T, V>::load(records + index * a.width + col.at(r), part);
 #pragma unroll
     for (int v = 0; v < V; v++)
       acc[r * V + v] += part[v];

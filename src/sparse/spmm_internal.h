@@ -67,17 +67,28 @@ ts_schedule tsi_spmm_auto_choose(const tsi_spmv_shape *shape, const tsi_spmm_lan
 int tsi_spmm_row_threads(ts_schedule schedule, int lanes, int group_size);
 
 /* Split-rows: nonzeros of a piece for the vector thread (see
- * TSI_SPMM_SPLIT_PIECE_NARROW), and the pieces past which a long row is
- * huge (joined by a block, TSI_SPMM_JOIN_WARP_ROUNDS); pieces of the rows
- * longer than `piece`, counted by tsi_spmm_split_count() and laid out by
- * tsi_spmm_split_fill(): the huge rows first, then the other long rows,
- * each in row order, the pieces of a row consecutive. */
+ * TSI_SPMM_SPLIT_PIECE_NARROW), the pieces past which a long row is huge
+ * (joined by a block, TSI_SPMM_JOIN_WARP_ROUNDS) and up to which it is near
+ * (joined in the split kernel by its last piece, TSI_SPMM_JOIN_NEAR_PIECES);
+ * the pieces of the rows longer than `piece`, counted by
+ * tsi_spmm_split_count() and laid out by tsi_spmm_split_fill(): the huge
+ * rows first, then the far ones (more than `near` pieces), then the near
+ * ones, each kind in row order, the pieces of a row consecutive, each
+ * piece's long row in piece_long. */
+typedef struct {
+  int64_t pieces;      /* of all long rows */
+  int64_t long_rows;   /* rows of more than a piece */
+  int64_t huge_rows;   /* of more than `huge` pieces, listed first */
+  int64_t joined_rows; /* huge and far: the join launch's, listed before the near ones */
+} tsi_spmm_split_counts;
 int64_t tsi_spmm_split_piece(const tsi_spmm_lanes *lanes);
 int64_t tsi_spmm_split_huge(const tsi_spmm_lanes *lanes);
-void tsi_spmm_split_count(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge, int64_t *pieces,
-                          int64_t *long_rows, int64_t *huge_rows);
-void tsi_spmm_split_fill(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge, int32_t *piece_row,
-                         int64_t *piece_begin, int32_t *long_row, int64_t *long_first);
+int64_t tsi_spmm_split_near(int64_t huge);
+tsi_spmm_split_counts tsi_spmm_split_count(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge,
+                                           int64_t near);
+void tsi_spmm_split_fill(int64_t rows, const int64_t *offsets, int64_t piece, int64_t huge, int64_t near,
+                         int32_t *piece_row, int64_t *piece_begin, int32_t *piece_long, int32_t *long_row,
+                         int64_t *long_first);
 
 /* Thread-mapped's stacked warp order (spmm_tuning.h, spmm_stack.c). A's
  * most frequent column offset |j - i| over TSI_SPMM_STACK_NEAR in a sample
@@ -130,8 +141,9 @@ typedef struct tsi_spmm_device {
   size_t coords_at, head_at, tail_at;
   /* Split-rows: nonzeros of a piece, pieces of long rows (one record each)
    * and the long rows. */
-  int64_t piece, huge, pieces, long_rows, huge_rows;
-  size_t piece_row_at, piece_begin_at, long_row_at, long_first_at, records_at;
+  int64_t piece, huge, near, pieces, long_rows, huge_rows, joined_rows;
+  size_t piece_row_at, piece_begin_at, piece_long_at, long_row_at, long_first_at, records_at;
+  size_t counters_at; /* near rows x width: a counter per (near row, slice), zero between calls */
 } tsi_spmm_device;
 
 /* Bytes of one partition coordinate (a tile and an atom, int64 each). */

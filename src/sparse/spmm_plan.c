@@ -48,31 +48,39 @@ static ts_status upload_matrix(ts_spmm_plan *p, const ts_csr *a) {
 }
 
 /* Split-rows: the tables of the long rows' pieces, built on the host and
- * copied into their places in the workspace. */
+ * copied into their places in the workspace, and the near rows' counters
+ * zeroed (the kernel leaves them zero after each call). */
 static ts_status upload_split_tables(ts_spmm_plan *p, const ts_csr *a) {
   tsi_spmm_device *d = &p->device;
   int32_t *piece_row = tsi_malloc_array(d->pieces, sizeof(int32_t));
   int64_t *piece_begin = tsi_malloc_array(d->pieces, sizeof(int64_t));
+  int32_t *piece_long = tsi_malloc_array(d->pieces, sizeof(int32_t));
   int32_t *long_row = tsi_malloc_array(d->long_rows, sizeof(int32_t));
   int64_t *long_first = tsi_malloc_array(d->long_rows + 1, sizeof(int64_t));
   ts_status st = TS_SUCCESS;
-  if (!piece_row || !piece_begin || !long_row || !long_first) {
+  if (!piece_row || !piece_begin || !piece_long || !long_row || !long_first) {
     st = tsi_error(p->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_spmm_plan_create: no host memory for %lld split-rows pieces",
                    (long long)d->pieces);
   } else {
-    tsi_spmm_split_fill(a->rows, a->row_ptr, d->piece, d->huge, piece_row, piece_begin, long_row, long_first);
+    tsi_spmm_split_fill(a->rows, a->row_ptr, d->piece, d->huge, d->near, piece_row, piece_begin, piece_long, long_row,
+                        long_first);
     char *w = (char *)p->workspace;
     st = tsi_cuda_memcpy_to_device(p->ctx, w + d->piece_row_at, piece_row, (size_t)d->pieces * sizeof(int32_t));
     if (st == TS_SUCCESS)
       st = tsi_cuda_memcpy_to_device(p->ctx, w + d->piece_begin_at, piece_begin, (size_t)d->pieces * sizeof(int64_t));
     if (st == TS_SUCCESS)
+      st = tsi_cuda_memcpy_to_device(p->ctx, w + d->piece_long_at, piece_long, (size_t)d->pieces * sizeof(int32_t));
+    if (st == TS_SUCCESS)
       st = tsi_cuda_memcpy_to_device(p->ctx, w + d->long_row_at, long_row, (size_t)d->long_rows * sizeof(int32_t));
     if (st == TS_SUCCESS)
       st = tsi_cuda_memcpy_to_device(p->ctx, w + d->long_first_at, long_first,
                                      (size_t)(d->long_rows + 1) * sizeof(int64_t));
+    if (st == TS_SUCCESS && d->long_rows > d->joined_rows)
+      st = tsi_cuda_memset(p->ctx, w + d->counters_at, 0, (d->records_at - d->counters_at));
   }
   free(piece_row);
   free(piece_begin);
+  free(piece_long);
   free(long_row);
   free(long_first);
   return st;
@@ -128,7 +136,15 @@ static ts_status prepare_cuda(ts_spmm_plan *p, const ts_csr *a, int group_size, 
   if (p->schedule == TS_SCHEDULE_SPLIT_ROWS) {
     d->piece = tsi_spmm_split_piece(&d->lanes);
     d->huge = tsi_spmm_split_huge(&d->lanes);
-    tsi_spmm_split_count(a->rows, a->row_ptr, d->piece, d->huge, &d->pieces, &d->long_rows, &d->huge_rows);
+    d->near = tsi_spmm_split_near(d->huge);
+    const tsi_spmm_split_counts counts = tsi_spmm_split_count(a->rows, a->row_ptr, d->piece, d->huge, d->near);
+    d->pieces = counts.pieces;
+    d->long_rows = counts.long_rows;
+    d->huge_rows = counts.huge_rows;
+    /* The split kernel joins the long rows itself only when all of them are
+     * near: where the join launch runs anyway, joining the near ones early
+     * only adds fences and a serial tail (bench/notes/spmm.md). */
+    d->joined_rows = counts.joined_rows > 0 ? counts.long_rows : 0;
   }
   p->workspace_bytes = tsi_spmm_workspace_layout(d, p->schedule);
   if (p->workspace_bytes == SIZE_MAX)

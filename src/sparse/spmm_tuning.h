@@ -116,6 +116,12 @@
  * threads more than this many batches is joined by a whole block (a row of
  * 10^5 nonzeros has thousands of pieces). Design. */
 #define TSI_SPMM_JOIN_WARP_ROUNDS 8
+/* Split-rows join in the split kernel itself: a long row of at most this
+ * many pieces is summed by the vector thread that stores its last record
+ * (found by a counter a row), which saves the join's launch; the sum is one
+ * vector thread's, TSI_SPMM_JOIN_BATCH records a round, so longer rows stay
+ * with the join launch. Design (bench/notes/spmm.md, session 19). */
+#define TSI_SPMM_JOIN_NEAR_PIECES 32
 
 /* AUTO: a row longer than this is long (split-rows' reason to exist). */
 #define TSI_SPMM_AUTO_LONG_ROW 256

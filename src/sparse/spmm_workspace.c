@@ -1,7 +1,8 @@
 /* The workspace of a GPU SpMM plan, by schedule: for merge-path and
  * work-oriented the partition coordinates and the head and tail records of
  * every part (a partial row of C each); for split-rows the pieces of the long
- * rows, the long rows, and a record per piece. SIZE_MAX when a size passes
+ * rows, the long rows, the near rows' counters (one a slice, bounded by one a
+ * column) and a record per piece. SIZE_MAX when a size passes
  * 64 bits. */
 #include "spmm_internal.h"
 
@@ -51,11 +52,15 @@ size_t tsi_spmm_workspace_layout(tsi_spmm_device *d, ts_schedule schedule) {
   if (schedule == TS_SCHEDULE_SPLIT_ROWS) {
     if (d->pieces == 0)
       return 0;
+    /* The counters go right before the records: their bytes are the gap. */
     if (!array_bytes(d->pieces, (int64_t)sizeof(int32_t), &bytes) || !add_to(&total, bytes, &d->piece_row_at) ||
         !array_bytes(d->pieces, (int64_t)sizeof(int64_t), &bytes) || !add_to(&total, bytes, &d->piece_begin_at) ||
+        !array_bytes(d->pieces, (int64_t)sizeof(int32_t), &bytes) || !add_to(&total, bytes, &d->piece_long_at) ||
         !array_bytes(d->long_rows, (int64_t)sizeof(int32_t), &bytes) || !add_to(&total, bytes, &d->long_row_at) ||
         !array_bytes(d->long_rows + 1, (int64_t)sizeof(int64_t), &bytes) || !add_to(&total, bytes, &d->long_first_at) ||
-        !records_bytes(d->pieces, d->width, v, &bytes) || !add_to(&total, bytes, &d->records_at))
+        !records_bytes(d->long_rows - d->joined_rows, d->width, (int64_t)sizeof(uint32_t), &bytes) ||
+        !add_to(&total, bytes, &d->counters_at) || !records_bytes(d->pieces, d->width, v, &bytes) ||
+        !add_to(&total, bytes, &d->records_at))
       return SIZE_MAX;
     return total;
   }

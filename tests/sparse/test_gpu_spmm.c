@@ -4,7 +4,8 @@
  * pair of layouts, padded leading dimensions (the gaps must stay untouched),
  * alpha/beta pairs and NaN in C with beta = 0, in float and double; edge
  * shapes (no entries, 0 x 0, one column, one huge row, empty rows,
- * power-law rows); split-rows on a huge row; many short rows that
+ * power-law rows); split-rows on a huge row, and on near, far and huge
+ * rows together (each joined its own way); many short rows that
  * thread-mapped walks in groups; stencils and a dominant column offset that
  * thread-mapped walks with a block's warps stacked d rows apart (and one
  * too far for it); passes over bands of columns (pass_columns): every
@@ -299,6 +300,36 @@ static void test_split_huge(ts_dtype dtype) {
     check_gpu(a, &k, &state);
   }
   ts_csr_destroy(a);
+}
+
+/* Split-rows with long rows of few pieces only (near: the split kernel
+ * joins each by its last piece), and with every kind at once (near, far and
+ * huge: the join launch takes them all), among short and empty rows;
+ * vector threads of 2 to 32 lanes and a column-major B and C (several
+ * columns a lane). Each case runs twice, bitwise equal: the near rows'
+ * counters are back at zero after a call. */
+static void test_split_kinds(ts_dtype dtype) {
+  unsigned long long state = 909 + (unsigned long long)dtype;
+  const int64_t near[] = {0, 40, 3, 700, 0, 5, 100, 1, 33, 1000};
+  const int64_t all[] = {pick(12000, 6000), 0, 40, 3, pick(2500, 1500), 700, 0, 5, 100, 1, pick(2500, 1500), 33};
+  const int64_t *lengths[2] = {near, all};
+  const int counts[2] = {10, 12};
+  const char *what[2] = {"split-rows, near rows", "split-rows, near, far and huge rows"};
+  const int64_t widths[] = {8, 32, 130, 256};
+  for (int m = 0; m < 2; m++) {
+    ts_csr *a = pt_random_csr(pick(480, 240), pick(20000, 8000), lengths[m], counts[m], dtype, &state);
+    CHECK_MSG(a != NULL, "%s (%s): no matrix", what[m], dtype == TS_FLOAT32 ? "float" : "double");
+    for (int w = 0; a && w < 4; w++)
+      for (int p = 0; p < 2; p++) {
+        const ts_layout layout = p ? TS_LAYOUT_COL_MAJOR : TS_LAYOUT_ROW_MAJOR;
+        if (mode == RUN_RACECHECK && p > 0)
+          continue;
+        spmm_case k = make_case(what[m], widths[w], TS_SCHEDULE_SPLIT_ROWS, layout, layout);
+        k.beta = w % 2 ? 0.5 : 0.0;
+        check_gpu(a, &k, &state);
+      }
+    ts_csr_destroy(a);
+  }
 }
 
 /* Many short rows (empty ones among them) with vector threads of a whole
@@ -665,6 +696,7 @@ int main(void) {
       break;
     test_schedules(dtype);
     test_split_huge(dtype);
+    test_split_kinds(dtype);
     test_passes_split_huge(dtype);
     if (mode == RUN_RACECHECK)
       continue;
