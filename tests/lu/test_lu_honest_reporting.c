@@ -1,7 +1,9 @@
 /* What the LU reports about a solve, on the host:
  * - non-finite data is an error: a right-hand side holding Inf or NaN (the
  *   message names its row and right-hand side, from 0), a solution that
- *   overflows, a refactorization with every value zero;
+ *   overflows, a refactorization with every value zero, a refactorization
+ *   with Inf or NaN among the values (the first such entry named, a row of
+ *   finite values whose sum overflows not taken for one);
  * - the backward errors cannot overflow: on a system whose rows and columns
  *   span 300 decades (A = Dr B Dc, B well conditioned), the solution agrees
  *   entry by entry with the one computed here from B by dense elimination,
@@ -100,6 +102,58 @@ static void test_non_finite(void) {
     ts_lu_destroy(lu);
   }
   ts_csr_destroy(tiny);
+}
+
+/* A refactorization whose values hold Inf or NaN is refused, naming the
+ * first such entry of A's storage: one bad entry at the first, a middle and
+ * the last position of A, two in one row (the first named), and in two rows
+ * (the earlier row's named); a row of finite values whose magnitudes sum
+ * past double's range is no such entry. */
+static void test_non_finite_values(void) {
+  ts_csr *a = lu_test_random(ctx, 40, 4, 1, 11);
+  ts_lu_options options = lu_test_options();
+  ts_status st;
+  ts_lu *lu = a ? factored(a, &options, &st) : NULL;
+  CHECK(lu != NULL);
+  if (!lu) {
+    ts_csr_destroy(a);
+    return;
+  }
+  CHECK_OK(ctx, st);
+  double *kept = malloc((size_t)a->nnz * sizeof(double));
+  CHECK(kept != NULL);
+  if (kept)
+    memcpy(kept, a->values, (size_t)a->nnz * sizeof(double));
+  double *values = a->values;
+  const int64_t nnz = a->nnz, row3 = a->row_ptr[3], row7 = a->row_ptr[7];
+  const int64_t cases[][2] = {{0, -1}, {nnz / 2, -1}, {nnz - 1, -1}, {row3 + 1, row3 + 2}, {row7, row3}};
+  const double bad[3] = {INFINITY, -INFINITY, NAN};
+  for (int c = 0; kept && c < 5; c++) {
+    memcpy(values, kept, (size_t)nnz * sizeof(double));
+    values[cases[c][0]] = bad[c % 3];
+    if (cases[c][1] >= 0)
+      values[cases[c][1]] = bad[(c + 1) % 3];
+    const int64_t first = cases[c][1] >= 0 && cases[c][1] < cases[c][0] ? cases[c][1] : cases[c][0];
+    CHECK_STATUS(ctx, ts_lu_refactor(lu, a), TS_ERROR_INVALID_MATRIX);
+    char want[48];
+    snprintf(want, sizeof want, "entry %lld (row", (long long)first);
+    CHECK_MSG(strstr(ts_last_error(ctx), want) != NULL, "case %d: want \"%s\" in: %s", c, want, ts_last_error(ctx));
+  }
+  if (kept) {
+    /* Finite values whose magnitudes overflow a row's sum: not refused as
+     * non-finite (the factorization may still call the values singular). */
+    memcpy(values, kept, (size_t)nnz * sizeof(double));
+    for (int64_t e = a->row_ptr[5]; e < a->row_ptr[6]; e++)
+      values[e] = e % 2 ? DBL_MAX : -DBL_MAX;
+    st = ts_lu_refactor(lu, a);
+    CHECK_MSG(st != TS_ERROR_INVALID_MATRIX || strstr(ts_last_error(ctx), "is inf") == NULL,
+              "a row of finite values summing past double's range refused as non-finite: %s", ts_last_error(ctx));
+    memcpy(values, kept, (size_t)nnz * sizeof(double));
+    CHECK_OK(ctx, ts_lu_refactor(lu, a));
+  }
+  free(kept);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
 }
 
 static void test_denormal_and_span(void) {
@@ -246,6 +300,7 @@ int main(void) {
   copts.backend = TS_BACKEND_CPU;
   CHECK_OK(NULL, ts_context_create(&ctx, &copts));
   test_non_finite();
+  test_non_finite_values();
   test_denormal_and_span();
   test_scaled_system();
   ts_context_destroy(ctx);
