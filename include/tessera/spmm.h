@@ -48,7 +48,7 @@ TS_API const char *ts_layout_name(ts_layout layout);
  * nonzeros (or of nonzeros) per vector thread, rows cut between shares added
  * in share order by a second launch; split-rows one vector thread per short
  * row (in groups, as thread-mapped, for a vector thread of a whole warp) and
- * one per piece of a long row: where no long row has more than 32 pieces,
+ * one per piece of a long row: where no long row has more than 20 pieces,
  * the vector thread that stores a row's last piece adds the row's pieces in
  * piece order within the same launch; otherwise a second launch joins every
  * long row's pieces in a fixed tree. Either way the sums' order is fixed by

@@ -120,8 +120,9 @@
  * many pieces is summed by the vector thread that stores its last record
  * (found by a counter a row), which saves the join's launch; the sum is one
  * vector thread's, TSI_SPMM_JOIN_BATCH records a round, so longer rows stay
- * with the join launch. Design (bench/notes/spmm.md, session 19). */
-#define TSI_SPMM_JOIN_NEAR_PIECES 32
+ * with the join launch: 5 rounds still gained on the corpus graphs, 6 lost
+ * (bench/notes/spmm.md, session 19). */
+#define TSI_SPMM_JOIN_NEAR_PIECES 20
 
 /* AUTO: a row longer than this is long (split-rows' reason to exist). */
 #define TSI_SPMM_AUTO_LONG_ROW 256

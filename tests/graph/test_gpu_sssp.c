@@ -6,7 +6,8 @@
  * with many equal paths, zero-weight cycles, self-loops, repeated edges of
  * different weights, disconnected parts, a vertex joined to all, a long
  * path), R-MAT, the road-like grid, the corpus (weights |value|); repeated
- * runs bitwise equal; many sources on one plan.
+ * runs bitwise equal; many sources on one plan; a plan on a nearly full GPU
+ * without the second copy of the edges (full run only).
  *
  * Under compute-sanitizer (TESSERA_UNDER_SANITIZER names the tool) the
  * graphs shrink; under racecheck, which checks every shared-memory access of
@@ -181,6 +182,83 @@ static void test_many_sources(void) {
 }
 
 /* Float and double in turn; skew-symmetric files (negative mirrors) left out. */
+/* Plans an SSSP of a on a nearly full GPU: buffers of CHUNK bytes fill it,
+ * then are freed one by one, a plan tried after each, until a plan keeps
+ * the second copy of the edges (light ones first). Until then, the first
+ * plan that fits must run without the copy, say so, and still give exact
+ * distances (checked once, after a few more buffers are freed for the
+ * run's outputs). The copy (8 bytes an edge here) is many buffers, so
+ * some size lands between the two layouts. */
+static void check_without_room(const ts_csr *a, const void *ref) {
+  enum { CHUNK = 4 << 20, MAX_CHUNKS = 1 << 16, FOR_RUN = 4 };
+  const int64_t n = a->rows;
+  ts_buffer **ballast = calloc(MAX_CHUNKS, sizeof *ballast);
+  float *dist = calloc((size_t)n, sizeof(float));
+  if (!ballast || !dist) {
+    CHECK_MSG(false, "a full GPU: out of host memory");
+    free(ballast);
+    free(dist);
+    return;
+  }
+  int count = 0;
+  while (count < MAX_CHUNKS && ts_buffer_create(gpu, TS_MEMORY_DEVICE, CHUNK, &ballast[count]) == TS_SUCCESS)
+    count++;
+  int without = 0, with = 0;
+  ts_graph_options o = {0};
+  o.direction = TS_GRAPH_UNDIRECTED;
+  while (count > 0 && with == 0) {
+    ts_buffer_destroy(ballast[--count]);
+    ts_sssp_plan *plan = NULL;
+    if (ts_sssp_plan_create(gpu, a, &o, &plan) != TS_SUCCESS)
+      continue;
+    ts_graph_plan_info info;
+    CHECK_OK(gpu, ts_sssp_plan_info(plan, &info));
+    const bool no_copy = strstr(info.explain, "no room for a second copy") != NULL;
+    const bool copy = strstr(info.explain, "light and heavy edges") != NULL;
+    CHECK_MSG(no_copy != copy, "a full GPU, %d buffers of 4 MB left: the plan says %s", count, info.explain);
+    if (no_copy && without++ == 0) {
+      for (int k = 0; k < FOR_RUN && count > 0; k++)
+        ts_buffer_destroy(ballast[--count]);
+      ts_graph_run_stats stats;
+      const bool ran = api_sssp(gpu, plan, n, a->dtype, 0, dist, NULL, &stats);
+      CHECK_MSG(ran, "a full GPU: SSSP without the second copy");
+      CHECK_MSG(ran && count_distance_mismatches(dist, ref, a->dtype, n) == 0,
+                "a full GPU: distances without the second copy");
+    }
+    with += copy;
+    ts_sssp_plan_destroy(plan);
+  }
+  while (count > 0)
+    ts_buffer_destroy(ballast[--count]);
+  CHECK_MSG(without > 0 && with > 0, "a full GPU: %d plans without the second copy, %d with it (want both)", without,
+            with);
+  printf("a full GPU: %d plans without the second copy before one with it\n", without);
+  free(ballast);
+  free(dist);
+}
+
+/* An R-MAT graph of mean degree 32 (light and heavy edges) planned with the
+ * GPU to itself (the copy kept, the kernels loaded), then on a nearly full
+ * GPU. Full run only: filling the device under a sanitizer is slow. */
+static void test_without_room(void) {
+  ts_rmat_params p = ts_rmat_graph500(18, 16);
+  ts_csr *a = NULL;
+  CHECK_OK(NULL, ts_gen_rmat(NULL, &p, 21, TS_FLOAT32, &a));
+  ts_csr *g = a ? graph_expanded(a) : NULL;
+  float *ref = a ? calloc((size_t)a->rows, sizeof(float)) : NULL;
+  if (g && ref) {
+    reference_sssp(g, 0, ref);
+    const int32_t source[1] = {0};
+    check_graph("R-MAT 18 (float), the GPU to itself", a, TS_GRAPH_UNDIRECTED, source, 1, false);
+    check_without_room(a, ref);
+  } else {
+    CHECK_MSG(false, "R-MAT 18 for a full GPU: generated");
+  }
+  ts_csr_destroy(g);
+  ts_csr_destroy(a);
+  free(ref);
+}
+
 static bool corpus_graph(const char *name, const char *path, void *user) {
   int *count = user;
   ts_csr *a = graph_read(path, (*count % 2) ? TS_FLOAT32 : TS_FLOAT64);
@@ -216,6 +294,8 @@ int main(void) {
   test_generated();
   test_rmat_and_grid();
   test_many_sources();
+  if (!sanitizer)
+    test_without_room();
   test_corpus();
   ts_context_destroy(gpu);
   return test_finish();

@@ -310,7 +310,7 @@ static void test_split_huge(ts_dtype dtype) {
  * counters are back at zero after a call. */
 static void test_split_kinds(ts_dtype dtype) {
   unsigned long long state = 909 + (unsigned long long)dtype;
-  const int64_t near[] = {0, 40, 3, 700, 0, 5, 100, 1, 33, 1000};
+  const int64_t near[] = {0, 40, 3, 600, 0, 5, 100, 1, 33, 620};
   const int64_t all[] = {pick(12000, 6000), 0, 40, 3, pick(2500, 1500), 700, 0, 5, 100, 1, pick(2500, 1500), 33};
   const int64_t *lengths[2] = {near, all};
   const int counts[2] = {10, 12};
