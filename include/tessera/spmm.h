@@ -8,7 +8,10 @@
  * width), copies A into backend memory and allocates and prepares all
  * workspace; ts_spmm_execute() then allocates nothing and, on CUDA, does not
  * wait for the GPU. Results repeat bitwise from run to run on both backends
- * (each entry of C sums its terms in an order fixed by the plan).
+ * (each entry of C sums its terms in an order fixed by the plan). The CPU
+ * backend gives the same bits in either layout of B and C; on the GPU a
+ * column-major B is walked by other kernels than a row-major one, so the two
+ * layouts agree to rounding, not bitwise.
  *
  * Sizes: A's dimensions and the width are at most INT32_MAX; element counts
  * and byte sizes of B and C are 64-bit. Anything larger is refused with

@@ -37,7 +37,10 @@ def test_spmm_matches_scipy(dtype, fmt):
         assert_dense_product(C, A, B)
         F = plan(np.asfortranarray(B))
         assert F.flags.f_contiguous
-        np.testing.assert_array_equal(F, C)  # the same sums in either layout
+        assert_dense_product(F, A, B)
+        np.testing.assert_array_equal(plan(np.asfortranarray(B)), F)  # bitwise repeatable in each layout
+        if plan._context.backend == "cpu":
+            np.testing.assert_array_equal(F, C)  # the host sums each entry in row order in either layout
     assert_dense_product(plan(B[:, ::2]), A, B[:, ::2])  # a strided B is copied
     vector = plan(B[:, 0].copy())
     assert vector.shape == (300,)
