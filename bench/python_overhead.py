@@ -2,9 +2,12 @@
 input: SpMV on the 2-D Laplacian of a 4 x 4 grid (16 rows, 64 entries,
 double) on a one-thread CPU context, from C (bench/python_overhead_anchor, the
 same product in the same kind of context) and from Python, in the forms a
-caller uses. Each figure is the median of 21 blocks of 100,000 calls.
+caller uses. Each figure is the median of 21 blocks of 100,000 calls. With
+--backend cuda the same on a CUDA context with x and y CuPy arrays (and
+device memory in C), 11 blocks of 20,000 calls, each block ending when the
+GPU has finished its products; CuPy's own A @ x beside it.
 
-    python bench/python_overhead.py [--anchor build/bench/python_overhead_anchor] [--out FILE]
+    python bench/python_overhead.py [--anchor build/bench/python_overhead_anchor] [--backend cpu|cuda] [--out FILE]
 
 The goal: at most 5 microseconds per call over the C library.
 """
@@ -14,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -31,8 +35,22 @@ def per_call_ns(call):
     return statistics.median(timer.timeit(CALLS) / CALLS * 1e9 for _ in range(BLOCKS))
 
 
-def anchor_ns(path):
-    output = subprocess.run([path, "1"], capture_output=True, text=True, check=True).stdout
+def per_call_ns_gpu(call, sync):
+    """Median of 11 blocks of 20,000 calls, each block ending with the GPU idle."""
+    call()
+    sync()
+    blocks = []
+    for _ in range(11):
+        start = time.perf_counter()
+        for _ in range(20_000):
+            call()
+        sync()
+        blocks.append((time.perf_counter() - start) / 20_000 * 1e9)
+    return statistics.median(blocks)
+
+
+def anchor_ns(path, backend="cpu"):
+    output = subprocess.run([path, "1", backend], capture_output=True, text=True, check=True).stdout
     values = dict(line.split(": ", 1) for line in output.strip().splitlines())
     return float(values["c_execute"]), float(values["c_wrap_execute"])
 
@@ -40,8 +58,11 @@ def anchor_ns(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--anchor", default="build/bench/python_overhead_anchor", help="the C anchor program")
+    parser.add_argument("--backend", default="cpu", choices=["cpu", "cuda"], help="the context's backend")
     parser.add_argument("--out", help="also write the Markdown report here")
     args = parser.parse_args()
+    if args.backend == "cuda":
+        return main_cuda(args)
 
     context = tessera.Context("cpu", threads=1)
     A = tessera.gen.laplacian_2d(4, 4, context=context)
@@ -66,6 +87,58 @@ def main():
         + [f"- {key}: {value}" for key, value in python_common.metadata(context)]
         + ["", python_common.markdown_table(["call", "us per call", "over the C floor, us"], rows), "",
            f"Largest overhead over the C floor: {worst / 1e3:.2f} us per call (goal: at most 5 us)."]
+    )
+    python_common.emit(text, args.out)
+
+
+def main_cuda(args):
+    import cupy
+    import cupyx.scipy.sparse as cupy_sparse
+
+    own = tessera.Context("cuda", threads=1)
+    cupy_stream = cupy.cuda.get_current_stream()
+    A = tessera.gen.laplacian_2d(4, 4, context=own)
+    plan = tessera.SpMV(A, context=own)
+    dx = cupy.asarray(np.linspace(1.0, 2.0, 16))
+    dy = cupy.empty(16)
+    raw, x_address, y_address = plan._plan, int(dx.data.ptr), int(dy.data.ptr)
+    shared = tessera.Context("cuda", threads=1, stream=cupy_stream)
+    plan_shared = tessera.SpMV(A, context=shared)
+    dA = cupy_sparse.csr_matrix(A)
+
+    def both():
+        cupy_stream.synchronize()
+        own.sync()
+
+    def host_synchronised():  # the ordering before 2026-12-06: the host waits for each side
+        cupy_stream.synchronize()
+        raw.execute(x_address, y_address, 1.0, 0.0)
+        own.sync()
+
+    c_floor, c_wrapped = anchor_ns(args.anchor, "cuda")
+    forms = [
+        ("C: ts_spmv_execute on device buffers made once (the floor)", c_floor),
+        ("C: x and y wrapped (ts_buffer_wrap), execute, unwrapped", c_wrapped),
+        ("Python: the extension's SpMV.execute(x, y) on device addresses (no Python layer)",
+         per_call_ns_gpu(lambda: raw.execute(x_address, y_address, 1.0, 0.0), both)),
+        ("Python: plan.execute(x, y), CuPy arrays, the plan's context on a stream of its own",
+         per_call_ns_gpu(lambda: plan.execute(dx, dy), both)),
+        ("Python: y = plan(x), y allocated, a stream of its own", per_call_ns_gpu(lambda: plan(dx), both)),
+        ("Python: plan.execute(x, y), the context on CuPy's stream (no ordering needed)",
+         per_call_ns_gpu(lambda: plan_shared.execute(dx, dy), both)),
+        ("Python: the extension's execute with the host waiting for each side (for comparison)",
+         per_call_ns_gpu(host_synchronised, both)),
+        ("CuPy: y = A @ x (cuSPARSE, for scale)", per_call_ns_gpu(lambda: dA @ dx, both)),
+    ]
+    np.testing.assert_allclose(cupy.asnumpy(plan(dx)), A @ np.linspace(1.0, 2.0, 16), rtol=1e-12)
+    rows = [(name, f"{ns / 1e3:.2f}", f"{(ns - c_floor) / 1e3:+.2f}" if name.startswith("Python") else "")
+            for name, ns in forms]
+    worst = max(ns - c_floor for name, ns in forms if name.startswith("Python: plan"))
+    text = "\n".join(
+        ["# Python binding: per-call overhead over the C library (SpMV, 16 x 16, CUDA, CuPy arrays)", ""]
+        + [f"- {key}: {value}" for key, value in python_common.metadata(own)]
+        + ["", python_common.markdown_table(["call", "us per call", "over the C floor, us"], rows), "",
+           f"Largest overhead of the plan's calls over the C floor: {worst / 1e3:.2f} us per call (goal: at most 5 us)."]
     )
     python_common.emit(text, args.out)
 

@@ -1,35 +1,40 @@
 /* The C side of the Python binding's per-call overhead (bench/python_overhead.py):
  * SpMV on a tiny matrix (the 2-D Laplacian of a 4 x 4 grid: 16 rows, 64
- * entries, double) on a one-thread CPU context, timed per call in two forms:
- * the library's floor (ts_spmv_execute on buffers made once) and what the
- * binding does in C for each call (x and y wrapped with ts_buffer_wrap, the
- * product, the wrappers destroyed). Prints "name: nanoseconds per call"
- * lines, each the median of 21 blocks of 100,000 calls.
+ * entries, double) on a one-thread CPU context, or on a CUDA context with x
+ * and y in device memory, timed per call in two forms: the library's floor
+ * (ts_spmv_execute on buffers made once) and what the binding does in C for
+ * each call (x and y wrapped with ts_buffer_wrap, the product, the wrappers
+ * destroyed). Prints "name: nanoseconds per call" lines, each the median of
+ * 21 blocks of 100,000 calls (CPU) or 11 blocks of 20,000 (CUDA: the calls
+ * queue products on the stream and each block ends by waiting for them).
  *
- *   python_overhead_anchor [threads]      (default 1)
+ *   python_overhead_anchor [threads] [cpu|cuda]      (default 1 cpu)
  */
 #include "tsb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <tessera.h>
 
-enum { BLOCKS = 21, CALLS = 100000, ROWS = 16 };
+enum { MAX_BLOCKS = 21, ROWS = 16 };
 
 typedef struct call_state {
   ts_context *ctx;
   ts_spmv_plan *plan;
   ts_buffer *x, *y;
-  double *host_x, *host_y;
+  void *raw_x, *raw_y; /* what the binding wraps: host arrays, or device memory on CUDA */
+  ts_memory memory;
+  int blocks, calls;
 } call_state;
 
 static int execute_only(call_state *s) { return ts_spmv_execute(s->plan, 1.0, s->x, 0.0, s->y) != TS_SUCCESS; }
 
 static int wrap_execute(call_state *s) {
   ts_buffer *x = NULL, *y = NULL;
-  ts_status st = ts_buffer_wrap(s->ctx, TS_MEMORY_DEVICE, s->host_x, ROWS * sizeof(double), &x);
+  ts_status st = ts_buffer_wrap(s->ctx, s->memory, s->raw_x, ROWS * sizeof(double), &x);
   if (st == TS_SUCCESS)
-    st = ts_buffer_wrap(s->ctx, TS_MEMORY_DEVICE, s->host_y, ROWS * sizeof(double), &y);
+    st = ts_buffer_wrap(s->ctx, s->memory, s->raw_y, ROWS * sizeof(double), &y);
   if (st == TS_SUCCESS)
     st = ts_spmv_execute(s->plan, 1.0, x, 0.0, y);
   ts_buffer_destroy(x);
@@ -37,39 +42,61 @@ static int wrap_execute(call_state *s) {
   return st != TS_SUCCESS;
 }
 
-/* Median over the blocks of the mean nanoseconds per call; -1 on a failure. */
+/* Median over the blocks of the mean nanoseconds per call, each block
+ * ending when the context's queued work has finished; -1 on a failure. */
 static double time_calls(int (*call)(call_state *), call_state *s) {
-  double per_call[BLOCKS];
-  for (int b = 0; b < BLOCKS; b++) {
+  double per_call[MAX_BLOCKS];
+  for (int b = 0; b < s->blocks; b++) {
     double start = tsb_wall_seconds();
-    for (int i = 0; i < CALLS; i++)
+    for (int i = 0; i < s->calls; i++)
       if (call(s))
         return -1.0;
-    per_call[b] = (tsb_wall_seconds() - start) / CALLS * 1e9;
+    if (ts_context_sync(s->ctx) != TS_SUCCESS)
+      return -1.0;
+    per_call[b] = (tsb_wall_seconds() - start) / s->calls * 1e9;
   }
-  return tsb_stats_of(per_call, BLOCKS).median;
+  return tsb_stats_of(per_call, s->blocks).median;
 }
 
 int main(int argc, char **argv) {
   ts_context_options options = {0};
-  options.backend = TS_BACKEND_CPU;
+  const int on_gpu = argc > 2 && strcmp(argv[2], "cuda") == 0;
+  if (argc > 2 && !on_gpu && strcmp(argv[2], "cpu") != 0) {
+    fprintf(stderr, "python_overhead_anchor: the backend must be cpu or cuda, not %s\n", argv[2]);
+    return 2;
+  }
+  options.backend = on_gpu ? TS_BACKEND_CUDA : TS_BACKEND_CPU;
   options.num_threads = argc > 1 ? atoi(argv[1]) : 1;
   call_state s = {0};
+  s.memory = TS_MEMORY_DEVICE;
+  s.blocks = on_gpu ? 11 : MAX_BLOCKS;
+  s.calls = on_gpu ? 20000 : 100000;
   ts_csr *a = NULL;
   double x[ROWS], y[ROWS];
   for (int i = 0; i < ROWS; i++)
     x[i] = 1.0 + i;
-  s.host_x = x;
-  s.host_y = y;
   ts_status st = ts_context_create(&s.ctx, &options);
   if (st == TS_SUCCESS)
     st = ts_gen_laplacian_2d(s.ctx, 4, 4, TS_FLOAT64, &a);
   if (st == TS_SUCCESS)
     st = ts_spmv_plan_create(s.ctx, a, &s.plan);
-  if (st == TS_SUCCESS)
-    st = ts_buffer_wrap(s.ctx, TS_MEMORY_DEVICE, x, sizeof x, &s.x);
-  if (st == TS_SUCCESS)
-    st = ts_buffer_wrap(s.ctx, TS_MEMORY_DEVICE, y, sizeof y, &s.y);
+  if (on_gpu) { /* x and y in device memory, as a CuPy caller holds them */
+    if (st == TS_SUCCESS)
+      st = ts_buffer_create(s.ctx, TS_MEMORY_DEVICE, sizeof x, &s.x);
+    if (st == TS_SUCCESS)
+      st = ts_buffer_create(s.ctx, TS_MEMORY_DEVICE, sizeof y, &s.y);
+    if (st == TS_SUCCESS)
+      st = ts_buffer_upload(s.ctx, s.x, 0, x, sizeof x);
+    s.raw_x = s.x ? ts_buffer_data(s.x) : NULL;
+    s.raw_y = s.y ? ts_buffer_data(s.y) : NULL;
+  } else {
+    s.raw_x = x;
+    s.raw_y = y;
+    if (st == TS_SUCCESS)
+      st = ts_buffer_wrap(s.ctx, TS_MEMORY_DEVICE, x, sizeof x, &s.x);
+    if (st == TS_SUCCESS)
+      st = ts_buffer_wrap(s.ctx, TS_MEMORY_DEVICE, y, sizeof y, &s.y);
+  }
   int failed = st != TS_SUCCESS;
   if (failed) {
     fprintf(stderr, "python_overhead_anchor: %s: %s\n", ts_status_string(st), ts_last_error(s.ctx));
@@ -77,6 +104,7 @@ int main(int argc, char **argv) {
     double floor_ns = time_calls(execute_only, &s);
     double wrapped_ns = time_calls(wrap_execute, &s);
     failed = floor_ns < 0 || wrapped_ns < 0;
+    printf("backend: %s\n", on_gpu ? "cuda" : "cpu");
     printf("threads: %d\n", options.num_threads);
     printf("c_execute: %.1f\n", floor_ns);
     printf("c_wrap_execute: %.1f\n", wrapped_ns);

@@ -61,23 +61,48 @@ bool tspy_operands_overlap(const tspy_operand *a, const tspy_operand *b) {
   return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
 }
 
-ts_status tspy_bind(ts_context *ctx, const tspy_operand *op, bool upload, ts_buffer **cache, tspy_bound *bound) {
+void tspy_cache_release(tspy_cache *cache) {
+  ts_buffer_destroy(cache->buffer);
+  cache->buffer = NULL;
+  cache->wrapped = false;
+}
+
+/* Device memory on a CUDA context, with a cache: the last wrap again when it
+ * covers the same bytes (the pointer was checked when it was made; memory
+ * at that address is still the caller's device memory, the only kind the
+ * Python layer passes), else a new wrap in its place. */
+static ts_status bind_device_cached(ts_context *ctx, const tspy_operand *op, tspy_cache *cache, tspy_bound *bound) {
+  if (!cache->buffer || !cache->wrapped || ts_buffer_data(cache->buffer) != op->data ||
+      ts_buffer_size(cache->buffer) != op->bytes) {
+    tspy_cache_release(cache);
+    ts_status status = ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, op->data, op->bytes, &cache->buffer);
+    if (status != TS_SUCCESS)
+      return status;
+    cache->wrapped = true;
+  }
+  bound->buffer = cache->buffer;
+  bound->cached = true;
+  return TS_SUCCESS;
+}
+
+ts_status tspy_bind(ts_context *ctx, const tspy_operand *op, bool upload, tspy_cache *cache, tspy_bound *bound) {
   memset(bound, 0, sizeof *bound);
   /* A device address reaches here only with a CUDA context (tspy_operand_get). */
   const bool cuda = ts_context_backend(ctx) == TS_BACKEND_CUDA;
+  if (op->on_device && cache && op->bytes > 0)
+    return bind_device_cached(ctx, op, cache, bound);
   if (op->on_device || !cuda)
     return ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, op->data, op->bytes, &bound->buffer);
   /* Host memory on a CUDA context: a device copy. */
   ts_status status = TS_SUCCESS;
   if (cache) {
-    if (!*cache || ts_buffer_size(*cache) < op->bytes) {
-      ts_buffer_destroy(*cache);
-      *cache = NULL;
-      status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, op->bytes, cache);
+    if (!cache->buffer || cache->wrapped || ts_buffer_size(cache->buffer) < op->bytes) {
+      tspy_cache_release(cache);
+      status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, op->bytes, &cache->buffer);
       if (status != TS_SUCCESS)
         return status;
     }
-    bound->buffer = *cache;
+    bound->buffer = cache->buffer;
     bound->cached = true;
   } else {
     status = ts_buffer_create(ctx, TS_MEMORY_DEVICE, op->bytes, &bound->buffer);

@@ -9,7 +9,7 @@ typedef struct tspy_spmm {
   PyObject_HEAD tspy_context *context;
   ts_spmm_plan *plan;
   size_t b_bytes, c_bytes;
-  ts_buffer *b_cache, *c_cache; /* device copies of host B and C (CUDA) */
+  tspy_cache b_cache, c_cache; /* device copies of host B and C, or wraps of device ones (CUDA) */
 } tspy_spmm;
 
 /* rows * width values of value_size bytes into *bytes, or -1 with an error. */
@@ -68,8 +68,8 @@ static PyObject *spmm_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
 
 static void spmm_release(PyObject *object) {
   tspy_spmm *self = (tspy_spmm *)object;
-  ts_buffer_destroy(self->b_cache);
-  ts_buffer_destroy(self->c_cache);
+  tspy_cache_release(&self->b_cache);
+  tspy_cache_release(&self->c_cache);
   ts_spmm_plan_destroy(self->plan);
 }
 static void spmm_dealloc(PyObject *self) { tspy_object_dealloc(self, spmm_release); }

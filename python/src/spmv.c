@@ -9,7 +9,7 @@ typedef struct tspy_spmv {
   ts_spmv_plan *plan;
   int64_t x_count, y_count;
   size_t value_size;
-  ts_buffer *x_cache, *y_cache; /* device copies of host x and y (CUDA) */
+  tspy_cache x_cache, y_cache; /* device copies of host x and y, or wraps of device ones (CUDA) */
 } tspy_spmv;
 
 static PyObject *spmv_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -47,8 +47,8 @@ static PyObject *spmv_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
 
 static void spmv_release(PyObject *object) {
   tspy_spmv *self = (tspy_spmv *)object;
-  ts_buffer_destroy(self->x_cache);
-  ts_buffer_destroy(self->y_cache);
+  tspy_cache_release(&self->x_cache);
+  tspy_cache_release(&self->y_cache);
   ts_spmv_plan_destroy(self->plan);
 }
 static void spmv_dealloc(PyObject *self) { tspy_object_dealloc(self, spmv_release); }

@@ -85,20 +85,33 @@ void tspy_operand_release(tspy_operand *op);
 /* True when two operands' byte ranges overlap. */
 bool tspy_operands_overlap(const tspy_operand *a, const tspy_operand *b);
 
+/* What a plan keeps of an operand between calls on a CUDA context: a device
+ * copy for host arrays (grown as needed), or the wrap of the last device
+ * array given (reused while the next call gives the same address and size,
+ * so that a loop over the same CuPy arrays neither checks the pointer nor
+ * waits for the stream, as destroying a wrap does, at every call). */
+typedef struct tspy_cache {
+  ts_buffer *buffer;
+  bool wrapped; /* buffer wraps the caller's device memory (it owns none) */
+} tspy_cache;
+
+/* Destroy what the cache holds (waiting for the context's stream). */
+void tspy_cache_release(tspy_cache *cache);
+
 /* A ts_buffer over an operand for a context, valid between bind and unbind:
  * the operand's memory itself (host memory on the CPU backend, device
  * memory on CUDA), or, for host memory on a CUDA context, a device copy
  * (uploaded by bind when `upload`, downloaded by unbind when `download`).
- * A device copy lives in *cache when cache is non-NULL (grown as needed and
- * kept for later calls; the caller destroys it), else it is freed by
- * unbind. Called with the GIL released. */
+ * With a cache (non-NULL) the device copy, or the wrap of device memory,
+ * lives in it and is kept for later calls (the caller releases it);
+ * otherwise unbind frees it. Called with the GIL released. */
 typedef struct tspy_bound {
   ts_buffer *buffer;
   bool staged;
   bool cached;
 } tspy_bound;
 
-ts_status tspy_bind(ts_context *ctx, const tspy_operand *op, bool upload, ts_buffer **cache, tspy_bound *bound);
+ts_status tspy_bind(ts_context *ctx, const tspy_operand *op, bool upload, tspy_cache *cache, tspy_bound *bound);
 ts_status tspy_unbind(ts_context *ctx, const tspy_operand *op, bool download, tspy_bound *bound);
 
 /* One operand of a call: op NULL for an absent one (its buffer is NULL);
@@ -107,7 +120,7 @@ typedef struct tspy_binding {
   const tspy_operand *op;
   bool upload;
   bool download;
-  ts_buffer **cache;
+  tspy_cache *cache;
 } tspy_binding;
 
 enum { TSPY_MAX_BINDINGS = 4 };
@@ -120,17 +133,17 @@ ts_status tspy_run_bound(ts_context *ctx, const tspy_binding *bindings, int coun
 
 /* A call with one input and one output operand (x and y, B and C, queries
  * and results): the input uploaded, the output downloaded, read first only
- * when read_out; device copies of host arrays kept in the caches (which may
- * be NULL). */
+ * when read_out; device copies of host arrays, or wraps of device arrays,
+ * kept in the caches (which may be NULL). */
 typedef struct tspy_pair {
   PyObject *in;
   size_t in_bytes;
   const char *in_name;
-  ts_buffer **in_cache;
+  tspy_cache *in_cache;
   PyObject *out;
   size_t out_bytes;
   const char *out_name;
-  ts_buffer **out_cache;
+  tspy_cache *out_cache;
   bool read_out;
 } tspy_pair;
 

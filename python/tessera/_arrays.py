@@ -199,8 +199,11 @@ def device_vector(x, length, dtype, what, context):
 class DeviceOrder:
     """Orders tessera's work on a context's stream after CuPy's current
     stream and CuPy's later work after tessera's: nothing to do when the
-    context runs on CuPy's current stream, else each side waits for the
-    other (a host synchronisation)."""
+    context runs on CuPy's current stream, else each stream waits on the
+    GPU for an event the other records (no host synchronisation). The
+    context keeps the two events: a wait takes the event's state when it is
+    queued, so recording the event again for the next call is safe (the
+    context's lock orders the calls)."""
 
     __slots__ = ("context", "stream", "same")
 
@@ -209,14 +212,27 @@ class DeviceOrder:
         self.stream = cupy_module().cuda.get_current_stream()
         self.same = self.stream.ptr == context.stream
 
+    def _events(self):
+        events = self.context.__dict__.get("_cupy_events")
+        if events is None:
+            cuda = cupy_module().cuda
+            events = (cuda.Event(block=False, disable_timing=True), cuda.Event(block=False, disable_timing=True))
+            self.context.__dict__["_cupy_events"] = events
+        return events
+
     def __enter__(self):
         if not self.same:
-            self.stream.synchronize()
+            before, _ = self._events()
+            before.record(self.stream)
+            cupy_module().cuda.runtime.streamWaitEvent(self.context.stream, before.ptr, 0)
         return self
 
     def __exit__(self, kind, value, traceback):
-        if not self.same and kind is None:
-            self.context.sync()
+        # Also after a failure: work the call queued before it failed stays ordered before CuPy's next.
+        if not self.same:
+            _, after = self._events()
+            cupy_module().cuda.runtime.eventRecord(after.ptr, self.context.stream)
+            self.stream.wait_event(after)
         return False
 
 

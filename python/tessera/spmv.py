@@ -136,6 +136,21 @@ class SpMV:
         rows = self.shape[0]
         if self._context.backend != "cuda":
             return _arrays.through_host(self.execute, x, y, alpha, beta)
+        # The common case without conversions: contiguous CuPy arrays of the plan's type and shapes (the library
+        # checks the device of each address it has not seen before).
+        if (
+            type(x) is cupy.ndarray
+            and x.dtype == self.dtype
+            and x.shape == self._x_shape
+            and x.flags.c_contiguous
+            and (y is None or (type(y) is cupy.ndarray and y.dtype == self.dtype and y.shape == (rows,)
+                               and y.flags.c_contiguous))
+        ):
+            if y is None:
+                y, beta = cupy.empty(rows, self.dtype), 0.0
+            with _arrays.DeviceOrder(self._context):
+                self._plan.execute(x.data.ptr, y.data.ptr, alpha, beta)
+            return y
         x = _arrays.device_vector(x, self.shape[1], self.dtype, "x", self._context)
         if y is None:
             y = cupy.empty(rows, self.dtype)

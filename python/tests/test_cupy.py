@@ -90,6 +90,53 @@ def test_context_on_cupys_stream(cupy):
     assert_product(cupy.asnumpy(z) / 2.0, A, x)
 
 
+def test_own_stream_ordered_with_cupys_streams(cupy):
+    """A context on its own stream, CuPy on a non-blocking stream of its own: x is written by CuPy's kernels just
+    before the product and y read by CuPy's kernels just after, with no host synchronisation between them (each
+    stream waits for the other's event on the GPU); the results must still be those of the values written."""
+    context = tessera.Context("cuda")
+    A = random_sparse(3000, 3000, 0.002, 7)
+    plan = tessera.SpMV(A, context=context)
+    rng = np.random.default_rng(8)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        for round in range(20):
+            x = rng.standard_normal(3000)
+            big = cupy.ones(1 << 22)
+            dx = cupy.zeros(3000)
+            for _ in range(4):  # kernels queued ahead of the write, so that the write lands late
+                big = cupy.sqrt(big * 1.0000001)
+            dx += cupy.asarray(x) + (big[:3000] - big[:3000])
+            y = plan(dx)
+            z = y * 2.0
+            got = cupy.asnumpy(z, stream=stream, blocking=True) / 2.0
+            assert_product(got, A, x)
+
+
+def test_plans_keep_their_wraps_of_device_arrays(cupy):
+    """A plan keeps the wrap of the last device arrays it was given: arrays alternated, freed and made anew (CuPy's
+    pool gives the same addresses back), a vector of another length refused after a kept wrap, SpMM too."""
+    A = random_sparse(500, 400, 0.01, 9)
+    plan = tessera.SpMV(A)
+    rng = np.random.default_rng(10)
+    hosts = [rng.standard_normal(400) for _ in range(3)]
+    xs, ys = [cupy.asarray(h) for h in hosts], [cupy.empty(500) for _ in hosts]
+    for round in range(3):
+        for h, x, y in zip(hosts, xs, ys):
+            assert plan.execute(x, y) is y
+            assert_product(cupy.asnumpy(y), A, h)
+    for _ in range(5):  # freed and reallocated at the same addresses, new values
+        h = rng.standard_normal(400)
+        assert_product(cupy.asnumpy(plan(cupy.asarray(h))), A, h)
+    with pytest.raises(ValueError):
+        plan.execute(cupy.zeros(399), ys[0])
+    assert_product(cupy.asnumpy(plan(xs[1])), A, hosts[1])
+    B = cupy.asarray(rng.standard_normal((400, 8)))
+    spmm = tessera.SpMM(A)
+    for _ in range(3):
+        np.testing.assert_allclose(cupy.asnumpy(spmm(B)), A @ cupy.asnumpy(B), rtol=1e-12, atol=1e-12)
+
+
 def test_cpu_context_with_device_arrays(cupy, cpu):
     """A CPU context takes CuPy arrays through host copies and returns CuPy arrays."""
     A = random_sparse(100, 100, 0.05, 6)
