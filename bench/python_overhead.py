@@ -79,16 +79,22 @@ def main():
         ("Python: y = plan(x), y allocated", per_call_ns(lambda: plan(x))),
         ("SciPy: y = A @ x (for scale)", per_call_ns(lambda: A @ x)),
     ]
+    report("one CPU thread", context, forms, c_floor, "Python", "Largest overhead", args.out)
+
+
+def report(where, context, forms, c_floor, judged, verdict, out):
+    """The Markdown table of forms (name, nanoseconds) over the C floor, and
+    the largest overhead among the forms whose names start with judged."""
     rows = [(name, f"{ns / 1e3:.2f}", f"{(ns - c_floor) / 1e3:+.2f}" if name.startswith("Python") else "")
             for name, ns in forms]
-    worst = max(ns - c_floor for name, ns in forms if name.startswith("Python"))
+    worst = max(ns - c_floor for name, ns in forms if name.startswith(judged))
     text = "\n".join(
-        ["# Python binding: per-call overhead over the C library (SpMV, 16 x 16, one CPU thread)", ""]
+        [f"# Python binding: per-call overhead over the C library (SpMV, 16 x 16, {where})", ""]
         + [f"- {key}: {value}" for key, value in python_common.metadata(context)]
         + ["", python_common.markdown_table(["call", "us per call", "over the C floor, us"], rows), "",
-           f"Largest overhead over the C floor: {worst / 1e3:.2f} us per call (goal: at most 5 us)."]
+           f"{verdict} over the C floor: {worst / 1e3:.2f} us per call (goal: at most 5 us)."]
     )
-    python_common.emit(text, args.out)
+    python_common.emit(text, out)
 
 
 def main_cuda(args):
@@ -131,17 +137,7 @@ def main_cuda(args):
         ("CuPy: y = A @ x (cuSPARSE, for scale)", per_call_ns_gpu(lambda: dA @ dx, both)),
     ]
     np.testing.assert_allclose(cupy.asnumpy(plan(dx)), A @ np.linspace(1.0, 2.0, 16), rtol=1e-12)
-    rows = [(name, f"{ns / 1e3:.2f}", f"{(ns - c_floor) / 1e3:+.2f}" if name.startswith("Python") else "")
-            for name, ns in forms]
-    worst = max(ns - c_floor for name, ns in forms if name.startswith("Python: plan"))
-    text = "\n".join(
-        ["# Python binding: per-call overhead over the C library (SpMV, 16 x 16, CUDA, CuPy arrays)", ""]
-        + [f"- {key}: {value}" for key, value in python_common.metadata(own)]
-        + ["", python_common.markdown_table(["call", "us per call", "over the C floor, us"], rows), "",
-           f"Largest overhead of the plan's calls over the C floor: {worst / 1e3:.2f} us per call (goal: at most 5 us)."]
-    )
-    python_common.emit(text, args.out)
-
+    report("CUDA, CuPy arrays", own, forms, c_floor, "Python: plan", "Largest overhead of the plan's calls", args.out)
 
 if __name__ == "__main__":
     main()
