@@ -181,7 +181,6 @@ static void test_many_sources(void) {
   ts_csr_destroy(a);
 }
 
-/* Float and double in turn; skew-symmetric files (negative mirrors) left out. */
 /* Plans an SSSP of a on a nearly full GPU: buffers of CHUNK bytes fill it,
  * then are freed one by one, a plan tried after each, until a plan keeps
  * the second copy of the edges (light ones first). Until then, the first
@@ -192,7 +191,7 @@ static void test_many_sources(void) {
 static void check_without_room(const ts_csr *a, const void *ref) {
   enum { CHUNK = 4 << 20, MAX_CHUNKS = 1 << 16, FOR_RUN = 4 };
   const int64_t n = a->rows;
-  ts_buffer **ballast = calloc(MAX_CHUNKS, sizeof *ballast);
+  ts_buffer **ballast = calloc(MAX_CHUNKS, sizeof(ts_buffer *));
   float *dist = calloc((size_t)n, sizeof(float));
   if (!ballast || !dist) {
     CHECK_MSG(false, "a full GPU: out of host memory");
@@ -259,6 +258,7 @@ static void test_without_room(void) {
   free(ref);
 }
 
+/* Float and double in turn; skew-symmetric files (negative mirrors) left out. */
 static bool corpus_graph(const char *name, const char *path, void *user) {
   int *count = user;
   ts_csr *a = graph_read(path, (*count % 2) ? TS_FLOAT32 : TS_FLOAT64);
