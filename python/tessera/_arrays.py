@@ -5,6 +5,7 @@ CuPy arrays into device addresses; and the refusals, each saying what was
 expected."""
 
 import operator
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -201,9 +202,10 @@ class DeviceOrder:
     stream and CuPy's later work after tessera's: nothing to do when the
     context runs on CuPy's current stream, else each stream waits on the
     GPU for an event the other records (no host synchronisation). The
-    context keeps the two events: a wait takes the event's state when it is
-    queued, so recording the event again for the next call is safe (the
-    context's lock orders the calls)."""
+    context keeps two events for each thread that calls it (threads may have
+    different current streams, and record and wait here, before the call
+    takes the context's lock): a wait takes the event's state when it is
+    queued, so the thread's next call may record the event again."""
 
     __slots__ = ("context", "stream", "same")
 
@@ -213,11 +215,14 @@ class DeviceOrder:
         self.same = self.stream.ptr == context.stream
 
     def _events(self):
-        events = self.context.__dict__.get("_cupy_events")
+        per_thread = self.context.__dict__.get("_cupy_events")
+        if per_thread is None:
+            per_thread = self.context.__dict__.setdefault("_cupy_events", threading.local())
+        events = getattr(per_thread, "events", None)
         if events is None:
             cuda = cupy_module().cuda
             events = (cuda.Event(block=False, disable_timing=True), cuda.Event(block=False, disable_timing=True))
-            self.context.__dict__["_cupy_events"] = events
+            per_thread.events = events
         return events
 
     def __enter__(self):
