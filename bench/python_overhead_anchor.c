@@ -24,7 +24,6 @@ typedef struct call_state {
   ts_spmv_plan *plan;
   ts_buffer *x, *y;
   void *raw_x, *raw_y; /* what the binding wraps: host arrays, or device memory on CUDA */
-  ts_memory memory;
   int blocks, calls;
 } call_state;
 
@@ -32,9 +31,9 @@ static int execute_only(call_state *s) { return ts_spmv_execute(s->plan, 1.0, s-
 
 static int wrap_execute(call_state *s) {
   ts_buffer *x = NULL, *y = NULL;
-  ts_status st = ts_buffer_wrap(s->ctx, s->memory, s->raw_x, ROWS * sizeof(double), &x);
+  ts_status st = ts_buffer_wrap(s->ctx, TS_MEMORY_DEVICE, s->raw_x, ROWS * sizeof(double), &x);
   if (st == TS_SUCCESS)
-    st = ts_buffer_wrap(s->ctx, s->memory, s->raw_y, ROWS * sizeof(double), &y);
+    st = ts_buffer_wrap(s->ctx, TS_MEMORY_DEVICE, s->raw_y, ROWS * sizeof(double), &y);
   if (st == TS_SUCCESS)
     st = ts_spmv_execute(s->plan, 1.0, x, 0.0, y);
   ts_buffer_destroy(x);
@@ -68,7 +67,6 @@ int main(int argc, char **argv) {
   options.backend = on_gpu ? TS_BACKEND_CUDA : TS_BACKEND_CPU;
   options.num_threads = argc > 1 ? atoi(argv[1]) : 1;
   call_state s = {0};
-  s.memory = TS_MEMORY_DEVICE;
   s.blocks = on_gpu ? 11 : MAX_BLOCKS;
   s.calls = on_gpu ? 20000 : 100000;
   ts_csr *a = NULL;
