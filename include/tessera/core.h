@@ -196,6 +196,27 @@ TS_API ts_status ts_context_sync(ts_context *ctx);
 TS_API void *ts_context_stream(const ts_context *ctx);
 
 /**
+ * Order the context's later work after the work queued so far on another
+ * CUDA stream of the same device, on the GPU: the host does not wait. For
+ * arrays shared with a library that runs on a stream of its own (CuPy,
+ * PyTorch): call it before giving tessera what that stream wrote.
+ * @param ctx    The context.
+ * @param stream The other stream (cudaStream_t); NULL is CUDA's default
+ *               stream, as in CUDA's own calls.
+ * @return TS_SUCCESS, also at once on the CPU backend and when @p stream is
+ *         the context's own stream; TS_ERROR_CUDA when CUDA refuses the
+ *         stream.
+ */
+TS_API ts_status ts_context_wait_for_stream(ts_context *ctx, void *stream);
+
+/**
+ * The reverse of ts_context_wait_for_stream(): work queued later on
+ * @p stream waits, on the GPU, for the context's work queued so far. Call it
+ * before the other library reads what tessera wrote.
+ */
+TS_API ts_status ts_stream_wait_for_context(ts_context *ctx, void *stream);
+
+/**
  * Message of the last failed call on @p ctx, or, for ctx NULL, of the last
  * failed call in this thread that had no context. "" when none failed.
  */

@@ -181,8 +181,35 @@ static PyObject *context_device_info(tspy_context *self, PyObject *unused) {
                        "driver_version", info.driver_version, "runtime_version", info.runtime_version);
 }
 
+/* ts_context_wait_for_stream (context_waits) or ts_stream_wait_for_context
+ * for a stream given as an int, under the context's lock. */
+static PyObject *context_order(tspy_context *self, PyObject *stream, bool context_waits) {
+  void *pointer = PyLong_AsVoidPtr(stream);
+  if (!pointer && PyErr_Occurred())
+    return NULL;
+  tspy_call call;
+  tspy_call_begin(self, &call);
+  ts_status status =
+      context_waits ? ts_context_wait_for_stream(self->ctx, pointer) : ts_stream_wait_for_context(self->ctx, pointer);
+  if (tspy_call_end(&call) < 0 || status != TS_SUCCESS)
+    return tspy_raise_status(self, status);
+  Py_RETURN_NONE;
+}
+
+static PyObject *context_wait_for_stream(tspy_context *self, PyObject *stream) {
+  return context_order(self, stream, true);
+}
+
+static PyObject *context_stream_wait(tspy_context *self, PyObject *stream) {
+  return context_order(self, stream, false);
+}
+
 static PyMethodDef context_methods[] = {
     {"sync", (PyCFunction)context_sync, METH_NOARGS, "Wait for the work queued on the context's stream."},
+    {"_wait_for_stream", (PyCFunction)context_wait_for_stream, METH_O,
+     "_wait_for_stream(stream): the context's later work waits on the GPU for the stream's (an int) work so far."},
+    {"_stream_wait", (PyCFunction)context_stream_wait, METH_O,
+     "_stream_wait(stream): the stream's (an int) later work waits on the GPU for the context's work so far."},
     {"device_info", (PyCFunction)context_device_info, METH_NOARGS, "Properties of the context's device, as a dict."},
     {NULL, NULL, 0, NULL}};
 

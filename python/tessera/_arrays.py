@@ -5,11 +5,11 @@ CuPy arrays into device addresses; and the refusals, each saying what was
 expected."""
 
 import operator
-import threading
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._context import LEGACY_STREAM
 from ._errors import InvalidMatrixError
 
 VALUE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
@@ -28,8 +28,11 @@ def integer_option(value, name):
 
 
 def is_cupy(obj):
-    """True for a CuPy array (checked by module, so CuPy need not be installed)."""
-    return type(obj).__module__.startswith("cupy") and hasattr(obj, "__cuda_array_interface__")
+    """True for a CuPy array (checked by module, so CuPy need not be installed).
+    The interface is looked up on the type: on the array it is a property that
+    builds its dictionary at every access."""
+    kind = type(obj)
+    return kind.__module__.startswith("cupy") and hasattr(kind, "__cuda_array_interface__")
 
 
 def is_cupy_sparse(obj):
@@ -160,11 +163,22 @@ def host_vector(x, length, dtype, what):
     return np.ascontiguousarray(x)
 
 
+_cupy = None
+
+
 def cupy_module():
     """The cupy module (imported only when a CuPy array is seen)."""
-    import cupy
+    global _cupy
+    if _cupy is None:
+        import cupy
 
-    return cupy
+        _cupy = cupy
+    return _cupy
+
+
+def cupy_stream():
+    """CuPy's current stream as the int the library takes."""
+    return cupy_module().cuda.get_current_stream().ptr or LEGACY_STREAM
 
 
 def check_device(x, context, what):
@@ -200,44 +214,26 @@ def device_vector(x, length, dtype, what, context):
 class DeviceOrder:
     """Orders tessera's work on a context's stream after CuPy's current
     stream and CuPy's later work after tessera's: nothing to do when the
-    context runs on CuPy's current stream, else each stream waits on the
-    GPU for an event the other records (no host synchronisation). The
-    context keeps two events for each thread that calls it (threads may have
-    different current streams, and record and wait here, before the call
-    takes the context's lock): a wait takes the event's state when it is
-    queued, so the thread's next call may record the event again."""
+    context runs on CuPy's current stream, else the library makes each stream
+    wait on the GPU for an event recorded on the other (no host wait), with
+    the record and its wait in one call under the context's lock."""
 
-    __slots__ = ("context", "stream", "same")
+    __slots__ = ("context", "stream")
 
     def __init__(self, context):
         self.context = context
-        self.stream = cupy_module().cuda.get_current_stream()
-        self.same = self.stream.ptr == context.stream
-
-    def _events(self):
-        per_thread = self.context.__dict__.get("_cupy_events")
-        if per_thread is None:
-            per_thread = self.context.__dict__.setdefault("_cupy_events", threading.local())
-        events = getattr(per_thread, "events", None)
-        if events is None:
-            cuda = cupy_module().cuda
-            events = (cuda.Event(block=False, disable_timing=True), cuda.Event(block=False, disable_timing=True))
-            per_thread.events = events
-        return events
+        stream = cupy_stream()
+        self.stream = None if stream == context.stream else stream
 
     def __enter__(self):
-        if not self.same:
-            before, _ = self._events()
-            before.record(self.stream)
-            cupy_module().cuda.runtime.streamWaitEvent(self.context.stream, before.ptr, 0)
+        if self.stream is not None:
+            self.context._wait_for_stream(self.stream)
         return self
 
     def __exit__(self, kind, value, traceback):
         # Also after a failure: work the call queued before it failed stays ordered before CuPy's next.
-        if not self.same:
-            _, after = self._events()
-            cupy_module().cuda.runtime.eventRecord(after.ptr, self.context.stream)
-            self.stream.wait_event(after)
+        if self.stream is not None:
+            self.context._stream_wait(self.stream)
         return False
 
 

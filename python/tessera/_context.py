@@ -1,6 +1,7 @@
 """Execution contexts: which backend runs the work, and the lock that gives a
 context to one thread at a time."""
 
+import operator
 import os
 import threading
 
@@ -21,9 +22,11 @@ class Context(_core.Context):
         device: CUDA device ordinal.
         threads: CPU threads (0: OpenMP's default).
         stream: a CUDA stream to run on, as an int or an object with a ``ptr``
-            attribute (a ``cupy.cuda.Stream``); None gives the context a stream
-            of its own. A context on CuPy's current stream needs no
-            synchronisation with CuPy's work.
+            attribute (a ``cupy.cuda.Stream``); 0 (CuPy's null stream) is
+            CUDA's legacy default stream; None gives the context a stream of
+            its own. A context on CuPy's current stream needs no ordering with
+            CuPy's work; on another stream, calls with CuPy arrays order the
+            two streams on the GPU (events; the host does not wait).
 
     A context serves one thread at a time: each call takes its lock (with the
     GIL released while it waits and while the library works), so objects that
@@ -38,7 +41,7 @@ class Context(_core.Context):
     def __new__(cls, backend="auto", device=0, threads=0, stream=None):
         if backend not in _BACKENDS:
             raise ValueError(f"backend must be one of {sorted(_BACKENDS)}, got {backend!r}")
-        pointer = 0 if stream is None else int(getattr(stream, "ptr", stream))
+        pointer = 0 if stream is None else stream_pointer(stream)
         # The C object keeps the stream's owner (a CuPy stream) alive until the
         # context is destroyed, which synchronises the stream.
         self = super().__new__(cls, _BACKENDS[backend], int(device), int(threads), pointer, stream)
@@ -50,8 +53,36 @@ class Context(_core.Context):
         """The CUDA device ordinal the context was made for."""
         return self._device
 
+    def wait_for_stream(self, stream):
+        """Order the context's later work after the work queued so far on
+        ``stream`` (an int or an object with a ``ptr`` attribute, such as a
+        ``cupy.cuda.Stream`` or ``torch.cuda.Stream``), on the GPU: the host
+        does not wait. Nothing to do on the CPU or for the context's own
+        stream. Calls with CuPy arrays do this with CuPy's current stream."""
+        self._wait_for_stream(stream_pointer(stream))
+
+    def stream_wait(self, stream):
+        """The reverse of :meth:`wait_for_stream`: ``stream``'s later work
+        waits on the GPU for the context's work queued so far."""
+        self._stream_wait(stream_pointer(stream))
+
     def __repr__(self):
         return f"tessera.Context(backend={self.backend!r}, device={self._device})"
+
+
+LEGACY_STREAM = 1
+"""cudaStreamLegacy: what stream 0 means to CUDA's calls (and CuPy's null stream)."""
+
+
+def stream_pointer(stream):
+    """A stream given as an int or by its ``ptr`` attribute, as the int the
+    library takes (0, the default stream, as cudaStreamLegacy)."""
+    pointer = getattr(stream, "ptr", stream)
+    try:
+        pointer = operator.index(pointer)
+    except TypeError:
+        raise TypeError(f"stream: expected an int or an object with an int 'ptr', got {type(stream).__name__}") from None
+    return pointer or LEGACY_STREAM
 
 
 _default = None

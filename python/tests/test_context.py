@@ -20,6 +20,12 @@ def test_contexts_and_backends():
     info = cpu.device_info()
     assert info["ordinal"] == -1 and info["multiprocessors"] == 2
     cpu.sync()
+    # Ordering with another stream: nothing to do on the CPU; the stream given as an int or by .ptr.
+    cpu.wait_for_stream(0)
+    cpu.stream_wait(type("Stream", (), {"ptr": 12345})())
+    with pytest.raises(TypeError):
+        cpu.wait_for_stream("stream")
+    assert tessera.Context("cpu", stream=0).stream == 0
     assert tessera.default_context().backend in ("cpu", "cuda")
     with pytest.raises(ValueError, match="backend"):
         tessera.Context("tpu")

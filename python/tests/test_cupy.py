@@ -113,6 +113,78 @@ def test_own_stream_ordered_with_cupys_streams(cupy):
             assert_product(got, A, x)
 
 
+def test_context_on_cupys_null_stream(cupy):
+    """CuPy's null stream (pointer 0) is CUDA's legacy default stream: a context made on it runs there (not on a
+    stream of its own) and needs no ordering with CuPy's work on it."""
+    context = tessera.Context("cuda", stream=cupy.cuda.Stream.null)
+    assert context.stream == 1  # cudaStreamLegacy
+    A = random_sparse(2500, 2500, 0.002, 12)
+    plan = tessera.SpMV(A, context=context)
+    x = np.random.default_rng(13).standard_normal(2500)
+    with cupy.cuda.Stream.null:
+        big = cupy.ones(1 << 22)
+        for _ in range(4):
+            big = cupy.sqrt(big * 1.0000001)
+        dx = cupy.asarray(x) + (big[:2500] - big[:2500])
+        z = plan(dx) * 2.0
+        assert_product(cupy.asnumpy(z) / 2.0, A, x)
+
+
+def test_threads_with_streams_of_their_own_share_a_context(cupy):
+    """Four threads, each on a CuPy stream of its own, call plans of one context (on its own stream) at once, with
+    x written late and y read at once by CuPy's kernels: each call orders the context's stream with the calling
+    thread's stream, the record and its wait under the context's lock."""
+    import threading
+
+    context = tessera.Context("cuda")
+    A = random_sparse(3000, 3000, 0.002, 14)
+    plan = tessera.SpMV(A, context=context)
+    failures = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            for _ in range(15):
+                x = rng.standard_normal(3000)
+                big = cupy.ones(1 << 21)
+                for _ in range(3):
+                    big = cupy.sqrt(big * 1.0000001)
+                dx = cupy.asarray(x) + (big[:3000] - big[:3000])
+                z = plan(dx) * 2.0
+                got = cupy.asnumpy(z, stream=stream, blocking=True) / 2.0
+                if not np.allclose(got, A @ x, rtol=1e-12, atol=1e-12):
+                    failures.append(seed)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(20, 24)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+def test_context_orders_with_a_stream_by_hand(cupy):
+    """Context.wait_for_stream / stream_wait for a call on raw device addresses (the extension's plan), with CuPy's
+    work on a stream of its own before and after."""
+    context = tessera.Context("cuda")
+    A = random_sparse(2000, 2000, 0.003, 15)
+    plan = tessera.SpMV(A, context=context)
+    x = np.random.default_rng(16).standard_normal(2000)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        big = cupy.ones(1 << 22)
+        for _ in range(4):
+            big = cupy.sqrt(big * 1.0000001)
+        dx = cupy.asarray(x) + (big[:2000] - big[:2000])
+        dy = cupy.zeros(2000)
+        context.wait_for_stream(stream)
+        plan._plan.execute(dx.data.ptr, dy.data.ptr, 1.0, 0.0)
+        context.stream_wait(stream)
+        z = dy * 2.0
+        assert_product(cupy.asnumpy(z, stream=stream, blocking=True) / 2.0, A, x)
+
+
 def test_plans_keep_their_wraps_of_device_arrays(cupy):
     """A plan keeps the wrap of the last device arrays it was given: arrays alternated, freed and made anew (CuPy's
     pool gives the same addresses back), a vector of another length refused after a kept wrap, SpMM too."""

@@ -107,6 +107,9 @@ ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *optio
 void tsi_cuda_context_release(ts_context *ctx) {
   (void)cudaSetDevice(ctx->device);
   (void)cudaStreamSynchronize((cudaStream_t)ctx->stream);
+  if (ctx->order_event)
+    (void)cudaEventDestroy((cudaEvent_t)ctx->order_event);
+  ctx->order_event = NULL;
   if (ctx->owns_stream)
     (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
   ctx->stream = NULL;
@@ -120,6 +123,28 @@ ts_status tsi_cuda_sync(ts_context *ctx) {
              ctx->last_async_op ? ctx->last_async_op : "none");
     return cuda_error(ctx, err, what);
   }
+  return TS_SUCCESS;
+}
+
+/* One event serves every ordering: a wait takes the event's state when it is
+ * queued, so the event may be recorded again at once. */
+ts_status tsi_cuda_order_streams(ts_context *ctx, void *earlier, void *later) {
+  ts_status st = tsi_cuda_activate(ctx);
+  if (st != TS_SUCCESS)
+    return st;
+  cudaError_t err = cudaSuccess;
+  if (!ctx->order_event) {
+    cudaEvent_t event;
+    err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (err != cudaSuccess)
+      return cuda_error(ctx, err, "cudaEventCreate");
+    ctx->order_event = event;
+  }
+  err = cudaEventRecord((cudaEvent_t)ctx->order_event, (cudaStream_t)earlier);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent((cudaStream_t)later, (cudaEvent_t)ctx->order_event, 0);
+  if (err != cudaSuccess)
+    return cuda_error(ctx, err, "ordering the context's stream with another stream");
   return TS_SUCCESS;
 }
 

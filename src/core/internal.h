@@ -17,8 +17,9 @@ struct ts_context {
   int references; /* the creator's, plus one per object holding the context */
   ts_backend backend;
   int device;
-  void *stream;     /* cudaStream_t */
-  bool owns_stream; /* created by tessera, destroyed with the context */
+  void *stream;      /* cudaStream_t */
+  bool owns_stream;  /* created by tessera, destroyed with the context */
+  void *order_event; /* cudaEvent_t for ordering with other streams, made at first use */
   int num_threads;
   const char *last_async_op; /* operation of the most recent launch */
   ts_progress_fn progress;
@@ -155,6 +156,8 @@ ts_status tsi_cuda_activate(ts_context *ctx);
 ts_status tsi_cuda_context_init(ts_context *ctx, const ts_context_options *options);
 void tsi_cuda_context_release(ts_context *ctx);
 ts_status tsi_cuda_sync(ts_context *ctx);
+/* Work queued later on `later` waits on the GPU for the work queued so far on `earlier`. */
+ts_status tsi_cuda_order_streams(ts_context *ctx, void *earlier, void *later);
 ts_status tsi_cuda_device_info(ts_context *ctx, ts_device_info *info);
 ts_status tsi_cuda_malloc(ts_context *ctx, void **ptr, size_t bytes);
 void tsi_cuda_free(void *ptr);

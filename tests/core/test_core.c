@@ -23,6 +23,12 @@ static void test_cpu_context(void) {
   CHECK(ts_context_backend(ctx) == TS_BACKEND_CPU);
   CHECK(ts_context_stream(ctx) == NULL);
   CHECK_OK(ctx, ts_context_sync(ctx));
+  /* Ordering with another stream has nothing to do on the CPU. */
+  CHECK_OK(ctx, ts_context_wait_for_stream(ctx, NULL));
+  CHECK_OK(ctx, ts_stream_wait_for_context(ctx, (void *)&options));
+  CHECK(ts_context_wait_for_stream(NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ts_last_error(NULL), "ts_context_wait_for_stream") != NULL);
+  CHECK(ts_stream_wait_for_context(NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
   ts_device_info info;
   CHECK_OK(ctx, ts_context_device_info(ctx, &info));
   CHECK(info.ordinal == -1 && info.multiprocessors >= 1);

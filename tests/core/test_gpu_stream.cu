@@ -92,6 +92,69 @@ static void test_shared_stream(cudaStream_t stream) {
   CUDA_CHECK(cudaStreamQuery(stream));
 }
 
+/* Write v[i] = value after spinning about `cycles` clocks, so that work
+ * queued on another stream without ordering would read the old values. */
+__global__ void slow_fill(float *v, int n, float value, long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] = value;
+}
+
+/* A context on a stream of its own and a caller's stream, ordered only by
+ * ts_context_wait_for_stream / ts_stream_wait_for_context: the caller fills
+ * v slowly, tessera copies v to w, the caller fills v again slowly and then
+ * reads w, with neither host waiting in between. Then the same with CUDA's
+ * default stream as the caller's. */
+static void test_stream_ordering(cudaStream_t caller) {
+  ts_context_options options = {};
+  options.backend = TS_BACKEND_CUDA;
+  ts_context *ctx = NULL;
+  CHECK_OK(NULL, ts_context_create(&ctx, &options));
+  if (!ctx)
+    return;
+  CHECK(ts_context_stream(ctx) != (void *)caller);
+  const int n = 1 << 16;
+  ts_buffer *v = NULL, *w = NULL;
+  CHECK_OK(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, n * sizeof(float), &v));
+  CHECK_OK(ctx, ts_buffer_create(ctx, TS_MEMORY_DEVICE, n * sizeof(float), &w));
+  float *back = (float *)malloc(n * sizeof(float));
+  CHECK(back != NULL);
+  const cudaStream_t callers[2] = {caller, (cudaStream_t)0};
+  for (int round = 0; round < 2 && v && w && back; round++) {
+    const cudaStream_t other = callers[round];
+    CHECK_OK(ctx, ts_buffer_fill_bytes(ctx, v, 0));
+    CHECK_OK(ctx, ts_buffer_fill_bytes(ctx, w, 0));
+    CHECK_OK(ctx, ts_context_sync(ctx));
+    float *vd = (float *)ts_buffer_data(v);
+    slow_fill<<<(n + 255) / 256, 256, 0, other>>>(vd, n, 7.0f + (float)round, 20000000LL);
+    CUDA_CHECK(cudaGetLastError());
+    CHECK_OK(ctx, ts_context_wait_for_stream(ctx, (void *)other));
+    CHECK_OK(ctx, ts_buffer_copy(ctx, w, 0, v, 0, n * sizeof(float)));
+    CHECK_OK(ctx, ts_stream_wait_for_context(ctx, (void *)other));
+    slow_fill<<<(n + 255) / 256, 256, 0, other>>>(vd, n, -1.0f, 1000LL);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpyAsync(back, ts_buffer_data(w), n * sizeof(float), cudaMemcpyDeviceToHost, other));
+    CUDA_CHECK(cudaStreamSynchronize(other));
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; i++)
+      if (back[i] != 7.0f + (float)round)
+        bad = i;
+    CHECK_MSG(bad < 0, "round %d: w[%d] = %g, copied out of order with the caller's stream", round, bad,
+              bad < 0 ? 0.0 : (double)back[bad]);
+  }
+  /* The context's own stream: nothing to order. */
+  CHECK_OK(ctx, ts_context_wait_for_stream(ctx, ts_context_stream(ctx)));
+  CHECK_OK(ctx, ts_stream_wait_for_context(ctx, ts_context_stream(ctx)));
+  CHECK_OK(ctx, ts_context_sync(ctx));
+  free(back);
+  ts_buffer_destroy(v);
+  ts_buffer_destroy(w);
+  ts_context_destroy(ctx);
+}
+
 int main(void) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -105,6 +168,7 @@ int main(void) {
   }
   test_user_stream(stream);
   test_shared_stream(stream);
+  test_stream_ordering(stream);
   CUDA_CHECK(cudaStreamDestroy(stream));
   return test_finish();
 }
