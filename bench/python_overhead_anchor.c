@@ -4,7 +4,10 @@
  * and y in device memory, timed per call in two forms: the library's floor
  * (ts_spmv_execute on buffers made once) and what the binding does in C for
  * each call (x and y wrapped with ts_buffer_wrap, the product, the wrappers
- * destroyed). Prints "name: nanoseconds per call" lines, each the median of
+ * destroyed); on CUDA also the product between ts_context_wait_for_stream
+ * and ts_stream_wait_for_context with another stream (CUDA's legacy default
+ * stream), the ordering a call with CuPy arrays on another stream needs.
+ * Prints "name: nanoseconds per call" lines, each the median of
  * 21 blocks of 100,000 calls (CPU) or 11 blocks of 20,000 (CUDA: the calls
  * queue products on the stream and each block ends by waiting for them).
  *
@@ -38,6 +41,18 @@ static int wrap_execute(call_state *s) {
     st = ts_spmv_execute(s->plan, 1.0, x, 0.0, y);
   ts_buffer_destroy(x);
   ts_buffer_destroy(y);
+  return st != TS_SUCCESS;
+}
+
+/* cudaStreamLegacy, named by its value: this program does not include CUDA's headers. */
+#define LEGACY_STREAM ((void *)1)
+
+static int ordered_execute(call_state *s) {
+  ts_status st = ts_context_wait_for_stream(s->ctx, LEGACY_STREAM);
+  if (st == TS_SUCCESS)
+    st = ts_spmv_execute(s->plan, 1.0, s->x, 0.0, s->y);
+  if (st == TS_SUCCESS)
+    st = ts_stream_wait_for_context(s->ctx, LEGACY_STREAM);
   return st != TS_SUCCESS;
 }
 
@@ -101,11 +116,14 @@ int main(int argc, char **argv) {
   } else {
     double floor_ns = time_calls(execute_only, &s);
     double wrapped_ns = time_calls(wrap_execute, &s);
-    failed = floor_ns < 0 || wrapped_ns < 0;
+    double ordered_ns = on_gpu ? time_calls(ordered_execute, &s) : floor_ns;
+    failed = floor_ns < 0 || wrapped_ns < 0 || ordered_ns < 0;
     printf("backend: %s\n", on_gpu ? "cuda" : "cpu");
     printf("threads: %d\n", options.num_threads);
     printf("c_execute: %.1f\n", floor_ns);
     printf("c_wrap_execute: %.1f\n", wrapped_ns);
+    if (on_gpu)
+      printf("c_ordered_execute: %.1f\n", ordered_ns);
   }
   ts_buffer_destroy(s.x);
   ts_buffer_destroy(s.y);

@@ -10,7 +10,10 @@
  *              path refuses it), never when it is CPU; AUTO: when the
  *              context is on CUDA and the analysis estimates at least
  *              TSI_LU_GPU_FACTOR_WORK of work (flops and a share per entry
- *              of L + U), the same for every factorization of the analysis
+ *              of L + U) for a refactorization (a factorization of the
+ *              analysis stood before), at least TSI_LU_GPU_FIRST_FACTOR_WORK
+ *              for the analysis's first factorization, which on the GPU also
+ *              pays the device arrays and the fronts' plan
  *   solve      the factors are on the device (the last factorization ran
  *              there) and the partial-pivoting fallback, a host
  *              factorization, is not in use
@@ -59,9 +62,14 @@ static bool numeric_on_gpu(const ts_lu *lu) {
   if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU || lu->ctx->backend != TS_BACKEND_CUDA)
     return false;
   /* AUTO on a CUDA context: the GPU for factorizations that pay for its
-   * fixed costs (the device cache, a launch or more a level, a
-   * synchronisation, the transfers of the values and of the solves' vectors). */
-  return lu->factor_work >= TSI_LU_GPU_FACTOR_WORK;
+   * fixed costs (a launch or more a level, a synchronisation, the transfers
+   * of the values and of the solves' vectors), and for the first one of an
+   * analysis, its setup too (the device arrays, the fronts' plan). The
+   * switch after the first changes no bits: on a CUDA context the host's
+   * factors are the GPU's. */
+  if (lu->factor_work >= TSI_LU_GPU_FIRST_FACTOR_WORK)
+    return true;
+  return lu->factor_work >= TSI_LU_GPU_FACTOR_WORK && lu->pivot_base_set;
 }
 
 bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase) {

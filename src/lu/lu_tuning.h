@@ -131,6 +131,11 @@
  * of a refactor and a solve dominate (lu_backend.c; measured and its misses
  * recorded in bench/notes/lu-newton.md). */
 #define TSI_LU_GPU_FACTOR_WORK 5e6
+/* The same for the first factorization of an analysis, which on the GPU
+ * also builds the device arrays and the fronts' plan (a host pass over
+ * L + U): below it the first factorization runs on the host and the
+ * refactorizations on the GPU (bench/notes/lu-newton.md). */
+#define TSI_LU_GPU_FIRST_FACTOR_WORK 1e8
 #define TSI_LU_FACTOR_PARALLEL_WORK 4e6
 /* ... and only where the levels hold this much of that work each on
  * average: the threaded schedules wait at every level (a barrier, or the

@@ -58,6 +58,73 @@ static void test_refactor(const char *name, ts_csr *a1, int float_factors) {
   ts_csr_destroy(a2);
 }
 
+/* AUTO on a CUDA context: the analysis's first factorization goes to the
+ * GPU only from TSI_LU_GPU_FIRST_FACTOR_WORK, its refactorizations from
+ * TSI_LU_GPU_FACTOR_WORK; where the two differ (the first on the host, the
+ * next on the GPU) the factors are bitwise those of the GPU forced, and the
+ * solves accurate. */
+static void test_auto_backend(const char *name, ts_csr *a1, int expect_first_gpu, int expect_later_gpu) {
+  ts_csr *a2 = lu_test_perturbed_copy(gpu, a1, 0.3, 41);
+  ts_lu_options options = lu_test_options();
+  options.backend = TS_BACKEND_AUTO;
+  ts_lu *automatic = NULL, *forced = NULL;
+  CHECK_OK(gpu, ts_lu_create(gpu, &options, &automatic));
+  options.backend = TS_BACKEND_CUDA;
+  CHECK_OK(gpu, ts_lu_create(gpu, &options, &forced));
+  if (!automatic || !forced || !a2) {
+    ts_lu_destroy(automatic);
+    ts_lu_destroy(forced);
+    ts_csr_destroy(a2);
+    return;
+  }
+  CHECK_OK(gpu, ts_lu_analyze(automatic, a1));
+  CHECK_OK(gpu, ts_lu_analyze(forced, a1));
+  const double work = automatic->factor_work;
+  CHECK_MSG((work >= TSI_LU_GPU_FIRST_FACTOR_WORK) == expect_first_gpu &&
+                (work >= TSI_LU_GPU_FACTOR_WORK) == expect_later_gpu,
+            "%s: work %.3g is not in the range this case is for", name, work);
+  ts_lu_stats stats;
+  CHECK(!TS_IS_ERROR(ts_lu_factor(automatic, a1)));
+  CHECK_OK(gpu, ts_lu_get_stats(automatic, &stats));
+  CHECK_MSG((stats.factor_backend == TS_BACKEND_CUDA) == expect_first_gpu, "%s: first factorization on %s", name,
+            ts_backend_name(stats.factor_backend));
+  double berr1 = solve_berr(automatic, a1);
+  CHECK_MSG(berr1 <= 1e-14, "%s: first factorization: backward error %.3g", name, berr1);
+  CHECK(!TS_IS_ERROR(ts_lu_refactor(automatic, a2)));
+  CHECK_OK(gpu, ts_lu_get_stats(automatic, &stats));
+  CHECK_MSG((stats.factor_backend == TS_BACKEND_CUDA) == expect_later_gpu, "%s: refactorization on %s", name,
+            ts_backend_name(stats.factor_backend));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(forced, a2)));
+  double *va = gpu_lu_factor_values(automatic), *vf = gpu_lu_factor_values(forced);
+  CHECK_MSG(automatic->lu_nnz == forced->lu_nnz && memcmp(va, vf, (size_t)automatic->lu_nnz * sizeof *va) == 0,
+            "%s: AUTO's refactorization differs from the GPU's factorization", name);
+  double berr2 = solve_berr(automatic, a2);
+  CHECK_MSG(berr2 <= 1e-14, "%s: refactored: backward error %.3g", name, berr2);
+  printf("%-16s AUTO, work %.2g: first on %s, refactorization on %s, factors bitwise the GPU's\n", name, work,
+         expect_first_gpu ? "the GPU" : "the host", expect_later_gpu ? "the GPU" : "the host");
+  free(va);
+  free(vf);
+  ts_lu_destroy(automatic);
+  ts_lu_destroy(forced);
+  ts_csr_destroy(a2);
+}
+
+static void test_auto_backends(void) {
+  static const struct {
+    const char *name;
+    int side, dimensions, first_gpu, later_gpu;
+  } cases[] = {{"laplacian 20^2", 20, 2, 0, 0}, {"laplacian 100^2", 100, 2, 0, 1}, {"laplacian 20^3", 20, 3, 1, 1}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    ts_csr *a = NULL;
+    const int k = cases[c].side;
+    CHECK_OK(gpu, cases[c].dimensions == 2 ? ts_gen_laplacian_2d(gpu, k, k, TS_FLOAT64, &a)
+                                           : ts_gen_laplacian_3d(gpu, k, k, k, TS_FLOAT64, &a));
+    if (a)
+      test_auto_backend(cases[c].name, a, cases[c].first_gpu, cases[c].later_gpu);
+    ts_csr_destroy(a);
+  }
+}
+
 int main(void) {
   int skip = gpu_lu_setup();
   if (skip)
@@ -72,6 +139,7 @@ int main(void) {
   }
   ts_csr_destroy(random);
   ts_csr_destroy(grid);
+  test_auto_backends();
   ts_context_destroy(gpu);
   return test_finish();
 }

@@ -83,11 +83,25 @@ static ts_status check_pattern(ts_lu *lu, const ts_csr *a, const char *caller) {
   return TS_SUCCESS;
 }
 
+/* A's values, page-locked for a factorization on the GPU (its upload is
+ * then one direct copy): from the first such factorization, since under
+ * AUTO an analysis's first factorization may run on the host and a
+ * page-locked allocation costs more than a small host factorization. */
 ts_status tsi_lu_reserve_a_values(ts_lu *lu, const char *caller) {
   const int64_t nnz = lu->nnz_a, parts = tsi_lu_parts(lu);
+  const int64_t count = (nnz > 0 ? nnz : 1) * parts;
+  const bool pinned_wanted =
+      tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC) && count <= INT64_MAX / (int64_t)sizeof(double);
+  if (lu->a_values && !lu->a_values_pinned && pinned_wanted) {
+    double *pinned = tsi_cuda_malloc_host(lu->ctx, (size_t)count * sizeof(double));
+    if (pinned) {
+      free(lu->a_values);
+      lu->a_values = pinned;
+      lu->a_values_pinned = 1;
+    }
+  }
   if (!lu->a_values) {
-    const int64_t count = (nnz > 0 ? nnz : 1) * parts;
-    if (tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_NUMERIC) && count <= INT64_MAX / (int64_t)sizeof(double)) {
+    if (pinned_wanted) {
       lu->a_values = tsi_cuda_malloc_host(lu->ctx, (size_t)count * sizeof(double));
       lu->a_values_pinned = lu->a_values != NULL;
     }
