@@ -190,8 +190,10 @@ typedef struct ts_lu_options {
    * Where factor, refactor and solve run: TS_BACKEND_AUTO (0, the default)
    * the host, or on a CUDA context the GPU for factorizations of enough work
    * (the analysis's estimate of flops and entries; a small one stays on the
-   * host, where the GPU's fixed costs would outweigh it; the choice holds for
-   * every factorization of an analysis, and the statistics say where it ran:
+   * host, where the GPU's fixed costs would outweigh it; an analysis's first
+   * factorization, which on the GPU also builds the device's copy, needs more
+   * work to go there than the refactorizations after it; host and GPU give
+   * the same factors, and the statistics say where each ran:
    * factor_backend), TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the
    * context must be on CUDA). On the host, small factorizations, solves and
    * analyses run on one thread and larger ones on the context's threads, as
@@ -271,7 +273,8 @@ typedef struct ts_lu_stats {
   int64_t nnz_l;           /**< Entries of L, unit diagonal included. */
   int64_t nnz_u;           /**< Entries of U, diagonal included; where only the diagonal blocks of
                                 the block triangular form are factored (the host, off a CUDA
-                                context), A's entries above them included (as KLU's unz + nzoff). */
+                                context or under AUTO on one below the GPU's work), A's entries
+                                above them included (as KLU's unz + nzoff). */
   double flops;            /**< Floating-point operations of the numeric factorization. */
   int64_t levels;          /**< Levels of the column dependency graph. */
   int64_t max_level_size;  /**< Columns in the widest level. */

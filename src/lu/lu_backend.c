@@ -19,10 +19,12 @@
  *              factorization, is not in use
  *
  * The diagonal blocks of a block triangular form are factored alone
- * (tsi_lu_blocks_alone_allowed) only off a CUDA context (where no phase can
- * go to the GPU), with the host's row merge and without the fronts forced:
- * on a CUDA context the host's factors and the GPU's stay the whole
- * matrix's, bit for bit the same.
+ * (tsi_lu_blocks_alone_allowed) off a CUDA context (where no phase can go
+ * to the GPU), and on one under AUTO for an analysis whose work stays below
+ * TSI_LU_GPU_FACTOR_WORK (lu->host_analysis: its factorizations then never
+ * go to the GPU), with the host's row merge and without the fronts forced;
+ * otherwise on a CUDA context the host's factors and the GPU's stay the
+ * whole matrix's, bit for bit the same.
  *
  * ts_lu_create refuses a CUDA symbolic or levelize backend on a context
  * without CUDA; a build without CUDA never makes a CUDA context, so there
@@ -59,7 +61,7 @@ static bool analysis_on_gpu(const ts_lu *lu, int forced, ts_backend backend) {
 static bool numeric_on_gpu(const ts_lu *lu) {
   if (lu->options.backend == TS_BACKEND_CUDA)
     return true; /* refused by the GPU path on a context without CUDA */
-  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU || lu->ctx->backend != TS_BACKEND_CUDA)
+  if (!lu->ctx || lu->options.backend == TS_BACKEND_CPU || lu->ctx->backend != TS_BACKEND_CUDA || lu->host_analysis)
     return false;
   /* AUTO on a CUDA context: the GPU for factorizations that pay for its
    * fixed costs (a launch or more a level, a synchronisation, the transfers
@@ -93,8 +95,15 @@ bool tsi_lu_blocks_alone_allowed(const ts_lu *lu) {
   /* No CUDA context: the numeric phase can never take the GPU. On a CUDA
    * context even the host's factors stay the whole matrix's, the GPU's
    * bits (the host is the GPU path's reference there). */
-  const bool host_only = lu->options.backend != TS_BACKEND_CUDA && (!lu->ctx || lu->ctx->backend != TS_BACKEND_CUDA);
+  const bool host_only =
+      (lu->options.backend != TS_BACKEND_CUDA && (!lu->ctx || lu->ctx->backend != TS_BACKEND_CUDA)) ||
+      lu->host_analysis;
   return host_only && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE);
+}
+
+bool tsi_lu_host_analysis_possible(const ts_lu *lu, bool partial) {
+  return lu->ctx && lu->ctx->backend == TS_BACKEND_CUDA && lu->options.backend == TS_BACKEND_AUTO && !partial &&
+         !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_SYMBOLIC) && !tsi_lu_runs_on_gpu(lu, TSI_LU_PHASE_LEVELIZE);
 }
 
 int tsi_lu_threads(const ts_lu *lu) {

@@ -292,6 +292,10 @@ struct ts_lu {
    * choice of the GPU (lu_backend.c) read it, so that both stay the same for
    * every factorization of an analysis. */
   double factor_work;
+  /* AUTO on a CUDA context, an analysis whose work is below
+   * TSI_LU_GPU_FACTOR_WORK: its factorizations stay on the host, so its
+   * diagonal blocks are factored alone as off a CUDA context (lu_backend.c). */
+  int host_analysis;
   /* The pivot check: the last factorization's quality (set by either numeric
    * path), and the first factorization's after the analysis, the reference
    * of fresh pivots (pivot_base_set once it is taken; cleared with the
@@ -336,6 +340,11 @@ bool tsi_lu_runs_on_gpu(const ts_lu *lu, enum tsi_lu_phase phase);
  * the row merge and the columns (the GPU's kernels, the fronts and the
  * batches read L + U of the whole matrix). */
 bool tsi_lu_blocks_alone_allowed(const ts_lu *lu);
+
+/* Whether an analysis on a CUDA context may stay on the host with its
+ * blocks alone (lu->host_analysis): AUTO's numeric phase, the analysis's
+ * phases on the host, static pivots (lu_backend.c). */
+bool tsi_lu_host_analysis_possible(const ts_lu *lu, bool partial);
 
 /* TS_LU_PIVOTING_AUTO's rule: the first factorization of an analysis with
  * static pivots perturbed a pivot, and a (real, at most

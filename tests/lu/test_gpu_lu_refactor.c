@@ -125,6 +125,104 @@ static void test_auto_backends(void) {
   }
 }
 
+/* Two 2-D Laplacians (k1^2 and k2^2 rows) coupled one way (each row of the
+ * second has an entry in a column of the first): a block triangular form of
+ * two diagonal blocks. */
+static ts_csr *two_grid_blocks(int k1, int k2) {
+  const int64_t n1 = (int64_t)k1 * k1, n = n1 + (int64_t)k2 * k2;
+  const int64_t room = 6 * n;
+  int32_t *rows = malloc((size_t)room * sizeof *rows), *cols = malloc((size_t)room * sizeof *cols);
+  double *values = malloc((size_t)room * sizeof *values);
+  ts_csr *a = NULL;
+  if (rows && cols && values) {
+    int64_t count = 0;
+    for (int part = 0; part < 2; part++) {
+      const int k = part ? k2 : k1;
+      const int32_t base = part ? (int32_t)n1 : 0;
+      for (int y = 0; y < k; y++)
+        for (int x = 0; x < k; x++) {
+          const int32_t i = base + y * k + x;
+          const int32_t neighbours[4] = {x > 0 ? i - 1 : -1, x + 1 < k ? i + 1 : -1, y > 0 ? i - k : -1,
+                                         y + 1 < k ? i + k : -1};
+          rows[count] = i, cols[count] = i, values[count++] = 4.0;
+          for (int q = 0; q < 4; q++)
+            if (neighbours[q] >= 0)
+              rows[count] = i, cols[count] = neighbours[q], values[count++] = -1.0;
+          if (part)
+            rows[count] = i, cols[count] = (int32_t)((i - base) % n1), values[count++] = -0.5;
+        }
+    }
+    a = lu_test_csr(gpu, n, count, rows, cols, values);
+  }
+  free(rows);
+  free(cols);
+  free(values);
+  return a;
+}
+
+/* AUTO on a CUDA context, a matrix of two diagonal blocks: below
+ * TSI_LU_GPU_FACTOR_WORK the analysis keeps to the host with its blocks
+ * factored alone, as on a CPU context (the same factors, bit for bit); above
+ * it, the whole matrix's factors, which the GPU refactors. */
+static void test_auto_blocks(int k1, int k2, int expect_host_analysis) {
+  ts_csr *a1 = two_grid_blocks(k1, k2);
+  ts_csr *a2 = a1 ? lu_test_perturbed_copy(gpu, a1, 0.2, 43) : NULL;
+  ts_context *cpu = NULL;
+  ts_context_options cpu_options = {0};
+  cpu_options.backend = TS_BACKEND_CPU;
+  CHECK_OK(NULL, ts_context_create(&cpu, &cpu_options));
+  ts_lu_options options = lu_test_options();
+  options.backend = TS_BACKEND_AUTO;
+  ts_lu *automatic = NULL, *reference = NULL;
+  CHECK_OK(gpu, ts_lu_create(gpu, &options, &automatic));
+  if (!expect_host_analysis)
+    options.backend = TS_BACKEND_CUDA;
+  if (cpu)
+    CHECK_OK(cpu, ts_lu_create(expect_host_analysis ? cpu : gpu, &options, &reference));
+  if (!a1 || !a2 || !automatic || !reference) {
+    ts_lu_destroy(automatic);
+    ts_lu_destroy(reference);
+    ts_csr_destroy(a1);
+    ts_csr_destroy(a2);
+    ts_context_destroy(cpu);
+    return;
+  }
+  CHECK_OK(gpu, ts_lu_analyze(automatic, a1));
+  CHECK_OK(gpu, ts_lu_analyze(reference, a1));
+  /* Two blocks; the whole matrix's analysis may take AMD's ordering of the whole instead (less fill). */
+  CHECK_MSG(automatic->btf_blocks == 2 || !expect_host_analysis, "%d^2 + %d^2: %lld blocks", k1, k2,
+            (long long)automatic->btf_blocks);
+  CHECK_MSG(automatic->host_analysis == expect_host_analysis && (automatic->block_ptr != NULL) == expect_host_analysis,
+            "%d^2 + %d^2 (work %.3g): host analysis %d, blocks alone %d", k1, k2, automatic->factor_work,
+            automatic->host_analysis, automatic->block_ptr != NULL);
+  ts_lu_stats stats;
+  CHECK(!TS_IS_ERROR(ts_lu_factor(automatic, a1)));
+  CHECK_OK(gpu, ts_lu_get_stats(automatic, &stats));
+  CHECK(stats.factor_backend == TS_BACKEND_CPU);
+  double berr1 = solve_berr(automatic, a1);
+  CHECK_MSG(berr1 <= 1e-14, "%d^2 + %d^2: first factorization: backward error %.3g", k1, k2, berr1);
+  CHECK(!TS_IS_ERROR(ts_lu_refactor(automatic, a2)));
+  CHECK_OK(gpu, ts_lu_get_stats(automatic, &stats));
+  CHECK_MSG((stats.factor_backend == TS_BACKEND_CUDA) == !expect_host_analysis, "%d^2 + %d^2: refactorization on %s",
+            k1, k2, ts_backend_name(stats.factor_backend));
+  CHECK(!TS_IS_ERROR(ts_lu_factor(reference, a2)));
+  double *va = gpu_lu_factor_values(automatic), *vr = gpu_lu_factor_values(reference);
+  CHECK_MSG(automatic->lu_nnz == reference->lu_nnz && memcmp(va, vr, (size_t)automatic->lu_nnz * sizeof *va) == 0,
+            "%d^2 + %d^2: AUTO's factors differ from the %s's", k1, k2, expect_host_analysis ? "CPU context" : "GPU");
+  double berr2 = solve_berr(automatic, a2);
+  CHECK_MSG(berr2 <= 1e-14, "%d^2 + %d^2: refactored: backward error %.3g", k1, k2, berr2);
+  printf("%d^2 + %d^2 blocks AUTO, work %.2g: %s, factors bitwise the %s's\n", k1, k2, automatic->factor_work,
+         expect_host_analysis ? "blocks alone on the host" : "the whole matrix, refactored on the GPU",
+         expect_host_analysis ? "CPU context" : "GPU");
+  free(va);
+  free(vr);
+  ts_lu_destroy(automatic);
+  ts_lu_destroy(reference);
+  ts_csr_destroy(a1);
+  ts_csr_destroy(a2);
+  ts_context_destroy(cpu);
+}
+
 int main(void) {
   int skip = gpu_lu_setup();
   if (skip)
@@ -140,6 +238,8 @@ int main(void) {
   ts_csr_destroy(random);
   ts_csr_destroy(grid);
   test_auto_backends();
+  test_auto_blocks(10, 12, 1);
+  test_auto_blocks(100, 20, 0);
   ts_context_destroy(gpu);
   return test_finish();
 }

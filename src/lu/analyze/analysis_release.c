@@ -42,4 +42,5 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   lu->schedule_checked = 0;
   lu->pivot_base_set = 0;
   lu->factor_work = 0.0;
+  lu->host_analysis = 0;
 }

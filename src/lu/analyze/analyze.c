@@ -145,6 +145,24 @@ static ts_status keep_less_fill(ts_lu *lu, const ts_csr *a, const int32_t *match
   return st;
 }
 
+/* The whole matrix's symbolic phase on the ordering found, in place of the
+ * diagonal blocks' alone: an analysis on a CUDA context whose work turned
+ * out large enough for the GPU, whose factors are the whole matrix's. */
+static ts_status whole_again(ts_lu *lu, const ts_csr *a) {
+  ordered_analysis blocked;
+  take_ordered(&blocked, lu);
+  lu->row_perm = blocked.row_perm;
+  lu->col_perm = blocked.col_perm;
+  blocked.row_perm = blocked.col_perm = NULL;
+  free_ordered(&blocked);
+  free(lu->block_ptr);
+  free(lu->block_begin);
+  lu->block_ptr = NULL;
+  lu->block_begin = NULL;
+  lu->host_analysis = 0;
+  return tsi_lu_symbolic_cpu(lu, a);
+}
+
 /* The bounds of the diagonal blocks from each column's block (ascending),
  * for the host's factorization of the diagonal blocks alone. */
 static ts_status take_block_bounds(ts_lu *lu, const int32_t *block_of) {
@@ -292,8 +310,11 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
 
   /* On the host, the diagonal blocks alone: nothing above them is formed,
    * so there is no fill above the blocks to weigh against the whole
-   * matrix's ordering. */
-  const int blocks_alone = lu->btf_blocks > 1 && block_of && tsi_lu_blocks_alone_allowed(lu);
+   * matrix's ordering. On a CUDA context under AUTO too, as long as the
+   * work stays below the GPU's (checked after the symbolic phase). */
+  lu->host_analysis = tsi_lu_host_analysis_possible(lu, partial);
+  int blocks_alone = lu->btf_blocks > 1 && block_of && tsi_lu_blocks_alone_allowed(lu);
+  lu->host_analysis = lu->host_analysis && blocks_alone;
   if (blocks_alone)
     st = take_block_bounds(lu, block_of);
   if (st != TS_SUCCESS) {
@@ -310,6 +331,10 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
     st = tsi_lu_partial_pivot_symbolic(lu, a, blocks_alone ? block_of : NULL);
   else
     st = symbolic_on_gpu ? tsi_lu_symbolic_cuda(lu, a) : tsi_lu_symbolic_cpu(lu, a);
+  if (st == TS_SUCCESS && lu->host_analysis && factor_work_of(lu->stats.flops, lu->lu_nnz) >= TSI_LU_GPU_FACTOR_WORK) {
+    st = whole_again(lu, a);
+    blocks_alone = 0;
+  }
   end = tsi_seconds();
   lu->stats.time_symbolic = end - start;
   /* Little work above the blocks (none on sherman5 and fs_183_6): the block

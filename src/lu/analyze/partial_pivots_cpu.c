@@ -27,10 +27,11 @@ bool tsi_lu_partial_pivoting_instead(const ts_lu *lu, const ts_csr *a) {
   /* Only the first factorization of an AUTO analysis with static pivots:
    * later ones are the Newton loop's refactorizations, which the pivot
    * check serves. Small factorizations that stay on the host, where the
-   * pivoting's left-looking columns run. */
+   * pivoting's left-looking columns run; off a CUDA context, where AUTO
+   * keeps static pivots (lu.h). */
   return lu->options.pivoting == TS_LU_PIVOTING_AUTO && lu->stats.pivoting == TS_LU_PIVOTING_STATIC &&
          !lu->pivot_base_set && !TS_DTYPE_IS_COMPLEX(a->dtype) && !lu->options.no_matching && a->rows > 0 &&
-         a->nnz <= TSI_LU_PARTIAL_PIVOT_MAX_NNZ && tsi_lu_blocks_alone_allowed(lu);
+         a->nnz <= TSI_LU_PARTIAL_PIVOT_MAX_NNZ && tsi_lu_blocks_alone_allowed(lu) && !lu->host_analysis;
 }
 
 /* L by columns, growing. */
