@@ -5,6 +5,7 @@
 #include "lu/numeric/numeric_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 void tsi_lu_analysis_release(ts_lu *lu) {
@@ -43,4 +44,5 @@ void tsi_lu_analysis_release(ts_lu *lu) {
   lu->pivot_base_set = 0;
   lu->factor_work = 0.0;
   lu->host_analysis = 0;
+  lu->blocks_work = INFINITY;
 }

@@ -310,9 +310,10 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
 
   /* On the host, the diagonal blocks alone: nothing above them is formed,
    * so there is no fill above the blocks to weigh against the whole
-   * matrix's ordering. On a CUDA context under AUTO too, as long as the
-   * work stays below the GPU's (checked after the symbolic phase). */
-  lu->host_analysis = tsi_lu_host_analysis_possible(lu, partial);
+   * matrix's ordering. On a CUDA context under AUTO too where AMD's bound
+   * on the blocks' work is below the GPU's (and the symbolic phase's count
+   * confirms it). */
+  lu->host_analysis = tsi_lu_host_analysis_possible(lu, partial) && lu->blocks_work < TSI_LU_GPU_FACTOR_WORK;
   int blocks_alone = lu->btf_blocks > 1 && block_of && tsi_lu_blocks_alone_allowed(lu);
   lu->host_analysis = lu->host_analysis && blocks_alone;
   if (blocks_alone)

@@ -129,9 +129,10 @@ int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a);
  * gets the block of each position of q, 0 the first. Returns AMD's status
  * (AMD_OUT_OF_MEMORY when the workspace cannot be allocated) and the number
  * of blocks in *blocks; sets no error (btf_ordering_cpu.c, with SuiteSparse
- * AMD and BTF). dense is AMD's dense-row control (ts_lu_options::amd_dense). */
+ * AMD and BTF). dense is AMD's dense-row control (ts_lu_options::amd_dense).
+ * *blocks_work gets AMD's bound on the factorization work of the blocks alone. */
 int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, double dense, int64_t *q, int64_t *blocks,
-                               int32_t *block_at);
+                               int32_t *block_at, double *blocks_work);
 
 /* Free the analysis's arrays and everything built on them (the device
  * cache, the pivoted factors) and reset their fields, the options and

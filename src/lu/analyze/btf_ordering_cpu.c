@@ -16,17 +16,23 @@
 #include <stdlib.h>
 
 /* AMD of a block given by rows (ptr, idx) of n local indices, with AMD's
- * dense-row control `dense`. A block of one or two rows needs no ordering. */
-static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, double dense, int32_t *order) {
+ * dense-row control `dense`. A block of one or two rows needs no ordering.
+ * Adds to *work AMD's count of the block's factorization work (its flops
+ * and TSI_LU_FACTOR_WORK_PER_ENTRY an entry of L + U, from the Cholesky
+ * factor of B_kk + B_kk^T: a bound on a static-pivot LU's). */
+static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, double dense, int32_t *order,
+                           double *work) {
   if (n <= 2) {
     for (int32_t k = 0; k < n; k++)
       order[k] = k;
+    *work += (double)n * (n + TSI_LU_FACTOR_WORK_PER_ENTRY * n);
     return AMD_OK;
   }
   double control[AMD_CONTROL], info[AMD_INFO];
   amd_defaults(control);
   control[AMD_DENSE] = dense;
   int32_t status = amd_order(n, ptr, idx, order, control, info);
+  *work += info[AMD_NDIV] + 2.0 * info[AMD_NMULTSUBS_LU] + TSI_LU_FACTOR_WORK_PER_ENTRY * (2.0 * info[AMD_LNZ] + n);
   return status == AMD_OK_BUT_JUMBLED ? AMD_OK : status;
 }
 
@@ -35,7 +41,8 @@ static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, do
  * numbering), last block first; each block of three rows or more ordered by
  * AMD of its own pattern (entries in other blocks left out). */
 static int32_t order_blocks(int32_t n, const int32_t *ptr, const int32_t *idx, const int32_t *perm,
-                            const int32_t *bounds, int32_t count, double dense, int64_t *q, int32_t *block_at) {
+                            const int32_t *bounds, int32_t count, double dense, int64_t *q, int32_t *block_at,
+                            double *work) {
   int32_t status = AMD_OUT_OF_MEMORY;
   int32_t *block_of = tsi_malloc_array(n, sizeof(int32_t));
   int32_t *local = tsi_malloc_array(n, sizeof(int32_t));
@@ -68,7 +75,7 @@ static int32_t order_blocks(int32_t n, const int32_t *ptr, const int32_t *idx, c
           block_idx[used++] = local[idx[e]];
       block_ptr[k + 1] = used;
     }
-    status = order_block(size, block_ptr, block_idx, dense, order);
+    status = order_block(size, block_ptr, block_idx, dense, order, work);
     if (status != AMD_OK)
       goto cleanup;
     for (int32_t k = 0; k < size; k++) {
@@ -90,10 +97,11 @@ cleanup:
 }
 
 int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, double dense, int64_t *q, int64_t *blocks,
-                               int32_t *block_at) {
+                               int32_t *block_at, double *blocks_work) {
   const int32_t n = (int32_t)a->rows;
   int32_t status = AMD_OUT_OF_MEMORY;
   *blocks = 0;
+  *blocks_work = 0.0;
   int32_t *ptr = tsi_malloc_array((int64_t)n + 1, sizeof(int32_t));
   int32_t *idx = tsi_malloc_array(a->nnz, sizeof(int32_t));
   int32_t *perm = tsi_malloc_array(n, sizeof(int32_t));
@@ -119,10 +127,10 @@ int64_t tsi_lu_btf_amd_of_rows(const ts_csr *a, const int32_t *row_perm, double 
     count = 1; /* one block in all but name: the whole matrix's ordering */
   *blocks = count;
   if (count > 1) {
-    status = order_blocks(n, ptr, idx, perm, bounds, count, dense, q, block_at);
+    status = order_blocks(n, ptr, idx, perm, bounds, count, dense, q, block_at, blocks_work);
   } else {
     int32_t *order = work;
-    status = order_block(n, ptr, idx, dense, order);
+    status = order_block(n, ptr, idx, dense, order, blocks_work);
     if (status == AMD_OK)
       for (int32_t k = 0; k < n; k++)
         q[k] = order[k];

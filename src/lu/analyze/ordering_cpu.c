@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #ifdef TESSERA_HAVE_AMD
@@ -67,11 +68,12 @@ TSI_AMD_OF_ROWS(amd_of_rows_64, SuiteSparse_long, amd_l_order)
 /* The block form's ordering when asked and possible (*blocks set to the
  * number of blocks), else the whole matrix's (*blocks left at 1). */
 static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, double dense, int64_t *q, int block_form,
-                           int64_t *blocks, int32_t *block_at) {
+                           int64_t *blocks, int32_t *block_at, double *blocks_work) {
   *blocks = 1;
+  *blocks_work = INFINITY;
 #ifdef TESSERA_HAVE_BTF
   if (block_form && a->nnz < INT32_MAX && a->rows < INT32_MAX)
-    return tsi_lu_btf_amd_of_rows(a, row_perm, dense, q, blocks, block_at);
+    return tsi_lu_btf_amd_of_rows(a, row_perm, dense, q, blocks, block_at, blocks_work);
 #else
   (void)block_form;
   (void)block_at;
@@ -81,7 +83,8 @@ static int64_t amd_of_rows(const ts_csr *a, const int32_t *row_perm, double dens
 }
 
 static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, int block_form, int32_t *block_of) {
-  int64_t status = amd_of_rows(a, lu->row_perm, lu->options.amd_dense, q, block_form, &lu->btf_blocks, block_of);
+  int64_t status =
+      amd_of_rows(a, lu->row_perm, lu->options.amd_dense, q, block_form, &lu->btf_blocks, block_of, &lu->blocks_work);
   if (status == AMD_OUT_OF_MEMORY)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: AMD ran out of memory ordering %lld rows",
                      (long long)a->rows);
@@ -97,13 +100,15 @@ int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a) {
   if (lu->options.ordering != TS_LU_ORDER_AMD || a->rows == 0)
     return NULL;
   /* The block count goes after the ordering, in q[n], then the block of
-   * each position. */
+   * each position, then the blocks' work (its bits). */
   const int64_t n = a->rows;
-  int64_t *q = tsi_malloc_array(2 * n + 1, sizeof(int64_t));
+  int64_t *q = tsi_malloc_array(2 * n + 2, sizeof(int64_t));
   int32_t *block_at = tsi_malloc_array(n, sizeof(int32_t));
-  if (q && block_at && amd_of_rows(a, NULL, lu->options.amd_dense, q, 1, &q[n], block_at) == AMD_OK) {
+  double blocks_work = INFINITY;
+  if (q && block_at && amd_of_rows(a, NULL, lu->options.amd_dense, q, 1, &q[n], block_at, &blocks_work) == AMD_OK) {
     for (int64_t k = 0; q[n] > 1 && k < n; k++)
       q[n + 1 + k] = block_at[k];
+    memcpy(&q[2 * n + 1], &blocks_work, sizeof blocks_work);
   } else {
     free(q);
     q = NULL;
@@ -180,6 +185,7 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
   int64_t *q = NULL;
   int32_t *matched = NULL;
   lu->btf_blocks = 1;
+  lu->blocks_work = INFINITY;
   if (lu->options.ordering == TS_LU_ORDER_NATURAL || n == 0)
     return TS_SUCCESS;
 #ifndef TESSERA_HAVE_AMD
@@ -206,6 +212,7 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
     if (block_form && speculated && matching_is_identity(lu)) {
       memcpy(q, speculated, (size_t)n * sizeof(int64_t));
       lu->btf_blocks = speculated[n];
+      memcpy(&lu->blocks_work, &speculated[2 * n + 1], sizeof lu->blocks_work);
       for (int64_t k = 0; block_of && lu->btf_blocks > 1 && k < n; k++)
         block_of[k] = (int32_t)speculated[n + 1 + k];
     } else {
