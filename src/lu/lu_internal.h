@@ -296,8 +296,9 @@ struct ts_lu {
    * TSI_LU_GPU_FACTOR_WORK: its factorizations stay on the host, so its
    * diagonal blocks are factored alone as off a CUDA context (lu_backend.c). */
   int host_analysis;
-  /* AMD's bound on the factorization work of the diagonal blocks alone,
-   * from the ordering (INFINITY when not known). */
+  /* AMD's bound on the factorization work of the diagonal blocks alone
+   * (A's entries above them not counted), from the ordering (INFINITY when
+   * not known). */
   double blocks_work;
   /* The pivot check: the last factorization's quality (set by either numeric
    * path), and the first factorization's after the analysis, the reference

@@ -19,7 +19,8 @@
  * dense-row control `dense`. A block of one or two rows needs no ordering.
  * Adds to *work AMD's count of the block's factorization work (its flops
  * and TSI_LU_FACTOR_WORK_PER_ENTRY an entry of L + U, from the Cholesky
- * factor of B_kk + B_kk^T: a bound on a static-pivot LU's). */
+ * factor of B_kk + B_kk^T: a bound on the block's static-pivot LU; A's
+ * entries above the blocks, which U keeps, are not counted). */
 static int32_t order_block(int32_t n, const int32_t *ptr, const int32_t *idx, double dense, int32_t *order,
                            double *work) {
   if (n <= 2) {
