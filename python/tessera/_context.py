@@ -82,6 +82,8 @@ def stream_pointer(stream):
         pointer = operator.index(pointer)
     except TypeError:
         raise TypeError(f"stream: expected an int or an object with an int 'ptr', got {type(stream).__name__}") from None
+    if pointer < 0:
+        raise ValueError(f"stream: a CUDA stream is an address, not {pointer}")
     return pointer or LEGACY_STREAM
 
 

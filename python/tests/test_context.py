@@ -25,6 +25,10 @@ def test_contexts_and_backends():
     cpu.stream_wait(type("Stream", (), {"ptr": 12345})())
     with pytest.raises(TypeError):
         cpu.wait_for_stream("stream")
+    with pytest.raises(ValueError, match="address"):
+        cpu.stream_wait(-4)
+    with pytest.raises(ValueError, match="address"):
+        tessera.Context("cpu", stream=-1)
     assert tessera.Context("cpu", stream=0).stream == 0
     assert tessera.default_context().backend in ("cpu", "cuda")
     with pytest.raises(ValueError, match="backend"):
