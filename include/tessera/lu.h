@@ -412,7 +412,10 @@ TS_API ts_status ts_lu_factor(ts_lu *lu, const ts_csr *a);
  * Refactor with new values and the same pattern (a Newton loop): only the
  * numeric phase runs, reusing the analysis's permutations and scaling. The
  * same statuses as ts_lu_factor(), by the same rule: new values that are all
- * zero, or singular, or not finite, are an error and leave no factors.
+ * zero, or singular, or not finite, are an error and leave no factors. A
+ * matrix refused before the numeric phase (TS_ERROR_INVALID_ARGUMENT: another
+ * size or pattern, symmetric storage, the other kind of values) leaves the
+ * factors as they were.
  *
  * The pivots were chosen for the values the analysis saw; a cheap check
  * after each refactorization compares the factors with those of the first

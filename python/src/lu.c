@@ -85,8 +85,13 @@ static PyObject *lu_numeric(tspy_lu *self, PyObject *args, bool refactor) {
   int interrupted = tspy_call_end(&call);
   tspy_csr_view_release(&view);
   /* A failed factorization keeps the analysis (the library's ts_lu_refactor
-   * needs only that): the next refactor() may bring values that factor. */
-  self->factored = !TS_IS_ERROR(status) && !interrupted;
+   * needs only that): the next refactor() may bring values that factor. A
+   * matrix the refactorization refused before its numeric phase (another
+   * pattern or size: TS_ERROR_INVALID_ARGUMENT) left the factors as they
+   * were (lu.h). */
+  const bool refused = refactor && !interrupted && status == TS_ERROR_INVALID_ARGUMENT;
+  if (!refused)
+    self->factored = !TS_IS_ERROR(status) && !interrupted;
   if (interrupted || TS_IS_ERROR(status))
     return tspy_raise_status(self->context, status);
   return PyLong_FromLong((long)status);

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from . import _arrays, _core
 from ._context import resolve
+from ._errors import InvalidArgumentError
 
 __all__ = ["splu", "spsolve", "SparseLU", "LUStats"]
 
@@ -297,7 +298,8 @@ class SparseLU:
                 kind that was factored: real, or complex (real values are
                 taken as complex for a complex factorization).
         Raises:
-            ValueError: the pattern differs (the message gives the row).
+            ValueError: the pattern differs (the message gives the row); the
+                earlier factorization stands.
             TypeError: complex values for a real factorization.
             InvalidMatrixError, SingularMatrixError: values that do not
                 factor; the object then holds no factorization (solve raises)
@@ -315,9 +317,15 @@ class SparseLU:
             values = self._values_in_csr_order(new_values)
             indptr, indices = self._pattern
         code = _arrays.CsrArrays(None, None, None, None, values.dtype).code
+        try:
+            status = self._lu.refactor(indptr, indices, values, self.shape[0], code)
+        except InvalidArgumentError:
+            raise  # refused before factoring: the earlier factorization stands
+        except BaseException:
+            self._factors = None
+            raise
         self.dtype = values.dtype
         self._factors = None
-        status = self._lu.refactor(indptr, indices, values, self.shape[0], code)
         self._perturbed = status == _PERTURBED_PIVOTS
 
     def _values_in_csr_order(self, new_values):

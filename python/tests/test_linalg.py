@@ -236,6 +236,21 @@ def test_refactor_refusals():
         tessera.splu(coo).refactor(coo.data)
 
 
+def test_refactor_refusal_keeps_the_factorization():
+    # A matrix refused before factoring (another pattern, the wrong size or
+    # count of values) leaves the earlier factorization: the same solution,
+    # bit for bit, and the same factors.
+    A = random_sparse(50, 50, 0.08, 12)
+    b = np.random.default_rng(3).standard_normal(50)
+    lu = tessera.splu(A)
+    before, L_before = lu.solve(b), lu.L.copy()
+    for bad in (random_sparse(50, 50, 0.08, 13), random_sparse(51, 51, 0.08, 12), A.data[:-1]):
+        with pytest.raises(ValueError):
+            lu.refactor(bad)
+        np.testing.assert_array_equal(lu.solve(b), before)
+        assert (lu.L != L_before).nnz == 0 and lu.dtype == np.float64
+
+
 def test_refactor_after_a_failed_refactorization():
     # A Newton step that diverges (NaN) or lands on singular values fails;
     # the analysis stays, so the next step's values refactor and solve.

@@ -110,6 +110,59 @@ static void test_newton_loop(void) {
   ts_csr_destroy(a);
 }
 
+/* A matrix refused before the numeric phase (another pattern, another
+ * size, symmetric storage, no matrix) leaves the factors as they were: the
+ * next solve gives the earlier solve's bits. Values that are not finite are
+ * refused by the numeric phase, which leaves no factors (lu.h); a refactor
+ * of good values then factors again. */
+static void test_refused_refactor_keeps_factors(void) {
+  const int64_t n = 200;
+  ts_csr *a = lu_test_random(ctx, n, 4, 1, 51);
+  ts_csr *other_pattern = lu_test_random(ctx, n, 4, 1, 52);
+  ts_csr *other_size = lu_test_random(ctx, n + 1, 4, 1, 51);
+  ts_csr *symmetric = lu_test_perturbed_copy(ctx, a, 0.1, 53);
+  ts_csr *not_finite = lu_test_perturbed_copy(ctx, a, 0.0, 54);
+  CHECK(a && other_pattern && other_size && symmetric && not_finite);
+  if (!a || !other_pattern || !other_size || !symmetric || !not_finite)
+    return;
+  symmetric->symmetry = TS_SYMMETRIC;
+  ((double *)not_finite->values)[not_finite->nnz / 2] = NAN;
+  ts_lu_options options = lu_test_options();
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, a));
+  CHECK_OK(ctx, ts_lu_factor(lu, a));
+  double *before = malloc((size_t)n * sizeof *before), *after = malloc((size_t)n * sizeof *after);
+  solve_and_check(lu, a, "before the refused refactors", before);
+  const struct {
+    const char *what;
+    const ts_csr *matrix;
+  } refused[] = {{"another pattern", other_pattern},
+                 {"another size", other_size},
+                 {"symmetric storage", symmetric},
+                 {"no matrix", NULL}};
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+    CHECK_MSG(ts_lu_refactor(lu, refused[k].matrix) == TS_ERROR_INVALID_ARGUMENT, "%s: %s", refused[k].what,
+              ts_last_error(ctx));
+    solve_and_check(lu, a, refused[k].what, after);
+    CHECK_MSG(memcmp(before, after, (size_t)n * sizeof *after) == 0, "%s: the factors changed", refused[k].what);
+  }
+  CHECK(ts_lu_refactor(lu, not_finite) == TS_ERROR_INVALID_MATRIX);
+  CHECK_MSG(strstr(ts_last_error(ctx), "nan") != NULL, "%s", ts_last_error(ctx));
+  CHECK(ts_lu_solve(lu, TS_OP_NONE, 1, before, n, after, n) == TS_ERROR_NOT_FACTORED);
+  CHECK_OK(ctx, ts_lu_refactor(lu, a));
+  solve_and_check(lu, a, "factored again", after);
+  CHECK(memcmp(before, after, (size_t)n * sizeof *after) == 0);
+  free(before);
+  free(after);
+  ts_lu_destroy(lu);
+  ts_csr_destroy(a);
+  ts_csr_destroy(other_pattern);
+  ts_csr_destroy(other_size);
+  ts_csr_destroy(symmetric);
+  ts_csr_destroy(not_finite);
+}
+
 /* The smallest pivot of a refactorization (the singularity policy's look
  * at small pivots) against a pass of the test's own over the stored pivots:
  * the smallest |u_kk| / max|M| rounded to single precision, the first
@@ -266,6 +319,7 @@ int main(void) {
   test_refactor_equals_factor(0, 0);
   test_refactor_equals_factor(1, 1);
   test_newton_loop();
+  test_refused_refactor_keeps_factors();
   test_smallest_pivot();
   test_smallest_pivot_ties();
   test_smallest_pivot_extremes();
