@@ -10,10 +10,13 @@ stable whatever ``kind`` says. Floating-point keys sort as NumPy's do, NaNs
 last; -0.0 sorts before +0.0 (NumPy treats them as equal).
 """
 
+import re
+
 import numpy as np
 
 from . import _arrays, _core
 from ._context import resolve
+from ._errors import InvalidArgumentError
 
 __all__ = ["sort", "argsort", "searchsorted", "SearchPlan", "SEARCH_ALGORITHMS"]
 
@@ -196,7 +199,15 @@ class SearchPlan:
         self.dtype = keys.dtype
         self._key_dtype, code, self._to_key, _ = _key_form(keys.dtype, "a")
         keys = _keys_copy(keys, self._key_dtype, self._to_key)
-        self._plan = _core.SearchPlan(context, code, keys, SEARCH_ALGORITHMS.index(algorithm), bool(sorted_queries))
+        try:
+            self._plan = _core.SearchPlan(context, code, keys, SEARCH_ALGORITHMS.index(algorithm), bool(sorted_queries))
+        except InvalidArgumentError as error:
+            if self._key_dtype == self.dtype:
+                raise
+            # The library saw the converted keys (the same positions): name the caller's type.
+            renamed = InvalidArgumentError(re.sub(r"\(\w+ keys", f"({self.dtype} keys", str(error)))
+            renamed.status = error.status
+            raise renamed from None
         self._context = context
         self.size = keys.shape[0]
 

@@ -147,6 +147,10 @@ def test_search_plan_reused():
 def test_search_refusals():
     with pytest.raises(ValueError, match="key 2 is less than key 1"):
         tessera.searchsorted(np.array([1.0, 3.0, 2.0, 4.0]), [1.0])
+    # Keys the library compares in another type are named in the caller's.
+    for dtype in (np.int64, np.int8, np.uint16, np.float16):
+        with pytest.raises(ValueError, match=rf"key 1 is less than key 0 \({np.dtype(dtype)} keys"):
+            tessera.SearchPlan(np.array([5, 1, 3], dtype=dtype))
     with pytest.raises(ValueError, match="1-D"):
         tessera.searchsorted(np.ones((2, 2)), [1.0])
     with pytest.raises(ValueError, match="side"):
