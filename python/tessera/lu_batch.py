@@ -183,10 +183,13 @@ def splu_batch(matrices, permc_spec=None, **options):
         permc_spec, ordering, matching, perturbation, pivot_threshold,
             float_factors, refine_steps, refine_tolerance, backend, context:
             as for :func:`splu`.
-        check: a member whose factorization fails (singular, values not
-            finite) raises its exception, whose message names the member
-            (True, the default); with False the others are factored all the
-            same and :meth:`SparseLUBatch.failed` lists the failed ones.
+        check: a member whose factorization fails (numerically singular,
+            values not finite) raises its exception, whose message names the
+            member (True, the default); with False the others are factored
+            all the same and :meth:`SparseLUBatch.failed` lists the failed
+            ones. A pattern whose analysis fails (structurally singular)
+            raises whatever ``check`` says, naming the pattern: its members
+            have no analysis to be factored with.
 
     Returns:
         A :class:`SparseLUBatch`.

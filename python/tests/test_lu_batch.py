@@ -87,6 +87,15 @@ def test_a_singular_member_fails_alone():
     np.testing.assert_allclose(x[2], np.linalg.solve(matrices[2].toarray(), np.ones(2)), rtol=1e-12)
 
 
+def test_a_structurally_singular_pattern_fails_the_batch():
+    # No analysis for its members to be factored with, whatever check says.
+    good = sp.csr_matrix(np.array([[4.0, 1.0], [1.0, 3.0]]))
+    empty_row = sp.csr_matrix(np.array([[4.0, 1.0], [0.0, 0.0]]))
+    for check in (True, False):
+        with pytest.raises(tessera.SingularMatrixError, match="pattern 1.*structurally singular"):
+            tessera.splu_batch([good, empty_row], check=check)
+
+
 def test_float32_members_give_float32_solutions():
     A = random_sparse(40, 40, 0.1, 12, dtype=np.float32)
     x = tessera.splu_batch([A, A]).solve(np.ones((2, 40)))
