@@ -209,6 +209,8 @@ def _sources(indices, n):
     if indices is None:
         return list(range(n)), (n,)
     array = np.asarray(indices)
+    if array.size == 0:
+        array = array.astype(np.int64)  # [] is float64 to NumPy: no sources, as SciPy reads it
     if array.dtype.kind not in "iu":
         raise TypeError(f"indices: expected integer vertex numbers, got {array.dtype}")
     flat = array.astype(np.int64).ravel()

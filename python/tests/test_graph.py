@@ -101,6 +101,8 @@ def test_graph_forms_and_types():
     assert single(0).dtype == np.float32
     np.testing.assert_allclose(single(0), csgraph.dijkstra(weighted_graph(50, 3, 6, np.float32), indices=0), rtol=1e-5)
     assert tessera.dijkstra(sp.csr_matrix((4, 4)), indices=2).tolist() == [np.inf, np.inf, 0.0, np.inf]
+    # No sources: a (0, n) result, as SciPy gives.
+    assert tessera.dijkstra(coo, indices=[]).shape == csgraph.dijkstra(coo, indices=[]).shape == (0, 3)
 
 
 def test_bad_graphs_and_arguments():
