@@ -20,6 +20,10 @@
  * When C does not fit, ts_spgemm_blocked() computes C in blocks of rows
  * under the plan's memory budget and assembles it in host memory.
  *
+ * C's pattern is the structural one: every (i, j) that some a_ik * b_kj
+ * reaches is an entry, also where the products cancel to zero (as in
+ * cuSPARSE; SciPy's A @ B drops such entries).
+ *
  * On the GPU a row of C is a tile and a product a_ik * b_kj an atom. Rows
  * are binned by products: when A has at least 32,768 rows, a row of at most
  * 8 entries of A and 64 products takes one thread, which merges its rows of

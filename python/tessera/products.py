@@ -167,7 +167,9 @@ def spgemm(A, B, *, memory_budget=None, return_info=False, context=None):
     Returns:
         C in CSR with sorted column indices: a ``csr_matrix`` when A is a
         SciPy matrix, a ``csr_array`` when it is an array, a
-        ``cupyx.scipy.sparse.csr_matrix`` when A was one.
+        ``cupyx.scipy.sparse.csr_matrix`` when A was one. Its pattern is the
+        structural one: an entry whose products cancel to zero is kept
+        (SciPy drops it; ``C.eliminate_zeros()`` does the same).
     """
     on_device = _arrays.is_cupy_sparse(A)
     host_A = _arrays.host_sparse(A, "A")

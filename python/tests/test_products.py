@@ -171,6 +171,10 @@ def test_spgemm_refusals_and_forms():
     np.testing.assert_allclose(tessera.spgemm(A, A.T.astype(np.float32)).toarray(), (A @ A.T).toarray(), rtol=1e-6)
     empty = tessera.spgemm(sp.csr_matrix((3, 0)), sp.csr_matrix((0, 4)))
     assert empty.shape == (3, 4) and empty.nnz == 0
+    # Products that cancel leave a structural entry holding 0 (SciPy drops it).
+    row, col = sp.csr_matrix(np.array([[1.0, 1.0]])), sp.csr_matrix(np.array([[1.0], [-1.0]]))
+    cancelled = tessera.spgemm(row, col)
+    assert cancelled.nnz == 1 and cancelled.data.tolist() == [0.0] and (row @ col).nnz == 0
 
 
 @pytest.mark.parametrize("path,row", corpus_params(lambda row: row["field"] != "complex" and int(row["nnz"]) <= 200_000))
