@@ -169,7 +169,16 @@ PyObject *tspy_execute_pair(tspy_context *context, const tspy_pair *pair,
   const tspy_binding bindings[2] = {{&in, true, false, pair->in_cache}, {&out, pair->read_out, true, pair->out_cache}};
   tspy_call call;
   tspy_call_begin(context, &call);
-  ts_status status = tspy_run_bound(context->ctx, bindings, 2, run, user);
+  void *stream = pair->order_stream;
+  ts_status status = stream ? ts_context_wait_for_stream(context->ctx, stream) : TS_SUCCESS;
+  if (status == TS_SUCCESS)
+    status = tspy_run_bound(context->ctx, bindings, 2, run, user);
+  if (stream) {
+    /* Also after a failed run: the stream's later work must not overtake
+     * whatever the context had queued. */
+    const ts_status ordered = ts_stream_wait_for_context(context->ctx, stream);
+    status = status == TS_SUCCESS ? ordered : status;
+  }
   int interrupted = tspy_call_end(&call);
   tspy_operand_release(&in);
   tspy_operand_release(&out);

@@ -75,9 +75,12 @@ static PyObject *search_execute(tspy_search *self, PyObject *args) {
     PyErr_Format(PyExc_ValueError, "searchsorted: %lld queries", count);
     return NULL;
   }
-  const tspy_pair pair = {queries, (size_t)count * self->key_size,  "queries", NULL,
-                          results, (size_t)count * sizeof(int64_t), "results", NULL,
-                          false};
+  const tspy_pair pair = {.in = queries,
+                          .in_bytes = (size_t)count * self->key_size,
+                          .in_name = "queries",
+                          .out = results,
+                          .out_bytes = (size_t)count * sizeof(int64_t),
+                          .out_name = "results"};
   search_batch batch = {self->plan, upper ? TS_BOUND_UPPER : TS_BOUND_LOWER, count};
   return tspy_execute_pair(self->context, &pair, search_run, &batch);
 }

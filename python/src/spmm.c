@@ -90,7 +90,15 @@ static PyObject *spmm_execute(tspy_spmm *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OO|dd", &b, &c, &alpha, &beta))
     return NULL;
   /* C's input is read only when beta != 0. */
-  const tspy_pair pair = {b, self->b_bytes, "B", &self->b_cache, c, self->c_bytes, "C", &self->c_cache, beta != 0.0};
+  const tspy_pair pair = {.in = b,
+                          .in_bytes = self->b_bytes,
+                          .in_name = "B",
+                          .in_cache = &self->b_cache,
+                          .out = c,
+                          .out_bytes = self->c_bytes,
+                          .out_name = "C",
+                          .out_cache = &self->c_cache,
+                          .read_out = beta != 0.0};
   spmm_product product = {self->plan, alpha, beta};
   return tspy_execute_pair(self->context, &pair, spmm_run, &product);
 }

@@ -64,14 +64,24 @@ static ts_status spmv_run(void *user, ts_buffer **buffers) {
 }
 
 static PyObject *spmv_execute(tspy_spmv *self, PyObject *args) {
-  PyObject *x, *y;
+  PyObject *x, *y, *stream = NULL;
   double alpha = 1.0, beta = 0.0;
-  if (!PyArg_ParseTuple(args, "OO|dd", &x, &y, &alpha, &beta))
+  if (!PyArg_ParseTuple(args, "OO|ddO", &x, &y, &alpha, &beta, &stream))
+    return NULL;
+  void *order_stream = stream ? PyLong_AsVoidPtr(stream) : NULL;
+  if (!order_stream && PyErr_Occurred())
     return NULL;
   /* y's input is read only when beta != 0. */
-  const tspy_pair pair = {x,          (size_t)self->x_count * self->value_size, "x", &self->x_cache,
-                          y,          (size_t)self->y_count * self->value_size, "y", &self->y_cache,
-                          beta != 0.0};
+  const tspy_pair pair = {.in = x,
+                          .in_bytes = (size_t)self->x_count * self->value_size,
+                          .in_name = "x",
+                          .in_cache = &self->x_cache,
+                          .out = y,
+                          .out_bytes = (size_t)self->y_count * self->value_size,
+                          .out_name = "y",
+                          .out_cache = &self->y_cache,
+                          .read_out = beta != 0.0,
+                          .order_stream = order_stream};
   spmv_product product = {self->plan, alpha, beta};
   return tspy_execute_pair(self->context, &pair, spmv_run, &product);
 }
@@ -98,7 +108,8 @@ static PyObject *spmv_bytes(tspy_spmv *self, void *closure) {
 
 static PyMethodDef spmv_methods[] = {
     {"execute", (PyCFunction)spmv_execute, METH_VARARGS,
-     "execute(x, y, alpha=1.0, beta=0.0): y = alpha op(A) x + beta y (arrays or device addresses)."},
+     "execute(x, y, alpha=1.0, beta=0.0, stream=0): y = alpha op(A) x + beta y (arrays or device addresses), "
+     "ordered with a CUDA stream (an int; 0: none) as Context._wait_for_stream and _stream_wait would."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef spmv_getset[] = {

@@ -145,11 +145,16 @@ typedef struct tspy_pair {
   const char *out_name;
   tspy_cache *out_cache;
   bool read_out;
+  /* A caller's CUDA stream to order the run with (NULL: none): the context
+   * waits for its work before the run, and it waits for the context's after
+   * (ts_context_wait_for_stream, ts_stream_wait_for_context), under the
+   * same lock as the run. */
+  void *order_stream;
 } tspy_pair;
 
 /* Take both operands (refused if they overlap), run(user, buffers) on them
- * with the context's lock held and the GIL released; None, or NULL with the
- * exception. */
+ * with the context's lock held and the GIL released, ordered with
+ * pair->order_stream; None, or NULL with the exception. */
 PyObject *tspy_execute_pair(tspy_context *context, const tspy_pair *pair,
                             ts_status (*run)(void *user, ts_buffer **buffers), void *user);
 

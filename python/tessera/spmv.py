@@ -148,17 +148,9 @@ class SpMV:
         ):
             if y is None:
                 y, beta = cupy.empty(rows, self.dtype), 0.0
-            # DeviceOrder's work, inline: this is the path where its cost shows.
-            context = self._context
+            # DeviceOrder's work, in the same library call as the product: this is the path where its cost shows.
             stream = cupy.cuda.get_current_stream().ptr or _arrays.LEGACY_STREAM
-            if stream == context.stream:
-                self._plan.execute(x.data.ptr, y.data.ptr, alpha, beta)
-                return y
-            context._wait_for_stream(stream)
-            try:
-                self._plan.execute(x.data.ptr, y.data.ptr, alpha, beta)
-            finally:
-                context._stream_wait(stream)
+            self._plan.execute(x.data.ptr, y.data.ptr, alpha, beta, 0 if stream == self._context.stream else stream)
             return y
         x = _arrays.device_vector(x, self.shape[1], self.dtype, "x", self._context)
         if y is None:
