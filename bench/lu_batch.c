@@ -25,7 +25,7 @@
  * Usage: lu_batch [options] [CSV_PATH]  (default bench-out/lu_batch.csv)
  *   --sets LIST       circuit-1k, laplacian-1k, circuit-10k, laplacian-10k, mixed (default all)
  *   --members N       members of the uniform sets (default 1000)
- *   --widths LIST     tessera's members per warp to try besides its rule (default 32,8,2)
+ *   --widths LIST     members per warp of tessera's factorization to try besides its rule (default 32,8,2)
  *   --repeat N        refactorizations and solves timed (median; default 5)
  *   --klu-members N   members KLU and the host batch run on the large sets (default 100)
  *   --budget S        start no further run after S seconds (default 200; the tables are written)

@@ -443,21 +443,29 @@
 
 /* ---- LU batches on the GPU (lu/batch/) ------------------------------------------ */
 
-/* Members per warp: a warp serves up to this many members of one pattern
- * in lockstep, their values interleaved; a pattern with fewer members
- * takes the next power of two. When a pattern's factorization updates,
- * on average, more than TSI_LU_BATCH_LANE_UPDATES entries of a column per
- * step and lane, members get more lanes each (fewer members per warp), down
- * to one member per warp. Both unmeasured: the benchmark's width sweep
- * (bench/lu_batch) is where they get their values. */
+/* Members per group of the batch's layout: the values of up to this many
+ * members of one pattern are interleaved, and a warp of the solves serves
+ * them in lockstep (a pattern with fewer members takes the next power of
+ * two). The factorization takes them this many to a warp too while its
+ * steps update, on average, at most TSI_LU_BATCH_LANE_UPDATES entries of a
+ * column; past that, TSI_LU_BATCH_NARROW_MEMBERS to a warp (the others'
+ * lanes split each member's updates). Measured (bench/notes/lu-batch.md,
+ * 2026-12-06): circuits at 2.9 updates a step fastest at 32; 2-D
+ * Laplacians at 19.5 and 59.5 fastest at 2, ahead of 1, 4 and 8. */
 #define TSI_LU_BATCH_WARP_MEMBERS 32
 #define TSI_LU_BATCH_LANE_UPDATES 4.0
+#define TSI_LU_BATCH_NARROW_MEMBERS 2
 /* The factorization's update map (an int32 per update) up to this many
  * bytes; past it, targets are found by binary search. */
 #define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
 /* Updates of a column step a lane issues together (their loads before their
  * stores, to overlap the latencies; registers grow with it). */
 #define TSI_LU_BATCH_UPDATE_GROUP 8
+/* Doubles of shared memory a warp of the factorization stages a column in
+ * (its positions times the members of the warp): a column that fits is
+ * accumulated there instead of in the factors (two blocks of eight warps
+ * take 192 KiB of an SM). */
+#define TSI_LU_BATCH_STAGE_DOUBLES 1536
 /* Tickets a warp takes at once from the dataflow counter (fewer atomics on
  * one address). */
 #define TSI_LU_BATCH_TICKET_RUN 4

@@ -8,7 +8,9 @@
  * steps must equal the single-system LU's bit for bit, for several member
  * widths (1, 2, 8, 32 members per warp and the rule), with and without the
  * update map, for uniform and mixed batches, float factors, and members with
- * tiny pivots (which the GPU marks for the host). What this does not run:
+ * tiny pivots (which the GPU marks for the host), with odd columns
+ * accumulated in a separate stage as the device's shared memory holds them.
+ * What this does not run:
  * the device's lane split (S > 1), its atomics, waits and memory fences. */
 #include "test_lu_batch_common.h"
 
@@ -23,7 +25,8 @@ typedef struct emulated {
   double *values, *a_values;
   unsigned long long *max_bits;
   int32_t *perturbed, *bad;
-  char *done; /* a ticket's column or row finished, per (group, index) */
+  char *done;    /* a ticket's column or row finished, per (group, index) */
+  double *stage; /* the device's shared accumulator of a column (odd columns use it), NaN between uses */
 } emulated;
 
 static const tsi_lu_batch_pattern_gpu *pattern_of_column(const emulated *e, int32_t column) {
@@ -64,11 +67,11 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
     const int32_t column = tickets[2 * t];
     const tsi_lu_batch_pattern_gpu *P = pattern_of_column(e, column);
     const int64_t k = column - P->col_base;
-    /* The factorization's ticket is a group; a solve's a run of 32 / width
-     * groups (tsi_lu_batch_ticket_groups). */
+    /* The factorization's ticket is one of its groups; a solve's a run of
+     * 32 / width groups of the layout (tsi_lu_batch_ticket_groups). */
     const int32_t per = what == 0 ? 1 : 32 / P->width;
     for (int64_t g = (int64_t)tickets[2 * t + 1] * per; g < (int64_t)(tickets[2 * t + 1] + 1) * per; g++) {
-      if (g >= P->groups)
+      if (g >= (what == 0 ? P->factor_groups : P->groups))
         break;
       const char *done = e->done + P->flag_base + g * P->n;
       if (what == 0) {
@@ -81,12 +84,12 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
         for (int64_t x = plan->urow_ptr[P->ptr_base + k]; x < plan->urow_ptr[P->ptr_base + k + 1]; x++)
           late += !done[plan->urow_col[P->urow_base + x]];
       }
-      for (int b = 0; b < P->width; b++) {
+      for (int b = 0; b < (what == 0 ? P->factor_width : P->width); b++) {
         const int64_t lane = P->lane_base + g * P->width + b;
         const double *v = e->values + P->value_base + tsi_lu_batch_offset(P, g, b, P->lu_nnz);
         const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
         if (what == 0)
-          tsi_lu_batch_column(&e->args, P, k, g, b, 0, 1);
+          tsi_lu_batch_column(&e->args, P, k, g, b, 0, 1, k % 2 ? e->stage + b : NULL);
         else if (what == 1)
           tsi_lu_batch_lower_row(&e->args, P, k, v, rhs[lane] + vo, y + vo);
         else
@@ -97,10 +100,73 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
       e->done[P->flag_base + g * P->n + k] = 1;
     }
   }
-  CHECK_MSG(covered == plan->flags && processed == plan->flags,
-            "schedule %d: %lld of %lld (column, group) pairs covered, %lld run", what, (long long)covered,
-            (long long)plan->flags, (long long)processed);
+  int64_t pairs = 0;
+  for (int64_t p = 0; p < plan->pattern_count; p++)
+    pairs += plan->pattern[p].n * (what == 0 ? plan->pattern[p].factor_groups : plan->pattern[p].groups);
+  CHECK_MSG(covered == pairs && processed == pairs, "schedule %d: %lld of %lld (column, group) pairs covered, %lld run",
+            what, (long long)covered, (long long)pairs, (long long)processed);
   CHECK_MSG(late == 0, "schedule %d: %lld dependencies come after their ticket", what, (long long)late);
+}
+
+/* Every schedule's wait lists imply every dependency: for each index, the
+ * indices reachable through the wait lists from its own include all its
+ * dependencies, and the lists are parts of the dependencies. */
+static void check_waits(const tsi_lu_batch_plan *plan) {
+  for (int64_t p = 0; p < plan->pattern_count; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    const int64_t n = P->n;
+    int64_t *reached = malloc((size_t)(n + 1) * sizeof(int64_t));
+    int32_t *stack = malloc((size_t)(n + 1) * sizeof(int32_t));
+    CHECK(reached && stack);
+    if (!reached || !stack) {
+      free(reached);
+      free(stack);
+      return;
+    }
+    int64_t full = 0, kept = 0;
+    for (int w = 0; w < 3; w++) {
+      const int64_t *col_ptr = plan->col_ptr + P->ptr_base;
+      const int64_t *lrow = plan->lrow_ptr + P->ptr_base, *urow = plan->urow_ptr + P->ptr_base;
+      const int64_t *begin = w == 0 ? col_ptr : w == 1 ? lrow : urow;
+      const int64_t *end = w == 0 ? plan->diag_pos + P->col_base : w == 1 ? lrow + 1 : urow + 1;
+      const int32_t *deps = w == 0   ? plan->row_idx + P->lu_base
+                            : w == 1 ? plan->lrow_col + P->lrow_base
+                                     : plan->urow_col + P->urow_base;
+      const int64_t *wait_ptr = plan->wait_ptr[w] + P->ptr_base;
+      const int32_t *wait = plan->wait_idx[w];
+      for (int64_t i = 0; i < n; i++)
+        reached[i] = -1;
+      for (int64_t i = 0; i < n; i++) {
+        int64_t top = 0;
+        for (int64_t q = wait_ptr[i]; q < wait_ptr[i + 1]; q++) {
+          bool listed = false;
+          for (int64_t d = begin[i]; d < end[i] && !listed; d++)
+            listed = deps[d] == wait[q];
+          CHECK_MSG(listed, "schedule %d, index %lld: waits on %d, not a dependency", w, (long long)i, wait[q]);
+          if (reached[wait[q]] != i) {
+            reached[wait[q]] = i;
+            stack[top++] = wait[q];
+          }
+        }
+        while (top > 0) {
+          const int32_t j = stack[--top];
+          for (int64_t q = wait_ptr[j]; q < wait_ptr[j + 1]; q++)
+            if (reached[wait[q]] != i) {
+              reached[wait[q]] = i;
+              stack[top++] = wait[q];
+            }
+        }
+        for (int64_t d = begin[i]; d < end[i]; d++)
+          CHECK_MSG(reached[deps[d]] == i, "schedule %d, index %lld: dependency %d not implied by its waits", w,
+                    (long long)i, deps[d]);
+        full += end[i] - begin[i];
+        kept += wait_ptr[i + 1] - wait_ptr[i];
+      }
+    }
+    CHECK(kept <= full);
+    free(reached);
+    free(stack);
+  }
 }
 
 /* Emulate the GPU batch: factor and solve; compare each member that the GPU
@@ -117,10 +183,13 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   CHECK_OK(ctx, tsi_lu_batch_plan_build(batch, &e.plan));
   tsi_lu_batch_plan *plan = &e.plan;
   CHECK(!no_map ? plan->map != NULL : plan->map == NULL);
+  check_waits(plan);
   for (int64_t p = 0; p < patterns; p++) {
     const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
-    CHECK(width == 0 || P->width == width);
+    CHECK(width == 0 || P->factor_width == (width < P->width ? width : P->width));
     CHECK(P->width >= 1 && P->width <= 32 && (P->width & (P->width - 1)) == 0);
+    CHECK(P->factor_width >= 1 && P->width % P->factor_width == 0);
+    CHECK((int64_t)P->factor_groups * P->factor_width == (int64_t)P->groups * P->width);
     CHECK((int64_t)P->groups * P->width >= P->members && (int64_t)(P->groups - 1) * P->width < P->members);
   }
   e.values = calloc((size_t)plan->factor_values + 1, sizeof(double));
@@ -129,6 +198,16 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   e.perturbed = calloc((size_t)plan->lanes + 1, sizeof *e.perturbed);
   e.bad = calloc((size_t)plan->lanes + 1, sizeof *e.bad);
   e.done = calloc((size_t)plan->flags + 1, 1);
+  int64_t longest = 0;
+  for (int64_t c = 0; c < plan->columns; c++) {
+    const tsi_lu_batch_pattern_gpu *P = pattern_of_column(&e, (int32_t)c);
+    const int64_t k = c - P->col_base, length = plan->col_ptr[P->ptr_base + k + 1] - plan->col_ptr[P->ptr_base + k];
+    longest = length > longest ? length : longest;
+  }
+  e.stage = malloc((size_t)(longest * 32 + 1) * sizeof(double));
+  CHECK(e.stage != NULL);
+  for (int64_t i = 0; i < longest * 32 + 1; i++)
+    e.stage[i] = NAN;
   tsi_lu_batch_args *a = &e.args;
   a->pattern = plan->pattern;
   a->pattern_count = plan->pattern_count;
@@ -283,6 +362,7 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   free(e.perturbed);
   free(e.bad);
   free(e.done);
+  free(e.stage);
   tsi_lu_batch_plan_free(plan);
   ts_lu_batch_destroy(batch);
 }

@@ -2,11 +2,13 @@
  * per factorization and per solve a handful of launches for the whole
  * batch, every pattern and member at once.
  *
- * Members in lockstep: the members of a pattern go `width` to a warp, their
- * values interleaved (batch_kernels.h), so that the warp's lanes run the
- * same column operation for their members on consecutive doubles; a
- * pattern with few members, or long column updates, gives each member
- * several lanes (32 / width). The batch's parallelism (groups of members)
+ * Members in lockstep: the members of a pattern go `width` to a group,
+ * their values interleaved (batch_kernels.h), so that a warp's lanes run
+ * the same operation for their members on consecutive doubles; a pattern
+ * with few members, or long column updates, gives each member several
+ * lanes of the factorization (32 / factor_width), wherever in the layout
+ * its values lie, and the solves keep a lane a member on whole groups
+ * (their rows' loads coalesced). The batch's parallelism (groups of members)
  * combines with the levels' (columns of a level) in one dataflow launch per
  * phase: warps take (column, group) tickets in the merged level order and
  * wait only for the columns each reads (Liu, Li, Hou and Vinter, Euro-Par
@@ -61,10 +63,16 @@ typedef struct tsi_lu_batch_device {
   int32_t epoch;
   unsigned long long *counter;
   int flow_blocks[3];
+  int stage_doubles; /* the factorization's shared accumulator per warp, doubles */
   /* host copies of the outcomes */
   int32_t *perturbed_host, *bad_host, *b_bad_host;
   tsi_lu_batch_refine_state *state_host;
 } tsi_lu_batch_device;
+
+/* Bytes of the factorization's shared accumulators in a block. */
+static size_t stage_bytes(const tsi_lu_batch_device *dev) {
+  return (size_t)dev->stage_doubles * WARPS * sizeof(double);
+}
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
@@ -177,8 +185,33 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
+enum { WAIT_GROUP = 8 };
+
+/* Wait until the marks of deps[q] hold the epoch for q = first, first +
+ * stride, ... below hi: WAIT_GROUP marks read together per round (a lane
+ * of a long row or column has many, and each read is a trip to L2). */
+__device__ __forceinline__ void wait_marks(const int32_t *deps, int64_t first, int64_t hi, int64_t stride,
+                                           const int32_t *marks, int32_t epoch) {
+  for (int64_t q = first; q < hi; q += WAIT_GROUP * stride) {
+    const volatile int32_t *mark[WAIT_GROUP];
+#pragma unroll
+    for (int c = 0; c < WAIT_GROUP; c++)
+      mark[c] = q + c * stride < hi ? marks + deps[q + c * stride] : NULL;
+    bool ready;
+    do {
+      ready = true;
+#pragma unroll
+      for (int c = 0; c < WAIT_GROUP; c++)
+        if (mark[c] && *mark[c] != epoch)
+          ready = false;
+    } while (!ready);
+  }
+}
+
 /* Wait until every index deps[lo .. hi) of the group's marks holds the
- * epoch (the lanes split the list), then order what follows after it. */
+ * epoch (the lanes split the list, a mark at a time: a pruned column's
+ * list is short, and the factorization has no registers to spare), then
+ * order what follows after it. */
 __device__ __forceinline__ void wait_for(const int32_t *deps, int64_t lo, int64_t hi, const int32_t *marks,
                                          int32_t epoch, int lane) {
   for (int64_t q = lo + lane; q < hi; q += 32) {
@@ -214,7 +247,10 @@ template <int SCHEDULE>
 __global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_FACTOR ? 2 : 4))
     flow_kernel(tsi_lu_batch_args a, const int32_t *tickets, int64_t count, int32_t *ready, int32_t epoch,
                 unsigned long long *counter, int first_solve, const double *b_il, double *y, double *x0, double *x1,
-                const double *r0, const double *r1, const tsi_lu_batch_refine_state *state) {
+                const double *r0, const double *r1, const tsi_lu_batch_refine_state *state, int stage_doubles) {
+  /* The factorization's accumulators: stage_doubles per warp (dynamic
+   * shared memory; none for the solves). */
+  extern __shared__ double stage_slab[];
   const int lane = threadIdx.x & 31;
   for (;;) {
     unsigned long long start = 0;
@@ -228,31 +264,33 @@ __global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDU
       const int32_t column = tickets[2 * t];
       const tsi_lu_batch_pattern_gpu P = a.pattern[a.col_pattern[column]];
       const int64_t k = column - P.col_base;
-      const int B = P.width;
       if (SCHEDULE == SCHEDULE_FACTOR) {
-        /* One group: member b of it on lanes s = 0 .. 32 / B - 1. */
+        /* One factorization group: member b of it on lanes s = 0 .. 32 / B - 1. */
+        const int B = P.factor_width;
         const int64_t g = tickets[2 * t + 1];
         int32_t *marks = ready + P.flag_base + g * P.n;
-        const int64_t begin = a.col_ptr[P.ptr_base + k], diag = a.diag_pos[P.col_base + k];
-        wait_for(a.row_idx + P.lu_base, begin, diag, marks, epoch, lane);
-        tsi_lu_batch_column(&a, &P, k, g, lane % B, lane / B, 32 / B);
+        const int64_t begin = a.col_ptr[P.ptr_base + k];
+        const int64_t *waits = a.wait_ptr[SCHEDULE_FACTOR] + P.ptr_base + k;
+        wait_for(a.wait_idx[SCHEDULE_FACTOR], waits[0], waits[1], marks, epoch, lane);
+        /* The column in shared memory when it fits the warp's part. */
+        const int64_t length = a.col_ptr[P.ptr_base + k + 1] - begin;
+        double *stage =
+            length * B <= stage_doubles ? stage_slab + (int64_t)(threadIdx.x / 32) * stage_doubles + lane % B : NULL;
+        tsi_lu_batch_column(&a, &P, k, g, lane % B, lane / B, 32 / B, stage);
         publish(marks, k, epoch, lane);
         continue;
       }
       /* A run of 32 / B groups, a lane a member: lane (gi, b) serves member
        * b of group run * 32 / B + gi, waiting on that group's marks. */
       const bool lower = SCHEDULE == SCHEDULE_LOWER;
-      const int64_t *ptr = (lower ? a.lrow_ptr : a.urow_ptr) + P.ptr_base;
-      const int32_t *cols = (lower ? a.lrow_col : a.urow_col) + (lower ? P.lrow_base : P.urow_base);
+      const int64_t *waits = a.wait_ptr[SCHEDULE] + P.ptr_base + k;
+      const int B = P.width;
       const int b = lane % B;
       const int64_t g = (int64_t)tickets[2 * t + 1] * (32 / B) + lane / B;
       const bool valid = g < P.groups;
       int32_t *marks = ready + P.flag_base + (valid ? g : 0) * P.n;
-      for (int64_t q = ptr[k] + b; valid && q < ptr[k + 1]; q += B) {
-        const volatile int32_t *mark = marks + cols[q];
-        while (*mark != epoch) {
-        }
-      }
+      if (valid)
+        wait_marks(a.wait_idx[SCHEDULE], waits[0] + b, waits[1], B, marks, epoch);
       __syncwarp();
       __threadfence();
       if (valid) {
@@ -416,6 +454,12 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
                           a->col_scale,
                           a->entry_row_scale,
                           a->entry_col_scale,
+                          a->wait_ptr[0],
+                          a->wait_ptr[1],
+                          a->wait_ptr[2],
+                          a->wait_idx[0],
+                          a->wait_idx[1],
+                          a->wait_idx[2],
                           dev->ticket[0],
                           dev->ticket[1],
                           dev->ticket[2],
@@ -524,6 +568,10 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   TSI_UP(a->urow_pos, plan.urow_pos, plan.u_nnz, int64_t, "rows of U");
   if (plan.map)
     TSI_UP(a->map, plan.map, plan.map_size, int32_t, "the update map");
+  for (int w = 0; w < 3; w++) {
+    TSI_UP(a->wait_ptr[w], plan.wait_ptr[w], plan.ptrs, int64_t, "wait lists");
+    TSI_UP(a->wait_idx[w], plan.wait_idx[w], plan.waits[w], int32_t, "wait lists");
+  }
   TSI_UP(dev->ticket[0], plan.factor_ticket, 2 * plan.factor_tickets, int32_t, "factorization tickets");
   TSI_UP(dev->ticket[1], plan.lower_ticket, 2 * plan.lower_tickets, int32_t, "L solve tickets");
   TSI_UP(dev->ticket[2], plan.upper_ticket, 2 * plan.upper_tickets, int32_t, "U solve tickets");
@@ -584,14 +632,24 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   }
   /* Resident blocks of the dataflow kernel: enough warps to keep it busy,
    * never more blocks than there is work for. */
-  int device = 0, sms = 1, per_sm = 1;
+  int device = 0, sms = 1, per_sm = 1, optin = 0;
   if (st == TS_SUCCESS) {
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
       err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    /* The factorization's shared accumulators: TSI_LU_BATCH_STAGE_DOUBLES a
+     * warp, fewer where the device's blocks cannot hold two blocks' worth. */
+    if (err == cudaSuccess)
+      err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err == cudaSuccess) {
+      const int64_t most = (int64_t)optin / 2 / (WARPS * (int64_t)sizeof(double));
+      dev->stage_doubles = (int)(most < TSI_LU_BATCH_STAGE_DOUBLES ? most : TSI_LU_BATCH_STAGE_DOUBLES);
+      err = cudaFuncSetAttribute(flow_kernel<SCHEDULE_FACTOR>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)stage_bytes(dev));
+    }
     for (int s = 0; s < 3 && err == cudaSuccess; s++) {
-      err = s == SCHEDULE_FACTOR
-                ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flow_kernel<SCHEDULE_FACTOR>, THREADS, 0)
+      err = s == SCHEDULE_FACTOR ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flow_kernel<SCHEDULE_FACTOR>,
+                                                                                 THREADS, stage_bytes(dev))
             : s == SCHEDULE_LOWER
                 ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flow_kernel<SCHEDULE_LOWER>, THREADS, 0)
                 : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flow_kernel<SCHEDULE_UPPER>, THREADS, 0);
@@ -645,9 +703,9 @@ static ts_status run_flow(ts_lu_batch *batch, tsi_lu_batch_device *dev, int s, i
     return tsi_cuda_error(batch->ctx, err, "%s: clearing the ticket counter", op);
   const int32_t epoch = ++dev->epoch;
 #define TSI_FLOW(S)                                                                                                    \
-  flow_kernel<S><<<dev->flow_blocks[s], THREADS, 0, stream>>>(dev->args, dev->ticket[s], dev->tickets[s], dev->ready,  \
-                                                              epoch, dev->counter, first_solve, dev->b, dev->y,        \
-                                                              dev->x[0], dev->x[1], dev->r[0], dev->r[1], dev->state)
+  flow_kernel<S><<<dev->flow_blocks[s], THREADS, S == SCHEDULE_FACTOR ? stage_bytes(dev) : 0, stream>>>(               \
+      dev->args, dev->ticket[s], dev->tickets[s], dev->ready, epoch, dev->counter, first_solve, dev->b, dev->y,        \
+      dev->x[0], dev->x[1], dev->r[0], dev->r[1], dev->state, dev->stage_doubles)
   if (s == SCHEDULE_FACTOR)
     TSI_FLOW(SCHEDULE_FACTOR);
   else if (s == SCHEDULE_LOWER)

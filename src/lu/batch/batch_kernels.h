@@ -3,14 +3,17 @@
  * S lanes a member), and the tests call them on the host to check the plan
  * and the arithmetic against the single-system LU. C and CUDA.
  *
- * Layout. The members of a pattern go `width` (B) to a group; a group's
- * values are interleaved: entry p of member b of group g is at
- * base + (g * len + p) * B + b, so the B lanes of a warp that serve the
- * group read B consecutive doubles for each entry. With B < 32, S = 32 / B
- * lanes serve each member: the factorization splits a column's updates
- * among them (each lane its own positions, so the arithmetic of every entry
- * is the one-lane arithmetic); the solves and the residual run on the
- * member's first lane only, in the host's order.
+ * Layout. The members of a pattern go `width` (W, 32 unless the pattern
+ * has fewer members) to a group; a group's values are interleaved: entry p
+ * of member w of group g is at base + (g * len + p) * W + w, so the W lanes
+ * of a warp that serve the group read W consecutive doubles for each entry.
+ * The solves and the residual give each member one lane, in the host's
+ * order. The factorization takes its members `factor_width` (B, a divisor
+ * of W) to a warp: with B < 32, S = 32 / B lanes serve each member and
+ * split a column's updates among them (each lane its own positions, so the
+ * arithmetic of every entry is the one-lane arithmetic). Its group g of B
+ * members holds members g * B onwards, wherever they lie in the layout:
+ * long columns want many lanes a member, the solves' rows wide groups.
  *
  * Arithmetic. Every product and difference is rounded on its own (no fused
  * multiply-add) and in the order of the host's code (numeric_cpu_impl.h,
@@ -46,8 +49,8 @@ typedef struct tsi_lu_batch_pattern_gpu {
   int64_t a_base;               /* in the arrays of nnz_a entries */
   int64_t lrow_base, urow_base; /* in the strict L and U rows */
   int64_t map_base;             /* in the update map */
-  int64_t flag_base;            /* in the ready marks (groups * n) */
-  int64_t lane_base;            /* in the per-lane arrays (groups * width) */
+  int64_t flag_base;            /* in the ready marks (factor_groups * n) */
+  int64_t lane_base;            /* in the per-lane arrays (groups * width; lane = member index) */
   int64_t value_base;           /* interleaved factors: groups * lu_nnz * width */
   int64_t a_value_base;         /* interleaved values of A: groups * nnz_a * width */
   int64_t vector_base;          /* interleaved vectors: groups * n * width */
@@ -55,6 +58,7 @@ typedef struct tsi_lu_batch_pattern_gpu {
   int64_t user_vector_base;     /* its first member's entries in the caller's vectors */
   int64_t first_member;         /* its first member's index */
   int32_t members, width, groups;
+  int32_t factor_width, factor_groups; /* the factorization's members per warp, and its groups (every lane) */
 } tsi_lu_batch_pattern_gpu;
 
 /* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
@@ -75,6 +79,9 @@ typedef struct tsi_lu_batch_args {
   const int64_t *col_ptr, *map_ptr, *a_row_ptr, *lrow_ptr, *urow_ptr, *diag_pos;
   const int32_t *row_perm, *col_perm, *col_pattern, *row_idx, *source, *a_col, *lrow_col, *urow_col, *map;
   const int64_t *lrow_pos, *urow_pos;
+  /* what each schedule's ticket waits on (the plan's wait lists) */
+  const int64_t *wait_ptr[3];
+  const int32_t *wait_idx[3];
   const double *row_scale, *col_scale, *entry_row_scale, *entry_col_scale;
   double *values;         /* interleaved factors */
   const double *a_values; /* interleaved values of A, unscaled */
@@ -87,11 +94,13 @@ typedef struct tsi_lu_batch_args {
   int perturb, single;
 } tsi_lu_batch_args;
 
-/* The tickets of one column or row of pattern P: one per group, or with
- * `joined` (the solves, a lane a member) one per run of 32 / width groups;
- * run r holds groups r * 32 / width onwards. */
+/* The tickets of one column or row of pattern P: one per factorization
+ * group, or with `joined` (the solves, a lane a member) one per run of
+ * 32 / width groups; run r holds groups r * 32 / width onwards. */
 TSI_BATCH_HD int32_t tsi_lu_batch_ticket_groups(const tsi_lu_batch_pattern_gpu *P, int joined) {
-  const int32_t per = joined ? 32 / P->width : 1;
+  if (!joined)
+    return P->factor_groups;
+  const int32_t per = 32 / P->width;
   return (P->groups + per - 1) / per;
 }
 
@@ -172,9 +181,58 @@ TSI_BATCH_HD int64_t tsi_batch_find_row(const int32_t *rows, int64_t lo, int64_t
 
 /* ---- the factorization: one column, one lane ------------------------------------- */
 
+/* Up to TSI_LU_BATCH_UPDATE_GROUP updates of one step of a lane: their
+ * targets (offsets in the column) and the entries of L they subtract. */
+typedef struct tsi_lu_batch_update_group {
+  int32_t target[TSI_LU_BATCH_UPDATE_GROUP];
+  double l[TSI_LU_BATCH_UPDATE_GROUP];
+} tsi_lu_batch_update_group;
+
+/* Load the lane's updates i = first, first + S, ... (at most a group, below
+ * length) of the step by column j (L(:, j) at l_begin; map: the column's
+ * update map at the step's first update, or NULL to search rows [lo, hi) of
+ * the column, which starts at `begin`). Only finished columns and the plan
+ * are read, so a group may be loaded before the step before it is applied. */
+TSI_BATCH_HD void tsi_lu_batch_load_updates(tsi_lu_batch_update_group *u, const double *v, int64_t B,
+                                            const int32_t *map, const int32_t *rows, int64_t begin, int64_t lo,
+                                            int64_t hi, int64_t l_begin, int64_t first, int64_t length, int64_t S) {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+    const int64_t at = first + (int64_t)c * S;
+    if (at < length) {
+      u->target[c] = map ? map[at] : (int32_t)(tsi_batch_find_row(rows, lo, hi, rows[l_begin + at]) - begin);
+      u->l[c] = tsi_batch_load_final(&v[(l_begin + at) * B]);
+    } else {
+      u->target[c] = 0;
+      u->l[c] = 0.0;
+    }
+  }
+}
+
+/* Apply a loaded group to the accumulator x (stride B): x(t) -= l * u, the
+ * loads of the targets before the stores (the targets are distinct rows). */
+TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u, double *x, int64_t B, double pivot_u,
+                                             int64_t first, int64_t length, int64_t S) {
+  double old[TSI_LU_BATCH_UPDATE_GROUP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+    old[c] = first + (int64_t)c * S < length ? x[(int64_t)u->target[c] * B] : 0.0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+    if (first + (int64_t)c * S < length)
+      x[(int64_t)u->target[c] * B] = tsi_batch_sub(old[c], tsi_batch_mul(u->l[c], pivot_u));
+}
+
 /*
- * Column k of pattern P for member lane b of group g, lane s of the S that
- * serve the member (s = 0, S = 1 on the host): the left-looking column of
+ * Column k of pattern P for member b of factorization group g (member
+ * g * factor_width + b), lane s of the S that serve it (s = 0, S = 1 on the
+ * host): the left-looking column of
  * numeric_cpu_impl.h (Gilbert and Peierls 1988 with the pattern known), the
  * accumulator being the column's own positions: x = M(:, k); for each j of
  * U(:, k) in increasing order, x -= L(:, j) * x(j) (skipped where x(j) is
@@ -185,12 +243,19 @@ TSI_BATCH_HD int64_t tsi_batch_find_row(const int32_t *rows, int64_t lo, int64_t
  * columns j. A zero or tiny pivot is replaced (perturbation on) or left
  * (then the member's factors are garbage from here on, and the lane is
  * marked: the host decides such a member).
+ *
+ * The accumulator: `stage` (the column's positions at stride
+ * factor_width; shared memory on the device) or, when NULL, the column's
+ * own place in the factors. The first group of each step's updates is loaded while the step
+ * before it is applied: the loads read only finished columns, and the
+ * chain of steps is what a column waits on.
  */
 TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t k,
-                                      int64_t g, int b, int s, int S) {
-  const int64_t B = P->width;
-  double *v = a->values + P->value_base + g * P->lu_nnz * B + b;
-  const double *av = a->a_values + P->a_value_base + g * P->nnz_a * B + b;
+                                      int64_t g, int b, int s, int S, double *stage) {
+  const int64_t B = P->width, member = g * P->factor_width + b;
+  const int64_t at_g = member / B, at_b = member % B;
+  double *v = a->values + P->value_base + at_g * P->lu_nnz * B + at_b;
+  const double *av = a->a_values + P->a_value_base + at_g * P->nnz_a * B + at_b;
   const int64_t *col_ptr = a->col_ptr + P->ptr_base;
   const int64_t *diag_pos = a->diag_pos + P->col_base;
   const int32_t *rows = a->row_idx + P->lu_base;
@@ -198,6 +263,8 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
   const double *entry_row_scale = a->entry_row_scale + P->a_base;
   const double *entry_col_scale = a->entry_col_scale + P->a_base;
   const int64_t begin = col_ptr[k], diag = diag_pos[k], end = col_ptr[k + 1];
+  double *x = stage ? stage : v + begin * B;
+  const int64_t xs = stage ? P->factor_width : B; /* the accumulator's stride */
 
   /* x = M(:, k) = Dr A Dc in the column's positions, fill zero; rounded to
    * float with float factors, as the host's scatter stores it. */
@@ -205,47 +272,36 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
     const int32_t e = source[p];
     const double m =
         e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * B]), entry_col_scale[e]) : 0.0;
-    v[p * B] = a->single ? (double)(float)m : m;
+    x[(p - begin) * xs] = a->single ? (double)(float)m : m;
   }
   tsi_batch_sync_lanes();
 
   const int32_t *map = a->map ? a->map + P->map_base + a->map_ptr[P->ptr_base + k] : NULL;
+  const int64_t step = (int64_t)TSI_LU_BATCH_UPDATE_GROUP * S;
+  tsi_lu_batch_update_group next;
   int64_t m = 0;
+  if (begin < diag) {
+    const int32_t j = rows[begin];
+    const int64_t l_begin = diag_pos[j] + 1;
+    tsi_lu_batch_load_updates(&next, v, B, map, rows, begin, begin + 1, end, l_begin, s, col_ptr[j + 1] - l_begin, S);
+  }
   for (int64_t q = begin; q < diag; q++) {
     const int32_t j = rows[q];
-    const double u = v[q * B];
     const int64_t l_begin = diag_pos[j] + 1, length = col_ptr[j + 1] - l_begin;
+    const tsi_lu_batch_update_group current = next;
+    if (q + 1 < diag) {
+      const int32_t j_next = rows[q + 1];
+      const int64_t next_begin = diag_pos[j_next] + 1;
+      tsi_lu_batch_load_updates(&next, v, B, map ? map + m + length : NULL, rows, begin, q + 2, end, next_begin, s,
+                                col_ptr[j_next + 1] - next_begin, S);
+    }
+    const double u = x[(q - begin) * xs];
     if (u != 0.0) {
-      /* Updates in groups of TSI_LU_BATCH_UPDATE_GROUP: the group's loads
-       * are issued before its stores (its targets are distinct rows, and
-       * L(:, j) is another column), so their latencies overlap. */
-      int64_t i = s;
-      for (; i + (int64_t)(TSI_LU_BATCH_UPDATE_GROUP - 1) * S < length; i += (int64_t)TSI_LU_BATCH_UPDATE_GROUP * S) {
-        int64_t target[TSI_LU_BATCH_UPDATE_GROUP];
-        double l[TSI_LU_BATCH_UPDATE_GROUP], x[TSI_LU_BATCH_UPDATE_GROUP];
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
-          const int64_t at = i + (int64_t)c * S;
-          target[c] = map ? begin + map[m + at] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + at]);
-          l[c] = tsi_batch_load_final(&v[(l_begin + at) * B]);
-        }
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
-          x[c] = v[target[c] * B];
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-        for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
-          v[target[c] * B] = tsi_batch_sub(x[c], tsi_batch_mul(l[c], u));
-      }
-      for (; i < length; i += S) {
-        const int64_t target = map ? begin + map[m + i] : tsi_batch_find_row(rows, q + 1, end, rows[l_begin + i]);
-        const double l = tsi_batch_load_final(&v[(l_begin + i) * B]);
-        v[target * B] = tsi_batch_sub(v[target * B], tsi_batch_mul(l, u));
+      tsi_lu_batch_apply_updates(&current, x, xs, u, s, length, S);
+      for (int64_t i = s + step; i < length; i += step) {
+        tsi_lu_batch_update_group rest;
+        tsi_lu_batch_load_updates(&rest, v, B, map ? map + m : NULL, rows, begin, q + 1, end, l_begin, i, length, S);
+        tsi_lu_batch_apply_updates(&rest, x, xs, u, i, length, S);
       }
     }
     m += length;
@@ -254,11 +310,11 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
 
   /* The pivot rule of numeric_cpu.c: |u_kk| < threshold * max|M| (or 0) is
    * replaced by sign(u_kk) * max(sqrt(eps), threshold) * max|M|. */
-  const int64_t lane = P->lane_base + g * B + b;
+  const int64_t lane = P->lane_base + member;
   const double max_abs = tsi_batch_bits_double(a->max_bits[lane]);
   const double tiny = a->threshold * max_abs;
   const double replacement = fmax(a->root_eps, a->threshold) * (max_abs > 0.0 ? max_abs : 1.0);
-  double pivot = v[diag * B];
+  double pivot = x[(diag - begin) * xs];
   tsi_batch_sync_lanes(); /* every lane has read the pivot before the first lane stores its replacement */
   int kind = 0;
   if (!isfinite(pivot)) {
@@ -291,13 +347,14 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
       a->bad[lane] |= kind;
 #endif
   }
-  if (a->single)
-    for (int64_t p = begin + s; p < diag; p += S)
-      v[p * B] = (double)(float)v[p * B];
+  for (int64_t p = begin + s; p < diag; p += S) {
+    const double u = x[(p - begin) * xs];
+    v[p * B] = a->single ? (double)(float)u : u;
+  }
   if (s == 0)
     v[diag * B] = a->single ? (double)(float)pivot : pivot;
   for (int64_t p = diag + 1 + s; p < end; p += S) {
-    const double l = v[p * B] / pivot;
+    const double l = x[(p - begin) * xs] / pivot;
     v[p * B] = a->single ? (double)(float)l : l;
   }
 }
@@ -326,10 +383,24 @@ TSI_BATCH_HD void tsi_lu_batch_lower_row(const tsi_lu_batch_args *a, const tsi_l
   const int64_t *lrow_ptr = a->lrow_ptr + P->ptr_base;
   const int32_t *lrow_col = a->lrow_col + P->lrow_base;
   const int64_t *lrow_pos = a->lrow_pos + P->lrow_base;
-  for (int64_t e = lrow_ptr[i]; e < lrow_ptr[i + 1]; e++) {
-    const double y_j = tsi_batch_load_final(&y[(int64_t)lrow_col[e] * B]);
-    if (y_j != 0.0)
-      own = tsi_batch_sub(own, tsi_batch_mul(v[lrow_pos[e] * B], y_j));
+  const int64_t hi = lrow_ptr[i + 1];
+  /* The entries' loads a group at a time (the rows they read are final),
+   * the subtractions in order. */
+  for (int64_t e = lrow_ptr[i]; e < hi; e += TSI_LU_BATCH_UPDATE_GROUP) {
+    double y_j[TSI_LU_BATCH_UPDATE_GROUP], l[TSI_LU_BATCH_UPDATE_GROUP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+      y_j[c] = e + c < hi ? tsi_batch_load_final(&y[(int64_t)lrow_col[e + c] * B]) : 0.0;
+      l[c] = e + c < hi ? v[lrow_pos[e + c] * B] : 0.0;
+    }
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+      if (y_j[c] != 0.0)
+        own = tsi_batch_sub(own, tsi_batch_mul(l[c], y_j[c]));
   }
   y[i * B] = own;
 }
@@ -349,10 +420,22 @@ TSI_BATCH_HD void tsi_lu_batch_upper_row(const tsi_lu_batch_args *a, const tsi_l
   const int32_t *urow_col = a->urow_col + P->urow_base;
   const int64_t *urow_pos = a->urow_pos + P->urow_base;
   double own = y[i * B];
-  for (int64_t e = urow_ptr[i + 1] - 1; e >= urow_ptr[i]; e--) {
-    const double y_j = tsi_batch_load_final(&y[(int64_t)urow_col[e] * B]);
-    if (y_j != 0.0)
-      own = tsi_batch_sub(own, tsi_batch_mul(v[urow_pos[e] * B], y_j));
+  const int64_t lo = urow_ptr[i];
+  for (int64_t e = urow_ptr[i + 1] - 1; e >= lo; e -= TSI_LU_BATCH_UPDATE_GROUP) {
+    double y_j[TSI_LU_BATCH_UPDATE_GROUP], u[TSI_LU_BATCH_UPDATE_GROUP];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+      y_j[c] = e - c >= lo ? tsi_batch_load_final(&y[(int64_t)urow_col[e - c] * B]) : 0.0;
+      u[c] = e - c >= lo ? v[urow_pos[e - c] * B] : 0.0;
+    }
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+      if (y_j[c] != 0.0)
+        own = tsi_batch_sub(own, tsi_batch_mul(u[c], y_j[c]));
   }
   own = own / v[a->diag_pos[P->col_base + i] * B];
   y[i * B] = own;

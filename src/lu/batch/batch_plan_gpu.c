@@ -27,17 +27,24 @@ static int64_t map_entries(const ts_lu *lu, int64_t *strict_u) {
   return total;
 }
 
-/* Members per warp of a pattern: the switch, else the rule of lu_tuning.h. */
-static int32_t pattern_width(const ts_lu_batch *batch, int64_t members, double updates, int64_t steps) {
-  if (batch->switches.width > 0)
-    return batch->switches.width;
+/* Members per group of a pattern's layout: 32, or the next power of two
+ * of a smaller count of members. */
+static int32_t layout_width(int64_t members) {
   int32_t width = 1;
   while (width < TSI_LU_BATCH_WARP_MEMBERS && width < members)
     width *= 2;
-  const double per_step = steps > 0 ? updates / (double)steps : 0.0;
-  while (width > 1 && per_step / (32.0 / (double)width) > TSI_LU_BATCH_LANE_UPDATES)
-    width /= 2;
   return width;
+}
+
+/* Members per warp of a pattern's factorization (a divisor of the layout's
+ * width): the switch, else the rule of lu_tuning.h. */
+static int32_t factor_width(const ts_lu_batch *batch, int32_t layout, double updates, int64_t steps) {
+  if (batch->switches.width > 0)
+    return batch->switches.width < layout ? batch->switches.width : layout;
+  const double per_step = steps > 0 ? updates / (double)steps : 0.0;
+  if (per_step <= TSI_LU_BATCH_LANE_UPDATES)
+    return layout;
+  return TSI_LU_BATCH_NARROW_MEMBERS < layout ? TSI_LU_BATCH_NARROW_MEMBERS : layout;
 }
 
 /* a += b * c into *out unless it passes the limit. */
@@ -74,9 +81,10 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     int64_t l_nnz = 0;
     for (int64_t k = 0; k < lu->n; k++)
       l_nnz += lu->lu_col_ptr[k + 1] - lu->diag_pos[k] - 1;
-    const int32_t width = pattern_width(batch, src->members, (double)map_sizes[p], steps[p]);
-    const int64_t groups = (src->members + width - 1) / width;
-    if (groups > INT32_MAX || plan->columns + lu->n > INT32_MAX)
+    const int32_t width = layout_width(src->members);
+    const int32_t narrow = factor_width(batch, width, (double)map_sizes[p], steps[p]);
+    const int64_t groups = (src->members + width - 1) / width, factor_groups = groups * (width / narrow);
+    if (factor_groups > INT32_MAX || plan->columns + lu->n > INT32_MAX)
       return tsi_error(batch->ctx, TS_ERROR_OVERFLOW,
                        "%s: pattern %lld (%lld members, order %lld) passes the 32-bit schedules", op, (long long)p,
                        (long long)src->members, (long long)lu->n);
@@ -102,6 +110,8 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     P->members = (int32_t)src->members;
     P->width = width;
     P->groups = (int32_t)groups;
+    P->factor_width = narrow;
+    P->factor_groups = (int32_t)factor_groups;
     const int64_t lanes = groups * width;
     plan->columns += lu->n;
     plan->ptrs += lu->n + 1;
@@ -110,7 +120,7 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     plan->l_nnz += l_nnz;
     plan->u_nnz += lu->lu_nnz - l_nnz - lu->n;
     plan->lanes += lanes;
-    if (!grow(&plan->flags, groups, lu->n) || !grow(&plan->factor_values, lanes, lu->lu_nnz) ||
+    if (!grow(&plan->flags, factor_groups, lu->n) || !grow(&plan->factor_values, lanes, lu->lu_nnz) ||
         !grow(&plan->a_values, lanes, lu->nnz_a) || !grow(&plan->vector_values, lanes, lu->n))
       return tsi_error(batch->ctx, TS_ERROR_OVERFLOW, "%s: pattern %lld's interleaved arrays overflow", op,
                        (long long)p);
@@ -230,6 +240,61 @@ static ts_status plan_pattern(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64
   return TS_SUCCESS;
 }
 
+int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx,
+                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark) {
+  int64_t written = 0;
+  for (int64_t i = 0; i < n; i++) {
+    out_ptr[i] = out_base + written;
+    const int64_t lo = begin[i], hi = end[i];
+    int64_t widest = -1, widest_length = -1;
+    for (int64_t q = lo; q < hi; q++) {
+      const int64_t length = end[idx[q]] - begin[idx[q]];
+      if (length > widest_length) {
+        widest = idx[q];
+        widest_length = length;
+      }
+    }
+    const bool prune = hi - lo > 1 && widest_length > 0 && widest_length <= 4 * (hi - lo) + 64;
+    if (prune)
+      for (int64_t q = begin[widest]; q < end[widest]; q++)
+        mark[idx[q]] = i;
+    for (int64_t q = lo; q < hi; q++)
+      if (!prune || idx[q] == widest || mark[idx[q]] != i)
+        out[written++] = idx[q];
+    if (prune)
+      for (int64_t q = begin[widest]; q < end[widest]; q++)
+        mark[idx[q]] = -1;
+  }
+  out_ptr[n] = out_base + written;
+  return written;
+}
+
+/* The three schedules' wait lists of every pattern (where: n entries of
+ * scratch, all -1). */
+static ts_status plan_waits(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t *where) {
+  const int64_t capacity[3] = {plan->u_nnz, plan->l_nnz, plan->u_nnz};
+  for (int s = 0; s < 3; s++) {
+    plan->wait_ptr[s] = tsi_malloc_array(plan->ptrs > 0 ? plan->ptrs : 1, sizeof(int64_t));
+    plan->wait_idx[s] = tsi_malloc_array(capacity[s] > 0 ? capacity[s] : 1, sizeof(int32_t));
+    if (!plan->wait_ptr[s] || !plan->wait_idx[s])
+      return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the wait lists");
+    plan->waits[s] = 0;
+  }
+  for (int64_t p = 0; p < plan->pattern_count; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    const int64_t *col_ptr = plan->col_ptr + P->ptr_base;
+    const int64_t *lrow = plan->lrow_ptr + P->ptr_base, *urow = plan->urow_ptr + P->ptr_base;
+    const int64_t *begins[3] = {col_ptr, lrow, urow};
+    const int64_t *ends[3] = {plan->diag_pos + P->col_base, lrow + 1, urow + 1};
+    const int32_t *idx[3] = {plan->row_idx + P->lu_base, plan->lrow_col + P->lrow_base, plan->urow_col + P->urow_base};
+    for (int s = 0; s < 3; s++)
+      plan->waits[s] +=
+          tsi_lu_batch_prune_waits(P->n, begins[s], ends[s], idx[s], plan->waits[s], plan->wait_ptr[s] + P->ptr_base,
+                                   plan->wait_idx[s] + plan->waits[s], where);
+  }
+  return TS_SUCCESS;
+}
+
 /* One schedule's levels for every pattern: level_ptr[p] (levels[p] + 1)
  * and items[p] (n), the factorization's from the analysis, the solves'
  * from tsi_lu_solve_levels. */
@@ -338,6 +403,8 @@ ts_status tsi_lu_batch_plan_build(ts_lu_batch *batch, tsi_lu_batch_plan *plan) {
     where[i] = -1;
   for (int64_t p = 0; st == TS_SUCCESS && p < plan->pattern_count; p++)
     st = plan_pattern(batch, plan, p, where);
+  if (st == TS_SUCCESS)
+    st = plan_waits(batch, plan, where);
   free(where);
   if (st == TS_SUCCESS)
     st = plan_schedules(batch, plan);
@@ -348,13 +415,14 @@ ts_status tsi_lu_batch_plan_build(ts_lu_batch *batch, tsi_lu_batch_plan *plan) {
 }
 
 void tsi_lu_batch_plan_free(tsi_lu_batch_plan *plan) {
-  void *arrays[] = {plan->pattern,         plan->col_ptr,   plan->map_ptr,       plan->a_row_ptr,
-                    plan->lrow_ptr,        plan->urow_ptr,  plan->diag_pos,      plan->row_perm,
-                    plan->col_perm,        plan->row_scale, plan->col_scale,     plan->col_pattern,
-                    plan->row_idx,         plan->source,    plan->a_col,         plan->entry_row_scale,
-                    plan->entry_col_scale, plan->lrow_col,  plan->lrow_pos,      plan->urow_col,
-                    plan->urow_pos,        plan->map,       plan->factor_ticket, plan->lower_ticket,
-                    plan->upper_ticket};
+  void *arrays[] = {plan->pattern,         plan->col_ptr,     plan->map_ptr,       plan->a_row_ptr,
+                    plan->lrow_ptr,        plan->urow_ptr,    plan->diag_pos,      plan->row_perm,
+                    plan->col_perm,        plan->row_scale,   plan->col_scale,     plan->col_pattern,
+                    plan->row_idx,         plan->source,      plan->a_col,         plan->entry_row_scale,
+                    plan->entry_col_scale, plan->lrow_col,    plan->lrow_pos,      plan->urow_col,
+                    plan->urow_pos,        plan->map,         plan->factor_ticket, plan->lower_ticket,
+                    plan->upper_ticket,    plan->wait_ptr[0], plan->wait_ptr[1],   plan->wait_ptr[2],
+                    plan->wait_idx[0],     plan->wait_idx[1], plan->wait_idx[2]};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     free(arrays[i]);
   memset(plan, 0, sizeof *plan);
