@@ -22,7 +22,7 @@ static ts_context *ctx;
 typedef struct emulated {
   tsi_lu_batch_plan plan;
   tsi_lu_batch_args args;
-  double *values, *a_values;
+  double *values, *a_values, *narrow;
   unsigned long long *max_bits;
   int32_t *perturbed, *bad;
   char *done;    /* a ticket's column or row finished, per (group, index) */
@@ -193,6 +193,10 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
     CHECK((int64_t)P->groups * P->width >= P->members && (int64_t)(P->groups - 1) * P->width < P->members);
   }
   e.values = calloc((size_t)plan->factor_values + 1, sizeof(double));
+  e.narrow = malloc((size_t)(plan->narrow_values + 1) * sizeof(double));
+  CHECK(e.narrow != NULL);
+  for (int64_t i = 0; e.narrow && i <= plan->narrow_values; i++)
+    e.narrow[i] = NAN;
   e.a_values = calloc((size_t)plan->a_values + 1, sizeof(double));
   e.max_bits = calloc((size_t)plan->lanes + 1, sizeof *e.max_bits);
   e.perturbed = calloc((size_t)plan->lanes + 1, sizeof *e.perturbed);
@@ -233,6 +237,7 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   a->entry_row_scale = plan->entry_row_scale;
   a->entry_col_scale = plan->entry_col_scale;
   a->values = e.values;
+  a->narrow = e.narrow;
   a->a_values = e.a_values;
   a->max_bits = e.max_bits;
   a->perturbed = e.perturbed;
@@ -246,6 +251,14 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   const double *user = given_values ? given_values : values;
   interleave_values(&e, user);
   run_tickets(&e, 0, NULL, NULL, NULL, NULL);
+  /* Narrow patterns: the factors spread into the solves' layout. */
+  for (int64_t p = 0; p < patterns; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    CHECK((P->narrow_base >= 0) == (P->factor_width < P->width));
+    for (int64_t g = 0; P->narrow_base >= 0 && g < P->groups; g++)
+      for (int64_t q = 0; q < P->lu_nnz; q++)
+        tsi_lu_batch_spread_position(a, P, g, q);
+  }
 
   /* The solve: b interleaved, then the refinement loop of the GPU path. */
   const int64_t vv = plan->vector_values + 1, lanes = plan->lanes;
@@ -357,6 +370,7 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   free(base);
   free(state);
   free(e.values);
+  free(e.narrow);
   free(e.a_values);
   free(e.max_bits);
   free(e.perturbed);

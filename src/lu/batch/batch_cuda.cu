@@ -49,8 +49,10 @@ typedef struct tsi_lu_batch_device {
   int32_t *ticket[3];
   int64_t *value_units, *vector_units; /* per pattern: first unit of its element-wise blocks (patterns + 1) */
   int64_t value_unit_count, vector_unit_count;
+  int64_t *spread_units; /* the same for the spread of narrow patterns' factors (none for the others) */
+  int64_t spread_unit_count;
   /* values and vectors, interleaved */
-  double *values, *a_values, *b, *y, *x[2], *r[2];
+  double *values, *narrow, *a_values, *b, *y, *x[2], *r[2];
   /* the caller's arrays when they are on the host (uploaded / downloaded) */
   double *user_values, *user_b, *user_x;
   /* per lane */
@@ -181,6 +183,38 @@ __global__ void __launch_bounds__(THREADS)
           dst[user_base + member * length + first + e] = tile[b * stride + e];
       }
     }
+    __syncthreads();
+  }
+}
+
+/*
+ * The factors of narrow patterns (factorized in groups of factor_width)
+ * spread into the solves' layout (groups of width), one block per (pattern,
+ * group of the layout, chunk of positions): the width / factor_width
+ * narrow groups' runs of the chunk read in consecutive addresses into a
+ * shared tile, the layout's run written from it
+ * (tsi_lu_batch_spread_position one position at a time).
+ */
+__global__ void __launch_bounds__(THREADS)
+    spread_kernel(tsi_lu_batch_args a, const int64_t *units, int64_t unit_count) {
+  __shared__ double tile[2 * TSI_LU_BATCH_CHUNK];
+  for (int64_t unit = blockIdx.x; unit < unit_count; unit += gridDim.x) {
+    const int64_t p = find_pattern(units, a.pattern_count, unit);
+    const tsi_lu_batch_pattern_gpu P = a.pattern[p];
+    const int64_t W = P.width, B = P.factor_width, stride = W + 1;
+    const int64_t chunk = unit_entries(P.width), chunks = (P.lu_nnz + chunk - 1) / chunk, u = unit - units[p];
+    const int64_t g = u / chunks, first = (u % chunks) * chunk;
+    const int64_t count = P.lu_nnz - first < chunk ? P.lu_nnz - first : chunk;
+    const int64_t run = count * B; /* doubles of one narrow group's part */
+    for (int64_t t = threadIdx.x; t < W * count; t += blockDim.x) {
+      const int64_t r = t / run, o = t % run;
+      const double *from = a.narrow + P.narrow_base + ((g * (W / B) + r) * P.lu_nnz + first) * B;
+      tile[(o / B) * stride + r * B + o % B] = from[o];
+    }
+    __syncthreads();
+    double *to = a.values + P.value_base + (g * P.lu_nnz + first) * W;
+    for (int64_t t = threadIdx.x; t < W * count; t += blockDim.x)
+      to[t] = tile[(t / W) * stride + t % W];
     __syncthreads();
   }
 }
@@ -464,6 +498,8 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
                           dev->ticket[1],
                           dev->ticket[2],
                           dev->value_units,
+                          dev->spread_units,
+                          dev->narrow,
                           dev->vector_units,
                           dev->values,
                           dev->a_values,
@@ -517,6 +553,25 @@ static ts_status upload_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, bool
   return st;
 }
 
+/* First unit of each pattern's spread blocks (none for patterns factored
+ * in the solves' layout), on the device. */
+static ts_status upload_spread_units(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
+  int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
+  if (!units)
+    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the block table");
+  units[0] = 0;
+  for (int64_t p = 0; p < dev->patterns; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
+    const int64_t chunk = unit_entries(P->width);
+    units[p + 1] = units[p] + (P->narrow_base >= 0 ? (int64_t)P->groups * ((P->lu_nnz + chunk - 1) / chunk) : 0);
+  }
+  dev->spread_unit_count = units[dev->patterns];
+  ts_status st = device_copy(batch, dev, (void **)&dev->spread_units, units, dev->patterns + 1, sizeof(int64_t),
+                             "the block table");
+  free(units);
+  return st;
+}
+
 /* The plan built and uploaded, the working arrays allocated. */
 static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   tsi_lu_batch_plan plan;
@@ -532,6 +587,7 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   dev->tickets[2] = plan.upper_tickets;
   dev->flags = plan.flags;
   dev->factor_values = plan.factor_values;
+  const int64_t narrow_values = plan.narrow_values;
   dev->a_values_length = plan.a_values;
   dev->vector_values = plan.vector_values;
   dev->pattern_host = plan.pattern;
@@ -582,10 +638,13 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
     st = upload_units(batch, dev, true, &dev->value_units, &dev->value_unit_count);
   if (st == TS_SUCCESS)
     st = upload_units(batch, dev, false, &dev->vector_units, &dev->vector_unit_count);
+  if (st == TS_SUCCESS)
+    st = upload_spread_units(batch, dev);
 #define TSI_ALLOC(field, count, type, what)                                                                            \
   if (st == TS_SUCCESS)                                                                                                \
   st = device_alloc(batch, dev, (void **)&field, count, sizeof(type), what)
   TSI_ALLOC(dev->values, dev->factor_values, double, "the factors");
+  TSI_ALLOC(dev->narrow, narrow_values, double, "the narrow factorizations' factors");
   TSI_ALLOC(dev->a_values, dev->a_values_length, double, "the values of A");
   TSI_ALLOC(dev->b, dev->vector_values, double, "right-hand sides");
   TSI_ALLOC(dev->y, dev->vector_values, double, "the solves' vector");
@@ -605,6 +664,7 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   TSI_ALLOC(dev->counter, 1, unsigned long long, "the ticket counter");
 #undef TSI_ALLOC
   a->values = dev->values;
+  a->narrow = dev->narrow;
   a->a_values = dev->a_values;
   a->max_bits = dev->max_bits;
   a->perturbed = dev->perturbed;
@@ -749,6 +809,11 @@ ts_status tsi_lu_batch_gpu_factor(ts_lu_batch *batch, const double *values, bool
   st = tsi_cuda_check_launch(batch->ctx, op);
   if (st == TS_SUCCESS)
     st = run_flow(batch, dev, SCHEDULE_FACTOR, 0, op);
+  if (st == TS_SUCCESS && dev->spread_unit_count > 0) {
+    spread_kernel<<<grid_for(dev->spread_unit_count), THREADS, 0, stream>>>(dev->args, dev->spread_units,
+                                                                            dev->spread_unit_count);
+    st = tsi_cuda_check_launch(batch->ctx, op);
+  }
   if (st == TS_SUCCESS)
     st = tsi_cuda_memcpy_to_host(batch->ctx, dev->perturbed_host, dev->perturbed, lane_bytes * sizeof(int32_t));
   if (st == TS_SUCCESS)

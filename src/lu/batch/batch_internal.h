@@ -132,6 +132,7 @@ typedef struct tsi_lu_batch_plan {
   int64_t lanes;                                  /* member lanes of all patterns, padding included */
   int64_t flags;                                  /* ready marks: groups * n summed */
   int64_t factor_values, a_values, vector_values; /* interleaved doubles */
+  int64_t narrow_values;                          /* doubles of the narrow patterns' own layout */
   /* n + 1 per pattern */
   int64_t *col_ptr, *map_ptr, *a_row_ptr, *lrow_ptr, *urow_ptr;
   /* n per pattern */

@@ -59,6 +59,11 @@ typedef struct tsi_lu_batch_pattern_gpu {
   int64_t first_member;         /* its first member's index */
   int32_t members, width, groups;
   int32_t factor_width, factor_groups; /* the factorization's members per warp, and its groups (every lane) */
+  /* With factor_width < width, the factorization works in a layout of its
+   * own (groups of factor_width, at this base of the narrow array) and
+   * the factors are then spread into the solves' layout; -1 when it
+   * works in the solves' layout. */
+  int64_t narrow_base;
 } tsi_lu_batch_pattern_gpu;
 
 /* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
@@ -84,6 +89,7 @@ typedef struct tsi_lu_batch_args {
   const int32_t *wait_idx[3];
   const double *row_scale, *col_scale, *entry_row_scale, *entry_col_scale;
   double *values;         /* interleaved factors */
+  double *narrow;         /* the factorizations' own layout of narrow patterns */
   const double *a_values; /* interleaved values of A, unscaled */
   /* per lane */
   const unsigned long long *max_bits; /* bits of max |M| (non-negative doubles order as integers) */
@@ -252,10 +258,14 @@ TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u,
  */
 TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t k,
                                       int64_t g, int b, int s, int S, double *stage) {
-  const int64_t B = P->width, member = g * P->factor_width + b;
-  const int64_t at_g = member / B, at_b = member % B;
-  double *v = a->values + P->value_base + at_g * P->lu_nnz * B + at_b;
-  const double *av = a->a_values + P->a_value_base + at_g * P->nnz_a * B + at_b;
+  const int64_t W = P->width, member = g * P->factor_width + b;
+  const int64_t at_g = member / W, at_b = member % W;
+  /* The factors: in the narrow layout (stride factor_width) or the solves'
+   * (stride width); the values of A always in the latter. */
+  const int64_t B = P->narrow_base >= 0 ? P->factor_width : W;
+  double *v = P->narrow_base >= 0 ? a->narrow + P->narrow_base + g * P->lu_nnz * B + b
+                                  : a->values + P->value_base + at_g * P->lu_nnz * W + at_b;
+  const double *av = a->a_values + P->a_value_base + at_g * P->nnz_a * W + at_b;
   const int64_t *col_ptr = a->col_ptr + P->ptr_base;
   const int64_t *diag_pos = a->diag_pos + P->col_base;
   const int32_t *rows = a->row_idx + P->lu_base;
@@ -271,7 +281,7 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
   for (int64_t p = begin + s; p < end; p += S) {
     const int32_t e = source[p];
     const double m =
-        e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * B]), entry_col_scale[e]) : 0.0;
+        e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * W]), entry_col_scale[e]) : 0.0;
     x[(p - begin) * xs] = a->single ? (double)(float)m : m;
   }
   tsi_batch_sync_lanes();
@@ -356,6 +366,19 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
   for (int64_t p = diag + 1 + s; p < end; p += S) {
     const double l = x[(p - begin) * xs] / pivot;
     v[p * B] = a->single ? (double)(float)l : l;
+  }
+}
+
+/* Position p of the factors of group g of a narrow pattern's solves'
+ * layout: its width members' entries gathered from the narrow layout (the
+ * device's kernel does the same through a shared tile). */
+TSI_BATCH_HD void tsi_lu_batch_spread_position(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t g,
+                                               int64_t p) {
+  const int64_t W = P->width, B = P->factor_width;
+  for (int64_t w = 0; w < W; w++) {
+    const int64_t member = g * W + w, narrow_g = member / B, narrow_b = member % B;
+    a->values[P->value_base + (g * P->lu_nnz + p) * W + w] =
+        a->narrow[P->narrow_base + (narrow_g * P->lu_nnz + p) * B + narrow_b];
   }
 }
 

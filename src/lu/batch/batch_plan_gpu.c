@@ -112,6 +112,7 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     P->groups = (int32_t)groups;
     P->factor_width = narrow;
     P->factor_groups = (int32_t)factor_groups;
+    P->narrow_base = narrow < width ? plan->narrow_values : -1;
     const int64_t lanes = groups * width;
     plan->columns += lu->n;
     plan->ptrs += lu->n + 1;
@@ -120,7 +121,8 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     plan->l_nnz += l_nnz;
     plan->u_nnz += lu->lu_nnz - l_nnz - lu->n;
     plan->lanes += lanes;
-    if (!grow(&plan->flags, factor_groups, lu->n) || !grow(&plan->factor_values, lanes, lu->lu_nnz) ||
+    if ((narrow < width && !grow(&plan->narrow_values, lanes, lu->lu_nnz)) ||
+        !grow(&plan->flags, factor_groups, lu->n) || !grow(&plan->factor_values, lanes, lu->lu_nnz) ||
         !grow(&plan->a_values, lanes, lu->nnz_a) || !grow(&plan->vector_values, lanes, lu->n))
       return tsi_error(batch->ctx, TS_ERROR_OVERFLOW, "%s: pattern %lld's interleaved arrays overflow", op,
                        (long long)p);
