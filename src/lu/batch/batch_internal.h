@@ -44,6 +44,7 @@ typedef struct tsi_lu_batch_member_state {
 struct tsi_lu_batch_switches {
   int width;  /* > 0: members per warp of every pattern's factorization (a power of two up to 32) instead of the rule */
   int no_map; /* non-zero: the factorization finds its targets by binary search, without the update map */
+  int full_waits; /* non-zero: every ticket waits on all its dependencies (the plan prunes none) */
 };
 
 struct ts_lu_batch {
@@ -175,9 +176,10 @@ typedef struct tsi_lu_batch_plan {
  * ones go to out[out_ptr[i] - out_base ..]; out holds at least
  * sum(end - begin) entries; mark: n entries, all -1 on entry and on return.
  * Returns the entries written. Lists whose j has more than a few times
- * their own length are copied whole (the pruning's cost stays linear). */
+ * their own length are copied whole (the pruning's cost stays linear), and
+ * every list without `prune`. */
 int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx,
-                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark);
+                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark, bool prune);
 
 /* The plan of batch's analyses (its switches read). */
 ts_status tsi_lu_batch_plan_build(ts_lu_batch *batch, tsi_lu_batch_plan *plan);

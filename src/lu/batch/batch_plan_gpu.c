@@ -243,7 +243,7 @@ static ts_status plan_pattern(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64
 }
 
 int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx,
-                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark) {
+                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark, bool allowed) {
   int64_t written = 0;
   for (int64_t i = 0; i < n; i++) {
     out_ptr[i] = out_base + written;
@@ -256,7 +256,7 @@ int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t 
         widest_length = length;
       }
     }
-    const bool prune = hi - lo > 1 && widest_length > 0 && widest_length <= 4 * (hi - lo) + 64;
+    const bool prune = allowed && hi - lo > 1 && widest_length > 0 && widest_length <= 4 * (hi - lo) + 64;
     if (prune)
       for (int64_t q = begin[widest]; q < end[widest]; q++)
         mark[idx[q]] = i;
@@ -292,7 +292,7 @@ static ts_status plan_waits(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     for (int s = 0; s < 3; s++)
       plan->waits[s] +=
           tsi_lu_batch_prune_waits(P->n, begins[s], ends[s], idx[s], plan->waits[s], plan->wait_ptr[s] + P->ptr_base,
-                                   plan->wait_idx[s] + plan->waits[s], where);
+                                   plan->wait_idx[s] + plan->waits[s], where, !batch->switches.full_waits);
   }
   return TS_SUCCESS;
 }
