@@ -38,7 +38,13 @@
  * single-system path, which decides it as ts_lu_refactor() would. Values,
  * right-hand sides and solutions may be host arrays or ::ts_buffer objects
  * (ts_lu_batch_factor_buffer(), ts_lu_batch_solve_buffer()), in device
- * memory on the GPU.
+ * memory on the GPU. Device memory: the plan, the values of A, six
+ * vectors per member, the factors (L + U entries per member) and, for host
+ * arrays, their copies; a pattern whose factorization gives each member
+ * several lanes (long column updates: meshes rather than circuits) holds
+ * its factors twice, once as the factorization lays them out and once as
+ * the solves read them (ts_lu_batch_stats::peak_device_bytes reports the
+ * total).
  *
  * @code
  *   // 1000 members sharing the pattern of A; values: 1000 * A->nnz doubles
