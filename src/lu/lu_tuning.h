@@ -459,8 +459,11 @@
  * bytes; past it, targets are found by binary search. */
 #define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
 /* Updates of a column step a lane issues together (their loads before their
- * stores, to overlap the latencies; registers grow with it). */
+ * stores, to overlap the latencies; registers grow with it: at 8 the
+ * factorization kernel spills about 100 bytes at its 128-register cap, at 6
+ * none), and entries of a row the solves' lanes load together. */
 #define TSI_LU_BATCH_UPDATE_GROUP 8
+#define TSI_LU_BATCH_SOLVE_GROUP 8
 /* Doubles of shared memory a warp of the factorization stages a column in
  * (its positions times the members of the warp): a column that fits is
  * accumulated there instead of in the factors (two blocks of eight warps

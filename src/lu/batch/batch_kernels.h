@@ -409,19 +409,19 @@ TSI_BATCH_HD void tsi_lu_batch_lower_row(const tsi_lu_batch_args *a, const tsi_l
   const int64_t hi = lrow_ptr[i + 1];
   /* The entries' loads a group at a time (the rows they read are final),
    * the subtractions in order. */
-  for (int64_t e = lrow_ptr[i]; e < hi; e += TSI_LU_BATCH_UPDATE_GROUP) {
-    double y_j[TSI_LU_BATCH_UPDATE_GROUP], l[TSI_LU_BATCH_UPDATE_GROUP];
+  for (int64_t e = lrow_ptr[i]; e < hi; e += TSI_LU_BATCH_SOLVE_GROUP) {
+    double y_j[TSI_LU_BATCH_SOLVE_GROUP], l[TSI_LU_BATCH_SOLVE_GROUP];
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+    for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++) {
       y_j[c] = e + c < hi ? tsi_batch_load_final(&y[(int64_t)lrow_col[e + c] * B]) : 0.0;
       l[c] = e + c < hi ? v[lrow_pos[e + c] * B] : 0.0;
     }
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+    for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++)
       if (y_j[c] != 0.0)
         own = tsi_batch_sub(own, tsi_batch_mul(l[c], y_j[c]));
   }
@@ -444,19 +444,19 @@ TSI_BATCH_HD void tsi_lu_batch_upper_row(const tsi_lu_batch_args *a, const tsi_l
   const int64_t *urow_pos = a->urow_pos + P->urow_base;
   double own = y[i * B];
   const int64_t lo = urow_ptr[i];
-  for (int64_t e = urow_ptr[i + 1] - 1; e >= lo; e -= TSI_LU_BATCH_UPDATE_GROUP) {
-    double y_j[TSI_LU_BATCH_UPDATE_GROUP], u[TSI_LU_BATCH_UPDATE_GROUP];
+  for (int64_t e = urow_ptr[i + 1] - 1; e >= lo; e -= TSI_LU_BATCH_SOLVE_GROUP) {
+    double y_j[TSI_LU_BATCH_SOLVE_GROUP], u[TSI_LU_BATCH_SOLVE_GROUP];
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++) {
+    for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++) {
       y_j[c] = e - c >= lo ? tsi_batch_load_final(&y[(int64_t)urow_col[e - c] * B]) : 0.0;
       u[c] = e - c >= lo ? v[urow_pos[e - c] * B] : 0.0;
     }
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
+    for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++)
       if (y_j[c] != 0.0)
         own = tsi_batch_sub(own, tsi_batch_mul(u[c], y_j[c]));
   }
