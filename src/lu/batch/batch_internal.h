@@ -177,9 +177,9 @@ typedef struct tsi_lu_batch_plan {
  * sum(end - begin) entries; mark: n entries, all -1 on entry and on return.
  * Returns the entries written. Lists whose j has more than a few times
  * their own length are copied whole (the pruning's cost stays linear), and
- * every list without `prune`. */
+ * every list unless `allowed`. */
 int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx,
-                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark, bool prune);
+                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark, bool allowed);
 
 /* The plan of batch's analyses (its switches read). */
 ts_status tsi_lu_batch_plan_build(ts_lu_batch *batch, tsi_lu_batch_plan *plan);
