@@ -217,9 +217,10 @@ TSI_BATCH_HD void tsi_lu_batch_load_updates(tsi_lu_batch_update_group *u, const 
   }
 }
 
-/* Apply a loaded group to the accumulator x (stride B): x(t) -= l * u, the
- * loads of the targets before the stores (the targets are distinct rows). */
-TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u, double *x, int64_t B, double pivot_u,
+/* Apply a loaded group to the accumulator x (stride B): x(t) -= l * x_j,
+ * the loads of the targets before the stores (the targets are distinct
+ * rows). */
+TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u, double *x, int64_t B, double x_j,
                                              int64_t first, int64_t length, int64_t S) {
   double old[TSI_LU_BATCH_UPDATE_GROUP];
 #ifdef __CUDA_ARCH__
@@ -232,14 +233,14 @@ TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u,
 #endif
   for (int c = 0; c < TSI_LU_BATCH_UPDATE_GROUP; c++)
     if (first + (int64_t)c * S < length)
-      x[(int64_t)u->target[c] * B] = tsi_batch_sub(old[c], tsi_batch_mul(u->l[c], pivot_u));
+      x[(int64_t)u->target[c] * B] = tsi_batch_sub(old[c], tsi_batch_mul(u->l[c], x_j));
 }
 
 /*
  * Column k of pattern P for member b of factorization group g (member
  * g * factor_width + b), lane s of the S that serve it (s = 0, S = 1 on the
- * host): the left-looking column of
- * numeric_cpu_impl.h (Gilbert and Peierls 1988 with the pattern known), the
+ * host): the left-looking column of numeric_cpu_impl.h (Gilbert and
+ * Peierls 1988 with the pattern known), the
  * accumulator being the column's own positions: x = M(:, k); for each j of
  * U(:, k) in increasing order, x -= L(:, j) * x(j) (skipped where x(j) is
  * 0, as the host skips it), each entry of L(:, j) updating the position of
@@ -252,9 +253,9 @@ TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u,
  *
  * The accumulator: `stage` (the column's positions at stride
  * factor_width; shared memory on the device) or, when NULL, the column's
- * own place in the factors. The first group of each step's updates is loaded while the step
- * before it is applied: the loads read only finished columns, and the
- * chain of steps is what a column waits on.
+ * own place in the factors. The first group of each step's updates is
+ * loaded while the step before it is applied: the loads read only finished
+ * columns, and the chain of steps is what a column waits on.
  */
 TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t k,
                                       int64_t g, int b, int s, int S, double *stage) {
