@@ -534,40 +534,28 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
   batch->device = NULL;
 }
 
-/* First unit of each pattern's element-wise blocks over `length` entries
- * per member (nnz_a or n), on the device. */
-static ts_status upload_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, bool values, int64_t **out,
-                              int64_t *total) {
+enum { UNITS_VALUES = 0, UNITS_VECTORS = 1, UNITS_SPREAD = 2 };
+
+/* First unit of each pattern's element-wise blocks, on the device: over
+ * nnz_a entries per member (UNITS_VALUES), n (UNITS_VECTORS), or lu_nnz for
+ * the spread of narrow patterns' factors (UNITS_SPREAD; none for the
+ * others). */
+static ts_status upload_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, int what, int64_t **out, int64_t *total) {
   int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
   if (!units)
     return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the block table");
   units[0] = 0;
   for (int64_t p = 0; p < dev->patterns; p++) {
     const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
-    const int64_t length = values ? P->nnz_a : P->n, chunk = unit_entries(P->width);
+    const int64_t length = what == UNITS_VALUES    ? P->nnz_a
+                           : what == UNITS_VECTORS ? P->n
+                           : P->narrow_base >= 0   ? P->lu_nnz
+                                                   : 0;
+    const int64_t chunk = unit_entries(P->width);
     units[p + 1] = units[p] + (int64_t)P->groups * ((length + chunk - 1) / chunk);
   }
   *total = units[dev->patterns];
   ts_status st = device_copy(batch, dev, (void **)out, units, dev->patterns + 1, sizeof(int64_t), "the block table");
-  free(units);
-  return st;
-}
-
-/* First unit of each pattern's spread blocks (none for patterns factored
- * in the solves' layout), on the device. */
-static ts_status upload_spread_units(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
-  int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
-  if (!units)
-    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the block table");
-  units[0] = 0;
-  for (int64_t p = 0; p < dev->patterns; p++) {
-    const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
-    const int64_t chunk = unit_entries(P->width);
-    units[p + 1] = units[p] + (P->narrow_base >= 0 ? (int64_t)P->groups * ((P->lu_nnz + chunk - 1) / chunk) : 0);
-  }
-  dev->spread_unit_count = units[dev->patterns];
-  ts_status st = device_copy(batch, dev, (void **)&dev->spread_units, units, dev->patterns + 1, sizeof(int64_t),
-                             "the block table");
   free(units);
   return st;
 }
@@ -635,11 +623,11 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   tsi_lu_batch_plan_free(&plan);
   a->pattern = dev->pattern;
   if (st == TS_SUCCESS)
-    st = upload_units(batch, dev, true, &dev->value_units, &dev->value_unit_count);
+    st = upload_units(batch, dev, UNITS_VALUES, &dev->value_units, &dev->value_unit_count);
   if (st == TS_SUCCESS)
-    st = upload_units(batch, dev, false, &dev->vector_units, &dev->vector_unit_count);
+    st = upload_units(batch, dev, UNITS_VECTORS, &dev->vector_units, &dev->vector_unit_count);
   if (st == TS_SUCCESS)
-    st = upload_spread_units(batch, dev);
+    st = upload_units(batch, dev, UNITS_SPREAD, &dev->spread_units, &dev->spread_unit_count);
 #define TSI_ALLOC(field, count, type, what)                                                                            \
   if (st == TS_SUCCESS)                                                                                                \
   st = device_alloc(batch, dev, (void **)&field, count, sizeof(type), what)

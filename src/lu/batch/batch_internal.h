@@ -158,7 +158,7 @@ typedef struct tsi_lu_batch_plan {
    * solve, 2 the U solve): for index k of pattern P, wait_idx[s][wait_ptr[s][P->ptr_base + k]
    * .. wait_ptr[s][P->ptr_base + k + 1]) (offsets into the concatenated
    * wait_idx[s]; indices local to the pattern), a part of its dependencies
-   * whose completion implies the others' (tsi_lu_batch_prune_waits). */
+   * whose completion implies the others' (prune_waits in batch_plan_gpu.c). */
   int64_t waits[3];
   int64_t *wait_ptr[3];
   int32_t *wait_idx[3];
@@ -168,18 +168,6 @@ typedef struct tsi_lu_batch_plan {
   int32_t *factor_ticket, *lower_ticket, *upper_ticket; /* 2 per ticket */
   double flops;                                         /* of one factorization of every member */
 } tsi_lu_batch_plan;
-
-/* The dependencies of indices 0 .. n - 1, index i's being
- * idx[begin[i] .. end[i]), pruned of those another one implies: the
- * dependency with the longest list of its own, j, is kept, and of the
- * others only those not in j's list (j finishes after them). Index i's kept
- * ones go to out[out_ptr[i] - out_base ..]; out holds at least
- * sum(end - begin) entries; mark: n entries, all -1 on entry and on return.
- * Returns the entries written. Lists whose j has more than a few times
- * their own length are copied whole (the pruning's cost stays linear), and
- * every list unless `allowed`. */
-int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx,
-                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark, bool allowed);
 
 /* The plan of batch's analyses (its switches read). */
 ts_status tsi_lu_batch_plan_build(ts_lu_batch *batch, tsi_lu_batch_plan *plan);

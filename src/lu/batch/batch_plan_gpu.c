@@ -242,8 +242,17 @@ static ts_status plan_pattern(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64
   return TS_SUCCESS;
 }
 
-int64_t tsi_lu_batch_prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx,
-                                 int64_t out_base, int64_t *out_ptr, int32_t *out, int64_t *mark, bool allowed) {
+/* The dependencies of indices 0 .. n - 1, index i's being
+ * idx[begin[i] .. end[i]), pruned of those another one implies: the
+ * dependency with the longest list of its own, j, is kept, and of the
+ * others only those not in j's list (j finishes after them). Index i's kept
+ * ones go to out[out_ptr[i] - out_base ..]; out holds at least
+ * sum(end - begin) entries; mark: n entries, all -1 on entry and on return.
+ * Returns the entries written. Lists whose j has more than a few times
+ * their own length are copied whole (the pruning's cost stays linear), and
+ * every list unless `allowed`. */
+static int64_t prune_waits(int64_t n, const int64_t *begin, const int64_t *end, const int32_t *idx, int64_t out_base,
+                           int64_t *out_ptr, int32_t *out, int64_t *mark, bool allowed) {
   int64_t written = 0;
   for (int64_t i = 0; i < n; i++) {
     out_ptr[i] = out_base + written;
@@ -290,9 +299,8 @@ static ts_status plan_waits(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     const int64_t *ends[3] = {plan->diag_pos + P->col_base, lrow + 1, urow + 1};
     const int32_t *idx[3] = {plan->row_idx + P->lu_base, plan->lrow_col + P->lrow_base, plan->urow_col + P->urow_base};
     for (int s = 0; s < 3; s++)
-      plan->waits[s] +=
-          tsi_lu_batch_prune_waits(P->n, begins[s], ends[s], idx[s], plan->waits[s], plan->wait_ptr[s] + P->ptr_base,
-                                   plan->wait_idx[s] + plan->waits[s], where, !batch->switches.full_waits);
+      plan->waits[s] += prune_waits(P->n, begins[s], ends[s], idx[s], plan->waits[s], plan->wait_ptr[s] + P->ptr_base,
+                                    plan->wait_idx[s] + plan->waits[s], where, !batch->switches.full_waits);
   }
   return TS_SUCCESS;
 }
