@@ -449,9 +449,8 @@
  * two). The factorization takes them this many to a warp too while its
  * steps update, on average, at most TSI_LU_BATCH_LANE_UPDATES entries of a
  * column; past that, TSI_LU_BATCH_NARROW_MEMBERS to a warp (the others'
- * lanes split each member's updates). Measured (bench/notes/lu-batch.md,
- * 2026-12-06): circuits at 2.9 updates a step fastest at 32; 2-D
- * Laplacians at 19.5 and 59.5 fastest at 2, ahead of 1, 4 and 8. */
+ * lanes split each member's updates). The values and the two regimes come
+ * from the width sweeps in bench/notes/lu-batch.md. */
 #define TSI_LU_BATCH_WARP_MEMBERS 32
 #define TSI_LU_BATCH_LANE_UPDATES 4.0
 #define TSI_LU_BATCH_NARROW_MEMBERS 2
@@ -459,15 +458,15 @@
  * bytes; past it, targets are found by binary search. */
 #define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
 /* Updates of a column step a lane issues together (their loads before their
- * stores, to overlap the latencies; registers grow with it: at 8 the
- * factorization kernel spills about 100 bytes at its 128-register cap, at 6
- * none), and entries of a row the solves' lanes load together. */
+ * stores, to overlap the latencies; the factorization's registers and
+ * spills grow with it), and entries of a row the solves' lanes load
+ * together. */
 #define TSI_LU_BATCH_UPDATE_GROUP 8
 #define TSI_LU_BATCH_SOLVE_GROUP 8
 /* Doubles of shared memory a warp of the factorization stages a column in
  * (its positions times the members of the warp): a column that fits is
- * accumulated there instead of in the factors (two blocks of eight warps
- * take 192 KiB of an SM). */
+ * accumulated there instead of in the factors (sized so that two blocks
+ * of eight warps share an SM). */
 #define TSI_LU_BATCH_STAGE_DOUBLES 1536
 /* Tickets a warp takes at once from the dataflow counter (fewer atomics on
  * one address). */
