@@ -458,10 +458,10 @@
  * bytes; past it, targets are found by binary search. */
 #define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
 /* Updates of a column step a lane issues together (their loads before their
- * stores, to overlap the latencies; the factorization's registers and
- * spills grow with it), and entries of a row the solves' lanes load
- * together. */
-#define TSI_LU_BATCH_UPDATE_GROUP 8
+ * stores, to overlap the latencies): the most that the factorization's 128
+ * registers hold without spilling (7 spills on sm_90), and entries of a row
+ * the solves' lanes load together. */
+#define TSI_LU_BATCH_UPDATE_GROUP 6
 #define TSI_LU_BATCH_SOLVE_GROUP 8
 /* Doubles of shared memory a warp of the factorization stages a column in
  * (its positions times the members of the warp): a column that fits is
