@@ -463,6 +463,9 @@
  * the solves' lanes load together. */
 #define TSI_LU_BATCH_UPDATE_GROUP 6
 #define TSI_LU_BATCH_SOLVE_GROUP 8
+/* Blocks of the solves' kernels an SM holds at least (their registers: a
+ * row's next group is loaded while the current group's y_j arrive). */
+#define TSI_LU_BATCH_SOLVE_BLOCKS 2
 /* Doubles of shared memory a warp of the factorization stages a column in
  * (its positions times the members of the warp): a column that fits is
  * accumulated there instead of in the factors (sized so that two blocks

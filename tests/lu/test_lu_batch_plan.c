@@ -63,6 +63,31 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
   const int64_t count = what == 0 ? plan->factor_tickets : what == 1 ? plan->lower_tickets : plan->upper_tickets;
   const int32_t *tickets = what == 0 ? plan->factor_ticket : what == 1 ? plan->lower_ticket : plan->upper_ticket;
   memset(e->done, 0, (size_t)(plan->flags > 0 ? plan->flags : 1));
+  /* The solves load each row's head before its wait: here every head
+   * before any row runs (heads must read only what is final at the start). */
+  tsi_lu_batch_row *heads = NULL;
+  if (what != 0) {
+    heads = malloc((size_t)(plan->vector_values > 0 ? plan->vector_values : 1) * sizeof *heads);
+    CHECK(heads != NULL);
+    if (!heads)
+      return;
+    for (int64_t p = 0; p < plan->pattern_count; p++) {
+      const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+      for (int64_t g = 0; g < P->groups; g++)
+        for (int b = 0; b < P->width; b++) {
+          const int64_t lane = P->lane_base + g * P->width + b;
+          const double *v = e->values + P->value_base + tsi_lu_batch_offset(P, g, b, P->lu_nnz);
+          const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
+          for (int64_t k = 0; k < P->n; k++) {
+            if (what == 1)
+              tsi_lu_batch_lower_head(&e->args, P, k, v, rhs[lane] + vo, &heads[vo + k * P->width]);
+            else
+              tsi_lu_batch_upper_head(&e->args, P, k, v, y + vo, base ? base[lane] + vo : NULL,
+                                      &heads[vo + k * P->width]);
+          }
+        }
+    }
+  }
   int64_t late = 0;
   int64_t covered = 0, processed = 0;
   for (int64_t t = 0; t < count; t++) {
@@ -93,9 +118,9 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
         if (what == 0)
           tsi_lu_batch_column(&e->args, P, k, g, b, 0, 1, k % 2 ? e->stage + b : NULL);
         else if (what == 1)
-          tsi_lu_batch_lower_row(&e->args, P, k, v, rhs[lane] + vo, y + vo);
+          tsi_lu_batch_lower_finish(&e->args, P, k, v, &heads[vo + k * P->width], y + vo);
         else
-          tsi_lu_batch_upper_row(&e->args, P, k, v, y + vo, out[lane] + vo, base ? base[lane] + vo : NULL);
+          tsi_lu_batch_upper_finish(&e->args, P, k, v, &heads[vo + k * P->width], y + vo, out[lane] + vo, base != NULL);
       }
       covered += !e->done[P->flag_base + g * P->n + k];
       processed++;
@@ -108,6 +133,7 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
   CHECK_MSG(covered == pairs && processed == pairs, "schedule %d: %lld of %lld (column, group) pairs covered, %lld run",
             what, (long long)covered, (long long)pairs, (long long)processed);
   CHECK_MSG(late == 0, "schedule %d: %lld dependencies come after their ticket", what, (long long)late);
+  free(heads);
 }
 
 /* Every schedule's wait lists imply every dependency: for each index, the

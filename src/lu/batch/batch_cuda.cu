@@ -278,7 +278,8 @@ __device__ __forceinline__ void publish(int32_t *marks, int64_t k, int32_t epoch
  * current one) chosen per lane by its refinement state.
  */
 template <int SCHEDULE>
-__global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_FACTOR ? 2 : 4))
+__global__ void
+__launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_FACTOR ? 2 : TSI_LU_BATCH_SOLVE_BLOCKS))
     flow_kernel(tsi_lu_batch_args a, const int32_t *tickets, int64_t count, int32_t *ready, int32_t epoch,
                 unsigned long long *counter, int first_solve, const double *b_il, double *y, double *x0, double *x1,
                 const double *r0, const double *r1, const tsi_lu_batch_refine_state *state, int stage_doubles) {
@@ -323,23 +324,29 @@ __global__ void __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDU
       const int64_t g = (int64_t)tickets[2 * t + 1] * (32 / B) + lane / B;
       const bool valid = g < P.groups;
       int32_t *marks = ready + P.flag_base + (valid ? g : 0) * P.n;
-      if (valid)
+      /* The row's head before the wait, the rest after it. */
+      tsi_lu_batch_row row;
+      const double *v = NULL;
+      int64_t vo = 0;
+      int cur = 0;
+      if (valid) {
+        cur = first_solve ? 0 : state[P.lane_base + g * B + b].cur;
+        v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
+        vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
+        if (lower)
+          tsi_lu_batch_lower_head(&a, &P, k, v, (first_solve ? b_il : (cur ? r1 : r0)) + vo, &row);
+        else
+          tsi_lu_batch_upper_head(&a, &P, k, v, y + vo, first_solve ? NULL : (cur ? x1 : x0) + vo, &row);
         wait_marks(a.wait_idx[SCHEDULE], waits[0] + b, waits[1], B, marks, epoch);
+      }
       __syncwarp();
       __threadfence();
       if (valid) {
-        const int64_t l = P.lane_base + g * B + b;
-        const int cur = first_solve ? 0 : state[l].cur;
-        const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
-        const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
-        if (lower) {
-          const double *rhs = first_solve ? b_il : (cur ? r1 : r0);
-          tsi_lu_batch_lower_row(&a, &P, k, v, rhs + vo, y + vo);
-        } else {
-          double *out = first_solve ? x0 : (cur ? x0 : x1);
-          const double *base = first_solve ? NULL : (cur ? x1 : x0);
-          tsi_lu_batch_upper_row(&a, &P, k, v, y + vo, out + vo, base ? base + vo : NULL);
-        }
+        if (lower)
+          tsi_lu_batch_lower_finish(&a, &P, k, v, &row, y + vo);
+        else
+          tsi_lu_batch_upper_finish(&a, &P, k, v, &row, y + vo, (first_solve ? x0 : (cur ? x0 : x1)) + vo,
+                                    !first_solve);
       }
       __threadfence();
       __syncwarp();

@@ -24,6 +24,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -392,41 +393,95 @@ TSI_BATCH_HD int64_t tsi_lu_batch_offset(const tsi_lu_batch_pattern_gpu *P, int6
 }
 
 /*
- * Row i of L y = P Dr rhs for one member (pattern P): y_i = row_scale[p_i]
- * * rhs[p_i] (p = row_perm), minus L(i, j) y_j for the entries of row i in
- * increasing j, skipping y_j = 0: the order in which the host's
- * column-oriented forward solve subtracts from y_i. v, rhs and y point at
- * the member's interleaved factors and vectors (entry i at [i * width]).
- * The caller has waited for the rows j.
+ * A row of a triangular solve for one member, in two parts: its head, what
+ * needs no wait (the right side, the bounds, the first
+ * TSI_LU_BATCH_SOLVE_GROUP entries' columns and factor values, and for U
+ * the pivot and the output's terms), loaded before the row waits for its
+ * dependencies, so that after the wait only the y_j of the row are still
+ * to come; then the rest (tsi_lu_batch_lower_finish, _upper_finish), which
+ * loads each next group's columns and factors with the current group's y_j.
  */
-TSI_BATCH_HD void tsi_lu_batch_lower_row(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
-                                         const double *v, const double *rhs, double *y) {
-  const int64_t B = P->width;
-  const int32_t p_i = a->row_perm[P->col_base + i];
-  double own = tsi_batch_mul(a->row_scale[P->col_base + p_i], rhs[(int64_t)p_i * B]);
-  const int64_t *lrow_ptr = a->lrow_ptr + P->ptr_base;
-  const int32_t *lrow_col = a->lrow_col + P->lrow_base;
-  const int64_t *lrow_pos = a->lrow_pos + P->lrow_base;
-  const int64_t hi = lrow_ptr[i + 1];
-  /* The entries' loads a group at a time (the rows they read are final),
-   * the subtractions in order. */
-  for (int64_t e = lrow_ptr[i]; e < hi; e += TSI_LU_BATCH_SOLVE_GROUP) {
-    double y_j[TSI_LU_BATCH_SOLVE_GROUP], l[TSI_LU_BATCH_SOLVE_GROUP];
+typedef struct tsi_lu_batch_row {
+  int64_t next;                          /* the next group's first entry */
+  int64_t lo, hi;                        /* the row's entries */
+  int step;                              /* +1 for L (increasing j), -1 for U (decreasing j) */
+  double own;                            /* the right side (L) or y_i (U) */
+  int32_t col[TSI_LU_BATCH_SOLVE_GROUP]; /* the current group's columns, -1 past the row */
+  double f[TSI_LU_BATCH_SOLVE_GROUP];    /* and their factor values */
+  double pivot, scale, base;             /* U: U(i, i), col_scale[q_i], base[q_i] (0 without base) */
+  int32_t q;                             /* U: col_perm[i] */
+} tsi_lu_batch_row;
+
+/* Columns and factor values of the row's next group (entries next, next +
+ * step, ... inside [lo, hi)). */
+TSI_BATCH_HD void tsi_lu_batch_row_group(tsi_lu_batch_row *r, const int32_t *cols, const int64_t *pos, const double *v,
+                                         int64_t B) {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++) {
+    const int64_t e = r->next + (int64_t)r->step * c;
+    const bool inside = e >= r->lo && e < r->hi;
+    r->col[c] = inside ? cols[e] : -1;
+    r->f[c] = inside ? v[pos[e] * B] : 0.0;
+  }
+  r->next += (int64_t)r->step * TSI_LU_BATCH_SOLVE_GROUP;
+}
+
+/* own minus f_j y_j over the row's entries in its order, skipping y_j = 0,
+ * a group at a time (the next group's columns and factors loaded with the
+ * current group's y_j, whose rows are final). */
+TSI_BATCH_HD double tsi_lu_batch_row_subtract(tsi_lu_batch_row *r, const int32_t *cols, const int64_t *pos,
+                                              const double *v, int64_t B, const double *y) {
+  double own = r->own;
+  for (;;) {
+    double y_j[TSI_LU_BATCH_SOLVE_GROUP], f[TSI_LU_BATCH_SOLVE_GROUP];
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++) {
-      y_j[c] = e + c < hi ? tsi_batch_load_final(&y[(int64_t)lrow_col[e + c] * B]) : 0.0;
-      l[c] = e + c < hi ? v[lrow_pos[e + c] * B] : 0.0;
+      y_j[c] = r->col[c] >= 0 ? tsi_batch_load_final(&y[(int64_t)r->col[c] * B]) : 0.0;
+      f[c] = r->f[c];
     }
+    const bool more = r->next >= r->lo && r->next < r->hi;
+    if (more)
+      tsi_lu_batch_row_group(r, cols, pos, v, B);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++)
       if (y_j[c] != 0.0)
-        own = tsi_batch_sub(own, tsi_batch_mul(l[c], y_j[c]));
+        own = tsi_batch_sub(own, tsi_batch_mul(f[c], y_j[c]));
+    if (!more)
+      return own;
   }
-  y[i * B] = own;
+}
+
+/*
+ * Row i of L y = P Dr rhs for one member (pattern P): y_i = row_scale[p_i]
+ * * rhs[p_i] (p = row_perm), minus L(i, j) y_j for the entries of row i in
+ * increasing j, skipping y_j = 0: the order in which the host's
+ * column-oriented forward solve subtracts from y_i. v, rhs and y point at
+ * the member's interleaved factors and vectors (entry i at [i * width]).
+ * The head reads only what is final when the solve starts; the finish
+ * runs once the rows j are.
+ */
+TSI_BATCH_HD void tsi_lu_batch_lower_head(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                          const double *v, const double *rhs, tsi_lu_batch_row *r) {
+  const int64_t B = P->width;
+  const int32_t p_i = a->row_perm[P->col_base + i];
+  r->own = tsi_batch_mul(a->row_scale[P->col_base + p_i], rhs[(int64_t)p_i * B]);
+  r->lo = a->lrow_ptr[P->ptr_base + i];
+  r->hi = a->lrow_ptr[P->ptr_base + i + 1];
+  r->next = r->lo;
+  r->step = 1;
+  tsi_lu_batch_row_group(r, a->lrow_col + P->lrow_base, a->lrow_pos + P->lrow_base, v, B);
+}
+
+TSI_BATCH_HD void tsi_lu_batch_lower_finish(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                            const double *v, tsi_lu_batch_row *r, double *y) {
+  y[i * P->width] =
+      tsi_lu_batch_row_subtract(r, a->lrow_col + P->lrow_base, a->lrow_pos + P->lrow_base, v, P->width, y);
 }
 
 /*
@@ -434,38 +489,33 @@ TSI_BATCH_HD void tsi_lu_batch_lower_row(const tsi_lu_batch_args *a, const tsi_l
  * i in decreasing j, skipping y_j = 0 (the host's back substitution), then
  * over U(i, i); then out[q_i] = col_scale[q_i] * y_i (q = col_perm), plus
  * base[q_i] when base is set (a refinement step's candidate: the correction
- * plus the solution so far, as solve.c adds them). The caller has waited
- * for the rows j.
+ * plus the solution so far, as solve.c adds them). Head and finish as for
+ * L.
  */
-TSI_BATCH_HD void tsi_lu_batch_upper_row(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
-                                         const double *v, double *y, double *out, const double *base) {
+TSI_BATCH_HD void tsi_lu_batch_upper_head(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                          const double *v, const double *y, const double *base, tsi_lu_batch_row *r) {
   const int64_t B = P->width;
-  const int64_t *urow_ptr = a->urow_ptr + P->ptr_base;
-  const int32_t *urow_col = a->urow_col + P->urow_base;
-  const int64_t *urow_pos = a->urow_pos + P->urow_base;
-  double own = y[i * B];
-  const int64_t lo = urow_ptr[i];
-  for (int64_t e = urow_ptr[i + 1] - 1; e >= lo; e -= TSI_LU_BATCH_SOLVE_GROUP) {
-    double y_j[TSI_LU_BATCH_SOLVE_GROUP], u[TSI_LU_BATCH_SOLVE_GROUP];
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++) {
-      y_j[c] = e - c >= lo ? tsi_batch_load_final(&y[(int64_t)urow_col[e - c] * B]) : 0.0;
-      u[c] = e - c >= lo ? v[urow_pos[e - c] * B] : 0.0;
-    }
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int c = 0; c < TSI_LU_BATCH_SOLVE_GROUP; c++)
-      if (y_j[c] != 0.0)
-        own = tsi_batch_sub(own, tsi_batch_mul(u[c], y_j[c]));
-  }
-  own = own / v[a->diag_pos[P->col_base + i] * B];
+  r->own = y[i * B];
+  r->lo = a->urow_ptr[P->ptr_base + i];
+  r->hi = a->urow_ptr[P->ptr_base + i + 1];
+  r->next = r->hi - 1;
+  r->step = -1;
+  r->pivot = v[a->diag_pos[P->col_base + i] * B];
+  r->q = a->col_perm[P->col_base + i];
+  r->scale = a->col_scale[P->col_base + r->q];
+  r->base = base ? base[(int64_t)r->q * B] : 0.0;
+  tsi_lu_batch_row_group(r, a->urow_col + P->urow_base, a->urow_pos + P->urow_base, v, B);
+}
+
+TSI_BATCH_HD void tsi_lu_batch_upper_finish(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                            const double *v, tsi_lu_batch_row *r, double *y, double *out,
+                                            bool has_base) {
+  const int64_t B = P->width;
+  const double own =
+      tsi_lu_batch_row_subtract(r, a->urow_col + P->urow_base, a->urow_pos + P->urow_base, v, B, y) / r->pivot;
   y[i * B] = own;
-  const int32_t q_i = a->col_perm[P->col_base + i];
-  const double x_i = tsi_batch_mul(a->col_scale[P->col_base + q_i], own);
-  out[(int64_t)q_i * B] = base ? tsi_batch_add(x_i, base[(int64_t)q_i * B]) : x_i;
+  const double x_i = tsi_batch_mul(r->scale, own);
+  out[(int64_t)r->q * B] = has_base ? tsi_batch_add(x_i, r->base) : x_i;
 }
 
 /* The maxima a residual gathers for a member (its rows' shares). */
