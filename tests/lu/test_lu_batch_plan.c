@@ -67,7 +67,7 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
    * before any row runs (heads must read only what is final at the start). */
   tsi_lu_batch_row *heads = NULL;
   if (what != 0) {
-    heads = malloc((size_t)(plan->vector_values > 0 ? plan->vector_values : 1) * sizeof *heads);
+    heads = calloc((size_t)(plan->vector_values > 0 ? plan->vector_values : 1), sizeof *heads);
     CHECK(heads != NULL);
     if (!heads)
       return;
