@@ -114,6 +114,25 @@ static ts_status download_all(ts_lu_batch *batch, const double *device, double *
   return tsi_cuda_memcpy_to_host(batch->ctx, *copy, device, (size_t)batch->values * sizeof(double));
 }
 
+/* A call stopped before every member was factored (cancelled, no memory):
+ * the batch has no factors, so no member's record may say it has; the
+ * message names the call. */
+static ts_status factor_stopped(ts_lu_batch *batch, ts_status st, const char *caller) {
+  for (int64_t m = 0; m < batch->members; m++) {
+    ts_lu_batch_member *info = &batch->member[m].info;
+    info->status = TS_ERROR_NOT_FACTORED;
+    info->singular_column = -1;
+    info->perturbed_pivots = 0;
+  }
+  batch->stats.failed_members = batch->members;
+  batch->stats.perturbed_members = 0;
+  batch->stats.host_members = 0;
+  char detail[TSI_MESSAGE_SIZE];
+  snprintf(detail, sizeof detail, "%s", ts_last_error(batch->ctx));
+  return tsi_error(batch->ctx, st, "%s: %s; no member has factors (every member's status is TS_ERROR_NOT_FACTORED)",
+                   caller, detail);
+}
+
 static ts_status batch_factor(ts_lu_batch *batch, const double *values, bool on_device, const char *caller) {
   /* From here the old factors are gone, whatever happens. */
   batch->factored = false;
@@ -145,7 +164,7 @@ static ts_status batch_factor(ts_lu_batch *batch, const double *values, bool on_
   }
   batch->stats.time_factor = tsi_seconds() - start;
   if (st != TS_SUCCESS)
-    return st;
+    return factor_stopped(batch, st, caller);
   for (int64_t m = 0; m < batch->members; m++)
     batch->member[m].factor_status = batch->member[m].info.status;
   batch->factored = true;

@@ -200,20 +200,23 @@ static ts_status host_members(ts_lu_batch *batch, int64_t count, const int64_t *
                               double *const *out) {
   const int threads = host_threads(batch, count);
   ts_status st = tsi_lu_batch_slots(batch, threads);
-  if (st == TS_SUCCESS)
-    st = tsi_check_cancel(batch->ctx);
   if (st != TS_SUCCESS)
     return st;
-  int cancelled = 0;
+  int cancelled = tsi_check_cancel(batch->ctx) != TS_SUCCESS;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t i = 0; i < count; i++) {
     int stop;
 #pragma omp atomic read
     stop = cancelled;
-    if (stop)
-      continue;
-    const int slot = thread_id();
     const int64_t m = list ? list[i] : i;
+    if (stop) {
+      /* A solve's record says it did not run (a factorization's stays
+       * TS_ERROR_NOT_FACTORED). */
+      if (out)
+        tsi_lu_batch_member_fail(batch, m, TS_ERROR_CANCELLED, "cancelled by the progress callback before its solve");
+      continue;
+    }
+    const int slot = thread_id();
     if (out)
       (void)tsi_lu_batch_member_solve(batch, m, in[i], out[i], slot);
     else

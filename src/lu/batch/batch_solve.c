@@ -11,10 +11,11 @@
 /* Whether member m was factored (possibly with replaced pivots). */
 static bool has_factors(const ts_lu_batch *batch, int64_t m) { return !TS_IS_ERROR(batch->member[m].factor_status); }
 
-/* Whether member m's x is NaN after the solve: no factors, or a right-hand
- * side the solve refused. */
+/* Whether member m's x is NaN after the solve: no factors, a right-hand
+ * side the solve refused, or a solve a cancellation kept from running. */
 static bool unsolved(const ts_lu_batch *batch, int64_t m) {
-  return !has_factors(batch, m) || batch->member[m].info.status == TS_ERROR_INVALID_ARGUMENT;
+  const ts_status status = batch->member[m].info.status;
+  return !has_factors(batch, m) || status == TS_ERROR_INVALID_ARGUMENT || status == TS_ERROR_CANCELLED;
 }
 
 /* The members the host solves: those with factors that it factored (or
@@ -68,8 +69,11 @@ static ts_status host_solve(ts_lu_batch *batch, int64_t count, const int64_t *li
   return st;
 }
 
-/* x of every member without factors, or whose b the solve refused, set to
- * NaN. */
+/* A cancellation's status unless a later step failed otherwise. */
+static ts_status keep_cancel(ts_status st, ts_status later) { return later == TS_SUCCESS ? st : later; }
+
+/* x of every member without factors, whose b the solve refused or whose
+ * solve was cancelled, set to NaN. */
 static ts_status fill_unsolved(ts_lu_batch *batch, double *x, bool on_device) {
   double *nans = NULL;
   ts_status st = TS_SUCCESS;
@@ -108,10 +112,10 @@ static ts_status host_batch_device_vectors(ts_lu_batch *batch, int64_t count, co
     st = tsi_cuda_memcpy_to_host(batch->ctx, b_host, b, (size_t)batch->rows * sizeof(double));
   if (st == TS_SUCCESS)
     st = host_solve(batch, count, list, b_host, x_host, false);
-  if (st == TS_SUCCESS)
-    st = fill_unsolved(batch, x_host, false);
-  if (st == TS_SUCCESS)
-    st = tsi_cuda_memcpy_to_device(batch->ctx, x, x_host, (size_t)batch->rows * sizeof(double));
+  if (st == TS_SUCCESS || st == TS_ERROR_CANCELLED)
+    st = keep_cancel(st, fill_unsolved(batch, x_host, false));
+  if (st == TS_SUCCESS || st == TS_ERROR_CANCELLED)
+    st = keep_cancel(st, tsi_cuda_memcpy_to_device(batch->ctx, x, x_host, (size_t)batch->rows * sizeof(double)));
   free(b_host);
   free(x_host);
   return st;
@@ -145,17 +149,27 @@ static ts_status batch_solve(ts_lu_batch *batch, const double *b, double *x, boo
     st = tsi_lu_batch_gpu_solve(batch, b, x, on_device);
     if (st == TS_SUCCESS)
       st = host_solve(batch, count, list, b, x, on_device);
-    if (st == TS_SUCCESS)
-      st = fill_unsolved(batch, x, on_device);
+    if (st == TS_SUCCESS || st == TS_ERROR_CANCELLED)
+      st = keep_cancel(st, fill_unsolved(batch, x, on_device));
   } else if (on_device) {
     st = host_batch_device_vectors(batch, count, list, b, x);
   } else {
     st = host_solve(batch, count, list, b, x, false);
-    if (st == TS_SUCCESS)
-      st = fill_unsolved(batch, x, false);
+    if (st == TS_SUCCESS || st == TS_ERROR_CANCELLED)
+      st = keep_cancel(st, fill_unsolved(batch, x, false));
   }
   free(list);
   batch->stats.time_solve = tsi_seconds() - start;
+  if (st == TS_ERROR_CANCELLED) {
+    (void)tsi_lu_batch_outcome(batch, caller, true); /* the statistics */
+    int64_t cancelled = 0;
+    for (int64_t m = 0; m < batch->members; m++)
+      cancelled += batch->member[m].info.status == TS_ERROR_CANCELLED;
+    return tsi_error(batch->ctx, st,
+                     "%s: cancelled by the progress callback; %lld of %lld members were not solved (their x is NaN, "
+                     "their status TS_ERROR_CANCELLED)",
+                     caller, (long long)cancelled, (long long)batch->members);
+  }
   if (st != TS_SUCCESS)
     return st;
   return tsi_lu_batch_outcome(batch, caller, true);
