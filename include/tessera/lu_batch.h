@@ -152,7 +152,9 @@ TS_API void ts_lu_batch_destroy(ts_lu_batch *batch);
  *         fail, the status of the first of them (TS_ERROR_NUMERICALLY_SINGULAR,
  *         TS_ERROR_INVALID_MATRIX for values that are not finite), the
  *         message naming it and how many failed: the other members are
- *         factored all the same.
+ *         factored all the same; TS_ERROR_CANCELLED when the progress
+ *         callback stops the call (no member then has factors: each
+ *         member's status is TS_ERROR_NOT_FACTORED).
  */
 TS_API ts_status ts_lu_batch_factor(ts_lu_batch *batch, const double *values);
 
@@ -171,11 +173,16 @@ TS_API ts_status ts_lu_batch_factor_buffer(ts_lu_batch *batch, const ts_buffer *
  * @param batch The batch, factored.
  * @param b     Right-hand sides, member after member (ts_lu_batch_stats::rows doubles, host memory).
  * @param x     Solutions, the same layout; may not overlap @p b. The solution of
- *              a member without factors is NaN.
+ *              a member without factors, whose right-hand side is refused (not
+ *              finite) or whose solve a cancellation skipped is NaN.
  * @return TS_SUCCESS; TS_ERROR_NOT_FACTORED before a factorization; when
- *         members have no factors (their factorization failed), the status
- *         of the first of them with a message naming it: the others are
- *         solved all the same.
+ *         members have no factors (their factorization failed) or their
+ *         solve fails (TS_ERROR_INVALID_ARGUMENT for a right-hand side that
+ *         is not finite; TS_ERROR_OVERFLOW for a solution that overflows,
+ *         its x left as computed), the status of the first of them with a
+ *         message naming it and how many failed: the others are solved all
+ *         the same; TS_ERROR_CANCELLED when the progress callback stops the
+ *         call (the members not yet solved get that status and a NaN x).
  */
 TS_API ts_status ts_lu_batch_solve(ts_lu_batch *batch, const double *b, double *x);
 

@@ -1,7 +1,10 @@
 /* LU batches on the host, misuse and odd cases: a factorization or a solve
  * cancelled part way leaves member records that say what happened (no
  * member claims factors the batch no longer has; a member the cancelled
- * solve did not reach has a NaN x and says so). */
+ * solve did not reach has a NaN x and says so), the calls' messages say
+ * what failed without claiming what did not happen, and mixed batches with
+ * empty and 1 x 1 patterns report their failing members while the others
+ * are solved as single systems. */
 #include "test_lu_batch_common.h"
 
 static ts_context *ctx;
@@ -137,6 +140,83 @@ static void test_cancelled_solve(void) {
   ts_context_destroy(c);
 }
 
+/* Mixed patterns: empty matrices and 1 x 1 ones, a singular member among
+ * them, a member whose solution overflows and one with an infinite b. The
+ * calls name the first failed member; the messages claim neither factored
+ * members that do not exist nor NaN solutions that are not. */
+static void test_small_patterns(void) {
+  ts_csr *empty = NULL;
+  CHECK_OK(ctx, ts_csr_create(ctx, 0, 0, 0, TS_FLOAT64, &empty));
+  int32_t zero = 0;
+  double one = 1.0;
+  ts_csr *tiny = lu_test_csr(ctx, 1, 1, &zero, &zero, &one);
+  const ts_csr *const mats[3] = {empty, tiny, empty};
+  const int64_t counts[3] = {2, 4, 1};
+  ts_lu_options options = lu_test_options();
+  options.no_perturbation = 1;
+  ts_lu_batch *batch = NULL;
+  CHECK_OK(ctx, ts_lu_batch_create(ctx, &options, 3, mats, counts, &batch));
+  if (!batch)
+    return;
+  ts_lu_batch_stats stats;
+  CHECK_OK(ctx, ts_lu_batch_get_stats(batch, &stats));
+  CHECK(stats.members == 7 && stats.values == 4 && stats.rows == 4 && stats.patterns == 3);
+  /* Members 2 .. 5 are the 1 x 1 ones: 4, 0 (singular), 1e-300, 2. */
+  double values[4] = {4.0, 0.0, 1e-300, 2.0}, b[4] = {8.0, 1.0, 1e300, INFINITY}, x[4];
+  CHECK_STATUS(ctx, ts_lu_batch_factor(batch, values), TS_ERROR_NUMERICALLY_SINGULAR);
+  const char *message = ts_last_error(ctx);
+  CHECK_MSG(strstr(message, "1 of 7 members") != NULL && strstr(message, "member 3 (pattern 1)") != NULL,
+            "the message counts the failures and names the first: %s", message);
+  ts_status st = ts_lu_batch_solve(batch, b, x);
+  CHECK_MSG(st == TS_ERROR_NUMERICALLY_SINGULAR, "solve: %s (%s)", ts_status_string(st), ts_last_error(ctx));
+  message = ts_last_error(ctx);
+  CHECK_MSG(strstr(message, "3 of 7 members") != NULL && strstr(message, "member 3 (pattern 1)") != NULL,
+            "the solve's message counts the failures and names the first: %s", message);
+  CHECK_MSG(strstr(message, "their x is NaN") == NULL, "an overflowed x is not NaN: %s", message);
+  for (int64_t m = 0; m < stats.members; m++) {
+    ts_lu_batch_member info;
+    CHECK_OK(ctx, ts_lu_batch_get_member(batch, m, &info));
+    const int64_t p = m < 2 ? 0 : m < 6 ? 1 : 2;
+    CHECK(info.pattern == p && info.n == mats[p]->rows && info.nnz == mats[p]->nnz);
+    if (p != 1) {
+      CHECK_MSG(info.status == TS_SUCCESS, "empty member %lld: %s", (long long)m, ts_status_string(info.status));
+      continue;
+    }
+    batch_single s;
+    batch_test_single(ctx, &options, tiny, values + info.value_offset, b + info.vector_offset, &s);
+    batch_test_compare("small patterns", batch, m, &s, x, 1, 0.0);
+    batch_single_free(&s);
+  }
+  ts_lu_batch_member info;
+  CHECK_OK(ctx, ts_lu_batch_get_member(batch, 3, &info));
+  CHECK(info.status == TS_ERROR_NUMERICALLY_SINGULAR && info.singular_column == 0);
+  CHECK_OK(ctx, ts_lu_batch_get_member(batch, 4, &info));
+  CHECK_MSG(info.status == TS_ERROR_OVERFLOW && isinf(x[info.vector_offset]), "member 4: %s, x %g",
+            ts_status_string(info.status), x[info.vector_offset]);
+  CHECK_OK(ctx, ts_lu_batch_get_member(batch, 5, &info));
+  CHECK(info.status == TS_ERROR_INVALID_ARGUMENT && isnan(x[info.vector_offset]));
+  CHECK(x[0] == 2.0);
+
+  /* Every member failing: no "others" are factored. */
+  double bad[4] = {NAN, 0.0, INFINITY, 0.0};
+  CHECK_STATUS(ctx, ts_lu_batch_factor(batch, bad), TS_ERROR_INVALID_MATRIX);
+  message = ts_last_error(ctx);
+  CHECK_MSG(strstr(message, "4 of 7") != NULL && strstr(message, "member 2 (pattern 1)") != NULL, "message: %s",
+            message);
+  ts_lu_batch_destroy(batch);
+
+  /* Only the failing pattern: no member is factored, and the message does not say the others are. */
+  const int64_t two = 2;
+  CHECK_OK(ctx, ts_lu_batch_create(ctx, &options, 1, (const ts_csr *const[]){tiny}, &two, &batch));
+  CHECK_STATUS(ctx, ts_lu_batch_factor(batch, (const double[]){0.0, NAN}), TS_ERROR_NUMERICALLY_SINGULAR);
+  message = ts_last_error(ctx);
+  CHECK_MSG(strstr(message, "2 of 2 members failed") != NULL && strstr(message, "the others are factored") == NULL,
+            "every member failed: %s", message);
+  ts_lu_batch_destroy(batch);
+  ts_csr_destroy(empty);
+  ts_csr_destroy(tiny);
+}
+
 int main(void) {
   ts_context_options options;
   memset(&options, 0, sizeof options);
@@ -145,6 +225,7 @@ int main(void) {
     return 1;
   test_cancelled_factor();
   test_cancelled_solve();
+  test_small_patterns();
   ts_context_destroy(ctx);
   return test_finish();
 }

@@ -37,11 +37,17 @@ ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solv
   }
   if (failed > 0) {
     const tsi_lu_batch_member_state *state = &batch->member[first];
+    /* A solve that failed on its own (an overflow, a singular verdict)
+     * leaves its x as computed: only members without factors or with a
+     * refused b get NaN. */
+    const char *what = solve ? "have no factors or failed to solve (x is NaN where a member has no factors or its b "
+                               "was refused)"
+                       : failed < batch->members ? "failed (the others are factored)"
+                                                 : "failed";
     return tsi_error(
         batch->ctx, state->info.status, "%s: %lld of %lld members %s; the first, member %lld (pattern %lld): %s%s",
-        caller, (long long)failed, (long long)batch->members,
-        solve ? "have no factors or failed (their x is NaN)" : "failed (the others are factored)", (long long)first,
-        (long long)state->info.pattern, state->message ? state->message : ts_status_string(state->info.status),
+        caller, (long long)failed, (long long)batch->members, what, (long long)first, (long long)state->info.pattern,
+        state->message ? state->message : ts_status_string(state->info.status),
         solve ? "" : "; ts_lu_batch_get_member says which");
   }
   if (!solve && perturbed > 0)
