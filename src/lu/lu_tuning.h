@@ -441,6 +441,14 @@
 #define TSI_LU_ELEMENTWISE_THREADS 256
 #define TSI_LU_ELEMENTWISE_BLOCKS 4096
 
+/* ---- LU batches on the host (lu/batch/batch_member_cpu.c) -------------------------- */
+
+/* The members' work (the analyses' factor_work, or two per entry of L + U
+ * and A for a solve) from which the host batch shares its members out over
+ * threads: about 20 us of one core, the cost of waking them
+ * (bench/notes/lu-batch.md). */
+#define TSI_LU_BATCH_HOST_PARALLEL_WORK 5e4
+
 /* ---- LU batches on the GPU (lu/batch/) ------------------------------------------ */
 
 /* Members per group of the batch's layout: the values of up to this many

@@ -186,19 +186,28 @@ void tsi_lu_batch_member_release(tsi_lu_batch_member_state *state) {
   state->message = NULL;
 }
 
-/* Threads for `count` members: the batch context's, at most one a member. */
-static int host_threads(ts_lu_batch *batch, int64_t count) {
+/* Threads for `count` members (list as host_members takes it): at most
+ * one a member, one below TSI_LU_BATCH_HOST_PARALLEL_WORK, and only as
+ * many as find a free core: the members are independent, but the call
+ * ends at a barrier, and a thread the scheduler sets aside holds it for a
+ * time slice. */
+static int host_threads(ts_lu_batch *batch, int64_t count, const int64_t *list, bool solve) {
+  double work = 0.0;
+  for (int64_t i = 0; i < count; i++) {
+    const ts_lu *lu = batch->patterns[tsi_lu_batch_pattern_of(batch, list ? list[i] : i)].lu;
+    work += solve ? 2.0 * (double)(lu->lu_nnz + lu->nnz_a) : lu->factor_work;
+  }
   int threads = tsi_lu_threads(batch->patterns[0].lu);
   if ((int64_t)threads > count)
     threads = count > 0 ? (int)count : 1;
-  return threads;
+  return work >= TSI_LU_BATCH_HOST_PARALLEL_WORK ? tsi_lu_free_cores(threads) : 1;
 }
 
 /* The members listed, one per thread at a time; the calling thread asks
  * the progress callback before them and between its members. */
 static ts_status host_members(ts_lu_batch *batch, int64_t count, const int64_t *list, const double *const *in,
                               double *const *out) {
-  const int threads = host_threads(batch, count);
+  const int threads = host_threads(batch, count, list, out != NULL);
   ts_status st = tsi_lu_batch_slots(batch, threads);
   if (st != TS_SUCCESS)
     return st;
