@@ -112,7 +112,8 @@ typedef struct ts_lu_batch_stats {
   double time_analyze;       /**< Seconds: the analysis of every pattern (ts_lu_batch_create()). */
   double time_factor;        /**< Seconds: the last ts_lu_batch_factor(). */
   double time_solve;         /**< Seconds: the last ts_lu_batch_solve(), refinement included. */
-  double backward_error;     /**< Largest normwise backward error of the last solve over the members solved. */
+  double backward_error;     /**< Largest normwise backward error of the last solve over the members solved (NaN
+                                  when the solves are unchecked: ts_lu_options.unchecked_solves). */
   int refinement_steps;      /**< Most refinement steps of the last solve over the members. */
 } ts_lu_batch_stats;
 

@@ -217,6 +217,53 @@ static void test_small_patterns(void) {
   ts_csr_destroy(tiny);
 }
 
+/* Unchecked solves compute no backward error: every member's and the
+ * batch's statistic say NaN, not 0. */
+static void test_unchecked_backward_error(void) {
+  ts_csr *a = batch_test_circuit(ctx, 60, 5);
+  if (!a)
+    return;
+  const ts_csr *const mats[1] = {a};
+  const int64_t counts[1] = {3};
+  ts_lu_options options = lu_test_options();
+  options.unchecked_solves = 1;
+  ts_lu_batch *batch = NULL;
+  CHECK_OK(ctx, ts_lu_batch_create(ctx, &options, 1, mats, counts, &batch));
+  double *values = batch_test_values(1, mats, counts, 0.1, 9);
+  double *b = batch_test_rhs(3 * a->rows, 11);
+  double *x = calloc((size_t)(3 * a->rows), sizeof(double));
+  if (batch && values && b && x) {
+    CHECK_OK(ctx, ts_lu_batch_factor(batch, values));
+    CHECK_OK(ctx, ts_lu_batch_solve(batch, b, x));
+    ts_lu_batch_stats stats;
+    CHECK_OK(ctx, ts_lu_batch_get_stats(batch, &stats));
+    CHECK_MSG(isnan(stats.backward_error), "the batch's backward error of unchecked solves: %g", stats.backward_error);
+    for (int64_t m = 0; m < 3; m++) {
+      ts_lu_batch_member info;
+      CHECK_OK(ctx, ts_lu_batch_get_member(batch, m, &info));
+      CHECK(info.status == TS_SUCCESS && isnan(info.backward_error));
+      batch_single s;
+      batch_test_single(ctx, &options, a, values + info.value_offset, b + info.vector_offset, &s);
+      batch_test_compare("unchecked", batch, m, &s, x, 0, 0.0); /* x exactly (NaN errors compare unequal) */
+      batch_single_free(&s);
+    }
+    /* A checked solve after it reports a number again. */
+    ts_lu_batch_destroy(batch);
+    batch = NULL;
+    options.unchecked_solves = 0;
+    CHECK_OK(ctx, ts_lu_batch_create(ctx, &options, 1, mats, counts, &batch));
+    CHECK_OK(ctx, ts_lu_batch_factor(batch, values));
+    CHECK_OK(ctx, ts_lu_batch_solve(batch, b, x));
+    CHECK_OK(ctx, ts_lu_batch_get_stats(batch, &stats));
+    CHECK_MSG(stats.backward_error >= 0.0 && stats.backward_error < 1e-13, "checked: %g", stats.backward_error);
+  }
+  free(values);
+  free(b);
+  free(x);
+  ts_lu_batch_destroy(batch);
+  ts_csr_destroy(a);
+}
+
 int main(void) {
   ts_context_options options;
   memset(&options, 0, sizeof options);
@@ -226,6 +273,7 @@ int main(void) {
   test_cancelled_factor();
   test_cancelled_solve();
   test_small_patterns();
+  test_unchecked_backward_error();
   ts_context_destroy(ctx);
   return test_finish();
 }

@@ -4,6 +4,7 @@
  * in the call's status and message without failing the others. */
 #include "lu/batch/batch_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,9 @@ ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solv
     perturbed += info->perturbed_pivots > 0;
     degraded += info->status == TS_WARNING_PIVOTS_DEGRADED;
     on_host += info->on_host != 0;
-    if (info->backward_error > worst_error)
-      worst_error = info->backward_error;
+    /* An unchecked solve knows no backward error (NaN): nor does the batch. */
+    if (isnan(info->backward_error) || info->backward_error > worst_error)
+      worst_error = isnan(worst_error) ? worst_error : info->backward_error;
     if (info->refinement_steps > most_steps)
       most_steps = info->refinement_steps;
   }
