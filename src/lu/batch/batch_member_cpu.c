@@ -167,6 +167,9 @@ ts_status tsi_lu_batch_member_solve(ts_lu_batch *batch, int64_t m, const double 
   info->partial_pivoting = view->stats.partial_pivoting;
   if (TS_IS_ERROR(st)) {
     info->status = st;
+    /* A solve that finds the member singular (its fallback's pivoting)
+     * names the column, as the single LU's statistics do. */
+    info->singular_column = view->stats.singular_column;
     keep_message(state, st, view->ctx);
   }
   return st;
