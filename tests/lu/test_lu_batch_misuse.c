@@ -30,6 +30,17 @@ static ts_context *one_thread_context(void) {
   return c;
 }
 
+/* Every member of a one-pattern batch against its single system, bitwise. */
+static void compare_all(ts_context *c, const ts_lu_options *options, const ts_csr *a, const ts_lu_batch *batch,
+                        int64_t count, const double *values, const double *b, const double *x, const char *what) {
+  for (int64_t m = 0; m < count; m++) {
+    batch_single s;
+    batch_test_single(c, options, a, values + m * a->nnz, b + m * a->rows, &s);
+    batch_test_compare(what, batch, m, &s, x, 1, 0.0);
+    batch_single_free(&s);
+  }
+}
+
 /* A cancelled factorization: the batch has no factors, and no member's
  * record may say otherwise; a new factorization then succeeds. */
 static void test_cancelled_factor(void) {
@@ -67,12 +78,7 @@ static void test_cancelled_factor(void) {
   /* Factored again: every member as its single system. */
   CHECK_OK(c, ts_lu_batch_factor(batch, values));
   CHECK_OK(c, ts_lu_batch_solve(batch, b, x));
-  for (int64_t m = 0; m < count; m++) {
-    batch_single s;
-    batch_test_single(c, &options, a, values + m * a->nnz, b + m * a->rows, &s);
-    batch_test_compare("refactored after a cancellation", batch, m, &s, x, 1, 0.0);
-    batch_single_free(&s);
-  }
+  compare_all(c, &options, a, batch, count, values, b, x, "refactored after a cancellation");
   ts_lu_batch_destroy(batch);
   free(values);
   free(b);
@@ -126,12 +132,7 @@ static void test_cancelled_solve(void) {
             (long long)stats.failed_members);
 
   CHECK_OK(c, ts_lu_batch_solve(batch, b, x));
-  for (int64_t m = 0; m < count; m++) {
-    batch_single s;
-    batch_test_single(c, &options, a, values + m * a->nnz, b + m * a->rows, &s);
-    batch_test_compare("solved again", batch, m, &s, x, 1, 0.0);
-    batch_single_free(&s);
-  }
+  compare_all(c, &options, a, batch, count, values, b, x, "solved again");
   ts_lu_batch_destroy(batch);
   free(values);
   free(b);
