@@ -12,6 +12,7 @@
 ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solve) {
   int64_t failed = 0, perturbed = 0, degraded = 0, on_host = 0, first = -1;
   double worst_error = 0.0;
+  bool error_unknown = false;
   int most_steps = 0;
   for (int64_t m = 0; m < batch->members; m++) {
     const ts_lu_batch_member *info = &batch->member[m].info;
@@ -24,14 +25,16 @@ ts_status tsi_lu_batch_outcome(ts_lu_batch *batch, const char *caller, bool solv
     degraded += info->status == TS_WARNING_PIVOTS_DEGRADED;
     on_host += info->on_host != 0;
     /* An unchecked solve knows no backward error (NaN): nor does the batch. */
-    if (isnan(info->backward_error) || info->backward_error > worst_error)
-      worst_error = isnan(worst_error) ? worst_error : info->backward_error;
+    if (isnan(info->backward_error))
+      error_unknown = true;
+    else if (info->backward_error > worst_error)
+      worst_error = info->backward_error;
     if (info->refinement_steps > most_steps)
       most_steps = info->refinement_steps;
   }
   batch->stats.failed_members = failed;
   if (solve) {
-    batch->stats.backward_error = worst_error;
+    batch->stats.backward_error = error_unknown ? NAN : worst_error;
     batch->stats.refinement_steps = most_steps;
   } else {
     batch->stats.perturbed_members = perturbed;

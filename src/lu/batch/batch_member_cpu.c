@@ -196,9 +196,11 @@ void tsi_lu_batch_member_release(tsi_lu_batch_member_state *state) {
  * time slice. */
 static int host_threads(ts_lu_batch *batch, int64_t count, const int64_t *list, bool solve) {
   double work = 0.0;
-  for (int64_t i = 0; i < count; i++) {
-    const ts_lu *lu = batch->patterns[tsi_lu_batch_pattern_of(batch, list ? list[i] : i)].lu;
-    work += solve ? 2.0 * (double)(lu->lu_nnz + lu->nnz_a) : lu->factor_work;
+  for (int64_t i = 0; i < (list ? count : batch->pattern_count); i++) {
+    /* Every member: pattern by pattern; a list: member by member. */
+    const tsi_lu_batch_pattern *p = &batch->patterns[list ? batch->member[list[i]].info.pattern : i];
+    const double each = solve ? 2.0 * (double)(p->lu->lu_nnz + p->lu->nnz_a) : p->lu->factor_work;
+    work += list ? each : each * (double)p->members;
   }
   int threads = tsi_lu_threads(batch->patterns[0].lu);
   if ((int64_t)threads > count)
