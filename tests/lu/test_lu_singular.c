@@ -132,6 +132,25 @@ static void test_numerically_singular(void) {
   CHECK_OK(ctx, ts_lu_factor(lu, tiny));
   ts_lu_destroy(lu);
 
+  /* Every value zero (a refactorization with zeros: the analysis leaves
+   * explicit zeros out): the bound is zero, and the message says why
+   * instead of "|u| < 0". */
+  const int32_t diagonal[] = {0, 1};
+  for (int64_t n = 1; n <= 2; n++) {
+    ts_csr *identity = lu_test_csr(ctx, n, n, diagonal, diagonal, (const double[]){1, 1});
+    ts_csr *zeros = lu_test_csr(ctx, n, n, diagonal, diagonal, (const double[]){0, 0});
+    CHECK_OK(ctx, ts_lu_create(ctx, &full, &lu));
+    CHECK_OK(ctx, ts_lu_analyze(lu, identity));
+    CHECK_OK(ctx, ts_lu_factor(lu, identity));
+    CHECK_STATUS(ctx, ts_lu_refactor(lu, zeros), TS_ERROR_NUMERICALLY_SINGULAR);
+    CHECK_MSG(strstr(ts_last_error(ctx), "every value of the scaled matrix is zero") != NULL &&
+                  strstr(ts_last_error(ctx), "< 0 ") == NULL,
+              "n = %lld: message '%s'", (long long)n, ts_last_error(ctx));
+    ts_lu_destroy(lu);
+    ts_csr_destroy(identity);
+    ts_csr_destroy(zeros);
+  }
+
   ts_csr_destroy(ones);
   ts_csr_destroy(dup);
   ts_csr_destroy(tiny);

@@ -554,11 +554,7 @@ ts_status tsi_lu_numeric_cpu(ts_lu *lu, const ts_csr *a, const char *caller) {
                        "%s: the pivot of column %lld (from 0) is not finite: the elimination "
                        "overflowed (pivot %lld of %lld)",
                        caller, (long long)user_column, (long long)outcome.bad_column, (long long)lu->n);
-    return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
-                     "pivot (|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                     caller, (long long)user_column, rule.tiny, threshold, (long long)outcome.bad_column,
-                     (long long)lu->n);
+    return tsi_lu_tiny_pivot_error(lu->ctx, caller, user_column, outcome.bad_column, lu->n, rule.tiny, threshold);
   }
   return outcome.tally.perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;
 }

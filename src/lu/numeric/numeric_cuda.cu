@@ -153,10 +153,7 @@ ts_status tsi_lu_numeric_cuda(ts_lu *lu, const char *caller) {
                        "%s: the pivot of column %lld (from 0) is not finite: the elimination "
                        "overflowed (pivot %lld of %lld)",
                        caller, (long long)user_column, (long long)bad_column, (long long)n);
-    return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
-                     "pivot (|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                     caller, (long long)user_column, threshold, (long long)bad_column, (long long)n);
+    return tsi_lu_tiny_pivot_error(ctx, caller, user_column, bad_column, n, -1.0, threshold);
   }
   lu->factors_on_device = 1;
   return perturbed > 0 ? TS_WARNING_PERTURBED_PIVOTS : TS_SUCCESS;

@@ -63,6 +63,13 @@ double tsi_lu_column_model_seconds(const ts_lu *lu);
  * TS_ERROR_NUMERICALLY_SINGULAR. */
 ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
                                double threshold, const char *caller);
+/* The numerically singular status for the bad pivot of user column
+ * `user_column` (schedule position `position` of n), its message naming
+ * the bound the pivot fell under: tiny = threshold x max|scaled A|
+ * (negative when unknown); a bound of zero says why (every scaled value
+ * zero, or a threshold of zero) rather than "|u| < 0" (pivot_outcome.c). */
+ts_status tsi_lu_tiny_pivot_error(ts_context *ctx, const char *caller, int64_t user_column, int64_t position, int64_t n,
+                                  double tiny, double threshold);
 
 /* ---- the pivot check (pivot_check.c, pivot_quality_cuda.cu) ------------------------ */
 

@@ -3,6 +3,8 @@
  * perturbed column and messages as the column paths. */
 #include "lu/numeric/numeric_internal.h"
 
+#include <stdio.h>
+
 enum { KIND_OK = 0, KIND_PERTURBED = 1, KIND_SINGULAR = 2, KIND_NOT_FINITE = 3 };
 
 ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t *level_of, double tiny,
@@ -36,13 +38,22 @@ ts_status tsi_lu_pivot_outcome(ts_lu *lu, const signed char *kind, const int32_t
                      "%s: the pivot of column %lld (from 0) is not finite: the elimination "
                      "overflowed (pivot %lld of %lld)",
                      caller, (long long)user_column, (long long)bad_column, (long long)n);
-  if (tiny >= 0.0)
-    return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                     "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
-                     "pivot (|u| < %.3g = %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                     caller, (long long)user_column, tiny, threshold, (long long)bad_column, (long long)n);
-  return tsi_error(lu->ctx, TS_ERROR_NUMERICALLY_SINGULAR,
-                   "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny "
-                   "pivot (|u| < %.3g x max|scaled A|; pivot %lld of %lld; perturbation is off)",
-                   caller, (long long)user_column, threshold, (long long)bad_column, (long long)n);
+  return tsi_lu_tiny_pivot_error(lu->ctx, caller, user_column, bad_column, n, tiny, threshold);
+}
+
+ts_status tsi_lu_tiny_pivot_error(ts_context *ctx, const char *caller, int64_t user_column, int64_t position, int64_t n,
+                                  double tiny, double threshold) {
+  char bound[96];
+  if (tiny > 0.0)
+    snprintf(bound, sizeof bound, "|u| < %.3g = %.3g x max|scaled A|", tiny, threshold);
+  else if (tiny < 0.0)
+    snprintf(bound, sizeof bound, "|u| < %.3g x max|scaled A|", threshold);
+  else if (threshold > 0.0)
+    snprintf(bound, sizeof bound, "u = 0; every value of the scaled matrix is zero");
+  else
+    snprintf(bound, sizeof bound, "u = 0; the tiny-pivot threshold is 0");
+  return tsi_error(ctx, TS_ERROR_NUMERICALLY_SINGULAR,
+                   "%s: the matrix is numerically singular: column %lld (from 0) has a zero or tiny pivot "
+                   "(%s; pivot %lld of %lld; perturbation is off)",
+                   caller, (long long)user_column, bound, (long long)position, (long long)n);
 }
