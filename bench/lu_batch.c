@@ -30,6 +30,7 @@
  *   --klu-members N   members KLU and the host batch run on the large sets (default 100)
  *   --budget S        start no further run after S seconds (default 200; the tables are written)
  *   --full-waits      tessera's GPU tickets wait on all their dependencies (no pruning; an A/B switch)
+ *   --no-tail         tessera's GPU L solve runs its last rows in the dataflow too, no tail by columns (an A/B switch)
  *   --quick           small sets (checks the program, not a measurement)
  *   --md FILE         also write the Markdown */
 #include "tessera.h"
@@ -79,6 +80,7 @@ typedef struct bench_options {
   double budget;
   bool quick;
   bool full_waits;
+  bool no_tail;
 } bench_options;
 
 static ts_context *gpu_ctx;
@@ -224,6 +226,7 @@ static void run_tessera(const bench_set *s, const bench_options *o, bool gpu, in
   r->analyze = (tsb_wall_seconds() - t0) * 1e3;
   batch->switches.width = width;
   batch->switches.full_waits = o->full_waits;
+  batch->switches.tail_rows = o->no_tail ? -1 : 0;
   ts_buffer *vb = NULL, *bb = NULL, *xb = NULL;
   double *x = malloc((size_t)(rows > 0 ? rows : 1) * sizeof(double));
   const ts_memory memory = gpu ? TS_MEMORY_DEVICE : TS_MEMORY_HOST;
@@ -661,7 +664,7 @@ static bool in_budget(const bench_options *o, double start) {
 static bool parse_options(int argc, char **argv, bench_options *o, const char **csv) {
   static const char usage[] =
       "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--budget S] "
-      "[--full-waits] [--quick] [--md FILE] [CSV_PATH]";
+      "[--full-waits] [--no-tail] [--quick] [--md FILE] [CSV_PATH]";
   memset(o, 0, sizeof *o);
   o->sets = "circuit-1k,laplacian-1k,circuit-10k,laplacian-10k,mixed";
   o->members = 1000;
@@ -692,6 +695,8 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       o->quick = true;
     else if (strcmp(a, "--full-waits") == 0)
       o->full_waits = true;
+    else if (strcmp(a, "--no-tail") == 0)
+      o->no_tail = true;
     else if (strcmp(a, "--widths") == 0 && has_value) {
       o->width_count = 0;
       for (char *p = argv[++i]; *p && o->width_count < 8;) {
@@ -756,6 +761,8 @@ int main(int argc, char **argv) {
 #endif
   if (o.full_waits)
     tsb_metadata_set(&meta, "waits", "full (--full-waits: the plan prunes no dependency)");
+  if (o.no_tail)
+    tsb_metadata_set(&meta, "tail", "none (--no-tail: the L solve's last rows run in the dataflow too)");
   tsb_metadata_set(&meta, "timing",
                    "host wall clock around each call with a device synchronisation; refactor and solve: median of "
                    "%d; GPU solvers: values, b and x in device memory; KLU: one core",

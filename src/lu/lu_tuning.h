@@ -486,5 +486,18 @@
  * member group an element-wise block handles. */
 #define TSI_LU_BATCH_THREADS 256
 #define TSI_LU_BATCH_CHUNK 1024
+/* The L solve's last rows (a nested-dissection ordering's separators, a
+ * netlist's rails: long rows that need each other) are solved by columns,
+ * a block a member, where the plan's model of the dataflow's path says it
+ * pays: a column costs TAIL_COLUMN_TRIPS of a dataflow row's trips (a
+ * barrier, the column's factors loaded the column before), and the model's
+ * path must fall below TAIL_GAIN of the dataflow's alone. At most TAIL_MAX
+ * rows (their accumulators, 8 bytes a row, in shared memory). */
+#define TSI_LU_BATCH_TAIL_COLUMN_TRIPS 0.25
+#define TSI_LU_BATCH_TAIL_GAIN 0.9
+#define TSI_LU_BATCH_TAIL_MAX 4096
+#define TSI_LU_BATCH_TAIL_THREADS 128
+/* Entries of a tail column a thread loads while the column before is applied. */
+#define TSI_LU_BATCH_TAIL_AHEAD 4
 
 #endif

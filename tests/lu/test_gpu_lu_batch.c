@@ -51,6 +51,9 @@ static run_result run_batch(ts_lu_batch *batch, const double *values, const doub
 
 /* A batch on the GPU against the host's single LU, member by member
  * (every `stride`-th member). */
+/* The plan's L solve tail (its switch: 0 the model's choice, > 0 rows, < 0 none). */
+static int tail_rows;
+
 static void check_gpu_batch(const char *what, const ts_lu_options *options, int64_t patterns, const ts_csr *const *mats,
                             const int64_t *counts, double spread, unsigned long long seed, int width, int no_map,
                             int buffers, int64_t stride, const double *given, int64_t poison_b) {
@@ -62,6 +65,7 @@ static void check_gpu_batch(const char *what, const ts_lu_options *options, int6
   ts_lu_batch *batch = batch_test_create(gpu, &batch_options, patterns, mats, counts, width, no_map);
   if (!batch)
     return;
+  batch->switches.tail_rows = tail_rows;
   ts_lu_batch_stats stats;
   CHECK_OK(gpu, ts_lu_batch_get_stats(batch, &stats));
   CHECK_MSG(stats.on_gpu, "%s: the batch does not run on the GPU", what);
@@ -127,6 +131,14 @@ static void test_generated(void) {
   for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
     check_gpu_batch("mixed", &options, 4, (const ts_csr *const[]){c, l, r, tiny}, counts, 0.2, 3 + w, widths[w], w == 2,
                     0, 1, NULL, -1);
+  /* The L solve's tail: none, and every row (up to the most it takes). */
+  const int tails[] = {-1, 100000};
+  for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+    tail_rows = tails[t];
+    check_gpu_batch(t == 0 ? "mixed, no tail" : "mixed, all tail", &options, 4, (const ts_csr *const[]){c, l, r, tiny},
+                    counts, 0.2, 20 + t, 0, 0, 0, 1, NULL, -1);
+  }
+  tail_rows = 0;
   const int64_t count = small ? 10 : 100;
   check_gpu_batch("circuit, device buffers", &options, 1, (const ts_csr *const[]){c}, &count, 0.2, 9, 0, 0, 1, 3, NULL,
                   -1);

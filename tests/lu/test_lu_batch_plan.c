@@ -19,6 +19,11 @@
 static ts_context *ctx;
 /* The plan's switch that keeps every dependency in the wait lists. */
 static int full_waits;
+/* The plan's switch of the L solve's tail (0 the plan's model, > 0 that
+ * many rows, < 0 none). */
+static int tail_rows;
+/* Lanes whose tails the emulation solved (so that the tails' checks ran). */
+static int64_t tail_lanes;
 
 /* The device's arrays, on the host. */
 typedef struct emulated {
@@ -129,11 +134,61 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
   }
   int64_t pairs = 0;
   for (int64_t p = 0; p < plan->pattern_count; p++)
-    pairs += plan->pattern[p].n * (what == 0 ? plan->pattern[p].factor_groups : plan->pattern[p].groups);
+    pairs += (what == 1 ? plan->pattern[p].lower_tail : plan->pattern[p].n) *
+             (what == 0 ? plan->pattern[p].factor_groups : plan->pattern[p].groups);
   CHECK_MSG(covered == pairs && processed == pairs, "schedule %d: %lld of %lld (column, group) pairs covered, %lld run",
             what, (long long)covered, (long long)pairs, (long long)processed);
   CHECK_MSG(late == 0, "schedule %d: %lld dependencies come after their ticket", what, (long long)late);
   free(heads);
+}
+
+/* The L solve's tails after its tickets, as the device's tail launch runs
+ * them: every row before the tail done, each lane's tail solved by columns
+ * with its rows and each column's entries shared among TAIL_THREADS threads
+ * (run one after another here), each column's first entries loaded the
+ * column before. */
+enum { TAIL_THREADS = 3 };
+static void run_lower_tails(emulated *e, double *const *rhs, double *y) {
+  const int threads = TAIL_THREADS;
+  tsi_lu_batch_tail_entries ahead[TAIL_THREADS];
+  const tsi_lu_batch_plan *plan = &e->plan;
+  for (int64_t p = 0; p < plan->pattern_count; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    const int64_t t0 = P->lower_tail;
+    CHECK(t0 >= 0 && t0 <= P->n && P->n - t0 <= TSI_LU_BATCH_TAIL_MAX);
+    if (t0 == P->n)
+      continue;
+    double *own = malloc((size_t)(P->n - t0) * sizeof(double));
+    CHECK(own != NULL);
+    if (!own)
+      return;
+    for (int64_t g = 0; g < P->groups; g++) {
+      const char *done = e->done + P->flag_base + g * P->n;
+      for (int64_t k = 0; k < t0; k++)
+        CHECK_MSG(done[k], "pattern %lld, group %lld: row %lld before the tail not done", (long long)p, (long long)g,
+                  (long long)k);
+      for (int b = 0; b < P->width; b++) {
+        const int64_t lane = P->lane_base + g * P->width + b;
+        const double *v = e->values + P->value_base + tsi_lu_batch_offset(P, g, b, P->lu_nnz);
+        const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
+        for (int64_t i = 0; i < P->n - t0; i++)
+          own[i] = NAN;
+        tail_lanes++;
+        for (int t = 0; t < threads; t++) {
+          tsi_lu_batch_lower_tail_load(&e->args, P, t0, v, t, threads, &ahead[t]);
+          tsi_lu_batch_lower_tail_rows(&e->args, P, v, rhs[lane] + vo, y + vo, own, t, threads);
+        }
+        for (int64_t j = t0; j < P->n; j++)
+          for (int t = 0; t < threads; t++) {
+            tsi_lu_batch_tail_entries next;
+            tsi_lu_batch_lower_tail_load(&e->args, P, j + 1, v, t, threads, &next);
+            tsi_lu_batch_lower_tail_column(&e->args, P, j, v, own, y + vo, t, threads, &ahead[t]);
+            ahead[t] = next;
+          }
+      }
+    }
+    free(own);
+  }
 }
 
 /* Every schedule's wait lists imply every dependency: for each index, the
@@ -207,6 +262,7 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   if (!batch)
     return;
   batch->switches.full_waits = full_waits;
+  batch->switches.tail_rows = tail_rows;
   emulated e;
   memset(&e, 0, sizeof e);
   CHECK_OK(ctx, tsi_lu_batch_plan_build(batch, &e.plan));
@@ -314,6 +370,7 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
       base[l] = step == 0 ? NULL : xs[cur];
     }
     run_tickets(&e, 1, rhs, y, NULL, NULL);
+    run_lower_tails(&e, rhs, y);
     run_tickets(&e, 2, NULL, y, out, step == 0 ? NULL : base);
     int64_t active = 0;
     for (int64_t p = 0; p < patterns; p++) {
@@ -423,13 +480,21 @@ int main(void) {
   ts_csr *r = lu_test_random(ctx, 150, 4, 0, 17);
   ts_lu_options options = lu_test_options();
 
+  /* The L solve's tails: as the plan's model chooses, none, a few rows,
+   * and every row (up to the most it takes). */
+  const int tails[] = {0, -1, 7, 100000};
   const int widths[] = {0, 1, 2, 8, 32};
-  for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
-    const int64_t count = 37;
-    emulate("circuit", &options, 1, (const ts_csr *const[]){c}, &count, widths[w], 0, 0.2, 1 + w, NULL);
-    const int64_t counts[3] = {5, 9, 3};
-    emulate("mixed", &options, 3, (const ts_csr *const[]){c, l, r}, counts, widths[w], w == 2, 0.2, 10 + w, NULL);
+  for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+    tail_rows = tails[t];
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+      const int64_t count = 37;
+      emulate("circuit", &options, 1, (const ts_csr *const[]){c}, &count, widths[w], 0, 0.2, 1 + w, NULL);
+      const int64_t counts[3] = {5, 9, 3};
+      emulate("mixed", &options, 3, (const ts_csr *const[]){c, l, r}, counts, widths[w], w == 2, 0.2, 10 + w, NULL);
+    }
   }
+  tail_rows = 0;
+  CHECK_MSG(tail_lanes > 0, "no emulated batch had an L solve tail");
   const int64_t count = 12;
   emulate("laplacian, no map", &options, 1, (const ts_csr *const[]){l}, &count, 0, 1, 0.3, 30, NULL);
   full_waits = 1;

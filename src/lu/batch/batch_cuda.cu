@@ -18,11 +18,12 @@
  * A factorization: the values interleaved (max |M| and non-finite values
  * per member on the way), the factorization kernel, one download of the
  * members' pivot outcomes (a synchronisation). A solve: b interleaved, the
- * L and U kernels, the residual, the refinement decision, then per
- * refinement step the same four launches and one download of the count of
- * members still refining; the solutions de-interleaved. Members whose
- * factorization replaced a pivot or met a bad one go to the host
- * (batch_factor.c), which decides them as the single LU does. */
+ * L kernel, the L tails' kernel (patterns whose last rows pay solved by
+ * columns, a block a member), the U kernel, the residual, the refinement
+ * decision, then per refinement step the same launches and one download
+ * of the count of members still refining; the solutions de-interleaved.
+ * Members whose factorization replaced a pivot or met a bad one go to the
+ * host (batch_factor.c), which decides them as the single LU does. */
 #include "lu/batch/batch_internal.h"
 
 #include "core/cuda_arch_limits.cuh"
@@ -51,6 +52,9 @@ typedef struct tsi_lu_batch_device {
   int64_t value_unit_count, vector_unit_count;
   int64_t *spread_units; /* the same for the spread of narrow patterns' factors (none for the others) */
   int64_t spread_unit_count;
+  int64_t *tail_units; /* per pattern: its first lane among those of patterns with an L solve tail (patterns + 1) */
+  int64_t tail_unit_count;
+  int tail_doubles; /* the longest tail's accumulators */
   /* values and vectors, interleaved */
   double *values, *narrow, *a_values, *b, *y, *x[2], *r[2];
   /* the caller's arrays when they are on the host (uploaded / downloaded) */
@@ -357,6 +361,42 @@ __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_F
 }
 
 /*
+ * The L solve's tail (rows lower_tail .. n - 1) of each member of the
+ * patterns that have one, by columns (tsi_lu_batch_lower_tail_rows,
+ * _column), a block a lane, after the dataflow launch solved the rows
+ * before: the tail's accumulators in shared memory, the block's threads
+ * sharing its rows and then each column's entries, a barrier between
+ * columns. Right sides and solutions chosen per lane as the dataflow does.
+ */
+__global__ void __launch_bounds__(TSI_LU_BATCH_TAIL_THREADS)
+    lower_tail_kernel(tsi_lu_batch_args a, const int64_t *units, int64_t unit_count, int first_solve,
+                      const double *b_il, double *y, const double *r0, const double *r1,
+                      const tsi_lu_batch_refine_state *state) {
+  extern __shared__ double own[];
+  for (int64_t unit = blockIdx.x; unit < unit_count; unit += gridDim.x) {
+    const int64_t p = find_pattern(units, a.pattern_count, unit);
+    const tsi_lu_batch_pattern_gpu P = a.pattern[p];
+    const int64_t lane = unit - units[p], g = lane / P.width;
+    const int b = (int)(lane % P.width);
+    const int cur = first_solve ? 0 : state[P.lane_base + lane].cur;
+    const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
+    const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
+    const double *rhs = (first_solve ? b_il : (cur ? r1 : r0)) + vo;
+    const int t = (int)threadIdx.x, threads = (int)blockDim.x;
+    tsi_lu_batch_tail_entries current, next;
+    tsi_lu_batch_lower_tail_load(&a, &P, P.lower_tail, v, t, threads, &current);
+    tsi_lu_batch_lower_tail_rows(&a, &P, v, rhs, y + vo, own, t, threads);
+    __syncthreads();
+    for (int64_t j = P.lower_tail; j < P.n; j++) {
+      tsi_lu_batch_lower_tail_load(&a, &P, j + 1, v, t, threads, &next);
+      tsi_lu_batch_lower_tail_column(&a, &P, j, v, own, y + vo, t, threads, &current);
+      current = next;
+      __syncthreads();
+    }
+  }
+}
+
+/*
  * r = b - A x for the solution being judged (x0 after the first solve, else
  * each lane's candidate, the vector that is not current), one block per
  * (pattern, group, chunk of rows), a thread per (row, member); each lane's
@@ -473,61 +513,20 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
   if (batch->ctx && batch->ctx->backend == TS_BACKEND_CUDA && tsi_cuda_activate(batch->ctx) == TS_SUCCESS)
     (void)tsi_cuda_sync(batch->ctx);
   tsi_lu_batch_args *a = &dev->args;
-  const void *arrays[] = {dev->pattern,
-                          a->col_ptr,
-                          a->map_ptr,
-                          a->a_row_ptr,
-                          a->lrow_ptr,
-                          a->urow_ptr,
-                          a->diag_pos,
-                          a->row_perm,
-                          a->col_perm,
-                          a->col_pattern,
-                          a->row_idx,
-                          a->source,
-                          a->a_col,
-                          a->lrow_col,
-                          a->urow_col,
-                          a->map,
-                          a->lrow_pos,
-                          a->urow_pos,
-                          a->row_scale,
-                          a->col_scale,
-                          a->entry_row_scale,
-                          a->entry_col_scale,
-                          a->wait_ptr[0],
-                          a->wait_ptr[1],
-                          a->wait_ptr[2],
-                          a->wait_idx[0],
-                          a->wait_idx[1],
-                          a->wait_idx[2],
-                          dev->ticket[0],
-                          dev->ticket[1],
-                          dev->ticket[2],
-                          dev->value_units,
-                          dev->spread_units,
-                          dev->narrow,
-                          dev->vector_units,
-                          dev->values,
-                          dev->a_values,
-                          dev->b,
-                          dev->y,
-                          dev->x[0],
-                          dev->x[1],
-                          dev->r[0],
-                          dev->r[1],
-                          dev->user_values,
-                          dev->user_b,
-                          dev->user_x,
-                          dev->max_bits,
-                          dev->norm_bits,
-                          dev->perturbed,
-                          dev->bad,
-                          dev->nonfinite,
-                          dev->b_bad,
-                          dev->state,
-                          dev->active,
-                          dev->ready,
+  const void *arrays[] = {dev->pattern,       a->col_ptr,         a->map_ptr,     a->a_row_ptr,
+                          a->lrow_ptr,        a->urow_ptr,        a->diag_pos,    a->row_perm,
+                          a->col_perm,        a->col_pattern,     a->row_idx,     a->source,
+                          a->a_col,           a->lrow_col,        a->urow_col,    a->map,
+                          a->lrow_pos,        a->urow_pos,        a->row_scale,   a->col_scale,
+                          a->entry_row_scale, a->entry_col_scale, a->wait_ptr[0], a->wait_ptr[1],
+                          a->wait_ptr[2],     a->wait_idx[0],     a->wait_idx[1], a->wait_idx[2],
+                          dev->ticket[0],     dev->ticket[1],     dev->ticket[2], dev->value_units,
+                          dev->spread_units,  dev->tail_units,    dev->narrow,    dev->vector_units,
+                          dev->values,        dev->a_values,      dev->b,         dev->y,
+                          dev->x[0],          dev->x[1],          dev->r[0],      dev->r[1],
+                          dev->user_values,   dev->user_b,        dev->user_x,    dev->max_bits,
+                          dev->norm_bits,     dev->perturbed,     dev->bad,       dev->nonfinite,
+                          dev->b_bad,         dev->state,         dev->active,    dev->ready,
                           dev->counter};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     if (arrays[i])
@@ -563,6 +562,29 @@ static ts_status upload_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, int 
   }
   *total = units[dev->patterns];
   ts_status st = device_copy(batch, dev, (void **)out, units, dev->patterns + 1, sizeof(int64_t), "the block table");
+  free(units);
+  return st;
+}
+
+/* The L solve tails' blocks: a lane each of the patterns that have a tail;
+ * the longest tail kept for the shared memory. */
+static ts_status upload_tail_units(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
+  int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
+  if (!units)
+    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the tails' table");
+  units[0] = 0;
+  dev->tail_doubles = 0;
+  for (int64_t p = 0; p < dev->patterns; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
+    const int64_t rows = P->n - P->lower_tail;
+    units[p + 1] = units[p] + (rows > 0 ? (int64_t)P->groups * P->width : 0);
+    if (rows > dev->tail_doubles)
+      dev->tail_doubles = (int)rows;
+  }
+  dev->tail_unit_count = units[dev->patterns];
+  ts_status st = dev->tail_unit_count > 0 ? device_copy(batch, dev, (void **)&dev->tail_units, units, dev->patterns + 1,
+                                                        sizeof(int64_t), "the tails' table")
+                                          : TS_SUCCESS;
   free(units);
   return st;
 }
@@ -635,6 +657,8 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
     st = upload_units(batch, dev, UNITS_VECTORS, &dev->vector_units, &dev->vector_unit_count);
   if (st == TS_SUCCESS)
     st = upload_units(batch, dev, UNITS_SPREAD, &dev->spread_units, &dev->spread_unit_count);
+  if (st == TS_SUCCESS)
+    st = upload_tail_units(batch, dev);
 #define TSI_ALLOC(field, count, type, what)                                                                            \
   if (st == TS_SUCCESS)                                                                                                \
   st = device_alloc(batch, dev, (void **)&field, count, sizeof(type), what)
@@ -869,6 +893,12 @@ ts_status tsi_lu_batch_gpu_solve(ts_lu_batch *batch, const double *b, double *x,
   for (int step = 0; st == TS_SUCCESS && step <= max_steps; step++) {
     const int first = step == 0;
     st = run_flow(batch, dev, SCHEDULE_LOWER, first, op);
+    if (st == TS_SUCCESS && dev->tail_unit_count > 0) {
+      lower_tail_kernel<<<grid_for(dev->tail_unit_count), TSI_LU_BATCH_TAIL_THREADS,
+                          (size_t)dev->tail_doubles * sizeof(double), stream>>>(
+          dev->args, dev->tail_units, dev->tail_unit_count, first, dev->b, dev->y, dev->r[0], dev->r[1], dev->state);
+      st = tsi_cuda_check_launch(batch->ctx, op);
+    }
     if (st == TS_SUCCESS)
       st = run_flow(batch, dev, SCHEDULE_UPPER, first, op);
     if (st != TS_SUCCESS)

@@ -45,6 +45,7 @@ struct tsi_lu_batch_switches {
   int width;  /* > 0: members per warp of every pattern's factorization (a power of two up to 32) instead of the rule */
   int no_map; /* non-zero: the factorization finds its targets by binary search, without the update map */
   int full_waits; /* non-zero: every ticket waits on all its dependencies (the plan prunes none) */
+  int tail_rows;  /* rows of the L solve's tail (solved by columns): 0 the plan's model chooses, < 0 none */
 };
 
 struct ts_lu_batch {

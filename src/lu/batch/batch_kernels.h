@@ -65,6 +65,10 @@ typedef struct tsi_lu_batch_pattern_gpu {
    * the factors are then spread into the solves' layout; -1 when it
    * works in the solves' layout. */
   int64_t narrow_base;
+  /* Rows lower_tail .. n - 1 of L, the L solve's tail: one block a member
+   * solves them by columns (tsi_lu_batch_lower_tail_rows, _column) after
+   * the dataflow has solved the rows before; n when no tail pays. */
+  int64_t lower_tail;
 } tsi_lu_batch_pattern_gpu;
 
 /* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
@@ -466,22 +470,113 @@ TSI_BATCH_HD double tsi_lu_batch_row_subtract(tsi_lu_batch_row *r, const int32_t
  * The head reads only what is final when the solve starts; the finish
  * runs once the rows j are.
  */
-TSI_BATCH_HD void tsi_lu_batch_lower_head(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
-                                          const double *v, const double *rhs, tsi_lu_batch_row *r) {
+/* The head of row i's entries lrow_ptr[i] .. hi (all of them, or those
+ * left of the L solve's tail). */
+TSI_BATCH_HD void tsi_lu_batch_lower_head_until(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P,
+                                                int64_t i, const double *v, const double *rhs, int64_t hi,
+                                                tsi_lu_batch_row *r) {
   const int64_t B = P->width;
   const int32_t p_i = a->row_perm[P->col_base + i];
   r->own = tsi_batch_mul(a->row_scale[P->col_base + p_i], rhs[(int64_t)p_i * B]);
   r->lo = a->lrow_ptr[P->ptr_base + i];
-  r->hi = a->lrow_ptr[P->ptr_base + i + 1];
+  r->hi = hi;
   r->next = r->lo;
   r->step = 1;
   tsi_lu_batch_row_group(r, a->lrow_col + P->lrow_base, a->lrow_pos + P->lrow_base, v, B);
+}
+
+TSI_BATCH_HD void tsi_lu_batch_lower_head(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
+                                          const double *v, const double *rhs, tsi_lu_batch_row *r) {
+  tsi_lu_batch_lower_head_until(a, P, i, v, rhs, a->lrow_ptr[P->ptr_base + i + 1], r);
 }
 
 TSI_BATCH_HD void tsi_lu_batch_lower_finish(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t i,
                                             const double *v, tsi_lu_batch_row *r, double *y) {
   y[i * P->width] =
       tsi_lu_batch_row_subtract(r, a->lrow_col + P->lrow_base, a->lrow_pos + P->lrow_base, v, P->width, y);
+}
+
+/*
+ * The L solve's tail (rows t0 = lower_tail .. n - 1) for one member, by
+ * columns, in the arithmetic of the rows above: each row's entries left of
+ * the tail first, in increasing j (tsi_lu_batch_lower_tail_rows: rows t,
+ * t + threads, ... of the tail, after the dataflow finished every row
+ * before t0), then for j = t0 .. n - 1 in turn y_j = own_j and own_i -=
+ * L(i, j) y_j for the entries of L(:, j), skipping y_j = 0
+ * (tsi_lu_batch_lower_tail_column: entries t, t + threads, ... of the
+ * column, the first of them loaded the column before by
+ * tsi_lu_batch_lower_tail_load; the caller synchronises the threads
+ * between columns). Each
+ * own_i so takes its terms in increasing j, as the host's column-oriented
+ * forward solve does. own holds n - t0 doubles.
+ */
+TSI_BATCH_HD void tsi_lu_batch_lower_tail_rows(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P,
+                                               const double *v, const double *rhs, const double *y, double *own, int t,
+                                               int threads) {
+  const int64_t t0 = P->lower_tail;
+  const int32_t *cols = a->lrow_col + P->lrow_base;
+  for (int64_t i = t0 + t; i < P->n; i += threads) {
+    /* The row's entries left of the tail: columns below t0 (increasing). */
+    int64_t lo = a->lrow_ptr[P->ptr_base + i], hi = a->lrow_ptr[P->ptr_base + i + 1];
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (cols[mid] < t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    tsi_lu_batch_row r;
+    tsi_lu_batch_lower_head_until(a, P, i, v, rhs, lo, &r);
+    own[i - t0] = tsi_lu_batch_row_subtract(&r, cols, a->lrow_pos + P->lrow_base, v, P->width, y);
+  }
+}
+
+/* A thread's first TSI_LU_BATCH_TAIL_AHEAD entries of tail column j (rows
+ * and factors; row -1 past the column), loaded while the column before is
+ * applied: they do not depend on y. */
+typedef struct tsi_lu_batch_tail_entries {
+  int32_t row[TSI_LU_BATCH_TAIL_AHEAD];
+  double f[TSI_LU_BATCH_TAIL_AHEAD];
+} tsi_lu_batch_tail_entries;
+
+TSI_BATCH_HD void tsi_lu_batch_lower_tail_load(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t j,
+                                               const double *v, int t, int threads, tsi_lu_batch_tail_entries *c) {
+  const int64_t first = j < P->n ? a->diag_pos[P->col_base + j] + 1 + t : 0;
+  const int64_t end = j < P->n ? a->col_ptr[P->ptr_base + j + 1] : 0;
+  const int32_t *rows = a->row_idx + P->lu_base;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++) {
+    const int64_t e = first + (int64_t)k * threads;
+    const bool inside = e < end;
+    c->row[k] = inside ? rows[e] : -1;
+    c->f[k] = inside ? v[e * P->width] : 0.0;
+  }
+}
+
+TSI_BATCH_HD void tsi_lu_batch_lower_tail_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P,
+                                                 int64_t j, const double *v, double *own, double *y, int t, int threads,
+                                                 const tsi_lu_batch_tail_entries *c) {
+  const int64_t t0 = P->lower_tail, B = P->width;
+  const double y_j = own[j - t0];
+  if (t == 0)
+    y[j * B] = y_j;
+  if (y_j == 0.0)
+    return;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++)
+    if (c->row[k] >= 0)
+      own[c->row[k] - t0] = tsi_batch_sub(own[c->row[k] - t0], tsi_batch_mul(c->f[k], y_j));
+  const int32_t *rows = a->row_idx + P->lu_base;
+  const int64_t end = a->col_ptr[P->ptr_base + j + 1];
+  for (int64_t e = a->diag_pos[P->col_base + j] + 1 + t + (int64_t)TSI_LU_BATCH_TAIL_AHEAD * threads; e < end;
+       e += threads) {
+    const int64_t i = rows[e];
+    own[i - t0] = tsi_batch_sub(own[i - t0], tsi_batch_mul(v[e * B], y_j));
+  }
 }
 
 /*

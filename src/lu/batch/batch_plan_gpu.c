@@ -6,10 +6,13 @@
  * schedule lists (column or row, group) pairs level by level, the levels of
  * all patterns merged (level l of every pattern before level l + 1), so
  * every ticket's dependencies (same pattern, same group, earlier level)
- * come before it and the patterns' work overlaps. */
+ * come before it and the patterns' work overlaps. The L solve's schedule
+ * stops at each pattern's tail (lower_tail), whose rows a launch of their
+ * own solves by columns. */
 #include "lu/batch/batch_internal.h"
 #include "lu/solve/solve_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +60,67 @@ static bool grow(int64_t *total, int64_t b, int64_t c) {
 }
 
 /* The table and the sizes of every concatenated array. */
+/* Where the L solve's tail starts: the rows t0 .. n - 1 that one block a
+ * member solves by columns after the dataflow has solved the rows before.
+ * The dataflow's critical path is modelled in trips (a row costs one, plus
+ * one per TSI_LU_BATCH_SOLVE_GROUP entries, after the rows it needs); the
+ * tail costs the longest of its rows (their entries left of the tail, each
+ * row on its own thread) plus TSI_LU_BATCH_TAIL_COLUMN_TRIPS a column, and
+ * t0 minimises the rows before it's path plus the tail's cost, over tails
+ * of at most TSI_LU_BATCH_TAIL_MAX rows. `rows` > 0 asks for that many
+ * rows instead (tests), < 0 for none; n when no tail pays. Returns -1 when
+ * out of memory. */
+static int64_t lower_tail(const ts_lu *lu, int rows) {
+  const int64_t n = lu->n;
+  if (rows < 0 || n < 2)
+    return n;
+  if (rows > 0) {
+    const int64_t most = n < TSI_LU_BATCH_TAIL_MAX ? n : TSI_LU_BATCH_TAIL_MAX;
+    return n - (rows < most ? rows : most);
+  }
+  double *start = tsi_calloc_array(n, sizeof(double)), *done = tsi_malloc_array(n, sizeof(double));
+  int64_t *length = tsi_calloc_array(n, sizeof(int64_t));
+  if (!start || !done || !length) {
+    free(start);
+    free(done);
+    free(length);
+    return -1;
+  }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t q = lu->diag_pos[j] + 1; q < lu->lu_col_ptr[j + 1]; q++)
+      length[lu->lu_row_idx[q]]++;
+  const double group = TSI_LU_BATCH_SOLVE_GROUP;
+  for (int64_t j = 0; j < n; j++) {
+    done[j] = start[j] + 1.0 + ceil((double)length[j] / group);
+    for (int64_t q = lu->diag_pos[j] + 1; q < lu->lu_col_ptr[j + 1]; q++)
+      if (start[lu->lu_row_idx[q]] < done[j])
+        start[lu->lu_row_idx[q]] = done[j];
+  }
+  /* start[t] becomes the path of the rows before t (a prefix maximum). */
+  double before = 0.0;
+  for (int64_t t = 0; t < n; t++) {
+    const double d = done[t];
+    start[t] = before;
+    before = d > before ? d : before;
+  }
+  const double whole = before;
+  double best = whole, longest_row = 0.0;
+  int64_t t0 = n;
+  for (int64_t t = n - 1; t >= 0 && n - t <= TSI_LU_BATCH_TAIL_MAX; t--) {
+    const double row = 1.0 + ceil((double)length[t] / group);
+    longest_row = row > longest_row ? row : longest_row;
+    const double cost = start[t] + longest_row + TSI_LU_BATCH_TAIL_COLUMN_TRIPS * (double)(n - t);
+    if (cost < best) {
+      best = cost;
+      t0 = t;
+    }
+  }
+  free(start);
+  free(done);
+  free(length);
+  return best < TSI_LU_BATCH_TAIL_GAIN * whole ? t0 : n;
+}
+
 static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t *map_sizes, int64_t *steps) {
   const char *op = "LU batch on the GPU";
   plan->pattern_count = batch->pattern_count;
@@ -113,6 +177,10 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     P->factor_width = narrow;
     P->factor_groups = (int32_t)factor_groups;
     P->narrow_base = narrow < width ? plan->narrow_values : -1;
+    P->lower_tail = lower_tail(lu, batch->switches.tail_rows);
+    if (P->lower_tail < 0)
+      return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for pattern %lld's solve model", op,
+                       (long long)p);
     const int64_t lanes = groups * width;
     plan->columns += lu->n;
     plan->ptrs += lu->n + 1;
@@ -319,10 +387,11 @@ typedef struct pattern_levels {
  * each run of 32 / width groups (a warp's worth of members: the solves
  * give each member one lane). */
 static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan, const pattern_levels *levels,
-                              bool joined, int64_t *count_out, int32_t **tickets_out) {
+                              bool joined, bool lower, int64_t *count_out, int32_t **tickets_out) {
   int64_t count = 0, most = 0;
   for (int64_t p = 0; p < plan->pattern_count; p++) {
-    count += plan->pattern[p].n * tsi_lu_batch_ticket_groups(&plan->pattern[p], joined);
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    count += (lower ? P->lower_tail : P->n) * tsi_lu_batch_ticket_groups(P, joined);
     if (levels[p].levels > most)
       most = levels[p].levels;
   }
@@ -338,7 +407,7 @@ static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan,
       const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
       const int32_t runs = tsi_lu_batch_ticket_groups(P, joined);
       for (int64_t c = levels[p].level_ptr[l]; c < levels[p].level_ptr[l + 1]; c++)
-        for (int32_t g = 0; g < runs; g++) {
+        for (int32_t g = 0; g < runs && !(lower && levels[p].items[c] >= P->lower_tail); g++) {
           tickets[2 * at] = (int32_t)(P->col_base + levels[p].items[c]);
           tickets[2 * at + 1] = g;
           at++;
@@ -377,11 +446,11 @@ static ts_status plan_schedules(ts_lu_batch *batch, tsi_lu_batch_plan *plan) {
     upper[p] = (pattern_levels){pair[1]->levels, pair[1]->level_ptr, items[2 * p + 1]};
   }
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, factor, false, &plan->factor_tickets, &plan->factor_ticket);
+    st = plan_tickets(batch, plan, factor, false, false, &plan->factor_tickets, &plan->factor_ticket);
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, lower, true, &plan->lower_tickets, &plan->lower_ticket);
+    st = plan_tickets(batch, plan, lower, true, true, &plan->lower_tickets, &plan->lower_ticket);
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, upper, true, &plan->upper_tickets, &plan->upper_ticket);
+    st = plan_tickets(batch, plan, upper, true, false, &plan->upper_tickets, &plan->upper_ticket);
   for (int64_t p = 0; schedules && items && p < 2 * patterns; p++) {
     free(schedules[p].level_ptr);
     free(items[p]);
