@@ -467,9 +467,10 @@
 #define TSI_LU_BATCH_MAP_BYTES ((int64_t)1 << 30)
 /* Updates of a column step a lane issues together (their loads before their
  * stores, to overlap the latencies): the most that the factorization's 128
- * registers hold without spilling (a group of 7 spills on sm_90), and
- * entries of a row the solves' lanes load together. */
-#define TSI_LU_BATCH_UPDATE_GROUP 6
+ * registers hold without spilling (6 spills on sm_90 with the steps' loads
+ * in three stages); SOLVE_GROUP: entries of a row the solves' lanes load
+ * together. */
+#define TSI_LU_BATCH_UPDATE_GROUP 5
 #define TSI_LU_BATCH_SOLVE_GROUP 8
 /* Blocks of the solves' kernels an SM holds at least (their registers: a
  * row's next group is loaded while the current group's y_j arrive). */

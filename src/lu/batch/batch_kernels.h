@@ -294,23 +294,40 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
 
   const int32_t *map = a->map ? a->map + P->map_base + a->map_ptr[P->ptr_base + k] : NULL;
   const int64_t step = (int64_t)TSI_LU_BATCH_UPDATE_GROUP * S;
+  /* The steps' loads in three stages, so that no load waits on another
+   * within a step: at step q the column j of step q + 3 (rows), the bounds
+   * of L(:, j) of step q + 2 (diag_pos, col_ptr of a j loaded a step
+   * before), and the first group of updates of step q + 1 (of bounds loaded
+   * a step before) are issued, and step q applies the group loaded a step
+   * before. */
+  int64_t l_begin = 0, length = 0, next_begin = 0, next_length = 0;
+  int32_t j_after = 0;
   tsi_lu_batch_update_group next;
-  int64_t m = 0;
   if (begin < diag) {
     const int32_t j = rows[begin];
-    const int64_t l_begin = diag_pos[j] + 1;
-    tsi_lu_batch_load_updates(&next, v, B, map, rows, begin, begin + 1, end, l_begin, s, col_ptr[j + 1] - l_begin, S);
+    l_begin = diag_pos[j] + 1;
+    length = col_ptr[j + 1] - l_begin;
+    tsi_lu_batch_load_updates(&next, v, B, map, rows, begin, begin + 1, end, l_begin, s, length, S);
   }
+  if (begin + 1 < diag) {
+    const int32_t j = rows[begin + 1];
+    next_begin = diag_pos[j] + 1;
+    next_length = col_ptr[j + 1] - next_begin;
+  }
+  if (begin + 2 < diag)
+    j_after = rows[begin + 2];
+  int64_t m = 0;
   for (int64_t q = begin; q < diag; q++) {
-    const int32_t j = rows[q];
-    const int64_t l_begin = diag_pos[j] + 1, length = col_ptr[j + 1] - l_begin;
     const tsi_lu_batch_update_group current = next;
-    if (q + 1 < diag) {
-      const int32_t j_next = rows[q + 1];
-      const int64_t next_begin = diag_pos[j_next] + 1;
+    if (q + 1 < diag)
       tsi_lu_batch_load_updates(&next, v, B, map ? map + m + length : NULL, rows, begin, q + 2, end, next_begin, s,
-                                col_ptr[j_next + 1] - next_begin, S);
+                                next_length, S);
+    int64_t after_begin = 0, after_length = 0;
+    if (q + 2 < diag) {
+      after_begin = diag_pos[j_after] + 1;
+      after_length = col_ptr[j_after + 1] - after_begin;
     }
+    const int32_t j_later = q + 3 < diag ? rows[q + 3] : 0;
     const double u = x[(q - begin) * xs];
     if (u != 0.0) {
       tsi_lu_batch_apply_updates(&current, x, xs, u, s, length, S);
@@ -321,6 +338,11 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
       }
     }
     m += length;
+    l_begin = next_begin;
+    length = next_length;
+    next_begin = after_begin;
+    next_length = after_length;
+    j_after = j_later;
     tsi_batch_sync_lanes();
   }
 
