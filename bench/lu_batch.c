@@ -30,7 +30,10 @@
  *   --klu-members N   members KLU and the host batch run on the large sets (default 100)
  *   --budget S        start no further run after S seconds (default 200; the tables are written)
  *   --full-waits      tessera's GPU tickets wait on all their dependencies (no pruning; an A/B switch)
- *   --no-tail         tessera's GPU L solve runs its last rows in the dataflow too, no tail by columns (an A/B switch)
+ *   --no-tail         tessera's GPU L solve and factorization run their last rows and columns in the dataflow too,
+ *                     no tails a block a member (an A/B switch)
+ *   --no-factor-tail  the same for the factorization alone
+ *   --factor-tail-threads N  threads of a factorization tail's block (up to 256; an A/B switch)
  *   --quick           small sets (checks the program, not a measurement)
  *   --md FILE         also write the Markdown */
 #include "tessera.h"
@@ -80,7 +83,8 @@ typedef struct bench_options {
   double budget;
   bool quick;
   bool full_waits;
-  bool no_tail;
+  bool no_tail, no_factor_tail;
+  int factor_tail_threads;
 } bench_options;
 
 static ts_context *gpu_ctx;
@@ -227,6 +231,8 @@ static void run_tessera(const bench_set *s, const bench_options *o, bool gpu, in
   batch->switches.width = width;
   batch->switches.full_waits = o->full_waits;
   batch->switches.tail_rows = o->no_tail ? -1 : 0;
+  batch->switches.factor_tail = o->no_factor_tail ? -1 : 0;
+  batch->switches.factor_tail_threads = o->factor_tail_threads;
   ts_buffer *vb = NULL, *bb = NULL, *xb = NULL;
   double *x = malloc((size_t)(rows > 0 ? rows : 1) * sizeof(double));
   const ts_memory memory = gpu ? TS_MEMORY_DEVICE : TS_MEMORY_HOST;
@@ -664,7 +670,7 @@ static bool in_budget(const bench_options *o, double start) {
 static bool parse_options(int argc, char **argv, bench_options *o, const char **csv) {
   static const char usage[] =
       "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--budget S] "
-      "[--full-waits] [--no-tail] [--quick] [--md FILE] [CSV_PATH]";
+      "[--full-waits] [--no-tail] [--no-factor-tail] [--factor-tail-threads N] [--quick] [--md FILE] [CSV_PATH]";
   memset(o, 0, sizeof *o);
   o->sets = "circuit-1k,laplacian-1k,circuit-10k,laplacian-10k,mixed";
   o->members = 1000;
@@ -697,6 +703,10 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       o->full_waits = true;
     else if (strcmp(a, "--no-tail") == 0)
       o->no_tail = true;
+    else if (strcmp(a, "--no-factor-tail") == 0)
+      o->no_factor_tail = true;
+    else if (strcmp(a, "--factor-tail-threads") == 0 && has_value)
+      o->factor_tail_threads = atoi(argv[++i]);
     else if (strcmp(a, "--widths") == 0 && has_value) {
       o->width_count = 0;
       for (char *p = argv[++i]; *p && o->width_count < 8;) {
@@ -761,8 +771,12 @@ int main(int argc, char **argv) {
 #endif
   if (o.full_waits)
     tsb_metadata_set(&meta, "waits", "full (--full-waits: the plan prunes no dependency)");
-  if (o.no_tail)
-    tsb_metadata_set(&meta, "tail", "none (--no-tail: the L solve's last rows run in the dataflow too)");
+  if (o.factor_tail_threads > 0)
+    tsb_metadata_set(&meta, "factor tail threads", "%d (--factor-tail-threads)", o.factor_tail_threads);
+  if (o.no_tail || o.no_factor_tail)
+    tsb_metadata_set(&meta, "tail", "%s",
+                     o.no_tail ? "none (--no-tail: the last rows and columns run in the dataflow too)"
+                               : "none for the factorization (--no-factor-tail)");
   tsb_metadata_set(&meta, "timing",
                    "host wall clock around each call with a device synchronisation; refactor and solve: median of "
                    "%d; GPU solvers: values, b and x in device memory; KLU: one core",

@@ -498,6 +498,23 @@
 #define TSI_LU_BATCH_TAIL_GAIN 0.9
 #define TSI_LU_BATCH_TAIL_MAX 4096
 #define TSI_LU_BATCH_TAIL_THREADS 128
+/* Threads of a factorization tail's block (a member's lanes), and the most
+ * a test or benchmark switch may ask for; a step of the tail's column costs
+ * FACTOR_TAIL_STEP of the dataflow's trips in the plan's model (fitted on
+ * the H200: 1.0 puts the 1k and 10k Laplacians' measured tails within 2 %). */
+#define TSI_LU_BATCH_FACTOR_TAIL_THREADS 64
+#define TSI_LU_BATCH_FACTOR_TAIL_STEP 1.0
+/* A step of a column accumulated in the factors (too long for a stage in
+ * shared memory: an L2 round trip where the stage's is a few cycles) in
+ * the model's trips of a staged one (fitted on the H200's circuits, whose
+ * rails' columns the dataflow cannot stage: their 8-column tail factored
+ * 2.2x faster). */
+#define TSI_LU_BATCH_UNSTAGED_STEP 3.0
+#define TSI_LU_BATCH_FACTOR_TAIL_MOST 256
+/* Doubles of shared memory the factorization's tail stages its columns in
+ * (the longest tail column times factor_width); past it the columns are
+ * accumulated in the factors. */
+#define TSI_LU_BATCH_TAIL_STAGE_DOUBLES 6144
 /* Entries of a tail column a thread loads while the column before is applied. */
 #define TSI_LU_BATCH_TAIL_AHEAD 4
 

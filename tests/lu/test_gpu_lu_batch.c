@@ -51,8 +51,10 @@ static run_result run_batch(ts_lu_batch *batch, const double *values, const doub
 
 /* A batch on the GPU against the host's single LU, member by member
  * (every `stride`-th member). */
-/* The plan's L solve tail (its switch: 0 the model's choice, > 0 rows, < 0 none). */
-static int tail_rows;
+/* The plan's L solve tail (its switch: 0 the model's choice, > 0 rows, < 0
+ * none; the factorization's tail follows it), and the factorization tail's
+ * columns accumulated in the factors instead of shared memory. */
+static int tail_rows, unstaged;
 
 static void check_gpu_batch(const char *what, const ts_lu_options *options, int64_t patterns, const ts_csr *const *mats,
                             const int64_t *counts, double spread, unsigned long long seed, int width, int no_map,
@@ -66,6 +68,7 @@ static void check_gpu_batch(const char *what, const ts_lu_options *options, int6
   if (!batch)
     return;
   batch->switches.tail_rows = tail_rows;
+  batch->switches.factor_tail_unstaged = unstaged;
   ts_lu_batch_stats stats;
   CHECK_OK(gpu, ts_lu_batch_get_stats(batch, &stats));
   CHECK_MSG(stats.on_gpu, "%s: the batch does not run on the GPU", what);
@@ -131,14 +134,17 @@ static void test_generated(void) {
   for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
     check_gpu_batch("mixed", &options, 4, (const ts_csr *const[]){c, l, r, tiny}, counts, 0.2, 3 + w, widths[w], w == 2,
                     0, 1, NULL, -1);
-  /* The L solve's tail: none, and every row (up to the most it takes). */
-  const int tails[] = {-1, 100000};
-  for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-    tail_rows = tails[t];
-    check_gpu_batch(t == 0 ? "mixed, no tail" : "mixed, all tail", &options, 4, (const ts_csr *const[]){c, l, r, tiny},
-                    counts, 0.2, 20 + t, 0, 0, 0, 1, NULL, -1);
+  /* The tails: none, and every row and column (up to the most they take),
+   * the factorization's columns staged and not. */
+  const char *tail_cases[] = {"mixed, no tail", "mixed, all tail", "mixed, all tail unstaged"};
+  for (int t = 0; t < 3; t++) {
+    tail_rows = t == 0 ? -1 : 100000;
+    unstaged = t == 2;
+    check_gpu_batch(tail_cases[t], &options, 4, (const ts_csr *const[]){c, l, r, tiny}, counts, 0.2, 20 + t, 0, 0, 0, 1,
+                    NULL, -1);
   }
   tail_rows = 0;
+  unstaged = 0;
   const int64_t count = small ? 10 : 100;
   check_gpu_batch("circuit, device buffers", &options, 1, (const ts_csr *const[]){c}, &count, 0.2, 9, 0, 0, 1, 3, NULL,
                   -1);

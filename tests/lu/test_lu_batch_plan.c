@@ -22,8 +22,9 @@ static int full_waits;
 /* The plan's switch of the L solve's tail (0 the plan's model, > 0 that
  * many rows, < 0 none). */
 static int tail_rows;
-/* Lanes whose tails the emulation solved (so that the tails' checks ran). */
-static int64_t tail_lanes;
+/* Lanes whose tails the emulation solved, and (group, column) pairs of the
+ * factorization's tails it factored (so that the tails' checks ran). */
+static int64_t tail_lanes, factor_tail_columns;
 
 /* The device's arrays, on the host. */
 typedef struct emulated {
@@ -134,12 +135,40 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
   }
   int64_t pairs = 0;
   for (int64_t p = 0; p < plan->pattern_count; p++)
-    pairs += (what == 1 ? plan->pattern[p].lower_tail : plan->pattern[p].n) *
+    pairs += (what == 0   ? plan->pattern[p].factor_tail
+              : what == 1 ? plan->pattern[p].lower_tail
+                          : plan->pattern[p].n) *
              (what == 0 ? plan->pattern[p].factor_groups : plan->pattern[p].groups);
   CHECK_MSG(covered == pairs && processed == pairs, "schedule %d: %lld of %lld (column, group) pairs covered, %lld run",
             what, (long long)covered, (long long)pairs, (long long)processed);
   CHECK_MSG(late == 0, "schedule %d: %lld dependencies come after their ticket", what, (long long)late);
   free(heads);
+}
+
+/* The factorization's tails after its tickets, as the device's tail launch
+ * runs them (a member's columns in order, after every column before the
+ * tail; the lanes of a block as one here): each column's dependencies must
+ * be done. */
+static void run_factor_tails(emulated *e) {
+  const tsi_lu_batch_plan *plan = &e->plan;
+  for (int64_t p = 0; p < plan->pattern_count; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    CHECK(P->factor_tail >= 0 && P->factor_tail <= P->n);
+    for (int64_t g = 0; g < P->factor_groups; g++) {
+      char *done = e->done + P->flag_base + g * P->n;
+      for (int64_t k = P->factor_tail; k < P->n; k++) {
+        int64_t late = 0;
+        for (int64_t q = plan->col_ptr[P->ptr_base + k]; q < plan->diag_pos[P->col_base + k]; q++)
+          late += !done[plan->row_idx[P->lu_base + q]];
+        CHECK_MSG(late == 0, "pattern %lld, group %lld: tail column %lld before %lld of its columns", (long long)p,
+                  (long long)g, (long long)k, (long long)late);
+        for (int b = 0; b < P->factor_width; b++)
+          tsi_lu_batch_column(&e->args, P, k, g, b, 0, 1, k % 2 ? e->stage + b : NULL);
+        done[k] = 1;
+        factor_tail_columns++;
+      }
+    }
+  }
 }
 
 /* The L solve's tails after its tickets, as the device's tail launch runs
@@ -336,6 +365,7 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   const double *user = given_values ? given_values : values;
   interleave_values(&e, user);
   run_tickets(&e, 0, NULL, NULL, NULL, NULL);
+  run_factor_tails(&e);
   /* Narrow patterns: the factors spread into the solves' layout. */
   for (int64_t p = 0; p < patterns; p++) {
     const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
@@ -494,7 +524,7 @@ int main(void) {
     }
   }
   tail_rows = 0;
-  CHECK_MSG(tail_lanes > 0, "no emulated batch had an L solve tail");
+  CHECK_MSG(tail_lanes > 0 && factor_tail_columns > 0, "no emulated batch had an L solve tail or a factorization tail");
   const int64_t count = 12;
   emulate("laplacian, no map", &options, 1, (const ts_csr *const[]){l}, &count, 0, 1, 0.3, 30, NULL);
   full_waits = 1;

@@ -16,7 +16,8 @@
  * there is no launch per level.
  *
  * A factorization: the values interleaved (max |M| and non-finite values
- * per member on the way), the factorization kernel, one download of the
+ * per member on the way), the factorization kernel, the factorization
+ * tails' kernel (a block a member for the last columns), one download of the
  * members' pivot outcomes (a synchronisation). A solve: b interleaved, the
  * L kernel, the L tails' kernel (patterns whose last rows pay solved by
  * columns, a block a member), the U kernel, the residual, the refinement
@@ -54,7 +55,11 @@ typedef struct tsi_lu_batch_device {
   int64_t spread_unit_count;
   int64_t *tail_units; /* per pattern: its first lane among those of patterns with an L solve tail (patterns + 1) */
   int64_t tail_unit_count;
-  int tail_doubles; /* the longest tail's accumulators */
+  int tail_doubles;           /* the longest tail's accumulators */
+  int64_t *factor_tail_units; /* the same for the factorization's tails (its lanes: factor_groups * factor_width) */
+  int64_t factor_tail_unit_count;
+  int factor_stage_doubles; /* the factorization tail's staged column (0: accumulated in the factors) */
+  int factor_tail_threads;  /* threads of its blocks */
   /* values and vectors, interleaved */
   double *values, *narrow, *a_values, *b, *y, *x[2], *r[2];
   /* the caller's arrays when they are on the host (uploaded / downloaded) */
@@ -397,6 +402,31 @@ __global__ void __launch_bounds__(TSI_LU_BATCH_TAIL_THREADS)
 }
 
 /*
+ * The factorization's tail (columns factor_tail .. n - 1) of each member of
+ * the patterns that have one, a block a member, after the dataflow launch
+ * factored the columns before: the block's threads are the member's lanes
+ * of tsi_lu_batch_column (each update step's entries shared among them,
+ * synchronised by the block), the column staged in shared memory when it
+ * fits, a barrier between columns.
+ */
+__global__ void __launch_bounds__(TSI_LU_BATCH_FACTOR_TAIL_MOST)
+    factor_tail_kernel(tsi_lu_batch_args a, const int64_t *units, int64_t unit_count, int stage_doubles) {
+  extern __shared__ double column_stage[];
+  for (int64_t unit = blockIdx.x; unit < unit_count; unit += gridDim.x) {
+    const int64_t p = find_pattern(units, a.pattern_count, unit);
+    const tsi_lu_batch_pattern_gpu P = a.pattern[p];
+    const int64_t lane = unit - units[p], g = lane / P.factor_width;
+    const int b = (int)(lane % P.factor_width);
+    for (int64_t k = P.factor_tail; k < P.n; k++) {
+      const int64_t length = a.col_ptr[P.ptr_base + k + 1] - a.col_ptr[P.ptr_base + k];
+      double *stage = length * P.factor_width <= stage_doubles ? column_stage + b : NULL;
+      tsi_lu_batch_column(&a, &P, k, g, b, (int)threadIdx.x, (int)blockDim.x, stage);
+      __syncthreads();
+    }
+  }
+}
+
+/*
  * r = b - A x for the solution being judged (x0 after the first solve, else
  * each lane's candidate, the vector that is not current), one block per
  * (pattern, group, chunk of rows), a thread per (row, member); each lane's
@@ -513,20 +543,63 @@ void tsi_lu_batch_gpu_release(ts_lu_batch *batch) {
   if (batch->ctx && batch->ctx->backend == TS_BACKEND_CUDA && tsi_cuda_activate(batch->ctx) == TS_SUCCESS)
     (void)tsi_cuda_sync(batch->ctx);
   tsi_lu_batch_args *a = &dev->args;
-  const void *arrays[] = {dev->pattern,       a->col_ptr,         a->map_ptr,     a->a_row_ptr,
-                          a->lrow_ptr,        a->urow_ptr,        a->diag_pos,    a->row_perm,
-                          a->col_perm,        a->col_pattern,     a->row_idx,     a->source,
-                          a->a_col,           a->lrow_col,        a->urow_col,    a->map,
-                          a->lrow_pos,        a->urow_pos,        a->row_scale,   a->col_scale,
-                          a->entry_row_scale, a->entry_col_scale, a->wait_ptr[0], a->wait_ptr[1],
-                          a->wait_ptr[2],     a->wait_idx[0],     a->wait_idx[1], a->wait_idx[2],
-                          dev->ticket[0],     dev->ticket[1],     dev->ticket[2], dev->value_units,
-                          dev->spread_units,  dev->tail_units,    dev->narrow,    dev->vector_units,
-                          dev->values,        dev->a_values,      dev->b,         dev->y,
-                          dev->x[0],          dev->x[1],          dev->r[0],      dev->r[1],
-                          dev->user_values,   dev->user_b,        dev->user_x,    dev->max_bits,
-                          dev->norm_bits,     dev->perturbed,     dev->bad,       dev->nonfinite,
-                          dev->b_bad,         dev->state,         dev->active,    dev->ready,
+  const void *arrays[] = {dev->pattern,
+                          a->col_ptr,
+                          a->map_ptr,
+                          a->a_row_ptr,
+                          a->lrow_ptr,
+                          a->urow_ptr,
+                          a->diag_pos,
+                          a->row_perm,
+                          a->col_perm,
+                          a->col_pattern,
+                          a->row_idx,
+                          a->source,
+                          a->a_col,
+                          a->lrow_col,
+                          a->urow_col,
+                          a->map,
+                          a->lrow_pos,
+                          a->urow_pos,
+                          a->row_scale,
+                          a->col_scale,
+                          a->entry_row_scale,
+                          a->entry_col_scale,
+                          a->wait_ptr[0],
+                          a->wait_ptr[1],
+                          a->wait_ptr[2],
+                          a->wait_idx[0],
+                          a->wait_idx[1],
+                          a->wait_idx[2],
+                          dev->ticket[0],
+                          dev->ticket[1],
+                          dev->ticket[2],
+                          dev->value_units,
+                          dev->spread_units,
+                          dev->tail_units,
+                          dev->factor_tail_units,
+                          dev->narrow,
+                          dev->vector_units,
+                          dev->values,
+                          dev->a_values,
+                          dev->b,
+                          dev->y,
+                          dev->x[0],
+                          dev->x[1],
+                          dev->r[0],
+                          dev->r[1],
+                          dev->user_values,
+                          dev->user_b,
+                          dev->user_x,
+                          dev->max_bits,
+                          dev->norm_bits,
+                          dev->perturbed,
+                          dev->bad,
+                          dev->nonfinite,
+                          dev->b_bad,
+                          dev->state,
+                          dev->active,
+                          dev->ready,
                           dev->counter};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     if (arrays[i])
@@ -585,6 +658,37 @@ static ts_status upload_tail_units(ts_lu_batch *batch, tsi_lu_batch_device *dev)
   ts_status st = dev->tail_unit_count > 0 ? device_copy(batch, dev, (void **)&dev->tail_units, units, dev->patterns + 1,
                                                         sizeof(int64_t), "the tails' table")
                                           : TS_SUCCESS;
+  free(units);
+  return st;
+}
+
+/* The factorization tails' blocks: a lane each (of the factorization's
+ * lanes) of the patterns that have a tail; the stage holds the tails'
+ * longest column (times factor_width: the column function's stride) where
+ * that fits TSI_LU_BATCH_TAIL_STAGE_DOUBLES. */
+static ts_status upload_factor_tail_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, const tsi_lu_batch_plan *plan) {
+  int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
+  if (!units)
+    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the tails' table");
+  units[0] = 0;
+  int64_t longest = 0;
+  for (int64_t p = 0; p < dev->patterns; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
+    units[p + 1] = units[p] + (P->factor_tail < P->n ? (int64_t)P->factor_groups * P->factor_width : 0);
+    for (int64_t k = P->factor_tail; k < P->n; k++) {
+      const int64_t need = (plan->col_ptr[P->ptr_base + k + 1] - plan->col_ptr[P->ptr_base + k]) * P->factor_width;
+      longest = need > longest ? need : longest;
+    }
+  }
+  dev->factor_tail_unit_count = units[dev->patterns];
+  const int asked = batch->switches.factor_tail_threads;
+  dev->factor_tail_threads =
+      asked > 0 && asked <= TSI_LU_BATCH_FACTOR_TAIL_MOST ? asked : TSI_LU_BATCH_FACTOR_TAIL_THREADS;
+  dev->factor_stage_doubles =
+      (int)(longest <= TSI_LU_BATCH_TAIL_STAGE_DOUBLES && !batch->switches.factor_tail_unstaged ? longest : 0);
+  ts_status st = dev->factor_tail_unit_count > 0 ? device_copy(batch, dev, (void **)&dev->factor_tail_units, units,
+                                                               dev->patterns + 1, sizeof(int64_t), "the tails' table")
+                                                 : TS_SUCCESS;
   free(units);
   return st;
 }
@@ -649,6 +753,8 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   TSI_UP(dev->ticket[1], plan.lower_ticket, 2 * plan.lower_tickets, int32_t, "L solve tickets");
   TSI_UP(dev->ticket[2], plan.upper_ticket, 2 * plan.upper_tickets, int32_t, "U solve tickets");
 #undef TSI_UP
+  if (st == TS_SUCCESS)
+    st = upload_factor_tail_units(batch, dev, &plan);
   tsi_lu_batch_plan_free(&plan);
   a->pattern = dev->pattern;
   if (st == TS_SUCCESS)
@@ -828,6 +934,12 @@ ts_status tsi_lu_batch_gpu_factor(ts_lu_batch *batch, const double *values, bool
   st = tsi_cuda_check_launch(batch->ctx, op);
   if (st == TS_SUCCESS)
     st = run_flow(batch, dev, SCHEDULE_FACTOR, 0, op);
+  if (st == TS_SUCCESS && dev->factor_tail_unit_count > 0) {
+    factor_tail_kernel<<<grid_for(dev->factor_tail_unit_count), dev->factor_tail_threads,
+                         (size_t)dev->factor_stage_doubles * sizeof(double), stream>>>(
+        dev->args, dev->factor_tail_units, dev->factor_tail_unit_count, dev->factor_stage_doubles);
+    st = tsi_cuda_check_launch(batch->ctx, op);
+  }
   if (st == TS_SUCCESS && dev->spread_unit_count > 0) {
     spread_kernel<<<grid_for(dev->spread_unit_count), THREADS, 0, stream>>>(dev->args, dev->spread_units,
                                                                             dev->spread_unit_count);

@@ -69,6 +69,11 @@ typedef struct tsi_lu_batch_pattern_gpu {
    * solves them by columns (tsi_lu_batch_lower_tail_rows, _column) after
    * the dataflow has solved the rows before; n when no tail pays. */
   int64_t lower_tail;
+  /* Columns factor_tail .. n - 1, the factorization's tail: one block a
+   * member factors them one after another (tsi_lu_batch_column with the
+   * block's threads as the member's lanes) after the dataflow has factored
+   * the columns before; n when none. */
+  int64_t factor_tail;
 } tsi_lu_batch_pattern_gpu;
 
 /* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
@@ -151,11 +156,17 @@ TSI_BATCH_HD double tsi_batch_load_final(const double *p) {
 #endif
 }
 
-/* The lanes of one member see each other's stores (a no-op on the host,
- * which runs a member's lanes as one). */
-TSI_BATCH_HD void tsi_batch_sync_lanes(void) {
+/* The S lanes of one member see each other's stores: a warp's share, or a
+ * whole block when a block serves the member (S > 32); a no-op on the host,
+ * which runs a member's lanes as one. */
+TSI_BATCH_HD void tsi_batch_sync_lanes(int64_t S) {
 #ifdef __CUDA_ARCH__
-  __syncwarp();
+  if (S > 32)
+    __syncthreads();
+  else
+    __syncwarp();
+#else
+  (void)S;
 #endif
 }
 
@@ -290,7 +301,7 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
         e >= 0 ? tsi_batch_mul(tsi_batch_mul(entry_row_scale[e], av[(int64_t)e * W]), entry_col_scale[e]) : 0.0;
     x[(p - begin) * xs] = a->single ? (double)(float)m : m;
   }
-  tsi_batch_sync_lanes();
+  tsi_batch_sync_lanes(S);
 
   const int32_t *map = a->map ? a->map + P->map_base + a->map_ptr[P->ptr_base + k] : NULL;
   const int64_t step = (int64_t)TSI_LU_BATCH_UPDATE_GROUP * S;
@@ -343,7 +354,7 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
     next_begin = after_begin;
     next_length = after_length;
     j_after = j_later;
-    tsi_batch_sync_lanes();
+    tsi_batch_sync_lanes(S);
   }
 
   /* The pivot rule of numeric_cpu.c: |u_kk| < threshold * max|M| (or 0) is
@@ -353,7 +364,7 @@ TSI_BATCH_HD void tsi_lu_batch_column(const tsi_lu_batch_args *a, const tsi_lu_b
   const double tiny = a->threshold * max_abs;
   const double replacement = fmax(a->root_eps, a->threshold) * (max_abs > 0.0 ? max_abs : 1.0);
   double pivot = x[(diag - begin) * xs];
-  tsi_batch_sync_lanes(); /* every lane has read the pivot before the first lane stores its replacement */
+  tsi_batch_sync_lanes(S); /* every lane has read the pivot before the first lane stores its replacement */
   int kind = 0;
   if (!isfinite(pivot)) {
     kind = TSI_LU_BATCH_BAD_PIVOT;

@@ -6,9 +6,9 @@
  * schedule lists (column or row, group) pairs level by level, the levels of
  * all patterns merged (level l of every pattern before level l + 1), so
  * every ticket's dependencies (same pattern, same group, earlier level)
- * come before it and the patterns' work overlaps. The L solve's schedule
- * stops at each pattern's tail (lower_tail), whose rows a launch of their
- * own solves by columns. */
+ * come before it and the patterns' work overlaps. The factorization's and
+ * the L solve's schedules stop at each pattern's tails (factor_tail,
+ * lower_tail), which launches of their own run a block a member. */
 #include "lu/batch/batch_internal.h"
 #include "lu/solve/solve_internal.h"
 
@@ -121,6 +121,72 @@ static int64_t lower_tail(const ts_lu *lu, int rows) {
   return best < TSI_LU_BATCH_TAIL_GAIN * whole ? t0 : n;
 }
 
+/* Where the factorization's tail starts: the columns t0 .. n - 1 that one
+ * block of TSI_LU_BATCH_FACTOR_TAIL_THREADS lanes a member factors one
+ * after another after the dataflow has factored the columns before. The
+ * model, in the dataflow's trips: a column there costs one, plus one a step
+ * (a column j of U(:, k), whose updates wait for the step before), plus one
+ * per TSI_LU_BATCH_UPDATE_GROUP updates a lane of its 32 / width; in the
+ * tail TSI_LU_BATCH_FACTOR_TAIL_STEP a step and the updates shared by the
+ * block's lanes, the columns one after another; a step of a column too long
+ * for its stage in shared memory (the dataflow's, or the tail's larger one)
+ * costs TSI_LU_BATCH_UNSTAGED_STEP times as much. t0 minimises the columns
+ * before it's path plus the tail's, over tails of at most
+ * TSI_LU_BATCH_TAIL_MAX columns; n unless it cuts the path by
+ * 1 - TSI_LU_BATCH_TAIL_GAIN. `columns` > 0 asks for that many columns
+ * (tests), < 0 for none. Returns -1 when out of memory. */
+static int64_t factor_tail(const ts_lu *lu, int32_t width, int columns) {
+  const int64_t n = lu->n;
+  if (columns < 0 || n < 2)
+    return n;
+  if (columns > 0) {
+    const int64_t most = n < TSI_LU_BATCH_TAIL_MAX ? n : TSI_LU_BATCH_TAIL_MAX;
+    return n - (columns < most ? columns : most);
+  }
+  double *done = tsi_malloc_array(n, sizeof(double)), *before = tsi_malloc_array(n, sizeof(double));
+  double *tail_cost = tsi_malloc_array(n, sizeof(double));
+  if (!done || !before || !tail_cost) {
+    free(done);
+    free(before);
+    free(tail_cost);
+    return -1;
+  }
+  const double flow_lanes = (double)TSI_LU_BATCH_UPDATE_GROUP * (32.0 / (double)width);
+  const double tail_lanes = (double)TSI_LU_BATCH_UPDATE_GROUP * TSI_LU_BATCH_FACTOR_TAIL_THREADS;
+  double path = 0.0;
+  for (int64_t k = 0; k < n; k++) {
+    double start = 0.0, updates = 0.0;
+    const double steps = (double)(lu->diag_pos[k] - lu->lu_col_ptr[k]);
+    for (int64_t q = lu->lu_col_ptr[k]; q < lu->diag_pos[k]; q++) {
+      const int32_t j = lu->lu_row_idx[q];
+      start = done[j] > start ? done[j] : start;
+      updates += (double)(lu->lu_col_ptr[j + 1] - lu->diag_pos[j] - 1);
+    }
+    /* A step costs more where the column is accumulated in the factors
+     * (too long for the stage in shared memory). */
+    const double positions = (double)(lu->lu_col_ptr[k + 1] - lu->lu_col_ptr[k]) * width;
+    const double flow_step = positions <= TSI_LU_BATCH_STAGE_DOUBLES ? 1.0 : TSI_LU_BATCH_UNSTAGED_STEP;
+    const double tail_step = positions <= TSI_LU_BATCH_TAIL_STAGE_DOUBLES ? 1.0 : TSI_LU_BATCH_UNSTAGED_STEP;
+    done[k] = start + 1.0 + flow_step * steps + ceil(updates / flow_lanes);
+    tail_cost[k] = 1.0 + TSI_LU_BATCH_FACTOR_TAIL_STEP * tail_step * steps + ceil(updates / tail_lanes);
+    before[k] = path;
+    path = done[k] > path ? done[k] : path;
+  }
+  double best = path, serial = 0.0;
+  int64_t t0 = n;
+  for (int64_t t = n - 1; t >= 0 && n - t <= TSI_LU_BATCH_TAIL_MAX; t--) {
+    serial += tail_cost[t];
+    if (before[t] + serial < best) {
+      best = before[t] + serial;
+      t0 = t;
+    }
+  }
+  free(done);
+  free(before);
+  free(tail_cost);
+  return best < TSI_LU_BATCH_TAIL_GAIN * path ? t0 : n;
+}
+
 static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t *map_sizes, int64_t *steps) {
   const char *op = "LU batch on the GPU";
   plan->pattern_count = batch->pattern_count;
@@ -180,6 +246,10 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     P->lower_tail = lower_tail(lu, batch->switches.tail_rows);
     if (P->lower_tail < 0)
       return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for pattern %lld's solve model", op,
+                       (long long)p);
+    P->factor_tail = factor_tail(lu, narrow, batch->switches.factor_tail < 0 ? -1 : batch->switches.tail_rows);
+    if (P->factor_tail < 0)
+      return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for pattern %lld's factorization model", op,
                        (long long)p);
     const int64_t lanes = groups * width;
     plan->columns += lu->n;
@@ -382,16 +452,22 @@ typedef struct pattern_levels {
   const int32_t *items;
 } pattern_levels;
 
+/* The columns (or rows) of P that schedule 0 (the factorization), 1 (the L
+ * solve) or 2 (the U solve) gives tickets: those before the tail. */
+static int64_t tickets_end(const tsi_lu_batch_pattern_gpu *P, int schedule) {
+  return schedule == 0 ? P->factor_tail : schedule == 1 ? P->lower_tail : P->n;
+}
+
 /* Tickets of one schedule: level by level, for each pattern, each of its
- * level's columns (or rows) and each group, or with `joined` (the solves)
+ * level's columns (or rows) before the schedule's tail and each group, or with `joined` (the solves)
  * each run of 32 / width groups (a warp's worth of members: the solves
  * give each member one lane). */
 static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan, const pattern_levels *levels,
-                              bool joined, bool lower, int64_t *count_out, int32_t **tickets_out) {
+                              bool joined, int schedule, int64_t *count_out, int32_t **tickets_out) {
   int64_t count = 0, most = 0;
   for (int64_t p = 0; p < plan->pattern_count; p++) {
     const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
-    count += (lower ? P->lower_tail : P->n) * tsi_lu_batch_ticket_groups(P, joined);
+    count += tickets_end(P, schedule) * tsi_lu_batch_ticket_groups(P, joined);
     if (levels[p].levels > most)
       most = levels[p].levels;
   }
@@ -406,8 +482,9 @@ static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan,
         continue;
       const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
       const int32_t runs = tsi_lu_batch_ticket_groups(P, joined);
+      const int64_t stop = tickets_end(P, schedule);
       for (int64_t c = levels[p].level_ptr[l]; c < levels[p].level_ptr[l + 1]; c++)
-        for (int32_t g = 0; g < runs && !(lower && levels[p].items[c] >= P->lower_tail); g++) {
+        for (int32_t g = 0; g < runs && levels[p].items[c] < stop; g++) {
           tickets[2 * at] = (int32_t)(P->col_base + levels[p].items[c]);
           tickets[2 * at + 1] = g;
           at++;
@@ -446,11 +523,11 @@ static ts_status plan_schedules(ts_lu_batch *batch, tsi_lu_batch_plan *plan) {
     upper[p] = (pattern_levels){pair[1]->levels, pair[1]->level_ptr, items[2 * p + 1]};
   }
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, factor, false, false, &plan->factor_tickets, &plan->factor_ticket);
+    st = plan_tickets(batch, plan, factor, false, 0, &plan->factor_tickets, &plan->factor_ticket);
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, lower, true, true, &plan->lower_tickets, &plan->lower_ticket);
+    st = plan_tickets(batch, plan, lower, true, 1, &plan->lower_tickets, &plan->lower_ticket);
   if (st == TS_SUCCESS)
-    st = plan_tickets(batch, plan, upper, true, false, &plan->upper_tickets, &plan->upper_ticket);
+    st = plan_tickets(batch, plan, upper, true, 2, &plan->upper_tickets, &plan->upper_ticket);
   for (int64_t p = 0; schedules && items && p < 2 * patterns; p++) {
     free(schedules[p].level_ptr);
     free(items[p]);
