@@ -60,6 +60,13 @@ static bool grow(int64_t *total, int64_t b, int64_t c) {
 }
 
 /* The table and the sizes of every concatenated array. */
+/* A tail asked for by a switch: `count` rows or columns (at most
+ * TSI_LU_BATCH_TAIL_MAX) > 0, none (n) otherwise. */
+static int64_t asked_tail(int64_t n, int count) {
+  const int64_t most = n < TSI_LU_BATCH_TAIL_MAX ? n : TSI_LU_BATCH_TAIL_MAX;
+  return count > 0 ? n - (count < most ? count : most) : n;
+}
+
 /* Where the L solve's tail starts: the rows t0 .. n - 1 that one block a
  * member solves by columns after the dataflow has solved the rows before.
  * The dataflow's critical path is modelled in trips (a row costs one, plus
@@ -72,12 +79,8 @@ static bool grow(int64_t *total, int64_t b, int64_t c) {
  * out of memory. */
 static int64_t lower_tail(const ts_lu *lu, int rows) {
   const int64_t n = lu->n;
-  if (rows < 0 || n < 2)
-    return n;
-  if (rows > 0) {
-    const int64_t most = n < TSI_LU_BATCH_TAIL_MAX ? n : TSI_LU_BATCH_TAIL_MAX;
-    return n - (rows < most ? rows : most);
-  }
+  if (rows != 0 || n < 2)
+    return asked_tail(n, rows);
   double *start = tsi_calloc_array(n, sizeof(double)), *done = tsi_malloc_array(n, sizeof(double));
   int64_t *length = tsi_calloc_array(n, sizeof(int64_t));
   if (!start || !done || !length) {
@@ -137,12 +140,8 @@ static int64_t lower_tail(const ts_lu *lu, int rows) {
  * (tests), < 0 for none. Returns -1 when out of memory. */
 static int64_t factor_tail(const ts_lu *lu, int32_t width, int columns) {
   const int64_t n = lu->n;
-  if (columns < 0 || n < 2)
-    return n;
-  if (columns > 0) {
-    const int64_t most = n < TSI_LU_BATCH_TAIL_MAX ? n : TSI_LU_BATCH_TAIL_MAX;
-    return n - (columns < most ? columns : most);
-  }
+  if (columns != 0 || n < 2)
+    return asked_tail(n, columns);
   double *done = tsi_malloc_array(n, sizeof(double)), *before = tsi_malloc_array(n, sizeof(double));
   double *tail_cost = tsi_malloc_array(n, sizeof(double));
   if (!done || !before || !tail_cost) {
