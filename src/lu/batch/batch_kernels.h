@@ -254,8 +254,9 @@ TSI_BATCH_HD void tsi_lu_batch_apply_updates(const tsi_lu_batch_update_group *u,
 
 /*
  * Column k of pattern P for member b of factorization group g (member
- * g * factor_width + b), lane s of the S that serve it (s = 0, S = 1 on the
- * host): the left-looking column of numeric_cpu_impl.h (Gilbert and
+ * g * factor_width + b), lane s of the S that serve it (a warp's share, or
+ * a whole block for the factorization's tail; s = 0, S = 1 on the host):
+ * the left-looking column of numeric_cpu_impl.h (Gilbert and
  * Peierls 1988 with the pattern known), the
  * accumulator being the column's own positions: x = M(:, k); for each j of
  * U(:, k) in increasing order, x -= L(:, j) * x(j) (skipped where x(j) is
@@ -539,9 +540,8 @@ TSI_BATCH_HD void tsi_lu_batch_lower_finish(const tsi_lu_batch_args *a, const ts
  * (tsi_lu_batch_lower_tail_column: entries t, t + threads, ... of the
  * column, the first of them loaded the column before by
  * tsi_lu_batch_lower_tail_load; the caller synchronises the threads
- * between columns). Each
- * own_i so takes its terms in increasing j, as the host's column-oriented
- * forward solve does. own holds n - t0 doubles.
+ * between columns). Each own_i so takes its terms in increasing j, as the
+ * host's column-oriented forward solve does. own holds n - t0 doubles.
  */
 TSI_BATCH_HD void tsi_lu_batch_lower_tail_rows(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P,
                                                const double *v, const double *rhs, const double *y, double *own, int t,

@@ -59,7 +59,6 @@ static bool grow(int64_t *total, int64_t b, int64_t c) {
   return true;
 }
 
-/* The table and the sizes of every concatenated array. */
 /* A tail asked for by a switch: `count` rows or columns (at most
  * TSI_LU_BATCH_TAIL_MAX) > 0, none (n) otherwise. */
 static int64_t asked_tail(int64_t n, int count) {
@@ -73,7 +72,7 @@ static int64_t asked_tail(int64_t n, int count) {
  * one per TSI_LU_BATCH_SOLVE_GROUP entries, after the rows it needs); the
  * tail costs the longest of its rows (their entries left of the tail, each
  * row on its own thread) plus TSI_LU_BATCH_TAIL_COLUMN_TRIPS a column, and
- * t0 minimises the rows before it's path plus the tail's cost, over tails
+ * t0 minimises the path of the rows before it plus the tail's cost, over tails
  * of at most TSI_LU_BATCH_TAIL_MAX rows. `rows` > 0 asks for that many
  * rows instead (tests), < 0 for none; n when no tail pays. Returns -1 when
  * out of memory. */
@@ -133,8 +132,8 @@ static int64_t lower_tail(const ts_lu *lu, int rows) {
  * tail TSI_LU_BATCH_FACTOR_TAIL_STEP a step and the updates shared by the
  * block's lanes, the columns one after another; a step of a column too long
  * for its stage in shared memory (the dataflow's, or the tail's larger one)
- * costs TSI_LU_BATCH_UNSTAGED_STEP times as much. t0 minimises the columns
- * before it's path plus the tail's, over tails of at most
+ * costs TSI_LU_BATCH_UNSTAGED_STEP times as much. t0 minimises the path of the
+ * columns before it plus the tail's, over tails of at most
  * TSI_LU_BATCH_TAIL_MAX columns; n unless it cuts the path by
  * 1 - TSI_LU_BATCH_TAIL_GAIN. `columns` > 0 asks for that many columns
  * (tests), < 0 for none. Returns -1 when out of memory. */
@@ -186,6 +185,7 @@ static int64_t factor_tail(const ts_lu *lu, int32_t width, int columns) {
   return best < TSI_LU_BATCH_TAIL_GAIN * path ? t0 : n;
 }
 
+/* The table and the sizes of every concatenated array. */
 static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t *map_sizes, int64_t *steps) {
   const char *op = "LU batch on the GPU";
   plan->pattern_count = batch->pattern_count;
@@ -458,9 +458,9 @@ static int64_t tickets_end(const tsi_lu_batch_pattern_gpu *P, int schedule) {
 }
 
 /* Tickets of one schedule: level by level, for each pattern, each of its
- * level's columns (or rows) before the schedule's tail and each group, or with `joined` (the solves)
- * each run of 32 / width groups (a warp's worth of members: the solves
- * give each member one lane). */
+ * level's columns (or rows) before the schedule's tail and each group, or
+ * with `joined` (the solves) each run of 32 / width groups (a warp's worth
+ * of members: the solves give each member one lane). */
 static ts_status plan_tickets(ts_lu_batch *batch, const tsi_lu_batch_plan *plan, const pattern_levels *levels,
                               bool joined, int schedule, int64_t *count_out, int32_t **tickets_out) {
   int64_t count = 0, most = 0;
