@@ -497,6 +497,54 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
   ts_lu_batch_destroy(batch);
 }
 
+/* The plan's models of the paths pick no tail where nothing waits (a
+ * diagonal matrix: every row and column on its own), a tail where
+ * everything waits (a dense matrix: each row and column needs the one
+ * before, and the rows are long), and a tail no longer than the most the
+ * kernels take. */
+static void check_tail_models(void) {
+  enum { DIAGONAL = 300, DENSE = 48 };
+  int32_t *rows = malloc(DENSE * DENSE * sizeof(int32_t)), *cols = malloc(DENSE * DENSE * sizeof(int32_t));
+  double *values = malloc(DENSE * DENSE * sizeof(double));
+  CHECK(rows && cols && values);
+  if (!rows || !cols || !values) {
+    free(rows);
+    free(cols);
+    free(values);
+    return;
+  }
+  for (int32_t i = 0; i < DIAGONAL; i++) {
+    rows[i] = cols[i] = i;
+    values[i] = 2.0 + i;
+  }
+  ts_csr *diagonal = lu_test_csr(ctx, DIAGONAL, DIAGONAL, rows, cols, values);
+  for (int32_t k = 0; k < DENSE * DENSE; k++) {
+    rows[k] = k / DENSE;
+    cols[k] = k % DENSE;
+    values[k] = rows[k] == cols[k] ? 4.0 * DENSE : 1.0 / (1.0 + k % 7);
+  }
+  ts_csr *dense = lu_test_csr(ctx, DENSE, DENSE * DENSE, rows, cols, values);
+  const int64_t counts[2] = {64, 64};
+  ts_lu_options options = lu_test_options();
+  ts_lu_batch *batch = batch_test_create(ctx, &options, 2, (const ts_csr *const[]){diagonal, dense}, counts, 0, 0);
+  tsi_lu_batch_plan plan;
+  if (batch && tsi_lu_batch_plan_build(batch, &plan) == TS_SUCCESS) {
+    const tsi_lu_batch_pattern_gpu *D = &plan.pattern[0], *F = &plan.pattern[1];
+    CHECK_MSG(D->lower_tail == D->n && D->factor_tail == D->n, "diagonal: tails from %lld and %lld of %lld",
+              (long long)D->lower_tail, (long long)D->factor_tail, (long long)D->n);
+    CHECK_MSG(F->lower_tail < F->n && F->factor_tail < F->n, "dense: tails from %lld and %lld of %lld",
+              (long long)F->lower_tail, (long long)F->factor_tail, (long long)F->n);
+    CHECK(F->n - F->lower_tail <= TSI_LU_BATCH_TAIL_MAX && F->n - F->factor_tail <= TSI_LU_BATCH_TAIL_MAX);
+    tsi_lu_batch_plan_free(&plan);
+  }
+  ts_lu_batch_destroy(batch);
+  ts_csr_destroy(diagonal);
+  ts_csr_destroy(dense);
+  free(rows);
+  free(cols);
+  free(values);
+}
+
 int main(void) {
   ts_context_options copt;
   memset(&copt, 0, sizeof copt);
@@ -524,6 +572,7 @@ int main(void) {
     }
   }
   tail_rows = 0;
+  check_tail_models();
   CHECK_MSG(tail_lanes > 0 && factor_tail_columns > 0, "no emulated batch had an L solve tail or a factorization tail");
   const int64_t count = 12;
   emulate("laplacian, no map", &options, 1, (const ts_csr *const[]){l}, &count, 0, 1, 0.3, 30, NULL);
