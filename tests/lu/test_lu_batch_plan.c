@@ -504,8 +504,9 @@ static void emulate(const char *what, const ts_lu_options *options, int64_t patt
  * kernels take. */
 static void check_tail_models(void) {
   enum { DIAGONAL = 300, DENSE = 48 };
-  int32_t *rows = malloc(DENSE * DENSE * sizeof(int32_t)), *cols = malloc(DENSE * DENSE * sizeof(int32_t));
-  double *values = malloc(DENSE * DENSE * sizeof(double));
+  const size_t entries = (size_t)DENSE * DENSE;
+  int32_t *rows = malloc(entries * sizeof(int32_t)), *cols = malloc(entries * sizeof(int32_t));
+  double *values = malloc(entries * sizeof(double));
   CHECK(rows && cols && values);
   if (!rows || !cols || !values) {
     free(rows);
