@@ -524,7 +524,7 @@ static void check_tail_models(void) {
     cols[k] = k % DENSE;
     values[k] = rows[k] == cols[k] ? 4.0 * DENSE : 1.0 / (1.0 + k % 7);
   }
-  ts_csr *dense = lu_test_csr(ctx, DENSE, DENSE * DENSE, rows, cols, values);
+  ts_csr *dense = lu_test_csr(ctx, DENSE, (int64_t)entries, rows, cols, values);
   const int64_t counts[2] = {64, 64};
   ts_lu_options options = lu_test_options();
   ts_lu_batch *batch = batch_test_create(ctx, &options, 2, (const ts_csr *const[]){diagonal, dense}, counts, 0, 0);
