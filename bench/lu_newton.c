@@ -25,6 +25,9 @@
  *                    default 0: AMD's own, as KLU's)
  *   --pivoting P     tessera's pivoting: auto (default), static or partial
  *                    (ts_lu_options.pivoting)
+ *   --phases         a column with the medians of a+f+s's parts: tessera's
+ *                    matching / ordering / symbolic / levels (ts_lu_stats) /
+ *                    factor / solve, KLU's analyze / factor / solve
  *   --md FILE        also write the Markdown (it is printed on stdout anyway)
  *
  * "even": both under 50 us and within 10 %, counted as a tie (the issue's
@@ -53,7 +56,7 @@
 
 typedef struct bench_options {
   const char *matrices, *only, *md;
-  bool corpus, circuit, cuda, unchecked;
+  bool corpus, circuit, cuda, unchecked, phases;
   double amd_dense; /* ts_lu_options.amd_dense */
   ts_lu_pivoting pivoting;
   int64_t max_n;
@@ -69,11 +72,17 @@ typedef struct newton_times {
   double rs_median, rs_max, refactor, solve; /* the loop's pairs */
   int pairs, stalls;
   double afs_median; /* analyze + factor + solve chains */
+  /* The chains' parts (medians): the analysis's (tessera's four from its
+   * statistics; KLU's analyze whole in [0]), the factorization, the solve. */
+  double afs_part[6];
   double berr;
   char note[160];
 } newton_times;
 
 typedef int (*phase_fn)(void *state);
+/* The last analysis's parts in seconds (matching, ordering, symbolic,
+ * levels); NULL for a solver that does not tell them. */
+typedef void (*parts_fn)(void *state, double parts[4]);
 
 /* A solver's phases and state. */
 typedef struct solver {
@@ -82,6 +91,8 @@ typedef struct solver {
   newton_times *t;
   double pair[MAX_SAMPLES], first[MAX_SAMPLES], second[MAX_SAMPLES];
   int count;
+  parts_fn parts;
+  double part[6][MAX_SAMPLES]; /* a+f+s chains: the analysis's parts, factor, solve (ms) */
 } solver;
 
 static double seconds_of(phase_fn fn, void *state) {
@@ -110,12 +121,22 @@ static void time_both(solver *s[2], double seconds) {
         s[k]->t->ran = false;
         continue;
       }
+      double parts[4] = {a, 0.0, 0.0, 0.0};
+      if (s[k]->parts)
+        s[k]->parts(s[k]->state, parts);
+      for (int q = 0; q < 4; q++)
+        s[k]->part[q][s[k]->count] = parts[q] * 1e3;
+      s[k]->part[4][s[k]->count] = f * 1e3;
+      s[k]->part[5][s[k]->count] = v * 1e3;
       s[k]->pair[s[k]->count++] = (a + f + v) * 1e3;
     }
   }
   for (int k = 0; k < 2; k++) {
-    if (s[k]->t->ran)
+    if (s[k]->t->ran) {
       s[k]->t->afs_median = tsb_stats_of(s[k]->pair, s[k]->count).median;
+      for (int q = 0; q < 6; q++)
+        s[k]->t->afs_part[q] = tsb_stats_of(s[k]->part[q], s[k]->count).median;
+    }
     if (s[k]->t->ran && (s[k]->refactor(s[k]->state) != 0 || s[k]->solve(s[k]->state) != 0))
       s[k]->t->ran = false;
     s[k]->count = 0;
@@ -181,6 +202,16 @@ static int tessera_analyze(void *p) {
   if (s->last == TS_SUCCESS)
     s->last = ts_lu_analyze(s->lu, s->a);
   return s->last == TS_SUCCESS ? 0 : 1;
+}
+static void tessera_parts(void *p, double parts[4]) {
+  tessera_state *s = p;
+  ts_lu_stats stats;
+  if (ts_lu_get_stats(s->lu, &stats) != TS_SUCCESS)
+    return;
+  parts[0] = stats.time_matching;
+  parts[1] = stats.time_ordering;
+  parts[2] = stats.time_symbolic;
+  parts[3] = stats.time_levelize;
 }
 static int tessera_factor(void *p) {
   tessera_state *s = p;
@@ -306,16 +337,17 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
                           .a = a,
                           .b = b,
                           .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
-  tessera_solver =
-      (solver){tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &tstate, &ts, {0}, {0}, {0}, 0};
+  tessera_solver = (solver){
+      tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &tstate, &ts, {0}, {0}, {0}, 0, NULL, {{0}}};
+  tessera_solver.parts = tessera_parts;
   ts.ran = true;
 #ifdef TESSERA_BENCH_HAVE_KLU
   klu_state *kstate = klu_setup(ctx, a, b, &klu);
-  klu_solver =
-      (solver){klu_run_analyze, klu_run_factor, klu_run_refactor, klu_run_solve, kstate, &klu, {0}, {0}, {0}, 0};
+  klu_solver = (solver){
+      klu_run_analyze, klu_run_factor, klu_run_refactor, klu_run_solve, kstate, &klu, {0}, {0}, {0}, 0, NULL, {{0}}};
   klu.ran = kstate != NULL;
 #else
-  klu_solver = (solver){NULL, NULL, NULL, NULL, NULL, &klu, {0}, {0}, {0}, 0};
+  klu_solver = (solver){NULL, NULL, NULL, NULL, NULL, &klu, {0}, {0}, {0}, 0, NULL, {{0}}};
   snprintf(klu.note, sizeof klu.note, "built without KLU");
 #endif
   solver *both[2] = {&klu_solver, &tessera_solver};
@@ -330,10 +362,31 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
     host.lu = device.lu = NULL;
     host.backend = TS_BACKEND_CPU;
     device.backend = TS_BACKEND_CUDA;
-    host_solver =
-        (solver){tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &host, &forced[0], {0}, {0}, {0}, 0};
-    gpu_solver = (solver){
-        tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &device, &forced[1], {0}, {0}, {0}, 0};
+    host_solver = (solver){tessera_analyze,
+                           tessera_factor,
+                           tessera_refactor,
+                           tessera_solve,
+                           &host,
+                           &forced[0],
+                           {0},
+                           {0},
+                           {0},
+                           0,
+                           NULL,
+                           {{0}}};
+    gpu_solver = (solver){tessera_analyze,
+                          tessera_factor,
+                          tessera_refactor,
+                          tessera_solve,
+                          &device,
+                          &forced[1],
+                          {0},
+                          {0},
+                          {0},
+                          0,
+                          NULL,
+                          {{0}}};
+    host_solver.parts = gpu_solver.parts = tessera_parts;
     forced[0].ran = forced[1].ran = true;
     solver *paths[2] = {&host_solver, &gpu_solver};
     time_both(paths, o->seconds);
@@ -399,6 +452,10 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
     tsb_table_cell(table, "%.3f / %.3f", forced[0].afs_median, forced[1].afs_median);
     tsb_table_cell(table, "%s", !afs_checked ? "-" : afs_miss ? "MISS" : "ok");
   }
+  if (o->phases)
+    tsb_table_cell(table, "%.3f / %.3f / %.3f / %.3f / %.3f / %.3f; %.3f / %.3f / %.3f", ts.afs_part[0], ts.afs_part[1],
+                   ts.afs_part[2], ts.afs_part[3], ts.afs_part[4], ts.afs_part[5], klu.afs_part[0], klu.afs_part[4],
+                   klu.afs_part[5]);
   tsb_table_cell(table, "%s%s%s", ts.note, klu.note[0] ? "; KLU: " : "", klu.note);
   free(b);
 }
@@ -515,6 +572,8 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
       o->cuda = true;
     else if (strcmp(arg, "--unchecked") == 0)
       o->unchecked = true;
+    else if (strcmp(arg, "--phases") == 0)
+      o->phases = true;
     else if (strcmp(arg, "--amd-dense") == 0 && value)
       o->amd_dense = atof(argv[++i]);
     else if (strcmp(arg, "--pivoting") == 0 && value) {
@@ -533,7 +592,7 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
       int rc = tsb_option_or_path(
           argv[0], arg,
           "[--matrices DIR] [--set corpus,circuit] [--only LIST] [--max-n N] [--threads N] "
-          "[--load K] [--seconds S] [--cuda] [--unchecked] [--amd-dense X] [--pivoting P] [--md FILE] "
+          "[--load K] [--seconds S] [--cuda] [--unchecked] [--phases] [--amd-dense X] [--pivoting P] [--md FILE] "
           "[CSV_PATH]");
       if (rc >= 0)
         return rc;
@@ -600,11 +659,18 @@ int main(int argc, char **argv) {
                                         "a+f+s ms, host / GPU forced",
                                         "AUTO (a+f+s)",
                                         "notes"};
-  /* The host-only table: the columns before AUTO's five, then the notes. */
-  static const char *cpu_columns[15];
-  memcpy(cpu_columns, columns, 14 * sizeof *columns);
-  cpu_columns[14] = columns[19];
-  tsb_table *table = o.cuda ? tsb_table_create(20, columns) : tsb_table_create(15, cpu_columns);
+  /* The columns before AUTO's five, those on a CUDA context, the parts with
+   * --phases, then the notes. */
+  const char *chosen[21];
+  int count = 14;
+  memcpy(chosen, columns, 14 * sizeof *columns);
+  for (int c = 14; o.cuda && c < 19; c++)
+    chosen[count++] = columns[c];
+  if (o.phases)
+    chosen[count++] = "a+f+s parts ms: tessera matching / ordering / symbolic / levels / factor / solve; KLU analyze / "
+                      "factor / solve";
+  chosen[count++] = columns[19];
+  tsb_table *table = tsb_table_create(count, chosen);
   tally tl;
   memset(&tl, 0, sizeof tl);
   start_load(o.load);
