@@ -34,6 +34,8 @@
  *                     no tails a block a member (an A/B switch)
  *   --no-factor-tail  the same for the factorization alone
  *   --factor-tail-threads N  threads of a factorization tail's block (up to 256; an A/B switch)
+ *   --tail-rows N     the L solve's tail forced to its last N rows, and the factorization's to its last N columns
+ *                     (unless --no-factor-tail), instead of the plan's models (a sweep to fit them)
  *   --quick           small sets (checks the program, not a measurement)
  *   --md FILE         also write the Markdown */
 #include "tessera.h"
@@ -85,6 +87,7 @@ typedef struct bench_options {
   bool full_waits;
   bool no_tail, no_factor_tail;
   int factor_tail_threads;
+  int tail_rows; /* > 0: the tails forced to this many rows and columns */
 } bench_options;
 
 static ts_context *gpu_ctx;
@@ -230,7 +233,7 @@ static void run_tessera(const bench_set *s, const bench_options *o, bool gpu, in
   r->analyze = (tsb_wall_seconds() - t0) * 1e3;
   batch->switches.width = width;
   batch->switches.full_waits = o->full_waits;
-  batch->switches.tail_rows = o->no_tail ? -1 : 0;
+  batch->switches.tail_rows = o->no_tail ? -1 : o->tail_rows;
   batch->switches.factor_tail = o->no_factor_tail ? -1 : 0;
   batch->switches.factor_tail_threads = o->factor_tail_threads;
   ts_buffer *vb = NULL, *bb = NULL, *xb = NULL;
@@ -670,7 +673,8 @@ static bool in_budget(const bench_options *o, double start) {
 static bool parse_options(int argc, char **argv, bench_options *o, const char **csv) {
   static const char usage[] =
       "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--budget S] "
-      "[--full-waits] [--no-tail] [--no-factor-tail] [--factor-tail-threads N] [--quick] [--md FILE] [CSV_PATH]";
+      "[--full-waits] [--no-tail] [--no-factor-tail] [--factor-tail-threads N] [--tail-rows N] [--quick] [--md FILE] "
+      "[CSV_PATH]";
   memset(o, 0, sizeof *o);
   o->sets = "circuit-1k,laplacian-1k,circuit-10k,laplacian-10k,mixed";
   o->members = 1000;
@@ -707,6 +711,8 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       o->no_factor_tail = true;
     else if (strcmp(a, "--factor-tail-threads") == 0 && has_value)
       o->factor_tail_threads = atoi(argv[++i]);
+    else if (strcmp(a, "--tail-rows") == 0 && has_value)
+      o->tail_rows = atoi(argv[++i]);
     else if (strcmp(a, "--widths") == 0 && has_value) {
       o->width_count = 0;
       for (char *p = argv[++i]; *p && o->width_count < 8;) {
@@ -777,6 +783,9 @@ int main(int argc, char **argv) {
     tsb_metadata_set(&meta, "tail", "%s",
                      o.no_tail ? "none (--no-tail: the last rows and columns run in the dataflow too)"
                                : "none for the factorization (--no-factor-tail)");
+  else if (o.tail_rows > 0)
+    tsb_metadata_set(&meta, "tail", "the last %d rows of the L solve and columns of the factorization (--tail-rows)",
+                     o.tail_rows);
   tsb_metadata_set(&meta, "timing",
                    "host wall clock around each call with a device synchronisation; refactor and solve: median of "
                    "%d; GPU solvers: values, b and x in device memory; KLU: one core",
