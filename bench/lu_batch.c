@@ -34,6 +34,7 @@
  *                     no tails a block a member (an A/B switch)
  *   --no-factor-tail  the same for the factorization alone
  *   --factor-tail-threads N  threads of a factorization tail's block (up to 256; an A/B switch)
+ *   --no-cudss        leave cuDSS out (tessera's runs alone, where cuDSS is built in)
  *   --tail-rows N     the L solve's tail forced to its last N rows, and the factorization's to its last N columns
  *                     (unless --no-factor-tail), instead of the plan's models (a sweep to fit them)
  *   --quick           small sets (checks the program, not a measurement)
@@ -88,6 +89,7 @@ typedef struct bench_options {
   bool no_tail, no_factor_tail;
   int factor_tail_threads;
   int tail_rows; /* > 0: the tails forced to this many rows and columns */
+  bool no_cudss;
 } bench_options;
 
 static ts_context *gpu_ctx;
@@ -673,7 +675,8 @@ static bool in_budget(const bench_options *o, double start) {
 static bool parse_options(int argc, char **argv, bench_options *o, const char **csv) {
   static const char usage[] =
       "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--budget S] "
-      "[--full-waits] [--no-tail] [--no-factor-tail] [--factor-tail-threads N] [--tail-rows N] [--quick] [--md FILE] "
+      "[--full-waits] [--no-tail] [--no-factor-tail] [--factor-tail-threads N] [--tail-rows N] [--no-cudss] [--quick] "
+      "[--md FILE] "
       "[CSV_PATH]";
   memset(o, 0, sizeof *o);
   o->sets = "circuit-1k,laplacian-1k,circuit-10k,laplacian-10k,mixed";
@@ -713,6 +716,8 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       o->factor_tail_threads = atoi(argv[++i]);
     else if (strcmp(a, "--tail-rows") == 0 && has_value)
       o->tail_rows = atoi(argv[++i]);
+    else if (strcmp(a, "--no-cudss") == 0)
+      o->no_cudss = true;
     else if (strcmp(a, "--widths") == 0 && has_value) {
       o->width_count = 0;
       for (char *p = argv[++i]; *p && o->width_count < 8;) {
@@ -762,12 +767,14 @@ int main(int argc, char **argv) {
     cudssGetProperty(MAJOR_VERSION, &major);
     cudssGetProperty(MINOR_VERSION, &minor);
     cudssGetProperty(PATCH_LEVEL, &patch);
-    if (!have_gpu || cudssCreate(&cudss_handle) != CUDSS_STATUS_SUCCESS)
+    if (!have_gpu || o.no_cudss || cudssCreate(&cudss_handle) != CUDSS_STATUS_SUCCESS)
       cudss_handle = NULL;
     if (cudss_handle)
       cudssSetStream(cudss_handle, (cudaStream_t)ts_context_stream(gpu_ctx));
     tsb_metadata_set(&meta, "cudss", "%d.%d.%d, defaults (no refinement, no matching)%s", major, minor, patch,
-                     cudss_handle ? "" : "; cudssCreate failed");
+                     o.no_cudss     ? "; not run (--no-cudss)"
+                     : cudss_handle ? ""
+                                    : "; cudssCreate failed");
   }
 #else
   tsb_metadata_set(&meta, "cudss", "not built (its columns read n/a)");
