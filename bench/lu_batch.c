@@ -736,7 +736,7 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       *csv = a;
     }
   }
-  if (o->members < 1 || o->repeat < 1 || o->klu_members < 1) {
+  if (o->members < 1 || o->repeat < 1 || o->klu_members < 1 || o->tail_rows < 0 || o->factor_tail_threads < 0) {
     fprintf(stderr, "%s\n", usage);
     return false;
   }
