@@ -337,17 +337,25 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
                           .a = a,
                           .b = b,
                           .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
-  tessera_solver = (solver){
-      tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &tstate, &ts, {0}, {0}, {0}, 0, NULL, {{0}}};
-  tessera_solver.parts = tessera_parts;
+  tessera_solver = (solver){.analyze = tessera_analyze,
+                            .factor = tessera_factor,
+                            .refactor = tessera_refactor,
+                            .solve = tessera_solve,
+                            .state = &tstate,
+                            .t = &ts,
+                            .parts = tessera_parts};
   ts.ran = true;
 #ifdef TESSERA_BENCH_HAVE_KLU
   klu_state *kstate = klu_setup(ctx, a, b, &klu);
-  klu_solver = (solver){
-      klu_run_analyze, klu_run_factor, klu_run_refactor, klu_run_solve, kstate, &klu, {0}, {0}, {0}, 0, NULL, {{0}}};
+  klu_solver = (solver){.analyze = klu_run_analyze,
+                        .factor = klu_run_factor,
+                        .refactor = klu_run_refactor,
+                        .solve = klu_run_solve,
+                        .state = kstate,
+                        .t = &klu};
   klu.ran = kstate != NULL;
 #else
-  klu_solver = (solver){NULL, NULL, NULL, NULL, NULL, &klu, {0}, {0}, {0}, 0, NULL, {{0}}};
+  klu_solver = (solver){.t = &klu};
   snprintf(klu.note, sizeof klu.note, "built without KLU");
 #endif
   solver *both[2] = {&klu_solver, &tessera_solver};
@@ -362,31 +370,20 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
     host.lu = device.lu = NULL;
     host.backend = TS_BACKEND_CPU;
     device.backend = TS_BACKEND_CUDA;
-    host_solver = (solver){tessera_analyze,
-                           tessera_factor,
-                           tessera_refactor,
-                           tessera_solve,
-                           &host,
-                           &forced[0],
-                           {0},
-                           {0},
-                           {0},
-                           0,
-                           NULL,
-                           {{0}}};
-    gpu_solver = (solver){tessera_analyze,
-                          tessera_factor,
-                          tessera_refactor,
-                          tessera_solve,
-                          &device,
-                          &forced[1],
-                          {0},
-                          {0},
-                          {0},
-                          0,
-                          NULL,
-                          {{0}}};
-    host_solver.parts = gpu_solver.parts = tessera_parts;
+    host_solver = (solver){.analyze = tessera_analyze,
+                           .factor = tessera_factor,
+                           .refactor = tessera_refactor,
+                           .solve = tessera_solve,
+                           .state = &host,
+                           .t = &forced[0],
+                           .parts = tessera_parts};
+    gpu_solver = (solver){.analyze = tessera_analyze,
+                          .factor = tessera_factor,
+                          .refactor = tessera_refactor,
+                          .solve = tessera_solve,
+                          .state = &device,
+                          .t = &forced[1],
+                          .parts = tessera_parts};
     forced[0].ran = forced[1].ran = true;
     solver *paths[2] = {&host_solver, &gpu_solver};
     time_both(paths, o->seconds);
