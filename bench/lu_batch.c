@@ -30,9 +30,10 @@
  *   --klu-members N   members KLU and the host batch run on the large sets (default 100)
  *   --budget S        start no further run after S seconds (default 200; the tables are written)
  *   --full-waits      tessera's GPU tickets wait on all their dependencies (no pruning; an A/B switch)
- *   --no-tail         tessera's GPU L solve and factorization run their last rows and columns in the dataflow too,
- *                     no tails a block a member (an A/B switch)
+ *   --no-tail         tessera's GPU factorization and L solve run their last columns and rows in the dataflow too,
+ *                     and the U solve its first rows: no tails or head a block a member (an A/B switch)
  *   --no-factor-tail  the same for the factorization alone
+ *   --no-head         the U solve's first rows in its dataflow too, no head a block a member (an A/B switch)
  *   --factor-tail-threads N  threads of a factorization tail's block (up to 256; an A/B switch)
  *   --no-cudss        leave cuDSS out (tessera's runs alone, where cuDSS is built in)
  *   --tail-rows N     the L solve's tail forced to its last N rows, and the factorization's to its last N columns
@@ -86,7 +87,7 @@ typedef struct bench_options {
   double budget;
   bool quick;
   bool full_waits;
-  bool no_tail, no_factor_tail;
+  bool no_tail, no_factor_tail, no_head;
   int factor_tail_threads;
   int tail_rows; /* > 0: the tails forced to this many rows and columns */
   bool no_cudss;
@@ -237,6 +238,7 @@ static void run_tessera(const bench_set *s, const bench_options *o, bool gpu, in
   batch->switches.full_waits = o->full_waits;
   batch->switches.tail_rows = o->no_tail ? -1 : o->tail_rows;
   batch->switches.factor_tail = o->no_factor_tail ? -1 : 0;
+  batch->switches.upper_head = o->no_head ? -1 : 0;
   batch->switches.factor_tail_threads = o->factor_tail_threads;
   ts_buffer *vb = NULL, *bb = NULL, *xb = NULL;
   double *x = malloc((size_t)(rows > 0 ? rows : 1) * sizeof(double));
@@ -675,8 +677,9 @@ static bool in_budget(const bench_options *o, double start) {
 static bool parse_options(int argc, char **argv, bench_options *o, const char **csv) {
   static const char usage[] =
       "usage: lu_batch [--sets LIST] [--members N] [--widths LIST] [--repeat N] [--klu-members N] [--budget S] "
-      "[--full-waits] [--no-tail] [--no-factor-tail] [--factor-tail-threads N] [--tail-rows N] [--no-cudss] [--quick] "
-      "[--md FILE] "
+      "[--full-waits] [--no-tail] [--no-factor-tail] [--no-head] [--factor-tail-threads N] [--tail-rows N] "
+      "[--no-cudss] "
+      "[--quick] [--md FILE] "
       "[CSV_PATH]";
   memset(o, 0, sizeof *o);
   o->sets = "circuit-1k,laplacian-1k,circuit-10k,laplacian-10k,mixed";
@@ -712,6 +715,8 @@ static bool parse_options(int argc, char **argv, bench_options *o, const char **
       o->no_tail = true;
     else if (strcmp(a, "--no-factor-tail") == 0)
       o->no_factor_tail = true;
+    else if (strcmp(a, "--no-head") == 0)
+      o->no_head = true;
     else if (strcmp(a, "--factor-tail-threads") == 0 && has_value)
       o->factor_tail_threads = atoi(argv[++i]);
     else if (strcmp(a, "--tail-rows") == 0 && has_value)
@@ -784,11 +789,13 @@ int main(int argc, char **argv) {
 #endif
   if (o.full_waits)
     tsb_metadata_set(&meta, "waits", "full (--full-waits: the plan prunes no dependency)");
+  if (o.no_head)
+    tsb_metadata_set(&meta, "head", "none (--no-head: the U solve's first rows run in the dataflow too)");
   if (o.factor_tail_threads > 0)
     tsb_metadata_set(&meta, "factor tail threads", "%d (--factor-tail-threads)", o.factor_tail_threads);
   if (o.no_tail || o.no_factor_tail)
     tsb_metadata_set(&meta, "tail", "%s",
-                     o.no_tail ? "none (--no-tail: the last rows and columns run in the dataflow too)"
+                     o.no_tail ? "none (--no-tail: the tails and the U solve's head run in the dataflow too)"
                                : "none for the factorization (--no-factor-tail)");
   else if (o.tail_rows > 0)
     tsb_metadata_set(&meta, "tail", "the last %d rows of the L solve and columns of the factorization (--tail-rows)",

@@ -491,10 +491,13 @@
  * netlist's rails: long rows that need each other) are solved by columns,
  * a block a member, where the plan's model of the dataflow's path says it
  * pays: a column costs TAIL_COLUMN_TRIPS of a dataflow row's trips (a
- * barrier, the column's factors loaded the column before), and the model's
+ * barrier, the column's factors loaded the column before; fitted on a
+ * sweep of forced tail lengths, bench/notes/lu-batch.md), and the model's
  * path must fall below TAIL_GAIN of the dataflow's alone. At most TAIL_MAX
  * rows (their accumulators, 8 bytes a row, in shared memory). */
-#define TSI_LU_BATCH_TAIL_COLUMN_TRIPS 0.25
+#ifndef TSI_LU_BATCH_TAIL_COLUMN_TRIPS /* a build may set it, for experiments */
+#define TSI_LU_BATCH_TAIL_COLUMN_TRIPS 0.8
+#endif
 #define TSI_LU_BATCH_TAIL_GAIN 0.9
 #define TSI_LU_BATCH_TAIL_MAX 4096
 #define TSI_LU_BATCH_TAIL_THREADS 128

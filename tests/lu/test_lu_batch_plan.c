@@ -24,7 +24,7 @@ static int full_waits;
 static int tail_rows;
 /* Lanes whose tails the emulation solved, and (group, column) pairs of the
  * factorization's tails it factored (so that the tails' checks ran). */
-static int64_t tail_lanes, factor_tail_columns;
+static int64_t tail_lanes, factor_tail_columns, head_lanes;
 
 /* The device's arrays, on the host. */
 typedef struct emulated {
@@ -62,6 +62,50 @@ static void interleave_values(emulated *e, const double *user) {
   }
 }
 
+/* The U solve's heads before its tickets, as the device's head launch runs
+ * them: each lane's head solved by columns from the last with its rows and
+ * each column's entries shared among three threads (run one after another
+ * here); the heads' rows then marked done. */
+static void run_upper_heads(emulated *e, double *y, double *const *out, double *const *base) {
+  const tsi_lu_batch_plan *plan = &e->plan;
+  enum { THREADS = 3 };
+  for (int64_t p = 0; p < plan->pattern_count; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
+    const int64_t t0 = P->upper_head;
+    CHECK(t0 >= 0 && t0 <= P->n && P->n - t0 <= TSI_LU_BATCH_TAIL_MAX);
+    if (t0 == P->n)
+      continue;
+    double *own = malloc((size_t)(P->n - t0) * sizeof(double));
+    CHECK(own != NULL);
+    if (!own)
+      return;
+    for (int64_t g = 0; g < P->groups; g++) {
+      for (int b = 0; b < P->width; b++) {
+        const int64_t lane = P->lane_base + g * P->width + b;
+        const double *v = e->values + P->value_base + tsi_lu_batch_offset(P, g, b, P->lu_nnz);
+        const int64_t vo = P->vector_base + tsi_lu_batch_offset(P, g, b, P->n);
+        tsi_lu_batch_head_entries ahead[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+          tsi_lu_batch_upper_head_load(&e->args, P, P->n - 1, v, t, THREADS, &ahead[t]);
+          tsi_lu_batch_upper_head_rows(P, y + vo, own, t, THREADS);
+        }
+        for (int64_t j = P->n - 1; j >= t0; j--)
+          for (int t = 0; t < THREADS; t++) {
+            tsi_lu_batch_head_entries next;
+            tsi_lu_batch_upper_head_load(&e->args, P, j - 1, v, t, THREADS, &next);
+            tsi_lu_batch_upper_head_column(&e->args, P, j, v, own, y + vo, out[lane] + vo,
+                                           base ? base[lane] + vo : NULL, t, THREADS, &ahead[t]);
+            ahead[t] = next;
+          }
+        head_lanes++;
+      }
+      for (int64_t i = t0; i < P->n; i++)
+        e->done[P->flag_base + g * P->n + i] = 1;
+    }
+    free(own);
+  }
+}
+
 /* Run one schedule's tickets; `what` 0 factorization, 1 L solve, 2 U solve.
  * Each ticket's dependencies must be done before it. */
 static void run_tickets(emulated *e, int what, double *const *rhs, double *y, double *const *out, double *const *base) {
@@ -94,6 +138,8 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
         }
     }
   }
+  if (what == 2)
+    run_upper_heads(e, y, out, base);
   int64_t late = 0;
   int64_t covered = 0, processed = 0;
   for (int64_t t = 0; t < count; t++) {
@@ -137,7 +183,7 @@ static void run_tickets(emulated *e, int what, double *const *rhs, double *y, do
   for (int64_t p = 0; p < plan->pattern_count; p++)
     pairs += (what == 0   ? plan->pattern[p].factor_tail
               : what == 1 ? plan->pattern[p].lower_tail
-                          : plan->pattern[p].n) *
+                          : plan->pattern[p].upper_head) *
              (what == 0 ? plan->pattern[p].factor_groups : plan->pattern[p].groups);
   CHECK_MSG(covered == pairs && processed == pairs, "schedule %d: %lld of %lld (column, group) pairs covered, %lld run",
             what, (long long)covered, (long long)pairs, (long long)processed);
@@ -574,7 +620,8 @@ int main(void) {
   }
   tail_rows = 0;
   check_tail_models();
-  CHECK_MSG(tail_lanes > 0 && factor_tail_columns > 0, "no emulated batch had an L solve tail or a factorization tail");
+  CHECK_MSG(tail_lanes > 0 && factor_tail_columns > 0 && head_lanes > 0,
+            "no emulated batch had an L solve tail, a factorization tail or a U solve head");
   const int64_t count = 12;
   emulate("laplacian, no map", &options, 1, (const ts_csr *const[]){l}, &count, 0, 1, 0.3, 30, NULL);
   full_waits = 1;

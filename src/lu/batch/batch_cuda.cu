@@ -20,7 +20,8 @@
  * tails' kernel (a block a member for the last columns), one download of the
  * members' pivot outcomes (a synchronisation). A solve: b interleaved, the
  * L kernel, the L tails' kernel (patterns whose last rows pay solved by
- * columns, a block a member), the U kernel, the residual, the refinement
+ * columns, a block a member), the U heads' kernel (the same for the rows
+ * the U solve meets first), the U kernel, the residual, the refinement
  * decision, then per refinement step the same launches and one download
  * of the count of members still refining; the solutions de-interleaved.
  * Members whose factorization replaced a pivot or met a bad one go to the
@@ -57,6 +58,9 @@ typedef struct tsi_lu_batch_device {
   int64_t tail_unit_count;
   int tail_doubles;           /* the longest tail's accumulators */
   int64_t *factor_tail_units; /* the same for the factorization's tails (its lanes: factor_groups * factor_width) */
+  int64_t *head_units;        /* the same for the U solve's heads */
+  int64_t head_unit_count;
+  int head_doubles; /* the longest head's accumulators */
   int64_t factor_tail_unit_count;
   int factor_stage_doubles; /* the factorization tail's staged column (0: accumulated in the factors) */
   int factor_tail_threads;  /* threads of its blocks */
@@ -402,6 +406,46 @@ __global__ void __launch_bounds__(TSI_LU_BATCH_TAIL_THREADS)
 }
 
 /*
+ * The U solve's head (rows upper_head .. n - 1) of each member of the
+ * patterns that have one, by columns from the last
+ * (tsi_lu_batch_upper_head_rows, _column), a block a lane, after the L
+ * solve and before the U solve's dataflow launch, whose epoch the head's
+ * rows are marked with (by lane 0 of each group: every member's head is
+ * done before that launch starts). Solutions and refinement bases chosen per
+ * lane as the dataflow does.
+ */
+__global__ void __launch_bounds__(TSI_LU_BATCH_TAIL_THREADS)
+    upper_head_kernel(tsi_lu_batch_args a, const int64_t *units, int64_t unit_count, int first_solve, double *y,
+                      double *x0, double *x1, const tsi_lu_batch_refine_state *state, int32_t *ready, int32_t epoch) {
+  extern __shared__ double own[];
+  for (int64_t unit = blockIdx.x; unit < unit_count; unit += gridDim.x) {
+    const int64_t p = find_pattern(units, a.pattern_count, unit);
+    const tsi_lu_batch_pattern_gpu P = a.pattern[p];
+    const int64_t lane = unit - units[p], g = lane / P.width;
+    const int b = (int)(lane % P.width);
+    const int cur = first_solve ? 0 : state[P.lane_base + lane].cur;
+    const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
+    const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
+    double *out = (first_solve ? x0 : (cur ? x0 : x1)) + vo;
+    const double *base = first_solve ? NULL : (cur ? x1 : x0) + vo;
+    const int t = (int)threadIdx.x, threads = (int)blockDim.x;
+    tsi_lu_batch_head_entries current, next;
+    tsi_lu_batch_upper_head_load(&a, &P, P.n - 1, v, t, threads, &current);
+    tsi_lu_batch_upper_head_rows(&P, y + vo, own, t, threads);
+    __syncthreads();
+    for (int64_t j = P.n - 1; j >= P.upper_head; j--) {
+      tsi_lu_batch_upper_head_load(&a, &P, j - 1, v, t, threads, &next);
+      tsi_lu_batch_upper_head_column(&a, &P, j, v, own, y + vo, out, base, t, threads, &current);
+      current = next;
+      __syncthreads();
+    }
+    if (b == 0)
+      for (int64_t i = P.upper_head + t; i < P.n; i += threads)
+        ready[P.flag_base + g * P.n + i] = epoch;
+  }
+}
+
+/*
  * The factorization's tail (columns factor_tail .. n - 1) of each member of
  * the patterns that have one, a block a member, after the dataflow launch
  * factored the columns before: the block's threads are the member's lanes
@@ -662,6 +706,29 @@ static ts_status upload_tail_units(ts_lu_batch *batch, tsi_lu_batch_device *dev)
   return st;
 }
 
+/* The U solve heads' blocks: a lane each of the patterns that have a head;
+ * the longest head kept for the shared memory. */
+static ts_status upload_head_units(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
+  int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
+  if (!units)
+    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the heads' table");
+  units[0] = 0;
+  dev->head_doubles = 0;
+  for (int64_t p = 0; p < dev->patterns; p++) {
+    const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
+    const int64_t rows = P->n - P->upper_head;
+    units[p + 1] = units[p] + (rows > 0 ? (int64_t)P->groups * P->width : 0);
+    if (rows > dev->head_doubles)
+      dev->head_doubles = (int)rows;
+  }
+  dev->head_unit_count = units[dev->patterns];
+  ts_status st = dev->head_unit_count > 0 ? device_copy(batch, dev, (void **)&dev->head_units, units, dev->patterns + 1,
+                                                        sizeof(int64_t), "the heads' table")
+                                          : TS_SUCCESS;
+  free(units);
+  return st;
+}
+
 /* The factorization tails' blocks: a lane each (of the factorization's
  * lanes) of the patterns that have a tail; the stage holds the tails'
  * longest column (times factor_width: the column function's stride) where
@@ -765,6 +832,8 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
     st = upload_units(batch, dev, UNITS_SPREAD, &dev->spread_units, &dev->spread_unit_count);
   if (st == TS_SUCCESS)
     st = upload_tail_units(batch, dev);
+  if (st == TS_SUCCESS)
+    st = upload_head_units(batch, dev);
 #define TSI_ALLOC(field, count, type, what)                                                                            \
   if (st == TS_SUCCESS)                                                                                                \
   st = device_alloc(batch, dev, (void **)&field, count, sizeof(type), what)
@@ -873,15 +942,20 @@ static unsigned grid_for(int64_t units) {
   return (unsigned)(units < 1 ? 1 : units < most ? units : most);
 }
 
-/* One dataflow launch of schedule s, with a new epoch (the marks cleared
- * when it would wrap) and the ticket counter zeroed. */
+/* Room for the next epoch: the marks cleared when it would wrap. */
+static cudaError_t epoch_room(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
+  if (dev->epoch < INT32_MAX)
+    return cudaSuccess;
+  dev->epoch = 0;
+  return cudaMemsetAsync(dev->ready, 0, (size_t)(dev->flags > 0 ? dev->flags : 1) * sizeof(int32_t),
+                         (cudaStream_t)batch->ctx->stream);
+}
+
+/* One dataflow launch of schedule s, with a new epoch and the ticket
+ * counter zeroed. */
 static ts_status run_flow(ts_lu_batch *batch, tsi_lu_batch_device *dev, int s, int first_solve, const char *op) {
   cudaStream_t stream = (cudaStream_t)batch->ctx->stream;
-  cudaError_t err = cudaSuccess;
-  if (dev->epoch == INT32_MAX) {
-    err = cudaMemsetAsync(dev->ready, 0, (size_t)(dev->flags > 0 ? dev->flags : 1) * sizeof(int32_t), stream);
-    dev->epoch = 0;
-  }
+  cudaError_t err = epoch_room(batch, dev);
   if (err == cudaSuccess)
     err = cudaMemsetAsync(dev->counter, 0, sizeof(unsigned long long), stream);
   if (err != cudaSuccess)
@@ -1010,6 +1084,19 @@ ts_status tsi_lu_batch_gpu_solve(ts_lu_batch *batch, const double *b, double *x,
                           (size_t)dev->tail_doubles * sizeof(double), stream>>>(
           dev->args, dev->tail_units, dev->tail_unit_count, first, dev->b, dev->y, dev->r[0], dev->r[1], dev->state);
       st = tsi_cuda_check_launch(batch->ctx, op);
+    }
+    if (st == TS_SUCCESS && dev->head_unit_count > 0) {
+      /* The head's rows marked with the U launch's epoch (run_flow's next). */
+      const cudaError_t err = epoch_room(batch, dev);
+      if (err != cudaSuccess)
+        st = tsi_cuda_error(batch->ctx, err, "%s: clearing the marks", op);
+      else
+        upper_head_kernel<<<grid_for(dev->head_unit_count), TSI_LU_BATCH_TAIL_THREADS,
+                            (size_t)dev->head_doubles * sizeof(double), stream>>>(
+            dev->args, dev->head_units, dev->head_unit_count, first, dev->y, dev->x[0], dev->x[1], dev->state,
+            dev->ready, dev->epoch + 1);
+      if (st == TS_SUCCESS)
+        st = tsi_cuda_check_launch(batch->ctx, op);
     }
     if (st == TS_SUCCESS)
       st = run_flow(batch, dev, SCHEDULE_UPPER, first, op);

@@ -45,9 +45,12 @@ struct tsi_lu_batch_switches {
   int width;  /* > 0: members per warp of every pattern's factorization (a power of two up to 32) instead of the rule */
   int no_map; /* non-zero: the factorization finds its targets by binary search, without the update map */
   int full_waits; /* non-zero: every ticket waits on all its dependencies (the plan prunes none) */
-  int tail_rows; /* rows of the L solve's tail, and columns of the factorization's: 0 the plan's models choose, < 0 none
-                  */
+  /* Rows of the L solve's tail and the U solve's head, and columns of the
+   * factorization's tail: 0 the plan's models choose, > 0 that many, < 0
+   * none. */
+  int tail_rows;
   int factor_tail;          /* < 0: no factorization tail, whatever tail_rows says */
+  int upper_head;           /* < 0: no U solve head, whatever tail_rows says */
   int factor_tail_unstaged; /* non-zero: the factorization's tail accumulates its columns in the factors */
   int factor_tail_threads;  /* > 0: threads of a factorization tail's block (up to TSI_LU_BATCH_FACTOR_TAIL_MOST) */
 };

@@ -74,6 +74,10 @@ typedef struct tsi_lu_batch_pattern_gpu {
    * block's threads as the member's lanes) after the dataflow has factored
    * the columns before; n when none. */
   int64_t factor_tail;
+  /* Rows upper_head .. n - 1 of U, which the U solve meets first: one block
+   * a member solves them by columns, backwards (tsi_lu_batch_upper_head_*),
+   * before the dataflow solves the rows before; n when no head pays. */
+  int64_t upper_head;
 } tsi_lu_batch_pattern_gpu;
 
 /* Pivot outcomes of a lane (bits of `bad`); SMALL_PIVOT is a pivot the rule
@@ -550,14 +554,8 @@ TSI_BATCH_HD void tsi_lu_batch_lower_tail_rows(const tsi_lu_batch_args *a, const
   const int32_t *cols = a->lrow_col + P->lrow_base;
   for (int64_t i = t0 + t; i < P->n; i += threads) {
     /* The row's entries left of the tail: columns below t0 (increasing). */
-    int64_t lo = a->lrow_ptr[P->ptr_base + i], hi = a->lrow_ptr[P->ptr_base + i + 1];
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (cols[mid] < t0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    const int64_t lo =
+        tsi_batch_find_row(cols, a->lrow_ptr[P->ptr_base + i], a->lrow_ptr[P->ptr_base + i + 1], (int32_t)t0);
     tsi_lu_batch_row r;
     tsi_lu_batch_lower_head_until(a, P, i, v, rhs, lo, &r);
     own[i - t0] = tsi_lu_batch_row_subtract(&r, cols, a->lrow_pos + P->lrow_base, v, P->width, y);
@@ -608,6 +606,87 @@ TSI_BATCH_HD void tsi_lu_batch_lower_tail_column(const tsi_lu_batch_args *a, con
   for (int64_t e = a->diag_pos[P->col_base + j] + 1 + t + (int64_t)TSI_LU_BATCH_TAIL_AHEAD * threads; e < end;
        e += threads) {
     const int64_t i = rows[e];
+    own[i - t0] = tsi_batch_sub(own[i - t0], tsi_batch_mul(v[e * B], y_j));
+  }
+}
+
+/*
+ * The U solve's head (rows t0 = upper_head .. n - 1, which need only each
+ * other) for one member, by columns from the last, in the arithmetic of
+ * the dataflow's rows: own_i = y_i (tsi_lu_batch_upper_head_rows), then for
+ * j = n - 1 down to t0 in turn y_j = own_j / U(j, j), out[q_j] =
+ * col_scale[q_j] y_j (plus base[q_j] when base is set), and own_i -= U(i,
+ * j) y_j for the entries of U(:, j) in rows i >= t0, skipping y_j = 0
+ * (tsi_lu_batch_upper_head_column: entries t, t + threads, ... of that
+ * part of the column counted from the diagonal, the first of them and the
+ * pivot loaded the column before by tsi_lu_batch_upper_head_load; the
+ * caller synchronises the threads between columns). Each own_i so takes its terms in decreasing j, as the host's
+ * back substitution does. own holds n - t0 doubles.
+ */
+TSI_BATCH_HD void tsi_lu_batch_upper_head_rows(const tsi_lu_batch_pattern_gpu *P, const double *y, double *own, int t,
+                                               int threads) {
+  const int64_t t0 = P->upper_head;
+  for (int64_t i = t0 + t; i < P->n; i += threads)
+    own[i - t0] = y[i * P->width];
+}
+
+/* A thread's first TSI_LU_BATCH_TAIL_AHEAD entries of head column j (rows
+ * and factors, from the diagonal upwards; row -1 past the column) and the
+ * pivot, loaded while the column before is applied. */
+typedef struct tsi_lu_batch_head_entries {
+  int32_t row[TSI_LU_BATCH_TAIL_AHEAD];
+  double f[TSI_LU_BATCH_TAIL_AHEAD];
+  double pivot;
+} tsi_lu_batch_head_entries;
+
+TSI_BATCH_HD void tsi_lu_batch_upper_head_load(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P, int64_t j,
+                                               const double *v, int t, int threads, tsi_lu_batch_head_entries *c) {
+  const bool inside_head = j >= P->upper_head;
+  const int64_t begin = inside_head ? a->col_ptr[P->ptr_base + j] : 0;
+  const int64_t last = inside_head ? a->diag_pos[P->col_base + j] - 1 - t : -1;
+  const int32_t *rows = a->row_idx + P->lu_base;
+  c->pivot = inside_head ? v[a->diag_pos[P->col_base + j] * P->width] : 1.0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++) {
+    const int64_t e = last - (int64_t)k * threads;
+    const bool inside = e >= begin;
+    c->row[k] = inside ? rows[e] : -1;
+    c->f[k] = inside ? v[e * P->width] : 0.0;
+  }
+}
+
+TSI_BATCH_HD void tsi_lu_batch_upper_head_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P,
+                                                 int64_t j, const double *v, double *own, double *y, double *out,
+                                                 const double *base, int t, int threads,
+                                                 const tsi_lu_batch_head_entries *c) {
+  const int64_t t0 = P->upper_head, B = P->width;
+  const double y_j = own[j - t0] / c->pivot;
+  if (t == 0) {
+    y[j * B] = y_j;
+    const int32_t q = a->col_perm[P->col_base + j];
+    const double x_j = tsi_batch_mul(a->col_scale[P->col_base + q], y_j);
+    out[(int64_t)q * B] = base ? tsi_batch_add(x_j, base[(int64_t)q * B]) : x_j;
+  }
+  if (y_j == 0.0)
+    return;
+    /* U(:, j)'s rows ascend: the head's part is the column's last entries
+     * above the diagonal, taken from the diagonal upwards until a row before
+     * t0. */
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++)
+    if (c->row[k] >= t0)
+      own[c->row[k] - t0] = tsi_batch_sub(own[c->row[k] - t0], tsi_batch_mul(c->f[k], y_j));
+  const int32_t *rows = a->row_idx + P->lu_base;
+  const int64_t begin = a->col_ptr[P->ptr_base + j];
+  for (int64_t e = a->diag_pos[P->col_base + j] - 1 - t - (int64_t)TSI_LU_BATCH_TAIL_AHEAD * threads; e >= begin;
+       e -= threads) {
+    const int64_t i = rows[e];
+    if (i < t0)
+      break;
     own[i - t0] = tsi_batch_sub(own[i - t0], tsi_batch_mul(v[e * B], y_j));
   }
 }

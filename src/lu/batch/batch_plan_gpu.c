@@ -6,9 +6,10 @@
  * schedule lists (column or row, group) pairs level by level, the levels of
  * all patterns merged (level l of every pattern before level l + 1), so
  * every ticket's dependencies (same pattern, same group, earlier level)
- * come before it and the patterns' work overlaps. The factorization's and
- * the L solve's schedules stop at each pattern's tails (factor_tail,
- * lower_tail), which launches of their own run a block a member. */
+ * come before it and the patterns' work overlaps. The schedules leave out
+ * each pattern's tails (factor_tail, lower_tail: the last columns and rows)
+ * and the U solve's head (upper_head: the rows it meets first), which
+ * launches of their own run a block a member. */
 #include "lu/batch/batch_internal.h"
 #include "lu/solve/solve_internal.h"
 
@@ -120,6 +121,67 @@ static int64_t lower_tail(const ts_lu *lu, int rows) {
   free(start);
   free(done);
   free(length);
+  return best < TSI_LU_BATCH_TAIL_GAIN * whole ? t0 : n;
+}
+
+/* The U solve's dataflow path in trips (as lower_tail's model: a row one,
+ * plus one per TSI_LU_BATCH_SOLVE_GROUP entries, after the rows it needs,
+ * which are later rows) when rows t0 .. n - 1 are solved before it starts;
+ * length[i] holds row i's entries of U, done is workspace. */
+static double upper_path(const ts_lu *lu, const int64_t *length, int64_t t0, double *done) {
+  const int64_t n = lu->n;
+  double path = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    done[i] = 0.0; /* here: the latest finish of the rows row i needs */
+  for (int64_t j = n - 1; j >= 0; j--) {
+    const double finish = j >= t0 ? 0.0 : done[j] + 1.0 + ceil((double)length[j] / TSI_LU_BATCH_SOLVE_GROUP);
+    path = finish > path ? finish : path;
+    for (int64_t q = lu->lu_col_ptr[j]; q < lu->diag_pos[j]; q++) {
+      const int32_t i = lu->lu_row_idx[q];
+      done[i] = finish > done[i] ? finish : done[i];
+    }
+  }
+  return path;
+}
+
+/* Where the U solve's head starts: the rows t0 .. n - 1 (the first the
+ * back substitution meets; they need only each other) that one block a
+ * member solves by columns before the dataflow solves the rest. Heads of
+ * 16 rows and up, growing by half, are tried (at most
+ * TSI_LU_BATCH_TAIL_MAX): the model's path of the rows before t0 plus
+ * TSI_LU_BATCH_TAIL_COLUMN_TRIPS a column, against the dataflow's alone,
+ * which it must cut by 1 - TSI_LU_BATCH_TAIL_GAIN. `rows` > 0 asks for
+ * that many rows (tests), < 0 for none. Returns -1 when out of memory. */
+static int64_t upper_head(const ts_lu *lu, int rows) {
+  const int64_t n = lu->n;
+  if (rows < 0 || n < 2)
+    return n;
+  if (rows > 0) {
+    const int64_t most = n < TSI_LU_BATCH_TAIL_MAX ? n : TSI_LU_BATCH_TAIL_MAX;
+    return n - (rows < most ? rows : most);
+  }
+  int64_t *length = tsi_calloc_array(n, sizeof(int64_t));
+  double *done = tsi_malloc_array(n, sizeof(double));
+  if (!length || !done) {
+    free(length);
+    free(done);
+    return -1;
+  }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t q = lu->lu_col_ptr[j]; q < lu->diag_pos[j]; q++)
+      length[lu->lu_row_idx[q]]++;
+  const double whole = upper_path(lu, length, n, done);
+  double best = whole;
+  int64_t t0 = n;
+  for (int64_t h = 16; h <= TSI_LU_BATCH_TAIL_MAX && h < n; h += h / 2) {
+    const double cost = upper_path(lu, length, n - h, done) + TSI_LU_BATCH_TAIL_COLUMN_TRIPS * (double)h;
+    if (cost < best) {
+      best = cost;
+      t0 = n - h;
+    }
+  }
+  free(length);
+  free(done);
   return best < TSI_LU_BATCH_TAIL_GAIN * whole ? t0 : n;
 }
 
@@ -244,6 +306,10 @@ static ts_status plan_table(ts_lu_batch *batch, tsi_lu_batch_plan *plan, int64_t
     P->narrow_base = narrow < width ? plan->narrow_values : -1;
     P->lower_tail = lower_tail(lu, batch->switches.tail_rows);
     if (P->lower_tail < 0)
+      return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for pattern %lld's solve model", op,
+                       (long long)p);
+    P->upper_head = upper_head(lu, batch->switches.upper_head < 0 ? -1 : batch->switches.tail_rows);
+    if (P->upper_head < 0)
       return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for pattern %lld's solve model", op,
                        (long long)p);
     P->factor_tail = factor_tail(lu, narrow, batch->switches.factor_tail < 0 ? -1 : batch->switches.tail_rows);
@@ -452,9 +518,9 @@ typedef struct pattern_levels {
 } pattern_levels;
 
 /* The columns (or rows) of P that schedule 0 (the factorization), 1 (the L
- * solve) or 2 (the U solve) gives tickets: those before the tail. */
+ * solve) or 2 (the U solve) gives tickets: those before the tail or head. */
 static int64_t tickets_end(const tsi_lu_batch_pattern_gpu *P, int schedule) {
-  return schedule == 0 ? P->factor_tail : schedule == 1 ? P->lower_tail : P->n;
+  return schedule == 0 ? P->factor_tail : schedule == 1 ? P->lower_tail : P->upper_head;
 }
 
 /* Tickets of one schedule: level by level, for each pattern, each of its
