@@ -62,6 +62,18 @@ static void interleave_values(emulated *e, const double *user) {
   }
 }
 
+/* The accumulators of a pattern's rows t0 .. n - 1 solved by columns (an L
+ * solve's tail, a U solve's head), or NULL where it has none (or on a
+ * failed allocation, which fails the test). */
+static double *column_rows_accumulators(const tsi_lu_batch_pattern_gpu *P, int64_t t0) {
+  CHECK(t0 >= 0 && t0 <= P->n && P->n - t0 <= TSI_LU_BATCH_TAIL_MAX);
+  if (t0 >= P->n || t0 < 0)
+    return NULL;
+  double *own = malloc((size_t)(P->n - t0) * sizeof(double));
+  CHECK(own != NULL);
+  return own;
+}
+
 /* The U solve's heads before its tickets, as the device's head launch runs
  * them: each lane's head solved by columns from the last with its rows and
  * each column's entries shared among three threads (run one after another
@@ -72,13 +84,9 @@ static void run_upper_heads(emulated *e, double *y, double *const *out, double *
   for (int64_t p = 0; p < plan->pattern_count; p++) {
     const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
     const int64_t t0 = P->upper_head;
-    CHECK(t0 >= 0 && t0 <= P->n && P->n - t0 <= TSI_LU_BATCH_TAIL_MAX);
-    if (t0 == P->n)
-      continue;
-    double *own = malloc((size_t)(P->n - t0) * sizeof(double));
-    CHECK(own != NULL);
+    double *own = column_rows_accumulators(P, t0);
     if (!own)
-      return;
+      continue;
     for (int64_t g = 0; g < P->groups; g++) {
       for (int b = 0; b < P->width; b++) {
         const int64_t lane = P->lane_base + g * P->width + b;
@@ -230,13 +238,9 @@ static void run_lower_tails(emulated *e, double *const *rhs, double *y) {
   for (int64_t p = 0; p < plan->pattern_count; p++) {
     const tsi_lu_batch_pattern_gpu *P = &plan->pattern[p];
     const int64_t t0 = P->lower_tail;
-    CHECK(t0 >= 0 && t0 <= P->n && P->n - t0 <= TSI_LU_BATCH_TAIL_MAX);
-    if (t0 == P->n)
-      continue;
-    double *own = malloc((size_t)(P->n - t0) * sizeof(double));
-    CHECK(own != NULL);
+    double *own = column_rows_accumulators(P, t0);
     if (!own)
-      return;
+      continue;
     for (int64_t g = 0; g < P->groups; g++) {
       const char *done = e->done + P->flag_base + g * P->n;
       for (int64_t k = 0; k < t0; k++)

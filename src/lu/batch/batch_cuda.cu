@@ -369,6 +369,33 @@ __launch_bounds__(THREADS, tsi_min_blocks_per_sm(THREADS, SCHEDULE == SCHEDULE_F
   }
 }
 
+/* A solve launch's member by lanes (the L solve's tails, the U solve's
+ * heads): its pattern, its group and place in the group, its factors, its
+ * vectors' offset and which of the refinement's buffers is current (0 on
+ * the first solve). */
+typedef struct lane_member {
+  tsi_lu_batch_pattern_gpu P;
+  int64_t g;
+  int b;
+  const double *v;
+  int64_t vo;
+  int cur;
+} lane_member;
+
+__device__ __forceinline__ lane_member member_of_unit(const tsi_lu_batch_args &a, const int64_t *units, int64_t unit,
+                                                      int first_solve, const tsi_lu_batch_refine_state *state) {
+  lane_member m;
+  const int64_t p = find_pattern(units, a.pattern_count, unit);
+  m.P = a.pattern[p];
+  const int64_t lane = unit - units[p];
+  m.g = lane / m.P.width;
+  m.b = (int)(lane % m.P.width);
+  m.cur = first_solve ? 0 : state[m.P.lane_base + lane].cur;
+  m.v = a.values + m.P.value_base + tsi_lu_batch_offset(&m.P, m.g, m.b, m.P.lu_nnz);
+  m.vo = m.P.vector_base + tsi_lu_batch_offset(&m.P, m.g, m.b, m.P.n);
+  return m;
+}
+
 /*
  * The L solve's tail (rows lower_tail .. n - 1) of each member of the
  * patterns that have one, by columns (tsi_lu_batch_lower_tail_rows,
@@ -383,22 +410,17 @@ __global__ void __launch_bounds__(TSI_LU_BATCH_TAIL_THREADS)
                       const tsi_lu_batch_refine_state *state) {
   extern __shared__ double own[];
   for (int64_t unit = blockIdx.x; unit < unit_count; unit += gridDim.x) {
-    const int64_t p = find_pattern(units, a.pattern_count, unit);
-    const tsi_lu_batch_pattern_gpu P = a.pattern[p];
-    const int64_t lane = unit - units[p], g = lane / P.width;
-    const int b = (int)(lane % P.width);
-    const int cur = first_solve ? 0 : state[P.lane_base + lane].cur;
-    const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
-    const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
-    const double *rhs = (first_solve ? b_il : (cur ? r1 : r0)) + vo;
+    const lane_member m = member_of_unit(a, units, unit, first_solve, state);
+    const tsi_lu_batch_pattern_gpu &P = m.P;
+    const double *rhs = (first_solve ? b_il : (m.cur ? r1 : r0)) + m.vo;
     const int t = (int)threadIdx.x, threads = (int)blockDim.x;
     tsi_lu_batch_tail_entries current, next;
-    tsi_lu_batch_lower_tail_load(&a, &P, P.lower_tail, v, t, threads, &current);
-    tsi_lu_batch_lower_tail_rows(&a, &P, v, rhs, y + vo, own, t, threads);
+    tsi_lu_batch_lower_tail_load(&a, &P, P.lower_tail, m.v, t, threads, &current);
+    tsi_lu_batch_lower_tail_rows(&a, &P, m.v, rhs, y + m.vo, own, t, threads);
     __syncthreads();
     for (int64_t j = P.lower_tail; j < P.n; j++) {
-      tsi_lu_batch_lower_tail_load(&a, &P, j + 1, v, t, threads, &next);
-      tsi_lu_batch_lower_tail_column(&a, &P, j, v, own, y + vo, t, threads, &current);
+      tsi_lu_batch_lower_tail_load(&a, &P, j + 1, m.v, t, threads, &next);
+      tsi_lu_batch_lower_tail_column(&a, &P, j, m.v, own, y + m.vo, t, threads, &current);
       current = next;
       __syncthreads();
     }
@@ -419,29 +441,24 @@ __global__ void __launch_bounds__(TSI_LU_BATCH_TAIL_THREADS)
                       double *x0, double *x1, const tsi_lu_batch_refine_state *state, int32_t *ready, int32_t epoch) {
   extern __shared__ double own[];
   for (int64_t unit = blockIdx.x; unit < unit_count; unit += gridDim.x) {
-    const int64_t p = find_pattern(units, a.pattern_count, unit);
-    const tsi_lu_batch_pattern_gpu P = a.pattern[p];
-    const int64_t lane = unit - units[p], g = lane / P.width;
-    const int b = (int)(lane % P.width);
-    const int cur = first_solve ? 0 : state[P.lane_base + lane].cur;
-    const double *v = a.values + P.value_base + tsi_lu_batch_offset(&P, g, b, P.lu_nnz);
-    const int64_t vo = P.vector_base + tsi_lu_batch_offset(&P, g, b, P.n);
-    double *out = (first_solve ? x0 : (cur ? x0 : x1)) + vo;
-    const double *base = first_solve ? NULL : (cur ? x1 : x0) + vo;
+    const lane_member m = member_of_unit(a, units, unit, first_solve, state);
+    const tsi_lu_batch_pattern_gpu &P = m.P;
+    double *out = (first_solve ? x0 : (m.cur ? x0 : x1)) + m.vo;
+    const double *base = first_solve ? NULL : (m.cur ? x1 : x0) + m.vo;
     const int t = (int)threadIdx.x, threads = (int)blockDim.x;
     tsi_lu_batch_head_entries current, next;
-    tsi_lu_batch_upper_head_load(&a, &P, P.n - 1, v, t, threads, &current);
-    tsi_lu_batch_upper_head_rows(&P, y + vo, own, t, threads);
+    tsi_lu_batch_upper_head_load(&a, &P, P.n - 1, m.v, t, threads, &current);
+    tsi_lu_batch_upper_head_rows(&P, y + m.vo, own, t, threads);
     __syncthreads();
     for (int64_t j = P.n - 1; j >= P.upper_head; j--) {
-      tsi_lu_batch_upper_head_load(&a, &P, j - 1, v, t, threads, &next);
-      tsi_lu_batch_upper_head_column(&a, &P, j, v, own, y + vo, out, base, t, threads, &current);
+      tsi_lu_batch_upper_head_load(&a, &P, j - 1, m.v, t, threads, &next);
+      tsi_lu_batch_upper_head_column(&a, &P, j, m.v, own, y + m.vo, out, base, t, threads, &current);
       current = next;
       __syncthreads();
     }
-    if (b == 0)
+    if (m.b == 0)
       for (int64_t i = P.upper_head + t; i < P.n; i += threads)
-        ready[P.flag_base + g * P.n + i] = epoch;
+        ready[P.flag_base + m.g * P.n + i] = epoch;
   }
 }
 
@@ -683,48 +700,27 @@ static ts_status upload_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, int 
   return st;
 }
 
-/* The L solve tails' blocks: a lane each of the patterns that have a tail;
- * the longest tail kept for the shared memory. */
-static ts_status upload_tail_units(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
+/* The blocks of a solve's rows by columns (the L solve's tails, or with
+ * `head` the U solve's heads): a lane each of the patterns that have them;
+ * the most rows any has kept for the shared memory. */
+static ts_status upload_column_rows_units(ts_lu_batch *batch, tsi_lu_batch_device *dev, bool head, int64_t **out,
+                                          int64_t *count, int *doubles) {
+  const char *what = head ? "the heads' table" : "the tails' table";
   int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
   if (!units)
-    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the tails' table");
+    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for %s", what);
   units[0] = 0;
-  dev->tail_doubles = 0;
+  *doubles = 0;
   for (int64_t p = 0; p < dev->patterns; p++) {
     const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
-    const int64_t rows = P->n - P->lower_tail;
+    const int64_t rows = P->n - (head ? P->upper_head : P->lower_tail);
     units[p + 1] = units[p] + (rows > 0 ? (int64_t)P->groups * P->width : 0);
-    if (rows > dev->tail_doubles)
-      dev->tail_doubles = (int)rows;
+    if (rows > *doubles)
+      *doubles = (int)rows;
   }
-  dev->tail_unit_count = units[dev->patterns];
-  ts_status st = dev->tail_unit_count > 0 ? device_copy(batch, dev, (void **)&dev->tail_units, units, dev->patterns + 1,
-                                                        sizeof(int64_t), "the tails' table")
-                                          : TS_SUCCESS;
-  free(units);
-  return st;
-}
-
-/* The U solve heads' blocks: a lane each of the patterns that have a head;
- * the longest head kept for the shared memory. */
-static ts_status upload_head_units(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
-  int64_t *units = (int64_t *)tsi_malloc_array(dev->patterns + 1, sizeof(int64_t));
-  if (!units)
-    return tsi_error(batch->ctx, TS_ERROR_OUT_OF_MEMORY, "LU batch on the GPU: no memory for the heads' table");
-  units[0] = 0;
-  dev->head_doubles = 0;
-  for (int64_t p = 0; p < dev->patterns; p++) {
-    const tsi_lu_batch_pattern_gpu *P = &dev->pattern_host[p];
-    const int64_t rows = P->n - P->upper_head;
-    units[p + 1] = units[p] + (rows > 0 ? (int64_t)P->groups * P->width : 0);
-    if (rows > dev->head_doubles)
-      dev->head_doubles = (int)rows;
-  }
-  dev->head_unit_count = units[dev->patterns];
-  ts_status st = dev->head_unit_count > 0 ? device_copy(batch, dev, (void **)&dev->head_units, units, dev->patterns + 1,
-                                                        sizeof(int64_t), "the heads' table")
-                                          : TS_SUCCESS;
+  *count = units[dev->patterns];
+  ts_status st =
+      *count > 0 ? device_copy(batch, dev, (void **)out, units, dev->patterns + 1, sizeof(int64_t), what) : TS_SUCCESS;
   free(units);
   return st;
 }
@@ -831,9 +827,9 @@ static ts_status device_build(ts_lu_batch *batch, tsi_lu_batch_device *dev) {
   if (st == TS_SUCCESS)
     st = upload_units(batch, dev, UNITS_SPREAD, &dev->spread_units, &dev->spread_unit_count);
   if (st == TS_SUCCESS)
-    st = upload_tail_units(batch, dev);
+    st = upload_column_rows_units(batch, dev, false, &dev->tail_units, &dev->tail_unit_count, &dev->tail_doubles);
   if (st == TS_SUCCESS)
-    st = upload_head_units(batch, dev);
+    st = upload_column_rows_units(batch, dev, true, &dev->head_units, &dev->head_unit_count, &dev->head_doubles);
 #define TSI_ALLOC(field, count, type, what)                                                                            \
   if (st == TS_SUCCESS)                                                                                                \
   st = device_alloc(batch, dev, (void **)&field, count, sizeof(type), what)

@@ -586,6 +586,19 @@ TSI_BATCH_HD void tsi_lu_batch_lower_tail_load(const tsi_lu_batch_args *a, const
   }
 }
 
+/* own_i -= f_k y_j over a thread's staged entries (rows and factors loaded
+ * a column ahead) whose rows are at least first_row: rows before it, and
+ * the -1 past the column's end, are skipped. own is indexed from t0. */
+TSI_BATCH_HD void tsi_lu_batch_apply_staged(const int32_t *row, const double *f, int64_t first_row, int64_t t0,
+                                            double y_j, double *own) {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++)
+    if (row[k] >= first_row)
+      own[row[k] - t0] = tsi_batch_sub(own[row[k] - t0], tsi_batch_mul(f[k], y_j));
+}
+
 TSI_BATCH_HD void tsi_lu_batch_lower_tail_column(const tsi_lu_batch_args *a, const tsi_lu_batch_pattern_gpu *P,
                                                  int64_t j, const double *v, double *own, double *y, int t, int threads,
                                                  const tsi_lu_batch_tail_entries *c) {
@@ -595,12 +608,7 @@ TSI_BATCH_HD void tsi_lu_batch_lower_tail_column(const tsi_lu_batch_args *a, con
     y[j * B] = y_j;
   if (y_j == 0.0)
     return;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++)
-    if (c->row[k] >= 0)
-      own[c->row[k] - t0] = tsi_batch_sub(own[c->row[k] - t0], tsi_batch_mul(c->f[k], y_j));
+  tsi_lu_batch_apply_staged(c->row, c->f, 0, t0, y_j, own);
   const int32_t *rows = a->row_idx + P->lu_base;
   const int64_t end = a->col_ptr[P->ptr_base + j + 1];
   for (int64_t e = a->diag_pos[P->col_base + j] + 1 + t + (int64_t)TSI_LU_BATCH_TAIL_AHEAD * threads; e < end;
@@ -671,15 +679,10 @@ TSI_BATCH_HD void tsi_lu_batch_upper_head_column(const tsi_lu_batch_args *a, con
   }
   if (y_j == 0.0)
     return;
-    /* U(:, j)'s rows ascend: the head's part is the column's last entries
-     * above the diagonal, taken from the diagonal upwards until a row before
-     * t0. */
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-  for (int k = 0; k < TSI_LU_BATCH_TAIL_AHEAD; k++)
-    if (c->row[k] >= t0)
-      own[c->row[k] - t0] = tsi_batch_sub(own[c->row[k] - t0], tsi_batch_mul(c->f[k], y_j));
+  /* U(:, j)'s rows ascend: the head's part is the column's last entries
+   * above the diagonal, taken from the diagonal upwards until a row before
+   * t0. */
+  tsi_lu_batch_apply_staged(c->row, c->f, t0, t0, y_j, own);
   const int32_t *rows = a->row_idx + P->lu_base;
   const int64_t begin = a->col_ptr[P->ptr_base + j];
   for (int64_t e = a->diag_pos[P->col_base + j] - 1 - t - (int64_t)TSI_LU_BATCH_TAIL_AHEAD * threads; e >= begin;
