@@ -18,6 +18,21 @@ from . import _arrays, _core
 from ._context import resolve
 from .linalg import _option_codes
 
+
+def _matrix_list(matrices, what):
+    """matrices as a list, or a TypeError for one matrix or array given
+    where a sequence of matrices is expected (iterating a sparse matrix
+    would yield its rows)."""
+    if sp.issparse(matrices) or _arrays.is_cupy_sparse(matrices) or isinstance(matrices, np.ndarray):
+        raise TypeError(
+            f"{what}: expected a list of sparse matrices, got a single {type(matrices).__name__}; "
+            "pass [A] for a batch of one"
+        )
+    try:
+        return list(matrices)
+    except TypeError:
+        raise TypeError(f"{what}: expected a list of sparse matrices, got {type(matrices).__name__}") from None
+
 __all__ = ["splu_batch", "SparseLUBatch"]
 
 # ts_status: errors are 1 to 99, warnings from 100.
@@ -42,7 +57,7 @@ class SparseLUBatch:
     def __init__(self, matrices, permc_spec=None, *, check=True, context=None, **options):
         context = resolve(context)
         codes = _option_codes(permc_spec, **options)
-        matrices = list(matrices)
+        matrices = _matrix_list(matrices, "matrices")
         if not matrices:
             raise ValueError("matrices: expected at least one sparse matrix")
         arrays = [_arrays.csr_arrays(A, f"matrices[{i}]", square=True) for i, A in enumerate(matrices)]
@@ -97,7 +112,7 @@ class SparseLUBatch:
         Raises:
             ValueError: a matrix's pattern differs from its predecessor's.
         """
-        new_matrices = list(new_matrices)
+        new_matrices = _matrix_list(new_matrices, "new_matrices")
         if len(new_matrices) != len(self):
             raise ValueError(f"new_matrices: {len(new_matrices)} matrices for a batch of {len(self)}")
         arrays = []

@@ -113,7 +113,13 @@ def test_bad_inputs():
         tessera.splu_batch([random_sparse(10, 12, 0.3, 1)])
     with pytest.raises(TypeError, match="scipy.sparse"):
         tessera.splu_batch([A.toarray()])
+    with pytest.raises(TypeError, match=r"single csr_matrix; pass \[A\]"):
+        tessera.splu_batch(A)
+    with pytest.raises(TypeError, match="list of sparse matrices, got int"):
+        tessera.splu_batch(3)
     batch = tessera.splu_batch([A, A])
+    with pytest.raises(TypeError, match="new_matrices: expected a list"):
+        batch.refactor(A)
     with pytest.raises(ValueError, match="2"):
         batch.solve([np.ones(10)])
     with pytest.raises(ValueError, match=r"\(10,\)"):
