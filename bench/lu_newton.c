@@ -229,6 +229,17 @@ static int tessera_solve(void *p) {
   return TS_IS_ERROR(s->last) ? 1 : 0;
 }
 
+/* tessera's phases on state, timed into t. */
+static solver tessera_solver_of(tessera_state *state, newton_times *t) {
+  return (solver){.analyze = tessera_analyze,
+                  .factor = tessera_factor,
+                  .refactor = tessera_refactor,
+                  .solve = tessera_solve,
+                  .state = state,
+                  .t = t,
+                  .parts = tessera_parts};
+}
+
 static void tessera_report(tessera_state *s, newton_times *t) {
   if (!t->ran) {
     snprintf(t->note, sizeof t->note, "%s", ts_last_error(s->ctx));
@@ -337,13 +348,7 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
                           .a = a,
                           .b = b,
                           .x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double))};
-  tessera_solver = (solver){.analyze = tessera_analyze,
-                            .factor = tessera_factor,
-                            .refactor = tessera_refactor,
-                            .solve = tessera_solve,
-                            .state = &tstate,
-                            .t = &ts,
-                            .parts = tessera_parts};
+  tessera_solver = tessera_solver_of(&tstate, &ts);
   ts.ran = true;
 #ifdef TESSERA_BENCH_HAVE_KLU
   klu_state *kstate = klu_setup(ctx, a, b, &klu);
@@ -370,20 +375,8 @@ static void bench_matrix(ts_context *ctx, const bench_options *o, tsb_table *tab
     host.lu = device.lu = NULL;
     host.backend = TS_BACKEND_CPU;
     device.backend = TS_BACKEND_CUDA;
-    host_solver = (solver){.analyze = tessera_analyze,
-                           .factor = tessera_factor,
-                           .refactor = tessera_refactor,
-                           .solve = tessera_solve,
-                           .state = &host,
-                           .t = &forced[0],
-                           .parts = tessera_parts};
-    gpu_solver = (solver){.analyze = tessera_analyze,
-                          .factor = tessera_factor,
-                          .refactor = tessera_refactor,
-                          .solve = tessera_solve,
-                          .state = &device,
-                          .t = &forced[1],
-                          .parts = tessera_parts};
+    host_solver = tessera_solver_of(&host, &forced[0]);
+    gpu_solver = tessera_solver_of(&device, &forced[1]);
     forced[0].ran = forced[1].ran = true;
     solver *paths[2] = {&host_solver, &gpu_solver};
     time_both(paths, o->seconds);
