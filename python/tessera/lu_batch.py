@@ -18,6 +18,11 @@ from . import _arrays, _core
 from ._context import resolve
 from .linalg import _option_codes
 
+__all__ = ["splu_batch", "SparseLUBatch"]
+
+# ts_status: errors are 1 to 99, warnings from 100.
+_WARNINGS = 100
+
 
 def _matrix_list(matrices, what):
     """matrices as a list, or a TypeError for one matrix or array given
@@ -32,11 +37,6 @@ def _matrix_list(matrices, what):
         return list(matrices)
     except TypeError:
         raise TypeError(f"{what}: expected a list of sparse matrices, got {type(matrices).__name__}") from None
-
-__all__ = ["splu_batch", "SparseLUBatch"]
-
-# ts_status: errors are 1 to 99, warnings from 100.
-_WARNINGS = 100
 
 
 class SparseLUBatch:
