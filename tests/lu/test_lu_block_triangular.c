@@ -6,7 +6,7 @@
  * without fill (L = I, U = A), solve both ways to a dense LU's answer with
  * a backward error of at most 1e-14, refactor new values, and name a
  * column of the singular block, in the caller's numbering, when one
- * diagonal block is singular. */
+ * diagonal block is singular (or a 1 x 1 block's entry refactored to zero). */
 #include "lu/lu_internal.h"           /* the block count and the pattern of L + U */
 #include "test_lu_estimates_common.h" /* lu_test_check_factors */
 
@@ -202,6 +202,59 @@ static void test_triangular_without_fill(void) {
   CHECK_OK(ctx, ts_lu_factor(lu, m.a));
   const double berr = solve_both_ways(lu, m.a, "triangular");
   CHECK_MSG(berr <= 1e-14, "backward error %.3g", berr);
+  ts_lu_destroy(lu);
+  release(&m);
+}
+
+/* A 1 x 1 block whose entry a refactorization sets to zero, then to a
+ * value far below the others: the zero stops it (no perturbation) naming
+ * that entry's column, in A's numbering; the tiny value is factored as
+ * given; values on the pattern again solve as before. */
+static void test_lone_pivot_refactored(void) {
+  enum { n = 40 };
+  int sizes[n];
+  for (int i = 0; i < n; i++)
+    sizes[i] = 1;
+  blocked_matrix m = build(sizes, n, 0.3, -1, 11);
+  CHECK(m.a != NULL);
+  if (!m.a)
+    return;
+  ts_lu_options options = lu_test_options();
+  options.no_perturbation = 1;
+  ts_lu *lu = NULL;
+  CHECK_OK(ctx, ts_lu_create(ctx, &options, &lu));
+  CHECK_OK(ctx, ts_lu_analyze(lu, m.a));
+  CHECK_OK(ctx, ts_lu_factor(lu, m.a));
+  ts_csr *b = NULL;
+  CHECK_OK(ctx, ts_csr_copy(ctx, m.a, &b));
+  /* The last row's entry inside its block (the row's only one there). */
+  const int64_t row = m.n - 1;
+  int64_t entry = -1;
+  for (int64_t e = b->row_ptr[row]; e < b->row_ptr[row + 1]; e++)
+    if (m.block_of_col[b->col_idx[e]] == m.block_of_row[row])
+      entry = e;
+  CHECK(entry >= 0);
+  if (entry >= 0) {
+    double *values = b->values;
+    const double given = values[entry];
+    values[entry] = 0.0;
+    CHECK_STATUS(ctx, ts_lu_refactor(lu, b), TS_ERROR_NUMERICALLY_SINGULAR);
+    ts_lu_stats stats;
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK_MSG(stats.singular_column == b->col_idx[entry], "singular column %lld, the zero is in column %d",
+              (long long)stats.singular_column, (int)b->col_idx[entry]);
+    values[entry] = given * 1e-9;
+    CHECK_OK(ctx, ts_lu_refactor(lu, b));
+    CHECK_OK(ctx, ts_lu_get_stats(lu, &stats));
+    CHECK(stats.perturbed_pivots == 0 && stats.singular_column < 0);
+    const double tiny_berr = solve_both_ways(lu, b, "tiny lone pivot");
+    CHECK_MSG(tiny_berr <= 1e-14, "tiny lone pivot: backward error %.3g", tiny_berr);
+    values[entry] = given;
+    CHECK_OK(ctx, ts_lu_refactor(lu, b));
+    const double berr = solve_both_ways(lu, b, "lone pivot restored");
+    CHECK_MSG(berr <= 1e-14, "restored: backward error %.3g", berr);
+  }
+  ts_csr_destroy(b);
   ts_lu_destroy(lu);
   release(&m);
 }
@@ -403,6 +456,7 @@ int main(void) {
   test_blocks_found_and_solved();
   test_triangular_without_fill();
   test_singular_block();
+  test_lone_pivot_refactored();
   test_diagonal_blocks_alone();
   ts_context_destroy(ctx);
   return test_finish();

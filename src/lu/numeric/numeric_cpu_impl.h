@@ -105,6 +105,26 @@ static int64_t TSI_NAME(lu_load_values)(ts_lu *lu, const ts_csr *a, const tsi_lu
   return total.first_bad;
 }
 
+/* The pivot as the factors keep it, its verdict in outcome->kind: not
+ * finite, or below the rule's tiny value and then perturbed (static
+ * pivoting, Li and Demmel, SuperLU_DIST: the sign kept, + for 0) or
+ * singular. */
+static inline TSI_WORK TSI_NAME(lu_checked_pivot)(TSI_WORK pivot, const tsi_lu_pivot_rule *rule,
+                                                  tsi_lu_column_outcome *outcome) {
+  outcome->kind = TSI_LU_PIVOT_OK;
+  if (!TSI_W_ISFINITE(pivot)) {
+    outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
+  } else if (TSI_W_ABS_BELOW(pivot, rule->tiny) || TSI_W_IS_ZERO(pivot)) {
+    if (rule->perturb) {
+      pivot = TSI_W_PERTURBED(pivot, rule->replacement);
+      outcome->kind = TSI_LU_PIVOT_PERTURBED;
+    } else {
+      outcome->kind = TSI_LU_PIVOT_SINGULAR;
+    }
+  }
+  return pivot;
+}
+
 /*
  * The updates of x by the m chained columns j..j+m-1 of L (tsi_lu_chain_runs),
  * all of them rows of U(:, k): the same operations as column by column, in
@@ -241,6 +261,20 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   int64_t flops = 0;
   double max_l = outcome->max_l, max_u = outcome->max_u; /* largest |L| and |U| as stored, for the pivot check */
 
+  /* A column alone in its block (most of a block form's 1 x 1 blocks):
+   * nothing updates its pivot and nothing is divided by it, so the pivot is
+   * M's entry as loaded and x stays untouched: the same values and verdict
+   * as the loop below, without its stores to x and loads back. */
+  if (begin == diag && end == diag + 1) {
+    const TSI_WORK pivot = TSI_NAME(lu_checked_pivot)(TSI_WIDEN(values[diag]), rule, outcome);
+    values[diag] = TSI_NARROW(pivot);
+    TSI_MAX_ABS(max_u, TSI_WIDEN(values[diag]));
+    outcome->pivot_magnitude = TSI_W_ABS(TSI_WIDEN(values[diag]));
+    outcome->flops = 0;
+    outcome->max_u = max_u;
+    return;
+  }
+
   for (int64_t p = begin; p < end; p++)
     x[row_idx[p]] = TSI_WIDEN(values[p]);
   /* The dense row (tsi_lu_dense_row: the last entry of every column of L
@@ -297,19 +331,7 @@ static TSI_LU_COLUMN_INLINE void TSI_NAME(lu_factor_column)(const ts_lu *lu, TSI
   if (held_row >= 0)
     x[held_row] = held; /* 0 as on entry where the row is not in the column */
 
-  TSI_WORK pivot = x[k];
-  outcome->kind = TSI_LU_PIVOT_OK;
-  if (!TSI_W_ISFINITE(pivot)) {
-    outcome->kind = TSI_LU_PIVOT_NOT_FINITE;
-  } else if (TSI_W_ABS_BELOW(pivot, rule->tiny) || TSI_W_IS_ZERO(pivot)) {
-    if (rule->perturb) {
-      /* Static pivoting (Li and Demmel, SuperLU_DIST): keep the sign, + for 0. */
-      pivot = TSI_W_PERTURBED(pivot, rule->replacement);
-      outcome->kind = TSI_LU_PIVOT_PERTURBED;
-    } else {
-      outcome->kind = TSI_LU_PIVOT_SINGULAR;
-    }
-  }
+  const TSI_WORK pivot = TSI_NAME(lu_checked_pivot)(x[k], rule, outcome);
 
   for (int64_t p = begin; p < diag; p++) {
     const int32_t i = row_idx[p];
