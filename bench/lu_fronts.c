@@ -24,6 +24,7 @@
  *   --side3d  the 3-D Laplacian's side (default 46)
  *   --matrices Matrix Market files too, after the generated set (e.g. corpus matrices) */
 #include "lu/numeric/numeric_internal.h"
+#include "lu/solve/solve_internal.h"
 #include "lu/symbolic/symbolic_internal.h"
 #include "tsb.h"
 
@@ -45,7 +46,8 @@ typedef struct gpu_row {
   int64_t n, lu_nnz, fronts, levels;
   int largest;
   double host_fronts, gpu_columns, gpu_fronts_first, gpu_fronts, model_fronts, model_columns, berr;
-  bool bitwise;
+  double solve[3]; /* the triangular solves through the fronts, ms: levels whole, the rule's splits, all split */
+  bool bitwise, split_bitwise;
 } gpu_row;
 static gpu_row gpu_rows[16];
 static int gpu_row_count;
@@ -123,6 +125,49 @@ static double refactor_ms(ts_lu *lu, const ts_csr *a) {
   return 1e3 * tsb_stats_of(samples, 5).median;
 }
 
+/* The triangular solves through the GPU's fronts (b and x in device
+ * memory, no residual), the levels' products kept whole, split where the
+ * rule says (forward only), and split everywhere in both directions
+ * (lu->switches.gpu_solve_split -1, 0, 1):
+ * medians of 11, the modes taking turns; *same: the three solutions are
+ * bitwise equal. */
+static void time_front_solves(ts_context *ctx, ts_lu *lu, const double *b_host, double ms[3], bool *same) {
+  const int64_t n = lu->n;
+  const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+  ts_buffer *b = NULL, *x[3] = {NULL, NULL, NULL};
+  double *host[3] = {malloc(bytes), malloc(bytes), malloc(bytes)};
+  ms[0] = ms[1] = ms[2] = NAN;
+  *same = false;
+  bool ok = host[0] && host[1] && host[2] && ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &b) == TS_SUCCESS &&
+            ts_buffer_upload(ctx, b, 0, b_host, (size_t)n * sizeof(double)) == TS_SUCCESS;
+  for (int m = 0; ok && m < 3; m++)
+    ok = ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &x[m]) == TS_SUCCESS;
+  enum { REPEATS = 11 };
+  double samples[3][REPEATS];
+  for (int r = 0; ok && r < REPEATS; r++)
+    for (int m = 0; ok && m < 3; m++) {
+      lu->switches.gpu_solve_split = m - 1;
+      const double start = tsb_wall_seconds();
+      ok = tsi_lu_cuda_apply_inverse_device(lu, TS_OP_NONE, ts_buffer_data(b), ts_buffer_data(x[m])) == TS_SUCCESS &&
+           ts_context_sync(ctx) == TS_SUCCESS;
+      samples[m][r] = tsb_wall_seconds() - start;
+    }
+  lu->switches.gpu_solve_split = 0;
+  for (int m = 0; ok && m < 3; m++) {
+    ms[m] = 1e3 * tsb_stats_of(samples[m], REPEATS).median;
+    ok = ts_buffer_download(ctx, x[m], 0, host[m], (size_t)n * sizeof(double)) == TS_SUCCESS;
+  }
+  *same = ok && memcmp(host[0], host[1], (size_t)n * sizeof(double)) == 0 &&
+          memcmp(host[0], host[2], (size_t)n * sizeof(double)) == 0;
+  if (!ok)
+    fprintf(stderr, "lu_fronts: the fronts' solves: %s\n", ts_last_error(ctx));
+  ts_buffer_destroy(b);
+  for (int m = 0; m < 3; m++) {
+    ts_buffer_destroy(x[m]);
+    free(host[m]);
+  }
+}
+
 /* An analyzed LU object on ctx, its numeric phase on backend by method. */
 static ts_lu *analyzed(ts_context *ctx, const ts_csr *a, ts_backend backend, int method) {
   ts_lu_options lopts;
@@ -186,16 +231,19 @@ static void report_gpu(const char *name, ts_context *ctx, const ts_csr *a) {
     ts_csr_spmv_host(ctx, 1.0, a, ones, 0.0, b);
     if (ts_lu_solve(fronts, TS_OP_NONE, 1, b, n, x, n) == TS_SUCCESS)
       row->berr = tsb_backward_error(a, x, b);
+    time_front_solves(ctx, fronts, b, row->solve, &row->split_bitwise);
     free(ones);
     free(b);
     free(x);
   }
   printf("%s: n %lld, L+U %lld, fronts %lld in %lld levels (largest %d); refactor: host fronts %.2f ms, GPU columns "
          "%.2f ms, GPU fronts %.2f ms (first factor %.2f ms); model: fronts %.2f ms, columns %.2f ms; GPU fronts %s "
-         "the host's; backward error %.1e\n",
+         "the host's; backward error %.1e; triangular solves through the fronts: levels whole %.3f ms, split by "
+         "the rule %.3f ms, all split %.3f ms (%s)\n",
          name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels, row->largest,
          row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_fronts_first, row->model_fronts,
-         row->model_columns, row->bitwise ? "bitwise equal to" : "NOT bitwise equal to", row->berr);
+         row->model_columns, row->bitwise ? "bitwise equal to" : "NOT bitwise equal to", row->berr, row->solve[0],
+         row->solve[1], row->solve[2], row->split_bitwise ? "the same bits" : "NOT the same bits");
   fflush(stdout);
 cleanup:
   ts_lu_destroy(host);
@@ -205,14 +253,18 @@ cleanup:
 
 static void print_gpu_summary(void) {
   printf("\n| matrix | n | nnz(L+U) | fronts | levels | largest | host fronts ms | GPU columns ms | GPU fronts ms | "
-         "columns / fronts | model fronts / columns ms | bitwise | berr |\n"
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+         "columns / fronts | model fronts / columns ms | bitwise | berr | solve ms: whole / rule / all split | "
+         "split bitwise |\n"
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
   for (int r = 0; r < gpu_row_count; r++) {
     const gpu_row *row = &gpu_rows[r];
-    printf("| %s | %lld | %lld | %lld | %lld | %d | %.2f | %.2f | %.2f | %.2fx | %.2f / %.2f | %s | %.1e |\n",
-           row->name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels,
-           row->largest, row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_columns / row->gpu_fronts,
-           row->model_fronts, row->model_columns, row->bitwise ? "yes" : "NO", row->berr);
+    printf(
+        "| %s | %lld | %lld | %lld | %lld | %d | %.2f | %.2f | %.2f | %.2fx | %.2f / %.2f | %s | %.1e | %.3f / %.3f / "
+        "%.3f | %s |\n",
+        row->name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels,
+        row->largest, row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_columns / row->gpu_fronts,
+        row->model_fronts, row->model_columns, row->bitwise ? "yes" : "NO", row->berr, row->solve[0], row->solve[1],
+        row->solve[2], row->split_bitwise ? "yes" : "NO");
   }
 }
 

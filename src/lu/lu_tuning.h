@@ -387,6 +387,16 @@
  * (the rows below a panel of 32 pivots a thread each). */
 #define TSI_LU_FRONT_SOLVE_SMALL_WARPS 8
 #define TSI_LU_FRONT_SOLVE_THREADS 256
+/* A level of fewer large fronts than this (a GPU's multiprocessors, about)
+ * whose products below the fronts' triangles (L21 t) hold at least
+ * SPLIT_ENTRIES entries has them spread over blocks of SOLVE_THREADS rows
+ * in the forward solve (0 keeps every level whole; a build may set it).
+ * The backward products (U12 x) stay in the fronts' blocks: spread over
+ * their few pivot rows they were slower (bench/notes/lu-solve.md). */
+#ifndef TSI_LU_FRONT_SOLVE_SPLIT_FRONTS
+#define TSI_LU_FRONT_SOLVE_SPLIT_FRONTS 128
+#endif
+#define TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES 65536
 /* The GPU fronts' storage (f^2 doubles a front) at most this many bytes,
  * and a quarter of the free device memory; else the columns. */
 #define TSI_LU_FRONT_BYTES ((int64_t)16 << 30)

@@ -351,8 +351,9 @@ static void test_dense_reference(void) {
 
 /* The solves through the fronts' dense blocks (solve_fronts_cuda.cu), the
  * fronts forced: L U z = y to rounding against the factors as gathered
- * into the pattern (computed here), bitwise run to run, for 1 and 3
- * right-hand sides with ld > n; the column solves through the same factors
+ * into the pattern (computed here), bitwise run to run and with the
+ * levels' products split over blocks or not, for 1 and 3 right-hand sides
+ * with ld > n; the column solves through the same factors
  * satisfy the same bound; then ts_lu_solve end to end (A through the
  * fronts, A^T through the columns) and ts_lu_solve_buffers with device
  * vectors reach a backward error of 1e-14. */
@@ -385,6 +386,18 @@ static void check_front_solves(const char *name, const ts_csr *a) {
     lu->switches.gpu_solve_columns = 1;
     CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, columns, ld));
     lu->switches.gpu_solve_columns = 0;
+    /* Every level split, and none: the same bits as the rule's choice. */
+    int same_split = 1;
+    for (int force = -1; force <= 1; force += 2) {
+      lu->switches.gpu_solve_split = force;
+      CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, again, ld));
+      for (int64_t c = 0; c < nrhs; c++)
+        same_split &= memcmp(x + c * ld, again + c * ld, (size_t)n * sizeof *x) == 0;
+    }
+    lu->switches.gpu_solve_split = 0;
+    CHECK_MSG(same_split, "%s nrhs %lld: the solve with its levels split differs from the whole levels' solve", name,
+              (long long)nrhs);
+    CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, again, ld));
     int repeat = 1;
     double worst = 0.0, worst_columns = 0.0;
     for (int64_t c = 0; c < nrhs; c++) {

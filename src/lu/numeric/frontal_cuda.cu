@@ -586,6 +586,14 @@ void tsi_lu_frontal_cuda_release(tsi_lu_device *dev) {
   free(fd->size_host);
   free(fd->pivots_host);
   free(fd->level_of_host);
+  if (fd->solve_units_made) {
+    const int64_t forward = fd->forward_unit_ptr_host[fd->levels], backward = fd->backward_unit_ptr_host[fd->levels];
+    tsi_lu_device_free(dev, fd->forward_units, forward > 0 ? 2 * forward : 1, sizeof(int32_t));
+    tsi_lu_device_free(dev, fd->backward_units, backward > 0 ? 2 * backward : 1, sizeof(int32_t));
+  }
+  free(fd->forward_unit_ptr_host);
+  free(fd->backward_unit_ptr_host);
+  free(fd->split_host);
   free(fd);
 }
 

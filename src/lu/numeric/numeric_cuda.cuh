@@ -206,6 +206,16 @@ struct tsi_lu_front_device {
    * right-hand side, index_entries doubles, front s's at index_ptr[s]. */
   double *solve_work;
   int64_t solve_work_cols;
+  /* The solves' split levels (made at the first solve): a level whose few
+   * large fronts would leave most of the GPU idle has their products with
+   * the rows beyond the pivots (forward; and, where a switch splits every
+   * level, with the other indices backward) spread over blocks of rows:
+   * every level's units (pairs of a large front and the first of its rows a
+   * block takes, device) in the level's range (host, levels + 1 each). */
+  int32_t *forward_units, *backward_units;
+  int64_t *forward_unit_ptr_host, *backward_unit_ptr_host;
+  unsigned char *split_host; /* levels: whether the level is split */
+  int solve_units_made;
 };
 
 /* A warp's largest non-negative value into *max_bits, exactly: the bits

@@ -120,7 +120,9 @@ __global__ void __launch_bounds__(32 * small_warps)
 
 /* Forward, larger fronts, a block each: the update vector in the front's
  * work, panels of 32 pivots solved by warp 0, the rows below updated by
- * all threads between barriers. */
+ * all threads between barriers (with `split`, only the pivots' rows:
+ * forward_below adds the rest). */
+template <bool split>
 __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args a, const int32_t *list) {
   __shared__ double solved[panel];
   __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
@@ -139,6 +141,7 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     __syncthreads(); /* the next child may add to the same entries */
   }
   const int lane = threadIdx.x & 31;
+  const int64_t rows_end = split ? p : f; /* the rows the panels update */
   for (int64_t k0 = 0; k0 < p; k0 += panel) {
     const int width = p - k0 < panel ? (int)(p - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
@@ -159,7 +162,7 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
       }
     }
     __syncthreads();
-    for (int64_t r = k0 + width + threadIdx.x; r < f; r += blockDim.x) {
+    for (int64_t r = k0 + width + threadIdx.x; r < rows_end; r += blockDim.x) {
       double acc = fv.w[r];
 #pragma unroll 8
       for (int k = 0; k < width; k++)
@@ -168,6 +171,62 @@ __global__ void __launch_bounds__(large_threads) forward_large(front_solve_args 
     }
     __syncthreads(); /* solved[] is rewritten by the next panel */
   }
+}
+
+/* acc plus row r's products with the front's columns begin .. end - 1 in
+ * ascending order (for a row below rows_end; acc itself otherwise), their
+ * solution gathered into `gathered` a chunk at a time by the whole block
+ * (every thread calls). */
+__device__ __forceinline__ double add_column_products(const front_view &fv, int64_t r, int64_t rows_end, int64_t begin,
+                                                      int64_t end, double acc, double *gathered) {
+  const int64_t f = fv.f;
+  for (int64_t j0 = begin; j0 < end; j0 += large_threads) {
+    const int chunk = end - j0 < large_threads ? (int)(end - j0) : large_threads;
+    __syncthreads(); /* the previous chunk is read */
+    if (threadIdx.x < chunk)
+      gathered[threadIdx.x] = fv.y[fv.index[j0 + threadIdx.x]];
+    __syncthreads();
+    if (r < rows_end) {
+      const double *column = fv.v + r + j0 * f;
+#pragma unroll 8
+      for (int j = 0; j < chunk; j++)
+        acc = acc + column[j * f] * gathered[j];
+    }
+  }
+  return acc;
+}
+
+/* Forward, a split level's rows below its fronts' pivots: a block a unit
+ * (a front and SOLVE_THREADS of those rows, a thread a row); each row adds
+ * L21 t in ascending pivot order onto its update, as forward_large's panels
+ * would (the same bits). */
+__global__ void __launch_bounds__(large_threads) forward_below(front_solve_args a, const int32_t *units) {
+  __shared__ double solved[large_threads];
+  const int32_t s = units[2 * (int64_t)blockIdx.x], first = units[2 * (int64_t)blockIdx.x + 1];
+  const front_view fv = view_of(a, s);
+  const int64_t r = first + (int64_t)threadIdx.x;
+  const double acc = add_column_products(fv, r, fv.f, 0, fv.p, r < fv.f ? fv.w[r] : 0.0, solved);
+  if (r < fv.f)
+    fv.w[r] = acc;
+}
+
+/* Row r's sum of U12 x over the front's other indices (0 for a row past
+ * the pivots); every thread of the block calls. */
+__device__ __forceinline__ double other_products(const front_view &fv, int64_t r, double *other) {
+  return add_column_products(fv, r, fv.p, fv.p, fv.f, 0.0, other);
+}
+
+/* Backward, a split level's pivot rows' sums of U12 x: a block a unit (a
+ * front and SOLVE_THREADS of its pivot rows), as backward_large's first
+ * loop makes them. */
+__global__ void __launch_bounds__(large_threads) backward_above(front_solve_args a, const int32_t *units) {
+  __shared__ double other[large_threads];
+  const int32_t s = units[2 * (int64_t)blockIdx.x], first = units[2 * (int64_t)blockIdx.x + 1];
+  const front_view fv = view_of(a, s);
+  const int64_t r = first + (int64_t)threadIdx.x;
+  const double acc = other_products(fv, r, other);
+  if (r < fv.p)
+    fv.w[r] = acc;
 }
 
 /* Backward, fronts of at most 32 rows, a warp each. */
@@ -212,32 +271,21 @@ __global__ void __launch_bounds__(32 * small_warps)
 
 /* Backward, larger fronts, a block each: the pivot rows' sums of U12 x in
  * the front's work (the solution at the other indices gathered into shared
- * memory a chunk at a time, so that the products read no index), then panels
+ * memory a chunk at a time, so that the products read no index; with
+ * `split` backward_above made them), then panels
  * from the last, each solved by warp 0 (every lane takes the reciprocal of
  * its pivot first, so that the chain of steps holds no division) and
  * applied to the rows above between barriers. */
+template <bool split>
 __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args a, const int32_t *list) {
   __shared__ double solved[panel];
   __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
   __shared__ double other[large_threads];    /* the solution at a chunk of the other indices */
   const front_view fv = view_of(a, list[blockIdx.x]);
   const int64_t f = fv.f, p = fv.p;
-  for (int64_t r0 = 0; r0 < p; r0 += large_threads) {
+  for (int64_t r0 = 0; !split && r0 < p; r0 += large_threads) {
     const int64_t r = r0 + threadIdx.x;
-    double acc = 0.0;
-    for (int64_t j0 = p; j0 < f; j0 += large_threads) {
-      const int chunk = f - j0 < large_threads ? (int)(f - j0) : large_threads;
-      __syncthreads(); /* the previous chunk is read */
-      if (threadIdx.x < chunk)
-        other[threadIdx.x] = fv.y[fv.index[j0 + threadIdx.x]];
-      __syncthreads();
-      if (r < p) {
-        const double *u = fv.v + r + j0 * f;
-#pragma unroll 8
-        for (int j = 0; j < chunk; j++)
-          acc = acc + u[j * f] * other[j];
-      }
-    }
+    const double acc = other_products(fv, r, other);
     if (r < p)
       fv.w[r] = acc;
   }
@@ -293,6 +341,91 @@ ts_status reserve_work(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_device 
   return st;
 }
 
+/* The solves' split levels and the units of every level's large fronts
+ * (tsi_lu_front_device), once per set of fronts: a level's forward solve
+ * splits where it has fewer large fronts than
+ * TSI_LU_FRONT_SOLVE_SPLIT_FRONTS and their products below the triangles
+ * (rows below the pivots times the pivots) hold at least
+ * TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES entries; the backward units serve the
+ * switch that splits every level both ways. */
+ts_status make_solve_units(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_device *fd) {
+  if (fd->solve_units_made)
+    return TS_SUCCESS;
+  const int64_t levels = fd->levels;
+  free(fd->forward_unit_ptr_host); /* a failed attempt's */
+  free(fd->backward_unit_ptr_host);
+  free(fd->split_host);
+  fd->forward_unit_ptr_host = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
+  fd->backward_unit_ptr_host = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
+  fd->split_host = (unsigned char *)tsi_calloc_array(levels > 0 ? levels : 1, 1);
+  if (!fd->forward_unit_ptr_host || !fd->backward_unit_ptr_host || !fd->split_host)
+    return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve through the fronts: no memory for the levels' units");
+  const auto units_of = [](int64_t rows) { return (rows + large_threads - 1) / large_threads; };
+  int64_t forward = 0, backward = 0;
+  for (int64_t l = 0; l < levels; l++) {
+    const int64_t first = fd->large_ptr_host[l], last = fd->large_ptr_host[l + 1];
+    double entries = 0.0;
+    for (int64_t q = first; q < last; q++) {
+      const int32_t s = fd->large_list_host[q];
+      entries += (double)(fd->size_host[s] - fd->pivots_host[s]) * fd->pivots_host[s];
+    }
+    fd->split_host[l] = last - first < TSI_LU_FRONT_SOLVE_SPLIT_FRONTS && entries >= TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES;
+    for (int64_t q = first; q < last; q++) { /* units for every level: a test may split them all */
+      const int32_t s = fd->large_list_host[q];
+      forward += units_of(fd->size_host[s] - fd->pivots_host[s]);
+      backward += units_of(fd->pivots_host[s]);
+    }
+    fd->forward_unit_ptr_host[l + 1] = forward;
+    fd->backward_unit_ptr_host[l + 1] = backward;
+  }
+  int32_t *forward_host = (int32_t *)tsi_malloc_array(forward > 0 ? 2 * forward : 1, sizeof(int32_t));
+  int32_t *backward_host = (int32_t *)tsi_malloc_array(backward > 0 ? 2 * backward : 1, sizeof(int32_t));
+  ts_status st = forward_host && backward_host
+                     ? TS_SUCCESS
+                     : tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve through the fronts: no memory for the units");
+  int64_t fu = 0, bu = 0;
+  for (int64_t l = 0; st == TS_SUCCESS && l < levels; l++)
+    for (int64_t q = fd->large_ptr_host[l]; q < fd->large_ptr_host[l + 1]; q++) {
+      const int32_t s = fd->large_list_host[q], f = fd->size_host[s], p = fd->pivots_host[s];
+      for (int32_t r = p; r < f; r += large_threads, fu++) {
+        forward_host[2 * fu] = s;
+        forward_host[2 * fu + 1] = r;
+      }
+      for (int32_t r = 0; r < p; r += large_threads, bu++) {
+        backward_host[2 * bu] = s;
+        backward_host[2 * bu + 1] = r;
+      }
+    }
+  const int64_t forward_count = forward > 0 ? 2 * forward : 1, backward_count = backward > 0 ? 2 * backward : 1;
+  fd->forward_units = fd->backward_units = NULL;
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&fd->forward_units, forward_count, sizeof(int32_t),
+                             "the fronts' solve units");
+  if (st == TS_SUCCESS)
+    st = tsi_lu_device_alloc(ctx, dev, (void **)&fd->backward_units, backward_count, sizeof(int32_t),
+                             "the fronts' solve units");
+  if (st == TS_SUCCESS && forward > 0)
+    st = tsi_cuda_memcpy_to_device(ctx, fd->forward_units, forward_host, (size_t)forward_count * sizeof(int32_t));
+  if (st == TS_SUCCESS && backward > 0)
+    st = tsi_cuda_memcpy_to_device(ctx, fd->backward_units, backward_host, (size_t)backward_count * sizeof(int32_t));
+  free(forward_host);
+  free(backward_host);
+  if (st != TS_SUCCESS) {
+    tsi_lu_device_free(dev, fd->forward_units, forward_count, sizeof(int32_t)); /* NULL is a no-op */
+    tsi_lu_device_free(dev, fd->backward_units, backward_count, sizeof(int32_t));
+    fd->forward_units = fd->backward_units = NULL;
+    return st;
+  }
+  fd->solve_units_made = 1; /* the release frees the units from here */
+  return TS_SUCCESS;
+}
+
+/* Whether level l's products are split in the forward or the backward solve. */
+bool level_split(const ts_lu *lu, const tsi_lu_front_device *fd, int64_t l, bool backward) {
+  const int force = lu->switches.gpu_solve_split;
+  return force > 0 || (force == 0 && !backward && fd->split_host[l]);
+}
+
 } // namespace
 
 extern "C" bool tsi_lu_front_solve_applies(const ts_lu *lu, const tsi_lu_device *dev, ts_operation op) {
@@ -305,6 +438,8 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
   tsi_lu_front_device *fd = dev->fronts;
   cudaStream_t stream = (cudaStream_t)stream_handle;
   ts_status st = reserve_work(ctx, dev, fd, nrhs);
+  if (st == TS_SUCCESS)
+    st = make_solve_units(ctx, dev, fd);
   if (st != TS_SUCCESS)
     return st;
   if (dev->peak > lu->stats.peak_device_bytes)
@@ -332,19 +467,39 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
       if (small > 0)
         forward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
                         stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
-      for (int64_t q = 0; q < large; q += 65535)
-        forward_large<<<dim3((unsigned)(large - q < 65535 ? large - q : 65535), columns), large_threads, 0, stream>>>(
-            args, fd->large_list + fd->large_ptr_host[l] + q);
+      const bool split = level_split(lu, fd, l, false);
+      for (int64_t q = 0; q < large; q += 65535) {
+        const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
+        const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
+        if (split)
+          forward_large<true><<<grid, large_threads, 0, stream>>>(args, list);
+        else
+          forward_large<false><<<grid, large_threads, 0, stream>>>(args, list);
+      }
+      const int64_t below = split ? fd->forward_unit_ptr_host[l + 1] - fd->forward_unit_ptr_host[l] : 0;
+      for (int64_t q = 0; q < below; q += 65535)
+        forward_below<<<dim3((unsigned)(below - q < 65535 ? below - q : 65535), columns), large_threads, 0, stream>>>(
+            args, fd->forward_units + 2 * (fd->forward_unit_ptr_host[l] + q));
     }
     for (int64_t l = fd->levels - 1; l >= 0; l--) {
       const int64_t small = fd->small_ptr_host[l + 1] - fd->small_ptr_host[l];
       const int64_t large = fd->large_ptr_host[l + 1] - fd->large_ptr_host[l];
+      const bool split = level_split(lu, fd, l, true);
+      const int64_t above = split ? fd->backward_unit_ptr_host[l + 1] - fd->backward_unit_ptr_host[l] : 0;
+      for (int64_t q = 0; q < above; q += 65535)
+        backward_above<<<dim3((unsigned)(above - q < 65535 ? above - q : 65535), columns), large_threads, 0, stream>>>(
+            args, fd->backward_units + 2 * (fd->backward_unit_ptr_host[l] + q));
       if (small > 0)
         backward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
                          stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
-      for (int64_t q = 0; q < large; q += 65535)
-        backward_large<<<dim3((unsigned)(large - q < 65535 ? large - q : 65535), columns), large_threads, 0, stream>>>(
-            args, fd->large_list + fd->large_ptr_host[l] + q);
+      for (int64_t q = 0; q < large; q += 65535) {
+        const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
+        const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
+        if (split)
+          backward_large<true><<<grid, large_threads, 0, stream>>>(args, list);
+        else
+          backward_large<false><<<grid, large_threads, 0, stream>>>(args, list);
+      }
     }
   }
   return tsi_cuda_check_launch(ctx, "LU solve through the fronts");
