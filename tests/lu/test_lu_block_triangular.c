@@ -179,14 +179,24 @@ static void test_blocks_found_and_solved(void) {
   }
 }
 
-/* Every block a single row: a scrambled triangular matrix. Its block form
- * is triangular, so L = I and U holds A's entries, no fill at all. */
+/* A scrambled triangular matrix of n rows: every block a single row. */
+static blocked_matrix single_row_blocks(int64_t n, unsigned long long seed) {
+  int *sizes = malloc((size_t)n * sizeof *sizes);
+  blocked_matrix m = {0};
+  if (!sizes)
+    return m;
+  for (int64_t i = 0; i < n; i++)
+    sizes[i] = 1;
+  m = build(sizes, n, 0.3, -1, seed);
+  free(sizes);
+  return m;
+}
+
+/* Every block a single row: its block form is triangular, so L = I and U
+ * holds A's entries, no fill at all. */
 static void test_triangular_without_fill(void) {
   enum { n = 60 };
-  int sizes[n];
-  for (int i = 0; i < n; i++)
-    sizes[i] = 1;
-  blocked_matrix m = build(sizes, n, 0.3, -1, 7);
+  blocked_matrix m = single_row_blocks(n, 7);
   CHECK(m.a != NULL);
   ts_lu_options options = lu_test_options();
   ts_lu *lu = NULL;
@@ -211,11 +221,7 @@ static void test_triangular_without_fill(void) {
  * that entry's column, in A's numbering; the tiny value is factored as
  * given; values on the pattern again solve as before. */
 static void test_lone_pivot_refactored(void) {
-  enum { n = 40 };
-  int sizes[n];
-  for (int i = 0; i < n; i++)
-    sizes[i] = 1;
-  blocked_matrix m = build(sizes, n, 0.3, -1, 11);
+  blocked_matrix m = single_row_blocks(40, 11);
   CHECK(m.a != NULL);
   if (!m.a)
     return;
