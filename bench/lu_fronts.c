@@ -40,13 +40,16 @@ typedef struct options {
   tsi_lu_front_rule rule;
 } options;
 
+/* The fronts' solve modes timed (lu->switches.gpu_solve_split + 1). */
+enum { modes = 4 };
+
 /* A row of the --gpu summary. */
 typedef struct gpu_row {
   char name[64];
   int64_t n, lu_nnz, fronts, levels;
   int largest;
   double host_fronts, gpu_columns, gpu_fronts_first, gpu_fronts, model_fronts, model_columns, berr;
-  double solve[3]; /* the triangular solves through the fronts, ms: levels whole, the rule's splits, all split */
+  double solve[4]; /* the triangular solves through the fronts, ms: levels whole, the rule, all split, all wide */
   bool bitwise, split_bitwise;
 } gpu_row;
 static gpu_row gpu_rows[16];
@@ -126,26 +129,27 @@ static double refactor_ms(ts_lu *lu, const ts_csr *a) {
 }
 
 /* The triangular solves through the GPU's fronts (b and x in device
- * memory, no residual), the levels' products kept whole, split where the
- * rule says (forward only), and split everywhere in both directions
- * (lu->switches.gpu_solve_split -1, 0, 1):
- * medians of 11, the modes taking turns; *same: the three solutions are
+ * memory, no residual), the levels' products kept whole, split and wide
+ * where the rule says, split everywhere in both directions, and every
+ * level wide (lu->switches.gpu_solve_split -1, 0, 1, 2):
+ * medians of 11, the modes taking turns; *same: the four solutions are
  * bitwise equal. */
-static void time_front_solves(ts_context *ctx, ts_lu *lu, const double *b_host, double ms[3], bool *same) {
+static void time_front_solves(ts_context *ctx, ts_lu *lu, const double *b_host, double ms[modes], bool *same) {
   const int64_t n = lu->n;
   const size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
-  ts_buffer *b = NULL, *x[3] = {NULL, NULL, NULL};
-  double *host[3] = {malloc(bytes), malloc(bytes), malloc(bytes)};
-  ms[0] = ms[1] = ms[2] = NAN;
+  ts_buffer *b = NULL, *x[modes] = {NULL, NULL, NULL, NULL};
+  double *host[modes] = {malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes)};
+  ms[0] = ms[1] = ms[2] = ms[3] = NAN;
   *same = false;
-  bool ok = host[0] && host[1] && host[2] && ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &b) == TS_SUCCESS &&
+  bool ok = host[0] && host[1] && host[2] && host[3] &&
+            ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &b) == TS_SUCCESS &&
             ts_buffer_upload(ctx, b, 0, b_host, (size_t)n * sizeof(double)) == TS_SUCCESS;
-  for (int m = 0; ok && m < 3; m++)
+  for (int m = 0; ok && m < modes; m++)
     ok = ts_buffer_create(ctx, TS_MEMORY_DEVICE, bytes, &x[m]) == TS_SUCCESS;
   enum { REPEATS = 11 };
-  double samples[3][REPEATS];
+  double samples[modes][REPEATS];
   for (int r = 0; ok && r < REPEATS; r++)
-    for (int m = 0; ok && m < 3; m++) {
+    for (int m = 0; ok && m < modes; m++) {
       lu->switches.gpu_solve_split = m - 1;
       const double start = tsb_wall_seconds();
       ok = tsi_lu_cuda_apply_inverse_device(lu, TS_OP_NONE, ts_buffer_data(b), ts_buffer_data(x[m])) == TS_SUCCESS &&
@@ -153,16 +157,17 @@ static void time_front_solves(ts_context *ctx, ts_lu *lu, const double *b_host, 
       samples[m][r] = tsb_wall_seconds() - start;
     }
   lu->switches.gpu_solve_split = 0;
-  for (int m = 0; ok && m < 3; m++) {
+  for (int m = 0; ok && m < modes; m++) {
     ms[m] = 1e3 * tsb_stats_of(samples[m], REPEATS).median;
     ok = ts_buffer_download(ctx, x[m], 0, host[m], (size_t)n * sizeof(double)) == TS_SUCCESS;
   }
   *same = ok && memcmp(host[0], host[1], (size_t)n * sizeof(double)) == 0 &&
-          memcmp(host[0], host[2], (size_t)n * sizeof(double)) == 0;
+          memcmp(host[0], host[2], (size_t)n * sizeof(double)) == 0 &&
+          memcmp(host[0], host[3], (size_t)n * sizeof(double)) == 0;
   if (!ok)
     fprintf(stderr, "lu_fronts: the fronts' solves: %s\n", ts_last_error(ctx));
   ts_buffer_destroy(b);
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < modes; m++) {
     ts_buffer_destroy(x[m]);
     free(host[m]);
   }
@@ -239,11 +244,11 @@ static void report_gpu(const char *name, ts_context *ctx, const ts_csr *a) {
   printf("%s: n %lld, L+U %lld, fronts %lld in %lld levels (largest %d); refactor: host fronts %.2f ms, GPU columns "
          "%.2f ms, GPU fronts %.2f ms (first factor %.2f ms); model: fronts %.2f ms, columns %.2f ms; GPU fronts %s "
          "the host's; backward error %.1e; triangular solves through the fronts: levels whole %.3f ms, split by "
-         "the rule %.3f ms, all split %.3f ms (%s)\n",
+         "the rule %.3f ms, all split %.3f ms, all wide %.3f ms (%s)\n",
          name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels, row->largest,
          row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_fronts_first, row->model_fronts,
          row->model_columns, row->bitwise ? "bitwise equal to" : "NOT bitwise equal to", row->berr, row->solve[0],
-         row->solve[1], row->solve[2], row->split_bitwise ? "the same bits" : "NOT the same bits");
+         row->solve[1], row->solve[2], row->solve[3], row->split_bitwise ? "the same bits" : "NOT the same bits");
   fflush(stdout);
 cleanup:
   ts_lu_destroy(host);
@@ -252,19 +257,20 @@ cleanup:
 }
 
 static void print_gpu_summary(void) {
-  printf("\n| matrix | n | nnz(L+U) | fronts | levels | largest | host fronts ms | GPU columns ms | GPU fronts ms | "
-         "columns / fronts | model fronts / columns ms | bitwise | berr | solve ms: whole / rule / all split | "
-         "split bitwise |\n"
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+  printf(
+      "\n| matrix | n | nnz(L+U) | fronts | levels | largest | host fronts ms | GPU columns ms | GPU fronts ms | "
+      "columns / fronts | model fronts / columns ms | bitwise | berr | solve ms: whole / rule / all split / all wide | "
+      "split bitwise |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
   for (int r = 0; r < gpu_row_count; r++) {
     const gpu_row *row = &gpu_rows[r];
     printf(
         "| %s | %lld | %lld | %lld | %lld | %d | %.2f | %.2f | %.2f | %.2fx | %.2f / %.2f | %s | %.1e | %.3f / %.3f / "
-        "%.3f | %s |\n",
+        "%.3f / %.3f | %s |\n",
         row->name, (long long)row->n, (long long)row->lu_nnz, (long long)row->fronts, (long long)row->levels,
         row->largest, row->host_fronts, row->gpu_columns, row->gpu_fronts, row->gpu_columns / row->gpu_fronts,
         row->model_fronts, row->model_columns, row->bitwise ? "yes" : "NO", row->berr, row->solve[0], row->solve[1],
-        row->solve[2], row->split_bitwise ? "yes" : "NO");
+        row->solve[2], row->solve[3], row->split_bitwise ? "yes" : "NO");
   }
 }
 

@@ -132,9 +132,11 @@ struct tsi_lu_switches {
    * the fronts made the factors (solve/solve_fronts_cuda.cu otherwise). */
   int gpu_solve_columns;
   /* GPU solves through the fronts, read at every solve: 0 splits the
-   * forward products of the levels that TSI_LU_FRONT_SOLVE_SPLIT_* choose,
-   * 1 both directions of every level with large fronts, -1 none (the same
-   * bits either way; the tests compare them). */
+   * forward products of the levels that TSI_LU_FRONT_SOLVE_SPLIT_* choose
+   * and takes the wide levels that TSI_LU_FRONT_SOLVE_WIDE_* choose, 1
+   * splits both directions of every level with large fronts, 2 takes every
+   * such level wide, -1 neither (the same bits every way; the tests compare
+   * them). */
   int gpu_solve_split;
 
   /* The numeric phase's method (TSI_LU_METHOD_*), read by both paths at

@@ -397,6 +397,14 @@
 #define TSI_LU_FRONT_SOLVE_SPLIT_FRONTS 128
 #endif
 #define TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES 65536
+/* Such a level is wide where one of its fronts has at least WIDE_PIVOTS
+ * pivots: its fronts' pivots are solved WIDE_WINDOW at a time, a launch a
+ * window, and the rest of each triangle takes the window's products in
+ * another launch, a block for each WIDE_ROWS rows (one block streaming a
+ * large front's triangle was most of the 3-D Laplacian's solve). */
+#define TSI_LU_FRONT_SOLVE_WIDE_PIVOTS 512
+#define TSI_LU_FRONT_SOLVE_WIDE_WINDOW 128
+#define TSI_LU_FRONT_SOLVE_WIDE_ROWS 64
 /* The GPU fronts' storage (f^2 doubles a front) at most this many bytes,
  * and a quarter of the free device memory; else the columns. */
 #define TSI_LU_FRONT_BYTES ((int64_t)16 << 30)

@@ -594,6 +594,7 @@ void tsi_lu_frontal_cuda_release(tsi_lu_device *dev) {
   free(fd->forward_unit_ptr_host);
   free(fd->backward_unit_ptr_host);
   free(fd->split_host);
+  free(fd->level_pivots_host);
   free(fd);
 }
 

@@ -214,7 +214,8 @@ struct tsi_lu_front_device {
    * block takes, device) in the level's range (host, levels + 1 each). */
   int32_t *forward_units, *backward_units;
   int64_t *forward_unit_ptr_host, *backward_unit_ptr_host;
-  unsigned char *split_host; /* levels: whether the level is split */
+  unsigned char *split_host;  /* levels: whether the level is split, or wide (solve_fronts_cuda.cu's bits) */
+  int64_t *level_pivots_host; /* levels: the most pivots of a large front of the level */
   int solve_units_made;
 };
 

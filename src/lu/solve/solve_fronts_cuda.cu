@@ -29,6 +29,10 @@ constexpr int panel = 32; /* the pivots a warp solves between block barriers */
 constexpr int small_rows = TSI_LU_FRONT_SMALL;
 constexpr int small_warps = TSI_LU_FRONT_SOLVE_SMALL_WARPS;
 constexpr int large_threads = TSI_LU_FRONT_SOLVE_THREADS;
+constexpr int wide_window = TSI_LU_FRONT_SOLVE_WIDE_WINDOW; /* a wide level's pivots a step, a front */
+constexpr int wide_rows = TSI_LU_FRONT_SOLVE_WIDE_ROWS;     /* a wide level's triangle rows a block */
+static_assert(wide_window % panel == 0 && wide_window % wide_rows == 0,
+              "a window holds whole panels (the same panels as a whole front's) and whole row chunks");
 static_assert(small_rows == 32, "a small front is a warp's rows");
 
 struct front_solve_args {
@@ -121,29 +125,40 @@ __global__ void __launch_bounds__(32 * small_warps)
 /* Forward, larger fronts, a block each: the update vector in the front's
  * work, panels of 32 pivots solved by warp 0, the rows below updated by
  * all threads between barriers (with `split`, only the pivots' rows:
- * forward_below adds the rest). */
+ * forward_below adds the rest). With window > 0 (a wide level), step `step`
+ * of the front's pivots taken a window at a time: the children's updates at
+ * step 0, then the window's panels, which update the rows up to the
+ * window's end (forward_triangle adds the window's products to the rest of
+ * the triangle, forward_below the rows below it). */
 template <bool split>
-__global__ void __launch_bounds__(large_threads) forward_large(front_solve_args a, const int32_t *list) {
+__global__ void __launch_bounds__(large_threads)
+    forward_large(front_solve_args a, const int32_t *list, int64_t window, int64_t step) {
   __shared__ double solved[panel];
   __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
   const int32_t s = list[blockIdx.x];
   const front_view fv = view_of(a, s);
   const int64_t f = fv.f, p = fv.p;
-  for (int64_t r = threadIdx.x; r < f; r += blockDim.x)
-    fv.w[r] = 0.0;
-  __syncthreads();
-  for (int64_t c = a.child_ptr[s]; c < a.child_ptr[s + 1]; c++) {
-    const int32_t child = a.children[c];
-    const int32_t *relative = a.relative + a.index_ptr[child];
-    const double *update = fv.work + a.index_ptr[child];
-    for (int64_t r = a.pivots[child] + threadIdx.x; r < a.size[child]; r += blockDim.x)
-      fv.w[relative[r]] += update[r];
-    __syncthreads(); /* the next child may add to the same entries */
+  const int64_t k_begin = window > 0 ? step * window : 0;
+  if (k_begin > 0 && k_begin >= p)
+    return; /* the whole block: this front's pivots are done */
+  if (k_begin == 0) {
+    for (int64_t r = threadIdx.x; r < f; r += blockDim.x)
+      fv.w[r] = 0.0;
+    __syncthreads();
+    for (int64_t c = a.child_ptr[s]; c < a.child_ptr[s + 1]; c++) {
+      const int32_t child = a.children[c];
+      const int32_t *relative = a.relative + a.index_ptr[child];
+      const double *update = fv.work + a.index_ptr[child];
+      for (int64_t r = a.pivots[child] + threadIdx.x; r < a.size[child]; r += blockDim.x)
+        fv.w[relative[r]] += update[r];
+      __syncthreads(); /* the next child may add to the same entries */
+    }
   }
   const int lane = threadIdx.x & 31;
-  const int64_t rows_end = split ? p : f; /* the rows the panels update */
-  for (int64_t k0 = 0; k0 < p; k0 += panel) {
-    const int width = p - k0 < panel ? (int)(p - k0) : panel;
+  const int64_t k_end = window > 0 && k_begin + window < p ? k_begin + window : p;
+  const int64_t rows_end = window > 0 ? k_end : split ? p : f; /* the rows the panels update */
+  for (int64_t k0 = k_begin; k0 < k_end; k0 += panel) {
+    const int width = k_end - k0 < panel ? (int)(k_end - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
@@ -208,6 +223,35 @@ __global__ void __launch_bounds__(large_threads) forward_below(front_solve_args 
   const double acc = add_column_products(fv, r, fv.f, 0, fv.p, r < fv.f ? fv.w[r] : 0.0, solved);
   if (r < fv.f)
     fv.w[r] = acc;
+}
+
+/* Step `step` of a wide level, forward: the triangle's rows past the step's
+ * window of pivots add the window's products in ascending pivot order onto
+ * their sums, as forward_large's panels would (the same bits); a block a
+ * chunk of wide_rows rows of a front (blockIdx.x = front * chunks + chunk),
+ * so that a large front's triangle is read by many multiprocessors. */
+__global__ void __launch_bounds__(wide_rows)
+    forward_triangle(front_solve_args a, const int32_t *list, int64_t step, int64_t chunks) {
+  __shared__ double solved[wide_window];
+  const front_view fv = view_of(a, list[blockIdx.x / chunks]);
+  const int64_t p = fv.p, k_begin = step * wide_window;
+  const int64_t k_end = k_begin + wide_window < p ? k_begin + wide_window : p;
+  const int64_t first = k_end + (int64_t)(blockIdx.x % chunks) * wide_rows;
+  if (k_begin >= p || first >= p)
+    return; /* the whole block */
+  const int width = (int)(k_end - k_begin);
+  for (int k = threadIdx.x; k < width; k += blockDim.x)
+    solved[k] = fv.y[fv.index[k_begin + k]];
+  __syncthreads();
+  const int64_t r = first + threadIdx.x;
+  if (r < p) {
+    const double *row = fv.v + r + k_begin * fv.f;
+    double acc = fv.w[r];
+#pragma unroll 8
+    for (int k = 0; k < width; k++)
+      acc = acc + row[k * fv.f] * solved[k];
+    fv.w[r] = acc;
+  }
 }
 
 /* Row r's sum of U12 x over the front's other indices (0 for a row past
@@ -277,13 +321,25 @@ __global__ void __launch_bounds__(32 * small_warps)
  * its pivot first, so that the chain of steps holds no division) and
  * applied to the rows above between barriers. */
 template <bool split>
-__global__ void __launch_bounds__(large_threads) backward_large(front_solve_args a, const int32_t *list) {
+__global__ void __launch_bounds__(large_threads)
+    backward_large(front_solve_args a, const int32_t *list, int64_t window, int64_t step) {
   __shared__ double solved[panel];
   __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
   __shared__ double other[large_threads];    /* the solution at a chunk of the other indices */
   const front_view fv = view_of(a, list[blockIdx.x]);
   const int64_t f = fv.f, p = fv.p;
-  for (int64_t r0 = 0; !split && r0 < p; r0 += large_threads) {
+  /* The pivots solved here, k_low .. k_high - 1: a wide level's step its
+   * window (backward_sums made the sums of U12 x). */
+  int64_t k_low = 0, k_high = p;
+  bool sums = !split;
+  if (window > 0) {
+    k_low = step * window;
+    if (k_low >= p)
+      return; /* the whole block: this front's window comes at a later step */
+    k_high = k_low + window < p ? k_low + window : p;
+    sums = false;
+  }
+  for (int64_t r0 = 0; sums && r0 < p; r0 += large_threads) {
     const int64_t r = r0 + threadIdx.x;
     const double acc = other_products(fv, r, other);
     if (r < p)
@@ -291,8 +347,8 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
   }
   __syncthreads();
   const int lane = threadIdx.x & 31;
-  for (int64_t k0 = p > 0 ? (p - 1) / panel * panel : -1; k0 >= 0; k0 -= panel) {
-    const int width = p - k0 < panel ? (int)(p - k0) : panel;
+  for (int64_t k0 = k_high > k_low ? k_low + (k_high - 1 - k_low) / panel * panel : -1; k0 >= k_low; k0 -= panel) {
+    const int width = k_high - k0 < panel ? (int)(k_high - k0) : panel;
     load_diagonal_block(fv, k0, width, block);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
@@ -312,7 +368,7 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
       }
     }
     __syncthreads();
-    for (int64_t r = threadIdx.x; r < k0; r += blockDim.x) {
+    for (int64_t r = k_low + threadIdx.x; r < k0; r += blockDim.x) {
       double acc = fv.w[r];
 #pragma unroll 8
       for (int k = width - 1; k >= 0; k--)
@@ -320,6 +376,62 @@ __global__ void __launch_bounds__(large_threads) backward_large(front_solve_args
       fv.w[r] = acc;
     }
     __syncthreads();
+  }
+}
+
+/* A wide level's pivot rows' sums of U12 x over their fronts' other
+ * indices, in ascending order as backward_large's first loop makes them (the
+ * same bits); a block a chunk of wide_rows pivot rows of a front
+ * (blockIdx.x = front * chunks + chunk). */
+__global__ void __launch_bounds__(wide_rows) backward_sums(front_solve_args a, const int32_t *list, int64_t chunks) {
+  __shared__ double other[wide_window];
+  const front_view fv = view_of(a, list[blockIdx.x / chunks]);
+  const int64_t f = fv.f, p = fv.p, first = (int64_t)(blockIdx.x % chunks) * wide_rows;
+  if (first >= p)
+    return; /* the whole block */
+  const int64_t r = first + threadIdx.x;
+  double acc = 0.0;
+  for (int64_t j0 = p; j0 < f; j0 += wide_window) {
+    const int chunk = f - j0 < wide_window ? (int)(f - j0) : wide_window;
+    __syncthreads(); /* the previous chunk is read */
+    for (int j = threadIdx.x; j < chunk; j += blockDim.x)
+      other[j] = fv.y[fv.index[j0 + j]];
+    __syncthreads();
+    if (r < p) {
+      const double *row = fv.v + r + j0 * f;
+#pragma unroll 8
+      for (int j = 0; j < chunk; j++)
+        acc = acc + row[j * f] * other[j];
+    }
+  }
+  if (r < p)
+    fv.w[r] = acc;
+}
+
+/* Step `step` of a wide level, backward: the pivot rows before the step's
+ * window add the window's products in descending pivot order, as
+ * backward_large's panels would (the same bits); a block a chunk of
+ * wide_rows rows of a front (blockIdx.x = front * chunks + chunk). */
+__global__ void __launch_bounds__(wide_rows)
+    backward_triangle(front_solve_args a, const int32_t *list, int64_t step, int64_t chunks) {
+  __shared__ double solved[wide_window];
+  const front_view fv = view_of(a, list[blockIdx.x / chunks]);
+  const int64_t p = fv.p, k_low = step * wide_window;
+  const int64_t first = (int64_t)(blockIdx.x % chunks) * wide_rows;
+  if (k_low >= p || first >= k_low)
+    return; /* the whole block */
+  const int width = (int)(k_low + wide_window < p ? wide_window : p - k_low);
+  for (int k = threadIdx.x; k < width; k += blockDim.x)
+    solved[k] = fv.y[fv.index[k_low + k]];
+  __syncthreads();
+  const int64_t r = first + threadIdx.x;
+  if (r < k_low) {
+    const double *row = fv.v + r + k_low * fv.f;
+    double acc = fv.w[r];
+#pragma unroll 8
+    for (int k = width - 1; k >= 0; k--)
+      acc = acc + row[k * fv.f] * solved[k];
+    fv.w[r] = acc;
   }
 }
 
@@ -341,13 +453,16 @@ ts_status reserve_work(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_device 
   return st;
 }
 
-/* The solves' split levels and the units of every level's large fronts
- * (tsi_lu_front_device), once per set of fronts: a level's forward solve
- * splits where it has fewer large fronts than
+/* The solves' split and wide levels and the units of every level's large
+ * fronts (tsi_lu_front_device), once per set of fronts: a level's forward
+ * solve splits where it has fewer large fronts than
  * TSI_LU_FRONT_SOLVE_SPLIT_FRONTS and their products below the triangles
  * (rows below the pivots times the pivots) hold at least
- * TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES entries; the backward units serve the
- * switch that splits every level both ways. */
+ * TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES entries; such a level is also wide where
+ * a front has TSI_LU_FRONT_SOLVE_WIDE_PIVOTS pivots or more. The backward
+ * units serve the switch that splits every level both ways. */
+enum { split_forward = 1, split_wide = 2 }; /* the bits of split_host */
+
 ts_status make_solve_units(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_device *fd) {
   if (fd->solve_units_made)
     return TS_SUCCESS;
@@ -355,21 +470,28 @@ ts_status make_solve_units(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_dev
   free(fd->forward_unit_ptr_host); /* a failed attempt's */
   free(fd->backward_unit_ptr_host);
   free(fd->split_host);
+  free(fd->level_pivots_host);
   fd->forward_unit_ptr_host = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
   fd->backward_unit_ptr_host = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
   fd->split_host = (unsigned char *)tsi_calloc_array(levels > 0 ? levels : 1, 1);
-  if (!fd->forward_unit_ptr_host || !fd->backward_unit_ptr_host || !fd->split_host)
+  fd->level_pivots_host = (int64_t *)tsi_calloc_array(levels > 0 ? levels : 1, sizeof(int64_t));
+  if (!fd->forward_unit_ptr_host || !fd->backward_unit_ptr_host || !fd->split_host || !fd->level_pivots_host)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve through the fronts: no memory for the levels' units");
   const auto units_of = [](int64_t rows) { return (rows + large_threads - 1) / large_threads; };
   int64_t forward = 0, backward = 0;
   for (int64_t l = 0; l < levels; l++) {
     const int64_t first = fd->large_ptr_host[l], last = fd->large_ptr_host[l + 1];
     double entries = 0.0;
+    int64_t most = 0;
     for (int64_t q = first; q < last; q++) {
       const int32_t s = fd->large_list_host[q];
       entries += (double)(fd->size_host[s] - fd->pivots_host[s]) * fd->pivots_host[s];
+      most = fd->pivots_host[s] > most ? fd->pivots_host[s] : most;
     }
-    fd->split_host[l] = last - first < TSI_LU_FRONT_SOLVE_SPLIT_FRONTS && entries >= TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES;
+    const bool few = last - first < TSI_LU_FRONT_SOLVE_SPLIT_FRONTS;
+    fd->level_pivots_host[l] = most;
+    fd->split_host[l] = (unsigned char)((few && entries >= TSI_LU_FRONT_SOLVE_SPLIT_ENTRIES ? split_forward : 0) |
+                                        (few && most >= TSI_LU_FRONT_SOLVE_WIDE_PIVOTS ? split_wide : 0));
     for (int64_t q = first; q < last; q++) { /* units for every level: a test may split them all */
       const int32_t s = fd->large_list_host[q];
       forward += units_of(fd->size_host[s] - fd->pivots_host[s]);
@@ -420,10 +542,22 @@ ts_status make_solve_units(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_dev
   return TS_SUCCESS;
 }
 
-/* Whether level l's products are split in the forward or the backward solve. */
+/* The steps of level l's solves when it is wide (its large fronts' pivots
+ * a window at a time, their triangles' other rows by forward_triangle and
+ * backward_triangle), else 0. */
+int64_t wide_steps(const ts_lu *lu, const tsi_lu_front_device *fd, int64_t l) {
+  const int force = lu->switches.gpu_solve_split;
+  const bool wide = force == 2 || (force == 0 && (fd->split_host[l] & split_wide));
+  return wide ? (fd->level_pivots_host[l] + wide_window - 1) / wide_window : 0;
+}
+
+/* Whether level l's products beyond the triangles are split in the forward
+ * or the backward solve (a wide level's forward always, its backward never). */
 bool level_split(const ts_lu *lu, const tsi_lu_front_device *fd, int64_t l, bool backward) {
   const int force = lu->switches.gpu_solve_split;
-  return force > 0 || (force == 0 && !backward && fd->split_host[l]);
+  if (wide_steps(lu, fd, l) > 0)
+    return !backward;
+  return force == 1 || (force == 0 && !backward && (fd->split_host[l] & split_forward));
 }
 
 } // namespace
@@ -468,13 +602,21 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
         forward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
                         stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
       const bool split = level_split(lu, fd, l, false);
-      for (int64_t q = 0; q < large; q += 65535) {
-        const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
-        const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
-        if (split)
-          forward_large<true><<<grid, large_threads, 0, stream>>>(args, list);
-        else
-          forward_large<false><<<grid, large_threads, 0, stream>>>(args, list);
+      const int64_t steps = wide_steps(lu, fd, l);
+      for (int64_t step = 0; step < (steps > 0 ? steps : 1); step++) {
+        for (int64_t q = 0; q < large; q += 65535) {
+          const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
+          const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
+          if (split)
+            forward_large<true><<<grid, large_threads, 0, stream>>>(args, list, steps > 0 ? wide_window : 0, step);
+          else
+            forward_large<false><<<grid, large_threads, 0, stream>>>(args, list, 0, 0);
+        }
+        const int64_t rest = steps > 0 ? fd->level_pivots_host[l] - (step + 1) * wide_window : 0;
+        const int64_t chunks = rest > 0 ? (rest + wide_rows - 1) / wide_rows : 0;
+        if (chunks > 0 && large > 0)
+          forward_triangle<<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
+              args, fd->large_list + fd->large_ptr_host[l], step, chunks);
       }
       const int64_t below = split ? fd->forward_unit_ptr_host[l + 1] - fd->forward_unit_ptr_host[l] : 0;
       for (int64_t q = 0; q < below; q += 65535)
@@ -492,13 +634,24 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
       if (small > 0)
         backward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
                          stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
-      for (int64_t q = 0; q < large; q += 65535) {
-        const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
-        const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
-        if (split)
-          backward_large<true><<<grid, large_threads, 0, stream>>>(args, list);
-        else
-          backward_large<false><<<grid, large_threads, 0, stream>>>(args, list);
+      const int64_t steps = wide_steps(lu, fd, l);
+      const int64_t sum_chunks = steps > 0 ? (fd->level_pivots_host[l] + wide_rows - 1) / wide_rows : 0;
+      if (sum_chunks > 0 && large > 0)
+        backward_sums<<<dim3((unsigned)(large * sum_chunks), columns), wide_rows, 0, stream>>>(
+            args, fd->large_list + fd->large_ptr_host[l], sum_chunks);
+      for (int64_t step = steps > 0 ? steps - 1 : 0; step >= 0; step--) {
+        for (int64_t q = 0; q < large; q += 65535) {
+          const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
+          const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
+          if (split)
+            backward_large<true><<<grid, large_threads, 0, stream>>>(args, list, 0, 0);
+          else
+            backward_large<false><<<grid, large_threads, 0, stream>>>(args, list, steps > 0 ? wide_window : 0, step);
+        }
+        const int64_t chunks = steps > 0 ? step * wide_window / wide_rows : 0;
+        if (chunks > 0 && large > 0)
+          backward_triangle<<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
+              args, fd->large_list + fd->large_ptr_host[l], step, chunks);
       }
     }
   }
