@@ -8,7 +8,8 @@
  * every solver. The chain analyze, factor, refactor, solve is timed once, or
  * as the median of up to 9 chains when one takes under 0.25 s; each chain
  * starts from a new analysis, so that factor and solve are the first after
- * it (a+f+s end to end).
+ * it (a+f+s end to end). The loop column is a Newton loop's iteration:
+ * refactor + solve five times more after the last chain, median.
  *
  * Usage: lu_solvers [options] [CSV_PATH]     (default bench-out/lu_solvers.csv)
  *   --matrices DIR     corpus folder with MANIFEST.tsv (default: TESSERA_MATRICES)
@@ -56,6 +57,7 @@ static const char *const solver_names[SOLVERS] = {"tessera-gpu", "tessera-cpu", 
 typedef struct phase_times {
   bool ran;                                /* the solver ran to a solution */
   double analyze, factor, refactor, solve; /* milliseconds; NAN: not run */
+  double loop;                             /* a Newton loop's refactor + solve after the first, ms */
   int64_t lu_nnz;
   double berr;
   char note[160];
@@ -96,7 +98,7 @@ static void time_phases(phase_fn analyze, phase_fn factor, phase_fn refactor, ph
                         phase_times *t) {
   double samples[4][9];
   int count = 0;
-  t->analyze = t->factor = t->refactor = t->solve = NAN;
+  t->analyze = t->factor = t->refactor = t->solve = t->loop = NAN;
   do {
     double chain[4] = {time_once(analyze, state), NAN, NAN, NAN};
     if (!isnan(chain[0]))
@@ -123,6 +125,22 @@ static void time_phases(phase_fn analyze, phase_fn factor, phase_fn refactor, ph
   t->refactor = refactor ? tsb_stats_of(samples[2], count).median * 1e3 : NAN;
   t->solve = tsb_stats_of(samples[3], count).median * 1e3;
   t->ran = true;
+  /* The Newton loop after its first refactorization: refactor + solve
+   * again on the last chain's analysis, what each iteration of a
+   * simulator's loop pays (the first refactor + solve above also pays what
+   * a solver builds once per analysis). */
+  t->loop = NAN;
+  enum { LOOP = 5 };
+  double loop[LOOP];
+  for (int r = 0; refactor && r < LOOP; r++) {
+    const double refactor_s = time_once(refactor, state);
+    const double solve_s = isnan(refactor_s) ? NAN : time_once(solve, state);
+    if (isnan(solve_s))
+      return;
+    loop[r] = refactor_s + solve_s;
+  }
+  if (refactor)
+    t->loop = tsb_stats_of(loop, LOOP).median * 1e3;
 }
 
 static double sum3(const phase_times *t) { return t->analyze + t->factor + t->solve; }
@@ -459,9 +477,13 @@ static void run_cudss(const ts_csr *a, const double *b, phase_times *t) {
 
 /* ---- one matrix: every solver, one row each, and the summary row ------------------ */
 
-static const char *const long_columns[] = {"matrix",     "n",         "nnz(A)",         "solver",
-                                           "analyze ms", "factor ms", "refactor ms",    "solve ms",
-                                           "a+f+s ms",   "nnz(L+U)",  "backward error", "note"};
+static const char *const long_columns[] = {"matrix",      "n",
+                                           "nnz(A)",      "solver",
+                                           "analyze ms",  "factor ms",
+                                           "refactor ms", "solve ms",
+                                           "a+f+s ms",    "loop refactor+solve ms",
+                                           "nnz(L+U)",    "backward error",
+                                           "note"};
 static const char *const summary_columns[] = {"matrix",
                                               "n",
                                               "tessera-gpu a+f+s ms",
@@ -472,13 +494,16 @@ static const char *const summary_columns[] = {"matrix",
                                               "tessera-gpu refactor+solve ms",
                                               "cudss refactor+solve ms",
                                               "cudss / tessera-gpu (refactor+solve)",
+                                              "tessera-gpu loop refactor+solve ms",
+                                              "cudss loop refactor+solve ms",
+                                              "cudss / tessera-gpu (loop)",
                                               "klu / tessera-gpu (a+f+s)",
                                               "klu / tessera-cpu (a+f+s)",
                                               "backward errors (tessera-gpu, tessera-cpu, klu, umfpack, cudss)"};
 
 typedef struct ratio_log {
-  double cudss_vs_gpu[256], klu_vs_gpu[256], klu_vs_cpu[256];
-  int count_cudss, count_klu_gpu, count_klu_cpu;
+  double cudss_vs_gpu[256], cudss_vs_gpu_loop[256], klu_vs_gpu[256], klu_vs_cpu[256];
+  int count_cudss, count_cudss_loop, count_klu_gpu, count_klu_cpu;
 } ratio_log;
 
 static void cell_ms(tsb_table *table, double ms) {
@@ -522,7 +547,7 @@ static void bench_matrix(const bench_options *o, tsb_table *rows, tsb_table *sum
 
   phase_times t[SOLVERS];
   for (int k = 0; k < SOLVERS; k++) {
-    t[k] = (phase_times){false, NAN, NAN, NAN, NAN, 0, NAN, ""};
+    t[k] = (phase_times){false, NAN, NAN, NAN, NAN, NAN, 0, NAN, ""};
     if (!o->want[k]) {
       snprintf(t[k].note, sizeof t[k].note, "not selected");
       continue;
@@ -584,6 +609,7 @@ static void bench_matrix(const bench_options *o, tsb_table *rows, tsb_table *sum
     cell_ms(rows, t[k].refactor);
     cell_ms(rows, t[k].solve);
     cell_ms(rows, t[k].ran ? sum3(&t[k]) : NAN);
+    cell_ms(rows, t[k].ran ? t[k].loop : NAN);
     if (t[k].ran)
       tsb_table_cell(rows, "%lld", (long long)t[k].lu_nnz);
     else
@@ -604,6 +630,11 @@ static void bench_matrix(const bench_options *o, tsb_table *rows, tsb_table *sum
   cell_ms(summary, gpu_rs);
   cell_ms(summary, cudss_rs);
   cell_ratio(summary, cudss_rs, gpu_rs, ratios->cudss_vs_gpu, &ratios->count_cudss);
+  const double gpu_loop = t[TESSERA_GPU].ran ? t[TESSERA_GPU].loop : NAN;
+  const double cudss_loop = t[CUDSS].ran ? t[CUDSS].loop : NAN;
+  cell_ms(summary, gpu_loop);
+  cell_ms(summary, cudss_loop);
+  cell_ratio(summary, cudss_loop, gpu_loop, ratios->cudss_vs_gpu_loop, &ratios->count_cudss_loop);
   cell_ratio(summary, t[KLU].ran ? sum3(&t[KLU]) : NAN, t[TESSERA_GPU].ran ? sum3(&t[TESSERA_GPU]) : NAN,
              ratios->klu_vs_gpu, &ratios->count_klu_gpu);
   cell_ratio(summary, t[KLU].ran ? sum3(&t[KLU]) : NAN, t[TESSERA_CPU].ran ? sum3(&t[TESSERA_CPU]) : NAN,
@@ -1103,7 +1134,7 @@ int main(int argc, char **argv) {
         double *ones = malloc((size_t)warm->rows * sizeof *ones);
         for (int64_t i = 0; ones && i < warm->rows; i++)
           ones[i] = 1.0;
-        phase_times ignored = {false, NAN, NAN, NAN, NAN, 0, NAN, ""};
+        phase_times ignored = {false, NAN, NAN, NAN, NAN, NAN, 0, NAN, ""};
         if (ones)
           run_cudss(warm, ones, &ignored);
         free(ones);
@@ -1112,19 +1143,22 @@ int main(int argc, char **argv) {
     }
   }
 #endif
-  tsb_metadata_set(&meta, "timing",
-                   "host wall clock per phase, host arrays in and out (GPU times include transfers); the chain "
-                   "analyze, factor, refactor, solve from a new analysis each time, median of up to 9 chains when "
-                   "one takes under 0.25 s");
+  tsb_metadata_set(
+      &meta, "timing",
+      "host wall clock per phase, host arrays in and out (GPU times include transfers); the chain "
+      "analyze, factor, refactor, solve from a new analysis each time, median of up to 9 chains when "
+      "one takes under 0.25 s; the loop: refactor + solve five times more on the last chain's analysis, median");
   tsb_metadata_set(&meta, "fill limits", "CPU solvers %.3g, GPU solvers %.3g (AMD fill estimate of A+A^T)",
                    o.cpu_fill_limit, o.gpu_fill_limit);
 
-  tsb_table *rows = tsb_table_create(12, long_columns);
-  tsb_table *summary = tsb_table_create(13, summary_columns);
+  tsb_table *rows = tsb_table_create(13, long_columns);
+  tsb_table *summary = tsb_table_create(16, summary_columns);
   ratio_log ratios;
   memset(&ratios, 0, sizeof ratios);
   run_benchmark(&o, rows, summary, &ratios);
   set_geomean(&meta, "geomean cudss / tessera-gpu (refactor+solve)", ratios.cudss_vs_gpu, ratios.count_cudss);
+  set_geomean(&meta, "geomean cudss / tessera-gpu (loop refactor+solve)", ratios.cudss_vs_gpu_loop,
+              ratios.count_cudss_loop);
   set_geomean(&meta, "geomean klu / tessera-gpu (a+f+s)", ratios.klu_vs_gpu, ratios.count_klu_gpu);
   set_geomean(&meta, "geomean klu / tessera-cpu (a+f+s)", ratios.klu_vs_cpu, ratios.count_klu_cpu);
   tsb_metadata_set(&meta, "total seconds", "%.1f", tsb_wall_seconds() - run_start);

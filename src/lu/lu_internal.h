@@ -135,8 +135,8 @@ struct tsi_lu_switches {
    * forward products of the levels that TSI_LU_FRONT_SOLVE_SPLIT_* choose
    * and takes the wide levels that TSI_LU_FRONT_SOLVE_WIDE_* choose, 1
    * splits both directions of every level with large fronts, 2 takes every
-   * such level wide, -1 neither (the same bits every way; the tests compare
-   * them). */
+   * such level wide, 3 splits as 0 does without wide levels, -1 neither
+   * (the same bits every way; the tests compare them). */
   int gpu_solve_split;
 
   /* The numeric phase's method (TSI_LU_METHOD_*), read by both paths at

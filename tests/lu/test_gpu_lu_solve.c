@@ -388,9 +388,10 @@ static void check_front_solves(const char *name, const ts_csr *a) {
     CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, columns, ld));
     lu->switches.gpu_solve_columns = 0;
     /* Every level split, every level wide (a window of pivots a launch),
-     * and neither: the same bits as the rule's choice. */
+     * the rule without wide levels, and neither: the same bits as the
+     * rule's choice. */
     int same_split = 1;
-    for (int force = -1; force <= 2; force += force == -1 ? 2 : 1) {
+    for (int force = -1; force <= 3; force += force == -1 ? 2 : 1) {
       lu->switches.gpu_solve_split = force;
       CHECK_OK(gpu, tsi_lu_cuda_apply_inverse(lu, TS_OP_NONE, nrhs, b, ld, again, ld));
       for (int64_t c = 0; c < nrhs; c++)

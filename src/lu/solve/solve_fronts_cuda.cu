@@ -557,7 +557,7 @@ bool level_split(const ts_lu *lu, const tsi_lu_front_device *fd, int64_t l, bool
   const int force = lu->switches.gpu_solve_split;
   if (wide_steps(lu, fd, l) > 0)
     return !backward;
-  return force == 1 || (force == 0 && !backward && (fd->split_host[l] & split_forward));
+  return force == 1 || ((force == 0 || force == 3) && !backward && (fd->split_host[l] & split_forward));
 }
 
 } // namespace
