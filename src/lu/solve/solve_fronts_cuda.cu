@@ -65,6 +65,32 @@ __device__ __forceinline__ front_view view_of(const front_solve_args &a, int32_t
   return fv;
 }
 
+/* acc plus the products of `count` entries of a front's column-major
+ * values, `stride` apart from v, with x, in ascending (or descending) order
+ * of k: the loads of a batch are issued before its multiply-adds, so that a
+ * thread has a batch of loads in flight rather than one (the products'
+ * order, and so the bits, stay those of a plain loop). */
+template <bool descending>
+__device__ __forceinline__ double strided_products(double acc, const double *v, int64_t stride, const double *x,
+                                                   int count) {
+  constexpr int batch = 16;
+  int k = 0;
+  for (; k + batch <= count; k += batch) {
+    double loaded[batch];
+#pragma unroll
+    for (int u = 0; u < batch; u++)
+      loaded[u] = v[(descending ? count - 1 - (k + u) : k + u) * stride];
+#pragma unroll
+    for (int u = 0; u < batch; u++)
+      acc = acc + loaded[u] * x[descending ? count - 1 - (k + u) : k + u];
+  }
+  for (; k < count; k++) {
+    const int at = descending ? count - 1 - k : k;
+    acc = acc + v[at * stride] * x[at];
+  }
+  return acc;
+}
+
 /* The diagonal block of the panel of `width` pivots from k0 into shared
  * memory (block[column][row]), by the whole block, then a barrier: the
  * warp's chain of steps then reads no global memory. */
@@ -177,13 +203,8 @@ __global__ void __launch_bounds__(large_threads)
       }
     }
     __syncthreads();
-    for (int64_t r = k0 + width + threadIdx.x; r < rows_end; r += blockDim.x) {
-      double acc = fv.w[r];
-#pragma unroll 8
-      for (int k = 0; k < width; k++)
-        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
-      fv.w[r] = acc;
-    }
+    for (int64_t r = k0 + width + threadIdx.x; r < rows_end; r += blockDim.x)
+      fv.w[r] = strided_products<false>(fv.w[r], fv.v + r + k0 * f, f, solved, width);
     __syncthreads(); /* solved[] is rewritten by the next panel */
   }
 }
@@ -202,10 +223,7 @@ __device__ __forceinline__ double add_column_products(const front_view &fv, int6
       gathered[threadIdx.x] = fv.y[fv.index[j0 + threadIdx.x]];
     __syncthreads();
     if (r < rows_end) {
-      const double *column = fv.v + r + j0 * f;
-#pragma unroll 8
-      for (int j = 0; j < chunk; j++)
-        acc = acc + column[j * f] * gathered[j];
+      acc = strided_products<false>(acc, fv.v + r + j0 * f, f, gathered, chunk);
     }
   }
   return acc;
@@ -245,12 +263,7 @@ __global__ void __launch_bounds__(wide_rows)
   __syncthreads();
   const int64_t r = first + threadIdx.x;
   if (r < p) {
-    const double *row = fv.v + r + k_begin * fv.f;
-    double acc = fv.w[r];
-#pragma unroll 8
-    for (int k = 0; k < width; k++)
-      acc = acc + row[k * fv.f] * solved[k];
-    fv.w[r] = acc;
+    fv.w[r] = strided_products<false>(fv.w[r], fv.v + r + k_begin * fv.f, fv.f, solved, width);
   }
 }
 
@@ -368,13 +381,8 @@ __global__ void __launch_bounds__(large_threads)
       }
     }
     __syncthreads();
-    for (int64_t r = k_low + threadIdx.x; r < k0; r += blockDim.x) {
-      double acc = fv.w[r];
-#pragma unroll 8
-      for (int k = width - 1; k >= 0; k--)
-        acc = acc + fv.v[r + (k0 + k) * f] * solved[k];
-      fv.w[r] = acc;
-    }
+    for (int64_t r = k_low + threadIdx.x; r < k0; r += blockDim.x)
+      fv.w[r] = strided_products<true>(fv.w[r], fv.v + r + k0 * f, f, solved, width);
     __syncthreads();
   }
 }
@@ -397,12 +405,8 @@ __global__ void __launch_bounds__(wide_rows) backward_sums(front_solve_args a, c
     for (int j = threadIdx.x; j < chunk; j += blockDim.x)
       other[j] = fv.y[fv.index[j0 + j]];
     __syncthreads();
-    if (r < p) {
-      const double *row = fv.v + r + j0 * f;
-#pragma unroll 8
-      for (int j = 0; j < chunk; j++)
-        acc = acc + row[j * f] * other[j];
-    }
+    if (r < p)
+      acc = strided_products<false>(acc, fv.v + r + j0 * f, f, other, chunk);
   }
   if (r < p)
     fv.w[r] = acc;
@@ -426,12 +430,7 @@ __global__ void __launch_bounds__(wide_rows)
   __syncthreads();
   const int64_t r = first + threadIdx.x;
   if (r < k_low) {
-    const double *row = fv.v + r + k_low * fv.f;
-    double acc = fv.w[r];
-#pragma unroll 8
-    for (int k = width - 1; k >= 0; k--)
-      acc = acc + row[k * fv.f] * solved[k];
-    fv.w[r] = acc;
+    fv.w[r] = strided_products<true>(fv.w[r], fv.v + r + k_low * fv.f, fv.f, solved, width);
   }
 }
 
