@@ -128,6 +128,10 @@ struct tsi_lu_switches {
    * of the synchronisation-free launch (the reference the tests compare the
    * default with). */
   int gpu_solve_level_sync;
+  /* GPU solves, read at every solve: the entries of a row one warp sums
+   * before the row is summed by segments (0: TSI_LU_SOLVE_SEGMENT; the
+   * tests take small ones, so that small matrices have long rows). */
+  int64_t gpu_solve_segment;
   /* GPU solves, read at every solve: non-zero, the column solves even where
    * the fronts made the factors (solve/solve_fronts_cuda.cu otherwise). */
   int gpu_solve_columns;

@@ -451,6 +451,11 @@
 #define TSI_LU_SOLVE_THREADS 256
 /* Entries of a row a lane of the triangular solves loads together. */
 #define TSI_LU_SOLVE_BATCH 4
+/* Entries of a row one warp of the triangular solves sums: a longer row (a
+ * supply rail's, hundreds of thousands of entries on a netlist) is summed
+ * by segments of this many entries, on as many warps at once in the
+ * synchronisation-free launch, their sums then added in order. */
+#define TSI_LU_SOLVE_SEGMENT 2048
 /* Rows of the dense tail a block of its solve's update subtracts from. */
 #define TSI_LU_SOLVE_UPDATE_ROWS 64
 

@@ -21,6 +21,10 @@ __global__ void expand_rows(int64_t n, const int64_t *row_ptr, int32_t *a_row) {
 static void free_schedule(tsi_lu_device *dev, tsi_lu_solve_schedule *s) {
   free(s->level_ptr);
   tsi_lu_device_free(dev, s->items, dev->n, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->ticket, s->tickets, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->segment_of, 2 * s->segments, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->long_row, 3 * s->long_rows, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->segment_ready, s->segments, sizeof(int32_t));
   memset(s, 0, sizeof *s);
 }
 
@@ -88,6 +92,7 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->solve_y, dev->solve_cols * n * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->solve_rhs, dev->solve_cols * n * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->solve_ready_mark, n, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->solve_partials, dev->solve_partial_values, sizeof(double));
   tsi_lu_device_free(dev, dev->solve_next_row, 2, sizeof(unsigned long long));
   tsi_lu_device_free(dev, dev->factor_ready, n, sizeof(int32_t));
   tsi_lu_device_free(dev, dev->flow_next, dev->left_levels > 0 ? dev->left_levels : 1, sizeof(unsigned long long));

@@ -297,6 +297,15 @@ typedef struct tsi_lu_solve_schedule {
   int64_t levels;
   int64_t *level_ptr; /* host, levels + 1 */
   int32_t *items;     /* device, n */
+  /* The synchronisation-free launch's tickets (solve/solve_cuda.cu): the
+   * items, each long row's replaced by a ticket for each of its segments
+   * and one that finishes the row; for the segment size `segment`. */
+  int64_t segment;
+  int64_t tickets, segments, long_rows;
+  int32_t *ticket;        /* device, tickets */
+  int32_t *segment_of;    /* device, 2 per segment: row, segment number */
+  int32_t *long_row;      /* device, 3 per long row: row, first segment, segments */
+  int32_t *segment_ready; /* device, segments: the epoch that summed it */
 } tsi_lu_solve_schedule;
 
 /* The maxima the device refinement's residual gathers (solve/refine_cuda.cu). */
@@ -387,7 +396,9 @@ typedef struct tsi_lu_device {
    * the last triangular solve that finished it (solve_epoch counts them on
    * the host), and two row counters serve the two solves of one call. */
   int32_t solve_epoch;
-  int32_t *solve_ready_mark;          /* device, n */
+  int32_t *solve_ready_mark; /* device, n */
+  double *solve_partials;    /* device: the long rows' segment sums, solve_partial_values */
+  int64_t solve_partial_values;
   unsigned long long *solve_next_row; /* device, 2 */
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 

@@ -50,6 +50,19 @@ struct solve_args {
   /* Non-zero: the transposed solves use the conjugated factors (A^H,
    * complex values). */
   int conjugate;
+  /* The entries of a row one warp sums (longer rows: row_terms). */
+  int64_t segment;
+};
+
+/* The synchronisation-free launch's tickets (tsi_lu_solve_schedule): a
+ * ticket t >= 0 is row t; t < 0 names code -t - 1, a segment of a long row
+ * below `segments`, else the finish of long row code - segments. */
+template <typename W> struct ticket_args {
+  const int32_t *ticket;
+  int64_t tickets, segments;
+  const int32_t *segment_of, *long_row;
+  int32_t *segment_ready;
+  W *partials; /* segments x nrhs */
 };
 
 /* The solves' arithmetic on working values (numeric/numeric_cuda.cuh has
@@ -191,6 +204,23 @@ __device__ __forceinline__ work_of<T> known_terms(const solve_args &a, const T *
   return sum;
 }
 
+/* A row's known terms over [lo, hi): one warp's sum for a row of at most
+ * a.segment entries; a longer row's by segments of a.segment entries, each
+ * summed as known_terms sums a row, the segments' sums then added in order
+ * (the sums the synchronisation-free launch makes on a warp a segment, so
+ * the same bits in both paths). */
+template <typename T, int MODE, int READ>
+__device__ __forceinline__ work_of<T> row_terms(const solve_args &a, const T *values, const work_of<T> *yc, int64_t lo,
+                                                int64_t hi, int lane, const int32_t *ready, int32_t epoch) {
+  if (hi - lo <= a.segment)
+    return known_terms<T, MODE, READ>(a, values, yc, lo, hi, lane, ready, epoch);
+  work_of<T> sum = known_terms<T, MODE, READ>(a, values, yc, lo, lo + a.segment, lane, ready, epoch);
+  for (int64_t first = lo + a.segment; first < hi; first += a.segment)
+    sum = plus(sum, known_terms<T, MODE, READ>(a, values, yc, first, first + a.segment < hi ? first + a.segment : hi,
+                                               lane, ready, epoch));
+  return sum;
+}
+
 /* y(r) from its value before the solve and its known terms (U has a
  * diagonal to divide by). */
 template <typename T, int MODE>
@@ -218,56 +248,106 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
     row_bounds<MODE>(a, r, &lo, &hi);
     if (!sparse_part<MODE>(a, r, lo, &hi))
       continue;
-    const W sum = known_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
+    const W sum = row_terms<T, MODE, READ_PLAIN>(a, values, yc, lo, hi, lane, NULL, 0);
     if (lane == 0)
       yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, yc[r], sum) : minus(yc[r], sum);
   }
 }
 
 /*
- * A whole triangular solve in one launch: each warp takes the next row of
- * the schedule (items, ordered by level) from *next_row, computes it for
- * every right-hand side, waiting for ready[u] == epoch before it reads an
- * unknown u, and then marks the row ready.
+ * A whole triangular solve in one launch: each warp takes the next ticket
+ * of the schedule (rows ordered by level) from *next_row and computes that
+ * row for every right-hand side, waiting for ready[u] == epoch before it
+ * reads an unknown u, and then marks the row ready. A long row's tickets
+ * are one for each of its segments, whose warps sum them at once and mark
+ * them in segment_ready, and one after them whose warp adds the segments'
+ * sums in order and finishes the row.
  *
  * No deadlock: the rows a row reads lie in earlier levels, hence earlier in
- * items, so they were taken by earlier tickets, by warps that are already
- * running (a warp takes a ticket only when it runs) and that wait only on
- * still earlier rows; the earliest unfinished row always has all it needs.
- * This holds however many blocks are launched; launching only as many as
- * are resident just saves idle warps.
+ * the tickets, so they were taken by earlier tickets, by warps that are
+ * already running (a warp takes a ticket only when it runs) and that wait
+ * only on still earlier tickets (a finish on its segments, just before
+ * it); the earliest unfinished ticket always has all it needs. This holds
+ * however many blocks are launched; launching only as many as are resident
+ * just saves idle warps.
  *
- * Ordering: the writer stores y, fences, then stores the mark (volatile);
- * a reader spins on the mark (volatile) and only then issues its volatile
- * load of y, which is served by L2, where the fence put y before the mark.
- * The arithmetic is solve_level's, so the two agree bit for bit.
+ * Ordering: the writer stores y (or a segment's sum), fences, then stores
+ * the mark (volatile); a reader spins on the mark (volatile) and only then
+ * issues its volatile load, which is served by L2, where the fence put the
+ * value before the mark. The arithmetic is solve_level's, so the two agree
+ * bit for bit.
  */
 template <typename T, int MODE>
 __global__ void __launch_bounds__(SOLVE_THREADS)
-    solve_sync_free(solve_args a, const T *values, const int32_t *items, int64_t nrhs, work_of<T> *y, int32_t *ready,
-                    int32_t epoch, unsigned long long *next_row) {
+    solve_sync_free(solve_args a, const T *values, ticket_args<work_of<T>> t, int64_t nrhs, work_of<T> *y,
+                    int32_t *ready, int32_t epoch, unsigned long long *next_row) {
   using W = work_of<T>;
   const int lane = threadIdx.x & 31;
   for (;;) {
-    unsigned long long ticket = 0;
+    unsigned long long number = 0;
     if (lane == 0)
-      ticket = atomicAdd(next_row, 1ULL);
-    ticket = __shfl_sync(0xffffffffu, ticket, 0);
-    if (ticket >= (unsigned long long)a.n)
+      number = atomicAdd(next_row, 1ULL);
+    number = __shfl_sync(0xffffffffu, number, 0);
+    if (number >= (unsigned long long)t.tickets)
       return;
-    const int32_t r = items[ticket];
-    int64_t lo, hi;
-    row_bounds<MODE>(a, r, &lo, &hi);
-    if (!sparse_part<MODE>(a, r, lo, &hi))
+    const int32_t ticket = t.ticket[number];
+    const int64_t code = ticket < 0 ? -(int64_t)ticket - 1 : -1;
+    if (code >= 0 && code < t.segments) {
+      /* A segment of a long row: its sum for every right-hand side. */
+      const int32_t r = t.segment_of[2 * code];
+      int64_t lo, hi;
+      row_bounds<MODE>(a, r, &lo, &hi);
+      (void)sparse_part<MODE>(a, r, lo, &hi); /* a long row has a part */
+      const int64_t first = lo + (int64_t)t.segment_of[2 * code + 1] * a.segment;
+      const int64_t last = first + a.segment < hi ? first + a.segment : hi;
+      for (int64_t c = 0; c < nrhs; c++) {
+        const W *yc = y + c * a.n;
+        const W sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, first, last, lane, ready, epoch)
+                             : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, first, last, lane, ready, epoch);
+        if (lane == 0)
+          t.partials[code * nrhs + c] = sum;
+      }
+      if (lane == 0) {
+        __threadfence();
+        *(volatile int32_t *)(t.segment_ready + code) = epoch;
+      }
       continue;
-    for (int64_t c = 0; c < nrhs; c++) {
-      W *yc = y + c * a.n;
-      /* Only this warp writes y(r) in this launch: a plain load, early. */
-      const W own = lane == 0 ? yc[r] : work_zero<W>();
-      const W sum = c == 0 ? known_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
-                           : known_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
+    }
+    int32_t r;
+    if (code >= 0) {
+      /* A long row's finish: its segments' sums, in order. */
+      const int64_t at = 3 * (code - t.segments);
+      r = t.long_row[at];
+      const int64_t first = t.long_row[at + 1], count = t.long_row[at + 2];
+      for (bool waiting = true; waiting;) {
+        waiting = false;
+        for (int64_t g = lane; g < count; g += 32)
+          waiting = waiting || *(const volatile int32_t *)(t.segment_ready + first + g) != epoch;
+        waiting = __any_sync(0xffffffffu, waiting);
+      }
       if (lane == 0)
-        yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, own, sum) : minus(own, sum);
+        for (int64_t c = 0; c < nrhs; c++) {
+          W *yc = y + c * a.n;
+          W sum = load_work_volatile(t.partials + first * nrhs + c);
+          for (int64_t g = 1; g < count; g++)
+            sum = plus(sum, load_work_volatile(t.partials + (first + g) * nrhs + c));
+          yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, yc[r], sum) : minus(yc[r], sum);
+        }
+    } else {
+      r = ticket;
+      int64_t lo, hi;
+      row_bounds<MODE>(a, r, &lo, &hi);
+      if (!sparse_part<MODE>(a, r, lo, &hi))
+        continue;
+      for (int64_t c = 0; c < nrhs; c++) {
+        W *yc = y + c * a.n;
+        /* Only this warp writes y(r) in this launch: a plain load, early. */
+        const W own = lane == 0 ? yc[r] : work_zero<W>();
+        const W sum = c == 0 ? row_terms<T, MODE, READ_AFTER_MARK>(a, values, yc, lo, hi, lane, ready, epoch)
+                             : row_terms<T, MODE, READ_VOLATILE>(a, values, yc, lo, hi, lane, ready, epoch);
+        if (lane == 0)
+          yc[r] = r < a.tail_start ? row_value<T, MODE>(a, values, r, own, sum) : minus(own, sum);
+      }
     }
     if (r >= a.tail_start)
       continue; /* no row of this launch reads it */
@@ -311,6 +391,168 @@ __global__ void permute_out(int64_t n, int64_t nrhs, int parts, const int32_t *p
   }
 }
 
+/* The entries of a row (or column) one warp of the triangular solves sums. */
+static int64_t solve_segment(const ts_lu *lu) {
+  return lu->switches.gpu_solve_segment > 0 ? lu->switches.gpu_solve_segment : TSI_LU_SOLVE_SEGMENT;
+}
+
+/* The segments of the row (column) at each of the schedule's items[k]
+ * that `MODE`'s kernels read (row_bounds and sparse_part bound it), or 0
+ * where one warp sums it. */
+template <int MODE> __global__ void count_segments(solve_args a, const int32_t *items, int32_t *segments) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < a.n; k += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t r = items[k];
+    int64_t lo, hi;
+    row_bounds<MODE>(a, r, &lo, &hi);
+    const bool part = sparse_part<MODE>(a, r, lo, &hi);
+    segments[k] = part && hi - lo > a.segment ? (int32_t)((hi - lo + a.segment - 1) / a.segment) : 0;
+  }
+}
+
+/* The solves' view of the device's factors for op; segment: the entries of
+ * a row one warp sums. */
+static solve_args args_of(const tsi_lu_device *dev, ts_operation op, int64_t segment) {
+  solve_args args;
+  args.n = dev->n;
+  args.col_ptr = dev->col_ptr;
+  args.row_idx = dev->row_idx;
+  args.diag_pos = dev->diag_pos;
+  args.lrow_ptr = dev->lrow_ptr;
+  args.urow_ptr = dev->urow_ptr;
+  args.lrow_col = dev->lrow_col;
+  args.urow_col = dev->urow_col;
+  args.lrow_pos = dev->lrow_pos;
+  args.urow_pos = dev->urow_pos;
+  args.tail_start = dev->tail_dense ? dev->tail_start : dev->n;
+  args.conjugate = op == TS_OP_CONJ_TRANSPOSE;
+  args.segment = segment;
+  return args;
+}
+
+/* The segments of each item of schedule s (on the device) into `segments`
+ * (host, n), counted on the device by the kernels' own bounds. */
+static ts_status segments_of(ts_lu *lu, tsi_lu_device *dev, const tsi_lu_solve_schedule *s, int mode, int64_t segment,
+                             int32_t *segments) {
+  const int64_t n = lu->n;
+  int32_t *counts = NULL;
+  ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&counts, n, sizeof(int32_t), "the rows' segments");
+  if (st != TS_SUCCESS)
+    return st;
+  const bool transposed = mode == SOLVE_UPPER_T || mode == SOLVE_LOWER_T;
+  const solve_args args = args_of(dev, transposed ? TS_OP_TRANSPOSE : TS_OP_NONE, segment);
+  int64_t blocks = (n + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
+  blocks = blocks < TSI_LU_ELEMENTWISE_BLOCKS ? blocks : TSI_LU_ELEMENTWISE_BLOCKS;
+  const dim3 grid((unsigned)(blocks > 0 ? blocks : 1));
+  cudaStream_t stream = (cudaStream_t)lu->ctx->stream;
+  if (mode == SOLVE_LOWER)
+    count_segments<SOLVE_LOWER><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(args, s->items, counts);
+  else if (mode == SOLVE_UPPER)
+    count_segments<SOLVE_UPPER><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(args, s->items, counts);
+  else if (mode == SOLVE_UPPER_T)
+    count_segments<SOLVE_UPPER_T><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(args, s->items, counts);
+  else
+    count_segments<SOLVE_LOWER_T><<<grid, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(args, s->items, counts);
+  st = tsi_cuda_check_launch(lu->ctx, "LU solve on the GPU: the rows' segments");
+  if (st == TS_SUCCESS)
+    st = tsi_cuda_memcpy_to_host(lu->ctx, segments, counts, (size_t)n * sizeof(int32_t));
+  tsi_lu_device_free(dev, counts, n, sizeof(int32_t));
+  return st;
+}
+
+/* The synchronisation-free launch's tickets for schedule s (items on the
+ * host, in order, and on the device): a row's, or for a row longer than
+ * `segment` entries a ticket for each segment and one that finishes the
+ * row (tsi_lu_solve_schedule). */
+static ts_status make_tickets(ts_lu *lu, tsi_lu_device *dev, tsi_lu_solve_schedule *s, int mode, const int32_t *items,
+                              int64_t segment) {
+  const int64_t n = lu->n;
+  tsi_lu_device_free(dev, s->ticket, s->tickets, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->segment_of, 2 * s->segments, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->long_row, 3 * s->long_rows, sizeof(int32_t));
+  tsi_lu_device_free(dev, s->segment_ready, s->segments, sizeof(int32_t));
+  s->ticket = s->segment_of = s->long_row = s->segment_ready = NULL;
+  s->tickets = s->segments = s->long_rows = 0;
+  s->segment = 0;
+  int32_t *parts = (int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t));
+  if (!parts)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the rows' segments");
+  const ts_status counted = n > 0 ? segments_of(lu, dev, s, mode, segment, parts) : TS_SUCCESS;
+  if (counted != TS_SUCCESS) {
+    free(parts);
+    return counted;
+  }
+  int64_t segments = 0, long_rows = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (parts[k] > 0) {
+      segments += parts[k];
+      long_rows++;
+    }
+  const int64_t tickets = n + segments;
+  if (segments + long_rows > INT32_MAX) {
+    free(parts);
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU solve on the GPU: %lld segments overflow", (long long)segments);
+  }
+  int32_t *ticket = (int32_t *)tsi_malloc_array(tickets > 0 ? tickets : 1, sizeof(int32_t));
+  int32_t *segment_of = (int32_t *)tsi_malloc_array(segments > 0 ? 2 * segments : 1, sizeof(int32_t));
+  int32_t *long_row = (int32_t *)tsi_malloc_array(long_rows > 0 ? 3 * long_rows : 1, sizeof(int32_t));
+  ts_status st = ticket && segment_of && long_row
+                     ? TS_SUCCESS
+                     : tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU solve on the GPU: no memory for the tickets");
+  int64_t t = 0, g = 0, l = 0;
+  for (int64_t k = 0; st == TS_SUCCESS && k < n; k++) {
+    const int32_t r = items[k];
+    if (parts[k] == 0) {
+      ticket[t++] = r;
+      continue;
+    }
+    const int64_t count = parts[k];
+    long_row[3 * l] = r;
+    long_row[3 * l + 1] = (int32_t)g;
+    long_row[3 * l + 2] = (int32_t)count;
+    for (int64_t part = 0; part < count; part++, g++) {
+      segment_of[2 * g] = r;
+      segment_of[2 * g + 1] = (int32_t)part;
+      ticket[t++] = (int32_t)(-g - 1);
+    }
+    ticket[t++] = (int32_t)(-(segments + l) - 1);
+    l++;
+  }
+  free(parts);
+  struct {
+    int32_t **dst;
+    const int32_t *src;
+    int64_t count;
+  } uploads[] = {{&s->ticket, ticket, tickets},
+                 {&s->segment_of, segment_of, 2 * segments},
+                 {&s->long_row, long_row, 3 * long_rows}};
+  for (size_t u = 0; st == TS_SUCCESS && u < sizeof uploads / sizeof uploads[0]; u++)
+    if (uploads[u].count > 0) {
+      st = tsi_lu_device_alloc(lu->ctx, dev, (void **)uploads[u].dst, uploads[u].count, sizeof(int32_t),
+                               "the solve's tickets");
+      if (st == TS_SUCCESS)
+        st = tsi_cuda_memcpy_to_device(lu->ctx, *uploads[u].dst, uploads[u].src,
+                                       (size_t)uploads[u].count * sizeof(int32_t));
+    }
+  if (st == TS_SUCCESS && segments > 0) {
+    /* Epochs start at 1: a zero mark is "not summed" for every solve. */
+    st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&s->segment_ready, segments, sizeof(int32_t),
+                             "the solve's segment marks");
+    if (st == TS_SUCCESS)
+      st = tsi_cuda_memset(lu->ctx, s->segment_ready, 0, (size_t)segments * sizeof(int32_t));
+  }
+  free(ticket);
+  free(segment_of);
+  free(long_row);
+  /* The counts that size the device arrays (freed by count, also after a
+   * failure part way). */
+  s->tickets = s->ticket ? tickets : 0;
+  s->segments = segments;
+  s->long_rows = long_rows;
+  if (st == TS_SUCCESS)
+    s->segment = segment;
+  return st;
+}
+
 /* The schedules of the two triangular solves of op (L then U, or U^T then
  * L^T), built on first use. The synchronisation-free kernels need only a
  * topological order of the rows, and the factorization's levels are one
@@ -324,7 +566,9 @@ static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) 
   tsi_lu_solve_schedule *pair[2] = {plain ? &dev->lower : &dev->upper_t, plain ? &dev->upper : &dev->lower_t};
   const int modes[2] = {plain ? SOLVE_LOWER : SOLVE_UPPER_T, plain ? SOLVE_UPPER : SOLVE_LOWER_T};
   const int wanted = lu->switches.gpu_solve_level_sync ? SCHEDULE_OWN_LEVELS : SCHEDULE_FACTOR_ORDER;
-  if (pair[0]->ready == wanted && pair[1]->ready == wanted)
+  const int64_t segment = solve_segment(lu);
+  if (pair[0]->ready == wanted && pair[1]->ready == wanted &&
+      (wanted != SCHEDULE_FACTOR_ORDER || (pair[0]->segment == segment && pair[1]->segment == segment)))
     return TS_SUCCESS;
   const int64_t n = lu->n;
   int32_t *items[2] = {(int32_t *)tsi_malloc_array(n > 0 ? n : 1, sizeof(int32_t)),
@@ -349,6 +593,8 @@ static ts_status make_schedules(ts_lu *lu, tsi_lu_device *dev, ts_operation op) 
       st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&pair[t]->items, n, sizeof(int32_t), "a solve schedule");
     if (st == TS_SUCCESS && n > 0)
       st = tsi_cuda_memcpy_to_device(lu->ctx, pair[t]->items, items[t], (size_t)n * sizeof(int32_t));
+    if (st == TS_SUCCESS && wanted == SCHEDULE_FACTOR_ORDER)
+      st = make_tickets(lu, dev, pair[t], modes[t], items[t], segment);
     if (st == TS_SUCCESS)
       pair[t]->ready = wanted;
   }
@@ -378,6 +624,29 @@ static ts_status reserve_vectors(ts_lu *lu, tsi_lu_device *dev, int64_t nrhs) {
   }
   dev->solve_cols = nrhs;
   return TS_SUCCESS;
+}
+
+/* Room for the long rows' segment sums of op's two schedules, nrhs
+ * columns. */
+static ts_status reserve_partials(ts_lu *lu, tsi_lu_device *dev, ts_operation op, int64_t nrhs) {
+  const bool plain = op == TS_OP_NONE;
+  const int64_t first = plain ? dev->lower.segments : dev->upper_t.segments;
+  const int64_t second = plain ? dev->upper.segments : dev->lower_t.segments;
+  const int64_t segments = first > second ? first : second;
+  int64_t values;
+  if (tsi_mul_overflows(segments, nrhs * dev->parts, &values))
+    return tsi_error(lu->ctx, TS_ERROR_OVERFLOW, "LU solve on the GPU: %lld right-hand sides overflow",
+                     (long long)nrhs);
+  if (values <= dev->solve_partial_values)
+    return TS_SUCCESS;
+  tsi_lu_device_free(dev, dev->solve_partials, dev->solve_partial_values, sizeof(double));
+  dev->solve_partials = NULL;
+  dev->solve_partial_values = 0;
+  ts_status st =
+      tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->solve_partials, values, sizeof(double), "the segments' sums");
+  if (st == TS_SUCCESS)
+    dev->solve_partial_values = values;
+  return st;
 }
 
 /* Ready marks, row counters and the resident blocks of each
@@ -441,6 +710,10 @@ static ts_status prepare_sync_free(ts_lu *lu, tsi_lu_device *dev) {
 static ts_status next_epoch(ts_context *ctx, tsi_lu_device *dev, cudaStream_t stream, int32_t *epoch) {
   if (dev->solve_epoch == INT32_MAX) {
     cudaError_t err = cudaMemsetAsync(dev->solve_ready_mark, 0, (size_t)dev->n * sizeof(int32_t), stream);
+    const tsi_lu_solve_schedule *schedules[4] = {&dev->lower, &dev->upper, &dev->upper_t, &dev->lower_t};
+    for (int k = 0; k < 4 && err == cudaSuccess; k++)
+      if (schedules[k]->segment_ready)
+        err = cudaMemsetAsync(schedules[k]->segment_ready, 0, (size_t)schedules[k]->segments * sizeof(int32_t), stream);
     if (err != cudaSuccess)
       return tsi_cuda_error(ctx, err, "ts_lu_solve: clearing the ready marks");
     dev->solve_epoch = 0;
@@ -478,7 +751,7 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
   if (st != TS_SUCCESS)
     return st;
   int64_t blocks = dev->solve_resident_blocks[sizeof(T) < sizeof(work_of<T>)][MODE], /* [single][MODE] */
-      wanted = (args.n + SOLVE_WARPS - 1) / SOLVE_WARPS;
+      wanted = (s.tickets + SOLVE_WARPS - 1) / SOLVE_WARPS;
   if (blocks > wanted)
     blocks = wanted;
   if (blocks < 1)
@@ -491,8 +764,16 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
     mark_rows<<<(unsigned)(mark_blocks < TSI_LU_ELEMENTWISE_BLOCKS ? mark_blocks : TSI_LU_ELEMENTWISE_BLOCKS),
                 TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(dev->solve_ready_mark, args.tail_start, args.n, epoch);
   }
+  ticket_args<work_of<T>> tickets;
+  tickets.ticket = s.ticket;
+  tickets.tickets = s.tickets;
+  tickets.segments = s.segments;
+  tickets.segment_of = s.segment_of;
+  tickets.long_row = s.long_row;
+  tickets.segment_ready = s.segment_ready;
+  tickets.partials = (work_of<T> *)dev->solve_partials;
   solve_sync_free<T, MODE><<<(unsigned)blocks, SOLVE_THREADS, 0, stream>>>(
-      args, values, s.items, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
+      args, values, tickets, nrhs, y, dev->solve_ready_mark, epoch, dev->solve_next_row + which);
   if (tail && tail_after(MODE))
     tsi_lu_dense_tail_solve(dev, MODE, nrhs, (double *)y, stream);
   return TS_SUCCESS;
@@ -500,21 +781,9 @@ static ts_status run_sync_free(ts_context *ctx, tsi_lu_device *dev, const solve_
 
 template <typename T>
 static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op, int64_t nrhs, double *y_parts,
-                            bool level_sync, cudaStream_t stream) {
+                            bool level_sync, int64_t segment, cudaStream_t stream) {
   work_of<T> *y = (work_of<T> *)y_parts;
-  solve_args args;
-  args.n = dev->n;
-  args.col_ptr = dev->col_ptr;
-  args.row_idx = dev->row_idx;
-  args.diag_pos = dev->diag_pos;
-  args.lrow_ptr = dev->lrow_ptr;
-  args.urow_ptr = dev->urow_ptr;
-  args.lrow_col = dev->lrow_col;
-  args.urow_col = dev->urow_col;
-  args.lrow_pos = dev->lrow_pos;
-  args.urow_pos = dev->urow_pos;
-  args.tail_start = dev->tail_dense ? dev->tail_start : dev->n;
-  args.conjugate = op == TS_OP_CONJ_TRANSPOSE;
+  const solve_args args = args_of(dev, op, segment);
   const T *values = (const T *)dev->values;
   const bool plain = op == TS_OP_NONE;
   if (level_sync) {
@@ -543,11 +812,13 @@ static ts_status run_solves(ts_context *ctx, tsi_lu_device *dev, ts_operation op
   return st;
 }
 
-/* The preparation every solve on the device needs: schedules, marks and
- * vectors for nrhs columns. */
+/* The preparation every solve on the device needs: schedules (unless the
+ * fronts solve), marks and vectors for nrhs columns. */
 static ts_status prepare(ts_lu *lu, tsi_lu_device *dev, ts_operation op, int64_t nrhs) {
   ts_status st = tsi_cuda_activate(lu->ctx);
-  if (st == TS_SUCCESS)
+  /* The solves through the fronts need no schedule of rows. */
+  const bool rows = !tsi_lu_front_solve_applies(lu, dev, op);
+  if (st == TS_SUCCESS && rows)
     st = make_schedules(lu, dev, op);
   if (st == TS_SUCCESS && !dev->solve_ready) {
     st = prepare_sync_free(lu, dev);
@@ -555,6 +826,8 @@ static ts_status prepare(ts_lu *lu, tsi_lu_device *dev, ts_operation op, int64_t
   }
   if (st == TS_SUCCESS)
     st = reserve_vectors(lu, dev, nrhs);
+  if (st == TS_SUCCESS && rows)
+    st = reserve_partials(lu, dev, op, nrhs);
   if (st == TS_SUCCESS && dev->peak > lu->stats.peak_device_bytes)
     lu->stats.peak_device_bytes = dev->peak;
   return st;
@@ -576,15 +849,16 @@ static ts_status apply_inverse_on_device(ts_lu *lu, tsi_lu_device *dev, ts_opera
       n, nrhs, parts, plain ? dev->row_perm : dev->col_perm, plain ? dev->row_scale : dev->col_scale, rhs,
       dev->solve_y);
   const bool level_sync = lu->switches.gpu_solve_level_sync != 0;
+  const int64_t segment = solve_segment(lu);
   ts_status st;
   if (tsi_lu_front_solve_applies(lu, dev, op))
     st = tsi_lu_front_solve(lu, dev, nrhs, dev->solve_y, stream);
   else if (parts == 2)
-    st = dev->single ? run_solves<tsi_complex64>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
-                     : run_solves<tsi_complex128>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+    st = dev->single ? run_solves<tsi_complex64>(ctx, dev, op, nrhs, dev->solve_y, level_sync, segment, stream)
+                     : run_solves<tsi_complex128>(ctx, dev, op, nrhs, dev->solve_y, level_sync, segment, stream);
   else
-    st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream)
-                     : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, stream);
+    st = dev->single ? run_solves<float>(ctx, dev, op, nrhs, dev->solve_y, level_sync, segment, stream)
+                     : run_solves<double>(ctx, dev, op, nrhs, dev->solve_y, level_sync, segment, stream);
   if (st != TS_SUCCESS)
     return st;
   permute_out<<<(unsigned)blocks, TSI_LU_ELEMENTWISE_THREADS, 0, stream>>>(
