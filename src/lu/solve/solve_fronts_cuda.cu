@@ -434,6 +434,14 @@ __global__ void __launch_bounds__(wide_rows)
   }
 }
 
+/* launch(q, slice) for the items q .. q + slice - 1 of count, in slices
+ * of at most 65535 (grid.x's limit for the kernels that take a block an
+ * item). */
+template <typename Launch> void in_slices(int64_t count, Launch launch) {
+  for (int64_t q = 0; q < count; q += 65535)
+    launch(q, (unsigned)(count - q < 65535 ? count - q : 65535));
+}
+
 ts_status reserve_work(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_device *fd, int64_t nrhs) {
   if (fd->solve_work_cols >= nrhs)
     return TS_SUCCESS;
@@ -603,14 +611,14 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
       const bool split = level_split(lu, fd, l, false);
       const int64_t steps = wide_steps(lu, fd, l);
       for (int64_t step = 0; step < (steps > 0 ? steps : 1); step++) {
-        for (int64_t q = 0; q < large; q += 65535) {
-          const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
+        in_slices(large, [&](int64_t q, unsigned slice) {
           const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
           if (split)
-            forward_large<true><<<grid, large_threads, 0, stream>>>(args, list, steps > 0 ? wide_window : 0, step);
+            forward_large<true>
+                <<<dim3(slice, columns), large_threads, 0, stream>>>(args, list, steps > 0 ? wide_window : 0, step);
           else
-            forward_large<false><<<grid, large_threads, 0, stream>>>(args, list, 0, 0);
-        }
+            forward_large<false><<<dim3(slice, columns), large_threads, 0, stream>>>(args, list, 0, 0);
+        });
         const int64_t rest = steps > 0 ? fd->level_pivots_host[l] - (step + 1) * wide_window : 0;
         const int64_t chunks = rest > 0 ? (rest + wide_rows - 1) / wide_rows : 0;
         if (chunks > 0 && large > 0)
@@ -618,18 +626,20 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
               args, fd->large_list + fd->large_ptr_host[l], step, chunks);
       }
       const int64_t below = split ? fd->forward_unit_ptr_host[l + 1] - fd->forward_unit_ptr_host[l] : 0;
-      for (int64_t q = 0; q < below; q += 65535)
-        forward_below<<<dim3((unsigned)(below - q < 65535 ? below - q : 65535), columns), large_threads, 0, stream>>>(
+      in_slices(below, [&](int64_t q, unsigned slice) {
+        forward_below<<<dim3(slice, columns), large_threads, 0, stream>>>(
             args, fd->forward_units + 2 * (fd->forward_unit_ptr_host[l] + q));
+      });
     }
     for (int64_t l = fd->levels - 1; l >= 0; l--) {
       const int64_t small = fd->small_ptr_host[l + 1] - fd->small_ptr_host[l];
       const int64_t large = fd->large_ptr_host[l + 1] - fd->large_ptr_host[l];
       const bool split = level_split(lu, fd, l, true);
       const int64_t above = split ? fd->backward_unit_ptr_host[l + 1] - fd->backward_unit_ptr_host[l] : 0;
-      for (int64_t q = 0; q < above; q += 65535)
-        backward_above<<<dim3((unsigned)(above - q < 65535 ? above - q : 65535), columns), large_threads, 0, stream>>>(
+      in_slices(above, [&](int64_t q, unsigned slice) {
+        backward_above<<<dim3(slice, columns), large_threads, 0, stream>>>(
             args, fd->backward_units + 2 * (fd->backward_unit_ptr_host[l] + q));
+      });
       if (small > 0)
         backward_small<<<dim3((unsigned)((small + small_warps - 1) / small_warps), columns), 32 * small_warps, 0,
                          stream>>>(args, fd->small_list + fd->small_ptr_host[l], small);
@@ -639,14 +649,14 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
         backward_sums<<<dim3((unsigned)(large * sum_chunks), columns), wide_rows, 0, stream>>>(
             args, fd->large_list + fd->large_ptr_host[l], sum_chunks);
       for (int64_t step = steps > 0 ? steps - 1 : 0; step >= 0; step--) {
-        for (int64_t q = 0; q < large; q += 65535) {
-          const dim3 grid((unsigned)(large - q < 65535 ? large - q : 65535), columns);
+        in_slices(large, [&](int64_t q, unsigned slice) {
           const int32_t *list = fd->large_list + fd->large_ptr_host[l] + q;
           if (split)
-            backward_large<true><<<grid, large_threads, 0, stream>>>(args, list, 0, 0);
+            backward_large<true><<<dim3(slice, columns), large_threads, 0, stream>>>(args, list, 0, 0);
           else
-            backward_large<false><<<grid, large_threads, 0, stream>>>(args, list, steps > 0 ? wide_window : 0, step);
-        }
+            backward_large<false>
+                <<<dim3(slice, columns), large_threads, 0, stream>>>(args, list, steps > 0 ? wide_window : 0, step);
+        });
         const int64_t chunks = steps > 0 ? step * wide_window / wide_rows : 0;
         if (chunks > 0 && large > 0)
           backward_triangle<<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
