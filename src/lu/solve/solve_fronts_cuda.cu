@@ -92,13 +92,14 @@ __device__ __forceinline__ double strided_products(double acc, const double *v, 
 }
 
 /* The diagonal block of the panel of `width` pivots from k0 into shared
- * memory (block[column][row]), by the whole block, then a barrier: the
- * warp's chain of steps then reads no global memory. */
+ * memory (block[column][row]), by `threads` threads from `first` (no
+ * barrier): the warp's chain of steps then reads no global memory. The
+ * factors do not change during a solve, so the next panel's block is loaded
+ * by the other warps while warp 0 solves the current one. */
 __device__ __forceinline__ void load_diagonal_block(const front_view &fv, int64_t k0, int width,
-                                                    double (*block)[panel + 1]) {
-  for (int e = threadIdx.x; e < width * width; e += blockDim.x)
+                                                    double (*block)[panel + 1], int first, int threads) {
+  for (int e = (int)threadIdx.x - first; e < width * width; e += threads)
     block[e / width][e % width] = fv.v[(k0 + e % width) + (k0 + e / width) * fv.f];
-  __syncthreads();
 }
 
 /* Forward, fronts of at most 32 rows, a warp each (lane r: row r). */
@@ -160,7 +161,7 @@ template <bool split>
 __global__ void __launch_bounds__(large_threads)
     forward_large(front_solve_args a, const int32_t *list, int64_t window, int64_t step) {
   __shared__ double solved[panel];
-  __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
+  __shared__ double block[2][panel][panel + 1]; /* the panel's and the next one's diagonal blocks, [column][row] */
   const int32_t s = list[blockIdx.x];
   const front_view fv = view_of(a, s);
   const int64_t f = fv.f, p = fv.p;
@@ -183,9 +184,12 @@ __global__ void __launch_bounds__(large_threads)
   const int lane = threadIdx.x & 31;
   const int64_t k_end = window > 0 && k_begin + window < p ? k_begin + window : p;
   const int64_t rows_end = window > 0 ? k_end : split ? p : f; /* the rows the panels update */
-  for (int64_t k0 = k_begin; k0 < k_end; k0 += panel) {
+  if (k_begin < k_end)
+    load_diagonal_block(fv, k_begin, k_end - k_begin < panel ? (int)(k_end - k_begin) : panel, block[0], 0, blockDim.x);
+  __syncthreads();
+  for (int64_t k0 = k_begin, current = 0; k0 < k_end; k0 += panel, current ^= 1) {
     const int width = k_end - k0 < panel ? (int)(k_end - k0) : panel;
-    load_diagonal_block(fv, k0, width, block);
+    const int64_t next = k0 + panel;
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
       const double b = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
@@ -195,12 +199,15 @@ __global__ void __launch_bounds__(large_threads)
           t = b - acc;
         const double tk = __shfl_sync(0xffffffffu, t, k);
         if (lane > k && lane < width)
-          acc = acc + block[k][lane] * tk;
+          acc = acc + block[current][k][lane] * tk;
       }
       if (lane < width) {
         solved[lane] = t;
         fv.y[fv.index[k0 + lane]] = t;
       }
+    } else if (next < k_end) {
+      load_diagonal_block(fv, next, k_end - next < panel ? (int)(k_end - next) : panel, block[current ^ 1], 32,
+                          blockDim.x - 32);
     }
     __syncthreads();
     for (int64_t r = k0 + width + threadIdx.x; r < rows_end; r += blockDim.x)
@@ -337,8 +344,8 @@ template <bool split>
 __global__ void __launch_bounds__(large_threads)
     backward_large(front_solve_args a, const int32_t *list, int64_t window, int64_t step) {
   __shared__ double solved[panel];
-  __shared__ double block[panel][panel + 1]; /* the panel's diagonal block, block[column][row] */
-  __shared__ double other[large_threads];    /* the solution at a chunk of the other indices */
+  __shared__ double block[2][panel][panel + 1]; /* the panel's and the next one's diagonal blocks, [column][row] */
+  __shared__ double other[large_threads];       /* the solution at a chunk of the other indices */
   const front_view fv = view_of(a, list[blockIdx.x]);
   const int64_t f = fv.f, p = fv.p;
   /* The pivots solved here, k_low .. k_high - 1: a wide level's step its
@@ -358,22 +365,26 @@ __global__ void __launch_bounds__(large_threads)
     if (r < p)
       fv.w[r] = acc;
   }
-  __syncthreads();
   const int lane = threadIdx.x & 31;
-  for (int64_t k0 = k_high > k_low ? k_low + (k_high - 1 - k_low) / panel * panel : -1; k0 >= k_low; k0 -= panel) {
+  const int64_t k_last = k_high > k_low ? k_low + (k_high - 1 - k_low) / panel * panel : -1;
+  if (k_last >= k_low)
+    load_diagonal_block(fv, k_last, k_high - k_last < panel ? (int)(k_high - k_last) : panel, block[0], 0, blockDim.x);
+  __syncthreads();
+  for (int64_t k0 = k_last, current = 0; k0 >= k_low; k0 -= panel, current ^= 1) {
     const int width = k_high - k0 < panel ? (int)(k_high - k0) : panel;
-    load_diagonal_block(fv, k0, width, block);
+    if (threadIdx.x >= 32 && k0 - panel >= k_low) /* the next panel's block, a whole one */
+      load_diagonal_block(fv, k0 - panel, panel, block[current ^ 1], 32, blockDim.x - 32);
     if (threadIdx.x < 32) {
       double acc = lane < width ? fv.w[k0 + lane] : 0.0;
       const double t = lane < width ? fv.y[fv.index[k0 + lane]] : 0.0;
-      const double reciprocal = lane < width ? 1.0 / block[lane][lane] : 0.0;
+      const double reciprocal = lane < width ? 1.0 / block[current][lane][lane] : 0.0;
       double x = 0.0;
       for (int k = width - 1; k >= 0; k--) {
         if (lane == k)
           x = (t - acc) * reciprocal;
         const double xk = __shfl_sync(0xffffffffu, x, k);
         if (lane < k)
-          acc = acc + block[k][lane] * xk;
+          acc = acc + block[current][k][lane] * xk;
       }
       if (lane < width) {
         solved[lane] = x;
