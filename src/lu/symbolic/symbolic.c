@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Rows ahead whose places in A (and in a_to_lu) are prefetched: M's rows
+ * are A's in another order, each row's offset and entries a cache miss
+ * waited for in turn otherwise. */
+#define ROWS_AHEAD 8
+
 /* M's pattern by rows: row i is row row_perm[i] of A with its columns
  * renumbered by the inverse of col_perm. */
 static ts_status matched_pattern(ts_lu *lu, const ts_csr *a, int32_t *col_inverse, int64_t **m_ptr, int32_t **m_idx) {
@@ -24,12 +29,16 @@ static ts_status matched_pattern(ts_lu *lu, const ts_csr *a, int32_t *col_invers
   }
   ptr[0] = 0;
   for (int64_t i = 0; i < n; i++) {
+    if (i + ROWS_AHEAD < n) /* rows of A in M's order: anywhere in A */
+      __builtin_prefetch(&a->row_ptr[lu->row_perm[i + ROWS_AHEAD]]);
     int64_t r = lu->row_perm[i];
     ptr[i + 1] = ptr[i] + (a->row_ptr[r + 1] - a->row_ptr[r]);
   }
   const int threads = tsi_lu_host_threads(lu, TSI_LU_WORK_PASS, (double)a->nnz);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1024) if (threads > 1)
   for (int64_t i = 0; i < n; i++) {
+    if (i + ROWS_AHEAD < n)
+      __builtin_prefetch(&a->col_idx[a->row_ptr[lu->row_perm[i + ROWS_AHEAD]]]);
     int64_t r = lu->row_perm[i], at = ptr[i];
     for (int64_t k = a->row_ptr[r]; k < a->row_ptr[r + 1]; k++)
       idx[at++] = col_inverse[a->col_idx[k]];
@@ -106,6 +115,11 @@ static ts_status rows_to_columns(ts_lu *lu, const ts_csr *a, const tsi_lu_rows *
   int64_t block = 0;
   for (int64_t i = 0; i < n; i++) {
     const int32_t row_mark = (int32_t)i + 1;
+    /* Row i of M's offset in A, then its place in a_to_lu, ahead. */
+    if (i + 2 * ROWS_AHEAD < n)
+      __builtin_prefetch(&a->row_ptr[lu->row_perm[i + 2 * ROWS_AHEAD]]);
+    if (i + ROWS_AHEAD < n)
+      __builtin_prefetch(&a_to_lu[a->row_ptr[lu->row_perm[i + ROWS_AHEAD]]], 1);
     const int64_t a_first = a->row_ptr[lu->row_perm[i]];
     for (int64_t q = m_ptr[i]; q < m_ptr[i + 1]; q++) {
       column_cursor *c = &cursor[m_idx[q]];
