@@ -5,13 +5,14 @@
  * the counts and flops. */
 #include "lu/symbolic/symbolic_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Rows ahead whose places in A (and in a_to_lu) are prefetched: M's rows
  * are A's in another order, each row's offset and entries a cache miss
  * waited for in turn otherwise. */
-#define ROWS_AHEAD 8
+#define ROWS_AHEAD INT64_C(8)
 
 /* M's pattern by rows: row i is row row_perm[i] of A with its columns
  * renumbered by the inverse of col_perm. */
