@@ -114,10 +114,14 @@ struct tsi_lu_switches {
    * instead of the dataflow launches); tail_block_row (> 0: rows of L
    * longer than this go to the sparse tail gather's whole block instead of
    * TSI_LU_TAIL_BLOCK_ROW, the tests' way to reach that path on small
-   * matrices). */
+   * matrices). Read when the device cache is built: tail_split (> 0: tail
+   * columns with this many entries above the tail or more are gathered in
+   * pieces, a launch per level, instead of TSI_LU_TAIL_SPLIT_ENTRIES; < 0:
+   * none). */
   int gpu_global_columns;
   int gpu_tail_search;
   int64_t gpu_tail_block_row;
+  int64_t gpu_tail_split;
   int gpu_level_sync;
   /* GPU factorization, read at every factorization: how the dataflow
    * levels find a row's position in the column they compute

@@ -336,6 +336,13 @@
 #define TSI_LU_TAIL_BLOCK_BYTES 32768
 #define TSI_LU_TAIL_STEP_THREADS 256
 #define TSI_LU_TAIL_STEP_BLOCKS 4096
+/* Tail columns with at least this many entries above the tail (a rail's)
+ * are gathered by many blocks, a launch per level, TSI_LU_TAIL_PIECE
+ * entries a block, instead of by one block. */
+#define TSI_LU_TAIL_SPLIT_ENTRIES 4096
+#define TSI_LU_TAIL_PIECE TSI_LU_TAIL_GATHER_THREADS
+/* Blocks a split column's map takes (set or cleared). */
+#define TSI_LU_TAIL_MAP_BLOCKS 32
 
 /* ---- multifrontal numeric phase (fronts) ---------------------------------------------- */
 
@@ -463,6 +470,15 @@
 
 #define TSI_LU_ELEMENTWISE_THREADS 256
 #define TSI_LU_ELEMENTWISE_BLOCKS 4096
+/* The pivot check on the device: a thread takes a column of at most
+ * QUALITY_THREAD_ENTRIES entries, loading QUALITY_BATCH at a time; longer
+ * columns go by chunks of QUALITY_CHUNK entries, a block of
+ * QUALITY_CHUNK_THREADS each, at most QUALITY_MOST_BLOCKS a launch. */
+#define TSI_LU_QUALITY_THREAD_ENTRIES 32
+#define TSI_LU_QUALITY_BATCH 8
+#define TSI_LU_QUALITY_CHUNK 2048
+#define TSI_LU_QUALITY_CHUNK_THREADS 256
+#define TSI_LU_QUALITY_MOST_BLOCKS 65535
 
 /* ---- LU batches on the host (lu/batch/batch_member_cpu.c) -------------------------- */
 

@@ -5,7 +5,8 @@
  * variant (the tail dense or column by column); the singular column with
  * perturbation off; and on the square corpus matrices the host solves to
  * 1e-14, the GPU's backward error too (default tail), and the factors with
- * the column-by-column tail (the host's order of operations). */
+ * the column-by-column tail (the host's order of operations); a sparse tail
+ * gathered in pieces (every column split) gives the same bits. */
 #include "test_gpu_lu_common.h"
 
 /* Under racecheck (slow on shared memory): fewer variants, no corpus. */
@@ -65,10 +66,31 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   free(other);
   gpu_lu_check_rows(what, dev);
   const tsi_lu_device *cache = (const tsi_lu_device *)dev->numeric_device;
-  printf("%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s\n", what, (long long)dev->n,
-         (long long)dev->lu_nnz, (long long)dev->levels, (long long)(dev->n - cache->tail_start),
+  /* A sparse tail with every column that has entries above the tail
+   * gathered in pieces, a launch per level (by default only long ones): the
+   * same bits. */
+  int64_t pieces = 0;
+  if (cache->tail_start < dev->n && !cache->tail_dense && cache->tail_order_entries > 0) {
+    ts_lu *split = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
+    if (split) {
+      split->switches = dev->switches;
+      split->switches.gpu_tail_split = 1;
+      CHECK_OK(gpu, ts_lu_analyze(split, a));
+      CHECK(ts_lu_factor(split, a) == gpu_status);
+      const tsi_lu_device *split_cache = (const tsi_lu_device *)split->numeric_device;
+      pieces = split_cache ? split_cache->tail_pieces : 0;
+      CHECK_MSG(pieces > 0, "%s: no tail column was split", what);
+      double *split_values = gpu_lu_factor_values(split);
+      CHECK_MSG(memcmp(split_values, vg, (size_t)dev->lu_nnz * sizeof *vg) == 0,
+                "%s: the tail gathered in pieces differs from the tail a block a column", what);
+      free(split_values);
+    }
+    ts_lu_destroy(split);
+  }
+  printf("%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s  split pieces %lld\n", what,
+         (long long)dev->n, (long long)dev->lu_nnz, (long long)dev->levels, (long long)(dev->n - cache->tail_start),
          cache->tail_dense ? "dense " : "sparse", cache->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense " : "sparse",
-         worst, bitwise ? "bitwise equal to the host" : "not bitwise equal to the host");
+         worst, bitwise ? "bitwise equal to the host" : "not bitwise equal to the host", (long long)pieces);
   free(vc);
   free(vg);
   free(again);

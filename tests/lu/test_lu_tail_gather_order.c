@@ -5,7 +5,9 @@
  * runs of one level; every entry's L-row predecessors in the column lie in
  * earlier runs; and the gather in that order, on random values, gives the
  * bits of the one-column-after-another scatter it replaces (the host's
- * left-looking order, as the old kernel did it). */
+ * left-looking order, as the old kernel did it); the split columns' pieces
+ * (a launch per level) cover their runs once, and gathered launch by launch,
+ * each launch's pieces backwards, give those bits too. */
 #include "lu/lu_internal.h"
 #include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
@@ -40,7 +42,56 @@ static void gather_entry(const ts_lu *lu, const int64_t *lrow_ptr, const int32_t
   acc[p] = x;
 }
 
-static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
+/* The split columns' pieces: each within one run of its column, the runs
+ * of every split column covered once, a launch's pieces of one level and
+ * the launches by increasing level; the others' split_index -1. Returns
+ * the misplaced pieces. */
+static int check_pieces(const ts_lu *lu, const tsi_lu_tail_order *order, const int32_t *level_of, int64_t split_entries,
+                        int64_t piece_entries) {
+  int bad = 0;
+  int64_t expected = 0;
+  for (int64_t c = 0; c < order->columns; c++)
+    expected += split_entries > 0 && order->order_ptr[c + 1] - order->order_ptr[c] >= split_entries;
+  if (order->split_columns != expected)
+    return 1;
+  if (expected == 0)
+    return order->pieces != 0 || order->launches != 0;
+  int64_t covered = 0, split = 0;
+  for (int64_t c = 0; c < order->columns; c++) {
+    const bool is_split = order->order_ptr[c + 1] - order->order_ptr[c] >= split_entries;
+    bad += is_split ? (order->split_index[c] != split || order->split_cols[split] != c) : order->split_index[c] != -1;
+    if (is_split) {
+      covered += order->order_ptr[c + 1] - order->order_ptr[c];
+      split++;
+    }
+  }
+  int64_t pieces_entries = 0, last_level = -1;
+  if (order->launch_ptr[0] != 0 || order->launch_ptr[order->launches] != order->pieces)
+    bad++;
+  for (int64_t s = 0; s < order->launches; s++) {
+    if (order->launch_ptr[s + 1] <= order->launch_ptr[s]) {
+      bad++;
+      continue;
+    }
+    const int32_t level = level_of[lu->lu_row_idx[order->order[order->piece_first[order->launch_ptr[s]]]]];
+    bad += level <= last_level;
+    last_level = level;
+    for (int64_t q = order->launch_ptr[s]; q < order->launch_ptr[s + 1]; q++) {
+      const int64_t c = order->piece_column[q], first = order->piece_first[q], last = order->piece_last[q];
+      if (c < 0 || c >= order->columns || order->split_index[c] < 0 || first < order->order_ptr[c] ||
+          last > order->order_ptr[c + 1] || last <= first || last - first > piece_entries) {
+        bad++;
+        continue;
+      }
+      pieces_entries += last - first;
+      for (int64_t e = first; e < last; e++)
+        bad += level_of[lu->lu_row_idx[order->order[e]]] != level;
+    }
+  }
+  return bad + (pieces_entries != covered);
+}
+
+static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t split_entries, int64_t piece_entries) {
   const int64_t n = lu->n, *col_ptr = lu->lu_col_ptr, *diag = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   int32_t *level_of = malloc((size_t)n * sizeof(int32_t));
@@ -48,7 +99,10 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
     for (int64_t c = lu->level_ptr[l]; c < lu->level_ptr[l + 1]; c++)
       level_of[lu->level_cols[c]] = (int32_t)l;
   tsi_lu_tail_order order;
-  CHECK_OK(NULL, tsi_lu_tail_gather_order(lu, tail_start, level_of, &order));
+  CHECK_OK(NULL, tsi_lu_tail_gather_order(lu, tail_start, level_of, split_entries, piece_entries, &order));
+  const int bad_pieces = check_pieces(lu, &order, level_of, split_entries, piece_entries);
+  CHECK_MSG(bad_pieces == 0, "%s, tail of %lld, split from %lld entries, pieces of %lld: %d misplaced pieces", name,
+            (long long)(n - tail_start), (long long)split_entries, (long long)piece_entries, bad_pieces);
   int64_t *lrow_ptr = NULL, *lrow_pos = NULL;
   int32_t *lrow_col = NULL;
   CHECK_OK(NULL, tsi_lu_build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos));
@@ -62,6 +116,16 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
   }
   int bad_sorted = 0, bad_runs = 0, bad_dependency = 0, bad_bits = 0;
   CHECK(order.columns == n - tail_start);
+  /* The split columns' entries above the tail by launches, each launch's
+   * pieces backwards (the kernels run them in any order). */
+  if (bad_pieces == 0)
+    for (int64_t s = 0; s < order.launches; s++)
+      for (int64_t q = order.launch_ptr[s + 1] - 1; q >= order.launch_ptr[s]; q--) {
+        const int64_t c = order.piece_column[q], k = tail_start + c, begin = col_ptr[k];
+        const int64_t first_tail = begin + (order.order_ptr[c + 1] - order.order_ptr[c]);
+        for (int64_t e = order.piece_first[q]; e < order.piece_last[q]; e++)
+          gather_entry(lu, lrow_ptr, lrow_col, lrow_pos, factor, gather, order.order[e], begin, first_tail, tail_start);
+      }
   for (int64_t c = 0; c < order.columns; c++) {
     const int64_t k = tail_start + c, begin = col_ptr[k];
     int64_t first_tail = begin;
@@ -119,8 +183,10 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start) {
           scatter[pos] = minus_product(scatter[pos], factor[q], u);
       }
     }
-    /* The gather in the order's runs, then the rows from tail_start down. */
-    for (int64_t e = order.order_ptr[c]; e < order.order_ptr[c + 1]; e++)
+    /* The gather in the order's runs (the split columns' done above), then
+     * the rows from tail_start down. */
+    const bool split = order.split_index && order.split_index[c] >= 0;
+    for (int64_t e = order.order_ptr[c]; !split && e < order.order_ptr[c + 1]; e++)
       gather_entry(lu, lrow_ptr, lrow_col, lrow_pos, factor, gather, order.order[e], begin, first_tail, tail_start);
     for (int64_t p = first_tail; p < col_ptr[k + 1]; p++)
       gather_entry(lu, lrow_ptr, lrow_col, lrow_pos, factor, gather, p, begin, first_tail, tail_start);
@@ -154,8 +220,11 @@ static void check_matrix(const char *name, const ts_csr *a) {
   if (st == TS_SUCCESS) {
     const int64_t n = lu->n;
     const int64_t tails[] = {1, 19, n / 10, n / 2, n};
+    /* Split: none, the default rule's, every column in pieces of 7. */
+    const int64_t splits[][2] = {{0, 0}, {TSI_LU_TAIL_SPLIT_ENTRIES, TSI_LU_TAIL_PIECE}, {1, 7}};
     for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
-      check_order(name, lu, n - tails[t]);
+      for (size_t v = 0; v < sizeof splits / sizeof splits[0]; v++)
+        check_order(name, lu, n - tails[t], splits[v][0], splits[v][1]);
   }
   ts_lu_destroy(lu);
 }

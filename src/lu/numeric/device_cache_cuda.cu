@@ -117,7 +117,8 @@ static ts_status upload(ts_context *ctx, tsi_lu_device *dev, void **dst, const v
 /* The sparse tail's gather order (tail_gather_order_gpu.c) on the device. */
 static ts_status upload_tail_order(ts_lu *lu, tsi_lu_device *dev) {
   tsi_lu_tail_order order;
-  ts_status st = tsi_lu_tail_gather_order(lu, dev->tail_start, dev->level_of_host, &order);
+  const int64_t split = lu->switches.gpu_tail_split != 0 ? lu->switches.gpu_tail_split : TSI_LU_TAIL_SPLIT_ENTRIES;
+  ts_status st = tsi_lu_tail_gather_order(lu, dev->tail_start, dev->level_of_host, split, TSI_LU_TAIL_PIECE, &order);
   if (st != TS_SUCCESS)
     return st;
   dev->tail_order_entries = order.order_ptr[order.columns];
@@ -133,6 +134,29 @@ static ts_status upload_tail_order(ts_lu *lu, tsi_lu_device *dev) {
   if (st == TS_SUCCESS)
     st = upload(lu->ctx, dev, (void **)&dev->tail_run_end, order.run_end, dev->tail_runs, sizeof(int64_t),
                 "the tail's gather levels");
+  if (st == TS_SUCCESS && order.split_columns > 0) {
+    dev->tail_split_columns = order.split_columns;
+    dev->tail_pieces = order.pieces;
+    st = upload(lu->ctx, dev, (void **)&dev->tail_split_index, order.split_index, order.columns, sizeof(int32_t),
+                "the tail's split columns");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_split_cols, order.split_cols, order.split_columns, sizeof(int32_t),
+                  "the tail's split columns");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_piece_column, order.piece_column, order.pieces, sizeof(int32_t),
+                  "the tail's gather pieces");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_piece_first, order.piece_first, order.pieces, sizeof(int64_t),
+                  "the tail's gather pieces");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_piece_last, order.piece_last, order.pieces, sizeof(int64_t),
+                  "the tail's gather pieces");
+    if (st == TS_SUCCESS) { /* the host keeps the launches' bounds */
+      dev->tail_launches = order.launches;
+      dev->tail_launch_ptr_host = order.launch_ptr;
+      order.launch_ptr = NULL;
+    }
+  }
   tsi_lu_tail_order_free(&order);
   return st;
 }

@@ -357,9 +357,14 @@ typedef struct tsi_lu_device {
    * factorization it holds the tail's factors (rounded to the factors'
    * precision), which the solves use. */
   double *tail_dense;
-  /* The sparse tail's gather order (tsi_lu_tail_order's arrays, device). */
+  /* The sparse tail's gather order (tsi_lu_tail_order's arrays, device;
+   * tail_launch_ptr on the host). */
   int64_t tail_order_entries, tail_runs;
   int64_t *tail_order_ptr, *tail_order, *tail_run_ptr, *tail_run_end;
+  int64_t tail_split_columns, tail_launches, tail_pieces;
+  int32_t *tail_split_index, *tail_split_cols, *tail_piece_column;
+  int64_t *tail_piece_first, *tail_piece_last;
+  int64_t *tail_launch_ptr_host;
   int multiprocessors; /* of the GPU, for the tail's GEMM configuration */
   /* Shared memory a block of the shared-accumulator levels may take: a
    * column of 512 threads, or a block of smaller groups (TSI_LU_SHARED_*
@@ -449,19 +454,35 @@ int64_t tsi_lu_dense_scratch_slots(int64_t n, int64_t widest_level, int64_t free
  * column c (column tail_start + c), its entries above tail_start as
  * positions order[order_ptr[c] .. order_ptr[c + 1]), by level of their row
  * and then by row; the levels are runs, run r ending at order[run_end[r]],
- * those of column c being run_ptr[c] .. run_ptr[c + 1]. Host arrays. */
+ * those of column c being run_ptr[c] .. run_ptr[c + 1].
+ *
+ * Split columns (those with at least split_entries entries above
+ * tail_start) are gathered by many blocks, a launch per level: each run is
+ * cut into pieces of at most piece_entries entries, piece q being order
+ * indices [piece_first[q], piece_last[q]) of tail column piece_column[q];
+ * launch s takes pieces launch_ptr[s] .. launch_ptr[s + 1], the pieces of
+ * one level, launches by increasing level. split_index[c] numbers the split
+ * columns (-1 for the others), split_cols[b] is split column b's c. Host
+ * arrays. */
 typedef struct tsi_lu_tail_order {
   int64_t columns, runs;
   int64_t *order_ptr; /* columns + 1 */
   int64_t *order;     /* order_ptr[columns] */
   int64_t *run_ptr;   /* columns + 1 */
   int64_t *run_end;   /* runs */
+  int64_t split_columns, launches, pieces;
+  int32_t *split_index;  /* columns, NULL when no column is split */
+  int32_t *split_cols;   /* split_columns */
+  int64_t *launch_ptr;   /* launches + 1 */
+  int32_t *piece_column; /* pieces */
+  int64_t *piece_first, *piece_last;
 } tsi_lu_tail_order;
 
 /* From the levels of the columns (level_of, n entries; those of columns
- * below tail_start are read). TS_ERROR_OUT_OF_MEMORY leaves *out empty. */
-ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of,
-                                   tsi_lu_tail_order *out);
+ * below tail_start are read); split_entries <= 0 splits no column.
+ * TS_ERROR_OUT_OF_MEMORY leaves *out empty. */
+ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of, int64_t split_entries,
+                                   int64_t piece_entries, tsi_lu_tail_order *out);
 void tsi_lu_tail_order_free(tsi_lu_tail_order *order);
 
 /* The strict upper (upper) or lower part of L+U by rows: offsets (n + 1),

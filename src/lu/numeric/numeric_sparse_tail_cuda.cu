@@ -2,7 +2,8 @@
  * n - 1, the last, narrow levels) column by column in the sparse pattern,
  * where the device cache keeps it sparse: each tail column first gathers the
  * finished left-looking columns' updates entry by entry, level by level
- * (tail_gather_order_gpu.c), then one launch per column computes its pivot
+ * (tail_gather_order_gpu.c; a block per column, or many blocks a level for
+ * the long ones), then one launch per column computes its pivot
  * and pushes its update into the trailing columns, spread over many blocks.
  * Every entry receives its updates in increasing column order, products and
  * differences rounded separately: the host's left-looking code's bits. */
@@ -249,22 +250,27 @@ __device__ void gather_entries(const factor_args &a, const T *values, const int3
  * scratch, a slot per block), the column's rows above tail_start are mapped
  * in the block's slot first, so that a term's U(j, k) is one load instead
  * of a binary search over the column (a dependent load per halving of a
- * long column); the map is cleared after, leaving the slot zero. */
+ * long column); the map is cleared after, leaving the slot zero. A split
+ * column (split_index[c] >= 0) has had its entries above tail_start
+ * gathered by tail_gather_pieces; its few rows from tail_start down search. */
 template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
-                const int64_t *run_ptr, const int64_t *run_end, bool use_map, int64_t block_row) {
-  int32_t *map = use_map ? reinterpret_cast<int32_t *>((work_of<T> *)a.scratch + blockIdx.x * a.n) : NULL;
+                const int64_t *run_ptr, const int64_t *run_end, const int32_t *split_index, bool use_map,
+                int64_t block_row) {
+  int32_t *slot = use_map ? reinterpret_cast<int32_t *>((work_of<T> *)a.scratch + blockIdx.x * a.n) : NULL;
   for (int64_t c = blockIdx.x; c < a.n - tail_start; c += gridDim.x) {
     const int64_t k = tail_start + c, begin = a.col_ptr[k], end = a.col_ptr[k + 1];
     const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
+    const bool split = split_index && split_index[c] >= 0;
+    int32_t *map = split ? NULL : slot;
     if (map) {
       for (int64_t p = begin + threadIdx.x; p < first_tail; p += blockDim.x)
         map[a.row_idx[p]] = (int32_t)(p - begin + 1);
       __syncthreads();
     }
     int64_t run_begin = order_ptr[c];
-    for (int64_t r = run_ptr[c]; r < run_ptr[c + 1]; r++) {
+    for (int64_t r = run_ptr[c]; !split && r < run_ptr[c + 1]; r++) {
       const int64_t stop = run_end[r];
       gather_entries<T>(a, values, map, order, run_begin, stop, begin, first_tail, tail_start, block_row);
       __syncthreads(); /* the level's entries final before the next level reads them */
@@ -278,6 +284,36 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
       __syncthreads();
     }
   }
+}
+
+/* Split column b's rows above tail_start mapped (set) in scratch slot b,
+ * or the map cleared, by many blocks: the pieces' one-load lookups. */
+template <typename T>
+__global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
+    tail_split_map(factor_args a, int64_t tail_start, const int64_t *order_ptr, const int32_t *split_cols, bool set) {
+  const int64_t b = blockIdx.y, c = split_cols[b], begin = a.col_ptr[tail_start + c];
+  const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
+  int32_t *map = reinterpret_cast<int32_t *>((work_of<T> *)a.scratch + b * a.n);
+  for (int64_t p = begin + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < first_tail;
+       p += (int64_t)gridDim.x * blockDim.x)
+    map[a.row_idx[p]] = set ? (int32_t)(p - begin + 1) : 0;
+}
+
+/* One level of the split columns: block q gathers piece first_piece + q,
+ * entries of one level of one column (tail_gather_order_gpu.c), which do
+ * not read one another; the launches go by increasing level. With use_map,
+ * split column b's rows are mapped in slot b (tail_split_map). */
+template <typename T>
+__global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
+    tail_gather_pieces(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr,
+                       const int64_t *order, const int32_t *split_index, const int32_t *piece_column,
+                       const int64_t *piece_first, const int64_t *piece_last, int64_t first_piece, bool use_map,
+                       int64_t block_row) {
+  const int64_t q = first_piece + blockIdx.x, c = piece_column[q], begin = a.col_ptr[tail_start + c];
+  const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
+  const int32_t *map =
+      use_map ? reinterpret_cast<const int32_t *>((work_of<T> *)a.scratch + (int64_t)split_index[c] * a.n) : NULL;
+  gather_entries<T>(a, values, map, order, piece_first[q], piece_last[q], begin, first_tail, tail_start, block_row);
 }
 
 /* Column j of the tail: block 0 stores column prev (factored by the
@@ -339,9 +375,25 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
     gather_blocks = 65535;
   if (use_map && gather_blocks > dev->scratch_slots)
     gather_blocks = dev->scratch_slots;
+  if (dev->tail_pieces > 0) {
+    const bool split_map = use_map && dev->tail_split_columns <= dev->scratch_slots && dev->tail_split_columns <= 65535;
+    const dim3 map_grid(TSI_LU_TAIL_MAP_BLOCKS, (unsigned)dev->tail_split_columns);
+    if (split_map)
+      tail_split_map<T><<<map_grid, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(args, tail_start, dev->tail_order_ptr,
+                                                                             dev->tail_split_cols, true);
+    for (int64_t s = 0; s < dev->tail_launches; s++) {
+      const int64_t first = dev->tail_launch_ptr_host[s], pieces = dev->tail_launch_ptr_host[s + 1] - first;
+      tail_gather_pieces<T><<<(unsigned)pieces, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
+          args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_split_index, dev->tail_piece_column,
+          dev->tail_piece_first, dev->tail_piece_last, first, split_map, block_row);
+    }
+    if (split_map)
+      tail_split_map<T><<<map_grid, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(args, tail_start, dev->tail_order_ptr,
+                                                                             dev->tail_split_cols, false);
+  }
   tail_gather<T><<<(unsigned)gather_blocks, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
-      args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end, use_map,
-      block_row);
+      args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end,
+      dev->tail_split_index, use_map, block_row);
   double last_check = tsi_seconds();
   for (int64_t j = tail_start; j <= n; j++) {
     ts_status st = tsi_lu_gpu_check_cancel(lu->ctx, &last_check, j, n);

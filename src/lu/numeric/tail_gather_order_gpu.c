@@ -28,11 +28,91 @@ void tsi_lu_tail_order_free(tsi_lu_tail_order *order) {
   free(order->order);
   free(order->run_ptr);
   free(order->run_end);
+  free(order->split_index);
+  free(order->split_cols);
+  free(order->launch_ptr);
+  free(order->piece_column);
+  free(order->piece_first);
+  free(order->piece_last);
   memset(order, 0, sizeof *order);
 }
 
-ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of,
-                                   tsi_lu_tail_order *out) {
+/* The pieces of the split columns' runs, a launch per level that has any:
+ * a level's entries do not read one another, so its pieces of every split
+ * column run at once, and the levels in increasing order keep each entry
+ * after its predecessors in the column. One block gathering a rail's column
+ * of 10^5 entries alone leaves the rest of the GPU idle. */
+static ts_status split_runs(const ts_lu *lu, const int32_t *level_of, int64_t levels, int64_t split_entries,
+                            int64_t piece_entries, tsi_lu_tail_order *out) {
+  const int32_t *row_idx = lu->lu_row_idx;
+  if (piece_entries < 1)
+    piece_entries = 1;
+  for (int64_t c = 0; c < out->columns; c++)
+    if (out->order_ptr[c + 1] - out->order_ptr[c] >= split_entries)
+      out->split_columns++;
+  if (out->split_columns == 0)
+    return TS_SUCCESS;
+  int64_t *count = (int64_t *)tsi_calloc_array(levels + 1, sizeof(int64_t));
+  out->split_index = (int32_t *)tsi_malloc_array(out->columns, sizeof(int32_t));
+  out->split_cols = (int32_t *)tsi_malloc_array(out->split_columns, sizeof(int32_t));
+  if (!count || !out->split_index || !out->split_cols) {
+    free(count);
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the tail's split columns");
+  }
+  /* Pieces per level, then their places by a counting sort over the levels. */
+  int64_t split = 0;
+  for (int64_t c = 0; c < out->columns; c++) {
+    out->split_index[c] = -1;
+    if (out->order_ptr[c + 1] - out->order_ptr[c] < split_entries)
+      continue;
+    out->split_index[c] = (int32_t)split;
+    out->split_cols[split++] = (int32_t)c;
+    int64_t run_begin = out->order_ptr[c];
+    for (int64_t r = out->run_ptr[c]; r < out->run_ptr[c + 1]; r++) {
+      const int64_t length = out->run_end[r] - run_begin;
+      count[level_of[row_idx[out->order[run_begin]]] + 1] += (length + piece_entries - 1) / piece_entries;
+      run_begin = out->run_end[r];
+    }
+  }
+  for (int64_t l = 0; l < levels; l++) {
+    out->launches += count[l + 1] > 0;
+    count[l + 1] += count[l];
+  }
+  out->pieces = count[levels];
+  out->launch_ptr = (int64_t *)tsi_malloc_array(out->launches + 1, sizeof(int64_t));
+  out->piece_column = (int32_t *)tsi_malloc_array(out->pieces, sizeof(int32_t));
+  out->piece_first = (int64_t *)tsi_malloc_array(out->pieces, sizeof(int64_t));
+  out->piece_last = (int64_t *)tsi_malloc_array(out->pieces, sizeof(int64_t));
+  if (!out->launch_ptr || !out->piece_column || !out->piece_first || !out->piece_last) {
+    free(count);
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for %lld pieces of the tail's gather",
+                     (long long)out->pieces);
+  }
+  int64_t launch = 0;
+  out->launch_ptr[0] = 0;
+  for (int64_t l = 0; l < levels; l++)
+    if (count[l + 1] > count[l])
+      out->launch_ptr[++launch] = count[l + 1];
+  for (int64_t b = 0; b < out->split_columns; b++) {
+    const int64_t c = out->split_cols[b];
+    int64_t run_begin = out->order_ptr[c];
+    for (int64_t r = out->run_ptr[c]; r < out->run_ptr[c + 1]; r++) {
+      const int32_t level = level_of[row_idx[out->order[run_begin]]];
+      for (int64_t first = run_begin; first < out->run_end[r]; first += piece_entries) {
+        const int64_t q = count[level]++;
+        out->piece_column[q] = (int32_t)c;
+        out->piece_first[q] = first;
+        out->piece_last[q] = first + piece_entries < out->run_end[r] ? first + piece_entries : out->run_end[r];
+      }
+      run_begin = out->run_end[r];
+    }
+  }
+  free(count);
+  return TS_SUCCESS;
+}
+
+ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of, int64_t split_entries,
+                                   int64_t piece_entries, tsi_lu_tail_order *out) {
   memset(out, 0, sizeof *out);
   const int64_t n = lu->n, columns = n - tail_start;
   if (columns <= 0)
@@ -105,6 +185,8 @@ ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const in
     out->run_ptr[c + 1] = runs;
   }
   out->runs = runs;
+  if (split_entries > 0)
+    st = split_runs(lu, level_of, levels, split_entries, piece_entries, out);
 done:
   free(count);
   free(keys);
