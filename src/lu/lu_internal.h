@@ -122,6 +122,10 @@ struct tsi_lu_switches {
   int gpu_tail_search;
   int64_t gpu_tail_block_row;
   int64_t gpu_tail_split;
+  /* GPU pivot check, read at its first use in an analysis: columns of more
+   * entries than this are read by chunks (0: TSI_LU_QUALITY_THREAD_ENTRIES;
+   * the tests take 1 and large ones, so that both paths see every column). */
+  int64_t gpu_quality_thread;
   int gpu_level_sync;
   /* GPU factorization, read at every factorization: how the dataflow
    * levels find a row's position in the column they compute

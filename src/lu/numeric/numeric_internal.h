@@ -407,9 +407,14 @@ typedef struct tsi_lu_device {
   unsigned long long *solve_next_row; /* device, 2 */
   int solve_resident_blocks[2][4];    /* resident blocks of each kernel (float factors?, mode) */
 
-  /* The pivot check's maxima (device, 2; pivot_quality_cuda.cu), allocated
-   * at its first use. */
+  /* The pivot check's maxima (device, 3; pivot_quality_cuda.cu) and the
+   * chunks of its long columns (device: column and first entry of each),
+   * built at its first use. */
   unsigned long long *pivot_maxima;
+  int quality_ready;
+  int64_t quality_thread_entries, quality_chunks;
+  int32_t *quality_chunk_column;
+  int64_t *quality_chunk_first;
   /* The refinement on the device (solve/refine_cuda.cu), allocated at its
    * first use: b, two solutions and the residual (4 n), and the residual's
    * maxima. */
