@@ -438,8 +438,7 @@ static ts_status segments_of(ts_lu *lu, tsi_lu_device *dev, const tsi_lu_solve_s
   ts_status st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&counts, n, sizeof(int32_t), "the rows' segments");
   if (st != TS_SUCCESS)
     return st;
-  const bool transposed = mode == SOLVE_UPPER_T || mode == SOLVE_LOWER_T;
-  const solve_args args = args_of(dev, transposed ? TS_OP_TRANSPOSE : TS_OP_NONE, segment);
+  const solve_args args = args_of(dev, TS_OP_NONE, segment); /* counting reads no values: any operation */
   int64_t blocks = (n + TSI_LU_ELEMENTWISE_THREADS - 1) / TSI_LU_ELEMENTWISE_THREADS;
   blocks = blocks < TSI_LU_ELEMENTWISE_BLOCKS ? blocks : TSI_LU_ELEMENTWISE_BLOCKS;
   const dim3 grid((unsigned)(blocks > 0 ? blocks : 1));

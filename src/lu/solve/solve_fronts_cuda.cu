@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(32 * small_warps)
  * forward_below adds the rest). With window > 0 (a wide level), step `step`
  * of the front's pivots taken a window at a time: the children's updates at
  * step 0, then the window's panels, which update the rows up to the
- * window's end (forward_triangle adds the window's products to the rest of
+ * window's end (wide_triangle adds the window's products to the rest of
  * the triangle, forward_below the rows below it). */
 template <bool split>
 __global__ void __launch_bounds__(large_threads)
@@ -250,28 +250,32 @@ __global__ void __launch_bounds__(large_threads) forward_below(front_solve_args 
     fv.w[r] = acc;
 }
 
-/* Step `step` of a wide level, forward: the triangle's rows past the step's
- * window of pivots add the window's products in ascending pivot order onto
- * their sums, as forward_large's panels would (the same bits); a block a
- * chunk of wide_rows rows of a front (blockIdx.x = front * chunks + chunk),
- * so that a large front's triangle is read by many multiprocessors. */
+/* Step `step` of a wide level: the triangle's rows past the step's window
+ * of pivots (forward) add the window's products in ascending pivot order
+ * onto their sums, or the pivot rows before it (backward) in descending
+ * order, as forward_large's and backward_large's panels would (the same
+ * bits); a block a chunk of wide_rows rows of a front (blockIdx.x = front *
+ * chunks + chunk), so that a large front's triangle is read by many
+ * multiprocessors. */
+template <bool backward>
 __global__ void __launch_bounds__(wide_rows)
-    forward_triangle(front_solve_args a, const int32_t *list, int64_t step, int64_t chunks) {
+    wide_triangle(front_solve_args a, const int32_t *list, int64_t step, int64_t chunks) {
   __shared__ double solved[wide_window];
   const front_view fv = view_of(a, list[blockIdx.x / chunks]);
   const int64_t p = fv.p, k_begin = step * wide_window;
-  const int64_t k_end = k_begin + wide_window < p ? k_begin + wide_window : p;
-  const int64_t first = k_end + (int64_t)(blockIdx.x % chunks) * wide_rows;
-  if (k_begin >= p || first >= p)
+  if (k_begin >= p)
     return; /* the whole block */
-  const int width = (int)(k_end - k_begin);
+  const int width = (int)(k_begin + wide_window < p ? wide_window : p - k_begin);
+  const int64_t chunk_first = (int64_t)(blockIdx.x % chunks) * wide_rows;
+  const int64_t first = backward ? chunk_first : k_begin + width + chunk_first, limit = backward ? k_begin : p;
+  if (first >= limit)
+    return; /* the whole block */
   for (int k = threadIdx.x; k < width; k += blockDim.x)
     solved[k] = fv.y[fv.index[k_begin + k]];
   __syncthreads();
   const int64_t r = first + threadIdx.x;
-  if (r < p) {
-    fv.w[r] = strided_products<false>(fv.w[r], fv.v + r + k_begin * fv.f, fv.f, solved, width);
-  }
+  if (r < limit)
+    fv.w[r] = strided_products<backward>(fv.w[r], fv.v + r + k_begin * fv.f, fv.f, solved, width);
 }
 
 /* Row r's sum of U12 x over the front's other indices (0 for a row past
@@ -423,28 +427,6 @@ __global__ void __launch_bounds__(wide_rows) backward_sums(front_solve_args a, c
     fv.w[r] = acc;
 }
 
-/* Step `step` of a wide level, backward: the pivot rows before the step's
- * window add the window's products in descending pivot order, as
- * backward_large's panels would (the same bits); a block a chunk of
- * wide_rows rows of a front (blockIdx.x = front * chunks + chunk). */
-__global__ void __launch_bounds__(wide_rows)
-    backward_triangle(front_solve_args a, const int32_t *list, int64_t step, int64_t chunks) {
-  __shared__ double solved[wide_window];
-  const front_view fv = view_of(a, list[blockIdx.x / chunks]);
-  const int64_t p = fv.p, k_low = step * wide_window;
-  const int64_t first = (int64_t)(blockIdx.x % chunks) * wide_rows;
-  if (k_low >= p || first >= k_low)
-    return; /* the whole block */
-  const int width = (int)(k_low + wide_window < p ? wide_window : p - k_low);
-  for (int k = threadIdx.x; k < width; k += blockDim.x)
-    solved[k] = fv.y[fv.index[k_low + k]];
-  __syncthreads();
-  const int64_t r = first + threadIdx.x;
-  if (r < k_low) {
-    fv.w[r] = strided_products<true>(fv.w[r], fv.v + r + k_low * fv.f, fv.f, solved, width);
-  }
-}
-
 /* launch(q, slice) for the items q .. q + slice - 1 of count, in slices
  * of at most 65535 (grid.x's limit for the kernels that take a block an
  * item). */
@@ -561,8 +543,7 @@ ts_status make_solve_units(ts_context *ctx, tsi_lu_device *dev, tsi_lu_front_dev
 }
 
 /* The steps of level l's solves when it is wide (its large fronts' pivots
- * a window at a time, their triangles' other rows by forward_triangle and
- * backward_triangle), else 0. */
+ * a window at a time, their triangles' other rows by wide_triangle), else 0. */
 int64_t wide_steps(const ts_lu *lu, const tsi_lu_front_device *fd, int64_t l) {
   const int force = lu->switches.gpu_solve_split;
   const bool wide = force == 2 || (force == 0 && (fd->split_host[l] & split_wide));
@@ -633,7 +614,7 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
         const int64_t rest = steps > 0 ? fd->level_pivots_host[l] - (step + 1) * wide_window : 0;
         const int64_t chunks = rest > 0 ? (rest + wide_rows - 1) / wide_rows : 0;
         if (chunks > 0 && large > 0)
-          forward_triangle<<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
+          wide_triangle<false><<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
               args, fd->large_list + fd->large_ptr_host[l], step, chunks);
       }
       const int64_t below = split ? fd->forward_unit_ptr_host[l + 1] - fd->forward_unit_ptr_host[l] : 0;
@@ -670,7 +651,7 @@ extern "C" ts_status tsi_lu_front_solve(ts_lu *lu, tsi_lu_device *dev, int64_t n
         });
         const int64_t chunks = steps > 0 ? step * wide_window / wide_rows : 0;
         if (chunks > 0 && large > 0)
-          backward_triangle<<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
+          wide_triangle<true><<<dim3((unsigned)(large * chunks), columns), wide_rows, 0, stream>>>(
               args, fd->large_list + fd->large_ptr_host[l], step, chunks);
       }
     }
