@@ -338,8 +338,10 @@
 #define TSI_LU_TAIL_STEP_BLOCKS 4096
 /* Tail columns with at least this many entries above the tail (a rail's)
  * are gathered by many blocks, a launch per level, TSI_LU_TAIL_PIECE
- * entries a block, instead of by one block. */
-#define TSI_LU_TAIL_SPLIT_ENTRIES 4096
+ * entries a block, instead of by one block: between the generated
+ * netlists' rails, the shorter of which lost to the launches
+ * (bench/notes/lu-newton.md). */
+#define TSI_LU_TAIL_SPLIT_ENTRIES 65536
 #define TSI_LU_TAIL_PIECE TSI_LU_TAIL_GATHER_THREADS
 /* Blocks a split column's map takes (set or cleared). */
 #define TSI_LU_TAIL_MAP_BLOCKS 32
