@@ -7,7 +7,8 @@
  * bits of the one-column-after-another scatter it replaces (the host's
  * left-looking order, as the old kernel did it); the split columns' pieces
  * (a launch per level) cover their runs once, and gathered launch by launch,
- * each launch's pieces backwards, give those bits too. */
+ * each launch's pieces backwards, give those bits too; and every entry
+ * driven by its column instead of its row of L gives them as well. */
 #include "lu/lu_internal.h"
 #include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
@@ -91,7 +92,27 @@ static int check_pieces(const ts_lu *lu, const tsi_lu_tail_order *order, const i
   return bad + (pieces_entries != covered);
 }
 
-static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t split_entries, int64_t piece_entries) {
+/* The same entry driven by column k instead of row i (the kernels' way for
+ * a long row of L met through a short column, numeric_sparse_tail_cuda.cu):
+ * each U(j, k) above the search's end, not zero, with L(i, j) found in
+ * column j's rows below the diagonal; the same terms in the same order as
+ * gather_entry's walk of the row, so the same bits. */
+static void gather_entry_by_column(const ts_lu *lu, const double *factor, double *acc, int64_t p, int64_t begin,
+                                   int64_t first_tail) {
+  const int32_t i = lu->lu_row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail;
+  double x = acc[p];
+  for (int64_t q = begin; q < search_end; q++) {
+    const int32_t j = lu->lu_row_idx[q];
+    const int64_t position = tsi_sorted_find(lu->lu_row_idx, lu->diag_pos[j] + 1, lu->lu_col_ptr[j + 1], i);
+    if (acc[q] != 0.0 && position >= 0)
+      x = minus_product(x, factor[position], acc[q]);
+  }
+  acc[p] = x;
+}
+
+static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t split_entries, int64_t piece_entries,
+                        bool check_by_column) {
   const int64_t n = lu->n, *col_ptr = lu->lu_col_ptr, *diag = lu->diag_pos;
   const int32_t *row_idx = lu->lu_row_idx;
   int32_t *level_of = malloc((size_t)n * sizeof(int32_t));
@@ -108,13 +129,14 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t
   CHECK_OK(NULL, tsi_lu_build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos));
   int64_t *run_of = malloc((size_t)(lu->lu_nnz > 0 ? lu->lu_nnz : 1) * sizeof(int64_t));
   double *scatter = malloc((size_t)lu->lu_nnz * sizeof(double)), *gather = malloc((size_t)lu->lu_nnz * sizeof(double));
-  double *factor = malloc((size_t)lu->lu_nnz * sizeof(double));
+  double *factor = malloc((size_t)lu->lu_nnz * sizeof(double)),
+         *by_column = malloc((size_t)lu->lu_nnz * sizeof(double));
   uint64_t state = 12345;
   for (int64_t p = 0; p < lu->lu_nnz; p++) {
     factor[p] = (double)(next_random(&state) % 2001) / 1000.0 - 1.0; /* some exact zeros */
-    scatter[p] = gather[p] = (double)(next_random(&state) % 2001) / 1000.0 - 1.0;
+    scatter[p] = gather[p] = by_column[p] = (double)(next_random(&state) % 2001) / 1000.0 - 1.0;
   }
-  int bad_sorted = 0, bad_runs = 0, bad_dependency = 0, bad_bits = 0;
+  int bad_sorted = 0, bad_runs = 0, bad_dependency = 0, bad_bits = 0, bad_column_bits = 0;
   CHECK(order.columns == n - tail_start);
   /* The split columns' entries above the tail by launches, each launch's
    * pieces backwards (the kernels run them in any order). */
@@ -192,6 +214,15 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t
       gather_entry(lu, lrow_ptr, lrow_col, lrow_pos, factor, gather, p, begin, first_tail, tail_start);
     for (int64_t p = begin; p < col_ptr[k + 1]; p++)
       bad_bits += memcmp(&scatter[p], &gather[p], sizeof(double)) != 0;
+    /* Every entry driven by the column instead, in the order's runs. */
+    if (!check_by_column)
+      continue;
+    for (int64_t e = order.order_ptr[c]; e < order.order_ptr[c + 1]; e++)
+      gather_entry_by_column(lu, factor, by_column, order.order[e], begin, first_tail);
+    for (int64_t p = first_tail; p < col_ptr[k + 1]; p++)
+      gather_entry_by_column(lu, factor, by_column, p, begin, first_tail);
+    for (int64_t p = begin; p < col_ptr[k + 1]; p++)
+      bad_column_bits += memcmp(&by_column[p], &gather[p], sizeof(double)) != 0;
   }
   CHECK_MSG(bad_sorted == 0 && bad_runs == 0, "%s, tail of %lld: %d misplaced entries, %d bad runs", name,
             (long long)(n - tail_start), bad_sorted, bad_runs);
@@ -199,6 +230,8 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t
             (long long)(n - tail_start), bad_dependency);
   CHECK_MSG(bad_bits == 0, "%s, tail of %lld: %d entries differ from the scatter's bits", name,
             (long long)(n - tail_start), bad_bits);
+  CHECK_MSG(bad_column_bits == 0, "%s, tail of %lld: %d entries driven by the column differ from the row's bits", name,
+            (long long)(n - tail_start), bad_column_bits);
   tsi_lu_tail_order_free(&order);
   free(lrow_ptr);
   free(lrow_col);
@@ -206,6 +239,7 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t
   free(run_of);
   free(scatter);
   free(gather);
+  free(by_column);
   free(factor);
   free(level_of);
 }
@@ -224,7 +258,7 @@ static void check_matrix(const char *name, const ts_csr *a) {
     const int64_t splits[][2] = {{0, 0}, {TSI_LU_TAIL_SPLIT_ENTRIES, TSI_LU_TAIL_PIECE}, {1, 7}};
     for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
       for (size_t v = 0; v < sizeof splits / sizeof splits[0]; v++)
-        check_order(name, lu, n - tails[t], splits[v][0], splits[v][1]);
+        check_order(name, lu, n - tails[t], splits[v][0], splits[v][1], v == 0);
   }
   ts_lu_destroy(lu);
 }
