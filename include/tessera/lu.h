@@ -78,10 +78,20 @@
  *   (ts_lu_stats::partial_pivoting). A matrix whose values are all zero is
  *   singular.
  * - Factors without a tiny pivot are judged the same way when their
- *   smallest pivot is below sqrt(pivot_threshold) * max|M| (1e-7 with
- *   double factors): rounding leaves the cancelled pivot of a
- *   rank-deficient matrix a little above the threshold as often as below.
- *   Such factors that stand give TS_SUCCESS.
+ *   smallest pivot is below sqrt(t) * max|M|, t the larger of
+ *   pivot_threshold and its default for the factors' precision (so 1e-7
+ *   with double factors, about 3.2e-4 with float ones; a smaller
+ *   pivot_threshold moves the perturbation, not this judgement): rounding
+ *   leaves the cancelled pivot of a rank-deficient matrix a little above
+ *   the threshold as often as below. Float factors are judged too when
+ *   their largest multiplier times their growth (ts_lu_stats::max_multiplier
+ *   and pivot_growth) exceeds 1/sqrt(eps) of float, 4,096: their cancelled
+ *   pivots keep what that growth left of them. These factors stand only if
+ *   that product is also at most 1/sqrt(eps), about 6.7e7: beyond it they
+ *   are the exact factors of a matrix too far from A for A's estimate
+ *   through them to tell (a singular A can then estimate below 1/eps), and
+ *   partial pivoting decides, as above. Such factors that stand give
+ *   TS_SUCCESS.
  * - A judgement whose factors stood (without the fallback) carries to a
  *   later factorization on the same analysis, without a new estimate, when
  *   its pivots are perturbed (or small) as then (the same count, first
@@ -176,7 +186,9 @@ typedef struct ts_lu_options {
    * Demmel's description (ACM TOMS 29(2), 2003; the library's code now
    * defaults to eps * |A|). A threshold above sqrt(eps) replaces by the threshold
    * instead. The factors are then those of a nearby matrix, and the
-   * refinement of ts_lu_solve() recovers the accuracy.
+   * refinement of ts_lu_solve() recovers the accuracy. A threshold below
+   * the default replaces fewer pivots but does not weaken the singularity
+   * judgement of small ones (see "Singular matrices" above).
    */
   double pivot_threshold;
   int float_factors;       /**< Non-zero: factors in single precision (refinement stays in double). */

@@ -57,6 +57,10 @@
  * reach this normwise backward error and the condition estimate is at most
  * 1 / DBL_EPSILON. */
 #define TSI_LU_SINGULAR_BACKWARD_ERROR 1e-14
+/* Static factors under judgement whose largest multiplier times growth
+ * exceeds this (1/sqrt(eps)) do not stand on their own estimate
+ * (singularity.c). */
+#define TSI_LU_JUDGED_GROWTH 6.7e7
 /* Where A's own estimate is beyond 1/eps, the factors stand on the scaled
  * matrix M's only when it is at most this (a thousandth of 1/eps): solves
  * through the factors of a matrix beyond 1/eps can put the estimate, a lower

@@ -84,6 +84,17 @@ static bool factors_stand(const tsi_lu_condition *c) {
   return c->worst <= TSI_LU_SINGULAR_BACKWARD_ERROR && c->estimate <= 1.0 / DBL_EPSILON;
 }
 
+/* Static factors whose largest multiplier times their growth exceeds
+ * TSI_LU_JUDGED_GROWTH are those of a matrix further from M than the
+ * rounding of a stable factorization: a singular M's estimate through
+ * them can fall below 1/eps, and its refined solves reach the backward
+ * error with a huge x. They do not stand on their own estimate; partial
+ * pivoting decides. */
+static bool stable_enough(const ts_lu *lu) {
+  const tsi_lu_pivot_quality *q = &lu->pivot_now;
+  return !(q->max_multiplier * q->growth > TSI_LU_JUDGED_GROWTH);
+}
+
 /* Whether the analysis scaled A (M differs from A by more than its
  * permutations). */
 static bool scaled(const ts_lu *lu) {
@@ -147,8 +158,11 @@ static void scaled_clause(const tsi_lu_condition *m_condition, char *text, size_
 
 /* The judgement of factors under suspicion (`what` says why: "has a
  * perturbed pivot", or a small one) naming column m_column of M; `stand`
- * is the status of factors that stand. */
-static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t m_column, ts_status stand) {
+ * is the status of factors that stand. With check_growth (a small pivot
+ * left as it was, not one replaced, whose replacement makes large
+ * multipliers by design) the static factors must also be stable_enough. */
+static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t m_column, ts_status stand,
+                       bool check_growth) {
   tsi_lu_numeric_workspace *ws = tsi_lu_numeric_workspace_get(lu);
   if (!ws)
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "%s: no memory for the workspace", caller);
@@ -173,6 +187,7 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
   ts_status st = estimate_and_judge(lu, &a_condition, &m_condition, &stands, &by_scaled);
   if (st != TS_SUCCESS)
     return st;
+  stands = stands && (!check_growth || stable_enough(lu));
   if (stands) {
     tsi_lu_judgement_record_set(lu, ws, by_scaled ? m_condition.estimate : a_condition.estimate, by_scaled);
     return stand;
@@ -215,23 +230,34 @@ static ts_status judge(ts_lu *lu, const char *caller, const char *what, int64_t 
 }
 
 ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller) {
-  return judge(lu, caller, "has a perturbed pivot", lu->first_perturbed, TS_WARNING_PERTURBED_PIVOTS);
+  return judge(lu, caller, "has a perturbed pivot", lu->first_perturbed, TS_WARNING_PERTURBED_PIVOTS, false);
 }
 
 ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller) {
   const tsi_lu_pivot_quality *q = &lu->pivot_now;
-  const double threshold = tsi_lu_pivot_threshold(lu);
-  const double ratio = q->smallest_pivot_ratio;
-  if (q->smallest_pivot_column < 0 || !(ratio < sqrt(threshold)))
+  /* A smaller pivot_threshold asked for moves the perturbation, not this
+   * judgement: the default's for the factors' precision at the least. */
+  const double least = lu->options.float_factors ? TSI_LU_PIVOT_THRESHOLD_F32 : TSI_LU_PIVOT_THRESHOLD_F64;
+  const double threshold = fmax(tsi_lu_pivot_threshold(lu), least);
+  const double ratio = q->smallest_pivot_ratio, growth = q->max_multiplier * q->growth;
+  if (q->smallest_pivot_column < 0)
     return TS_SUCCESS;
-  char what[96];
-  snprintf(what, sizeof what, "has a pivot of %.2e times max|M| (below sqrt(pivot_threshold) = %.1e)", ratio,
-           sqrt(threshold));
-  return judge(lu, caller, what, q->smallest_pivot_column, TS_SUCCESS);
+  char what[160];
+  if (ratio < sqrt(threshold)) {
+    snprintf(what, sizeof what, "has a pivot of %.2e times max|M| (below %.1e)", ratio, sqrt(threshold));
+  } else if (lu->options.float_factors && growth > 1.0 / sqrt((double)FLT_EPSILON)) {
+    /* Float factors that grew this much have lost every digit of a
+     * cancelled pivot: the smallest one tells nothing. */
+    snprintf(what, sizeof what,
+             "has float factors whose largest multiplier times growth is %.2e (above 1/sqrt(eps) of float)", growth);
+  } else {
+    return TS_SUCCESS;
+  }
+  return judge(lu, caller, what, q->smallest_pivot_column, TS_SUCCESS, true);
 }
 
 ts_status tsi_lu_judge_repivoted(ts_lu *lu, const char *caller) {
   const int64_t column = lu->pivot_now.smallest_pivot_column >= 0 ? lu->pivot_now.smallest_pivot_column : 0;
   return judge(lu, caller, "needed a perturbed pivot under static pivoting (partial pivoting then chose them)", column,
-               TS_SUCCESS);
+               TS_SUCCESS, false);
 }
