@@ -181,6 +181,38 @@ write_error)
   [ -L full_link.mtx ] || fail "the symbolic link to /dev/full is gone"
   [ "$(ls -A | grep -c tessera)" -eq 0 ] || fail "a temporary file was left behind: $(ls -A)"
   ;;
+report_write_error)
+  # A report (not data) that cannot reach standard output: a full device or
+  # a closed stream is exit 1 with one line, never a silent success.
+  [ -c /dev/full ] || skip "no /dev/full on this machine"
+  make_matrix
+  for args in "info A.mtx" "info A.mtx --json" "--version" "--help" "spmv A.mtx --backend cpu --repeat 1"; do
+    # shellcheck disable=SC2086
+    "$tessera" $args >/dev/full 2>err.txt
+    status=$?
+    [ "$status" -eq 1 ] || fail "tessera $args >/dev/full: exit $status, expected 1"
+    expect_one_line "^tessera: standard output: .*([Nn]o space left on device)"
+  done
+  "$tessera" info A.mtx >&- 2>err.txt
+  status=$?
+  [ "$status" -eq 1 ] || fail "tessera info A.mtx with standard output closed: exit $status, expected 1"
+  ;;
+dangling_link)
+  # -o through a symbolic link whose target does not exist yet: the link
+  # stays and its target gets the file (the tables' writer and the
+  # library's writer alike).
+  make_matrix
+  "$tessera" convert A.mtx P.mtx --field pattern --quiet 2>err.txt || fail "convert to a pattern"
+  for command in "bfs A.mtx --backend cpu -o" "sssp P.mtx --backend cpu -o" "convert A.mtx"; do
+    rm -f out_link target.txt
+    ln -s target.txt out_link
+    # shellcheck disable=SC2086
+    "$tessera" $command out_link >out.txt 2>err.txt || fail "$command out_link failed"
+    [ -L out_link ] || fail "$command out_link replaced the symbolic link"
+    [ -s target.txt ] || fail "$command out_link did not write the link's target"
+  done
+  [ "$(ls -A | grep -c tessera)" -eq 0 ] || fail "a temporary file was left behind: $(ls -A)"
+  ;;
 cancel_gen)
   # Cancelled while the generator reports progress (16 blocks of 2^20 rows).
   expect_cancelled 0.3 5 gen random --rows 2^24 --per-row 2 --json

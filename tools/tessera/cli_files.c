@@ -133,16 +133,54 @@ static ts_status write_to_stdout(ts_context *ctx, cli_path_writer writer, const 
   return status;
 }
 
+/* The name a write to target lands on: its symbolic links followed, each
+ * relative one from the folder that holds it, to a file or to nothing (a
+ * link that dangles), so that a link stays a link and its target gets the
+ * file, as the library's writers do. False with errno set otherwise. */
+static bool follow_links(const char *target, char *final, size_t size) {
+  if (snprintf(final, size, "%s", target) >= (int)size) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  for (int hops = 0; hops < 40; hops++) {
+    struct stat info;
+    if (lstat(final, &info) != 0)
+      return errno == ENOENT;
+    if (!S_ISLNK(info.st_mode))
+      return true;
+    char link[PATH_MAX];
+    const ssize_t length = readlink(final, link, sizeof link - 1);
+    if (length < 0)
+      return false;
+    link[length] = '\0';
+    const char *slash = strrchr(final, '/');
+    const size_t folder = link[0] == '/' || !slash ? 0 : (size_t)(slash - final) + 1;
+    if (folder + (size_t)length + 1 > size) {
+      errno = ENAMETOOLONG;
+      return false;
+    }
+    memcpy(final + folder, link, (size_t)length + 1);
+  }
+  errno = ELOOP;
+  return false;
+}
+
 ts_status cli_write_through_temporary(ts_context *ctx, const char *target, cli_path_writer writer, const void *object) {
   if (cli_is_stdio(target))
     return write_to_stdout(ctx, writer, object);
+  char final[PATH_MAX];
+  if (!follow_links(target, final, sizeof final)) {
+    cli_set_error("%s: %s", target, strerror(errno));
+    return TS_ERROR_IO;
+  }
   struct stat info;
-  bool exists = stat(target, &info) == 0;
+  bool exists = stat(final, &info) == 0;
   if (exists && !S_ISREG(info.st_mode))
     return writer(ctx, target, object);
-  char final[PATH_MAX];
-  if (exists ? !realpath(target, final) : snprintf(final, sizeof final, "%s", target) >= (int)sizeof final) {
-    cli_set_error("%s: %s", target, exists ? strerror(errno) : "path too long");
+  /* A file the caller may not write is not replaced either (the rename
+   * below needs only the folder's permission). */
+  if (exists && access(final, W_OK) != 0) {
+    cli_set_error("%s: %s", target, strerror(errno));
     return TS_ERROR_IO;
   }
   const char *slash = strrchr(final, '/');

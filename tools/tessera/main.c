@@ -3,6 +3,7 @@
 #include "cli_common.h"
 #include "cli_suggest.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,7 +87,22 @@ static int unknown_command(const char *name) {
   return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 
-int main(int argc, char **argv) {
+/* What a command printed on standard output reached it, or the exit
+ * status says not: a report written to a full disk or a closed stream is
+ * an error, not a success. */
+static int checked_stdout(int status) {
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return status;
+  const int error = errno;
+  fprintf(stderr, "tessera: standard output: %s\n", strerror(error));
+  return status != CLI_EXIT_OK ? status : CLI_EXIT_FAILURE;
+}
+
+static int run_command(int argc, char **argv);
+
+int main(int argc, char **argv) { return checked_stdout(run_command(argc, argv)); }
+
+static int run_command(int argc, char **argv) {
   if (argc < 2)
     return cli_usage_error(NULL, "missing COMMAND");
   const char *first = argv[1];
