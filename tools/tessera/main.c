@@ -91,11 +91,10 @@ static int unknown_command(const char *name) {
  * status says not: a report written to a full disk or a closed stream is
  * an error, not a success. */
 static int checked_stdout(int status) {
-  if (fflush(stdout) == 0 && !ferror(stdout))
-    return status;
-  const int error = errno;
-  fprintf(stderr, "tessera: standard output: %s\n", strerror(error));
-  return status != CLI_EXIT_OK ? status : CLI_EXIT_FAILURE;
+  if ((fflush(stdout) == 0 && !ferror(stdout)) || status != CLI_EXIT_OK)
+    return status; /* a command that failed has said why already */
+  fprintf(stderr, "tessera: standard output: %s\n", strerror(errno));
+  return CLI_EXIT_FAILURE;
 }
 
 static int run_command(int argc, char **argv);
