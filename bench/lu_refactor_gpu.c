@@ -2,13 +2,15 @@
  * analysis and a first factorization, refactor + solve rounds (wall clock,
  * each refactorization synchronised), then the numeric kernels alone and
  * the pivot check alone on the values already on the device; medians.
- * Switches of the sparse tail (--tail-split) make A/B runs in one process.
+ * Switches of the sparse tail (--tail-split, --tail-segment-row) make A/B
+ * runs in one process.
  * The anchors (cuDSS, KLU) are in bench/lu_solvers; this one says where
  * tessera's own loop goes.
  *
  * Usage: lu_refactor_gpu [--matrix netlist-1e5|netlist-1e6|laplacian-2d|laplacian-3d|all] [--rounds N]
  *                        [--tail-split N] (tail columns with N entries above the tail or more in pieces;
- *                        -1 none; 0 the library's rule) */
+ *                        -1 none; 0 the library's rule) [--tail-segment-row N] (tail entries whose rows of L
+ *                        hold more than N entries summed by segments; -1 none; 0 the library's rule) */
 #include "tessera.h"
 #include "tsb.h"
 
@@ -26,7 +28,8 @@ static double median_of(double *v, int count) { return count > 0 ? tsb_stats_of(
 
 static double ms_since(double start) { return 1e3 * (tsb_wall_seconds() - start); }
 
-static int run(ts_context *ctx, const char *name, const ts_csr *a, int rounds, long long tail_split) {
+static int run(ts_context *ctx, const char *name, const ts_csr *a, int rounds, long long tail_split,
+               long long segment_row) {
   ts_lu_options options;
   memset(&options, 0, sizeof options);
   options.unchecked_solves = 1;
@@ -34,6 +37,7 @@ static int run(ts_context *ctx, const char *name, const ts_csr *a, int rounds, l
   if (ts_lu_create(ctx, &options, &lu) != TS_SUCCESS)
     return 1;
   lu->switches.gpu_tail_split = tail_split;
+  lu->switches.gpu_tail_segment_row = segment_row;
   double *b = malloc((size_t)a->rows * sizeof *b), *x = malloc((size_t)a->rows * sizeof *x);
   double refactor[MOST_ROUNDS], solve[MOST_ROUNDS], numeric[MOST_ROUNDS], check[MOST_ROUNDS];
   int failed = !b || !x;
@@ -68,11 +72,12 @@ static int run(ts_context *ctx, const char *name, const ts_csr *a, int rounds, l
     printf("%s: failed: %s\n", name, ts_last_error(ctx));
   } else {
     printf("%-14s n %8lld  analyze %9.2f ms  refactor %7.3f  solve %7.3f  loop %7.3f  | numeric alone %7.3f  pivot "
-           "check %6.3f  | tail %lld columns, %lld split, %lld pieces in %lld launches\n",
+           "check %6.3f  | tail %lld columns, %lld split, %lld pieces in %lld launches, %lld entries in %lld "
+           "segments\n",
            name, (long long)a->rows, analyze_ms, median_of(refactor, rounds), median_of(solve, rounds),
            median_of(refactor, rounds) + median_of(solve, rounds), median_of(numeric, rounds), median_of(check, rounds),
            (long long)(dev->n - dev->tail_start), (long long)dev->tail_split_columns, (long long)dev->tail_pieces,
-           (long long)dev->tail_launches);
+           (long long)dev->tail_launches, (long long)dev->tail_long_entries, (long long)dev->tail_segments);
   }
   free(b);
   free(x);
@@ -83,22 +88,25 @@ static int run(ts_context *ctx, const char *name, const ts_csr *a, int rounds, l
 int main(int argc, char **argv) {
   const char *matrix = "all";
   int rounds = 5;
-  long long tail_split = 0;
+  long long tail_split = 0, segment_row = 0;
   static const struct option long_options[] = {{"matrix", required_argument, NULL, 'm'},
                                                {"rounds", required_argument, NULL, 'r'},
                                                {"tail-split", required_argument, NULL, 's'},
+                                               {"tail-segment-row", required_argument, NULL, 'g'},
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
-  for (int c; (c = getopt_long(argc, argv, "m:r:s:h", long_options, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, "m:r:s:g:h", long_options, NULL)) != -1;) {
     if (c == 'm')
       matrix = optarg;
     else if (c == 'r')
       rounds = atoi(optarg);
     else if (c == 's')
       tail_split = atoll(optarg);
+    else if (c == 'g')
+      segment_row = atoll(optarg);
     else {
       printf("usage: lu_refactor_gpu [--matrix netlist-1e5|netlist-1e6|laplacian-2d|laplacian-3d|all] [--rounds N] "
-             "[--tail-split N]\n");
+             "[--tail-split N] [--tail-segment-row N]\n");
       return c == 'h' ? 0 : 2;
     }
   }
@@ -134,7 +142,7 @@ int main(int argc, char **argv) {
     } else {
       st = ts_gen_laplacian_3d(cpu, 46, 46, 46, TS_FLOAT64, &a);
     }
-    failures += st != TS_SUCCESS || run(gpu, names[m], a, rounds, tail_split);
+    failures += st != TS_SUCCESS || run(gpu, names[m], a, rounds, tail_split, segment_row);
     ran++;
     ts_csr_destroy(a);
   }

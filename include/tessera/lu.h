@@ -205,7 +205,10 @@ typedef struct ts_lu_options {
    * host, where the GPU's fixed costs would outweigh it; an analysis's first
    * factorization, which on the GPU also builds the device's copy, needs more
    * work to go there than the refactorizations after it; host and GPU give
-   * the same factors, and the statistics say where each ran:
+   * the same factors to rounding (bit for bit but where the GPU's dense
+   * trailing block groups its updates by panel, or its sparse tail sums rows
+   * of L of more than 16,384 entries by segments), and the statistics say
+   * where each ran:
    * factor_backend), TS_BACKEND_CPU the host, TS_BACKEND_CUDA the GPU (the
    * context must be on CUDA). On the host, small factorizations, solves and
    * analyses run on one thread and larger ones on the context's threads, as

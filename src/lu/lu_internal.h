@@ -122,6 +122,12 @@ struct tsi_lu_switches {
   int gpu_tail_search;
   int64_t gpu_tail_block_row;
   int64_t gpu_tail_split;
+  /* GPU sparse tail, read when the device cache is built: tail_segment_row
+   * (> 0: entries whose rows of L hold more entries than this are summed by
+   * segments instead of TSI_LU_TAIL_SEGMENT_ROW; < 0: none), tail_segment
+   * (> 0: positions of a segment instead of TSI_LU_TAIL_SEGMENT). */
+  int64_t gpu_tail_segment_row;
+  int64_t gpu_tail_segment;
   /* GPU pivot check, read at its first use in an analysis: columns of more
    * entries than this are read by chunks (0: TSI_LU_QUALITY_THREAD_ENTRIES;
    * the tests take 1 and large ones, so that both paths see every column). */

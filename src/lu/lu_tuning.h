@@ -340,6 +340,9 @@
 #define TSI_LU_TAIL_BLOCK_BYTES 32768
 #define TSI_LU_TAIL_STEP_THREADS 256
 #define TSI_LU_TAIL_STEP_BLOCKS 4096
+/* A tail step stores the previous column with a block per this many of
+ * its entries (within TSI_LU_TAIL_STEP_BLOCKS). */
+#define TSI_LU_TAIL_STORE_ENTRIES 2048
 /* Tail columns with at least this many entries above the tail (a rail's)
  * are gathered by many blocks, a launch per level, TSI_LU_TAIL_PIECE
  * entries a block, instead of by one block: between the generated
@@ -347,8 +350,18 @@
  * (bench/notes/lu-newton.md). */
 #define TSI_LU_TAIL_SPLIT_ENTRIES 65536
 #define TSI_LU_TAIL_PIECE TSI_LU_TAIL_GATHER_THREADS
+/* An entry of a tail column whose row of L is longer than this many times
+ * the column's part above it is gathered by walking that part (a search
+ * in each met column of L) instead of the row. */
+#define TSI_LU_TAIL_COLUMN_SIDE 4
 /* Blocks a split column's map takes (set or cleared). */
 #define TSI_LU_TAIL_MAP_BLOCKS 32
+/* An entry of a tail column from the tail down whose row of L holds more
+ * than TSI_LU_TAIL_SEGMENT_ROW entries (a rail's meeting a rail's column)
+ * is summed by segments of TSI_LU_TAIL_SEGMENT positions of the row, a
+ * block each, instead of term after term (tail_segments_gpu.c). */
+#define TSI_LU_TAIL_SEGMENT_ROW 16384
+#define TSI_LU_TAIL_SEGMENT 4096
 
 /* ---- multifrontal numeric phase (fronts) ---------------------------------------------- */
 

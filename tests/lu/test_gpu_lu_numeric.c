@@ -5,12 +5,19 @@
  * variant (the tail dense or column by column); the singular column with
  * perturbation off; and on the square corpus matrices the host solves to
  * 1e-14, the GPU's backward error too (default tail), and the factors with
- * the column-by-column tail (the host's order of operations); a sparse tail
- * gathered in pieces (every column split) gives the same bits. */
+ * the column-by-column tail (the host's order of operations, so its bits);
+ * a sparse tail gathered in pieces (every column split) gives the same
+ * bits; its long rows summed by segments give the host's factors to
+ * rounding, the same bits run after run. */
 #include "test_gpu_lu_common.h"
 
 /* Under racecheck (slow on shared memory): fewer variants, no corpus. */
 static int racecheck;
+/* Tail entries summed by segments over the variants (the netlists' rails). */
+static int64_t segmented_entries;
+/* Set while the corpus's matrices are compared (ill-conditioned ones among
+ * them, whose factors move with the order of their sums). */
+static int comparing_corpus;
 
 /* Factor a on the host and on the GPU (scratch and tail as given) and
  * compare; returns the largest column-relative difference. */
@@ -66,6 +73,56 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
   free(other);
   gpu_lu_check_rows(what, dev);
   const tsi_lu_device *cache = (const tsi_lu_device *)dev->numeric_device;
+  /* Without a dense tail the GPU keeps the host's order of operations:
+   * its bits (a long row of L met through a short column included). */
+  if (!cache->tail_dense && cache->tail_segments == 0)
+    CHECK_MSG(bitwise, "%s: a sparse tail's factors are not the host's bits", what);
+  /* The tail's rows of L of more than 16 entries summed by segments of 7
+   * (by default only rails' rows): the host's factors to rounding, the same
+   * bits run after run. */
+  int64_t segments = 0;
+  if (cache->tail_start < dev->n && !cache->tail_dense) {
+    ts_lu *seg = gpu_lu_create(TS_BACKEND_CUDA, float_factors, 0);
+    if (seg) {
+      seg->switches = dev->switches;
+      seg->switches.gpu_tail_segment_row = 16;
+      seg->switches.gpu_tail_segment = 7;
+      CHECK_OK(gpu, ts_lu_analyze(seg, a));
+      CHECK(ts_lu_factor(seg, a) == gpu_status);
+      const tsi_lu_device *seg_cache = (const tsi_lu_device *)seg->numeric_device;
+      segments = seg_cache ? seg_cache->tail_segments : 0;
+      double *seg_values = gpu_lu_factor_values(seg);
+      int seg_bitwise = 0;
+      const double seg_worst = gpu_lu_factor_difference(cpu, seg_values, vc, &seg_bitwise);
+      /* Summed in another order, the factors of an ill-conditioned corpus
+       * matrix move by more than 1e-12 of a column (plat362: 4e-7), as the
+       * dense tail's do: there the solve through them is what must hold. */
+      if (!comparing_corpus) {
+        CHECK_MSG(seg_worst <= tolerance, "%s: the tail by segments differs from the host's by %.3g of a column", what,
+                  seg_worst);
+      } else if (!float_factors) {
+        const int64_t n = a->rows;
+        double *b = malloc((size_t)n * sizeof(double)), *x = malloc((size_t)n * sizeof(double));
+        for (int64_t i = 0; b && i < n; i++)
+          b[i] = 1.0 + (double)(i % 3);
+        ts_lu_stats seg_stats;
+        CHECK(b && x && ts_lu_solve(seg, TS_OP_NONE, 1, b, n, x, n) == TS_SUCCESS);
+        CHECK_OK(gpu, ts_lu_get_stats(seg, &seg_stats));
+        CHECK_MSG(seg_stats.backward_error <= 1e-14, "%s: the solve through the tail by segments: backward error %.3g",
+                  what, seg_stats.backward_error);
+        free(b);
+        free(x);
+      }
+      CHECK(ts_lu_factor(seg, a) == gpu_status);
+      double *seg_again = gpu_lu_factor_values(seg);
+      CHECK_MSG(memcmp(seg_again, seg_values, (size_t)dev->lu_nnz * sizeof *vg) == 0,
+                "%s: two factorizations with the tail by segments differ", what);
+      free(seg_again);
+      free(seg_values);
+      segmented_entries += seg_cache ? seg_cache->tail_long_entries : 0;
+    }
+    ts_lu_destroy(seg);
+  }
   /* A sparse tail with every column that has entries above the tail
    * gathered in pieces, a launch per level (by default only long ones): the
    * same bits. */
@@ -87,10 +144,12 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
     }
     ts_lu_destroy(split);
   }
-  printf("%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s  split pieces %lld\n", what,
-         (long long)dev->n, (long long)dev->lu_nnz, (long long)dev->levels, (long long)(dev->n - cache->tail_start),
-         cache->tail_dense ? "dense " : "sparse", cache->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense " : "sparse",
-         worst, bitwise ? "bitwise equal to the host" : "not bitwise equal to the host", (long long)pieces);
+  printf(
+      "%-40s n %7lld  L+U %9lld  levels %5lld  tail %6lld %s  %s  max diff %.2g  %s  split pieces %lld  "
+      "segments %lld\n",
+      what, (long long)dev->n, (long long)dev->lu_nnz, (long long)dev->levels, (long long)(dev->n - cache->tail_start),
+      cache->tail_dense ? "dense " : "sparse", cache->scratch_mode == TSI_LU_SCRATCH_DENSE ? "dense " : "sparse", worst,
+      bitwise ? "bitwise equal to the host" : "not bitwise equal to the host", (long long)pieces, (long long)segments);
   free(vc);
   free(vg);
   free(again);
@@ -159,6 +218,7 @@ static void test_variants(void) {
                       tail_search, level_sync, tail_block_row, flow_lookup);
     }
   }
+  CHECK_MSG(segmented_entries > 0, "no sparse tail entry was summed by segments");
   for (int m = 0; m < 5; m++)
     ts_csr_destroy((ts_csr *)matrices[m]);
 }
@@ -290,7 +350,9 @@ static void test_corpus(void) {
      * matrices its factors differ from the host's by more than 1e-12 of a
      * column (plat362: 4.5e-8) while both solve to 1e-14 (checked above,
      * default tail). The factor comparison uses the host's order. */
+    comparing_corpus = 1;
     compare_factors(what, a, 0, TSI_LU_SCRATCH_AUTO, 0, TSI_LU_DENSE_TAIL_OFF, 0, 0, 0, 0, 0, TSI_LU_FLOW_LOOKUP_AUTO);
+    comparing_corpus = 0;
     ts_csr_destroy(a);
   }
   if (f)

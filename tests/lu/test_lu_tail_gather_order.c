@@ -8,7 +8,8 @@
  * left-looking order, as the old kernel did it); the split columns' pieces
  * (a launch per level) cover their runs once, and gathered launch by launch,
  * each launch's pieces backwards, give those bits too; and every entry
- * driven by its column instead of its row of L gives them as well. */
+ * driven by its column instead of its row of L gives them as well; the
+ * entries summed by segments are exactly the tail's long rows. */
 #include "lu/lu_internal.h"
 #include "lu/numeric/numeric_internal.h"
 #include "test_common.h"
@@ -244,6 +245,65 @@ static void check_order(const char *name, ts_lu *lu, int64_t tail_start, int64_t
   free(level_of);
 }
 
+/* The entries summed by segments (tsi_lu_tail_segments_find): exactly the
+ * entries of the tail columns from tail_start down whose rows of L hold more
+ * than segment_row entries, by column, each with ceil(length /
+ * segment_length) segments numbered in order. */
+static void check_segments(const char *name, ts_lu *lu, int64_t tail_start, int64_t segment_row,
+                           int64_t segment_length) {
+  const int64_t n = lu->n, *col_ptr = lu->lu_col_ptr;
+  const int32_t *row_idx = lu->lu_row_idx;
+  int64_t *lrow_ptr = NULL, *lrow_pos = NULL;
+  int32_t *lrow_col = NULL;
+  CHECK_OK(NULL, tsi_lu_build_rows(lu, false, &lrow_ptr, &lrow_col, &lrow_pos));
+  if (!lrow_ptr)
+    return;
+  tsi_lu_tail_segments seg;
+  CHECK_OK(NULL, tsi_lu_tail_segments_find(lu, tail_start, lrow_ptr + tail_start, segment_row, segment_length, &seg));
+  int64_t *listed = malloc((size_t)(lu->lu_nnz > 0 ? lu->lu_nnz : 1) * sizeof(int64_t));
+  if (!listed)
+    return;
+  for (int64_t p = 0; p < lu->lu_nnz; p++)
+    listed[p] = -1;
+  int64_t bad = 0;
+  for (int64_t e = 0; e < seg.entries; e++) {
+    bad += listed[seg.entry[e]] >= 0;
+    listed[seg.entry[e]] = e;
+  }
+  int64_t expected = 0, expected_segments = 0, q = 0;
+  for (int64_t k = tail_start; k < n; k++)
+    for (int64_t p = col_ptr[k]; p < col_ptr[k + 1]; p++) {
+      const int64_t i = row_idx[p], length = lrow_ptr[i + 1] - lrow_ptr[i];
+      if (i < tail_start || length <= segment_row)
+        continue;
+      expected++;
+      expected_segments += (length + segment_length - 1) / segment_length;
+      /* Listed once, in its column, with its segments in order. */
+      const int64_t found = listed[p];
+      if (found < 0 || seg.entry_column[found] != k - tail_start ||
+          seg.entry_first[found + 1] - seg.entry_first[found] != (length + segment_length - 1) / segment_length) {
+        bad++;
+        continue;
+      }
+      for (int64_t s = seg.entry_first[found]; s < seg.entry_first[found + 1]; s++)
+        bad += seg.segment_entry[s] != found;
+      q++;
+    }
+  for (int64_t e = 0; e + 1 < seg.entries; e++)
+    bad += seg.entry_column[e] > seg.entry_column[e + 1];
+  CHECK_MSG(bad == 0 && q == expected && seg.entries == expected && seg.segments == expected_segments,
+            "%s, tail of %lld, rows over %lld in segments of %lld: %lld of %lld long entries listed (%lld misplaced), "
+            "%lld segments of %lld",
+            name, (long long)(n - tail_start), (long long)segment_row, (long long)segment_length,
+            (long long)seg.entries, (long long)expected, (long long)bad, (long long)seg.segments,
+            (long long)expected_segments);
+  tsi_lu_tail_segments_free(&seg);
+  free(listed);
+  free(lrow_ptr);
+  free(lrow_col);
+  free(lrow_pos);
+}
+
 static void check_matrix(const char *name, const ts_csr *a) {
   ts_lu_options options = {0};
   options.ordering = lu_test_fill_ordering();
@@ -256,9 +316,12 @@ static void check_matrix(const char *name, const ts_csr *a) {
     const int64_t tails[] = {1, 19, n / 10, n / 2, n};
     /* Split: none, the default rule's, every column in pieces of 7. */
     const int64_t splits[][2] = {{0, 0}, {TSI_LU_TAIL_SPLIT_ENTRIES, TSI_LU_TAIL_PIECE}, {1, 7}};
-    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
+    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
       for (size_t v = 0; v < sizeof splits / sizeof splits[0]; v++)
         check_order(name, lu, n - tails[t], splits[v][0], splits[v][1], v == 0);
+      check_segments(name, lu, n - tails[t], 16, 7);
+      check_segments(name, lu, n - tails[t], TSI_LU_TAIL_SEGMENT_ROW, TSI_LU_TAIL_SEGMENT);
+    }
   }
   ts_lu_destroy(lu);
 }

@@ -86,6 +86,11 @@ void tsi_lu_cuda_release(ts_lu *lu) {
   tsi_lu_device_free(dev, dev->tail_piece_first, dev->tail_pieces, sizeof(int64_t));
   tsi_lu_device_free(dev, dev->tail_piece_last, dev->tail_pieces, sizeof(int64_t));
   free(dev->tail_launch_ptr_host);
+  tsi_lu_device_free(dev, dev->tail_long_entry, dev->tail_long_entries, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->tail_long_column, dev->tail_long_entries, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->tail_long_first, dev->tail_long_entries + 1, sizeof(int64_t));
+  tsi_lu_device_free(dev, dev->tail_segment_entry, dev->tail_segments, sizeof(int32_t));
+  tsi_lu_device_free(dev, dev->tail_partials, dev->tail_segments * dev->parts, sizeof(double));
   tsi_lu_device_free(dev, dev->kind, n, 1);
   tsi_lu_device_free(dev, dev->rule, 3, sizeof(double));
   tsi_lu_device_free(dev, dev->max_bits, 1, sizeof(unsigned long long));
@@ -131,41 +136,81 @@ static ts_status upload_tail_order(ts_lu *lu, tsi_lu_device *dev) {
     return st;
   dev->tail_order_entries = order.order_ptr[order.columns];
   dev->tail_runs = order.runs;
-  st = upload(lu->ctx, dev, (void **)&dev->tail_order_ptr, order.order_ptr, order.columns + 1, sizeof(int64_t),
-              "the tail's gather order");
-  if (st == TS_SUCCESS)
-    st = upload(lu->ctx, dev, (void **)&dev->tail_order, order.order, dev->tail_order_entries, sizeof(int64_t),
-                "the tail's gather order");
-  if (st == TS_SUCCESS)
-    st = upload(lu->ctx, dev, (void **)&dev->tail_run_ptr, order.run_ptr, order.columns + 1, sizeof(int64_t),
-                "the tail's gather levels");
-  if (st == TS_SUCCESS)
-    st = upload(lu->ctx, dev, (void **)&dev->tail_run_end, order.run_end, dev->tail_runs, sizeof(int64_t),
-                "the tail's gather levels");
-  if (st == TS_SUCCESS && order.split_columns > 0) {
-    dev->tail_split_columns = order.split_columns;
-    dev->tail_pieces = order.pieces;
-    st = upload(lu->ctx, dev, (void **)&dev->tail_split_index, order.split_index, order.columns, sizeof(int32_t),
-                "the tail's split columns");
-    if (st == TS_SUCCESS)
-      st = upload(lu->ctx, dev, (void **)&dev->tail_split_cols, order.split_cols, order.split_columns, sizeof(int32_t),
-                  "the tail's split columns");
-    if (st == TS_SUCCESS)
-      st = upload(lu->ctx, dev, (void **)&dev->tail_piece_column, order.piece_column, order.pieces, sizeof(int32_t),
-                  "the tail's gather pieces");
-    if (st == TS_SUCCESS)
-      st = upload(lu->ctx, dev, (void **)&dev->tail_piece_first, order.piece_first, order.pieces, sizeof(int64_t),
-                  "the tail's gather pieces");
-    if (st == TS_SUCCESS)
-      st = upload(lu->ctx, dev, (void **)&dev->tail_piece_last, order.piece_last, order.pieces, sizeof(int64_t),
-                  "the tail's gather pieces");
-    if (st == TS_SUCCESS) { /* the host keeps the launches' bounds */
-      dev->tail_launches = order.launches;
-      dev->tail_launch_ptr_host = order.launch_ptr;
-      order.launch_ptr = NULL;
-    }
+  dev->tail_split_columns = order.split_columns;
+  dev->tail_pieces = order.pieces;
+  const struct {
+    void **to;
+    const void *from;
+    int64_t count;
+    size_t size;
+    const char *what;
+  } uploads[] = {
+      {(void **)&dev->tail_order_ptr, order.order_ptr, order.columns + 1, sizeof(int64_t), "the tail's gather order"},
+      {(void **)&dev->tail_order, order.order, dev->tail_order_entries, sizeof(int64_t), "the tail's gather order"},
+      {(void **)&dev->tail_run_ptr, order.run_ptr, order.columns + 1, sizeof(int64_t), "the tail's gather levels"},
+      {(void **)&dev->tail_run_end, order.run_end, dev->tail_runs, sizeof(int64_t), "the tail's gather levels"},
+      {(void **)&dev->tail_split_index, order.split_index, order.split_index ? order.columns : 0, sizeof(int32_t),
+       "the tail's split columns"},
+      {(void **)&dev->tail_split_cols, order.split_cols, order.split_columns, sizeof(int32_t),
+       "the tail's split columns"},
+      {(void **)&dev->tail_piece_column, order.piece_column, order.pieces, sizeof(int32_t), "the tail's gather pieces"},
+      {(void **)&dev->tail_piece_first, order.piece_first, order.pieces, sizeof(int64_t), "the tail's gather pieces"},
+      {(void **)&dev->tail_piece_last, order.piece_last, order.pieces, sizeof(int64_t), "the tail's gather pieces"},
+  };
+  /* An array of no entries stays NULL: without split columns split_index
+   * is, which the kernels read as none split. */
+  for (size_t u = 0; st == TS_SUCCESS && u < sizeof uploads / sizeof uploads[0]; u++)
+    if (uploads[u].count > 0)
+      st = upload(lu->ctx, dev, uploads[u].to, uploads[u].from, uploads[u].count, uploads[u].size, uploads[u].what);
+  if (st == TS_SUCCESS) { /* the host keeps the launches' bounds */
+    dev->tail_launches = order.launches;
+    dev->tail_launch_ptr_host = order.launch_ptr;
+    order.launch_ptr = NULL;
   }
   tsi_lu_tail_order_free(&order);
+  return st;
+}
+
+/* The sparse tail's entries summed by segments (tail_segments_gpu.c) on
+ * the device, with room for their segments' sums; the rows of L of the
+ * tail read back from the device for their lengths. */
+static ts_status upload_tail_segments(ts_lu *lu, tsi_lu_device *dev) {
+  const int64_t n = dev->n, rows = n - dev->tail_start;
+  const int64_t asked = lu->switches.gpu_tail_segment_row;
+  dev->tail_segment_row = asked < 0 ? INT64_MAX : asked > 0 ? asked : TSI_LU_TAIL_SEGMENT_ROW;
+  dev->tail_segment_length = lu->switches.gpu_tail_segment > 0 ? lu->switches.gpu_tail_segment : TSI_LU_TAIL_SEGMENT;
+  if (dev->tail_segment_row == INT64_MAX || rows <= 0)
+    return TS_SUCCESS;
+  int64_t *lrow_tail = (int64_t *)tsi_malloc_array(rows + 1, sizeof(int64_t));
+  if (!lrow_tail)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "LU on the GPU: no memory for the tail's rows of L");
+  ts_status st = tsi_cuda_memcpy_to_host(lu->ctx, lrow_tail, dev->lrow_ptr + dev->tail_start,
+                                         (size_t)(rows + 1) * sizeof(int64_t));
+  tsi_lu_tail_segments segments;
+  memset(&segments, 0, sizeof segments);
+  if (st == TS_SUCCESS)
+    st = tsi_lu_tail_segments_find(lu, dev->tail_start, lrow_tail, dev->tail_segment_row, dev->tail_segment_length,
+                                   &segments);
+  free(lrow_tail);
+  if (st == TS_SUCCESS && segments.entries > 0) {
+    dev->tail_long_entries = segments.entries;
+    dev->tail_segments = segments.segments;
+    st = upload(lu->ctx, dev, (void **)&dev->tail_long_entry, segments.entry, segments.entries, sizeof(int64_t),
+                "the tail's long entries");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_long_column, segments.entry_column, segments.entries,
+                  sizeof(int32_t), "the tail's long entries");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_long_first, segments.entry_first, segments.entries + 1,
+                  sizeof(int64_t), "the tail's long entries");
+    if (st == TS_SUCCESS)
+      st = upload(lu->ctx, dev, (void **)&dev->tail_segment_entry, segments.segment_entry, segments.segments,
+                  sizeof(int32_t), "the tail's segments");
+    if (st == TS_SUCCESS)
+      st = tsi_lu_device_alloc(lu->ctx, dev, (void **)&dev->tail_partials, segments.segments * dev->parts,
+                               sizeof(double), "the tail's segment sums");
+  }
+  tsi_lu_tail_segments_free(&segments);
   return st;
 }
 
@@ -391,6 +436,8 @@ ts_status tsi_lu_device_build(ts_lu *lu, tsi_lu_device **out) {
     st = reserve_dense_tail(lu, dev);
   if (st == TS_SUCCESS && dev->tail_start < n && !dev->tail_dense)
     st = upload_tail_order(lu, dev);
+  if (st == TS_SUCCESS && dev->tail_start < n && !dev->tail_dense)
+    st = upload_tail_segments(lu, dev);
   /* The uploads waited for their copies: the host arrays can go. */
   free(urow_col);
   free(urow_pos);

@@ -365,6 +365,13 @@ typedef struct tsi_lu_device {
   int32_t *tail_split_index, *tail_split_cols, *tail_piece_column;
   int64_t *tail_piece_first, *tail_piece_last;
   int64_t *tail_launch_ptr_host;
+  /* Its long entries summed by segments (tsi_lu_tail_segments's arrays,
+   * device): rows of L longer than tail_segment_row (INT64_MAX: none), cut
+   * into segments of tail_segment_length; tail_partials the segments' sums. */
+  int64_t tail_segment_row, tail_segment_length, tail_long_entries, tail_segments;
+  int64_t *tail_long_entry, *tail_long_first;
+  int32_t *tail_long_column, *tail_segment_entry;
+  double *tail_partials;
   int multiprocessors; /* of the GPU, for the tail's GEMM configuration */
   /* Shared memory a block of the shared-accumulator levels may take: a
    * column of 512 threads, or a block of smaller groups (TSI_LU_SHARED_*
@@ -489,6 +496,25 @@ typedef struct tsi_lu_tail_order {
 ts_status tsi_lu_tail_gather_order(const ts_lu *lu, int64_t tail_start, const int32_t *level_of, int64_t split_entries,
                                    int64_t piece_entries, tsi_lu_tail_order *out);
 void tsi_lu_tail_order_free(tsi_lu_tail_order *order);
+
+/* The sparse tail's entries summed by segments (tail_segments_gpu.c): the
+ * entries of the tail columns from tail_start down whose rows of L hold
+ * more than segment_row entries, at positions entry[q] of tail column
+ * entry_column[q], row cut into segments of segment_length positions,
+ * entry_first[q] .. entry_first[q + 1] - 1 (segment_entry[s] = q); ordered
+ * by column, entries from the bottom up. lrow_tail[t] is the offset of
+ * row tail_start + t of L (n - tail_start + 1 offsets). Host arrays. */
+typedef struct tsi_lu_tail_segments {
+  int64_t entries, segments;
+  int64_t *entry;
+  int32_t *entry_column;
+  int64_t *entry_first;   /* entries + 1 */
+  int32_t *segment_entry; /* segments */
+} tsi_lu_tail_segments;
+
+ts_status tsi_lu_tail_segments_find(const ts_lu *lu, int64_t tail_start, const int64_t *lrow_tail, int64_t segment_row,
+                                    int64_t segment_length, tsi_lu_tail_segments *out);
+void tsi_lu_tail_segments_free(tsi_lu_tail_segments *segments);
 
 /* The strict upper (upper) or lower part of L+U by rows: offsets (n + 1),
  * columns increasing within a row, positions in the values; host arrays

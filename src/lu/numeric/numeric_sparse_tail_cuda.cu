@@ -6,7 +6,11 @@
  * the long ones), then one launch per column computes its pivot
  * and pushes its update into the trailing columns, spread over many blocks.
  * Every entry receives its updates in increasing column order, products and
- * differences rounded separately: the host's left-looking code's bits. */
+ * differences rounded separately: the host's left-looking code's bits;
+ * but for the entries from the tail down whose rows of L are very long (a
+ * netlist's rails meeting), summed by segments on many blocks
+ * (tail_segments_gpu.c): a fixed order, the same bits run after run, the
+ * host's to rounding. */
 #include "lu/numeric/numeric_cuda.cuh"
 
 #include <cuda_runtime.h>
@@ -96,6 +100,13 @@ __device__ __forceinline__ double shuffled(double v, int lane) { return __shfl_s
 __device__ __forceinline__ tsi_complex128 shuffled(tsi_complex128 v, int lane) {
   return tsi_z(__shfl_sync(0xffffffffu, v.re, lane), __shfl_sync(0xffffffffu, v.im, lane));
 }
+/* x + y rounded (a segment's sums), and a value from the lane delta above. */
+__device__ __forceinline__ double plus_term(double x, double y) { return __dadd_rn(x, y); }
+__device__ __forceinline__ tsi_complex128 plus_term(tsi_complex128 x, tsi_complex128 y) { return tsi_z_add(x, y); }
+__device__ __forceinline__ double shuffled_down(double v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+__device__ __forceinline__ tsi_complex128 shuffled_down(tsi_complex128 v, int delta) {
+  return tsi_z(__shfl_down_sync(0xffffffffu, v.re, delta), __shfl_down_sync(0xffffffffu, v.im, delta));
+}
 
 /* gather_entry for a long row of L, a warp at a time: each lane forms one
  * term's rounded product (its search and loads in parallel with the
@@ -127,6 +138,43 @@ __device__ void gather_entry_warp(const factor_args &a, const T *values, const i
       x = minus_term(x, shuffled(product, __ffs(m) - 1));
     if (__any_sync(0xffffffffu, past))
       break;
+  }
+  if (lane == 0)
+    acc[p] = x;
+}
+
+/* gather_entry for an entry whose row of L is much longer than the part of
+ * column k it can meet (a rail's row against a tail column of a few
+ * entries above tail_start), a warp at a time, driven by the column
+ * instead: each lane takes an entry U(j, k) of column k above the search's
+ * end and finds L(i, j) in column j (a search over its few rows below the
+ * diagonal); the terms are those of the row's walk (both lists' common j,
+ * U(j, k) not zero), subtracted in increasing j as there: the same bits
+ * for a few searches instead of a walk along the whole row. */
+template <typename T>
+__device__ void gather_entry_by_column(const factor_args &a, const T *values, int64_t p, int64_t begin,
+                                       int64_t first_tail, int lane) {
+  using W = work_of<T>;
+  W *acc = (W *)a.acc;
+  const int32_t i = a.row_idx[p];
+  const int64_t search_end = p < first_tail ? p : first_tail;
+  W x = acc[p];
+  for (int64_t base = begin; base < search_end; base += 32) {
+    const int64_t q = base + lane;
+    W product = work_zero<W>();
+    bool term = false;
+    if (q < search_end) {
+      const W u = acc[q];
+      if (!is_zero(u)) {
+        const int32_t j = a.row_idx[q];
+        const int64_t position = find_row(a.row_idx, a.diag_pos[j] + 1, a.col_ptr[j + 1], i);
+        term = position >= 0;
+        if (term)
+          product = term_product(widen(values[position]), u);
+      }
+    }
+    for (unsigned m = __ballot_sync(0xffffffffu, term); m; m &= m - 1)
+      x = minus_term(x, shuffled(product, __ffs(m) - 1));
   }
   if (lane == 0)
     acc[p] = x;
@@ -206,13 +254,16 @@ __device__ void gather_entries_block(const factor_args &a, const T *values, cons
 /* Entries order[first .. last) (or, with order NULL, positions first ..
  * last) of tail column k, a window of blockDim.x entries at a time, each
  * entry looked at by one thread: short rows of L by that thread, long rows
- * listed for a warp each, very long rows listed for the whole block. The
+ * listed for a warp each (driven by the column where the column's part
+ * above the entry is TSI_LU_TAIL_COLUMN_SIDE times shorter than the row;
+ * listed as -(p + 1)), very long rows listed for the whole block; rows
+ * longer than skip_row left to the segments' sums (tail_segment_sums). The
  * entries of a call do not read one another, so the lists' order does not
  * change a bit. */
 template <typename T>
 __device__ void gather_entries(const factor_args &a, const T *values, const int32_t *map, const int64_t *order,
                                int64_t first, int64_t last, int64_t begin, int64_t first_tail, int64_t tail_start,
-                               int64_t block_row) {
+                               int64_t block_row, int64_t skip_row) {
   __shared__ int64_t warp_rows[TSI_LU_TAIL_GATHER_THREADS], block_rows[TSI_LU_TAIL_GATHER_THREADS];
   __shared__ int warp_count, block_count;
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
@@ -227,16 +278,25 @@ __device__ void gather_entries(const factor_args &a, const T *values, const int3
       const int64_t p = order ? order[e] : e;
       const int32_t i = a.row_idx[p];
       const int64_t length = a.lrow_ptr[i + 1] - a.lrow_ptr[i];
-      if (length <= TSI_LU_TAIL_LONG_ROW)
+      const int64_t above = (p < first_tail ? p : first_tail) - begin;
+      if (length > skip_row) {
+        /* summed by segments */
+      } else if (length <= TSI_LU_TAIL_LONG_ROW)
         gather_entry<T>(a, values, map, p, begin, first_tail, tail_start);
+      else if (length > TSI_LU_TAIL_COLUMN_SIDE * above)
+        warp_rows[atomicAdd(&warp_count, 1)] = -(p + 1);
       else if (length <= block_row)
         warp_rows[atomicAdd(&warp_count, 1)] = p;
       else
         block_rows[atomicAdd(&block_count, 1)] = p;
     }
     __syncthreads();
-    for (int w = threadIdx.x >> 5; w < warp_count; w += warps)
-      gather_entry_warp<T>(a, values, map, warp_rows[w], begin, first_tail, tail_start, lane);
+    for (int w = threadIdx.x >> 5; w < warp_count; w += warps) {
+      if (warp_rows[w] < 0)
+        gather_entry_by_column<T>(a, values, -warp_rows[w] - 1, begin, first_tail, lane);
+      else
+        gather_entry_warp<T>(a, values, map, warp_rows[w], begin, first_tail, tail_start, lane);
+    }
     if (block_count > 0)
       gather_entries_block<T>(a, values, map, block_rows, block_count, begin, first_tail, tail_start);
     __syncthreads(); /* the counts read by every thread before the next window clears them */
@@ -257,14 +317,17 @@ template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     tail_gather(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr, const int64_t *order,
                 const int64_t *run_ptr, const int64_t *run_end, const int32_t *split_index, bool use_map,
-                int64_t block_row) {
-  int32_t *slot = use_map ? reinterpret_cast<int32_t *>((work_of<T> *)a.scratch + blockIdx.x * a.n) : NULL;
+                bool split_map, int64_t first_slot, int64_t block_row, int64_t skip_row) {
+  using W = work_of<T>;
+  int32_t *slot = use_map ? reinterpret_cast<int32_t *>((W *)a.scratch + (first_slot + blockIdx.x) * a.n) : NULL;
   for (int64_t c = blockIdx.x; c < a.n - tail_start; c += gridDim.x) {
     const int64_t k = tail_start + c, begin = a.col_ptr[k], end = a.col_ptr[k + 1];
     const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
-    const bool split = split_index && split_index[c] >= 0;
-    int32_t *map = split ? NULL : slot;
-    if (map) {
+    const int32_t b = split_index ? split_index[c] : -1;
+    const bool split = b >= 0;
+    int32_t *split_slot = split_map && split ? reinterpret_cast<int32_t *>((W *)a.scratch + (int64_t)b * a.n) : NULL;
+    int32_t *map = split ? split_slot : slot;
+    if (map && !split) {
       for (int64_t p = begin + threadIdx.x; p < first_tail; p += blockDim.x)
         map[a.row_idx[p]] = (int32_t)(p - begin + 1);
       __syncthreads();
@@ -272,13 +335,13 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
     int64_t run_begin = order_ptr[c];
     for (int64_t r = run_ptr[c]; !split && r < run_ptr[c + 1]; r++) {
       const int64_t stop = run_end[r];
-      gather_entries<T>(a, values, map, order, run_begin, stop, begin, first_tail, tail_start, block_row);
+      gather_entries<T>(a, values, map, order, run_begin, stop, begin, first_tail, tail_start, block_row, INT64_MAX);
       __syncthreads(); /* the level's entries final before the next level reads them */
       run_begin = stop;
     }
-    gather_entries<T>(a, values, map, NULL, first_tail, end, begin, first_tail, tail_start, block_row);
+    gather_entries<T>(a, values, map, NULL, first_tail, end, begin, first_tail, tail_start, block_row, skip_row);
     __syncthreads(); /* column k done before the block moves on (its runs' barriers assume the whole block) */
-    if (map) {
+    if (map && !split) {
       for (int64_t p = begin + threadIdx.x; p < first_tail; p += blockDim.x)
         map[a.row_idx[p]] = 0;
       __syncthreads();
@@ -313,30 +376,99 @@ __global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
   const int64_t first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
   const int32_t *map =
       use_map ? reinterpret_cast<const int32_t *>((work_of<T> *)a.scratch + (int64_t)split_index[c] * a.n) : NULL;
-  gather_entries<T>(a, values, map, order, piece_first[q], piece_last[q], begin, first_tail, tail_start, block_row);
+  gather_entries<T>(a, values, map, order, piece_first[q], piece_last[q], begin, first_tail, tail_start, block_row,
+                    INT64_MAX);
 }
 
-/* Column j of the tail: block 0 stores column prev (factored by the
- * previous launch); every block computes j's pivot and pushes
- * L(:, j) * U(j, k) into the columns k of row j of U, a target per block. */
+/* Segment s of a long entry (tail_segments_gpu.c): the sum of its terms
+ * L(i, j) U(j, k) over its positions of row i of L (j below tail_start,
+ * U(j, k) in column k above the tail and not zero), each thread summing its
+ * positions in increasing order from zero, then the block's sums by a fixed
+ * tree: a fixed order, so the same bits run after run, though not the row
+ * walk's. U(j, k) from the split column's map where it has one, else by a
+ * search of the column. */
+template <typename T>
+__global__ void __launch_bounds__(TSI_LU_TAIL_GATHER_THREADS)
+    tail_segment_sums(factor_args a, const T *values, int64_t tail_start, const int64_t *order_ptr,
+                      const int32_t *split_index, bool split_map, const int64_t *entry, const int32_t *entry_column,
+                      const int64_t *entry_first, const int32_t *segment_entry, int64_t length, work_of<T> *partials) {
+  using W = work_of<T>;
+  __shared__ W warp_sums[TSI_LU_TAIL_GATHER_THREADS / 32];
+  const W *acc = (const W *)a.acc;
+  const int64_t s = blockIdx.x, q = segment_entry[s], p = entry[q], c = entry_column[q];
+  const int64_t begin = a.col_ptr[tail_start + c], first_tail = begin + (order_ptr[c + 1] - order_ptr[c]);
+  const int32_t b = split_map && split_index ? split_index[c] : -1;
+  const int32_t *map = b >= 0 ? reinterpret_cast<const int32_t *>((const W *)a.scratch + (int64_t)b * a.n) : NULL;
+  const int32_t i = a.row_idx[p];
+  const int64_t row_end = a.lrow_ptr[i + 1], from = a.lrow_ptr[i] + (s - entry_first[q]) * length;
+  const int64_t to = from + length < row_end ? from + length : row_end;
+  W sum = work_zero<W>();
+#pragma unroll 4
+  for (int64_t e = from + threadIdx.x; e < to; e += blockDim.x) {
+    const tail_term term = locate_tail_term(a, map, e, true, begin, first_tail, tail_start);
+    const W u = term.place >= 0 ? acc[term.place] : work_zero<W>();
+    if (term.place >= 0 && !is_zero(u))
+      sum = plus_term(sum, term_product(widen(values[term.position]), u));
+  }
+  for (int delta = 16; delta > 0; delta >>= 1)
+    sum = plus_term(sum, shuffled_down(sum, delta));
+  if ((threadIdx.x & 31) == 0)
+    warp_sums[threadIdx.x >> 5] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    W total = warp_sums[0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); w++)
+      total = plus_term(total, warp_sums[w]);
+    partials[s] = total;
+  }
+}
+
+/* The long entries less their segments' sums, in segment order, a thread
+ * an entry. */
+template <typename T>
+__global__ void tail_segment_fold(factor_args a, int64_t entries, const int64_t *entry, const int64_t *entry_first,
+                                  const work_of<T> *partials) {
+  using W = work_of<T>;
+  W *acc = (W *)a.acc;
+  const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= entries)
+    return;
+  W x = acc[entry[q]];
+  for (int64_t s = entry_first[q]; s < entry_first[q + 1]; s++)
+    x = minus_term(x, partials[s]);
+  acc[entry[q]] = x;
+}
+
+/* Column j of the tail: every block stores its share of column prev
+ * (factored by the previous launch; a rail's column of 10^5 entries is
+ * many blocks' work), block 0 its pivot and the pivot's outcome; every
+ * block computes j's pivot and pushes L(:, j) * U(j, k) into the columns k
+ * of row j of U, a target per block. A block that reads prev's pivot after
+ * block 0 stored it (the same array with double factors) reads the
+ * classified pivot, which classifies to itself: the same divisor. */
 template <typename T>
 __global__ void __launch_bounds__(TSI_LU_TAIL_STEP_THREADS)
     tail_step(factor_args a, T *values, int64_t j, int64_t prev) {
   using W = work_of<T>;
   W *acc = (W *)a.acc;
   const int32_t *row_idx = a.row_idx;
-  if (blockIdx.x == 0 && prev >= 0) {
+  if (prev >= 0) {
     const int64_t begin = a.col_ptr[prev], diag = a.diag_pos[prev], end = a.col_ptr[prev + 1];
     W pivot = acc[diag];
     const int kind = classify_pivot(&pivot, a.rule);
     const W d = divider(pivot);
-    __syncthreads(); /* acc[diag] read by all before it is overwritten */
-    for (int64_t p = begin + threadIdx.x; p < end; p += blockDim.x) {
+    __syncthreads(); /* acc[diag] read by the block before it is overwritten */
+    for (int64_t p = begin + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < end;
+         p += (int64_t)gridDim.x * blockDim.x) {
+      if (p == diag)
+        continue;
       W v = acc[p];
-      values[p] = p < diag ? narrow<T>(v) : (p == diag ? narrow<T>(pivot) : narrow<T>(divide(v, d)));
+      values[p] = p < diag ? narrow<T>(v) : narrow<T>(divide(v, d));
     }
-    if (threadIdx.x == 0)
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      values[diag] = narrow<T>(pivot);
       a.kind[prev] = (signed char)kind;
+    }
   }
   if (j < 0)
     return;
@@ -370,36 +502,51 @@ static ts_status run_sparse_tail(const ts_lu *lu, const tsi_lu_device *dev, cons
   const bool use_map = dev->scratch_mode == TSI_LU_SCRATCH_DENSE && dev->scratch && !lu->switches.gpu_tail_search;
   const int64_t block_row =
       lu->switches.gpu_tail_block_row > 0 ? lu->switches.gpu_tail_block_row : TSI_LU_TAIL_BLOCK_ROW;
+  /* The split columns' maps take the first slots and stay through
+   * tail_gather (their rows from tail_start down look up in them too); its
+   * blocks take the slots after them. */
+  const bool split_map = use_map && dev->tail_pieces > 0 && dev->tail_split_columns < dev->scratch_slots &&
+                         dev->tail_split_columns <= 65535;
+  const int64_t first_slot = split_map ? dev->tail_split_columns : 0;
   int64_t gather_blocks = n - tail_start;
   if (gather_blocks > 65535)
     gather_blocks = 65535;
-  if (use_map && gather_blocks > dev->scratch_slots)
-    gather_blocks = dev->scratch_slots;
-  if (dev->tail_pieces > 0) {
-    const bool split_map = use_map && dev->tail_split_columns <= dev->scratch_slots && dev->tail_split_columns <= 65535;
-    const dim3 map_grid(TSI_LU_TAIL_MAP_BLOCKS, (unsigned)dev->tail_split_columns);
-    if (split_map)
-      tail_split_map<T><<<map_grid, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(args, tail_start, dev->tail_order_ptr,
-                                                                             dev->tail_split_cols, true);
-    for (int64_t s = 0; s < dev->tail_launches; s++) {
-      const int64_t first = dev->tail_launch_ptr_host[s], pieces = dev->tail_launch_ptr_host[s + 1] - first;
-      tail_gather_pieces<T><<<(unsigned)pieces, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
-          args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_split_index, dev->tail_piece_column,
-          dev->tail_piece_first, dev->tail_piece_last, first, split_map, block_row);
-    }
-    if (split_map)
-      tail_split_map<T><<<map_grid, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(args, tail_start, dev->tail_order_ptr,
-                                                                             dev->tail_split_cols, false);
+  if (use_map && gather_blocks > dev->scratch_slots - first_slot)
+    gather_blocks = dev->scratch_slots - first_slot;
+  const dim3 map_grid(TSI_LU_TAIL_MAP_BLOCKS, (unsigned)(split_map ? dev->tail_split_columns : 1));
+  if (split_map)
+    tail_split_map<T><<<map_grid, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(args, tail_start, dev->tail_order_ptr,
+                                                                           dev->tail_split_cols, true);
+  for (int64_t s = 0; s < dev->tail_launches; s++) {
+    const int64_t first = dev->tail_launch_ptr_host[s], pieces = dev->tail_launch_ptr_host[s + 1] - first;
+    tail_gather_pieces<T><<<(unsigned)pieces, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
+        args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_split_index, dev->tail_piece_column,
+        dev->tail_piece_first, dev->tail_piece_last, first, split_map, block_row);
   }
   tail_gather<T><<<(unsigned)gather_blocks, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
       args, values, tail_start, dev->tail_order_ptr, dev->tail_order, dev->tail_run_ptr, dev->tail_run_end,
-      dev->tail_split_index, use_map, block_row);
+      dev->tail_split_index, use_map, split_map, first_slot, block_row, dev->tail_segment_row);
+  if (dev->tail_segments > 0) {
+    using W = work_of<T>;
+    tail_segment_sums<T><<<(unsigned)dev->tail_segments, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(
+        args, values, tail_start, dev->tail_order_ptr, dev->tail_split_index, split_map, dev->tail_long_entry,
+        dev->tail_long_column, dev->tail_long_first, dev->tail_segment_entry, dev->tail_segment_length,
+        (W *)dev->tail_partials);
+    tail_segment_fold<T><<<(unsigned)((dev->tail_long_entries + 127) / 128), 128, 0, stream>>>(
+        args, dev->tail_long_entries, dev->tail_long_entry, dev->tail_long_first, (const W *)dev->tail_partials);
+  }
+  if (split_map)
+    tail_split_map<T><<<map_grid, TSI_LU_TAIL_GATHER_THREADS, 0, stream>>>(args, tail_start, dev->tail_order_ptr,
+                                                                           dev->tail_split_cols, false);
   double last_check = tsi_seconds();
   for (int64_t j = tail_start; j <= n; j++) {
     ts_status st = tsi_lu_gpu_check_cancel(lu->ctx, &last_check, j, n);
     if (st != TS_SUCCESS)
       return st;
     int64_t targets = j < n ? dev->urow_ptr_host[j + 1] - dev->urow_ptr_host[j] : 0;
+    const int64_t stores = j > tail_start ? lu->lu_col_ptr[j] - lu->lu_col_ptr[j - 1] : 0;
+    if (targets < (stores + TSI_LU_TAIL_STORE_ENTRIES - 1) / TSI_LU_TAIL_STORE_ENTRIES)
+      targets = (stores + TSI_LU_TAIL_STORE_ENTRIES - 1) / TSI_LU_TAIL_STORE_ENTRIES;
     if (targets < 1)
       targets = 1;
     if (targets > TSI_LU_TAIL_STEP_BLOCKS)
