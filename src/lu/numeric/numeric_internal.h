@@ -107,9 +107,11 @@ void tsi_lu_mark_wake(int *mark);
  * another error. stats.condest is set. */
 ts_status tsi_lu_judge_factorization(ts_lu *lu, const char *caller);
 /* After a factorization without perturbed pivots: TS_SUCCESS, or when the
- * smallest pivot is below sqrt(pivot_threshold) * max|M| and the factors do
- * not stand (the judgement above), TS_ERROR_NUMERICALLY_SINGULAR naming its
- * column. stats.condest is set when the factors were judged. */
+ * smallest pivot is below sqrt(pivot_threshold) * max|M| (the threshold no
+ * lower than its default), or float factors grew beyond 1/sqrt(eps) of
+ * float, and the factors do not stand (the judgement above, which here also
+ * asks them to be stable), TS_ERROR_NUMERICALLY_SINGULAR naming its column.
+ * stats.condest is set when the factors were judged. */
 ts_status tsi_lu_judge_small_pivot(ts_lu *lu, const char *caller);
 /* The same judgement of the partially pivoted factors of a matrix whose
  * static pivots had to be perturbed (TS_LU_PIVOTING_AUTO's second

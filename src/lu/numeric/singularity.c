@@ -12,8 +12,11 @@
  * column without a nonzero pivot candidate is KLU's own singular verdict;
  * otherwise the same two tests through its factors. Factors without a
  * perturbed pivot face the same judgement when their smallest pivot is
- * below sqrt(pivot_threshold) * max|M|: rounding leaves a rank-deficient
- * matrix's cancelled pivot a little above the threshold as often as below.
+ * below sqrt(pivot_threshold) * max|M| (the threshold no lower than its
+ * default): rounding leaves a rank-deficient matrix's cancelled pivot a
+ * little above the threshold as often as below; and float factors whose
+ * growth left a cancelled pivot nothing to tell by. Those stand only if
+ * they are also stable_enough.
  * A judgement whose factors stood carries to later values close enough that
  * a perturbation bound keeps their condition number within 1/eps
  * (judgement_carry.c), the pivots perturbed as before. */
