@@ -106,7 +106,8 @@ static double compare_factors(const char *what, const ts_csr *a, int float_facto
         for (int64_t i = 0; b && i < n; i++)
           b[i] = 1.0 + (double)(i % 3);
         ts_lu_stats seg_stats;
-        CHECK(b && x && ts_lu_solve(seg, TS_OP_NONE, 1, b, n, x, n) == TS_SUCCESS);
+        const ts_status solved = b && x ? ts_lu_solve(seg, TS_OP_NONE, 1, b, n, x, n) : TS_ERROR_OUT_OF_MEMORY;
+        CHECK_MSG(!TS_IS_ERROR(solved), "%s: the solve through the tail by segments: %s", what, ts_last_error(gpu));
         CHECK_OK(gpu, ts_lu_get_stats(seg, &seg_stats));
         CHECK_MSG(seg_stats.backward_error <= 1e-14, "%s: the solve through the tail by segments: backward error %.3g",
                   what, seg_stats.backward_error);
