@@ -24,6 +24,13 @@ if(TARGET tessera_cli)
   tessera_cli_test(mistyped_model_subcommand ARGS model shwo x.json EXIT 2 STDOUT_EMPTY
     STDERR "^tessera model: unknown subcommand 'shwo'; did you mean 'show'\\?")
 
+  # ---- integers written as decimals: accepted only when exact as written ------------
+  tessera_cli_test(integer_scientific_exact ARGS gen random --rows 1.5e2 --cols 1.20e1 --per-row 2 --json
+                   JSON JSON_EQUALS "rows=150,cols=12")
+  tessera_cli_test(integer_inexact_decimal ARGS gen random --rows 1.00000000000000001 --per-row 1 EXIT 2 STDOUT_EMPTY)
+  tessera_cli_test(integer_beyond_double ARGS gen random --rows 9007199254740993e0 --per-row 1 EXIT 2 STDOUT_EMPTY)
+  tessera_cli_test(integer_fraction ARGS gen random --rows 2.5 --per-row 1 EXIT 2 STDOUT_EMPTY)
+
   # ---- abbreviations are refused ----------------------------------------------------
   tessera_cli_test(abbreviated_option ARGS demo --rep 3 EXIT 2 STDOUT_EMPTY
     STDERR "^tessera demo: option '--rep' is not written in full; did you mean --repeat\\?")

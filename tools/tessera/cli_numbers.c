@@ -56,6 +56,65 @@ static bool parse_power(const char *text, const char *caret, int64_t *value) {
   return true;
 }
 
+/* A decimal or scientific literal taken digit by digit, so that it is accepted only when it
+ * names an integer exactly (1.5e3 yes; 1.00000000000000001 and 9007199254740993e0 as written,
+ * not as a double would round them). */
+static bool parse_exact_scientific(const char *text, int64_t *value) {
+  const char *p = text;
+  bool negative = *p == '-';
+  if (*p == '+' || *p == '-')
+    p++;
+  char digits[64];
+  int count = 0, fraction_digits = 0, seen = 0;
+  bool in_fraction = false;
+  for (; *p && *p != 'e' && *p != 'E'; p++) {
+    if (*p == '.') {
+      if (in_fraction)
+        return false;
+      in_fraction = true;
+      continue;
+    }
+    if (!isdigit((unsigned char)*p))
+      return false;
+    seen++;
+    if (in_fraction)
+      fraction_digits++;
+    if (count == 0 && *p == '0')
+      continue; /* leading zeros carry nothing */
+    if (count == (int)sizeof digits)
+      return false;
+    digits[count++] = *p;
+  }
+  if (seen == 0)
+    return false;
+  int64_t exponent = 0;
+  if (*p == 'e' || *p == 'E') {
+    if (!parse_plain_integer(p + 1, &exponent) || exponent > 64 || exponent < -64)
+      return false;
+  }
+  int64_t scale = exponent - fraction_digits;
+  /* Digits shifted below the decimal point must all be zeros. */
+  while (scale < 0 && count > 0) {
+    if (digits[count - 1] != '0')
+      return false;
+    count--;
+    scale++;
+  }
+  int64_t result = 0;
+  for (int i = 0; i < count; i++) {
+    if (result > (INT64_MAX - 9) / 10)
+      return false;
+    result = result * 10 + (digits[i] - '0');
+  }
+  for (; scale > 0 && result != 0; scale--) {
+    if (result > INT64_MAX / 10)
+      return false;
+    result *= 10;
+  }
+  *value = negative ? -result : result;
+  return true;
+}
+
 bool cli_parse_integer(const char *text, int64_t *value) {
   if (!text || !*text)
     return false;
@@ -68,10 +127,7 @@ bool cli_parse_integer(const char *text, int64_t *value) {
   double real;
   if (!cli_parse_real(text, &real))
     return false;
-  if (real != floor(real) || fabs(real) >= 9.2e18)
-    return false;
-  *value = (int64_t)real;
-  return true;
+  return parse_exact_scientific(text, value);
 }
 
 bool cli_parse_real(const char *text, double *value) {
