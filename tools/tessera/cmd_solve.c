@@ -535,6 +535,7 @@ static int run_solve(int argc, char **argv) {
     cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
     cli_line(report, "pivoting", "%s",
              stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "partial (threshold 1e-3, chosen from the values)"
+             : no_matching                            ? "static (A's diagonal, in the ordering's order)"
                                                       : "static (the matching's)");
     cli_line(report, "operation", "%s", operation_equation(op));
     cli_line(report, "nnz(L)", "%lld (unit diagonal included)", (long long)stats.nnz_l);
