@@ -10,7 +10,8 @@
  * Usage: lu_refactor_gpu [--matrix netlist-1e5|netlist-1e6|laplacian-2d|laplacian-3d|all] [--rounds N]
  *                        [--tail-split N] (tail columns with N entries above the tail or more in pieces;
  *                        -1 none; 0 the library's rule) [--tail-segment-row N] (tail entries whose rows of L
- *                        hold more than N entries summed by segments; -1 none; 0 the library's rule) */
+ *                        hold more than N entries summed by segments; -1 none; 0 the library's rule)
+ *                        [--ordering amd|nd] (nd: METIS nested dissection) */
 #include "tessera.h"
 #include "tsb.h"
 
@@ -29,10 +30,11 @@ static double median_of(double *v, int count) { return count > 0 ? tsb_stats_of(
 static double ms_since(double start) { return 1e3 * (tsb_wall_seconds() - start); }
 
 static int run(ts_context *ctx, const char *name, const ts_csr *a, int rounds, long long tail_split,
-               long long segment_row) {
+               long long segment_row, ts_lu_ordering ordering) {
   ts_lu_options options;
   memset(&options, 0, sizeof options);
   options.unchecked_solves = 1;
+  options.ordering = ordering;
   ts_lu *lu = NULL;
   if (ts_lu_create(ctx, &options, &lu) != TS_SUCCESS)
     return 1;
@@ -89,13 +91,15 @@ int main(int argc, char **argv) {
   const char *matrix = "all";
   int rounds = 5;
   long long tail_split = 0, segment_row = 0;
+  ts_lu_ordering ordering = TS_LU_ORDER_AMD;
   static const struct option long_options[] = {{"matrix", required_argument, NULL, 'm'},
                                                {"rounds", required_argument, NULL, 'r'},
                                                {"tail-split", required_argument, NULL, 's'},
                                                {"tail-segment-row", required_argument, NULL, 'g'},
+                                               {"ordering", required_argument, NULL, 'o'},
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
-  for (int c; (c = getopt_long(argc, argv, "m:r:s:g:h", long_options, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, "m:r:s:g:o:h", long_options, NULL)) != -1;) {
     if (c == 'm')
       matrix = optarg;
     else if (c == 'r')
@@ -104,9 +108,11 @@ int main(int argc, char **argv) {
       tail_split = atoll(optarg);
     else if (c == 'g')
       segment_row = atoll(optarg);
+    else if (c == 'o' && (strcmp(optarg, "amd") == 0 || strcmp(optarg, "nd") == 0))
+      ordering = strcmp(optarg, "nd") == 0 ? TS_LU_ORDER_NESTED_DISSECTION : TS_LU_ORDER_AMD;
     else {
       printf("usage: lu_refactor_gpu [--matrix netlist-1e5|netlist-1e6|laplacian-2d|laplacian-3d|all] [--rounds N] "
-             "[--tail-split N] [--tail-segment-row N]\n");
+             "[--tail-split N] [--tail-segment-row N] [--ordering amd|nd]\n");
       return c == 'h' ? 0 : 2;
     }
   }
@@ -142,7 +148,7 @@ int main(int argc, char **argv) {
     } else {
       st = ts_gen_laplacian_3d(cpu, 46, 46, 46, TS_FLOAT64, &a);
     }
-    failures += st != TS_SUCCESS || run(gpu, names[m], a, rounds, tail_split, segment_row);
+    failures += st != TS_SUCCESS || run(gpu, names[m], a, rounds, tail_split, segment_row, ordering);
     ran++;
     ts_csr_destroy(a);
   }

@@ -23,6 +23,8 @@
  *   --unchecked        tessera's solves without the residual and refinement
  *                      (ts_lu_options.unchecked_solves), as cuDSS's and KLU's
  *                      solves by default; the default is tessera's checked solve
+ *   --ordering NAME    tessera's ordering: amd (default), nd (METIS nested
+ *                      dissection), colamd, natural
  *   --md FILE          also write the Markdown (it is printed on stdout anyway)
  *   --conditioning FILE  instead: the corpus classification table (KLU rcond and
  *                      condest, tessera double and float-factor backward errors)
@@ -72,8 +74,9 @@ typedef struct bench_options {
 
 static double run_start;
 static ts_context *cpu_ctx, *gpu_ctx;
-static bool unchecked_solves; /* --unchecked */
-static bool gpu_lu_on_host;   /* the CUDA context's LU ran on the host in the probe */
+static bool unchecked_solves;                             /* --unchecked */
+static ts_lu_ordering tessera_ordering = TS_LU_ORDER_AMD; /* --ordering */
+static bool gpu_lu_on_host;                               /* the CUDA context's LU ran on the host in the probe */
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -186,6 +189,7 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
   tessera_state s = {.ctx = ctx, .a = a, .b = b, .x = malloc((size_t)a->rows * sizeof(double))};
   memset(&s.options, 0, sizeof s.options); /* the defaults: double factors, AMD, matching */
   s.options.unchecked_solves = unchecked_solves;
+  s.options.ordering = tessera_ordering;
   time_phases(tessera_analyze, tessera_factor, tessera_refactor, tessera_solve, &s, t);
   if (!t->ran) {
     snprintf(t->note, sizeof t->note, "%s", ts_last_error(ctx));
@@ -194,10 +198,11 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
     ts_lu_get_stats(s.lu, &stats);
     t->lu_nnz = stats.nnz_l + stats.nnz_u - stats.n;
     t->berr = tsb_backward_error(a, s.x, b);
-    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed%s%s", (long long)stats.levels,
+    static const char *const ordering_notes[] = {"", "; ordering colamd", "; ordering natural", "; ordering nd"};
+    snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed%s%s%s", (long long)stats.levels,
              stats.refinement_steps, (long long)stats.perturbed_pivots,
              ctx == gpu_ctx && stats.peak_device_bytes == 0 ? "; ran on the host" : "",
-             unchecked_solves ? "; unchecked solves" : "");
+             unchecked_solves ? "; unchecked solves" : "", ordering_notes[tessera_ordering]);
   }
   ts_lu_destroy(s.lu);
   free(s.x);
@@ -1025,7 +1030,18 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
       o->cpu_fill_limit = atof(argv[++i]);
     else if (strcmp(arg, "--gpu-fill-limit") == 0 && has_value)
       o->gpu_fill_limit = atof(argv[++i]);
-    else if (strcmp(arg, "--md") == 0 && has_value)
+    else if (strcmp(arg, "--ordering") == 0 && has_value) {
+      const char *name = argv[++i];
+      static const char *const names[] = {"amd", "colamd", "natural", "nd"};
+      int k = 0;
+      while (k < 4 && strcmp(name, names[k]) != 0)
+        k++;
+      if (k == 4) {
+        fprintf(stderr, "lu_solvers: unknown ordering %s (amd, colamd, natural, nd)\n", name);
+        return 2;
+      }
+      tessera_ordering = (ts_lu_ordering)k;
+    } else if (strcmp(arg, "--md") == 0 && has_value)
       o->md = argv[++i];
     else if (strcmp(arg, "--conditioning") == 0 && has_value)
       o->conditioning = argv[++i];

@@ -22,7 +22,7 @@ from ._errors import InvalidArgumentError
 
 __all__ = ["splu", "spsolve", "SparseLU", "LUStats"]
 
-_ORDERINGS = {"amd": 0, "colamd": 1, "natural": 2}
+_ORDERINGS = {"amd": 0, "colamd": 1, "natural": 2, "nd": 3}
 # SciPy's permc_spec names, mapped to the nearest of tessera's orderings.
 _PERMC_SPEC = {"MMD_AT_PLUS_A": "amd", "COLAMD": "colamd", "MMD_ATA": "colamd", "NATURAL": "natural"}
 _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
@@ -368,7 +368,8 @@ def splu(A, permc_spec=None, **options):
         permc_spec: SciPy's ordering names: ``"MMD_AT_PLUS_A"`` (tessera's AMD
             on A + A^T, the default), ``"COLAMD"`` or ``"MMD_ATA"`` (COLAMD),
             ``"NATURAL"``.
-        ordering: tessera's names instead: ``"amd"``, ``"colamd"``, ``"natural"``.
+        ordering: tessera's names instead: ``"amd"``, ``"colamd"``, ``"natural"``, ``"nd"``
+            (METIS nested dissection: less fill on meshes).
         matching: the maximum-product matching and scaling (default True).
         perturbation: replace tiny pivots (default True); False makes a zero
             pivot raise :class:`SingularMatrixError` naming the column.

@@ -98,6 +98,7 @@ def test_float_factors_and_options():
         {"permc_spec": "COLAMD"},
         {"permc_spec": "NATURAL"},
         {"ordering": "colamd"},
+        {"ordering": "nd"},
         {"matching": False},
         {"refine_steps": 0},
         {"refine_tolerance": 1e-8, "pivot_threshold": 1e-10},

@@ -23,6 +23,14 @@ if(TARGET tessera_cli)
   else()
     tessera_cli_skipped(solve_circuit_json "tessera solve --ordering colamd: built without SuiteSparse COLAMD")
   endif()
+  if(TESSERA_HAVE_METIS)
+    tessera_cli_test(solve_circuit_nested_dissection ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --ordering nd
+      --backend cpu --json JSON JSON_EQUALS "command=solve,n=3000,ordering=nd,perturbed_pivots=0"
+      FIXTURES_REQUIRED cli_circuit3000)
+  else()
+    tessera_cli_test(solve_nested_dissection_unavailable ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx --ordering nd
+      EXIT 1 STDERR "nested dissection ordering needs METIS" FIXTURES_REQUIRED cli_circuit3000)
+  endif()
   if(NOT TESSERA_HAVE_AMD)
     tessera_cli_test(solve_amd_unavailable ARGS solve ${TESSERA_CLI_WORK}/circuit3000.mtx EXIT 1
       STDERR "the AMD ordering needs SuiteSparse AMD.*TS_LU_ORDER_NATURAL" FIXTURES_REQUIRED cli_circuit3000)

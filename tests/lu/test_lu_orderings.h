@@ -1,6 +1,7 @@
 /* Which fill-reducing orderings this build of tessera has: SuiteSparse AMD
- * and COLAMD are optional, and without them ts_lu_analyze answers
- * TS_ERROR_UNSUPPORTED for TS_LU_ORDER_AMD or TS_LU_ORDER_COLAMD. The LU
+ * and COLAMD, and METIS, are optional, and without them ts_lu_analyze answers
+ * TS_ERROR_UNSUPPORTED for TS_LU_ORDER_AMD, TS_LU_ORDER_COLAMD or
+ * TS_LU_ORDER_NESTED_DISSECTION. The LU
  * tests ask here, skip (visibly) what needs a missing ordering or fills in
  * too much without one, and run the rest in the natural order. */
 #ifndef TESSERA_TEST_LU_ORDERINGS_H
@@ -9,15 +10,18 @@
 #include "test_common.h"
 
 static inline const char *lu_test_ordering_name(ts_lu_ordering ordering) {
-  return ordering == TS_LU_ORDER_AMD ? "AMD" : ordering == TS_LU_ORDER_COLAMD ? "COLAMD" : "natural";
+  return ordering == TS_LU_ORDER_AMD                 ? "AMD"
+         : ordering == TS_LU_ORDER_COLAMD            ? "COLAMD"
+         : ordering == TS_LU_ORDER_NESTED_DISSECTION ? "nested dissection"
+                                                     : "natural";
 }
 
 /* Whether the build has the ordering: the analysis of a 1 x 1 matrix reaches
  * the ordering step, which refuses an ordering the build lacks. */
 static inline int lu_test_have_ordering(ts_lu_ordering ordering) {
-  static int known[3] = {-1, -1, -1};
+  static int known[4] = {-1, -1, -1, -1};
   int slot = (int)ordering;
-  if (slot < 0 || slot > 2)
+  if (slot < 0 || slot > 3)
     return 0;
   if (known[slot] >= 0)
     return known[slot];
@@ -50,7 +54,8 @@ static inline int lu_test_have_ordering(ts_lu_ordering ordering) {
 static inline int lu_test_skip_without(ts_lu_ordering ordering, const char *part) {
   if (lu_test_have_ordering(ordering))
     return 0;
-  printf("SKIPPED (part): %s: built without SuiteSparse %s\n", part, lu_test_ordering_name(ordering));
+  printf("SKIPPED (part): %s: built without %s (%s)\n", part,
+         ordering == TS_LU_ORDER_NESTED_DISSECTION ? "METIS" : "SuiteSparse", lu_test_ordering_name(ordering));
   return 1;
 }
 

@@ -89,22 +89,23 @@ static int64_t check_maps_and_counts(const ts_lu *lu, const ts_csr *a) {
 
 static void test_against_dense(void) {
   unsigned long long state = 2024;
-  const ts_lu_ordering orderings[3] = {TS_LU_ORDER_NATURAL, TS_LU_ORDER_AMD, TS_LU_ORDER_COLAMD};
-  int have[3];
-  for (int o = 0; o < 3; o++)
+  const ts_lu_ordering orderings[4] = {TS_LU_ORDER_NATURAL, TS_LU_ORDER_AMD, TS_LU_ORDER_COLAMD,
+                                       TS_LU_ORDER_NESTED_DISSECTION};
+  int have[4];
+  for (int o = 0; o < 4; o++)
     have[o] = !lu_test_skip_without(orderings[o], "symbolic against dense elimination");
   int blocked = 0;
   for (int trial = 0; trial < 120; trial++) {
     int64_t n = 1 + (trial * 37) % 80;
     double density = trial % 3 == 0 ? 0.02 : trial % 3 == 1 ? 0.06 : 0.15;
     ts_csr *a = random_matrix(n, density, 1, &state);
-    if (!have[trial % 3]) {
+    if (!have[trial % 4]) {
       ts_csr_destroy(a); /* still drawn: the later trials keep their matrices */
       continue;
     }
     ts_status st;
-    ts_lu *lu = analyze(a, orderings[trial % 3], 0, &st);
-    ts_lu *whole = analyze_whole(NULL, a, orderings[trial % 3], 0, 0, 1, &st);
+    ts_lu *lu = analyze(a, orderings[trial % 4], 0, &st);
+    ts_lu *whole = analyze_whole(NULL, a, orderings[trial % 4], 0, 0, 1, &st);
     CHECK_MSG(st == TS_SUCCESS && lu, "trial %d: %s", trial, ts_last_error(NULL));
     if (st == TS_SUCCESS && lu) {
       blocked += lu->block_ptr != NULL;
@@ -117,7 +118,7 @@ static void test_against_dense(void) {
       dense_symbolic(dense_whole, n);
       int64_t differences = compare_pattern(lu, dense);
       CHECK_MSG(differences == 0, "trial %d (n %lld, ordering %d, %lld blocks alone): %lld differences", trial,
-                (long long)n, (int)orderings[trial % 3], (long long)(lu->block_ptr ? lu->btf_blocks : 0),
+                (long long)n, (int)orderings[trial % 4], (long long)(lu->block_ptr ? lu->btf_blocks : 0),
                 (long long)differences);
       CHECK_MSG(check_maps_and_counts(lu, a) == 0, "trial %d: entry map or counts", trial);
       CHECK_MSG(compare_pattern(whole, dense_whole) == 0, "trial %d: the whole matrix's factors", trial);
@@ -130,7 +131,7 @@ static void test_against_dense(void) {
       /* A one-byte budget: one row per chunk, the same pattern; and the
        * fill-path traversal (the whole matrix's factors), with both budgets. */
       for (int fill_path = 0; fill_path < 2; fill_path++) {
-        ts_lu *tiny = analyze_with(NULL, a, orderings[trial % 3], 1, fill_path, &st);
+        ts_lu *tiny = analyze_with(NULL, a, orderings[trial % 4], 1, fill_path, &st);
         CHECK(st == TS_SUCCESS);
         if (st == TS_SUCCESS) {
           CHECK(tiny->stats.symbolic_chunks == n);
@@ -139,7 +140,7 @@ static void test_against_dense(void) {
         }
         ts_lu_destroy(tiny);
       }
-      ts_lu *reference = analyze_with(NULL, a, orderings[trial % 3], 0, 1, &st);
+      ts_lu *reference = analyze_with(NULL, a, orderings[trial % 4], 0, 1, &st);
       CHECK(st == TS_SUCCESS && same_analysis(whole, reference, a));
       ts_lu_destroy(reference);
       free(dense);

@@ -54,8 +54,10 @@ static const char solve_help[] =
     "                              host); cuda: one cooperative kernel on the GPU\n"
     "  --precision single|double   precision of the factors (default double);\n"
     "                              refinement is in double either way\n"
-    "  --ordering amd|colamd|natural\n"
-    "                              fill-reducing ordering (default amd: AMD on A+A^T)\n"
+    "  --ordering amd|colamd|natural|nd\n"
+    "                              fill-reducing ordering (default amd: AMD on A+A^T;\n"
+    "                              nd: METIS nested dissection of A+A^T, less fill\n"
+    "                              on meshes)\n"
     "  --amd-dense X               AMD's dense rows: more than max(16, X sqrt(n))\n"
     "                              entries, ordered last (default 10, AMD's;\n"
     "                              negative: none); lower is a faster ordering\n"
@@ -92,8 +94,8 @@ static const char solve_help[] =
     "Exit status: 0 on success (warnings included), 1 on an error (unreadable\n"
     "file, singular matrix), 2 for a bad command line, 130 when cancelled.\n";
 
-static const char *const ordering_choices[] = {"amd", "colamd", "natural", NULL};  /* = ts_lu_ordering */
-static const char *const pivoting_choices[] = {"auto", "static", "partial", NULL}; /* = ts_lu_pivoting */
+static const char *const ordering_choices[] = {"amd", "colamd", "natural", "nd", NULL}; /* = ts_lu_ordering */
+static const char *const pivoting_choices[] = {"auto", "static", "partial", NULL};      /* = ts_lu_pivoting */
 static const char *const file_names[] = {"A", "B"};
 
 /* Dense column-major B (n x *nrhs) from a Matrix Market file, as (re, im)

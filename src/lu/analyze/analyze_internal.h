@@ -114,6 +114,11 @@ ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_
  * the whole matrix was ordered) and, with several, block_of (n entries, or NULL) the
  * block of each column of M (ordering_cpu.c). */
 ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of);
+/* METIS's nested dissection of the graph of B + B^T, B(k, :) =
+ * A(row_perm[k], :), into q (n entries): the whole matrix, a fixed seed
+ * (nested_dissection_cpu.c, with METIS). */
+ts_status tsi_lu_nested_dissection_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q);
+
 /* The AMD ordering of A + A^T within the blocks of A's block triangular
  * form: n entries, the number of blocks, then (with several) n entries with
  * the block of each position (the caller frees); NULL when the options ask

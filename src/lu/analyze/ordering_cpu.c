@@ -5,7 +5,8 @@
  * J. Matrix Anal. Appl. 17(4), 1996), of the whole matrix or (where
  * SuiteSparse BTF is present and the analysis asks) within each block of
  * B's block triangular form (btf_ordering_cpu.c), COLAMD's column ordering of B (Davis,
- * Gilbert, Larimore and Ng, ACM TOMS 30(3), 2004), or the identity. */
+ * Gilbert, Larimore and Ng, ACM TOMS 30(3), 2004), METIS's nested dissection of
+ * B + B^T (nested_dissection_cpu.c), or the identity. */
 #include "lu/analyze/analyze_internal.h"
 
 #include <stdbool.h>
@@ -200,6 +201,12 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
                      "ts_lu_analyze: the COLAMD ordering needs SuiteSparse COLAMD, which this build of tessera lacks "
                      "(install it, e.g. libsuitesparse-dev, and rebuild, or ask for TS_LU_ORDER_NATURAL)");
 #endif
+#ifndef TESSERA_HAVE_METIS
+  if (lu->options.ordering == TS_LU_ORDER_NESTED_DISSECTION)
+    return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED,
+                     "ts_lu_analyze: the nested dissection ordering needs METIS, which this build of tessera lacks "
+                     "(install it, e.g. libmetis-dev, and rebuild, or ask for TS_LU_ORDER_AMD)");
+#endif
   q = tsi_malloc_array(n, sizeof(int64_t));
   matched = tsi_malloc_array(n, sizeof(int32_t));
   if (!q || !matched) {
@@ -223,6 +230,10 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
 #ifdef TESSERA_HAVE_COLAMD
   if (lu->options.ordering == TS_LU_ORDER_COLAMD)
     st = colamd_of_matched(lu, a, q);
+#endif
+#ifdef TESSERA_HAVE_METIS
+  if (lu->options.ordering == TS_LU_ORDER_NESTED_DISSECTION)
+    st = tsi_lu_nested_dissection_of_matched(lu, a, q);
 #endif
   if (st != TS_SUCCESS)
     goto cleanup;
