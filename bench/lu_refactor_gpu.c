@@ -11,7 +11,7 @@
  *                        [--tail-split N] (tail columns with N entries above the tail or more in pieces;
  *                        -1 none; 0 the library's rule) [--tail-segment-row N] (tail entries whose rows of L
  *                        hold more than N entries summed by segments; -1 none; 0 the library's rule)
- *                        [--ordering amd|nd] (nd: METIS nested dissection) */
+ *                        [--ordering auto|amd|nd] (default auto; nd: METIS nested dissection) */
 #include "tessera.h"
 #include "tsb.h"
 
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
   const char *matrix = "all";
   int rounds = 5;
   long long tail_split = 0, segment_row = 0;
-  ts_lu_ordering ordering = TS_LU_ORDER_AMD;
+  ts_lu_ordering ordering = TS_LU_ORDER_AUTO;
   static const struct option long_options[] = {{"matrix", required_argument, NULL, 'm'},
                                                {"rounds", required_argument, NULL, 'r'},
                                                {"tail-split", required_argument, NULL, 's'},
@@ -108,11 +108,13 @@ int main(int argc, char **argv) {
       tail_split = atoll(optarg);
     else if (c == 'g')
       segment_row = atoll(optarg);
-    else if (c == 'o' && (strcmp(optarg, "amd") == 0 || strcmp(optarg, "nd") == 0))
-      ordering = strcmp(optarg, "nd") == 0 ? TS_LU_ORDER_NESTED_DISSECTION : TS_LU_ORDER_AMD;
+    else if (c == 'o' && (strcmp(optarg, "amd") == 0 || strcmp(optarg, "nd") == 0 || strcmp(optarg, "auto") == 0))
+      ordering = strcmp(optarg, "nd") == 0    ? TS_LU_ORDER_NESTED_DISSECTION
+                 : strcmp(optarg, "amd") == 0 ? TS_LU_ORDER_AMD
+                                              : TS_LU_ORDER_AUTO;
     else {
       printf("usage: lu_refactor_gpu [--matrix netlist-1e5|netlist-1e6|laplacian-2d|laplacian-3d|all] [--rounds N] "
-             "[--tail-split N] [--tail-segment-row N] [--ordering amd|nd]\n");
+             "[--tail-split N] [--tail-segment-row N] [--ordering auto|amd|nd]\n");
       return c == 'h' ? 0 : 2;
     }
   }

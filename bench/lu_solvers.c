@@ -23,8 +23,8 @@
  *   --unchecked        tessera's solves without the residual and refinement
  *                      (ts_lu_options.unchecked_solves), as cuDSS's and KLU's
  *                      solves by default; the default is tessera's checked solve
- *   --ordering NAME    tessera's ordering: amd (default), nd (METIS nested
- *                      dissection), colamd, natural
+ *   --ordering NAME    tessera's ordering: auto (default), amd, nd (METIS
+ *                      nested dissection), colamd, natural
  *   --md FILE          also write the Markdown (it is printed on stdout anyway)
  *   --conditioning FILE  instead: the corpus classification table (KLU rcond and
  *                      condest, tessera double and float-factor backward errors)
@@ -74,9 +74,9 @@ typedef struct bench_options {
 
 static double run_start;
 static ts_context *cpu_ctx, *gpu_ctx;
-static bool unchecked_solves;                             /* --unchecked */
-static ts_lu_ordering tessera_ordering = TS_LU_ORDER_AMD; /* --ordering */
-static bool gpu_lu_on_host;                               /* the CUDA context's LU ran on the host in the probe */
+static bool unchecked_solves;                              /* --unchecked */
+static ts_lu_ordering tessera_ordering = TS_LU_ORDER_AUTO; /* --ordering */
+static bool gpu_lu_on_host;                                /* the CUDA context's LU ran on the host in the probe */
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -198,11 +198,15 @@ static void run_tessera(ts_context *ctx, const ts_csr *a, const double *b, phase
     ts_lu_get_stats(s.lu, &stats);
     t->lu_nnz = stats.nnz_l + stats.nnz_u - stats.n;
     t->berr = tsb_backward_error(a, s.x, b);
-    static const char *const ordering_notes[] = {"", "; ordering colamd", "; ordering natural", "; ordering nd"};
+    static const char *const ordering_notes[] = {"", "; ordering amd", "; ordering colamd", "; ordering natural",
+                                                 "; ordering nd"};
     snprintf(t->note, sizeof t->note, "%lld levels, %d refinement steps, %lld perturbed%s%s%s", (long long)stats.levels,
              stats.refinement_steps, (long long)stats.perturbed_pivots,
              ctx == gpu_ctx && stats.peak_device_bytes == 0 ? "; ran on the host" : "",
-             unchecked_solves ? "; unchecked solves" : "", ordering_notes[tessera_ordering]);
+             unchecked_solves ? "; unchecked solves" : "",
+             stats.ordering == TS_LU_ORDER_NESTED_DISSECTION && tessera_ordering == TS_LU_ORDER_AUTO
+                 ? "; ordering auto: nd"
+                 : ordering_notes[tessera_ordering]);
   }
   ts_lu_destroy(s.lu);
   free(s.x);
@@ -1032,12 +1036,12 @@ static int parse_options(int argc, char **argv, bench_options *o, const char **c
       o->gpu_fill_limit = atof(argv[++i]);
     else if (strcmp(arg, "--ordering") == 0 && has_value) {
       const char *name = argv[++i];
-      static const char *const names[] = {"amd", "colamd", "natural", "nd"};
+      static const char *const names[] = {"auto", "amd", "colamd", "natural", "nd"};
       int k = 0;
-      while (k < 4 && strcmp(name, names[k]) != 0)
+      while (k < 5 && strcmp(name, names[k]) != 0)
         k++;
-      if (k == 4) {
-        fprintf(stderr, "lu_solvers: unknown ordering %s (amd, colamd, natural, nd)\n", name);
+      if (k == 5) {
+        fprintf(stderr, "lu_solvers: unknown ordering %s (auto, amd, colamd, natural, nd)\n", name);
         return 2;
       }
       tessera_ordering = (ts_lu_ordering)k;

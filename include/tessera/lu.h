@@ -7,7 +7,7 @@
  * The pipeline follows Xia, Jiang, Agrawal and Ramnath, "End-to-End LU
  * Factorization of Large Matrices on GPUs" (PPoPP 2023): on the host a
  * maximum-product matching with scaling (Duff and Koster 2001) and a
- * fill-reducing ordering (SuiteSparse AMD on A+A^T, or COLAMD); then a
+ * fill-reducing ordering (SuiteSparse AMD on A+A^T, METIS nested dissection, or COLAMD); then a
  * symbolic factorization (fill found per row by traversal through
  * lower-numbered vertices, in chunks sized from a memory budget), a
  * levelization of the column dependencies (Kahn's topological sort), a
@@ -132,13 +132,23 @@ extern "C" {
 
 /** Fill-reducing ordering. */
 typedef enum ts_lu_ordering {
-  TS_LU_ORDER_AMD = 0,     /**< AMD on the pattern of A+A^T (default; SuiteSparse). */
-  TS_LU_ORDER_COLAMD = 1,  /**< COLAMD on A (SuiteSparse). */
-  TS_LU_ORDER_NATURAL = 2, /**< No reordering. */
+  /**
+   * The default: AMD, or nested dissection where it promises less work. AMD
+   * orders first; where the matrix has one block in its block triangular
+   * form, at least 20,000 rows and AMD's bound on the factorization's work
+   * is at least 10^4 flops a row (meshes, not circuits), METIS's nested
+   * dissection is computed too and taken when its bound (the same count, on
+   * its Cholesky pattern) is below 0.8 times AMD's. ts_lu_stats::ordering
+   * says which ran. AMD alone in a build without METIS.
+   */
+  TS_LU_ORDER_AUTO = 0,
+  TS_LU_ORDER_AMD = 1,     /**< AMD on the pattern of A+A^T (SuiteSparse). */
+  TS_LU_ORDER_COLAMD = 2,  /**< COLAMD on A (SuiteSparse). */
+  TS_LU_ORDER_NATURAL = 3, /**< No reordering. */
   /** Nested dissection of the pattern of A+A^T (METIS; a fixed seed, so the same ordering every run): less fill
    *  than AMD on meshes and other large graphs with small separators. Orders the whole matrix (no block
    *  triangular form); TS_ERROR_UNSUPPORTED in a build without METIS. */
-  TS_LU_ORDER_NESTED_DISSECTION = 3
+  TS_LU_ORDER_NESTED_DISSECTION = 4
 } ts_lu_ordering;
 
 /** How the analysis chooses the pivots (ts_lu_options::pivoting). */
@@ -172,12 +182,12 @@ typedef enum ts_lu_pivoting {
 
 /**
  * Options of ts_lu_create(). A zero-initialised struct (or NULL) means the
- * defaults: double factors, AMD ordering, matching and scaling on, pivot
+ * defaults: double factors, AMD (or nested dissection) ordering, matching and scaling on, pivot
  * perturbation on, and the defaults below for the rest; set only the fields
  * to change.
  */
 typedef struct ts_lu_options {
-  ts_lu_ordering ordering; /**< Fill-reducing ordering (default AMD). */
+  ts_lu_ordering ordering; /**< Fill-reducing ordering (default TS_LU_ORDER_AUTO: AMD, or nested dissection). */
   int no_matching;         /**< Non-zero: skip the matching and scaling. */
   int no_perturbation;     /**< Non-zero: a tiny pivot stops with TS_ERROR_NUMERICALLY_SINGULAR. */
   /**
@@ -397,6 +407,8 @@ typedef struct ts_lu_stats {
   double solution_norm; /**< |x|_inf of the last solve (the largest over the right-hand sides). */
   /** The pivoting the last analysis used: TS_LU_PIVOTING_STATIC or TS_LU_PIVOTING_PARTIAL (0 before one). */
   ts_lu_pivoting pivoting;
+  /** The ordering the last analysis used (TS_LU_ORDER_AUTO resolved to AMD or nested dissection; 0 before one). */
+  ts_lu_ordering ordering;
 } ts_lu_stats;
 
 /** An LU factorization object: analysis, factors and workspace. */

@@ -34,7 +34,7 @@ static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
                              NULL};
   tspy_context *context = NULL;
   ts_lu_options options = {0};
-  int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO, pivoting = TS_LU_PIVOTING_AUTO;
+  int ordering = TS_LU_ORDER_AUTO, backend = TS_BACKEND_AUTO, pivoting = TS_LU_PIVOTING_AUTO;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|iiidiididii", keywords, tspy_context_converter, &context,
                                    &ordering, &options.no_matching, &options.no_perturbation, &options.pivot_threshold,
                                    &options.float_factors, &options.refine_max_steps, &options.refine_tolerance,

@@ -53,7 +53,7 @@ static PyObject *batch_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
   tspy_context *context = NULL;
   PyObject *patterns_obj, *counts_obj;
   ts_lu_options options = {0};
-  int ordering = TS_LU_ORDER_AMD, backend = TS_BACKEND_AUTO;
+  int ordering = TS_LU_ORDER_AUTO, backend = TS_BACKEND_AUTO;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O!O!|iiidiidid", keywords, tspy_context_converter, &context,
                                    &PyTuple_Type, &patterns_obj, &PyTuple_Type, &counts_obj, &ordering,
                                    &options.no_matching, &options.no_perturbation, &options.pivot_threshold,

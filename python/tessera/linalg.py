@@ -22,7 +22,7 @@ from ._errors import InvalidArgumentError
 
 __all__ = ["splu", "spsolve", "SparseLU", "LUStats"]
 
-_ORDERINGS = {"amd": 0, "colamd": 1, "natural": 2, "nd": 3}
+_ORDERINGS = {"auto": 0, "amd": 1, "colamd": 2, "natural": 3, "nd": 4}
 # SciPy's permc_spec names, mapped to the nearest of tessera's orderings.
 _PERMC_SPEC = {"MMD_AT_PLUS_A": "amd", "COLAMD": "colamd", "MMD_ATA": "colamd", "NATURAL": "natural"}
 _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
@@ -82,7 +82,7 @@ def _ordering_code(permc_spec, ordering):
         if permc_spec not in _PERMC_SPEC:
             raise ValueError(f"permc_spec must be one of {sorted(_PERMC_SPEC)}, got {permc_spec!r}")
         ordering = _PERMC_SPEC[permc_spec]
-    ordering = "amd" if ordering is None else ordering
+    ordering = "auto" if ordering is None else ordering
     if ordering not in _ORDERINGS:
         raise ValueError(f"ordering must be one of {sorted(_ORDERINGS)}, got {ordering!r}")
     return _ORDERINGS[ordering]
@@ -368,8 +368,9 @@ def splu(A, permc_spec=None, **options):
         permc_spec: SciPy's ordering names: ``"MMD_AT_PLUS_A"`` (tessera's AMD
             on A + A^T, the default), ``"COLAMD"`` or ``"MMD_ATA"`` (COLAMD),
             ``"NATURAL"``.
-        ordering: tessera's names instead: ``"amd"``, ``"colamd"``, ``"natural"``, ``"nd"``
-            (METIS nested dissection: less fill on meshes).
+        ordering: tessera's names instead: ``"auto"`` (the default: AMD, or
+            nested dissection where it promises less work), ``"amd"``,
+            ``"colamd"``, ``"natural"``, ``"nd"`` (METIS nested dissection).
         matching: the maximum-product matching and scaling (default True).
         perturbation: replace tiny pivots (default True); False makes a zero
             pivot raise :class:`SingularMatrixError` naming the column.

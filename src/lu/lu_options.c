@@ -15,8 +15,8 @@ ts_status tsi_lu_options_resolve(ts_context *ctx, const ts_lu_options *given, ts
     o = *given;
   else
     memset(&o, 0, sizeof o);
-  if (o.ordering != TS_LU_ORDER_AMD && o.ordering != TS_LU_ORDER_COLAMD && o.ordering != TS_LU_ORDER_NATURAL &&
-      o.ordering != TS_LU_ORDER_NESTED_DISSECTION)
+  if (o.ordering != TS_LU_ORDER_AUTO && o.ordering != TS_LU_ORDER_AMD && o.ordering != TS_LU_ORDER_COLAMD &&
+      o.ordering != TS_LU_ORDER_NATURAL && o.ordering != TS_LU_ORDER_NESTED_DISSECTION)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "%s: unknown ordering %d", op, (int)o.ordering);
   o.float_factors = o.float_factors != 0;
   if (!(o.pivot_threshold >= 0.0) || !isfinite(o.pivot_threshold))

@@ -154,6 +154,17 @@
  * (bench/notes/lu-numeric.md, branch hostsplu). */
 #define TSI_LU_FACTOR_PARALLEL_WORK_PER_LEVEL 5e4
 #define TSI_LU_FACTOR_WORK_PER_ENTRY 8.0
+/* TS_LU_ORDER_AUTO tries METIS's nested dissection beside AMD on one block
+ * of at least ND_MIN_ROWS rows whose AMD work bound is at least
+ * ND_TRY_WORK_PER_ROW a row, and takes it below ND_GAIN times AMD's bound.
+ * METIS costs 6-12x AMD's time (3-6 us a row on the 2-core machine): the
+ * trigger keeps that below the factorization's own time; on circuits its
+ * separators fill far more than AMD (42x the flops on the 10^5 netlist),
+ * on meshes far less (2-D 0.63x, 3-D 0.36x, wing 0.17x: bench/notes/
+ * lu-analysis.md, session 32). */
+#define TSI_LU_ND_MIN_ROWS 20000
+#define TSI_LU_ND_TRY_WORK_PER_ROW 1e4
+#define TSI_LU_ND_GAIN 0.8
 /* The matching beside the speculative AMD ordering of A (analyze.c: only
  * where the matching can leave the rows in place), where a core is free:
  * the ordering then adds only what outlasts the matching. From this many

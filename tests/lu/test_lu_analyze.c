@@ -13,7 +13,7 @@ static void test_options(void) {
   CHECK_STATUS(NULL, ts_lu_create(NULL, NULL, NULL), TS_ERROR_INVALID_ARGUMENT);
 
   CHECK_OK(NULL, ts_lu_create(NULL, NULL, &lu));
-  CHECK(lu->options.ordering == TS_LU_ORDER_AMD && lu->options.float_factors == 0);
+  CHECK(lu->options.ordering == TS_LU_ORDER_AUTO && lu->options.float_factors == 0);
   CHECK(lu->options.no_matching == 0 && lu->options.no_perturbation == 0);
   CHECK(lu->options.pivot_threshold == 1e-14 && lu->options.refine_max_steps == 30);
   CHECK(lu->options.refine_tolerance == 1e-14 && lu->options.symbolic_memory_budget == 0);

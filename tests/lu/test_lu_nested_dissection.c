@@ -4,7 +4,8 @@
  * run to run, solves to 1e-14 in backward error against the residual
  * computed here in double, on meshes, circuits and matrices whose matching
  * moves rows; the empty, 1 x 1 and diagonal (edgeless graph) cases; and a
- * structurally singular matrix refused as with AMD. Skips visibly in a
+ * structurally singular matrix refused as with AMD; TS_LU_ORDER_AUTO's
+ * choice on a large grid, a small grid and a circuit. Skips visibly in a
  * build without METIS. */
 #include "test_lu_numeric_common.h"
 #include "test_lu_orderings.h"
@@ -161,6 +162,39 @@ static void test_edge_cases(void) {
   ts_csr_destroy(singular);
 }
 
+/* TS_LU_ORDER_AUTO (the default) takes nested dissection on a 3-D grid
+ * large enough for the rule, AMD on a circuit as large and on a 2-D grid
+ * below the rule's size; ts_lu_stats::ordering says which. */
+static void test_auto(void) {
+  ts_csr *grid = NULL, *small_grid = NULL, *circuit = NULL;
+  CHECK_OK(ctx, ts_gen_laplacian_3d(ctx, 30, 30, 30, TS_FLOAT64, &grid));
+  CHECK_OK(ctx, ts_gen_laplacian_2d(ctx, 120, 120, TS_FLOAT64, &small_grid));
+  ts_circuit_params params = ts_circuit_defaults(30000);
+  params.locality = 0.0;
+  CHECK_OK(ctx, lu_test_gen_circuit(ctx, &params, 3, TS_FLOAT64, &circuit));
+  const ts_csr *matrices[3] = {grid, small_grid, circuit};
+  const ts_lu_ordering expected[3] = {TS_LU_ORDER_NESTED_DISSECTION, TS_LU_ORDER_AMD, TS_LU_ORDER_AMD};
+  for (int m = 0; m < 3; m++) {
+    if (!matrices[m])
+      continue;
+    ts_status st;
+    ts_lu *lu = analyzed(matrices[m], TS_LU_ORDER_AUTO, &st);
+    CHECK_MSG(st == TS_SUCCESS, "auto %d: %s", m, ts_last_error(ctx));
+    if (st == TS_SUCCESS) {
+      ts_lu_stats stats;
+      ts_lu_get_stats(lu, &stats);
+      CHECK_MSG(stats.ordering == expected[m], "auto %d (n %lld): ordering %d, expected %d", m, (long long)stats.n,
+                (int)stats.ordering, (int)expected[m]);
+    }
+    ts_lu_destroy(lu);
+  }
+  const double error = solve_error("auto grid", grid, TS_LU_ORDER_AUTO);
+  CHECK_MSG(error <= 1e-14, "auto grid: backward error %.3e", error);
+  ts_csr_destroy(grid);
+  ts_csr_destroy(small_grid);
+  ts_csr_destroy(circuit);
+}
+
 int main(void) {
   ts_context_options copts = {0};
   copts.backend = TS_BACKEND_CPU;
@@ -169,6 +203,7 @@ int main(void) {
     test_grids();
     test_other_matrices();
     test_edge_cases();
+    test_auto();
   }
   ts_context_destroy(ctx);
   return test_finish();

@@ -19,9 +19,9 @@ static inline const char *lu_test_ordering_name(ts_lu_ordering ordering) {
 /* Whether the build has the ordering: the analysis of a 1 x 1 matrix reaches
  * the ordering step, which refuses an ordering the build lacks. */
 static inline int lu_test_have_ordering(ts_lu_ordering ordering) {
-  static int known[4] = {-1, -1, -1, -1};
+  static int known[5] = {-1, -1, -1, -1, -1};
   int slot = (int)ordering;
-  if (slot < 0 || slot > 3)
+  if (slot < 0 || slot > 4)
     return 0;
   if (known[slot] >= 0)
     return known[slot];

@@ -54,10 +54,11 @@ static const char solve_help[] =
     "                              host); cuda: one cooperative kernel on the GPU\n"
     "  --precision single|double   precision of the factors (default double);\n"
     "                              refinement is in double either way\n"
-    "  --ordering amd|colamd|natural|nd\n"
-    "                              fill-reducing ordering (default amd: AMD on A+A^T;\n"
-    "                              nd: METIS nested dissection of A+A^T, less fill\n"
-    "                              on meshes)\n"
+    "  --ordering auto|amd|colamd|natural|nd\n"
+    "                              fill-reducing ordering (default auto: AMD on\n"
+    "                              A+A^T, or nd where it promises less work; nd:\n"
+    "                              METIS nested dissection of A+A^T, less fill on\n"
+    "                              large meshes, more on circuits)\n"
     "  --amd-dense X               AMD's dense rows: more than max(16, X sqrt(n))\n"
     "                              entries, ordered last (default 10, AMD's;\n"
     "                              negative: none); lower is a faster ordering\n"
@@ -94,8 +95,8 @@ static const char solve_help[] =
     "Exit status: 0 on success (warnings included), 1 on an error (unreadable\n"
     "file, singular matrix), 2 for a bad command line, 130 when cancelled.\n";
 
-static const char *const ordering_choices[] = {"amd", "colamd", "natural", "nd", NULL}; /* = ts_lu_ordering */
-static const char *const pivoting_choices[] = {"auto", "static", "partial", NULL};      /* = ts_lu_pivoting */
+static const char *const ordering_choices[] = {"auto", "amd", "colamd", "natural", "nd", NULL}; /* = ts_lu_ordering */
+static const char *const pivoting_choices[] = {"auto", "static", "partial", NULL};              /* = ts_lu_pivoting */
 static const char *const file_names[] = {"A", "B"};
 
 /* Dense column-major B (n x *nrhs) from a Matrix Market file, as (re, im)
@@ -291,7 +292,7 @@ static void first_entries(const double *x, int64_t n, int64_t parts, char *text,
 }
 
 static int run_solve(int argc, char **argv) {
-  int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AMD, pivoting = TS_LU_PIVOTING_AUTO;
+  int backend = TS_BACKEND_AUTO, precision = TS_FLOAT64, ordering = TS_LU_ORDER_AUTO, pivoting = TS_LU_PIVOTING_AUTO;
   int symbolic_backend = TS_BACKEND_AUTO, levelize_backend = TS_BACKEND_AUTO;
   int64_t symbolic_budget = 0;
   double amd_dense = 0.0;
@@ -471,7 +472,9 @@ static int run_solve(int argc, char **argv) {
     cli_json_text(&out, "symbolic_backend", ts_backend_name(symbolic_ran));
     cli_json_text(&out, "levelize_backend", ts_backend_name(levelize_ran));
     cli_json_text(&out, "factor_precision", precision_name);
-    cli_json_text(&out, "ordering", ordering_choices[ordering]);
+    cli_json_text(&out, "ordering",
+                  ordering_choices[stats.ordering != TS_LU_ORDER_AUTO ? (int)stats.ordering : ordering]);
+    cli_json_text(&out, "ordering_asked", ordering_choices[ordering]);
     cli_json_bool(&out, "matching", !no_matching);
     cli_json_text(&out, "pivoting", pivoting_choices[stats.pivoting]);
     cli_json_bool(&out, "perturbation", !no_perturbation);
@@ -533,7 +536,9 @@ static int run_solve(int argc, char **argv) {
       cli_line(report, "backend", "%s", ts_backend_name(resolved));
     cli_fallback_print(report, ctx);
     cli_line(report, "factor precision", "%s", precision_name);
-    cli_line(report, "ordering", "%s", ordering_choices[ordering]);
+    cli_line(report, "ordering", "%s%s",
+             ordering_choices[stats.ordering != TS_LU_ORDER_AUTO ? (int)stats.ordering : ordering],
+             ordering == TS_LU_ORDER_AUTO ? " (auto)" : "");
     cli_line(report, "matching", "%s", no_matching ? "off" : "maximum product, with scaling");
     cli_line(report, "pivoting", "%s",
              stats.pivoting == TS_LU_PIVOTING_PARTIAL ? "partial (threshold 1e-3, chosen from the values)"

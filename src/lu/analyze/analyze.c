@@ -195,7 +195,7 @@ static bool rows_left_in_place(const ts_lu *lu) {
  * speculated as tsi_lu_ordering takes it. */
 static ts_status order_matched(ts_lu *lu, const ts_csr *a, int64_t *speculated, int32_t **matching,
                                int32_t **block_of) {
-  if (lu->options.ordering == TS_LU_ORDER_AMD && lu->n > 0) {
+  if ((lu->options.ordering == TS_LU_ORDER_AMD || lu->options.ordering == TS_LU_ORDER_AUTO) && lu->n > 0) {
     *matching = tsi_malloc_array(lu->n, sizeof(int32_t));
     *block_of = tsi_malloc_array(lu->n, sizeof(int32_t));
     if (!*matching || !*block_of)
@@ -270,7 +270,8 @@ ts_status ts_lu_analyze(ts_lu *lu, const ts_csr *a) {
   const bool partial_asked = lu->options.pivoting == TS_LU_PIVOTING_PARTIAL && a->rows == 0;
   lu->stats.pivoting = partial || partial_asked ? TS_LU_PIVOTING_PARTIAL : TS_LU_PIVOTING_STATIC;
 #ifdef _OPENMP
-  if (!partial && lu->options.ordering == TS_LU_ORDER_AMD && (diagonal == 2 || lu->options.no_matching) &&
+  if (!partial && (lu->options.ordering == TS_LU_ORDER_AMD || lu->options.ordering == TS_LU_ORDER_AUTO) &&
+      (diagonal == 2 || lu->options.no_matching) &&
       tsi_lu_host_threads(lu, TSI_LU_WORK_ANALYSIS, (double)a->nnz) >= 2) {
     /* The matching and the ordering on the calling thread (thread 0 of
      * the team), which is where their errors must be recorded: a

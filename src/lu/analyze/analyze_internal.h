@@ -115,9 +115,10 @@ ts_status tsi_lu_structural_rank(ts_context *ctx, int64_t n, const int64_t *row_
  * block of each column of M (ordering_cpu.c). */
 ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of);
 /* METIS's nested dissection of the graph of B + B^T, B(k, :) =
- * A(row_perm[k], :), into q (n entries): the whole matrix, a fixed seed
- * (nested_dissection_cpu.c, with METIS). */
-ts_status tsi_lu_nested_dissection_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q);
+ * A(row_perm[k], :), into q (n entries): the whole matrix, a fixed seed;
+ * with work not NULL, the factorization work of its Cholesky pattern as
+ * AMD's blocks_work counts it (nested_dissection_cpu.c, with METIS). */
+ts_status tsi_lu_nested_dissection_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, double *work);
 
 /* The AMD ordering of A + A^T within the blocks of A's block triangular
  * form: n entries, the number of blocks, then (with several) n entries with

@@ -98,7 +98,7 @@ static ts_status amd_of_matched(ts_lu *lu, const ts_csr *a, int64_t *q, int bloc
 
 int64_t *tsi_lu_ordering_speculate(const ts_lu *lu, const ts_csr *a) {
 #ifdef TESSERA_HAVE_AMD
-  if (lu->options.ordering != TS_LU_ORDER_AMD || a->rows == 0)
+  if ((lu->options.ordering != TS_LU_ORDER_AMD && lu->options.ordering != TS_LU_ORDER_AUTO) || a->rows == 0)
     return NULL;
   /* The block count goes after the ordering, in q[n], then the block of
    * each position, then the blocks' work (its bits). */
@@ -180,17 +180,43 @@ static bool matching_is_identity(const ts_lu *lu) {
 }
 #endif
 
+#ifdef TESSERA_HAVE_METIS
+/* TS_LU_ORDER_AUTO: nested dissection instead of AMD's q where it promises
+ * less work (the rule at TSI_LU_ND_MIN_ROWS in lu_tuning.h). */
+static ts_status nested_dissection_if_better(ts_lu *lu, const ts_csr *a, int64_t *q) {
+  const int64_t n = a->rows;
+  if (lu->btf_blocks != 1 || n < TSI_LU_ND_MIN_ROWS || !(lu->blocks_work >= TSI_LU_ND_TRY_WORK_PER_ROW * (double)n) ||
+      !isfinite(lu->blocks_work))
+    return TS_SUCCESS;
+  int64_t *dissection = tsi_malloc_array(n, sizeof(int64_t));
+  if (!dissection)
+    return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a second ordering of %lld rows",
+                     (long long)n);
+  double work = INFINITY;
+  const ts_status st = tsi_lu_nested_dissection_of_matched(lu, a, dissection, &work);
+  if (st == TS_SUCCESS && work < TSI_LU_ND_GAIN * lu->blocks_work) {
+    memcpy(q, dissection, (size_t)n * sizeof(int64_t));
+    lu->blocks_work = work;
+    lu->stats.ordering = TS_LU_ORDER_NESTED_DISSECTION;
+  }
+  free(dissection);
+  return st;
+}
+#endif
+
 ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
   int64_t *q = NULL;
   int32_t *matched = NULL;
+  const bool amd = lu->options.ordering == TS_LU_ORDER_AMD || lu->options.ordering == TS_LU_ORDER_AUTO;
   lu->btf_blocks = 1;
   lu->blocks_work = INFINITY;
+  lu->stats.ordering = lu->options.ordering == TS_LU_ORDER_AUTO ? TS_LU_ORDER_AMD : lu->options.ordering;
   if (lu->options.ordering == TS_LU_ORDER_NATURAL || n == 0)
     return TS_SUCCESS;
 #ifndef TESSERA_HAVE_AMD
-  if (lu->options.ordering == TS_LU_ORDER_AMD)
+  if (amd)
     return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED,
                      "ts_lu_analyze: the AMD ordering needs SuiteSparse AMD, which this build of tessera lacks "
                      "(install it, e.g. libsuitesparse-dev, and rebuild, or ask for TS_LU_ORDER_NATURAL)");
@@ -215,7 +241,7 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
     goto cleanup;
   }
 #ifdef TESSERA_HAVE_AMD
-  if (lu->options.ordering == TS_LU_ORDER_AMD) {
+  if (amd) {
     if (block_form && speculated && matching_is_identity(lu)) {
       memcpy(q, speculated, (size_t)n * sizeof(int64_t));
       lu->btf_blocks = speculated[n];
@@ -233,7 +259,9 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
 #endif
 #ifdef TESSERA_HAVE_METIS
   if (lu->options.ordering == TS_LU_ORDER_NESTED_DISSECTION)
-    st = tsi_lu_nested_dissection_of_matched(lu, a, q);
+    st = tsi_lu_nested_dissection_of_matched(lu, a, q, NULL);
+  else if (lu->options.ordering == TS_LU_ORDER_AUTO && st == TS_SUCCESS)
+    st = nested_dissection_if_better(lu, a, q);
 #endif
   if (st != TS_SUCCESS)
     goto cleanup;
