@@ -81,12 +81,24 @@ def _axis_last(a, axis, moveaxis):
     return moveaxis(a, axis, -1), axis
 
 
+def _one_nan(keys, xp):
+    """keys' NaNs made one quiet NaN, in place: the library orders NaNs by
+    sign and payload (so that sorted keys keep their bits), NumPy's argsort
+    takes every NaN as equal, so that they keep their input order."""
+    if keys.dtype.kind == "f":
+        nans = xp.isnan(keys)
+        if nans.any():
+            keys[nans] = xp.nan
+
+
 def _sorted(a, axis, descending, with_index, context):
     """(sorted keys in a's dtype or None, positions as intp or None), for a
     NumPy array."""
     work, axis = _axis_last(a, axis, np.moveaxis)
     key_dtype, code, to_key, from_key = _key_form(a.dtype, "a")
     keys = _keys_copy(work, key_dtype, to_key)
+    if with_index:
+        _one_nan(keys, np)
     n = keys.shape[-1]
     rows = keys.size // n if n else 0
     index = np.empty(keys.shape, dtype=np.int32) if with_index else None
@@ -109,6 +121,8 @@ def _device_sorted(a, axis, descending, with_index, context):
         raise ValueError(f"a: the array is on device {a.device.id}, the context on device {context.device}")
     work, axis = _axis_last(a, axis, cupy.moveaxis)
     keys = cupy.array(work, order="C", copy=True)
+    if with_index:
+        _one_nan(keys, cupy)
     n = keys.shape[-1]
     rows = keys.size // n if n else 0
     index = cupy.empty(keys.shape, dtype=np.int32) if with_index else None
@@ -166,7 +180,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, co
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, context=None):
     """The positions that sort an array, as ``numpy.argsort`` (stable: equal
-    keys keep their order). Arguments as for :func:`sort`; the result is intp."""
+    keys keep their order, and NaNs of any sign or payload, last, keep theirs,
+    as NumPy's). Arguments as for :func:`sort`; the result is intp."""
     _check_sort_arguments(kind, order)
     if _arrays.is_cupy(a):
         return _device_sorted(a, axis, descending, True, context)
