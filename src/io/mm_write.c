@@ -233,6 +233,17 @@ static ts_status write_progress(ts_context *ctx, int64_t written, int64_t total)
   return written % TSI_CANCEL_BLOCK == 0 ? tsi_progress(ctx, written, total) : TS_SUCCESS;
 }
 
+static ts_status write_csr(ts_context *ctx, const char *op, const char *path, int fd, const char *name,
+                           const ts_csr *csr, const ts_mm_write_options *options);
+
+/* The places a coordinate file of this shape and symmetry has (the
+ * reader's bound on the declared entries). */
+static int64_t coordinate_places(int64_t rows, int64_t cols, ts_symmetry symmetry) {
+  if (symmetry == TS_GENERAL)
+    return rows * cols;
+  return symmetry == TS_SKEW_SYMMETRIC ? rows * (rows - 1) / 2 : rows * (rows + 1) / 2;
+}
+
 /* Check a COO and write it to path (or to fd when path is NULL). */
 static ts_status write_coo(ts_context *ctx, const char *op, const char *path, int fd, const char *name,
                            const ts_coo *coo, const ts_mm_write_options *options) {
@@ -252,6 +263,16 @@ static ts_status write_coo(ts_context *ctx, const char *op, const char *path, in
   const int32_t *row_idx = coo->row_idx, *col_idx = coo->col_idx;
   if (coo->nnz > 0 && (!row_idx || !col_idx))
     return tsi_error(ctx, TS_ERROR_INVALID_MATRIX, "%s: NULL index array", op);
+  /* More entries than places: duplicates, which readers (tessera's among
+   * them) take for a malformed count; they are written summed. */
+  if (coo->nnz > coordinate_places(coo->rows, coo->cols, coo->symmetry)) {
+    ts_csr *summed = NULL;
+    st = ts_csr_from_coo(ctx, coo, TS_DUPLICATES_SUM, &summed);
+    if (st == TS_SUCCESS)
+      st = write_csr(ctx, op, path, fd, name, summed, options);
+    ts_csr_destroy(summed);
+    return st;
+  }
   w.dtype = coo->dtype;
   w.symmetry = coo->symmetry;
   w.rows = coo->rows;

@@ -724,6 +724,30 @@ static void test_write_read_round_trip(ts_context *ctx) {
   ts_coo_destroy(back);
   remove(path);
   ts_coo_destroy(upper);
+
+  /* More entries than places (duplicates): written summed, so that the file
+   * reads back (a reader takes such a count for a malformed one). */
+  ts_coo *duplicated = NULL;
+  CHECK_OK(ctx, ts_coo_create(ctx, 1, 2, 3, TS_FLOAT64, &duplicated));
+  const int32_t dup_cols[] = {0, 0, 1};
+  const double dup_values[] = {1, 2, 3};
+  for (int k = 0; k < 3; k++) {
+    duplicated->row_idx[k] = 0;
+    duplicated->col_idx[k] = dup_cols[k];
+    ((double *)duplicated->values)[k] = dup_values[k];
+  }
+  duplicated->nnz = 3;
+  path = temp_file("test_mm_read_duplicates.mtx");
+  CHECK_OK(ctx, ts_mm_write_coo(ctx, path, duplicated, NULL));
+  CHECK_OK(ctx, ts_mm_read(ctx, path, TS_FLOAT64, &back, NULL));
+  {
+    int r[] = {0, 0}, c[] = {0, 1};
+    double v[] = {3, 3};
+    expect_entries("duplicates summed", back, 1, 2, TS_GENERAL, 2, r, c, v);
+  }
+  ts_coo_destroy(back);
+  remove(path);
+  ts_coo_destroy(duplicated);
 }
 
 static void test_bad_calls(ts_context *ctx) {
