@@ -249,13 +249,25 @@ class SearchPlan:
 
     def _queries(self, queries):
         if queries.dtype != self.dtype:
-            if np.result_type(self.dtype, queries.dtype) != self.dtype:
+            if np.result_type(self.dtype, queries.dtype) != self.dtype and not self._exactly(queries):
                 raise TypeError(
                     f"v: {queries.dtype} queries in {self.dtype} keys would change their values; "
                     f"make the plan with keys of type {np.result_type(self.dtype, queries.dtype)}"
                 )
             queries = queries.astype(self.dtype)
         return _keys_copy(queries.reshape(-1), self._key_dtype, self._to_key)
+
+    def _exactly(self, queries):
+        """Whether every query keeps its value in the keys' type (Python
+        numbers and lists arrive as float64 or int64: 2.5 in float32 keys,
+        2 in uint8 keys), so that comparing in that type gives NumPy's
+        answer."""
+        if queries.dtype.kind not in "biuf":
+            return False
+        with np.errstate(over="ignore", invalid="ignore"):
+            converted = queries.astype(self.dtype)
+            back = converted.astype(queries.dtype)
+        return bool(np.array_equal(back, queries, equal_nan=queries.dtype.kind == "f"))
 
     def _search_host(self, queries, upper):
         keys = self._queries(queries)

@@ -178,6 +178,25 @@ def test_search_refusals():
     plan = tessera.SearchPlan(np.arange(10, dtype=np.int32))
     with pytest.raises(TypeError, match="float64"):
         plan.searchsorted(np.array([1.5]))
+    with pytest.raises(TypeError, match="int64"):
+        tessera.SearchPlan(np.arange(5, dtype=np.uint8)).searchsorted([1, 300])
+    with pytest.raises(TypeError, match="float64"):
+        tessera.SearchPlan(np.arange(5, dtype=np.float32)).searchsorted(2.0000001)
+
+
+def test_search_plan_takes_python_numbers_that_keep_their_value():
+    """Python numbers and lists arrive as float64 or int64; where each keeps
+    its value in the keys' type the plan answers as NumPy does."""
+    for keys, queries in (
+        (np.arange(5, dtype=np.float32), 2.5),
+        (np.arange(5, dtype=np.float32), [2.5, 0.0, -1.0, np.inf]),
+        (np.arange(5, dtype=np.int32), 2),
+        (np.arange(5, dtype=np.uint8), [1, 3]),
+        (np.arange(5, dtype=np.float16), [0.5, 4.0]),
+    ):
+        plan = tessera.SearchPlan(keys)
+        for side in ("left", "right"):
+            np.testing.assert_array_equal(plan.searchsorted(queries, side), np.searchsorted(keys, queries, side))
 
 
 def test_searchsorted_sorter_checked_as_numpy_does():
