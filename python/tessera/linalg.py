@@ -75,6 +75,11 @@ class LUStats(types.SimpleNamespace):
     """
 
 
+def _own(array, given):
+    """array, copied where it may share memory with the caller's given."""
+    return array.copy() if np.may_share_memory(array, given) else array
+
+
 def _ordering_code(permc_spec, ordering):
     if permc_spec is not None and ordering is not None:
         raise ValueError("give permc_spec (SciPy's names) or ordering (tessera's), not both")
@@ -171,10 +176,12 @@ class SparseLU:
         self.shape = arrays.shape
         self.dtype = arrays.dtype
         self._context = context
-        self._pattern = (arrays.indptr, arrays.indices)
+        # The pattern is kept for refactor: copies, not views of the caller's
+        # arrays (which the caller may reuse once A is factored).
+        self._pattern = (_own(arrays.indptr, host.indptr), _own(arrays.indices, host.indices))
         # The layout of A.data as given, for refactor(array).
         self._given_format = host.format if host.format in ("csr", "csc") and host.has_canonical_format else None
-        self._given_pattern = (host.indptr, host.indices) if self._given_format == "csc" else None
+        self._given_pattern = (host.indptr.copy(), host.indices.copy()) if self._given_format == "csc" else None
         self._csc_to_csr = None
         self._factors = None
         status = self._lu.factor(arrays.indptr, arrays.indices, arrays.data, arrays.shape[0], arrays.code, True)

@@ -372,3 +372,17 @@ def test_splu_corpus_matches_scipy(path, row):
     if kappa * EPS < 1e-6:  # the answer is determined to 6 digits: both must agree
         scale = np.abs(expected).max()
         assert np.abs(got - expected).max() <= max(1e3 * EPS, 1e2 * EPS * kappa) * scale
+
+
+def test_refactor_does_not_depend_on_the_callers_arrays():
+    """The pattern splu keeps is its own: the caller may reuse A's arrays."""
+    for fmt in ("csr", "csc"):
+        A = (sp.random(30, 30, density=0.2, format=fmt, random_state=4) + 10 * sp.eye(30)).asformat(fmt)
+        A.sort_indices()
+        kept = A.copy()
+        lu = tessera.splu(A)
+        A.indices[:] = 0
+        A.indptr[:] = 0
+        lu.refactor(2 * kept.data)
+        b = np.arange(30.0)
+        np.testing.assert_allclose(2 * (kept @ lu.solve(b)), b, rtol=1e-12, atol=1e-12)
