@@ -430,7 +430,8 @@ def spsolve(A, b, permc_spec=None, **options):
     Args:
         A: as for :func:`splu`.
         b: a vector (n,) or matrix (n, k): NumPy, CuPy or a SciPy sparse
-            matrix (solved densely; the result is sparse of b's kind).
+            matrix (solved densely; the result is sparse of b's kind, except
+            for a sparse (n, 1) b, a vector whose x is dense, as SciPy's).
         permc_spec, options: as for :func:`splu`.
 
     Returns:
@@ -442,6 +443,8 @@ def spsolve(A, b, permc_spec=None, **options):
             NaN, tessera raises.
     """
     lu = SparseLU(A, permc_spec, **options)
+    if sp.issparse(b) and b.ndim == 2 and b.shape[1] == 1:
+        b = b.toarray()  # a vector: SciPy returns a dense one
     if sp.issparse(b):
         x = lu.solve(b.toarray())
         x = x.reshape(-1, 1) if x.ndim == 1 else x

@@ -190,6 +190,11 @@ def test_spsolve_shapes_like_scipy():
     assert sp.issparse(x) and isinstance(x, sp.spmatrix) and x.shape == (50, 3)
     np.testing.assert_allclose(x.toarray(), spla.spsolve(A.tocsc(), sparse_b).toarray(), rtol=1e-10, atol=1e-14)
     assert isinstance(tessera.spsolve(A, sp.csc_array(B)), sp.sparray)
+    for sparse_column in (sp.csc_matrix(column), sp.csr_array(column)):
+        expected = spla.spsolve(A.tocsc(), sparse_column)
+        x = tessera.spsolve(A, sparse_column)
+        assert type(x) is type(expected) and x.shape == expected.shape == (50,)
+        np.testing.assert_allclose(x, expected, rtol=1e-10)
 
 
 def test_stats_describe_the_factorization():
