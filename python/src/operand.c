@@ -30,8 +30,20 @@ int tspy_operand_get(tspy_context *context, PyObject *obj, size_t bytes, bool wr
   if (PyObject_GetBuffer(obj, &op->view, flags) < 0) {
     PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
-    PyErr_Format(PyExc_TypeError, "%s: expected a contiguous%s array, got %.200s", what, writable ? " writable" : "",
-                 Py_TYPE(obj)->tp_name);
+    /* A contiguous array that is only read-only: a ValueError, as NumPy's
+     * for a read-only out=; anything else is of the wrong type. */
+    bool read_only = false;
+    if (writable && PyObject_GetBuffer(obj, &op->view, PyBUF_ANY_CONTIGUOUS) == 0) {
+      read_only = true;
+      PyBuffer_Release(&op->view);
+    } else {
+      PyErr_Clear();
+    }
+    if (read_only)
+      PyErr_Format(PyExc_ValueError, "%s: the array is read-only (a writable output is needed)", what);
+    else
+      PyErr_Format(PyExc_TypeError, "%s: expected a contiguous%s array, got %.200s", what, writable ? " writable" : "",
+                   Py_TYPE(obj)->tp_name);
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(traceback);

@@ -4,6 +4,7 @@ indices), NumPy arrays into contiguous arrays of the expected type and shape,
 CuPy arrays into device addresses; and the refusals, each saying what was
 expected."""
 
+import numbers
 import operator
 
 import numpy as np
@@ -152,7 +153,20 @@ def dense(x, what):
             f"{what}: expected a dense array (NumPy or CuPy), got a sparse {type(x).__name__}; "
             "convert it with .toarray()"
         )
-    return np.asarray(x)
+    x = np.asarray(x)
+    if x.dtype == object:
+        raise TypeError(f"{what}: expected an array of numbers, got {type(x.reshape(-1)[0]).__name__ if x.size else 'object'}")
+    return x
+
+
+def real_scalar(value, name):
+    """A real scalar option (alpha, beta) as a float: Python and NumPy
+    numbers; strings, None and arrays are refused with TypeError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)) or isinstance(
+        value, np.complexfloating
+    ):
+        raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
+    return float(value)
 
 
 def host_vector(x, length, dtype, what):

@@ -10,6 +10,7 @@ On a CUDA context the numeric factorization and the solves run on the GPU.
 Complex matrices (complex64, complex128) are factored in complex double.
 """
 
+import difflib
 import math
 import types
 
@@ -99,7 +100,36 @@ def _trans_code(trans):
     raise ValueError(f"trans must be 'N', 'T' or 'H', got {trans!r}")
 
 
-def _option_codes(
+_OPTION_NAMES = (
+    "ordering",
+    "matching",
+    "perturbation",
+    "pivot_threshold",
+    "float_factors",
+    "refine_steps",
+    "refine_tolerance",
+    "backend",
+    "amd_dense",
+)
+
+
+def _check_option_names(options, caller):
+    """A TypeError naming the public function for an unknown keyword (a
+    typo), with the nearest option's name."""
+    for name in options:
+        if name not in _OPTION_NAMES:
+            known = _OPTION_NAMES + ("permc_spec", "pivoting", "refresh_pivots", "check", "context")
+            near = difflib.get_close_matches(name, known, 1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise TypeError(f"{caller}() got an unexpected keyword argument {name!r}{hint}")
+
+
+def _option_codes(permc_spec=None, caller="splu", **options):
+    _check_option_names(options, caller)
+    return _option_codes_checked(permc_spec, **options)
+
+
+def _option_codes_checked(
     permc_spec=None,
     *,
     ordering=None,
@@ -442,6 +472,7 @@ def spsolve(A, b, permc_spec=None, **options):
         SingularMatrixError: where SciPy warns (MatrixRankWarning) and returns
             NaN, tessera raises.
     """
+    _check_option_names(options, "spsolve")
     lu = SparseLU(A, permc_spec, **options)
     if sp.issparse(b) and b.ndim == 2 and b.shape[1] == 1:
         b = b.toarray()  # a vector: SciPy returns a dense one

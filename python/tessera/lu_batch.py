@@ -56,7 +56,7 @@ class SparseLUBatch:
 
     def __init__(self, matrices, permc_spec=None, *, check=True, context=None, **options):
         context = resolve(context)
-        codes = _option_codes(permc_spec, **options)
+        codes = _option_codes(permc_spec, "splu_batch", **options)
         matrices = _matrix_list(matrices, "matrices")
         if not matrices:
             raise ValueError("matrices: expected at least one sparse matrix")

@@ -91,7 +91,7 @@ class SpMM:
         Returns:
             C.
         """
-        alpha, beta = float(alpha), float(beta)
+        alpha, beta = _arrays.real_scalar(alpha, "alpha"), _arrays.real_scalar(beta, "beta")
         device = _arrays.is_cupy(B)
         if device and self._context.backend != "cuda":
             return _arrays.through_host(self.execute, B, C, alpha, beta)

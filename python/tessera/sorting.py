@@ -325,6 +325,7 @@ def searchsorted(a, v, side="left", sorter=None, *, context=None):
     if sorter is not None:
         keys = keys[_sorter(cupy.asnumpy(sorter) if _arrays.is_cupy(sorter) else np.asarray(sorter), keys)]
     queries = v if _arrays.is_cupy(v) else np.asarray(v)
+    _key_form(queries.dtype, "v")  # the queries' type named before the common type's
     common = np.result_type(keys.dtype, queries.dtype)
     plan = SearchPlan(keys.astype(common, copy=False), context=context)
     if _arrays.is_cupy(v):

@@ -62,7 +62,7 @@ class SpMV:
             arrays.code,
             _schedule_code(schedule),
             bool(transpose),
-            int(group_size),
+            _arrays.integer_option(group_size, "group_size"),
         )
         self._context = context
         self.dtype = arrays.dtype
@@ -117,7 +117,7 @@ class SpMV:
         ):
             self._plan.execute(x, y, alpha, beta)
             return y
-        alpha, beta = float(alpha), float(beta)
+        alpha, beta = _arrays.real_scalar(alpha, "alpha"), _arrays.real_scalar(beta, "beta")
         if _arrays.is_cupy(x):
             return self._execute_device(x, y, alpha, beta)
         x = _arrays.host_vector(x, self.shape[1], self.dtype, "x")
@@ -126,8 +126,10 @@ class SpMV:
             beta = 0.0
         elif not isinstance(y, np.ndarray) or y.dtype != self.dtype or y.shape != (rows,):
             raise TypeError(f"y: expected a numpy.ndarray of shape ({rows},) and type {self.dtype}")
-        elif not y.flags.c_contiguous or not y.flags.writeable:
-            raise ValueError("y: expected a contiguous, writable array")
+        elif not y.flags.writeable:
+            raise ValueError("y: the array is read-only (a writable output is needed)")
+        elif not y.flags.c_contiguous:
+            raise ValueError("y: expected a contiguous array")
         self._plan.execute(x, y, alpha, beta)
         return y
 
