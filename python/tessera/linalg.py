@@ -76,9 +76,11 @@ class LUStats(types.SimpleNamespace):
     """
 
 
-def _own(array, given):
-    """array, copied where it may share memory with the caller's given."""
-    return array.copy() if np.may_share_memory(array, given) else array
+def _own(array, host, name):
+    """array, copied where it may share memory with the caller's array of
+    that name (a CSR or CSC matrix's indptr or indices)."""
+    given = getattr(host, name, None)
+    return array.copy() if given is not None and np.may_share_memory(array, given) else array
 
 
 def _ordering_code(permc_spec, ordering):
@@ -208,7 +210,7 @@ class SparseLU:
         self._context = context
         # The pattern is kept for refactor: copies, not views of the caller's
         # arrays (which the caller may reuse once A is factored).
-        self._pattern = (_own(arrays.indptr, host.indptr), _own(arrays.indices, host.indices))
+        self._pattern = (_own(arrays.indptr, host, "indptr"), _own(arrays.indices, host, "indices"))
         # The layout of A.data as given, for refactor(array).
         self._given_format = host.format if host.format in ("csr", "csc") and host.has_canonical_format else None
         self._given_pattern = (host.indptr.copy(), host.indices.copy()) if self._given_format == "csc" else None

@@ -99,6 +99,7 @@ class SpMM:
             xp = _arrays.cupy_module()
             _arrays.check_device(B, self._context, "B")
         else:
+            given = B
             xp, B = np, _arrays.dense(B, "B")
         B = _arrays.cast_kind(B, self.dtype, "B")
         vector = B.ndim == 1
@@ -116,7 +117,10 @@ class SpMM:
                 plan.execute(_arrays.device_address(B), _arrays.device_address(out), alpha, beta)
         else:
             plan.execute(B, out, alpha, beta)
-        return C.reshape(-1) if vector and C.ndim == 2 else C
+        result = C.reshape(-1) if vector and C.ndim == 2 else C
+        if not device and isinstance(given, np.matrix) and not isinstance(result, np.matrix):
+            result = np.asmatrix(result)  # as SciPy's A @ B keeps numpy.matrix
+        return result
 
     def _dense_operand(self, B, xp):
         """(B as a 2-D array in a layout the library takes, column-major?)."""

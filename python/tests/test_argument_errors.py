@@ -47,3 +47,11 @@ def test_read_only_outputs_are_value_errors():
     C.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         tessera.SpMM(A).execute(np.ones((3, 2)), C)
+
+
+def test_spmm_keeps_numpy_matrix():
+    A = small_matrix()
+    B = np.asmatrix(np.arange(6.0).reshape(3, 2))
+    C = tessera.SpMM(A).execute(B)
+    assert isinstance(C, np.matrix) and isinstance(A @ B, np.matrix)
+    np.testing.assert_allclose(np.asarray(C), np.asarray(A @ B))
