@@ -3,7 +3,8 @@
  * same status, pivot outcome (perturbed count, singular column), flops and
  * pivot-check indicators, and factors equal bit for bit, in double and
  * float factors, on generated matrices (2-D and 3-D Laplacians, whose top
- * fronts take several panels; a grid circuit, a netlist, a random
+ * fronts take several panels, the 2-D one also in METIS's nested dissection
+ * order; a grid circuit, a netlist, a random
  * unsymmetric matrix; exact cancellations that need perturbation; a nearly
  * singular Laplacian with a small pivot) and on corpus matrices. Then the
  * GPU's solves through those factors (both operations, several right-hand
@@ -20,11 +21,16 @@
 /* The perturbation cases need the natural order (their cancellations are
  * the natural order's). */
 static int natural_order;
+/* The nested dissection case orders by METIS explicitly (AUTO takes AMD at
+ * the 2-D test size). */
+static int nested_dissection;
 
 static ts_lu *fronts_lu(ts_backend backend, int float_factors, int no_perturbation, int no_matching) {
   ts_lu_options options = lu_test_options();
   if (natural_order)
     options.ordering = TS_LU_ORDER_NATURAL;
+  else if (nested_dissection)
+    options.ordering = TS_LU_ORDER_NESTED_DISSECTION;
   options.backend = backend;
   options.float_factors = float_factors;
   options.no_perturbation = no_perturbation;
@@ -236,7 +242,7 @@ static void test_generated(void) {
   struct {
     const char *name;
     ts_csr *a;
-  } cases[8];
+  } cases[9];
   memset(cases, 0, sizeof cases);
   cases[0].name = s ? "Laplacian 2-D 40 x 40" : "Laplacian 2-D 200 x 200";
   CHECK_OK(gpu, ts_gen_laplacian_2d(gpu, s ? 40 : 200, s ? 40 : 200, TS_FLOAT64, &cases[0].a));
@@ -257,17 +263,23 @@ static void test_generated(void) {
   cases[6].a = cancelling(s ? 20 : 200, 0);
   cases[7].name = "Laplacian + 1e-9 I (small pivot)";
   cases[7].a = shifted_laplacian(s ? 20 : 60, s ? 20 : 60, 1e-9);
-  for (int k = 0; k < 8; k++) {
-    if (!cases[k].a || (racecheck && k != 0 && k != 1 && k != 7)) {
+  cases[8].name = s ? "Laplacian 2-D 40 x 40, nested dissection" : "Laplacian 2-D 200 x 200, nested dissection";
+  if (lu_test_have_ordering(TS_LU_ORDER_NESTED_DISSECTION))
+    CHECK_OK(gpu, ts_gen_laplacian_2d(gpu, s ? 40 : 200, s ? 40 : 200, TS_FLOAT64, &cases[8].a));
+  else
+    printf("SKIPPED (part): %s: built without METIS\n", cases[8].name);
+  for (int k = 0; k < 9; k++) {
+    if (!cases[k].a || (racecheck && k != 0 && k != 1 && k != 7 && k != 8)) {
       ts_csr_destroy(cases[k].a);
       continue;
     }
     natural_order = k == 5 || k == 6;
+    nested_dissection = k == 8;
     for (int float_factors = 0; float_factors < 2; float_factors++)
       compare(cases[k].name, cases[k].a, float_factors, 0, natural_order);
     if (natural_order) /* perturbation off: the same singular column */
       compare(cases[k].name, cases[k].a, 0, 1, 1);
-    natural_order = 0;
+    natural_order = nested_dissection = 0;
     ts_csr_destroy(cases[k].a);
   }
 }
