@@ -18,6 +18,22 @@ typedef struct tspy_lu {
   bool complex_values; /* the analyzed matrix's values are complex */
 } tspy_lu;
 
+/* The ordering an analysis used, by the Python names (linalg.py's _ORDERINGS). */
+static const char *tspy_ordering_name(ts_lu_ordering ordering) {
+  switch (ordering) {
+  case TS_LU_ORDER_AMD:
+    return "amd";
+  case TS_LU_ORDER_COLAMD:
+    return "colamd";
+  case TS_LU_ORDER_NATURAL:
+    return "natural";
+  case TS_LU_ORDER_NESTED_DISSECTION:
+    return "nd";
+  default:
+    return "none";
+  }
+}
+
 static PyObject *lu_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static char *keywords[] = {"context",
                              "ordering",
@@ -169,8 +185,8 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
   /* The pivot check's measures, where the factorization ran, the estimates
    * (0 until computed) and the last solve's other error measures. */
   PyObject *more = Py_BuildValue(
-      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:s}", "max_multiplier", s.max_multiplier, "pivot_growth",
-      s.pivot_growth, "pivots_refreshed", s.pivots_refreshed ? Py_True : Py_False, "factor_backend",
+      "{s:d,s:d,s:O,s:s,s:i,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:s,s:s}", "max_multiplier", s.max_multiplier,
+      "pivot_growth", s.pivot_growth, "pivots_refreshed", s.pivots_refreshed ? Py_True : Py_False, "factor_backend",
       s.factor_backend == TS_BACKEND_CPU    ? "cpu"
       : s.factor_backend == TS_BACKEND_CUDA ? "cuda"
                                             : "none",
@@ -179,7 +195,8 @@ static PyObject *lu_stats(tspy_lu *self, PyObject *unused) {
       s.componentwise_backward_error, "residual_norm", s.residual_norm, "solution_norm", s.solution_norm, "pivoting",
       s.pivoting == TS_LU_PIVOTING_PARTIAL  ? "partial"
       : s.pivoting == TS_LU_PIVOTING_STATIC ? "static"
-                                            : "none");
+                                            : "none",
+      "ordering", tspy_ordering_name(s.ordering));
   if (!more || PyDict_Update(stats, more) < 0) {
     Py_XDECREF(more);
     Py_DECREF(stats);

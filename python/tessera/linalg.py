@@ -72,7 +72,9 @@ class LUStats(types.SimpleNamespace):
     and ``partial_pivoting`` (True when it fell back to partial pivoting).
 
     Of the analysis: ``pivoting`` (``"static"`` or ``"partial"``: how its
-    pivots were chosen, see :func:`splu`'s ``pivoting``).
+    pivots were chosen, see :func:`splu`'s ``pivoting``) and ``ordering``
+    (``"amd"``, ``"nd"``, ``"colamd"`` or ``"natural"``: the one it used, what
+    ``"auto"`` chose).
     """
 
 

@@ -391,3 +391,12 @@ def test_refactor_does_not_depend_on_the_callers_arrays():
         lu.refactor(2 * kept.data)
         b = np.arange(30.0)
         np.testing.assert_allclose(2 * (kept @ lu.solve(b)), b, rtol=1e-12, atol=1e-12)
+
+
+def test_stats_say_which_ordering_auto_took():
+    """AUTO (the default) takes nested dissection on a 3-D grid large enough
+    for its rule and AMD on a small matrix; stats.ordering says which."""
+    grid = tessera.gen.laplacian_3d(30, 30, 30)
+    assert tessera.splu(grid).stats.ordering == "nd"
+    assert tessera.splu(grid, ordering="amd").stats.ordering == "amd"
+    assert tessera.splu(tessera.gen.laplacian_2d(20, 20)).stats.ordering == "amd"
