@@ -193,14 +193,16 @@ static ts_status nested_dissection_if_better(ts_lu *lu, const ts_csr *a, int64_t
     return tsi_error(lu->ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate a second ordering of %lld rows",
                      (long long)n);
   double work = INFINITY;
-  const ts_status st = tsi_lu_nested_dissection_of_matched(lu, a, dissection, &work);
-  if (st == TS_SUCCESS && work < TSI_LU_ND_GAIN * lu->blocks_work) {
+  /* A dissection that fails (METIS out of memory, a graph past its 32-bit
+   * indices) leaves AMD's ordering, which AUTO has already: not an error. */
+  if (tsi_lu_nested_dissection_of_matched(lu, a, dissection, &work) == TS_SUCCESS &&
+      work < TSI_LU_ND_GAIN * lu->blocks_work) {
     memcpy(q, dissection, (size_t)n * sizeof(int64_t));
     lu->blocks_work = work;
     lu->stats.ordering = TS_LU_ORDER_NESTED_DISSECTION;
   }
   free(dissection);
-  return st;
+  return TS_SUCCESS;
 }
 #endif
 
