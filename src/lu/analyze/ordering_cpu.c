@@ -206,6 +206,17 @@ static ts_status nested_dissection_if_better(ts_lu *lu, const ts_csr *a, int64_t
 }
 #endif
 
+#if !defined(TESSERA_HAVE_AMD) || !defined(TESSERA_HAVE_COLAMD) || !defined(TESSERA_HAVE_METIS)
+/* An ordering this build lacks the library of. */
+static ts_status missing_library(ts_lu *lu, const char *ordering, const char *library, const char *package,
+                                 const char *instead) {
+  return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED,
+                   "ts_lu_analyze: the %s ordering needs %s, which this build of tessera lacks (install it, e.g. "
+                   "%s, and rebuild, or ask for %s)",
+                   ordering, library, package, instead);
+}
+#endif
+
 ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int block_form, int32_t *block_of) {
   int64_t n = a->rows;
   ts_status st = TS_SUCCESS;
@@ -219,21 +230,15 @@ ts_status tsi_lu_ordering(ts_lu *lu, const ts_csr *a, int64_t *speculated, int b
     return TS_SUCCESS;
 #ifndef TESSERA_HAVE_AMD
   if (amd)
-    return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED,
-                     "ts_lu_analyze: the AMD ordering needs SuiteSparse AMD, which this build of tessera lacks "
-                     "(install it, e.g. libsuitesparse-dev, and rebuild, or ask for TS_LU_ORDER_NATURAL)");
+    return missing_library(lu, "AMD", "SuiteSparse AMD", "libsuitesparse-dev", "TS_LU_ORDER_NATURAL");
 #endif
 #ifndef TESSERA_HAVE_COLAMD
   if (lu->options.ordering == TS_LU_ORDER_COLAMD)
-    return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED,
-                     "ts_lu_analyze: the COLAMD ordering needs SuiteSparse COLAMD, which this build of tessera lacks "
-                     "(install it, e.g. libsuitesparse-dev, and rebuild, or ask for TS_LU_ORDER_NATURAL)");
+    return missing_library(lu, "COLAMD", "SuiteSparse COLAMD", "libsuitesparse-dev", "TS_LU_ORDER_NATURAL");
 #endif
 #ifndef TESSERA_HAVE_METIS
   if (lu->options.ordering == TS_LU_ORDER_NESTED_DISSECTION)
-    return tsi_error(lu->ctx, TS_ERROR_UNSUPPORTED,
-                     "ts_lu_analyze: the nested dissection ordering needs METIS, which this build of tessera lacks "
-                     "(install it, e.g. libmetis-dev, and rebuild, or ask for TS_LU_ORDER_AMD)");
+    return missing_library(lu, "nested dissection", "METIS", "libmetis-dev", "TS_LU_ORDER_AMD");
 #endif
   q = tsi_malloc_array(n, sizeof(int64_t));
   matched = tsi_malloc_array(n, sizeof(int32_t));
