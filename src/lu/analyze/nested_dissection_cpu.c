@@ -16,9 +16,9 @@
 
 _Static_assert(sizeof(idx_t) == sizeof(int32_t), "tessera calls METIS with 32-bit indices");
 
-/* The graph of B + B^T without self-loops, each adjacency sorted and
- * without duplicates: a count pass, a fill pass, then each vertex's list
- * compacted with a stamp per neighbour. */
+/* The graph of B + B^T without self-loops and without repeated neighbours
+ * (METIS takes the lists unsorted): a count pass, a fill pass, then each
+ * vertex's list compacted with a stamp per neighbour. */
 static ts_status symmetric_graph(ts_lu *lu, const ts_csr *a, idx_t **xadj_out, idx_t **adjncy_out) {
   const int64_t n = a->rows;
   int64_t *count = tsi_calloc_array(n + 1, sizeof(int64_t));
