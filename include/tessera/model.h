@@ -150,9 +150,13 @@ TS_API ts_status ts_model_params_write_json(ts_context *ctx, const ts_model_para
 TS_API ts_status ts_model_params_read_json(ts_context *ctx, const char *path, ts_model_params *params);
 
 /**
- * Check that @p params is usable by the predictor (positive SM count,
- * limits, latencies, bandwidths and rates; a sweep of at least one point).
- * TS_ERROR_INVALID_ARGUMENT names the first bad field. @p ctx may be NULL.
+ * Check that @p params is usable by the predictor: every field finite and
+ * within the range of a real GPU with a wide margin (1 to 65,536 SMs, warps
+ * of 1 to 1,024 threads, per-block limits no larger than the SM's,
+ * latencies from 1 ps to 1 s, bandwidths from 1 MB/s to 10^9 GB/s, rates
+ * from 1 to 10^21 a second; a sweep of at least one point with increasing
+ * bytes in flight). TS_ERROR_INVALID_ARGUMENT names the first bad field.
+ * @p ctx may be NULL.
  */
 TS_API ts_status ts_model_params_check(ts_context *ctx, const ts_model_params *params);
 
@@ -218,9 +222,10 @@ typedef struct ts_model_breakdown {
 
 /**
  * Predicted time of @p kernel on the device of @p params, in seconds
- * (formulas in the file comment). TS_ERROR_INVALID_ARGUMENT for bad params,
- * a launch that cannot run (0 blocks per SM) or bad round fields (negative,
- * conflict degree above 32).
+ * (formulas in the file comment). TS_ERROR_INVALID_ARGUMENT for bad params
+ * (ts_model_params_check()), a launch that cannot run (0 blocks per SM), bad
+ * round fields (negative, not finite, conflict degree above 32) or counts so
+ * large that the time would not be finite.
  */
 TS_API ts_status ts_model_predict(const ts_model_params *params, const ts_model_kernel *kernel, double *seconds);
 

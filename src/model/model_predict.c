@@ -226,6 +226,10 @@ ts_status ts_model_predict_ex(ts_context *ctx, const ts_model_params *p, const t
   }
   int launches = k->launches > 0 ? k->launches : 1;
   double launch = launches * p->launch_device_us * 1e-6;
+  if (!isfinite(total + launch))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_model_predict: the rounds' counts are too large for a finite time (above 10^300 bytes "
+                     "or operations)");
   *seconds = total + launch;
   if (breakdown) {
     breakdown->blocks_per_sm = per_sm;

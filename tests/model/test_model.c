@@ -118,6 +118,17 @@ static void test_json_malformed(void) {
   CHECK_STATUS(NULL, ts_model_params_read_json(NULL, NULL, &q), TS_ERROR_INVALID_ARGUMENT);
 }
 
+static void edit_sm_count(ts_model_params *p) { p->sm_count = 2147483647; }
+static void edit_warp_size(ts_model_params *p) { p->warp_size = 4096; }
+static void edit_block(ts_model_params *p) { p->max_threads_per_block = 4096; }
+static void edit_register_unit(ts_model_params *p) { p->register_alloc_unit = 2147483647; }
+static void edit_optin(ts_model_params *p) { p->shared_per_block_optin = p->shared_per_sm + 1; }
+static void edit_tiny_bandwidth(ts_model_params *p) { p->dram_bandwidth_gbps = 1e-300; }
+static void edit_huge_latency(ts_model_params *p) { p->dram_latency_ns = 1e300; }
+static void edit_tiny_rate(ts_model_params *p) { p->fp32_ops_per_s = 1e-300; }
+static void edit_huge_launch(ts_model_params *p) { p->launch_host_us = 1e300; }
+static void edit_huge_conflict(ts_model_params *p) { p->conflict_cost[5] = 1e300; }
+
 static void test_params_check(void) {
   ts_model_params p;
   test_model_params(&p);
@@ -145,6 +156,52 @@ static void test_params_check(void) {
   test_model_params(&p);
   p.compute_minor = -1;
   CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
+  /* Absurdly large or small values, each named, instead of predictions of
+   * 10^300 seconds or infinity. */
+  struct {
+    const char *field;
+    void (*edit)(ts_model_params *);
+  } absurd[] = {
+      {"sm_count", edit_sm_count},
+      {"warp_size", edit_warp_size},
+      {"max_threads_per_block", edit_block},
+      {"register_alloc_unit", edit_register_unit},
+      {"shared_per_block_optin", edit_optin},
+      {"dram_bandwidth_gbps", edit_tiny_bandwidth},
+      {"dram_latency_ns", edit_huge_latency},
+      {"fp32_ops_per_s", edit_tiny_rate},
+      {"launch_host_us", edit_huge_launch},
+      {"conflict_cost", edit_huge_conflict},
+  };
+  for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
+    test_model_params(&p);
+    absurd[i].edit(&p);
+    CHECK_STATUS(NULL, ts_model_params_check(NULL, &p), TS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ts_last_error(NULL), absurd[i].field) != NULL);
+    int blocks = -1;
+    CHECK_STATUS(NULL, ts_model_occupancy(NULL, &p, 256, 32, 0, &blocks), TS_ERROR_INVALID_ARGUMENT);
+  }
+}
+
+/* A kernel whose counts overflow a double's time is refused, not inf. */
+static void test_predict_overflow(void) {
+  ts_model_params p;
+  test_model_params(&p);
+  ts_model_round r[2] = {{0}};
+  r[0].fp32_ops = 1.7e308; /* each finite; their instructions are not */
+  r[0].int_ops = 1.7e308;
+  ts_model_kernel k = {0};
+  k.blocks = 1000;
+  k.threads_per_block = 256;
+  k.round_count = 2;
+  k.rounds = r;
+  double t = -1;
+  CHECK_STATUS(NULL, ts_model_predict(&p, &k, &t), TS_ERROR_INVALID_ARGUMENT);
+  CHECK(t == -1);
+  r[0].fp32_ops = 1e13;
+  r[0].int_ops = 0;
+  CHECK_OK(NULL, ts_model_predict(&p, &k, &t));
+  CHECK(isfinite(t) && t >= 1.0);
 }
 
 static int occupancy(const ts_model_params *p, int threads, int regs, int64_t shared) {
@@ -505,6 +562,7 @@ int main(void) {
   const char *dir = getenv("TESSERA_TEST_TMP");
   snprintf(tmp_dir, sizeof tmp_dir, "%s", dir && *dir ? dir : ".");
   test_json_round_trip();
+  test_predict_overflow();
   test_json_malformed();
   test_params_check();
   test_occupancy();
