@@ -202,8 +202,7 @@ static int32_t heap_pop(row_heap *h) {
   return top;
 }
 
-/* The cost matrix by columns, with each column's largest magnitude and its
- * logarithm (0 for an empty column). Its pattern is A's own (col_ptr and
+/* The cost matrix by columns, with each column's largest magnitude. Its pattern is A's own (col_ptr and
  * row are A's row_ptr and col_idx) unless A stores explicit zeros, which
  * the costs leave out: then it is a compacted copy (own_col_ptr, own_row).
  * Only the costs are written, half the bytes of a copy of the pattern
@@ -215,8 +214,18 @@ typedef struct cost_csc {
   int64_t *own_col_ptr;
   int32_t *own_row;
   double *col_max;
-  double *col_log_max;
 } cost_csc;
+
+/* log(x), reusing the last one taken when x repeats it: many matrices
+ * repeat a few values (stencils, integer matrices), and the same argument
+ * gives the same bits. */
+static inline double cached_log(double x, double *last_x, double *last_log) {
+  if (x != *last_x) {
+    *last_x = x;
+    *last_log = log(x);
+  }
+  return *last_log;
+}
 
 /* |a_k| for the other value types, the modulus for complex values. */
 static double other_magnitude(const ts_csr *a, int64_t k) {
@@ -239,7 +248,7 @@ static inline double entry_magnitude(const ts_csr *a, int64_t k) {
  * cost matrix's CSC already: one streaming pass instead of a transpose,
  * whose scattered writes dominated the matching on large circuits
  * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per
- * entry, and kept for the scales. Values must be finite for the costs to
+ * entry, and only for a column with a smaller entry. Values must be finite for the costs to
  * mean anything: *non_finite is the first entry that is not (-1 when none),
  * and then the costs are not built.
  *
@@ -249,7 +258,7 @@ static inline double entry_magnitude(const ts_csr *a, int64_t k) {
  * that product; u = v = 0 are then optimal duals (every cost is >= 0, and 0
  * on the diagonal), the ones min_cost_matching's initial duals would be.
  * *identity is set, and the costs (a logarithm per entry) are not built:
- * only the column maxima and their logarithms, which the scales need.
+ * only the column maxima, which the scales need.
  * Common on circuit matrices.
  *
  * Otherwise u and v get the initial duals of MC64's product matching
@@ -264,13 +273,10 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
   *non_finite = -1;
   *identity = false;
   m->col_max = tsi_malloc_array(n, sizeof(double));
-  m->col_log_max = tsi_malloc_array(n, sizeof(double));
-  if (!m->col_max || !m->col_log_max)
+  if (!m->col_max)
     return tsi_error(ctx, TS_ERROR_OUT_OF_MEMORY, "ts_lu_analyze: cannot allocate the matching's costs (%lld rows)",
                      (long long)n);
   bool diagonal_largest = diagonal_stored, explicit_zeros = false;
-  /* A maximum equal to the previous row's has its logarithm (below). */
-  double last_largest = 0.0, last_log_largest = 0.0;
   for (int64_t i = 0; i < n; i++) {
     double largest = 0.0, diagonal = 0.0;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
@@ -285,11 +291,6 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
     }
     diagonal_largest = diagonal_largest && diagonal > 0.0 && diagonal >= largest;
     m->col_max[i] = largest;
-    if (largest != last_largest) {
-      last_largest = largest;
-      last_log_largest = largest > 0.0 ? log(largest) : 0.0;
-    }
-    m->col_log_max[i] = last_log_largest;
   }
   if (diagonal_largest) {
     *identity = true;
@@ -309,8 +310,8 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
                      (long long)a->nnz);
   /* A logarithm is the costs' main expense. The column's largest entries
    * cost log(largest) - log(largest) = 0 exactly, and a magnitude equal to
-   * the previous one has its logarithm: both skip the call, with the same
-   * bits (many matrices repeat a few values: stencils, integer matrices). */
+   * the previous one has its logarithm (cached_log): both skip the call,
+   * with the same bits. */
   int64_t at = 0;
   double last_magnitude = -1.0, last_log = 0.0;
   if (explicit_zeros)
@@ -318,19 +319,22 @@ static ts_status build_costs(ts_context *ctx, const ts_csr *a, bool diagonal_sto
   for (int64_t i = 0; i < n; i++)
     u[i] = INFINITY;
   for (int64_t i = 0; i < n; i++) {
-    const double log_largest = m->col_log_max[i];
     const double largest = m->col_max[i];
+    /* log(largest) only for a row with a smaller entry (a row of equal
+     * entries costs 0 throughout), through the magnitudes' cache. */
+    double log_largest = 0.0;
+    bool log_largest_known = false;
     for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
       double magnitude = entry_magnitude(a, k);
       if (!(magnitude > 0.0))
         continue;
       double cost = 0.0;
       if (magnitude != largest) {
-        if (magnitude != last_magnitude) {
-          last_magnitude = magnitude;
-          last_log = log(magnitude);
+        if (!log_largest_known) {
+          log_largest = cached_log(largest, &last_magnitude, &last_log);
+          log_largest_known = true;
         }
-        cost = log_largest - last_log;
+        cost = log_largest - cached_log(magnitude, &last_magnitude, &last_log);
       }
       const int32_t row = a->col_idx[k];
       if (explicit_zeros)
@@ -553,21 +557,37 @@ cleanup:
  * *shift centres both ranges of exponents on each other; when even that
  * cannot hold them (entries spanning more than about 600 decades), the
  * scaling is refused by name. */
-static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_log_max,
+static ts_status balance_scales(ts_lu *lu, int64_t n, const double *u, const double *v, const double *row_max,
                                 int *shift) {
   const double limit = 700.0; /* |log| of a scale within double's normal range, with a margin */
   double row_low = INFINITY, row_high = -INFINITY, col_low = INFINITY, col_high = -INFINITY;
   /* Plain comparisons, not fmin and fmax (library calls here): the duals
-   * of a perfect matching are finite. */
+   * of a perfect matching are finite, the row maxima positive. First
+   * bounds without a logarithm per row: the log of row k's scale,
+   * v_k - log(max_j |a_kj|), lies between min v - log(largest maximum) and
+   * max v - log(smallest maximum); where those bounds are well inside the
+   * range (by 1, far more than the rounding of the terms), every scale is
+   * and no shift is needed, as the exact extremes below would find. */
+  double v_low = INFINITY, v_high = -INFINITY, max_low = INFINITY, max_high = 0.0;
   for (int64_t k = 0; k < n; k++) {
-    const double row_log = v[k] - row_log_max[k], col_log = u[k];
-    row_low = row_log < row_low ? row_log : row_low;
-    row_high = row_log > row_high ? row_log : row_high;
-    col_low = col_log < col_low ? col_log : col_low;
-    col_high = col_log > col_high ? col_log : col_high;
+    v_low = v[k] < v_low ? v[k] : v_low;
+    v_high = v[k] > v_high ? v[k] : v_high;
+    max_low = row_max[k] < max_low ? row_max[k] : max_low;
+    max_high = row_max[k] > max_high ? row_max[k] : max_high;
+    col_low = u[k] < col_low ? u[k] : col_low;
+    col_high = u[k] > col_high ? u[k] : col_high;
   }
   *shift = 0;
-  if (n == 0 || (row_low >= -limit && row_high <= limit && col_low >= -limit && col_high <= limit))
+  if (n == 0 || (v_low - log(max_high) >= 1.0 - limit && v_high - log(max_low) <= limit - 1.0 && col_low >= -limit &&
+                 col_high <= limit))
+    return TS_SUCCESS;
+  double last_max = -1.0, last_log = 0.0;
+  for (int64_t k = 0; k < n; k++) {
+    const double row_log = v[k] - cached_log(row_max[k], &last_max, &last_log);
+    row_low = row_log < row_low ? row_log : row_low;
+    row_high = row_log > row_high ? row_log : row_high;
+  }
+  if (row_low >= -limit && row_high <= limit && col_low >= -limit && col_high <= limit)
     return TS_SUCCESS;
   const double row_mid = 0.5 * (row_low + row_high), col_mid = 0.5 * (col_low + col_high);
   *shift = (int)lround(0.5 * (row_mid - col_mid) / log(2.0));
@@ -727,7 +747,7 @@ ts_status tsi_lu_matching(ts_lu *lu, const ts_csr *a, int diagonal) {
   /* Scaled entries of A^T are exp(u_j + v_i - c_ji) <= 1, and 1 where
    * matched; A's scales are those of A^T swapped. */
   int shift = 0;
-  st = balance_scales(lu, n, u, v, costs.col_log_max, &shift);
+  st = balance_scales(lu, n, u, v, costs.col_max, &shift);
   if (st != TS_SUCCESS)
     goto cleanup;
   /* ldexp by 0 is the identity, and exp(0) is 1: the usual cases skip the
@@ -750,7 +770,6 @@ cleanup:
   free(costs.own_row);
   free(costs.cost);
   free(costs.col_max);
-  free(costs.col_log_max);
   free(u);
   free(v);
   free(col_of_row);
