@@ -145,8 +145,9 @@ TS_API const char *ts_search_plan_explain(const ts_search_plan *plan);
  * For each of @p count queries (of the plan's key type) in @p queries, write
  * its @p bound into @p results (ts_search_plan_index_size() bytes each). Both
  * buffers are TS_MEMORY_DEVICE buffers of the plan's context holding at least
- * count entries. Allocates nothing and does not wait for the GPU; faults
- * surface at the next ts_context_sync().
+ * count entries, and their entries must not overlap (TS_ERROR_INVALID_ARGUMENT:
+ * the results would overwrite queries not yet read). Allocates nothing and
+ * does not wait for the GPU; faults surface at the next ts_context_sync().
  */
 TS_API ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const ts_buffer *queries, int64_t count,
                                    ts_buffer *results);
@@ -178,8 +179,9 @@ TS_API const char *ts_search_batched_algorithm_name(ts_search_batched_algorithm 
  * sorted keys at keys[a * n], its @p m queries are queries[a * m] onward, and
  * the @p bound of query j of array a (an index in [0, n] within array a) goes
  * to results[a * m + j] as int32_t. All three are TS_MEMORY_DEVICE buffers of
- * @p ctx. n is at most TS_SEARCH_BATCHED_MAX_KEYS (TS_ERROR_UNSUPPORTED
- * beyond). Keys are not checked for order (unsorted arrays give unspecified
+ * @p ctx; the results must not overlap the keys or the queries
+ * (TS_ERROR_INVALID_ARGUMENT). n is at most TS_SEARCH_BATCHED_MAX_KEYS
+ * (TS_ERROR_UNSUPPORTED beyond). Keys are not checked for order (unsorted arrays give unspecified
  * indices in [0, n]). Asynchronous on the GPU, like ts_search_execute().
  */
 TS_API ts_status ts_search_batched(ts_context *ctx, ts_key_type type, ts_search_bound bound,

@@ -125,10 +125,11 @@ TS_API void ts_spmm_plan_destroy(ts_spmm_plan *plan);
 /**
  * Run the plan: @p b and @p c are TS_MEMORY_DEVICE buffers of the plan's
  * context holding B and C in the layouts and leading dimensions of the plan,
- * of A's value type. They must be different buffers (C is written while B is
- * read). beta = 0 ignores C's input (NaN in C does not propagate). Refused
- * with TS_ERROR_INVALID_ARGUMENT: NULL, a buffer of another context or in
- * host memory, a buffer smaller than its matrix, B and C the same buffer.
+ * of A's value type. They must not overlap (C is written while B is read).
+ * beta = 0 ignores C's input (NaN in C does not propagate). Refused with
+ * TS_ERROR_INVALID_ARGUMENT: NULL, a buffer of another context or in host
+ * memory, a buffer smaller than its matrix, B and C the same buffer or
+ * buffers whose matrices' bytes overlap.
  * Allocates nothing and does not wait for the GPU; faults surface at the next
  * ts_context_sync().
  */

@@ -56,6 +56,12 @@ ts_status ts_search_batched(ts_context *ctx, ts_key_type type, ts_search_bound b
                      "and %lld",
                      ts_buffer_size(keys), ts_buffer_size(queries), ts_buffer_size(results), (long long)key_bytes,
                      (long long)query_bytes, (long long)result_bytes);
+  /* The results are written while keys and queries are read. */
+  void *out = ts_buffer_data(results);
+  if (tsi_ranges_overlap(ts_buffer_data(keys), (size_t)key_bytes, out, (size_t)result_bytes) ||
+      tsi_ranges_overlap(ts_buffer_data(queries), (size_t)query_bytes, out, (size_t)result_bytes))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_search_batched: the results overlap the keys or the queries in memory");
   if (query_count == 0)
     return TS_SUCCESS;
   if (algorithm == TS_SEARCH_BATCHED_AUTO)

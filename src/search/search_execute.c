@@ -27,6 +27,9 @@ ts_status ts_search_execute(ts_search_plan *plan, ts_search_bound bound, const t
                      "hold %zu and %zu",
                      (long long)count, (long long)query_bytes, (long long)result_bytes, ts_buffer_size(queries),
                      ts_buffer_size(results));
+  /* Results wider than the queries would overwrite queries not yet read. */
+  if (tsi_ranges_overlap(ts_buffer_data(queries), (size_t)query_bytes, ts_buffer_data(results), (size_t)result_bytes))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT, "ts_search_execute: queries and results overlap in memory");
   if (count == 0)
     return TS_SUCCESS;
   if (ctx->backend == TS_BACKEND_CUDA)

@@ -378,6 +378,13 @@ ts_status ts_spmm_execute(ts_spmm_plan *plan, double alpha, const ts_buffer *b, 
   if (b == c)
     return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
                      "ts_spmm_execute: B and C are the same buffer (C is written while B is read)");
+  /* Two buffers may wrap overlapping memory: the bytes the product reads
+   * and writes must not meet. */
+  const size_t value = ts_dtype_size(plan->dtype);
+  if (tsi_ranges_overlap(ts_buffer_data(b), (size_t)plan->b.elements * value, ts_buffer_data(c),
+                         (size_t)plan->c.elements * value))
+    return tsi_error(ctx, TS_ERROR_INVALID_ARGUMENT,
+                     "ts_spmm_execute: B and C overlap in memory (C is written while B is read)");
   if (plan->c.elements == 0)
     return TS_SUCCESS;
   return run_passes(plan, alpha, ts_buffer_data(b), beta, ts_buffer_data(c));

@@ -21,6 +21,9 @@ if(TARGET tessera_cli)
     STDERR "tessera spmm: --schedule all is not taken here" FIXTURES_REQUIRED cli_lap10)
   tessera_cli_test(spmm_group_size_refused ARGS spmm ${TESSERA_CLI_WORK}/lap10.mtx --schedule group --group-size 12
     EXIT 2 STDERR "--group-size 12 is not a power of two" FIXTURES_REQUIRED cli_lap10)
+  tessera_cli_test(spmm_group_size_other_schedule ARGS spmm ${TESSERA_CLI_WORK}/lap10.mtx --schedule warp
+    --group-size 4 EXIT 2 STDOUT_EMPTY STDERR "--group-size applies to --schedule group \\(or auto\\), not warp"
+    FIXTURES_REQUIRED cli_lap10)
   foreach(schedule thread warp block group merge-path work split)
     tessera_cli_test(spmm_gpu_${schedule} ARGS spmm ${TESSERA_CLI_WORK}/random50x80.mtx --backend cuda --width 130
       --schedule ${schedule} --repeat 2 --json JSON GPU_ONLY JSON_EQUALS "backend=cuda,width=130,check=PASS"

@@ -22,6 +22,11 @@ if(TARGET tessera_cli)
     JSON_EQUALS "type=int32,input=worst-case,order=descending,check=PASS")
   tessera_cli_test(sort_empty ARGS sort --n 0 --backend auto --check --repeat 1 --json JSON
     JSON_EQUALS "n=0,check=PASS")
+  # No keys with values: the values buffer is empty, not absent.
+  tessera_cli_test(sort_empty_pairs ARGS sort --n 0 --pairs --backend auto --check --repeat 1 --json JSON
+    JSON_EQUALS "n=0,values=uint32,check=PASS")
+  tessera_cli_test(sort_empty_index ARGS sort --n 0 --values index --type double --backend auto --check --repeat 1
+    --json JSON JSON_EQUALS "n=0,values=index,check=PASS")
 
   # ---- bad command lines --------------------------------------------------------
   tessera_cli_test(sort_bad_type ARGS sort --n 10 --type bogus EXIT 2 STDOUT_EMPTY

@@ -279,6 +279,33 @@ static void check_bad_inputs(ts_context *ctx) {
   CHECK_STATUS(ctx, ts_search_execute(plan, TS_BOUND_LOWER, NULL, 2, r), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ctx, ts_search_execute(NULL, TS_BOUND_LOWER, q, 2, r), TS_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ctx, ts_search_execute(plan, TS_BOUND_LOWER, q, INT64_MAX / 2, r), TS_ERROR_OVERFLOW);
+  {
+    /* Results over the queries (wider int64 results would overwrite queries
+     * not yet read) are refused; beside them they are fine. */
+    ts_search_options wide = {.index_type = TS_INDEX_INT64};
+    ts_search_plan *wide_plan = NULL;
+    CHECK_OK(ctx, ts_search_plan_create(ctx, TS_KEY_UINT32, keys, 3, &wide, &wide_plan));
+    uint32_t memory[12] = {3, 2, 1, 0};
+    ts_buffer *queries = NULL, *over = NULL, *beside = NULL;
+    CHECK_OK(ctx, ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, memory, 4 * sizeof(uint32_t), &queries));
+    CHECK_OK(ctx, ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, memory, 4 * sizeof(int64_t), &over));
+    CHECK_OK(ctx, ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, memory + 4, 4 * sizeof(int64_t), &beside));
+    CHECK_STATUS(ctx, ts_search_execute(wide_plan, TS_BOUND_LOWER, queries, 4, queries), TS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(ctx, ts_search_execute(wide_plan, TS_BOUND_LOWER, queries, 4, over), TS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ts_last_error(ctx), "overlap") != NULL);
+    CHECK_OK(ctx, ts_search_execute(wide_plan, TS_BOUND_LOWER, queries, 4, beside));
+    int64_t found[4];
+    memcpy(found, memory + 4, sizeof found);
+    CHECK(found[0] == 2 && found[1] == 1 && found[2] == 0 && found[3] == 0);
+    CHECK_STATUS(
+        ctx,
+        ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, TS_SEARCH_BATCHED_AUTO, queries, 1, 4, queries, 1, over),
+        TS_ERROR_INVALID_ARGUMENT);
+    ts_buffer_destroy(queries);
+    ts_buffer_destroy(over);
+    ts_buffer_destroy(beside);
+    ts_search_plan_destroy(wide_plan);
+  }
   CHECK_STATUS(ctx,
                ts_search_batched(ctx, TS_KEY_UINT32, TS_BOUND_LOWER, TS_SEARCH_BATCHED_AUTO, q, 1,
                                  TS_SEARCH_BATCHED_MAX_KEYS + 1, q, 1, r),

@@ -270,6 +270,18 @@ static void test_refused(void) {
     CHECK_STATUS(ctx, ts_spmm_execute(plan, 1.0, foreign, 0.0, bc), TS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(ts_last_error(ctx), "context") != NULL);
     CHECK_OK(ctx, ts_spmm_execute(plan, 1.0, bb, 0.0, bc)); /* still usable */
+    /* Two wraps of one array: B's 6 floats and C's 8 may not share a byte. */
+    float shared[14] = {0};
+    ts_buffer *wrapped_b = NULL, *wrapped_c = NULL, *apart_c = NULL;
+    CHECK_OK(ctx, ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, shared, 6 * sizeof(float), &wrapped_b));
+    CHECK_OK(ctx, ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, shared + 5, 8 * sizeof(float), &wrapped_c));
+    CHECK_OK(ctx, ts_buffer_wrap(ctx, TS_MEMORY_DEVICE, shared + 6, 8 * sizeof(float), &apart_c));
+    CHECK_STATUS(ctx, ts_spmm_execute(plan, 1.0, wrapped_b, 0.0, wrapped_c), TS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(ts_last_error(ctx), "overlap") != NULL);
+    CHECK_OK(ctx, ts_spmm_execute(plan, 1.0, wrapped_b, 0.0, apart_c));
+    ts_buffer_destroy(wrapped_b);
+    ts_buffer_destroy(wrapped_c);
+    ts_buffer_destroy(apart_c);
   }
   ts_buffer_destroy(bb);
   ts_buffer_destroy(bc);

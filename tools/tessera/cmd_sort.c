@@ -83,7 +83,7 @@ static ts_status sort_timed(ts_context *ctx, const sort_setup *s, cli_progress *
       st = ts_context_sync(ctx);
     double t0 = cli_now();
     if (st == TS_SUCCESS)
-      st = ts_sort_execute(plan, n, keys, vb > 0 ? values : NULL, work);
+      st = ts_sort_execute(plan, n, keys, s->options.value != TS_SORT_VALUE_NONE ? values : NULL, work);
     if (st == TS_SUCCESS)
       st = ts_context_sync(ctx);
     if (r >= 0)

@@ -122,6 +122,9 @@ static int run_spmm(int argc, char **argv) {
     return cli_usage_error("spmm", "--schedule all is not taken here: name one schedule, or auto");
   if (group_size & (group_size - 1))
     return cli_usage_error("spmm", "--group-size %lld is not a power of two", (long long)group_size);
+  if (group_size > 0 && schedule != TS_SCHEDULE_GROUP_MAPPED && schedule != TS_SCHEDULE_AUTO)
+    return cli_usage_error("spmm", "--group-size applies to --schedule group (or auto), not %s",
+                           cli_schedule_choices[schedule]);
 
   ts_context *ctx = NULL;
   cli_matrix matrix = {0};
