@@ -202,11 +202,12 @@ static int32_t heap_pop(row_heap *h) {
   return top;
 }
 
-/* The cost matrix by columns, with each column's largest magnitude. Its pattern is A's own (col_ptr and
- * row are A's row_ptr and col_idx) unless A stores explicit zeros, which
- * the costs leave out: then it is a compacted copy (own_col_ptr, own_row).
- * Only the costs are written, half the bytes of a copy of the pattern
- * beside them, and freshly written memory is what the costs' pass pays for. */
+/* The cost matrix by columns, with each column's largest magnitude. Its
+ * pattern is A's own (col_ptr and row are A's row_ptr and col_idx) unless A
+ * stores explicit zeros, which the costs leave out: then it is a compacted
+ * copy (own_col_ptr, own_row). Only the costs are written, half the bytes of
+ * a copy of the pattern beside them, and freshly written memory is what the
+ * costs' pass pays for. */
 typedef struct cost_csc {
   const int64_t *col_ptr;
   const int32_t *row;
@@ -248,9 +249,9 @@ static inline double entry_magnitude(const ts_csr *a, int64_t k) {
  * cost matrix's CSC already: one streaming pass instead of a transpose,
  * whose scattered writes dominated the matching on large circuits
  * (bench/notes/lu-analysis.md). log(max) is taken once per column, not per
- * entry, and only for a column with a smaller entry. Values must be finite for the costs to
- * mean anything: *non_finite is the first entry that is not (-1 when none),
- * and then the costs are not built.
+ * entry, and only for a column with a smaller entry. Values must be finite
+ * for the costs to mean anything: *non_finite is the first entry that is not
+ * (-1 when none), and then the costs are not built.
  *
  * When every diagonal entry is stored (diagonal_stored) and is the largest
  * of its row, the identity is a maximum-product matching: no permutation's
