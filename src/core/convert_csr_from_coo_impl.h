@@ -31,6 +31,21 @@ static ts_status TSI_NAME(scatter_by_row)(ts_context *ctx, const ts_coo *coo, ts
   }
   for (int64_t i = 0; i < rows; i++)
     ptr[i + 1] += ptr[i];
+  /* The scatter's first block writes all over the output, so the first
+   * touch of all its fresh pages would fall between two cancellation
+   * checks (over a second for 24M entries on a slow virtual machine).
+   * Where a progress callback waits on those checks, the pages are
+   * touched block by block first. */
+  if (ctx && ctx->progress && nnz > TSI_CANCEL_BLOCK) {
+    for (int64_t start = 0, end; start < nnz; start = end) {
+      end = tsi_block_end(start, nnz);
+      memset(out_cols + start, 0, (size_t)(end - start) * sizeof *out_cols);
+      memset(out_values + start, 0, (size_t)(end - start) * sizeof *out_values);
+      ts_status st = tsi_check_cancel(ctx);
+      if (st != TS_SUCCESS)
+        return st;
+    }
+  }
   /* ptr[i] is row i's cursor; afterwards it holds the row's end. */
   for (int64_t start = 0, end; start < nnz; start = end) {
     end = tsi_block_end(start, nnz);
