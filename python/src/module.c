@@ -39,6 +39,9 @@ static PyMethodDef module_functions[] = {
     {"generate", tspy_generate, METH_VARARGS, "generate(context, kind, dtype, args, overrides) -> Matrix (CSR)."},
     {"spgemm", tspy_spgemm, METH_VARARGS,
      "spgemm(context, A arrays, rows, cols, B arrays, rows, cols, dtype, memory_budget) -> (Matrix, info)."},
+    {"offsets_fault", tspy_offsets_fault, METH_VARARGS,
+     "offsets_fault(indptr, limit) -> None, or (kind, position) of the first fault: 0 indptr[0] != 0, "
+     "1 a decrease after position, 2 the end past limit."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT,

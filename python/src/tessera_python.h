@@ -214,6 +214,7 @@ extern PyTypeObject tspy_graph_type;
 extern PyTypeObject tspy_spmm_type;
 
 PyObject *tspy_sort(PyObject *module, PyObject *args);
+PyObject *tspy_offsets_fault(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read_info(PyObject *module, PyObject *args);
 PyObject *tspy_mm_write(PyObject *module, PyObject *args);

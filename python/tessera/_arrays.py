@@ -10,6 +10,7 @@ import operator
 import numpy as np
 import scipy.sparse as sp
 
+from . import _core
 from ._context import LEGACY_STREAM
 from ._errors import InvalidMatrixError
 
@@ -26,6 +27,21 @@ def integer_option(value, name):
         return operator.index(value)
     except TypeError:
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}") from None
+
+
+INT32_RANGE = (-(2**31), 2**31 - 1)
+INT64_RANGE = (-(2**63), 2**63 - 1)
+
+
+def bounded_integer(value, name, bounds=INT32_RANGE):
+    """integer_option(value, name) within bounds (the C type the library
+    takes: int32 unless told), else an OverflowError naming the option
+    (rather than the C conversion's, which names nothing)."""
+    value = integer_option(value, name)
+    low, high = bounds
+    if not low <= value <= high:
+        raise OverflowError(f"{name}: expected an integer from {low} to {high}, got {value}")
+    return value
 
 
 def is_cupy(obj):
@@ -86,7 +102,8 @@ class CsrArrays:
 
 def host_sparse(A, what):
     """A SciPy sparse matrix for A (a cupyx sparse matrix is copied to the
-    host), or a TypeError that says what was expected."""
+    host), or a TypeError that says what was expected; its arrays checked
+    against its shape (check_structure)."""
     if is_cupy_sparse(A):
         A = A.get()
     if not sp.issparse(A):
@@ -94,7 +111,85 @@ def host_sparse(A, what):
             f"{what}: expected a scipy.sparse matrix or array (CSR, CSC or COO), got {type(A).__module__}."
             f"{type(A).__name__} (for a dense array use scipy.sparse.csr_array(A))"
         )
+    if len(A.shape) != 2:
+        raise ValueError(f"{what}: expected a 2-D sparse matrix, got shape {A.shape}")
+    check_structure(A, what)
     return A
+
+
+def _invalid_matrix(message):
+    error = InvalidMatrixError(message)
+    error.status = 2  # TS_ERROR_INVALID_MATRIX, as the library reports it
+    return error
+
+
+def _check_bounds(indices, bound, what, name):
+    if indices.size:
+        low, high = int(indices.min()), int(indices.max())
+        if low < 0 or high >= bound:
+            raise _invalid_matrix(f"{what}: {name} index {low if low < 0 else high} is outside [0, {bound})")
+
+
+def check_structure(A, what):
+    """An InvalidMatrixError unless A's arrays describe a matrix of its shape
+    (arrays assigned after the matrix was made are not checked by SciPy):
+    SciPy's conversions and sum_duplicates index memory with the offsets,
+    and CSC's and COO's conversions with the indices, unchecked, so that a
+    decreasing indptr or an index past the shape would crash them. CSR's
+    column indices are left to the library's check (sorting and summing
+    duplicates do not index with them). O(rows) for CSR, O(nnz) for the
+    formats converted."""
+    fmt = A.format
+    if fmt in ("csr", "csc", "bsr"):
+        if fmt == "bsr":
+            block_rows, block_cols = A.blocksize
+            major, minor = A.shape[0] // block_rows, A.shape[1] // block_cols
+            name = "block column"
+        else:
+            major, minor = A.shape if fmt == "csr" else A.shape[::-1]
+            name = "column" if fmt == "csr" else "row"
+        indptr, indices, data = A.indptr, A.indices, A.data
+        if not (isinstance(indptr, np.ndarray) and isinstance(indices, np.ndarray) and isinstance(data, np.ndarray)):
+            indptr, indices, data = np.asarray(indptr), np.asarray(indices), np.asarray(data)
+        if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
+            raise _invalid_matrix(
+                f"{what}: expected integer indptr and indices, got {indptr.dtype} and {indices.dtype}"
+            )
+        if indptr.shape != (major + 1,) or indices.ndim != 1:
+            raise _invalid_matrix(
+                f"{what}: a {fmt.upper()} matrix of shape {A.shape} needs indptr of shape ({major + 1},), "
+                f"got {indptr.shape}"
+            )
+        if indptr.dtype not in (np.int32, np.int64):
+            indptr = indptr.astype(np.int64)  # unsigned or narrow offsets: checked as int64
+        # One pass in C (_core.offsets_fault): start, order and end.
+        fault = _core.offsets_fault(np.ascontiguousarray(indptr), min(indices.shape[0], data.shape[0]))
+        if fault is not None:
+            kind, i = fault
+            if kind == 0:
+                raise _invalid_matrix(f"{what}: indptr must start at 0, got indptr[0] = {int(indptr[0])}")
+            if kind == 1:
+                raise _invalid_matrix(
+                    f"{what}: indptr must not decrease, got indptr[{i}] = {int(indptr[i])} "
+                    f"and indptr[{i + 1}] = {int(indptr[i + 1])}"
+                )
+            raise _invalid_matrix(
+                f"{what}: indptr ends at {int(indptr[-1])}, past the {indices.shape[0]} indices and "
+                f"{data.shape[0]} values given"
+            )
+        if fmt != "csr":
+            _check_bounds(indices[: int(indptr[-1])], minor, what, name)
+    elif fmt == "coo":
+        row, col, data = np.asarray(A.row), np.asarray(A.col), np.asarray(A.data)
+        if row.dtype.kind not in "iu" or col.dtype.kind not in "iu":
+            raise _invalid_matrix(f"{what}: expected integer row and col, got {row.dtype} and {col.dtype}")
+        if not row.shape == col.shape == data.shape or data.ndim != 1:
+            raise _invalid_matrix(
+                f"{what}: a COO matrix needs row, col and data of one length, got shapes {row.shape}, {col.shape} "
+                f"and {data.shape}"
+            )
+        _check_bounds(row, A.shape[0], what, "row")
+        _check_bounds(col, A.shape[1], what, "column")
 
 
 def index_array(indices, bound, what, name="column", always=False):
@@ -130,8 +225,10 @@ def csr_arrays(A, what="A", square=False, complex_ok=False):
         A = A.copy()
         A.sum_duplicates()
     indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
-    indices = index_array(A.indices, cols, what)
-    data = np.ascontiguousarray(A.data, dtype=dtype)
+    # Indices and values past indptr[-1] (arrays assigned longer) are not entries.
+    nnz = int(indptr[-1])
+    indices = index_array(A.indices[:nnz], cols, what)
+    data = np.ascontiguousarray(A.data[:nnz], dtype=dtype)
     return CsrArrays(indptr, indices, data, (rows, cols), dtype)
 
 
@@ -166,7 +263,10 @@ def real_scalar(value, name):
         value, np.complexfloating
     ):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise OverflowError(f"{name}: {value} is too large for a float64") from None
 
 
 def host_vector(x, length, dtype, what):

@@ -31,6 +31,12 @@ def _seed(seed):
     return seed
 
 
+def _sizes(**sizes):
+    """Integer parameters as ints the library takes (int64), each named in
+    the TypeError or OverflowError of a bad one (2.5, None, 2**70)."""
+    return tuple(_arrays.bounded_integer(value, name, _arrays.INT64_RANGE) for name, value in sizes.items())
+
+
 def _generate(kind, args, dtype, spmatrix, context, overrides=None):
     dtype = _arrays.value_dtype(dtype, "dtype")
     matrix = _core.generate(resolve(context), kind, _arrays.VALUE_CODES[dtype], tuple(args), overrides or {})
@@ -43,30 +49,32 @@ def _generate(kind, args, dtype, spmatrix, context, overrides=None):
 def laplacian_2d(nx, ny, *, dtype=np.float64, spmatrix=True, context=None):
     """The 5-point Laplacian on an nx-by-ny grid (row x + nx*y): 4 on the
     diagonal, -1 to each neighbour."""
-    return _generate("laplacian_2d", (nx, ny), dtype, spmatrix, context)
+    return _generate("laplacian_2d", _sizes(nx=nx, ny=ny), dtype, spmatrix, context)
 
 
 def laplacian_3d(nx, ny, nz, *, dtype=np.float64, spmatrix=True, context=None):
     """The 7-point Laplacian on an nx-by-ny-by-nz grid: 6 on the diagonal, -1
     to each neighbour."""
-    return _generate("laplacian_3d", (nx, ny, nz), dtype, spmatrix, context)
+    return _generate("laplacian_3d", _sizes(nx=nx, ny=ny, nz=nz), dtype, spmatrix, context)
 
 
 def banded(n, lower, upper, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
     """An n-by-n band of ``lower`` sub- and ``upper`` super-diagonals, random
     off the diagonal in [-1, 1), strictly diagonally dominant."""
-    return _generate("banded", (n, lower, upper, _seed(seed)), dtype, spmatrix, context)
+    return _generate("banded", _sizes(n=n, lower=lower, upper=upper) + (_seed(seed),), dtype, spmatrix, context)
 
 
 def random_uniform(rows, cols, per_row, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
     """Each row with ``per_row`` distinct uniformly random columns, values in [-1, 1)."""
-    return _generate("random_uniform", (rows, cols, per_row, _seed(seed)), dtype, spmatrix, context)
+    args = _sizes(rows=rows, cols=cols, per_row=per_row) + (_seed(seed),)
+    return _generate("random_uniform", args, dtype, spmatrix, context)
 
 
 def power_law(rows, cols, nnz, exponent, *, seed=0, dtype=np.float64, spmatrix=True, context=None):
     """Row lengths following a power law of ``exponent``, about ``nnz``
     entries in all; values in [-1, 1)."""
-    return _generate("power_law", (rows, cols, nnz, float(exponent), _seed(seed)), dtype, spmatrix, context)
+    args = _sizes(rows=rows, cols=cols, nnz=nnz) + (_arrays.real_scalar(exponent, "exponent"), _seed(seed))
+    return _generate("power_law", args, dtype, spmatrix, context)
 
 
 def rmat(
@@ -85,8 +93,14 @@ def rmat(
 ):
     """An R-MAT graph of 2^scale vertices and edge_factor * 2^scale drawn edges
     (Graph500's parameters by default), duplicates merged, values in (0, 1]."""
-    overrides = {"a": a, "b": b, "c": c, "symmetric": int(bool(symmetric)), "scramble": int(bool(scramble))}
-    return _generate("rmat", (scale, edge_factor, _seed(seed)), dtype, spmatrix, context, overrides)
+    overrides = {name: _arrays.real_scalar(value, name) for name, value in (("a", a), ("b", b), ("c", c))}
+    overrides.update(symmetric=int(bool(symmetric)), scramble=int(bool(scramble)))
+    args = (
+        _arrays.bounded_integer(scale, "scale"),
+        _arrays.bounded_integer(edge_factor, "edge_factor"),
+        _seed(seed),
+    )
+    return _generate("rmat", args, dtype, spmatrix, context, overrides)
 
 
 def circuit(
@@ -107,12 +121,9 @@ def circuit(
     parameters left as None take the library's defaults (average degree 4,
     locality 0: a hierarchical netlist, 3 dense nets on 5% of the rows,
     asymmetry 0.05, mesh radius 3)."""
-    overrides = {
-        "avg_degree": avg_degree,
-        "locality": locality,
-        "dense_nets": dense_nets,
-        "dense_fraction": dense_fraction,
-        "asymmetry": asymmetry,
-        "mesh_radius": mesh_radius,
-    }
-    return _generate("circuit", (n, _seed(seed)), dtype, spmatrix, context, overrides)
+    reals = {"avg_degree": avg_degree, "locality": locality, "dense_fraction": dense_fraction, "asymmetry": asymmetry}
+    overrides = {name: _arrays.real_scalar(value, name) for name, value in reals.items() if value is not None}
+    for name, value in (("dense_nets", dense_nets), ("mesh_radius", mesh_radius)):
+        if value is not None:
+            overrides[name] = _arrays.bounded_integer(value, name)
+    return _generate("circuit", _sizes(n=n) + (_seed(seed),), dtype, spmatrix, context, overrides)

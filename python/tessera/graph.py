@@ -63,22 +63,27 @@ def _graph_arrays(csgraph, directed, weighted):
         dtype = np.dtype(np.float64)  # integer weights, as SciPy takes them
     if A.format != "csr":
         A = A.tocsr()  # COO duplicates summed, as SciPy's csgraph does
-    # Checked here: the undirected graph is built in Python from these.
-    checked = _arrays.index_array(A.indices, n, "csgraph", "vertex", always=True)
+    # Checked here: the undirected graph is built in Python from these (the
+    # entries only: indices and values past indptr[-1] are not edges).
+    edges = int(A.indptr[-1])
+    checked = _arrays.index_array(A.indices[:edges], n, "csgraph", "vertex", always=True)
     if directed:
         indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
         indices = checked
-        values = np.ascontiguousarray(A.data, dtype=dtype) if weighted else np.zeros(A.nnz, dtype=dtype)
+        values = np.ascontiguousarray(A.data[:edges], dtype=dtype) if weighted else np.zeros(edges, dtype=dtype)
     else:
-        coo = A.tocoo()  # its indices checked above
-        heads = np.concatenate([coo.row, coo.col])
+        # The entries in CSR order, as A.tocoo() gives them (which would
+        # take the arrays' tails past indptr[-1] as entries).
+        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(A.indptr))
+        heads = np.concatenate([rows, checked])
         order = np.argsort(heads, kind="stable")
-        tails = np.concatenate([coo.col, coo.row])[order]
+        tails = np.concatenate([checked, rows])[order]
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(heads, minlength=n), out=indptr[1:])
         indices = np.ascontiguousarray(tails, dtype=np.int32)
         if weighted:
-            values = np.ascontiguousarray(np.concatenate([coo.data, coo.data])[order], dtype=dtype)
+            data = A.data[:edges]
+            values = np.ascontiguousarray(np.concatenate([data, data])[order], dtype=dtype)
         else:
             values = np.zeros(indices.shape[0], dtype=dtype)
     return indptr, indices, values, _arrays.VALUE_CODES[dtype], n, on_device
@@ -95,7 +100,8 @@ class _GraphPlan:
         indptr, indices, values, code, n, on_device = _graph_arrays(csgraph, directed, weighted)
         self._plan = _core.GraphPlan(
             context, self._kind, indptr, indices, values, n, code, False, SCHEDULES.index(schedule),
-            _arrays.integer_option(group_size, "group_size"), bool(top_down_only), float(delta or 0.0),
+            _arrays.bounded_integer(group_size, "group_size"), bool(top_down_only),
+            0.0 if delta is None else _arrays.real_scalar(delta, "delta"),
         )
         self._context = context
         self.n = n

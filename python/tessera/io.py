@@ -5,6 +5,8 @@ its magic bytes whatever the name) and reports malformed input with the line
 number; Ctrl-C stops a long read.
 """
 
+import math
+import numbers
 import os
 
 import numpy as np
@@ -109,8 +111,14 @@ def mmwrite(target, a, *, field=None, precision=None, symmetry=None, context=Non
         raise ValueError(f"field must be one of {sorted(_FIELDS)}, got {field!r}")
     if symmetry not in _SYMMETRIES:
         raise ValueError(f"symmetry must be one of {sorted(_SYMMETRIES)}, got {symmetry!r}")
-    if precision is not None and (int(precision) != precision or not 1 <= precision <= 17):
-        raise ValueError(f"precision must be a whole number of digits from 1 to 17, got {precision!r}")
+    if precision is not None:
+        if (
+            isinstance(precision, (bool, np.bool_, np.complexfloating))
+            or not isinstance(precision, (numbers.Real, np.number))
+        ):
+            raise TypeError(f"precision: expected a whole number of digits from 1 to 17, got {type(precision).__name__}")
+        if not (math.isfinite(precision) and int(precision) == precision and 1 <= precision <= 17):
+            raise ValueError(f"precision must be a whole number of digits from 1 to 17, got {precision!r}")
     if isinstance(a, np.ndarray):
         if a.ndim != 2:
             raise ValueError(f"a: expected a 2-D array, got shape {a.shape}")

@@ -215,7 +215,9 @@ class SparseLU:
         self._pattern = (_own(arrays.indptr, host, "indptr"), _own(arrays.indices, host, "indices"))
         # The layout of A.data as given, for refactor(array).
         self._given_format = host.format if host.format in ("csr", "csc") and host.has_canonical_format else None
-        self._given_pattern = (host.indptr.copy(), host.indices.copy()) if self._given_format == "csc" else None
+        self._given_pattern = (
+            (host.indptr.copy(), host.indices[: host.indptr[-1]].copy()) if self._given_format == "csc" else None
+        )
         self._csc_to_csr = None
         self._factors = None
         status = self._lu.factor(arrays.indptr, arrays.indices, arrays.data, arrays.shape[0], arrays.code, True)

@@ -142,7 +142,16 @@ class SparseLUBatch:
         given_array = isinstance(rhs, np.ndarray)
         if given_array and (rhs.ndim != 2 or rhs.shape[0] != count):
             raise ValueError(f"rhs: expected shape ({count}, n) or a list of {count} vectors, got {rhs.shape}")
-        vectors = list(rhs)
+        if rhs is None or isinstance(rhs, (str, bytes)):
+            raise TypeError(
+                f"rhs: expected a list of {count} vectors or an array of shape ({count}, n), got {type(rhs).__name__}"
+            )
+        try:
+            vectors = list(rhs)
+        except TypeError:
+            raise TypeError(
+                f"rhs: expected a list of {count} vectors or an array of shape ({count}, n), got {type(rhs).__name__}"
+            ) from None
         if len(vectors) != count:
             raise ValueError(f"rhs: {len(vectors)} right-hand sides for a batch of {count}")
         b = np.empty(self._counts["rows"], dtype=np.float64)
@@ -164,6 +173,7 @@ class SparseLUBatch:
         ``perturbed_pivots``, ``pattern``, and of the last solve
         ``backward_error``, ``refinement_steps``, ``partial_pivoting``,
         ``on_host`` (a GPU batch handed it to the host)."""
+        i = _arrays.integer_option(i, "i")
         if not 0 <= i < len(self):
             raise IndexError(f"matrix {i} of a batch of {len(self)}")
         record = self._lu.member(int(self._member[i]))

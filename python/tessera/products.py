@@ -8,6 +8,9 @@ order fixed by the plan. :func:`spgemm` runs the library's two phases
 fit the memory budget or the device, its row-blocked mode.
 """
 
+import math
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -52,8 +55,8 @@ class SpMM:
         # the A of this call whatever the caller does to its arrays since.
         self._arrays = _arrays.csr_arrays(A, "A").copy()
         self._schedule = _schedule_code(schedule)
-        self._group_size = _arrays.integer_option(group_size, "group_size")
-        self._pass_columns = _arrays.integer_option(pass_columns, "pass_columns")
+        self._group_size = _arrays.bounded_integer(group_size, "group_size")
+        self._pass_columns = _arrays.bounded_integer(pass_columns, "pass_columns", _arrays.INT64_RANGE)
         if self._pass_columns < 0:
             raise ValueError(f"pass_columns: expected 0 (the plan's choice) or a count of columns, got {pass_columns}")
         self._plans = {}
@@ -154,6 +157,29 @@ def spmm(A, B, *, schedule="auto", context=None):
     return SpMM(A, schedule, context=context)(B)
 
 
+def _memory_budget(value):
+    """memory_budget as a positive int64 number of bytes (a whole float such
+    as 2e9 too): a TypeError for a non-number (True included), a ValueError
+    for a fraction, NaN or a count below 1, an OverflowError past int64."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)) or isinstance(
+        value, np.complexfloating
+    ):
+        raise TypeError(f"memory_budget: expected a positive number of bytes, got {type(value).__name__}")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        value = int(value)
+    else:
+        value = float(value)
+        if math.isnan(value) or (math.isfinite(value) and not value.is_integer()):
+            raise ValueError(f"memory_budget must be a positive number of bytes, got {value!r}")
+        if math.isfinite(value):
+            value = int(value)
+    if value <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {value!r}")
+    if value > _arrays.INT64_RANGE[1]:
+        raise OverflowError(f"memory_budget: expected at most {_arrays.INT64_RANGE[1]} bytes, got {value!r}")
+    return value
+
+
 def spgemm(A, B, *, memory_budget=None, return_info=False, context=None):
     """C = A @ B for sparse A and B, as ``A @ B`` in SciPy.
 
@@ -186,11 +212,10 @@ def spgemm(A, B, *, memory_budget=None, return_info=False, context=None):
     b = _arrays.csr_arrays(host_B, "B")
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"dimension mismatch: A is {a.shape[0]} x {a.shape[1]}, B is {b.shape[0]} x {b.shape[1]}")
-    if memory_budget is not None and (int(memory_budget) != memory_budget or memory_budget <= 0):
-        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+    budget = 0 if memory_budget is None else _memory_budget(memory_budget)
     matrix, info = _core.spgemm(
         resolve(context), a.indptr, a.indices, a.data, a.shape[0], a.shape[1], b.indptr, b.indices, b.data,
-        b.shape[0], b.shape[1], a.code, int(memory_budget or 0),
+        b.shape[0], b.shape[1], a.code, budget,
     )
     indptr, indices, values, description = matrix_arrays(matrix)
     shape = (description["rows"], description["cols"])

@@ -7,9 +7,11 @@ keys. Other integer types are carried through an order-preserving map:
 int64 by flipping its sign bit (as uint64), bool, int8, int16, uint8 and
 uint16 by widening to int32, float16 by widening to float32. The sort is
 stable whatever ``kind`` says. Floating-point keys sort as NumPy's do, NaNs
-last; -0.0 sorts before +0.0 (NumPy treats them as equal).
+last; :func:`sort` puts -0.0 before +0.0 (NumPy treats them as equal),
+:func:`argsort` takes them as equal keys, as NumPy's stable argsort does.
 """
 
+import operator
 import re
 
 import numpy as np
@@ -75,6 +77,10 @@ def _axis_last(a, axis, moveaxis):
     flattened array) or an int, as NumPy checks it."""
     if axis is None:
         return a.reshape(-1), 0
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"axis: expected an integer or None, got {type(axis).__name__}") from None
     if not -a.ndim <= axis < a.ndim:
         raise _AxisError(f"axis {axis} is out of bounds for array of dimension {a.ndim}")
     axis = axis % a.ndim
@@ -82,13 +88,17 @@ def _axis_last(a, axis, moveaxis):
 
 
 def _one_nan(keys, xp):
-    """keys' NaNs made one quiet NaN, in place: the library orders NaNs by
-    sign and payload (so that sorted keys keep their bits), NumPy's argsort
-    takes every NaN as equal, so that they keep their input order."""
+    """keys' NaNs made one quiet NaN and -0.0 made +0.0, in place: the
+    library orders NaNs by sign and payload and -0.0 before +0.0 (so that
+    sorted keys keep their bits), NumPy's argsort takes every NaN as equal,
+    and both zeros, so that they keep their input order."""
     if keys.dtype.kind == "f":
         nans = xp.isnan(keys)
         if nans.any():
             keys[nans] = xp.nan
+        zeros = keys == 0
+        if zeros.any():
+            keys[zeros] = 0
 
 
 def _sorted(a, axis, descending, with_index, context):
@@ -248,6 +258,8 @@ class SearchPlan:
         return results.reshape(())[()] if queries.ndim == 0 else results  # an intp scalar, as NumPy's
 
     def _queries(self, queries):
+        if queries.dtype.kind not in "biuf":
+            _key_form(queries.dtype, "v")  # objects, strings, complex: refused, naming their type
         if queries.dtype != self.dtype:
             if np.result_type(self.dtype, queries.dtype) != self.dtype and not self._exactly(queries):
                 raise TypeError(

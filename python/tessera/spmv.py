@@ -62,7 +62,7 @@ class SpMV:
             arrays.code,
             _schedule_code(schedule),
             bool(transpose),
-            _arrays.integer_option(group_size, "group_size"),
+            _arrays.bounded_integer(group_size, "group_size"),
         )
         self._context = context
         self.dtype = arrays.dtype
@@ -104,8 +104,12 @@ class SpMV:
             y.
         """
         rows = self.shape[0]
+        # The common case, without conversions (alpha and beta Python floats:
+        # anything else is checked below).
         if (
-            type(x) is np.ndarray
+            type(alpha) is float
+            and type(beta) is float
+            and type(x) is np.ndarray
             and type(y) is np.ndarray
             and x.dtype is self.dtype
             and y.dtype is self.dtype
