@@ -42,6 +42,8 @@ static PyMethodDef module_functions[] = {
     {"offsets_fault", tspy_offsets_fault, METH_VARARGS,
      "offsets_fault(indptr, limit) -> None, or (kind, position) of the first fault: 0 indptr[0] != 0, "
      "1 a decrease after position, 2 the end past limit."},
+    {"csc_to_csr", tspy_csc_to_csr, METH_VARARGS,
+     "csc_to_csr(indptr, indices, data, rows, out_indptr, out_indices, out_data): a checked CSC as CSR arrays."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT,

@@ -215,6 +215,7 @@ extern PyTypeObject tspy_spmm_type;
 
 PyObject *tspy_sort(PyObject *module, PyObject *args);
 PyObject *tspy_offsets_fault(PyObject *module, PyObject *args);
+PyObject *tspy_csc_to_csr(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read_info(PyObject *module, PyObject *args);
 PyObject *tspy_mm_write(PyObject *module, PyObject *args);

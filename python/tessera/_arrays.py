@@ -219,6 +219,8 @@ def csr_arrays(A, what="A", square=False, complex_ok=False):
         raise OverflowError(f"{what}: a {rows} x {cols} matrix; tessera's dimensions are at most {MAX_DIMENSION}")
     if square and rows != cols:
         raise ValueError(f"{what}: expected a square matrix, got {rows} x {cols}")
+    if A.format == "csc" and A.has_canonical_format:
+        return _csc_as_csr(A, dtype)
     if A.format != "csr":
         A = A.tocsr()
     if not A.has_canonical_format:
@@ -230,6 +232,26 @@ def csr_arrays(A, what="A", square=False, complex_ok=False):
     indices = index_array(A.indices[:nnz], cols, what)
     data = np.ascontiguousarray(A.data[:nnz], dtype=dtype)
     return CsrArrays(indptr, indices, data, (rows, cols), dtype)
+
+
+def _csc_as_csr(A, dtype):
+    """CsrArrays of a canonical CSC matrix (checked by host_sparse) in one C
+    pass (_core.csc_to_csr) rather than tocsr and the conversions after it:
+    SciPy's splu takes CSC, and on small matrices those passes were most of
+    the binding's time."""
+    rows, cols = A.shape
+    nnz = int(A.indptr[-1])
+    indptr = A.indptr if A.indptr.dtype in (np.int32, np.int64) else A.indptr.astype(np.int64)
+    indices = A.indices[:nnz]
+    if indices.dtype not in (np.int32, np.int64):
+        indices = indices.astype(np.int64)
+    data = np.ascontiguousarray(A.data[:nnz], dtype=dtype)
+    out_indptr = np.empty(rows + 1, dtype=np.int64)
+    out_indices = np.empty(nnz, dtype=np.int32)
+    out_data = np.empty(nnz, dtype=dtype)
+    _core.csc_to_csr(np.ascontiguousarray(indptr), np.ascontiguousarray(indices), data, rows, out_indptr, out_indices,
+                     out_data)
+    return CsrArrays(out_indptr, out_indices, out_data, (rows, cols), dtype)
 
 
 def cast_kind(x, dtype, what):
