@@ -71,9 +71,23 @@ PyObject *tspy_csc_to_csr(PyObject *module, PyObject *args) {
   }
   int64_t *ptr = out_indptr->buf;
   int32_t *out_cols = out_indices->buf;
+  /* The caller's checks again, cheaply, so that no call of this function
+   * can index outside the arrays: offsets from 0 to nnz, never decreasing,
+   * and row indices within rows. */
+  for (Py_ssize_t j = 0; j < cols; j++)
+    if (at(indptr, j) > at(indptr, j + 1) || (j == 0 && at(indptr, 0) != 0)) {
+      PyErr_SetString(PyExc_ValueError, "csc_to_csr: offsets that do not rise from 0");
+      goto done;
+    }
   memset(ptr, 0, (size_t)(rows + 1) * sizeof *ptr);
-  for (Py_ssize_t k = 0; k < nnz; k++)
-    ptr[at(indices, k) + 1]++;
+  for (Py_ssize_t k = 0; k < nnz; k++) {
+    const int64_t row = at(indices, k);
+    if (row < 0 || row >= rows) {
+      PyErr_Format(PyExc_ValueError, "csc_to_csr: row index %lld outside [0, %lld)", (long long)row, rows);
+      goto done;
+    }
+    ptr[row + 1]++;
+  }
   for (long long i = 0; i < rows; i++)
     ptr[i + 1] += ptr[i];
   /* ptr[i] is row i's cursor during the scatter, then row i + 1's start. */

@@ -74,3 +74,21 @@ def test_splu_on_csc_matches_scipy():
                           shape=A.shape)
     twice.has_canonical_format = False
     np.testing.assert_allclose(tessera.splu(twice).solve(b), x, rtol=1e-10, atol=1e-12)
+
+
+def test_the_c_pass_refuses_what_would_index_outside():
+    from tessera import _core
+
+    def call(indptr, indices, rows):
+        nnz = len(indices)
+        _core.csc_to_csr(np.asarray(indptr, dtype=np.int32), np.asarray(indices, dtype=np.int32),
+                         np.ones(nnz), rows, np.empty(rows + 1, dtype=np.int64), np.empty(nnz, dtype=np.int32),
+                         np.empty(nnz))
+
+    call([0, 1, 2], [0, 1], 2)  # a valid 2 x 2 diagonal
+    with pytest.raises(ValueError, match="row index 5 outside"):
+        call([0, 1, 2], [0, 5], 2)
+    with pytest.raises(ValueError, match="offsets that do not rise"):
+        call([0, 2, 1, 2], [0, 1], 2)
+    with pytest.raises(ValueError, match="wrong kinds or lengths"):
+        call([0, 1, 3], [0, 1], 2)  # the last offset is not the count of indices
