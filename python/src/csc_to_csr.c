@@ -21,24 +21,11 @@ typedef struct {
 } pair16;
 #define TSPY_SCATTER(TYPE)                                                                                             \
   for (Py_ssize_t j = 0; j < cols; j++)                                                                                \
-    for (int64_t k = at(indptr, j), end = at(indptr, j + 1); k < end; k++) {                                           \
-      const int64_t dest = ptr[at(indices, k)]++;                                                                      \
+    for (int64_t k = tspy_index_at(indptr, j), end = tspy_index_at(indptr, j + 1); k < end; k++) {                     \
+      const int64_t dest = ptr[tspy_index_at(indices, k)]++;                                                           \
       out_cols[dest] = (int32_t)j;                                                                                     \
       ((TYPE *)out_data->buf)[dest] = ((const TYPE *)data->buf)[k];                                                    \
     }
-
-/* The integer at i of an int32 or int64 buffer. */
-static inline int64_t at(const Py_buffer *view, Py_ssize_t i) {
-  return view->itemsize == 8 ? ((const int64_t *)view->buf)[i] : ((const int32_t *)view->buf)[i];
-}
-
-static bool integer_buffer(const Py_buffer *view) {
-  const char *format = view->format ? view->format : "B";
-  if (*format == '<' || *format == '=' || *format == '@')
-    format++;
-  return (view->itemsize == 8 && (*format == 'l' || *format == 'q')) ||
-         (view->itemsize == 4 && (*format == 'i' || (*format == 'l' && sizeof(long) == 4)));
-}
 
 /* csc_to_csr(indptr, indices, data, rows, out_indptr, out_indices, out_data):
  * indptr (cols + 1) and indices (nnz) int32 or int64, data nnz values of
@@ -62,10 +49,10 @@ PyObject *tspy_csc_to_csr(PyObject *module, PyObject *args) {
   const Py_ssize_t cols = indptr->len / indptr->itemsize - 1;
   const Py_ssize_t nnz = indices->len / (indices->itemsize > 0 ? indices->itemsize : 1);
   const Py_ssize_t size = data->itemsize;
-  if (!integer_buffer(indptr) || !integer_buffer(indices) || cols < 0 || rows < 0 || out_indptr->itemsize != 8 ||
+  if (!tspy_index_buffer(indptr) || !tspy_index_buffer(indices) || cols < 0 || rows < 0 || out_indptr->itemsize != 8 ||
       out_indptr->len != (Py_ssize_t)((rows + 1) * 8) || out_indices->itemsize != 4 || out_indices->len != nnz * 4 ||
       data->len != nnz * size || out_data->itemsize != size || out_data->len != data->len ||
-      (size != 4 && size != 8 && size != 16) || at(indptr, cols) != nnz) {
+      (size != 4 && size != 8 && size != 16) || tspy_index_at(indptr, cols) != nnz) {
     PyErr_SetString(PyExc_ValueError, "csc_to_csr: arrays of the wrong kinds or lengths");
     goto done;
   }
@@ -75,13 +62,13 @@ PyObject *tspy_csc_to_csr(PyObject *module, PyObject *args) {
    * can index outside the arrays: offsets from 0 to nnz, never decreasing,
    * and row indices within rows. */
   for (Py_ssize_t j = 0; j < cols; j++)
-    if (at(indptr, j) > at(indptr, j + 1) || (j == 0 && at(indptr, 0) != 0)) {
+    if (tspy_index_at(indptr, j) > tspy_index_at(indptr, j + 1) || (j == 0 && tspy_index_at(indptr, 0) != 0)) {
       PyErr_SetString(PyExc_ValueError, "csc_to_csr: offsets that do not rise from 0");
       goto done;
     }
   memset(ptr, 0, (size_t)(rows + 1) * sizeof *ptr);
   for (Py_ssize_t k = 0; k < nnz; k++) {
-    const int64_t row = at(indices, k);
+    const int64_t row = tspy_index_at(indices, k);
     if (row < 0 || row >= rows) {
       PyErr_Format(PyExc_ValueError, "csc_to_csr: row index %lld outside [0, %lld)", (long long)row, rows);
       goto done;

@@ -19,12 +19,7 @@ PyObject *tspy_offsets_fault(PyObject *module, PyObject *args) {
   Py_buffer view;
   if (PyObject_GetBuffer(indptr_obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
     return NULL;
-  const char *format = view.format ? view.format : "B";
-  if (*format == '<' || *format == '=' || *format == '@')
-    format++;
-  const bool wide = view.itemsize == 8 && (*format == 'l' || *format == 'q');
-  const bool narrow = view.itemsize == 4 && (*format == 'i' || (*format == 'l' && sizeof(long) == 4));
-  if (!wide && !narrow) {
+  if (!tspy_index_buffer(&view)) {
     PyBuffer_Release(&view);
     PyErr_Format(PyExc_TypeError, "indptr: expected int32 or int64 offsets, got format '%s'", view.format);
     return NULL;
@@ -32,11 +27,11 @@ PyObject *tspy_offsets_fault(PyObject *module, PyObject *args) {
   const Py_ssize_t count = view.len / view.itemsize;
   long long kind = -1, position = 0;
   if (count > 0) {
-    long long previous = wide ? ((const int64_t *)view.buf)[0] : ((const int32_t *)view.buf)[0];
+    long long previous = tspy_index_at(&view, 0);
     if (previous != 0)
       kind = 0;
     for (Py_ssize_t i = 1; kind < 0 && i < count; i++) {
-      const long long next = wide ? ((const int64_t *)view.buf)[i] : ((const int32_t *)view.buf)[i];
+      const long long next = tspy_index_at(&view, i);
       if (next < previous) {
         kind = 1;
         position = (long long)i - 1;

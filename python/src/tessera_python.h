@@ -216,6 +216,19 @@ extern PyTypeObject tspy_spmm_type;
 PyObject *tspy_sort(PyObject *module, PyObject *args);
 PyObject *tspy_offsets_fault(PyObject *module, PyObject *args);
 PyObject *tspy_csc_to_csr(PyObject *module, PyObject *args);
+
+/* An index buffer (PyBUF_FORMAT) of int32 or int64: true when its items
+ * are one of those; tspy_index_at reads item i as int64. */
+static inline bool tspy_index_buffer(const Py_buffer *view) {
+  const char *format = view->format ? view->format : "B";
+  if (*format == '<' || *format == '=' || *format == '@')
+    format++;
+  return (view->itemsize == 8 && (*format == 'l' || *format == 'q')) ||
+         (view->itemsize == 4 && (*format == 'i' || (*format == 'l' && sizeof(long) == 4)));
+}
+static inline int64_t tspy_index_at(const Py_buffer *view, Py_ssize_t i) {
+  return view->itemsize == 8 ? ((const int64_t *)view->buf)[i] : ((const int32_t *)view->buf)[i];
+}
 PyObject *tspy_mm_read(PyObject *module, PyObject *args);
 PyObject *tspy_mm_read_info(PyObject *module, PyObject *args);
 PyObject *tspy_mm_write(PyObject *module, PyObject *args);

@@ -212,7 +212,12 @@ def csr_arrays(A, what="A", square=False, complex_ok=False):
     """CsrArrays for a sparse matrix (scipy.sparse in any format, or
     cupyx.scipy.sparse, copied to the host); complex values only when
     complex_ok."""
-    A = host_sparse(A, what)
+    return host_csr_arrays(host_sparse(A, what), what, square, complex_ok)
+
+
+def host_csr_arrays(A, what="A", square=False, complex_ok=False):
+    """csr_arrays of a matrix host_sparse has already given (and checked):
+    the callers that hold it call this, so that its check runs once."""
     dtype = value_dtype(A.dtype, what, complex_ok)
     rows, cols = A.shape
     if rows > MAX_DIMENSION or cols > MAX_DIMENSION:

@@ -205,7 +205,7 @@ class SparseLU:
         if pivoting not in _PIVOTINGS:
             raise ValueError(f"pivoting must be one of 'auto', 'static', 'partial', got {pivoting!r}")
         host = _arrays.host_sparse(A, "A")
-        arrays = _arrays.csr_arrays(host, "A", square=True, complex_ok=True)
+        arrays = _arrays.host_csr_arrays(host, "A", square=True, complex_ok=True)
         self._lu = _core.LU(context, *codes, 1 if refresh_pivots else 0, _PIVOTINGS[pivoting])
         self.shape = arrays.shape
         self.dtype = arrays.dtype

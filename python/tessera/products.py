@@ -203,13 +203,13 @@ def spgemm(A, B, *, memory_budget=None, return_info=False, context=None):
     """
     on_device = _arrays.is_cupy_sparse(A)
     host_A = _arrays.host_sparse(A, "A")
-    a = _arrays.csr_arrays(host_A, "A")
+    a = _arrays.host_csr_arrays(host_A, "A")
     host_B = _arrays.host_sparse(B, "B")
     if host_B.dtype != a.dtype:
         if not np.can_cast(host_B.dtype, a.dtype, casting="same_kind"):
             raise TypeError(f"B: expected {a.dtype} values (or values that convert to it), got {host_B.dtype}")
         host_B = host_B.astype(a.dtype)
-    b = _arrays.csr_arrays(host_B, "B")
+    b = _arrays.host_csr_arrays(host_B, "B")
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"dimension mismatch: A is {a.shape[0]} x {a.shape[1]}, B is {b.shape[0]} x {b.shape[1]}")
     budget = 0 if memory_budget is None else _memory_budget(memory_budget)
